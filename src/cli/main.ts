@@ -1,0 +1,79 @@
+// The `cincy` command line: one subcommand per file of this folder.
+import { Command, CommanderError, Option } from 'commander';
+import { BUNDLED_GRAPH_DATA, ConfigError, SERVE_DEFAULTS, SETTINGS } from '../config.js';
+import { PACKAGE_VERSION } from '../version.js';
+import { exportCommand } from './exportTree.js';
+import { importCommand, validateCommand } from './importTree.js';
+import { openapiCommand } from './openapi.js';
+import { serve } from './serve.js';
+
+export async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  const run = (f: () => Promise<number> | number) => async () => {
+    code = await f();
+  };
+  const program = new Command('cincy')
+    .description('Cincinnati update graph server for OpenShift-style clusters')
+    .version(PACKAGE_VERSION)
+    .exitOverride()
+    .showHelpAfterError();
+
+  const setting = (key: keyof typeof SETTINGS, description: string): Option =>
+    new Option(`${SETTINGS[key].flag} <value>`, `${description} [env ${SETTINGS[key].env}] (default: ${String(SERVE_DEFAULTS[key]).replace(BUNDLED_GRAPH_DATA, 'the bundled graph-data/')})`);
+
+  const serveCmd = program
+    .command('serve')
+    .description('import the graph-data tree if its content is new, build the graph and serve it')
+    .addOption(setting('graphData', 'graph-data directory or .tar.gz to import at start'))
+    .addOption(setting('db', 'SQLite database file, or :memory:'))
+    .addOption(setting('host', 'address to listen on'))
+    .addOption(setting('port', 'port to listen on'))
+    .addOption(setting('logLevel', 'log level: fatal, error, warn, info, debug, trace, silent'))
+    .addOption(setting('cacheMaxAge', 'Cache-Control max-age of graph responses, seconds'));
+  serveCmd.action(run(() => serve(serveCmd.opts())));
+
+  program
+    .command('import')
+    .description('validate a graph-data tree and import it into the store in one transaction (upsert)')
+    .requiredOption('--graph-data <path>', 'graph-data directory or .tar.gz')
+    .requiredOption('--db <file>', 'SQLite database file')
+    .option('--prune', 'also remove what the tree does not mention')
+    .action(run(function (this: Command) {
+      return importCommand(this.opts());
+    }));
+
+  program
+    .command('validate')
+    .description('list every problem of a graph-data tree as "file: field: message"; exit 1 if any')
+    .argument('<dir>', 'graph-data directory or .tar.gz')
+    .action(run(function (this: Command) {
+      return validateCommand(this.args[0]!);
+    }));
+
+  program
+    .command('export')
+    .description('write the store back as a graph-data tree')
+    .requiredOption('--db <file>', 'SQLite database file')
+    .option('--force', 'write into a folder that is not empty')
+    .argument('<dir>', 'folder to write')
+    .action(run(function (this: Command) {
+      return exportCommand({ ...this.opts<{ db: string; force?: boolean }>(), dir: this.args[0]! });
+    }));
+
+  program
+    .command('openapi')
+    .description('print the OpenAPI document the server serves at /openapi')
+    .action(run(() => openapiCommand()));
+
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    if (err instanceof ConfigError) {
+      process.stderr.write(`cincy: invalid configuration:\n${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  return code;
+}

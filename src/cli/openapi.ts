@@ -1,0 +1,14 @@
+// `cincy openapi`: the generated OpenAPI document, as /openapi serves it (openapi/openapi.json is this output).
+import { buildApp } from '../server/app.js';
+import { GraphService } from '../server/graphService.js';
+import { Store } from '../store/store.js';
+
+export async function openapiCommand(): Promise<number> {
+  const store = Store.open(':memory:');
+  const app = await buildApp({ service: new GraphService(store) });
+  await app.ready();
+  process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
+  await app.close();
+  store.close();
+  return 0;
+}

@@ -1,0 +1,31 @@
+// One family of errors, each with its HTTP status and the `{kind, value}` body clients read.
+export type ErrorKind =
+  | 'missing_params'
+  | 'invalid_params'
+  | 'invalid_content_type'
+  | 'does_not_exist'
+  | 'service_unavailable'
+  | 'invalid_request'
+  | 'internal_error';
+
+const STATUS: Record<ErrorKind, number> = {
+  missing_params: 400,
+  invalid_params: 400,
+  invalid_content_type: 406,
+  does_not_exist: 404,
+  service_unavailable: 503,
+  invalid_request: 400,
+  internal_error: 500,
+};
+
+export class ApiError extends Error {
+  readonly statusCode: number;
+  constructor(readonly kind: ErrorKind, readonly value: string, statusCode?: number) {
+    super(value);
+    this.statusCode = statusCode ?? STATUS[kind];
+  }
+
+  body(): { kind: ErrorKind; value: string } {
+    return { kind: this.kind, value: this.value };
+  }
+}

@@ -1,0 +1,262 @@
+// Builds the full update graph from release records and graph-data, in the order of the protocol
+// document (§4): nodes, edges, edge labels, conditional edges, removals, node removal.
+// Pure: no I/O. The stages are exported separately so the graph-builder fixture can run them on a
+// scraped graph that has edges but no release records.
+import { SemVer } from 'semver';
+import type { BlockedEdge, ConditionalPair, FullGraph, GraphInput, GraphNode, Release, Risk } from './model.js';
+import { COMMA_LIST_LABELS, LABEL } from './model.js';
+import { compilePattern } from './pattern.js';
+import { compareChannelNames, splitArch } from './version.js';
+
+/** A graph under construction: node ids are `<version>+<arch>`, edges are parent sets per node. */
+export interface WorkGraph {
+  nodes: GraphNode[];
+  index: Map<string, number>;
+  parents: Array<Set<number>>;
+  conditional: Map<number, Map<number, Map<string, Risk>>>; // to -> from -> risk name -> risk
+  removed: Set<number>;
+  warnings: string[];
+}
+
+export const nodeId = (version: string, arch: string): string => `${version}+${arch}`;
+
+export function buildGraph(input: GraphInput): FullGraph {
+  const g = releaseGraph(input.releases);
+  applySecondaryMetadata(g, input);
+  applyEdgeLabelsAndRisks(g, input.blockedEdges);
+  return finish(g);
+}
+
+/** Stage 1-2: one node per release, edges from `previous` and `next` of the same architecture. */
+export function releaseGraph(releases: Release[]): WorkGraph {
+  const g = emptyGraph();
+  for (const r of releases) {
+    const metadata = { ...r.metadata };
+    const digest = r.payload.slice(r.payload.indexOf('@') + 1);
+    if (digest.startsWith('sha256:')) metadata[LABEL.manifestref] = digest;
+    if (r.arch === 'multi') metadata[LABEL.architecture] = 'multi';
+    addNode(g, { version: r.version, arch: r.arch, payload: r.payload, metadata, channels: [] });
+  }
+  releases.forEach((r, i) => {
+    for (const p of r.previous) addEdge(g, resolve(g, p, r.arch), i);
+    for (const n of r.next) addEdge(g, i, resolve(g, n, r.arch));
+  });
+  return g;
+}
+
+export function emptyGraph(): WorkGraph {
+  return { nodes: [], index: new Map(), parents: [], conditional: new Map(), removed: new Set(), warnings: [] };
+}
+
+export function addNode(g: WorkGraph, node: GraphNode): number {
+  const id = nodeId(node.version, node.arch);
+  const existing = g.index.get(id);
+  if (existing !== undefined) throw new Error(`duplicate release ${id}`);
+  g.nodes.push(node);
+  g.parents.push(new Set());
+  g.index.set(id, g.nodes.length - 1);
+  return g.nodes.length - 1;
+}
+
+export function addEdge(g: WorkGraph, from: number | undefined, to: number | undefined): void {
+  if (from === undefined || to === undefined || from === to) return;
+  g.parents[to]!.add(from);
+}
+
+/** A version name of the same architecture as the release naming it; undefined when no such release. */
+function resolve(g: WorkGraph, name: string, arch: string): number | undefined {
+  const ref = splitArch(name.trim());
+  if (ref.arch !== undefined && ref.arch !== arch) return undefined;
+  return g.index.get(nodeId(ref.version, arch));
+}
+
+/** The nodes a version written in graph-data names: every arch, or the one its `+arch` names. */
+function nodesNamed(g: WorkGraph, byVersion: Map<string, number[]>, text: string): number[] {
+  const ref = splitArch(text.trim());
+  const all = byVersion.get(ref.version) ?? [];
+  return ref.arch === undefined ? all : all.filter((i) => g.nodes[i]!.arch === ref.arch);
+}
+
+function versionsIndex(g: WorkGraph): Map<string, number[]> {
+  const byVersion = new Map<string, number[]>();
+  g.nodes.forEach((n, i) => {
+    const list = byVersion.get(n.version);
+    if (list) list.push(i);
+    else byVersion.set(n.version, [i]);
+  });
+  return byVersion;
+}
+
+/**
+ * Secondary metadata (the reference's openshift_secondary_metadata_parser): raw metadata merged into
+ * every arch of a version, channel membership, and `previous.remove_regex` from blocked edges.
+ */
+export function applySecondaryMetadata(g: WorkGraph, input: Omit<GraphInput, 'releases'>): void {
+  const byVersion = versionsIndex(g);
+  for (const version of Object.keys(input.rawMetadata).sort()) {
+    for (const i of nodesNamed(g, byVersion, version)) {
+      const md = g.nodes[i]!.metadata;
+      if (md) mergeMetadata(md, input.rawMetadata[version]!);
+    }
+  }
+  const publicChannels = input.channels.filter((c) => !c.internal).sort((a, b) => compareChannelNames(a.name, b.name));
+  for (const channel of publicChannels) {
+    for (const entry of channel.versions) {
+      for (const i of nodesNamed(g, byVersion, entry)) {
+        const node = g.nodes[i]!;
+        if (!node.channels.includes(channel.name)) node.channels.push(channel.name);
+      }
+    }
+  }
+  for (const node of g.nodes) {
+    if (node.metadata && node.channels.length > 0) node.metadata[LABEL.channels] = node.channels.join(',');
+  }
+  const blocked = [...input.blockedEdges].sort(byId);
+  for (const edge of blocked) {
+    for (const i of nodesNamed(g, byVersion, edge.to)) {
+      const md = g.nodes[i]!.metadata;
+      if (!md) continue;
+      const current = md[LABEL.previousRemoveRegex];
+      md[LABEL.previousRemoveRegex] = current === undefined || current === '' ? edge.from : `${current}|${edge.from}`;
+    }
+  }
+}
+
+/** Merges raw metadata: new keys are set, existing ones get `,value`, comma-list labels never repeat an item. */
+export function mergeMetadata(target: Record<string, string>, extra: Record<string, string>): void {
+  for (const [key, value] of Object.entries(extra)) {
+    const current = target[key];
+    if (current === undefined) target[key] = value;
+    else if (COMMA_LIST_LABELS.has(key)) target[key] = joinList([...splitList(current), ...splitList(value)]);
+    else target[key] = `${current},${value}`;
+  }
+}
+
+const splitList = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+const joinList = (items: string[]): string => [...new Set(items)].join(',');
+const byId = (a: BlockedEdge, b: BlockedEdge): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Stages 3-6: edge labels add edges; risk files turn matching edges into conditional ones; removal
+ * labels and hard blocks remove unconditional edges only; `release.remove` drops nodes.
+ */
+export function applyEdgeLabelsAndRisks(g: WorkGraph, blockedEdges: BlockedEdge[]): void {
+  const byVersion = versionsIndex(g);
+  g.nodes.forEach((node, i) => {
+    const md = node.metadata ?? {};
+    for (const p of splitList(md[LABEL.previousAdd] ?? '')) addEdge(g, resolve(g, p, node.arch), i);
+    for (const n of splitList(md[LABEL.nextAdd] ?? '')) addEdge(g, i, resolve(g, n, node.arch));
+  });
+
+  const blocked = [...blockedEdges].sort(byId);
+  for (const edge of blocked) {
+    if (!edge.risk) continue;
+    const from = compilePattern(edge.from);
+    for (const to of nodesNamed(g, byVersion, edge.to)) {
+      for (const p of g.parents[to]!) {
+        const parent = g.nodes[p]!;
+        if (!from.test(nodeId(parent.version, parent.arch))) continue;
+        let froms = g.conditional.get(to);
+        if (!froms) g.conditional.set(to, (froms = new Map()));
+        let risks = froms.get(p);
+        if (!risks) froms.set(p, (risks = new Map()));
+        if (!risks.has(edge.risk.name)) risks.set(edge.risk.name, edge.risk); // the first file by name wins
+      }
+    }
+  }
+  // A conditional pair is no longer unconditional, so no removal below can touch it.
+  for (const [to, froms] of g.conditional) for (const p of froms.keys()) g.parents[to]!.delete(p);
+
+  g.nodes.forEach((node, i) => {
+    const md = node.metadata ?? {};
+    const parents = g.parents[i]!;
+    const remove = md[LABEL.previousRemove];
+    if (remove !== undefined) {
+      if (remove.trim() === '*') parents.clear();
+      else for (const p of splitList(remove)) { const j = resolve(g, p, node.arch); if (j !== undefined) parents.delete(j); }
+    }
+    const regex = md[LABEL.previousRemoveRegex];
+    if (regex !== undefined && regex !== '') removeMatching(g, i, regex);
+    for (const n of splitList(md[LABEL.nextRemove] ?? '')) {
+      const j = resolve(g, n, node.arch);
+      if (j !== undefined) g.parents[j]!.delete(i);
+    }
+  });
+  for (const edge of blocked) {
+    if (edge.risk) continue;
+    for (const to of nodesNamed(g, byVersion, edge.to)) removeMatching(g, to, edge.from);
+  }
+  g.nodes.forEach((node, i) => {
+    if ((node.metadata?.[LABEL.remove] ?? '').trim() === 'true') g.removed.add(i);
+  });
+}
+
+function removeMatching(g: WorkGraph, to: number, source: string): void {
+  let pattern;
+  try {
+    pattern = compilePattern(source);
+  } catch (err) {
+    const node = g.nodes[to]!;
+    g.warnings.push(`${nodeId(node.version, node.arch)}: ${LABEL.previousRemoveRegex}: ${(err as Error).message}`);
+    return;
+  }
+  const parents = g.parents[to]!;
+  for (const p of [...parents]) {
+    const parent = g.nodes[p]!;
+    if (pattern.test(nodeId(parent.version, parent.arch))) parents.delete(p);
+  }
+}
+
+/** Sorts nodes by semver then arch, renumbers edges, and makes the conditional pairs canonical. */
+export function finish(g: WorkGraph): FullGraph {
+  const parsed = g.nodes.map((n) => new SemVer(n.version));
+  const order = g.nodes
+    .map((_, i) => i)
+    .filter((i) => !g.removed.has(i))
+    .sort((a, b) => parsed[a]!.compare(parsed[b]!) || cmp(g.nodes[a]!.arch, g.nodes[b]!.arch) || cmp(g.nodes[a]!.version, g.nodes[b]!.version));
+  const renumber = new Map<number, number>();
+  order.forEach((old, i) => renumber.set(old, i));
+  const nodes = order.map((old) => {
+    const n = g.nodes[old]!;
+    return { ...n, metadata: n.metadata && sortKeys(n.metadata) };
+  });
+
+  const edges: Array<[number, number]> = [];
+  g.parents.forEach((parents, to) => {
+    const t = renumber.get(to);
+    if (t === undefined) return;
+    for (const p of parents) {
+      const f = renumber.get(p);
+      if (f !== undefined) edges.push([f, t]);
+    }
+  });
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+
+  const conditional: ConditionalPair[] = [];
+  for (const [to, froms] of g.conditional) {
+    const t = renumber.get(to);
+    if (t === undefined) continue;
+    for (const [from, risks] of froms) {
+      const f = renumber.get(from);
+      if (f === undefined) continue;
+      const sorted = [...risks.values()].sort((a, b) => cmp(a.name, b.name)).map(canonicalRisk);
+      conditional.push({ from: f, to: t, risks: sorted, riskKey: JSON.stringify(sorted) });
+    }
+  }
+  conditional.sort((a, b) => a.from - b.from || a.to - b.to);
+  return { nodes, edges, conditional, warnings: g.warnings };
+}
+
+/** The served form of a risk, with its keys in the served order. */
+export function canonicalRisk(r: Risk): Risk {
+  return { url: r.url, name: r.name, message: r.message, matchingRules: r.matchingRules };
+}
+
+function sortKeys(md: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(md).sort()) out[k] = md[k]!;
+  return out;
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+

@@ -1,0 +1,31 @@
+// Versions as the graph uses them: semver, with the architecture carried as build metadata internally.
+import semver from 'semver';
+
+export interface VersionRef {
+  version: string; // without build metadata
+  arch: string | undefined; // the build metadata, when written
+}
+
+/** Splits `4.14.3+amd64` into version and architecture; `4.2.11-s390x` is a literal version (no arch). */
+export function splitArch(text: string): VersionRef {
+  const plus = text.indexOf('+');
+  if (plus < 0) return { version: text, arch: undefined };
+  return { version: text.slice(0, plus), arch: text.slice(plus + 1) };
+}
+
+export function isSemver(version: string): boolean {
+  return semver.valid(version) !== null;
+}
+
+/** Sort key of a node: semver order, then architecture name. */
+export function compareVersions(a: string, b: string): number {
+  return semver.compare(a, b);
+}
+
+/** Public channels are ordered by the text after the first `-` compared as a string, then by name. */
+export function compareChannelNames(a: string, b: string): number {
+  const sa = a.slice(a.indexOf('-') + 1);
+  const sb = b.slice(b.indexOf('-') + 1);
+  if (sa !== sb) return sa < sb ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}

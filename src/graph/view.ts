@@ -1,0 +1,59 @@
+// The graph one client sees: the full graph filtered to one channel and one architecture, in the
+// Cincinnati wire format (keys and order of the protocol document, §2).
+import type { FullGraph, Risk } from './model.js';
+import { INTERNAL_LABELS, LABEL } from './model.js';
+
+export interface WireNode {
+  version: string;
+  payload: string;
+  metadata: Record<string, string>;
+}
+export interface ConditionalEdges {
+  edges: Array<{ from: string; to: string }>;
+  risks: Risk[];
+}
+export interface GraphDocument {
+  version: 1;
+  nodes: WireNode[];
+  edges: Array<[number, number]>;
+  conditionalEdges: ConditionalEdges[];
+}
+
+export function channelView(graph: FullGraph, channel: string, arch: string): GraphDocument {
+  const kept = new Map<number, number>();
+  const nodes: WireNode[] = [];
+  graph.nodes.forEach((n, i) => {
+    if (n.arch !== arch || !n.channels.includes(channel)) return;
+    kept.set(i, nodes.length);
+    nodes.push({ version: n.version, payload: n.payload, metadata: servedMetadata(n.metadata) });
+  });
+
+  const edges: Array<[number, number]> = [];
+  for (const [from, to] of graph.edges) {
+    const f = kept.get(from);
+    const t = kept.get(to);
+    if (f !== undefined && t !== undefined) edges.push([f, t]);
+  }
+
+  // Pairs are sorted, so entries come out ordered by their first pair.
+  const groups = new Map<string, ConditionalEdges>();
+  for (const pair of graph.conditional) {
+    if (!kept.has(pair.from) || !kept.has(pair.to)) continue;
+    let group = groups.get(pair.riskKey);
+    if (!group) groups.set(pair.riskKey, (group = { edges: [], risks: pair.risks }));
+    group.edges.push({ from: graph.nodes[pair.from]!.version, to: graph.nodes[pair.to]!.version });
+  }
+  return { version: 1, nodes, edges, conditionalEdges: [...groups.values()] };
+}
+
+function servedMetadata(md: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!md) return out;
+  for (const [k, v] of Object.entries(md)) {
+    if (INTERNAL_LABELS.has(k)) continue;
+    // A cluster fails the whole fetch on any architecture value other than `multi`.
+    if (k === LABEL.architecture && v !== 'multi') continue;
+    out[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,81 @@
+// TypeBox schemas of the inputs: release records and the files of a graph-data tree.
+// They give the TypeScript types, the validation of every file, and (for the admin API) the request bodies.
+import { Type, type Static } from '@sinclair/typebox';
+import './formats.js';
+
+export const ARCHES = ['amd64', 'arm64', 's390x', 'ppc64le', 'multi'] as const;
+export type Arch = (typeof ARCHES)[number];
+export const ArchSchema = Type.Union(ARCHES.map((a) => Type.Literal(a)));
+
+/** A pull spec by digest: `registry/repo@sha256:<64 hex>`. */
+export const PAYLOAD_PATTERN = '^[^@\\s]+@sha256:[0-9a-f]{64}$';
+
+export const ReleaseRecordSchema = Type.Object(
+  {
+    kind: Type.Literal('cincinnati-metadata-v0'),
+    version: Type.String({ minLength: 1 }),
+    previous: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    next: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+    payload: Type.String({ pattern: PAYLOAD_PATTERN }),
+    architecture: ArchSchema,
+  },
+  { additionalProperties: false, $id: 'ReleaseRecord' },
+);
+export type ReleaseRecord = Static<typeof ReleaseRecordSchema>;
+
+export const FeederSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    filter: Type.Optional(Type.String()),
+    delay: Type.Optional(Type.String()),
+    errata: Type.Optional(Type.Literal('public')),
+  },
+  { additionalProperties: false },
+);
+export type Feeder = Static<typeof FeederSchema>;
+
+export const ChannelFileSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    versions: Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()]),
+    feeder: Type.Optional(FeederSchema),
+    tombstones: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export type ChannelFile = Static<typeof ChannelFileSchema>;
+
+export const AlwaysRuleSchema = Type.Object({ type: Type.Literal('Always') }, { additionalProperties: false });
+export const PromQLRuleSchema = Type.Object(
+  {
+    type: Type.Literal('PromQL'),
+    promql: Type.Object({ promql: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+);
+/** A rule of a type this server does not know: kept and served as given (clusters skip unknown types). */
+export const UnknownRuleSchema = Type.Object({ type: Type.String({ minLength: 1 }) }, { additionalProperties: true });
+export type AlwaysRule = Static<typeof AlwaysRuleSchema>;
+export type PromQLRule = Static<typeof PromQLRuleSchema>;
+export type MatchingRule = AlwaysRule | PromQLRule | { type: string; [key: string]: unknown };
+
+export const RiskSchema = Type.Object({
+  url: Type.String({ format: 'uri' }),
+  name: Type.String({ minLength: 1 }),
+  message: Type.String({ minLength: 1 }),
+  matchingRules: Type.Array(UnknownRuleSchema, { minItems: 1 }),
+});
+export interface Risk {
+  url: string;
+  name: string;
+  message: string;
+  matchingRules: MatchingRule[];
+}
+
+/** Keys a blocked-edge file may have, by class. */
+export const HARD_BLOCK_KEYS = ['to', 'from', 'fixedIn'] as const;
+export const RISK_ONLY_KEYS = ['url', 'name', 'message', 'matchingRules', 'autoExtend'] as const;
+
+export const RawMetadataSchema = Type.Record(Type.String(), Type.Record(Type.String(), Type.String()));
+export type RawMetadata = Static<typeof RawMetadataSchema>;

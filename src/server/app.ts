@@ -1,0 +1,48 @@
+// buildApp: the fastify instance with every plugin and route, never listening. The CLI's `serve`
+// listens; tests use the same factory with the same options.
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { ApiError } from '../errors.js';
+import type { GraphService } from './graphService.js';
+import { metricsPlugin } from './plugins/metrics.js';
+import { openapiPlugin } from './plugins/openapi.js';
+import { graphRoutes } from './routes/graph.js';
+import { healthRoutes } from './routes/health.js';
+import { PACKAGE_VERSION } from '../version.js';
+
+export interface AppOptions {
+  service: GraphService;
+  logger?: FastifyServerOptions['logger'];
+  /** Cache-Control max-age of graph responses, seconds. */
+  cacheMaxAge?: number;
+}
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    // Query strings are small; the HTTP layer answers 414/431 for anything over Node's header limit.
+    bodyLimit: 8 * 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+    if (err instanceof ApiError) return reply.code(err.statusCode).send(err.body());
+    const status = err.statusCode ?? 500;
+    if (status >= 500) {
+      request.log.error({ err }, 'request failed');
+      return reply.code(500).send({ kind: 'internal_error', value: 'internal server error' });
+    }
+    return reply.code(status).send({ kind: err.validation ? 'invalid_params' : 'invalid_request', value: err.message });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!.slice(0, 200);
+    return reply.code(404).send({ kind: 'does_not_exist', value: `no such path: ${request.method} ${path}` });
+  });
+
+  await app.register(cors, { origin: true, methods: ['GET', 'HEAD'], strictPreflight: false });
+  await app.register(openapiPlugin, { version: PACKAGE_VERSION });
+  await app.register(metricsPlugin, { service: opts.service });
+  await app.register(graphRoutes, { service: opts.service, cacheMaxAge: opts.cacheMaxAge ?? 30 });
+  await app.register(healthRoutes, { service: opts.service });
+  return app;
+}

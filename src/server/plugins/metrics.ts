@@ -1,0 +1,77 @@
+// Prometheus metrics: requests and serve duration per route, and the state of the served graph.
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { GraphService } from '../graphService.js';
+
+export const metricsPlugin = fp(async (app: FastifyInstance, opts: { service: GraphService }) => {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'cincy_' });
+  const service = opts.service;
+
+  const requests = new Counter({ name: 'cincy_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
+  const duration = new Histogram({
+    name: 'cincy_http_request_duration_seconds',
+    help: 'Time to serve a request, by route',
+    labelNames: ['route'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'cincy_graph_releases',
+    help: 'Releases in the served graph, by architecture',
+    labelNames: ['arch'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const counts = new Map<string, number>();
+      for (const n of service.current?.graph.nodes ?? []) counts.set(n.arch, (counts.get(n.arch) ?? 0) + 1);
+      for (const [arch, n] of counts) this.set({ arch }, n);
+    },
+  });
+  new Gauge({
+    name: 'cincy_graph_last_successful_build_timestamp_seconds',
+    help: 'When the served graph was built (Unix time)',
+    registers: [registry],
+    collect() {
+      const at = service.current?.builtAt;
+      if (at) this.set(at.getTime() / 1000);
+    },
+  });
+  new Gauge({
+    name: 'cincy_graph_build_duration_seconds',
+    help: 'How long the build of the served graph took',
+    registers: [registry],
+    collect() {
+      if (service.current) this.set(service.current.buildSeconds);
+    },
+  });
+  new Counter({
+    name: 'cincy_graph_build_failures_total',
+    help: 'Graph builds that failed (the last good graph kept serving)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(service.buildFailures);
+    },
+  });
+  new Gauge({
+    name: 'cincy_graph_import_failing',
+    help: '1 while the graph-data tree given at start could not be imported',
+    registers: [registry],
+    collect() {
+      this.set(service.lastImportFailure ? 1 : 0);
+    },
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    duration.observe({ route }, reply.elapsedTime / 1000);
+  });
+
+  app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['health'], produces: ['text/plain'] } }, async (_req, reply) => {
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
+  });
+});

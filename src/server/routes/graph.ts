@@ -1,0 +1,89 @@
+// GET/HEAD /graph and its aliases: parameter rules, content negotiation, ETag, compression.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
+import { ApiError } from '../../errors.js';
+import { ARCH_PATTERN, CHANNEL_PATTERN, ErrorSchema, GraphDocumentSchema, GraphQuerySchema, MEDIA_TYPES } from '../../schemas/cincinnati.js';
+import type { GraphService } from '../graphService.js';
+import type { Encoding } from '../snapshot.js';
+
+export const GRAPH_PATHS = ['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph'] as const;
+const CHANNEL_RE = new RegExp(CHANNEL_PATTERN);
+const ARCH_RE = new RegExp(ARCH_PATTERN);
+const ENCODINGS: Encoding[] = ['br', 'gzip', 'identity'];
+
+export interface GraphRouteOptions {
+  service: GraphService;
+  cacheMaxAge: number;
+}
+
+export async function graphRoutes(app: FastifyInstance, opts: GraphRouteOptions): Promise<void> {
+  const cacheControl = `public, max-age=${opts.cacheMaxAge}`;
+  for (const url of GRAPH_PATHS) {
+    app.get(url, {
+      attachValidation: true, // the checks below give the exact Cincinnati error bodies
+      schema: {
+        summary: 'Update graph of a channel',
+        description: 'The Cincinnati graph of one channel and architecture, as OpenShift clusters read it.',
+        tags: ['graph'],
+        querystring: GraphQuerySchema,
+        produces: [...MEDIA_TYPES],
+        response: { 200: GraphDocumentSchema, 304: { type: 'null', description: 'Not modified' }, 400: ErrorSchema, 406: ErrorSchema, 503: ErrorSchema },
+      },
+      handler: (request, reply) => serveGraph(request, reply, opts.service, cacheControl),
+    });
+  }
+}
+
+function serveGraph(request: FastifyRequest, reply: FastifyReply, service: GraphService, cacheControl: string): FastifyReply {
+  const { channel, arch } = graphParams(request.query as Record<string, unknown>);
+  const negotiator = new Negotiator(request);
+  const media = negotiator.mediaType([...MEDIA_TYPES]);
+  if (!media) {
+    throw new ApiError('invalid_content_type', `no acceptable media type in Accept '${String(request.headers.accept).slice(0, 200)}'; served: ${MEDIA_TYPES.join(', ')}`);
+  }
+  const snapshot = service.current;
+  if (!snapshot) throw new ApiError('service_unavailable', 'no graph has been built yet');
+  const encoding = (negotiator.encoding(ENCODINGS) ?? 'identity') as Encoding;
+  const view = snapshot.view(channel, arch);
+  const etag = `"${view.hash}-${media === MEDIA_TYPES[0] ? 'c' : 'j'}-${encoding}"`;
+
+  reply.header('content-type', media);
+  reply.header('etag', etag);
+  reply.header('cache-control', cacheControl);
+  addVary(reply, 'Accept, Accept-Encoding');
+  if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  if (encoding !== 'identity') reply.header('content-encoding', encoding);
+  return reply.send(view.bytes(encoding));
+}
+
+/** The protocol's parameter rules with its exact messages; unknown parameters are ignored. */
+export function graphParams(query: Record<string, unknown>): { channel: string; arch: string } {
+  const missing = ['channel'].filter((k) => query[k] === undefined || query[k] === '');
+  if (missing.length) throw new ApiError('missing_params', `mandatory client parameters missing: ${missing.sort().join(', ')}`);
+  const channel = single(query, 'channel')!;
+  const arch = single(query, 'arch') ?? 'amd64';
+  if (!CHANNEL_RE.test(channel)) throw new ApiError('invalid_params', `invalid client parameters: channel '${clip(channel)}' does not match regex '${CHANNEL_PATTERN}'`);
+  if (!ARCH_RE.test(arch)) throw new ApiError('invalid_params', `invalid client parameters: arch '${clip(arch)}' does not match regex '${ARCH_PATTERN}'`);
+  return { channel, arch };
+}
+
+function single(query: Record<string, unknown>, key: string): string | undefined {
+  const v = query[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new ApiError('invalid_params', `invalid client parameters: ${key} given more than once`);
+  return v;
+}
+
+const clip = (s: string): string => (s.length > 100 ? `${s.slice(0, 100)}…` : s);
+
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/** Appends to Vary (CORS has already put Origin there). */
+export function addVary(reply: FastifyReply, value: string): void {
+  const current = reply.getHeader('vary');
+  reply.header('vary', current ? `${String(current)}, ${value}` : value);
+}

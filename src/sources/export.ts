@@ -1,0 +1,49 @@
+// Writes the store back as a graph-data tree (the layout the importer reads), as a map of relative
+// path to content; `cincy export` writes it to a folder and the admin API serves it as a tar.gz.
+import { stringify } from 'yaml';
+import type { BlockedEdge, Channel, Release } from '../graph/model.js';
+import { compareVersions, splitArch } from '../graph/version.js';
+import type { Store } from '../store/store.js';
+
+export function exportTree(store: Store): Map<string, string> {
+  const input = store.input();
+  const files = new Map<string, string>();
+  files.set('version', `${store.lastImport()?.schemaVersion ?? '1.1.0'}\n`);
+  for (const c of input.channels) files.set(`${c.internal ? 'internal-channels' : 'channels'}/${c.name}.yaml`, channelYaml(c));
+  for (const e of input.blockedEdges) files.set(`blocked-edges/${e.id}.yaml`, blockedEdgeYaml(e));
+  if (Object.keys(input.rawMetadata).length) files.set('raw/metadata.json', `${JSON.stringify(input.rawMetadata, null, 2)}\n`);
+  for (const r of input.releases) files.set(`releases/${r.arch}/${r.version}.json`, releaseJson(r));
+  return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+const bySemver = (a: string, b: string): number => compareVersions(splitArch(a).version, splitArch(b).version) || (a < b ? -1 : a > b ? 1 : 0);
+
+function channelYaml(c: Channel): string {
+  const doc: Record<string, unknown> = {};
+  if (c.feeder) doc.feeder = c.feeder;
+  doc.name = c.name;
+  if (c.tombstones.length) doc.tombstones = [...c.tombstones].sort(bySemver);
+  doc.versions = [...c.versions].sort(bySemver);
+  return stringify(doc);
+}
+
+function blockedEdgeYaml(e: BlockedEdge): string {
+  const doc: Record<string, unknown> = { to: e.to, from: e.from };
+  if (e.fixedIn !== undefined) doc.fixedIn = e.fixedIn;
+  if (e.risk) Object.assign(doc, { url: e.risk.url, name: e.risk.name, message: e.risk.message, matchingRules: e.risk.matchingRules });
+  if (e.autoExtend !== undefined) doc.autoExtend = e.autoExtend;
+  return stringify(doc);
+}
+
+export function releaseJson(r: Release): string {
+  const record = {
+    kind: 'cincinnati-metadata-v0',
+    version: r.version,
+    previous: r.previous,
+    next: r.next,
+    metadata: r.metadata,
+    payload: r.payload,
+    architecture: r.arch,
+  };
+  return `${JSON.stringify(record, null, 1)}\n`;
+}

@@ -1,0 +1,28 @@
+// The audit log: who did what, when, with the state before and after.
+import type { Db } from './open.js';
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  actor: string;
+  action: string;
+  target: string;
+  before: unknown;
+  after: unknown;
+  reason: string | null;
+}
+
+export class AuditRepository {
+  constructor(private readonly db: Db) {}
+
+  record(e: Omit<AuditEntry, 'id'>): void {
+    this.db
+      .prepare('INSERT INTO audit (at, actor, action, target, before, after, reason) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(e.at, e.actor, e.action, e.target, e.before === undefined ? null : JSON.stringify(e.before), e.after === undefined ? null : JSON.stringify(e.after), e.reason);
+  }
+
+  list(limit = 100): AuditEntry[] {
+    const rows = this.db.prepare('SELECT * FROM audit ORDER BY id DESC LIMIT ?').all(limit) as Array<Omit<AuditEntry, 'before' | 'after'> & { before: string | null; after: string | null }>;
+    return rows.map((r) => ({ ...r, before: r.before && (JSON.parse(r.before) as unknown), after: r.after && (JSON.parse(r.after) as unknown) }));
+  }
+}

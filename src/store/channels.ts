@@ -1,0 +1,71 @@
+// Channels, public and internal, with the time each version entered each channel.
+import type { Channel } from '../graph/model.js';
+import type { Feeder } from '../schemas/graphData.js';
+import type { Db } from './open.js';
+import type { UpsertOutcome } from './releases.js';
+
+export type ChannelKind = 'public' | 'internal';
+const kindOf = (c: Pick<Channel, 'internal'>): ChannelKind => (c.internal ? 'internal' : 'public');
+
+export class ChannelRepository {
+  constructor(private readonly db: Db) {}
+
+  all(): Channel[] {
+    return this.select('', []);
+  }
+
+  get(kind: ChannelKind, name: string): Channel | undefined {
+    return this.select('WHERE kind = ? AND name = ?', [kind, name])[0];
+  }
+
+  private select(where: string, params: string[]): Channel[] {
+    const memberWhere = where.replace('name =', 'channel =');
+    const rows = this.db.prepare(`SELECT kind, name, feeder, tombstones FROM channels ${where} ORDER BY kind, name`).all(...params) as Array<{
+      kind: ChannelKind;
+      name: string;
+      feeder: string | null;
+      tombstones: string;
+    }>;
+    const members = this.db.prepare(`SELECT kind, channel, version FROM channel_versions ${memberWhere} ORDER BY kind, channel, position`).all(...params) as Array<{
+      kind: ChannelKind;
+      channel: string;
+      version: string;
+    }>;
+    const byChannel = new Map<string, string[]>();
+    for (const m of members) {
+      const key = `${m.kind}/${m.channel}`;
+      const list = byChannel.get(key);
+      if (list) list.push(m.version);
+      else byChannel.set(key, [m.version]);
+    }
+    return rows.map((r) => {
+      const c: Channel = { name: r.name, internal: r.kind === 'internal', versions: byChannel.get(`${r.kind}/${r.name}`) ?? [], tombstones: JSON.parse(r.tombstones) as string[] };
+      if (r.feeder) c.feeder = JSON.parse(r.feeder) as Feeder;
+      return c;
+    });
+  }
+
+  /** Creates or replaces a channel; versions already members keep the time they were added. */
+  upsert(c: Channel, at: string): UpsertOutcome {
+    const kind = kindOf(c);
+    const before = this.get(kind, c.name);
+    const feeder = c.feeder ? JSON.stringify(c.feeder) : null;
+    this.db
+      .prepare(`INSERT INTO channels (kind, name, feeder, tombstones, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (kind, name) DO UPDATE SET feeder = excluded.feeder, tombstones = excluded.tombstones, updated_at = excluded.updated_at`)
+      .run(kind, c.name, feeder, JSON.stringify(c.tombstones), at);
+    const unique = [...new Set(c.versions)];
+    const del = this.db.prepare('DELETE FROM channel_versions WHERE kind = ? AND channel = ? AND version NOT IN (SELECT value FROM json_each(?))');
+    del.run(kind, c.name, JSON.stringify(unique));
+    const put = this.db.prepare(`INSERT INTO channel_versions (kind, channel, version, position, added_at) VALUES (?, ?, ?, ?, ?)
+                                 ON CONFLICT (kind, channel, version) DO UPDATE SET position = excluded.position`);
+    unique.forEach((v, i) => put.run(kind, c.name, v, i, at));
+    if (!before) return 'added';
+    const same = JSON.stringify([before.versions, before.feeder ?? null, before.tombstones]) === JSON.stringify([unique, c.feeder ?? null, c.tombstones]);
+    return same ? 'unchanged' : 'changed';
+  }
+
+  delete(kind: ChannelKind, name: string): boolean {
+    return this.db.prepare('DELETE FROM channels WHERE kind = ? AND name = ?').run(kind, name).changes > 0;
+  }
+}

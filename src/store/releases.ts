@@ -1,0 +1,61 @@
+// Releases by (arch, version).
+import type { Release } from '../graph/model.js';
+import type { Db } from './open.js';
+
+interface Row {
+  arch: string;
+  version: string;
+  payload: string;
+  previous: string;
+  next: string;
+  metadata: string;
+}
+
+const fromRow = (r: Row): Release => ({
+  version: r.version,
+  arch: r.arch,
+  payload: r.payload,
+  previous: JSON.parse(r.previous) as string[],
+  next: JSON.parse(r.next) as string[],
+  metadata: JSON.parse(r.metadata) as Record<string, string>,
+});
+
+export type UpsertOutcome = 'added' | 'changed' | 'unchanged';
+
+export class ReleaseRepository {
+  constructor(private readonly db: Db) {}
+
+  all(): Release[] {
+    return (this.db.prepare('SELECT * FROM releases').all() as Row[]).map(fromRow);
+  }
+
+  get(arch: string, version: string): Release | undefined {
+    const row = this.db.prepare('SELECT * FROM releases WHERE arch = ? AND version = ?').get(arch, version) as Row | undefined;
+    return row && fromRow(row);
+  }
+
+  count(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM releases').get() as { n: number }).n;
+  }
+
+  /** Inserts or updates; the caller has checked that the payload did not change. */
+  upsert(r: Release, at: string): UpsertOutcome {
+    const existing = this.get(r.arch, r.version);
+    const cols = [r.payload, JSON.stringify(r.previous), JSON.stringify(r.next), JSON.stringify(r.metadata)] as const;
+    if (!existing) {
+      this.db.prepare('INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(r.arch, r.version, ...cols, at, at);
+      return 'added';
+    }
+    if (JSON.stringify([existing.payload, existing.previous, existing.next, existing.metadata]) === JSON.stringify([r.payload, r.previous, r.next, r.metadata])) {
+      return 'unchanged';
+    }
+    this.db
+      .prepare('UPDATE releases SET payload = ?, previous = ?, next = ?, metadata = ?, updated_at = ? WHERE arch = ? AND version = ?')
+      .run(...cols, at, r.arch, r.version);
+    return 'changed';
+  }
+
+  delete(arch: string, version: string): boolean {
+    return this.db.prepare('DELETE FROM releases WHERE arch = ? AND version = ?').run(arch, version).changes > 0;
+  }
+}

@@ -1,0 +1,75 @@
+// Shared by the conformance tests: where the fixtures are, and the comparison the public captures allow.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const CONFORMANCE_DIR = resolve(process.env.CINCY_CONFORMANCE_DIR ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'conformance'));
+
+/** True when the fixtures are there; under CI=true their absence is a failure, never a skip. */
+export function conformanceAvailable(): boolean {
+  if (existsSync(CONFORMANCE_DIR)) return true;
+  if (process.env.CI === 'true') throw new Error(`conformance fixtures missing at ${CONFORMANCE_DIR} (CI=true: nothing may skip)`);
+  console.warn(`\n*** SKIPPING conformance tests: ${CONFORMANCE_DIR} not found (set CINCY_CONFORMANCE_DIR) ***\n`);
+  return false;
+}
+
+export function realSets(): string[] {
+  if (!existsSync(CONFORMANCE_DIR)) return [];
+  return readdirSync(CONFORMANCE_DIR).filter((d) => d.startsWith('real-')).sort();
+}
+
+interface Doc {
+  nodes: Array<{ version: string; payload: string; metadata?: Record<string, string> }>;
+  edges?: Array<[number, number]>;
+  conditionalEdges?: Array<{ edges: Array<{ from: string; to: string }>; risks: Array<{ name: string; url: string; message: string; matchingRules: unknown }> }>;
+}
+
+const canon = (o: unknown): string => JSON.stringify(o, (_k, v: unknown) =>
+  v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
+
+const sortedRecord = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)));
+
+/** The views the captures can be compared on (the conformance README, "Compared per channel"). */
+export function normalise(g: Doc) {
+  const nodes = new Set<string>();
+  const channels: Record<string, string> = {};
+  const urls: Record<string, string | undefined> = {};
+  for (const n of g.nodes) {
+    nodes.add(`${n.version} ${n.payload}`);
+    const md = n.metadata ?? {};
+    channels[n.version] = (md['io.openshift.upgrades.graph.release.channels'] ?? '').split(',').filter(Boolean).sort().join(',');
+    urls[n.version] = md.url;
+  }
+  const edges = new Set((g.edges ?? []).map(([a, b]) => `${g.nodes[a]!.version} -> ${g.nodes[b]!.version}`));
+  const cond: Record<string, string[]> = {};
+  const risks: Record<string, Set<string>> = {};
+  const duplicates: string[] = [];
+  for (const ce of g.conditionalEdges ?? []) {
+    const names = ce.risks.map((r) => r.name);
+    if (new Set(names).size !== names.length) duplicates.push(`risk named twice: ${names.join(',')}`);
+    for (const r of ce.risks) (risks[r.name] ??= new Set()).add(canon({ url: r.url, message: r.message, matchingRules: r.matchingRules }));
+    for (const e of ce.edges) {
+      const k = `${e.from} -> ${e.to}`;
+      if (cond[k]) duplicates.push(`pair in two entries: ${k}`);
+      cond[k] = [...new Set([...(cond[k] ?? []), ...names])].sort();
+    }
+  }
+  const overlap = [...edges].filter((e) => cond[e]);
+  return {
+    nodes: [...nodes].sort(),
+    channels: sortedRecord(channels),
+    urls: sortedRecord(urls),
+    edges: [...edges].sort(),
+    cond: sortedRecord(cond),
+    risks: Object.fromEntries(Object.entries(risks).map(([k, v]) => [k, [...v].sort()]).sort()),
+    overlap,
+    duplicates,
+  };
+}
+
+export function expectedChannels(set: string): Array<{ channel: string; doc: Doc }> {
+  const dir = join(CONFORMANCE_DIR, set, 'expected');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => ({ channel: f.slice(0, -5), doc: JSON.parse(readFileSync(join(dir, f), 'utf8')) as Doc }));
+}
