@@ -38,9 +38,9 @@ export type Feeder = Static<typeof FeederSchema>;
 export const ChannelFileSchema = Type.Object(
   {
     name: Type.String({ minLength: 1 }),
-    versions: Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()]),
+    versions: Type.Array(Type.String({ minLength: 1 })),
     feeder: Type.Optional(FeederSchema),
-    tombstones: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()])),
+    tombstones: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   },
   { additionalProperties: false },
 );

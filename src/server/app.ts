@@ -12,14 +12,14 @@ import { PACKAGE_VERSION } from '../version.js';
 
 export interface AppOptions {
   service: GraphService;
-  logger?: FastifyServerOptions['logger'];
+  logger?: FastifyServerOptions['loggerInstance'] | boolean;
   /** Cache-Control max-age of graph responses, seconds. */
   cacheMaxAge?: number;
 }
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(typeof opts.logger === 'object' ? { loggerInstance: opts.logger } : { logger: opts.logger ?? false }),
     // Query strings are small; the HTTP layer answers 414/431 for anything over Node's header limit.
     bodyLimit: 8 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },

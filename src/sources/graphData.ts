@@ -366,6 +366,10 @@ function readChannel(r: TreeReader, path: string, internal: boolean): Channel | 
   const file = r.rel(path);
   const doc = r.yaml(path);
   if (doc === undefined) return undefined;
+  // An empty YAML list is often written as a key with nothing after it.
+  for (const key of ['versions', 'tombstones']) {
+    if (isMapping(doc) && doc[key] === null) doc[key] = [];
+  }
   const problems = schemaProblems(ChannelFileSchema, doc, file);
   if (problems.length) {
     r.errors.push(...problems);
@@ -373,7 +377,7 @@ function readChannel(r: TreeReader, path: string, internal: boolean): Channel | 
   }
   const c = doc as ChannelFile;
   if (c.name !== stem(path)) r.error(file, 'name', `'${c.name}' differs from the file name '${stem(path)}'`);
-  const versions = c.versions ?? [];
+  const versions = c.versions;
   const tombstones = c.tombstones ?? [];
   versions.forEach((v, i) => versionRefProblem(r, file, `versions[${i}]`, v));
   tombstones.forEach((v, i) => versionRefProblem(r, file, `tombstones[${i}]`, v));
@@ -388,6 +392,8 @@ function readChannel(r: TreeReader, path: string, internal: boolean): Channel | 
   }
   return { name: c.name, internal, versions, feeder: c.feeder, tombstones };
 }
+
+const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function isIsoDuration(text: string): boolean {
   return /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/.test(text);

@@ -1,0 +1,52 @@
+// What `serve` does before listening: open the store, import the graph-data tree when its content is
+// new, and build the first snapshot. Shared by the CLI and the tests so both start the same way.
+import { formatProblem, readGraphData } from '../sources/graphData.js';
+import { ImportRejected, Store } from '../store/store.js';
+import { GraphService } from './graphService.js';
+
+export interface StartLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export type StartResult =
+  | { ok: true; store: Store; service: GraphService }
+  /** Nothing to serve: the tree is invalid and the store is empty, or the first build failed. */
+  | { ok: false; problems: string[] };
+
+export async function startService(opts: { graphData: string; db: string; log: StartLog }): Promise<StartResult> {
+  const store = Store.open(opts.db);
+  const service = new GraphService(store);
+  const problems = await importTree(store, opts.graphData, opts.log);
+  if (problems.length) {
+    if (!store.hasContent()) {
+      store.close();
+      return { ok: false, problems: [`${opts.graphData} is invalid and the store ${opts.db} has nothing to serve:`, ...problems] };
+    }
+    opts.log.error({ problems }, `graph-data ${opts.graphData} rejected; serving what the store has`);
+    service.lastImportFailure = { at: new Date().toISOString(), message: `${opts.graphData}: ${problems.length} problem(s)`, problems: problems.slice(0, 100) };
+  }
+  if (!service.rebuild()) {
+    store.close();
+    return { ok: false, problems: [`graph build failed: ${service.lastBuildFailure?.message}`] };
+  }
+  const snap = service.current!;
+  opts.log.info({ releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds }, 'graph built');
+  return { ok: true, store, service };
+}
+
+async function importTree(store: Store, graphData: string, log: StartLog): Promise<string[]> {
+  const read = await readGraphData(graphData);
+  for (const w of read.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data warning');
+  if (!read.tree) return read.errors.map(formatProblem);
+  try {
+    const summary = store.importTree(read.tree, { source: graphData });
+    if (summary.skipped) log.info({ contentHash: summary.contentHash }, 'graph-data unchanged since the last import');
+    else log.info({ summary }, 'graph-data imported');
+    return [];
+  } catch (err) {
+    if (err instanceof ImportRejected) return err.problems.map(formatProblem);
+    throw err;
+  }
+}

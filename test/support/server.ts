@@ -1,0 +1,42 @@
+// Starts the server the way `cincy serve` does (same start-up, same buildApp), listening on a free
+// port of 127.0.0.1, so tests talk to it over real HTTP.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/server/app.js';
+import type { GraphService } from '../../src/server/graphService.js';
+import { startService } from '../../src/server/start.js';
+import type { Store } from '../../src/store/store.js';
+
+export interface TestServer {
+  url: string;
+  app: FastifyInstance;
+  store: Store;
+  service: GraphService;
+  close(): Promise<void>;
+}
+
+export const quietLog = { info: () => {}, warn: () => {}, error: () => {} };
+
+export async function startServer(opts: { graphData: string; db?: string }): Promise<TestServer> {
+  const started = await startService({ graphData: opts.graphData, db: opts.db ?? ':memory:', log: quietLog });
+  if (!started.ok) throw new Error(started.problems.join('\n'));
+  const app = await buildApp({ service: started.service });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url,
+    app,
+    store: started.store,
+    service: started.service,
+    close: async () => {
+      await app.close();
+      started.store.close();
+    },
+  };
+}
+
+export function tempDir(prefix = 'cincy-test-'): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
