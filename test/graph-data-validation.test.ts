@@ -1,32 +1,11 @@
 // Bad graph-data trees: each problem is reported with its file and field, and the tree is refused whole.
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as tar from 'tar';
 import { formatProblem, MAX_FILE_BYTES, readGraphData } from '../src/sources/graphData.js';
 import { tempDir } from './support/server.js';
-
-const PAYLOAD = `quay.example/ocp/release@sha256:${'a'.repeat(64)}`;
-const release = (version: string, extra: object = {}): string =>
-  JSON.stringify({ kind: 'cincinnati-metadata-v0', version, previous: [], next: [], metadata: {}, payload: PAYLOAD, architecture: 'amd64', ...extra });
-
-/** A small valid tree; `files` overrides or adds files (undefined removes one). */
-export function writeTree(root: string, files: Record<string, string | undefined> = {}): string {
-  const all: Record<string, string | undefined> = {
-    version: '1.1.0\n',
-    'channels/stable-4.1.yaml': 'name: stable-4.1\nversions:\n- 4.1.0\n- 4.1.1\n',
-    'blocked-edges/4.1.1-Risk.yaml': 'to: 4.1.1\nfrom: 4[.]1[.]0\nurl: https://issues.example/1\nname: Risk\nmessage: It breaks.\nmatchingRules:\n- type: Always\n',
-    'releases/amd64/4.1.0.json': release('4.1.0'),
-    'releases/amd64/4.1.1.json': release('4.1.1', { previous: ['4.1.0'], payload: `quay.example/ocp/release@sha256:${'b'.repeat(64)}` }),
-    ...files,
-  };
-  for (const [path, content] of Object.entries(all)) {
-    if (content === undefined) continue;
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), content);
-  }
-  return root;
-}
+import { release, writeTree } from './support/trees.js';
 
 let dirs: Array<{ remove(): void }> = [];
 afterEach(() => {

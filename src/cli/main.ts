@@ -9,8 +9,8 @@ import { serve } from './serve.js';
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
-  const run = (f: () => Promise<number> | number) => async () => {
-    code = await f();
+  const run = <A extends unknown[]>(f: (...args: A) => Promise<number> | number) => async (...args: A) => {
+    code = await f(...args);
   };
   const program = new Command('cincy')
     .description('Cincinnati update graph server for OpenShift-style clusters')
@@ -38,17 +38,13 @@ export async function main(argv: string[]): Promise<number> {
     .requiredOption('--graph-data <path>', 'graph-data directory or .tar.gz')
     .requiredOption('--db <file>', 'SQLite database file')
     .option('--prune', 'also remove what the tree does not mention')
-    .action(run(function (this: Command) {
-      return importCommand(this.opts());
-    }));
+    .action(run((opts: { graphData: string; db: string; prune?: boolean }) => importCommand(opts)));
 
   program
     .command('validate')
     .description('list every problem of a graph-data tree as "file: field: message"; exit 1 if any')
     .argument('<dir>', 'graph-data directory or .tar.gz')
-    .action(run(function (this: Command) {
-      return validateCommand(this.args[0]!);
-    }));
+    .action(run((dir: string) => validateCommand(dir)));
 
   program
     .command('export')
@@ -56,9 +52,7 @@ export async function main(argv: string[]): Promise<number> {
     .requiredOption('--db <file>', 'SQLite database file')
     .option('--force', 'write into a folder that is not empty')
     .argument('<dir>', 'folder to write')
-    .action(run(function (this: Command) {
-      return exportCommand({ ...this.opts<{ db: string; force?: boolean }>(), dir: this.args[0]! });
-    }));
+    .action(run((dir: string, opts: { db: string; force?: boolean }) => exportCommand({ ...opts, dir })));
 
   program
     .command('openapi')

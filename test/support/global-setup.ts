@@ -1,0 +1,8 @@
+// The CLI tests run bin/cincy.js as a shell would, which loads dist/: compile it once per run.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+export default function setup(): void {
+  const root = join(import.meta.dirname, '..', '..');
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+}
