@@ -22,5 +22,5 @@ ENV CINCY_HOST=0.0.0.0 CINCY_PORT=8080 CINCY_DB=/data/cincy.db
 EXPOSE 8080
 VOLUME ["/data"]
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:8080/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-ENTRYPOINT ["node", "bin/cincy.js"]
+ENTRYPOINT ["/app/bin/cincy.js"]
 CMD ["serve"]

@@ -73,7 +73,8 @@ async function startServer(graphData, workDir) {
   const db = join(mkdtempSync(join(workDir, 'db-')), 'cincy.db');
   const args = [CLI, 'serve', '--graph-data', graphData, '--db', db, '--host', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];
   const t0 = performance.now();
-  const proc = start('cincy serve', process.execPath, args, { cwd: ROOT });
+  // Run the launcher itself, as `npm start` and node_modules/.bin/cincy do, so its node flags apply.
+  const proc = start('cincy serve', CLI, args.slice(1), { cwd: ROOT });
   const ready = await waitReady(proc, port, t0, { everyMs: 20, timeoutMs: 120_000 });
   return { proc, port, coldMs: ready.ms, readyz: ready.body };
 }

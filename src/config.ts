@@ -2,60 +2,79 @@
 // validated at start so a bad value names its flag and variable.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { schemaProblems } from './sources/graphData.js';
 
 /** The package's bundled demo tree: the default wherever the command is run from. */
 export const BUNDLED_GRAPH_DATA = join(dirname(fileURLToPath(import.meta.url)), '..', 'graph-data');
 
+export interface Setting {
+  flag: string;
+  env: string;
+  schema: TSchema;
+  description: string;
+  default?: string | number | boolean;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const S = <T extends TSchema>(flag: string, schema: T, description: string, def?: string | number | boolean): Setting & { schema: T } => ({
+  flag,
+  env: `CINCY_${flag.slice(2).toUpperCase().replace(/-/g, '_')}`,
+  schema,
+  description,
+  ...(def !== undefined && { default: def }),
+});
+
+export const SETTINGS = {
+  graphData: S('--graph-data', Type.String({ minLength: 1 }), 'graph-data directory or .tar.gz to import at start', BUNDLED_GRAPH_DATA),
+  db: S('--db', Type.String({ minLength: 1 }), 'SQLite database file, or :memory:', './data/cincy.db'),
+  host: S('--host', Type.String({ minLength: 1 }), 'address to listen on', '127.0.0.1'),
+  port: S('--port', Type.Integer({ minimum: 0, maximum: 65535 }), 'port to listen on', 8080),
+  logLevel: S('--log-level', Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))), `log level: ${LOG_LEVELS.join(', ')}`, 'info'),
+  cacheMaxAge: S('--cache-max-age', Type.Integer({ minimum: 0, maximum: 86400 }), 'Cache-Control max-age of graph responses, seconds', 30),
+  adminJwtSecretFile: S('--admin-jwt-secret-file', Type.String({ minLength: 1 }), 'file with the HS256 secret (32+ bytes) that admin tokens are signed with'),
+  adminJwks: S('--admin-jwks', Type.String({ minLength: 1 }), 'JWKS file or https URL of the public keys admin tokens are signed with (RS256, ES256, EdDSA)'),
+  adminIssuer: S('--admin-issuer', Type.String({ minLength: 1 }), 'required iss of admin tokens', 'cincy'),
+  adminAudience: S('--admin-audience', Type.String({ minLength: 1 }), 'required aud of admin tokens', 'cincy-admin'),
+  adminRateLimit: S('--admin-rate-limit', Type.Integer({ minimum: 1, maximum: 100000 }), 'admin writes per subject per minute', 120),
+  autoPromote: S('--auto-promote', Type.Boolean(), 'apply every channel feeder on a schedule (actor "feeder")', false),
+  autoPromoteInterval: S('--auto-promote-interval', Type.Integer({ minimum: 1, maximum: 86400 }), 'seconds between two feeder passes', 60),
+};
+
+/** The resolved settings, as one schema. */
 export const ServeConfigSchema = Type.Object({
-  graphData: Type.String({ minLength: 1, description: 'graph-data directory or .tar.gz' }),
-  db: Type.String({ minLength: 1, description: 'SQLite file, or :memory:' }),
-  host: Type.String({ minLength: 1 }),
-  port: Type.Integer({ minimum: 0, maximum: 65535 }),
-  logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
-  cacheMaxAge: Type.Integer({ minimum: 0, maximum: 86400 }),
+  graphData: SETTINGS.graphData.schema,
+  db: SETTINGS.db.schema,
+  host: SETTINGS.host.schema,
+  port: SETTINGS.port.schema,
+  logLevel: Type.String(),
+  cacheMaxAge: SETTINGS.cacheMaxAge.schema,
+  adminJwtSecretFile: Type.Optional(SETTINGS.adminJwtSecretFile.schema),
+  adminJwks: Type.Optional(SETTINGS.adminJwks.schema),
+  adminIssuer: SETTINGS.adminIssuer.schema,
+  adminAudience: SETTINGS.adminAudience.schema,
+  adminRateLimit: SETTINGS.adminRateLimit.schema,
+  autoPromote: SETTINGS.autoPromote.schema,
+  autoPromoteInterval: SETTINGS.autoPromoteInterval.schema,
 });
 export type ServeConfig = Static<typeof ServeConfigSchema>;
-
-export const SERVE_DEFAULTS: ServeConfig = {
-  graphData: BUNDLED_GRAPH_DATA,
-  db: './data/cincy.db',
-  host: '127.0.0.1',
-  port: 8080,
-  logLevel: 'info',
-  cacheMaxAge: 30,
-};
-
-/** Flag name and environment variable of each setting, for messages and --help. */
-export const SETTINGS: Record<keyof ServeConfig, { flag: string; env: string }> = {
-  graphData: { flag: '--graph-data', env: 'CINCY_GRAPH_DATA' },
-  db: { flag: '--db', env: 'CINCY_DB' },
-  host: { flag: '--host', env: 'CINCY_HOST' },
-  port: { flag: '--port', env: 'CINCY_PORT' },
-  logLevel: { flag: '--log-level', env: 'CINCY_LOG_LEVEL' },
-  cacheMaxAge: { flag: '--cache-max-age', env: 'CINCY_CACHE_MAX_AGE' },
-};
-
-const NUMERIC = new Set<keyof ServeConfig>(['port', 'cacheMaxAge']);
+export type ServeFlags = Partial<Record<keyof ServeConfig, string | boolean>>;
 
 export class ConfigError extends Error {}
 
-export function resolveServeConfig(flags: Partial<Record<keyof ServeConfig, string | undefined>>, env: NodeJS.ProcessEnv = process.env): ServeConfig {
+/** Resolves each setting from its flag, else its environment variable, else its default, and validates. */
+export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServeConfig {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(SERVE_DEFAULTS) as Array<keyof ServeConfig>) {
-    const raw = flags[key] ?? env[SETTINGS[key].env];
-    if (raw === undefined) out[key] = SERVE_DEFAULTS[key];
-    else if (NUMERIC.has(key)) out[key] = /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
-    else out[key] = raw;
+  const problems: string[] = [];
+  for (const [key, s] of Object.entries(SETTINGS) as Array<[keyof ServeConfig, Setting]>) {
+    const raw = flags[key] ?? env[s.env];
+    let value: unknown = raw ?? s.default;
+    if (typeof raw === 'string' && s.schema.type === 'integer') value = /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
+    if (typeof raw === 'string' && s.schema.type === 'boolean') value = raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : raw;
+    if (value === undefined) continue;
+    for (const p of schemaProblems(s.schema, value, 'configuration')) problems.push(`${s.flag} (${s.env}): ${p.message}, got '${String(value)}'`);
+    out[key] = value;
   }
-  const problems = schemaProblems(ServeConfigSchema, out, 'configuration');
-  if (problems.length) {
-    const lines = problems.map((p) => {
-      const s = SETTINGS[p.field as keyof ServeConfig];
-      return s ? `${s.flag} (${s.env}): ${p.message}, got '${String(out[p.field])}'` : `${p.field}: ${p.message}`;
-    });
-    throw new ConfigError(lines.join('\n'));
-  }
+  if (problems.length) throw new ConfigError(problems.join('\n'));
   return out as ServeConfig;
 }

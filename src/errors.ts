@@ -6,6 +6,11 @@ export type ErrorKind =
   | 'does_not_exist'
   | 'service_unavailable'
   | 'invalid_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'conflict'
+  | 'promotion_refused'
+  | 'rate_limited'
   | 'internal_error';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -15,6 +20,11 @@ const STATUS: Record<ErrorKind, number> = {
   does_not_exist: 404,
   service_unavailable: 503,
   invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  conflict: 409,
+  promotion_refused: 409,
+  rate_limited: 429,
   internal_error: 500,
 };
 

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addEdge, addNode, applyEdgeLabelsAndRisks, applySecondaryMetadata, emptyGraph, finish, type WorkGraph } from '../src/graph/build.js';
+import { addEdge, addNode, edgeList, applyEdgeLabelsAndRisks, applySecondaryMetadata, emptyGraph, finish, type WorkGraph } from '../src/graph/build.js';
 import { LABEL } from '../src/graph/model.js';
 import { splitArch } from '../src/graph/version.js';
 import { readGraphData } from '../src/sources/graphData.js';
@@ -33,7 +33,7 @@ function comparable(g: WorkGraph) {
     payload: n.payload,
     metadata: n.metadata && Object.fromEntries(Object.entries(n.metadata).filter(([k]) => !ignored.has(k))),
   }));
-  const edges = full.edges.map(([a, b]) => `${nodes[a]!.version} -> ${nodes[b]!.version}`).sort();
+  const edges = edgeList(full).map(([a, b]) => `${nodes[a]!.version} -> ${nodes[b]!.version}`).sort();
   return { nodes, edges };
 }
 

@@ -1,6 +1,6 @@
 // The `cincy` command line: one subcommand per file of this folder.
 import { Command, CommanderError, Option } from 'commander';
-import { BUNDLED_GRAPH_DATA, ConfigError, SERVE_DEFAULTS, SETTINGS } from '../config.js';
+import { BUNDLED_GRAPH_DATA, ConfigError, SETTINGS, type Setting } from '../config.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { exportCommand } from './exportTree.js';
 import { importCommand, validateCommand } from './importTree.js';
@@ -18,18 +18,12 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .showHelpAfterError();
 
-  const setting = (key: keyof typeof SETTINGS, description: string): Option =>
-    new Option(`${SETTINGS[key].flag} <value>`, `${description} [env ${SETTINGS[key].env}] (default: ${String(SERVE_DEFAULTS[key]).replace(BUNDLED_GRAPH_DATA, 'the bundled graph-data/')})`);
-
-  const serveCmd = program
-    .command('serve')
-    .description('import the graph-data tree if its content is new, build the graph and serve it')
-    .addOption(setting('graphData', 'graph-data directory or .tar.gz to import at start'))
-    .addOption(setting('db', 'SQLite database file, or :memory:'))
-    .addOption(setting('host', 'address to listen on'))
-    .addOption(setting('port', 'port to listen on'))
-    .addOption(setting('logLevel', 'log level: fatal, error, warn, info, debug, trace, silent'))
-    .addOption(setting('cacheMaxAge', 'Cache-Control max-age of graph responses, seconds'));
+  const serveCmd = program.command('serve').description('import the graph-data tree if its content is new, build the graph and serve it');
+  for (const s of Object.values(SETTINGS) as Setting[]) {
+    const boolean = s.schema.type === 'boolean';
+    const shown = s.default === undefined || boolean ? '' : ` (default: ${String(s.default).replace(BUNDLED_GRAPH_DATA, 'the bundled graph-data/')})`;
+    serveCmd.addOption(new Option(boolean ? s.flag : `${s.flag} <value>`, `${s.description} [env ${s.env}]${shown}`));
+  }
   serveCmd.action(run(() => serve(serveCmd.opts())));
 
   program

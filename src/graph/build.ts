@@ -13,7 +13,7 @@ export interface WorkGraph {
   nodes: GraphNode[];
   index: Map<string, number>;
   parents: Array<Set<number>>;
-  conditional: Map<number, Map<number, Map<string, Risk>>>; // to -> from -> risk name -> risk
+  conditional: Map<number, Map<number, Risk[]>>; // to -> from -> risks, names unique
   removed: Set<number>;
   warnings: string[];
 }
@@ -148,19 +148,20 @@ export function applyEdgeLabelsAndRisks(g: WorkGraph, blockedEdges: BlockedEdge[
     for (const n of splitList(md[LABEL.nextAdd] ?? '')) addEdge(g, i, resolve(g, n, node.arch));
   });
 
+  const ids = g.nodes.map((n) => nodeId(n.version, n.arch));
   const blocked = [...blockedEdges].sort(byId);
   for (const edge of blocked) {
-    if (!edge.risk) continue;
+    const risk = edge.risk;
+    if (!risk) continue;
     const from = compilePattern(edge.from);
     for (const to of nodesNamed(g, byVersion, edge.to)) {
       for (const p of g.parents[to]!) {
-        const parent = g.nodes[p]!;
-        if (!from.test(nodeId(parent.version, parent.arch))) continue;
+        if (!from.test(ids[p]!)) continue;
         let froms = g.conditional.get(to);
         if (!froms) g.conditional.set(to, (froms = new Map()));
-        let risks = froms.get(p);
-        if (!risks) froms.set(p, (risks = new Map()));
-        if (!risks.has(edge.risk.name)) risks.set(edge.risk.name, edge.risk); // the first file by name wins
+        const risks = froms.get(p);
+        if (!risks) froms.set(p, [risk]);
+        else if (!risks.some((r) => r.name === risk.name)) risks.push(risk); // the first file by name wins
       }
     }
   }
@@ -176,7 +177,7 @@ export function applyEdgeLabelsAndRisks(g: WorkGraph, blockedEdges: BlockedEdge[
       else for (const p of splitList(remove)) { const j = resolve(g, p, node.arch); if (j !== undefined) parents.delete(j); }
     }
     const regex = md[LABEL.previousRemoveRegex];
-    if (regex !== undefined && regex !== '') removeMatching(g, i, regex);
+    if (regex !== undefined && regex !== '') removeMatching(g, ids, i, regex);
     for (const n of splitList(md[LABEL.nextRemove] ?? '')) {
       const j = resolve(g, n, node.arch);
       if (j !== undefined) g.parents[j]!.delete(i);
@@ -184,27 +185,23 @@ export function applyEdgeLabelsAndRisks(g: WorkGraph, blockedEdges: BlockedEdge[
   });
   for (const edge of blocked) {
     if (edge.risk) continue;
-    for (const to of nodesNamed(g, byVersion, edge.to)) removeMatching(g, to, edge.from);
+    for (const to of nodesNamed(g, byVersion, edge.to)) removeMatching(g, ids, to, edge.from);
   }
   g.nodes.forEach((node, i) => {
     if ((node.metadata?.[LABEL.remove] ?? '').trim() === 'true') g.removed.add(i);
   });
 }
 
-function removeMatching(g: WorkGraph, to: number, source: string): void {
+function removeMatching(g: WorkGraph, ids: string[], to: number, source: string): void {
   let pattern;
   try {
     pattern = compilePattern(source);
   } catch (err) {
-    const node = g.nodes[to]!;
-    g.warnings.push(`${nodeId(node.version, node.arch)}: ${LABEL.previousRemoveRegex}: ${(err as Error).message}`);
+    g.warnings.push(`${ids[to]}: ${LABEL.previousRemoveRegex}: ${(err as Error).message}`);
     return;
   }
   const parents = g.parents[to]!;
-  for (const p of [...parents]) {
-    const parent = g.nodes[p]!;
-    if (pattern.test(nodeId(parent.version, parent.arch))) parents.delete(p);
-  }
+  for (const p of parents) if (pattern.test(ids[p]!)) parents.delete(p); // deleting while iterating a Set is safe
 }
 
 /** Sorts nodes by semver then arch, renumbers edges, and makes the conditional pairs canonical. */
@@ -218,20 +215,28 @@ export function finish(g: WorkGraph): FullGraph {
   order.forEach((old, i) => renumber.set(old, i));
   const nodes = order.map((old) => {
     const n = g.nodes[old]!;
-    return { ...n, metadata: n.metadata && sortKeys(n.metadata) };
+    if (n.metadata) n.metadata = sortKeys(n.metadata);
+    return n;
   });
 
-  const edges: Array<[number, number]> = [];
+  // Unconditional edges in compressed rows: the targets of node i are edgeTargets[edgeOffsets[i] .. edgeOffsets[i+1]).
+  const outgoing: number[][] = nodes.map(() => []);
   g.parents.forEach((parents, to) => {
     const t = renumber.get(to);
     if (t === undefined) return;
     for (const p of parents) {
       const f = renumber.get(p);
-      if (f !== undefined) edges.push([f, t]);
+      if (f !== undefined) outgoing[f]!.push(t);
     }
   });
-  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const edgeOffsets = new Int32Array(nodes.length + 1);
+  outgoing.forEach((targets, i) => (edgeOffsets[i + 1] = edgeOffsets[i]! + targets.length));
+  const edgeTargets = new Int32Array(edgeOffsets[nodes.length]!);
+  outgoing.forEach((targets, i) => edgeTargets.set(targets.sort((a, b) => a - b), edgeOffsets[i]!));
 
+  // Pairs with the same risks share one array and one short key: there are few distinct risk sets.
+  const riskIds = riskIdentities(g);
+  const shared = new Map<string, Risk[]>();
   const conditional: ConditionalPair[] = [];
   for (const [to, froms] of g.conditional) {
     const t = renumber.get(to);
@@ -239,12 +244,57 @@ export function finish(g: WorkGraph): FullGraph {
     for (const [from, risks] of froms) {
       const f = renumber.get(from);
       if (f === undefined) continue;
-      const sorted = [...risks.values()].sort((a, b) => cmp(a.name, b.name)).map(canonicalRisk);
-      conditional.push({ from: f, to: t, risks: sorted, riskKey: JSON.stringify(sorted) });
+      const sorted = [...risks].sort((a, b) => cmp(a.name, b.name));
+      const riskKey = sorted.map((r) => riskIds.get(r)!).join(',');
+      let same = shared.get(riskKey);
+      if (!same) shared.set(riskKey, (same = sorted.map(canonicalRisk)));
+      conditional.push({ from: f, to: t, risks: same, riskKey });
     }
   }
   conditional.sort((a, b) => a.from - b.from || a.to - b.to);
-  return { nodes, edges, conditional, warnings: g.warnings };
+  return {
+    nodes,
+    edgeTargets,
+    edgeOffsets,
+    conditional,
+    conditionalOffsets: offsets(conditional.map((c) => c.from), nodes.length),
+    warnings: g.warnings,
+  };
+}
+
+/** The unconditional edges as [from, to] pairs, sorted. */
+export function edgeList(graph: FullGraph): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let f = 0; f < graph.nodes.length; f++) {
+    for (let e = graph.edgeOffsets[f]!; e < graph.edgeOffsets[f + 1]!; e++) out.push([f, graph.edgeTargets[e]!]);
+  }
+  return out;
+}
+
+/** A number per distinct risk content: risks equal in every served field get the same one. */
+function riskIdentities(g: WorkGraph): Map<Risk, number> {
+  const byContent = new Map<string, number>();
+  const out = new Map<Risk, number>();
+  for (const froms of g.conditional.values()) {
+    for (const risks of froms.values()) {
+      for (const r of risks) {
+        if (out.has(r)) continue;
+        const content = JSON.stringify(canonicalRisk(r));
+        let id = byContent.get(content);
+        if (id === undefined) byContent.set(content, (id = byContent.size));
+        out.set(r, id);
+      }
+    }
+  }
+  return out;
+}
+
+/** Start offsets per node of a list sorted by source node. */
+function offsets(sources: number[], n: number): Int32Array {
+  const out = new Int32Array(n + 1);
+  for (const s of sources) out[s + 1]! += 1;
+  for (let i = 0; i < n; i++) out[i + 1]! += out[i]!;
+  return out;
 }
 
 /** The served form of a risk, with its keys in the served order. */

@@ -53,15 +53,19 @@ export interface ConditionalPair {
   from: number;
   to: number;
   risks: Risk[]; // sorted by name, names unique
-  /** Canonical form of `risks`: pairs with equal keys are grouped in one served entry. */
+  /** Identifies the risk set by content: pairs with equal keys are grouped in one served entry. */
   riskKey: string;
 }
 
 /** The whole graph over every architecture: nodes sorted by semver (then arch), edges and pairs sorted. */
 export interface FullGraph {
   nodes: GraphNode[];
-  edges: Array<[number, number]>;
+  /** Unconditional edges in compressed rows: node i leads to edgeTargets[edgeOffsets[i] .. edgeOffsets[i+1]), ascending. */
+  edgeTargets: Int32Array;
+  edgeOffsets: Int32Array;
   conditional: ConditionalPair[];
+  /** Likewise for conditional pairs. */
+  conditionalOffsets: Int32Array;
   warnings: string[];
 }
 

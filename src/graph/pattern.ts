@@ -6,6 +6,8 @@ export interface Pattern {
   source: string;
   /** Unanchored search, like Python's re.search. */
   test(text: string): boolean;
+  /** A match that starts at the beginning of the text, like Python's re.match (feeder filters). */
+  matchesStart(text: string): boolean;
 }
 
 const cache = new Map<string, Pattern>();
@@ -15,7 +17,7 @@ export function compilePattern(source: string): Pattern {
   let pattern = cache.get(source);
   if (pattern) return pattern;
   const re = RE2JS.compile(source);
-  pattern = { source, test: (text) => re.test(text) };
+  pattern = { source, test: (text) => re.test(text), matchesStart: (text) => re.matcher(text).lookingAt() };
   if (cache.size > 10_000) cache.clear();
   cache.set(source, pattern);
   return pattern;

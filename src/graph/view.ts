@@ -28,20 +28,22 @@ export function channelView(graph: FullGraph, channel: string, arch: string): Gr
     nodes.push({ version: n.version, payload: n.payload, metadata: servedMetadata(n.metadata) });
   });
 
+  // Only the kept nodes' own edges are visited; sources ascend, so the output stays sorted.
   const edges: Array<[number, number]> = [];
-  for (const [from, to] of graph.edges) {
-    const f = kept.get(from);
-    const t = kept.get(to);
-    if (f !== undefined && t !== undefined) edges.push([f, t]);
-  }
-
-  // Pairs are sorted, so entries come out ordered by their first pair.
   const groups = new Map<string, ConditionalEdges>();
-  for (const pair of graph.conditional) {
-    if (!kept.has(pair.from) || !kept.has(pair.to)) continue;
-    let group = groups.get(pair.riskKey);
-    if (!group) groups.set(pair.riskKey, (group = { edges: [], risks: pair.risks }));
-    group.edges.push({ from: graph.nodes[pair.from]!.version, to: graph.nodes[pair.to]!.version });
+  for (const [from, f] of kept) {
+    for (let e = graph.edgeOffsets[from]!; e < graph.edgeOffsets[from + 1]!; e++) {
+      const t = kept.get(graph.edgeTargets[e]!);
+      if (t !== undefined) edges.push([f, t]);
+    }
+    // Pairs are sorted, so entries come out ordered by their first pair.
+    for (let c = graph.conditionalOffsets[from]!; c < graph.conditionalOffsets[from + 1]!; c++) {
+      const pair = graph.conditional[c]!;
+      if (!kept.has(pair.to)) continue;
+      let group = groups.get(pair.riskKey);
+      if (!group) groups.set(pair.riskKey, (group = { edges: [], risks: pair.risks }));
+      group.edges.push({ from: graph.nodes[pair.from]!.version, to: graph.nodes[pair.to]!.version });
+    }
   }
   return { version: 1, nodes, edges, conditionalEdges: [...groups.values()] };
 }

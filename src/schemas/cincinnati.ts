@@ -46,11 +46,11 @@ export const GraphDocumentSchema = Type.Object(
       }),
     ),
   },
-  { $id: 'CincinnatiGraph', description: 'Cincinnati graph (v1)' },
+  { description: 'Cincinnati graph (v1)' },
 );
 
 export const ErrorSchema = Type.Object(
   { kind: Type.String({ examples: ['invalid_params'] }), value: Type.String() },
-  { $id: 'Error', description: 'Every error body' },
+  { description: 'Every error body' },
 );
 export type ErrorBody = Static<typeof ErrorSchema>;

@@ -20,7 +20,7 @@ export const ReleaseRecordSchema = Type.Object(
     payload: Type.String({ pattern: PAYLOAD_PATTERN }),
     architecture: ArchSchema,
   },
-  { additionalProperties: false, $id: 'ReleaseRecord' },
+  { additionalProperties: false },
 );
 export type ReleaseRecord = Static<typeof ReleaseRecordSchema>;
 

@@ -9,9 +9,22 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { graphRoutes } from './routes/graph.js';
 import { healthRoutes } from './routes/health.js';
 import { PACKAGE_VERSION } from '../version.js';
+import { AdminService } from '../admin/service.js';
+import { Authorizer, type AuthConfig } from './auth.js';
+import { adminRoutes } from './routes/admin.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    admin: AdminService;
+  }
+}
 
 export interface AppOptions {
   service: GraphService;
+  /** Admin writes: no key configured means every write answers 401. */
+  auth?: AuthConfig;
+  /** The clock of promotions, audit entries and token checks (tests inject one). */
+  now?: () => Date;
   logger?: FastifyServerOptions['loggerInstance'] | boolean;
   /** Cache-Control max-age of graph responses, seconds. */
   cacheMaxAge?: number;
@@ -32,7 +45,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       request.log.error({ err }, 'request failed');
       return reply.code(500).send({ kind: 'internal_error', value: 'internal server error' });
     }
-    return reply.code(status).send({ kind: err.validation ? 'invalid_params' : 'invalid_request', value: err.message });
+    const params = (err as { validationContext?: string }).validationContext === 'querystring';
+    return reply.code(status).send({ kind: params ? 'invalid_params' : 'invalid_request', value: err.message });
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!.slice(0, 200);
@@ -44,5 +58,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { service: opts.service });
   await app.register(graphRoutes, { service: opts.service, cacheMaxAge: opts.cacheMaxAge ?? 30 });
   await app.register(healthRoutes, { service: opts.service });
+  const now = opts.now ?? (() => new Date());
+  const admin = new AdminService(opts.service.store, opts.service, now);
+  const auth = new Authorizer(opts.auth ?? {}, () => now().getTime());
+  await app.register(adminRoutes, { store: opts.service.store, admin, auth });
+  app.decorate('admin', admin);
   return app;
 }

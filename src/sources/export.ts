@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import type { BlockedEdge, Channel, Release } from '../graph/model.js';
 import { compareVersions, splitArch } from '../graph/version.js';
 import type { Store } from '../store/store.js';
+import type { Arch, ReleaseRecord } from '../schemas/graphData.js';
 
 export function exportTree(store: Store): Map<string, string> {
   const input = store.input();
@@ -36,14 +37,18 @@ function blockedEdgeYaml(e: BlockedEdge): string {
 }
 
 export function releaseJson(r: Release): string {
-  const record = {
+  return `${JSON.stringify(releaseRecord(r), null, 1)}\n`;
+}
+
+/** A release as the release record it was read from. */
+export function releaseRecord(r: Release): ReleaseRecord {
+  return {
     kind: 'cincinnati-metadata-v0',
     version: r.version,
     previous: r.previous,
     next: r.next,
     metadata: r.metadata,
     payload: r.payload,
-    architecture: r.arch,
+    architecture: r.arch as Arch,
   };
-  return `${JSON.stringify(record, null, 1)}\n`;
 }

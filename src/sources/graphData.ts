@@ -27,6 +27,7 @@ import {
   type ReleaseRecord,
 } from '../schemas/graphData.js';
 import { isUri } from '../schemas/formats.js';
+import { isIsoDuration } from '../promotion/duration.js';
 
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
 export const MAX_TARBALL_BYTES = 512 * 1024 * 1024;
@@ -349,17 +350,12 @@ function isVersionRef(text: string): boolean {
   return isSemver(ref.version) && (ref.arch === undefined || (ARCHES as readonly string[]).includes(ref.arch));
 }
 
-function versionRefProblem(r: TreeReader, file: string, field: string, text: string): boolean {
+function versionRefProblem(errors: Problem[], file: string, field: string, text: string): void {
   const ref = splitArch(text);
-  if (!isSemver(ref.version)) {
-    r.error(file, field, `'${text}' is not a semantic version`);
-    return true;
+  if (!isSemver(ref.version)) errors.push({ file, field, message: `'${text}' is not a semantic version` });
+  else if (ref.arch !== undefined && !(ARCHES as readonly string[]).includes(ref.arch)) {
+    errors.push({ file, field, message: `unknown architecture '${ref.arch}' (known: ${ARCHES.join(', ')})` });
   }
-  if (ref.arch !== undefined && !(ARCHES as readonly string[]).includes(ref.arch)) {
-    r.error(file, field, `unknown architecture '${ref.arch}' (known: ${ARCHES.join(', ')})`);
-    return true;
-  }
-  return false;
 }
 
 function readChannel(r: TreeReader, path: string, internal: boolean): Channel | undefined {
@@ -377,27 +373,25 @@ function readChannel(r: TreeReader, path: string, internal: boolean): Channel | 
   }
   const c = doc as ChannelFile;
   if (c.name !== stem(path)) r.error(file, 'name', `'${c.name}' differs from the file name '${stem(path)}'`);
-  const versions = c.versions;
-  const tombstones = c.tombstones ?? [];
-  versions.forEach((v, i) => versionRefProblem(r, file, `versions[${i}]`, v));
-  tombstones.forEach((v, i) => versionRefProblem(r, file, `tombstones[${i}]`, v));
-  if (c.feeder) {
-    if (c.feeder.filter !== undefined) {
-      const e = patternError(c.feeder.filter);
-      if (e) r.error(file, 'feeder.filter', `invalid regular expression: ${e}`);
-    }
-    if (c.feeder.delay !== undefined && !isIsoDuration(c.feeder.delay)) {
-      r.error(file, 'feeder.delay', `'${c.feeder.delay}' is not an ISO-8601 duration such as P1W or PT48H`);
-    }
+  checkChannel(c, file, r.errors);
+  return { name: c.name, internal, versions: c.versions, feeder: c.feeder, tombstones: c.tombstones ?? [] };
+}
+
+/** Checks of a channel beyond its schema; shared with the admin API. */
+export function checkChannel(c: ChannelFile, file: string, errors: Problem[]): void {
+  c.versions.forEach((v, i) => versionRefProblem(errors, file, `versions[${i}]`, v));
+  (c.tombstones ?? []).forEach((v, i) => versionRefProblem(errors, file, `tombstones[${i}]`, v));
+  if (c.feeder?.filter !== undefined) {
+    const e = patternError(c.feeder.filter);
+    if (e) errors.push({ file, field: 'feeder.filter', message: `invalid regular expression: ${e}` });
   }
-  return { name: c.name, internal, versions, feeder: c.feeder, tombstones };
+  if (c.feeder?.delay !== undefined && !isIsoDuration(c.feeder.delay)) {
+    errors.push({ file, field: 'feeder.delay', message: `'${c.feeder.delay}' is not an ISO-8601 duration such as P1W or PT48H` });
+  }
 }
 
 const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function isIsoDuration(text: string): boolean {
-  return /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/.test(text);
-}
 
 function readBlockedEdge(r: TreeReader, path: string): BlockedEdge | undefined {
   const file = r.rel(path);

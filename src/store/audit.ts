@@ -21,8 +21,20 @@ export class AuditRepository {
       .run(e.at, e.actor, e.action, e.target, e.before === undefined ? null : JSON.stringify(e.before), e.after === undefined ? null : JSON.stringify(e.after), e.reason);
   }
 
-  list(limit = 100): AuditEntry[] {
-    const rows = this.db.prepare('SELECT * FROM audit ORDER BY id DESC LIMIT ?').all(limit) as Array<Omit<AuditEntry, 'before' | 'after'> & { before: string | null; after: string | null }>;
+  /** Newest first. */
+  list(filter: { since?: string; actor?: string; limit?: number } = {}): AuditEntry[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.since) {
+      where.push('at >= ?');
+      params.push(new Date(filter.since).toISOString());
+    }
+    if (filter.actor) {
+      where.push('actor = ?');
+      params.push(filter.actor);
+    }
+    const sql = `SELECT * FROM audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...params, filter.limit ?? 100) as Array<Omit<AuditEntry, 'before' | 'after'> & { before: string | null; after: string | null }>;
     return rows.map((r) => ({ ...r, before: r.before && (JSON.parse(r.before) as unknown), after: r.after && (JSON.parse(r.after) as unknown) }));
   }
 }

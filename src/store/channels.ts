@@ -65,6 +65,46 @@ export class ChannelRepository {
     return same ? 'unchanged' : 'changed';
   }
 
+  /** The versions of a channel in order, with the time each entered it. */
+  members(kind: ChannelKind, name: string): Array<{ version: string; addedAt: string }> {
+    return this.db
+      .prepare('SELECT version, added_at AS addedAt FROM channel_versions WHERE kind = ? AND channel = ? ORDER BY position')
+      .all(kind, name) as Array<{ version: string; addedAt: string }>;
+  }
+
+  /** When a version entered a channel, if it is a member. */
+  memberSince(kind: ChannelKind, name: string, version: string): Date | undefined {
+    const row = this.db.prepare('SELECT added_at FROM channel_versions WHERE kind = ? AND channel = ? AND version = ?').get(kind, name, version) as
+      | { added_at: string }
+      | undefined;
+    return row && new Date(row.added_at);
+  }
+
+  /** Adds one version at the end; false when it was already a member. */
+  addVersion(kind: ChannelKind, name: string, version: string, at: string): boolean {
+    const next = (this.db.prepare('SELECT coalesce(max(position) + 1, 0) AS p FROM channel_versions WHERE kind = ? AND channel = ?').get(kind, name) as { p: number }).p;
+    const r = this.db.prepare('INSERT OR IGNORE INTO channel_versions (kind, channel, version, position, added_at) VALUES (?, ?, ?, ?, ?)').run(kind, name, version, next, at);
+    if (r.changes > 0) this.touch(kind, name, at);
+    return r.changes > 0;
+  }
+
+  /** Removes a version and, with `tombstone`, records it so promotion never adds it again. */
+  removeVersion(kind: ChannelKind, name: string, version: string, at: string, tombstone: boolean): boolean {
+    const removed = this.db.prepare('DELETE FROM channel_versions WHERE kind = ? AND channel = ? AND version = ?').run(kind, name, version).changes > 0;
+    if (tombstone) {
+      const c = this.get(kind, name);
+      if (c && !c.tombstones.includes(version)) {
+        this.db.prepare('UPDATE channels SET tombstones = ? WHERE kind = ? AND name = ?').run(JSON.stringify([...c.tombstones, version]), kind, name);
+      }
+    }
+    this.touch(kind, name, at);
+    return removed;
+  }
+
+  private touch(kind: ChannelKind, name: string, at: string): void {
+    this.db.prepare('UPDATE channels SET updated_at = ? WHERE kind = ? AND name = ?').run(at, kind, name);
+  }
+
   delete(kind: ChannelKind, name: string): boolean {
     return this.db.prepare('DELETE FROM channels WHERE kind = ? AND name = ?').run(kind, name).changes > 0;
   }

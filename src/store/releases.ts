@@ -23,15 +23,28 @@ const fromRow = (r: Row): Release => ({
 export type UpsertOutcome = 'added' | 'changed' | 'unchanged';
 
 export class ReleaseRepository {
-  constructor(private readonly db: Db) {}
+  // Prepared once: imports call get and upsert for every release.
+  private readonly getStmt;
+  private readonly insertStmt;
+  private readonly updateStmt;
+
+  constructor(private readonly db: Db) {
+    this.getStmt = db.prepare('SELECT * FROM releases WHERE arch = ? AND version = ?');
+    this.insertStmt = db.prepare('INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    this.updateStmt = db.prepare('UPDATE releases SET payload = ?, previous = ?, next = ?, metadata = ?, updated_at = ? WHERE arch = ? AND version = ?');
+  }
 
   all(): Release[] {
     return (this.db.prepare('SELECT * FROM releases').all() as Row[]).map(fromRow);
   }
 
   get(arch: string, version: string): Release | undefined {
-    const row = this.db.prepare('SELECT * FROM releases WHERE arch = ? AND version = ?').get(arch, version) as Row | undefined;
+    const row = this.getStmt.get(arch, version) as Row | undefined;
     return row && fromRow(row);
+  }
+
+  byVersion(version: string): Release[] {
+    return (this.db.prepare('SELECT * FROM releases WHERE version = ? ORDER BY arch').all(version) as Row[]).map(fromRow);
   }
 
   count(): number {
@@ -43,15 +56,13 @@ export class ReleaseRepository {
     const existing = this.get(r.arch, r.version);
     const cols = [r.payload, JSON.stringify(r.previous), JSON.stringify(r.next), JSON.stringify(r.metadata)] as const;
     if (!existing) {
-      this.db.prepare('INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(r.arch, r.version, ...cols, at, at);
+      this.insertStmt.run(r.arch, r.version, ...cols, at, at);
       return 'added';
     }
     if (JSON.stringify([existing.payload, existing.previous, existing.next, existing.metadata]) === JSON.stringify([r.payload, r.previous, r.next, r.metadata])) {
       return 'unchanged';
     }
-    this.db
-      .prepare('UPDATE releases SET payload = ?, previous = ?, next = ?, metadata = ?, updated_at = ? WHERE arch = ? AND version = ?')
-      .run(...cols, at, r.arch, r.version);
+    this.updateStmt.run(...cols, at, r.arch, r.version);
     return 'changed';
   }
 

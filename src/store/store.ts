@@ -57,6 +57,11 @@ export class Store {
     this.db.close();
   }
 
+  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   /** Everything a build needs, read in one transaction so it is consistent. */
   input(): GraphInput {
     return this.db.transaction(() => ({

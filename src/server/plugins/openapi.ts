@@ -16,8 +16,18 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { version: st
       },
       tags: [
         { name: 'graph', description: 'The Cincinnati graph clusters read' },
+        { name: 'releases', description: 'Release records (admin)' },
+        { name: 'channels', description: 'Public channels and promotion (admin)' },
+        { name: 'internal channels', description: 'The promotion ladder: candidate, fast, stable (admin; never served)' },
+        { name: 'risks', description: 'Conditional risks and hard blocks on edges (admin)' },
+        { name: 'audit', description: 'Who changed what' },
         { name: 'health', description: 'Liveness, readiness and metrics' },
       ],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT with the scopes releases:write, channels:write or risks:write (cincy token create)' },
+        },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -1,0 +1,84 @@
+// Request and response bodies of the admin API. Release records and blocked edges reuse the
+// graph-data schemas, so the API and the tree accept exactly the same documents.
+import { Type, type Static } from '@sinclair/typebox';
+import { CHANNEL_PATTERN } from './cincinnati.js';
+import { FeederSchema, ReleaseRecordSchema } from './graphData.js';
+
+export const SCOPES = ['releases:write', 'channels:write', 'risks:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const ChannelNameParams = Type.Object({ name: Type.String({ pattern: CHANNEL_PATTERN }) });
+export const InternalChannelParams = Type.Object({ name: Type.Union([Type.Literal('candidate'), Type.Literal('fast'), Type.Literal('stable')]) });
+export const ReleaseParams = Type.Object({ arch: Type.String({ pattern: '^[0-9a-z]+$' }), version: Type.String({ minLength: 1, maxLength: 256 }) });
+
+export const ChannelBody = Type.Object(
+  {
+    versions: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 10000 }),
+    feeder: Type.Optional(FeederSchema),
+    tombstones: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 10000 })),
+  },
+  { additionalProperties: false },
+);
+export type ChannelBody = Static<typeof ChannelBody>;
+
+export const ChannelDoc = Type.Object({
+  name: Type.String(),
+  kind: Type.Union([Type.Literal('public'), Type.Literal('internal')]),
+  versions: Type.Array(Type.Object({ version: Type.String(), addedAt: Type.String() })),
+  feeder: Type.Optional(FeederSchema),
+  tombstones: Type.Array(Type.String()),
+});
+
+export const PromoteBody = Type.Object(
+  {
+    version: Type.String({ minLength: 1, maxLength: 256 }),
+    force: Type.Optional(Type.Boolean()),
+    reason: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+export const DryRunQuery = Type.Object({ dryRun: Type.Optional(Type.Boolean({ default: false })) });
+export const ReasonQuery = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) });
+
+export const EdgeChange = Type.Object({ arch: Type.String(), from: Type.String(), to: Type.String(), risks: Type.Optional(Type.Array(Type.String())) });
+export const PromotionResult = Type.Object({
+  channel: Type.String(),
+  kind: Type.String(),
+  version: Type.String(),
+  changed: Type.Boolean({ description: 'false when the version was already in the channel (or a dry run was refused)' }),
+  forced: Type.Boolean(),
+  dryRun: Type.Boolean(),
+  refusal: Type.Optional(Type.Object({ rule: Type.String(), message: Type.String() })),
+  edges: Type.Optional(Type.Array(EdgeChange)),
+  conditionalEdges: Type.Optional(Type.Array(EdgeChange)),
+});
+
+export const ReleaseBody = Type.Union([ReleaseRecordSchema, Type.Array(ReleaseRecordSchema, { minItems: 1, maxItems: 5000 })]);
+export const ReleaseListQuery = Type.Object({
+  arch: Type.Optional(Type.String({ pattern: '^[0-9a-z]+$' })),
+  channel: Type.Optional(Type.String({ pattern: CHANNEL_PATTERN })),
+  version: Type.Optional(Type.String({ maxLength: 256, description: 'a version, or a prefix ending with * such as 4.16.*' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+});
+
+export const RiskBody = Type.Object(
+  {
+    id: Type.Optional(Type.String({ pattern: '^[\\w.+-]+$', maxLength: 200, description: 'defaults to <to>-<name>' })),
+    to: Type.String(),
+    from: Type.String(),
+    url: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    message: Type.Optional(Type.String()),
+    matchingRules: Type.Optional(Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }))),
+    fixedIn: Type.Optional(Type.String()),
+    autoExtend: Type.Optional(Type.Unknown()),
+  },
+  { description: 'A conditional risk (to, from, url, name, message, matchingRules) or a hard block (to, from only)' },
+);
+
+export const AuditQuery = Type.Object({
+  since: Type.Optional(Type.String({ format: 'date-time' })),
+  actor: Type.Optional(Type.String({ maxLength: 200 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+});
