@@ -5,6 +5,8 @@ import { PACKAGE_VERSION } from '../version.js';
 import { exportCommand } from './exportTree.js';
 import { importCommand, validateCommand } from './importTree.js';
 import { openapiCommand } from './openapi.js';
+import { addAdminCommands } from './admin.js';
+import { createToken, type TokenOptions } from './token.js';
 import { serve } from './serve.js';
 
 export async function main(argv: string[]): Promise<number> {
@@ -25,6 +27,7 @@ export async function main(argv: string[]): Promise<number> {
     serveCmd.addOption(new Option(boolean ? s.flag : `${s.flag} <value>`, `${s.description} [env ${s.env}]${shown}`));
   }
   serveCmd.action(run(() => serve(serveCmd.opts())));
+
 
   program
     .command('import')
@@ -47,6 +50,25 @@ export async function main(argv: string[]): Promise<number> {
     .option('--force', 'write into a folder that is not empty')
     .argument('<dir>', 'folder to write')
     .action(run((dir: string, opts: { db: string; force?: boolean }) => exportCommand({ ...opts, dir })));
+
+  program
+    .command('token')
+    .description('admin tokens')
+    .command('create')
+    .description('print an admin token (JWT) for local use')
+    .option('--admin-jwt-secret-file <file>', 'the HS256 secret file the server uses')
+    .option('--private-key <file>', 'a private JWK (RS256, ES256 or EdDSA) whose public key is in the server\'s --admin-jwks')
+    .requiredOption('--scope <list>', 'comma-separated: releases:write, channels:write, risks:write')
+    .option('--ttl <duration>', 'lifetime: 30m, 1h, 7d', '1h')
+    .option('--subject <name>', 'who the token speaks for (the audit actor)', process.env.USER ?? 'admin')
+    .option('--issuer <iss>', 'iss claim', 'cincy')
+    .option('--audience <aud>', 'aud claim', 'cincy-admin')
+    .action(run(async (opts: TokenOptions) => {
+      process.stdout.write(`${await createToken(opts)}\n`);
+      return 0;
+    }));
+
+  addAdminCommands(program, (f) => run(f));
 
   program
     .command('openapi')

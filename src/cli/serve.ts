@@ -1,22 +1,31 @@
 // `cincy serve`: start the service (import if new, build), then listen until a signal.
-import { resolveServeConfig, type ServeConfig } from '../config.js';
+import pino from 'pino';
+import { resolveServeConfig, type ServeFlags } from '../config.js';
+import { startAutoPromotion } from '../promotion/scheduler.js';
 import { buildApp } from '../server/app.js';
 import { startService } from '../server/start.js';
-import pino from 'pino';
 
-export async function serve(flags: Partial<Record<keyof ServeConfig, string>>): Promise<number> {
+export async function serve(flags: ServeFlags): Promise<number> {
   const config = resolveServeConfig(flags);
-  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
+  // Tokens never reach the log: requests are logged without headers, and this is a second guard.
+  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
   const started = await startService({ graphData: config.graphData, db: config.db, log: logger });
   if (!started.ok) {
     process.stderr.write(`cincy: cannot serve: ${started.problems.join('\n  ')}\n`);
     return 1;
   }
   const { store, service } = started;
-  const app = await buildApp({ service, cacheMaxAge: config.cacheMaxAge, logger });
+  const app = await buildApp({
+    service,
+    cacheMaxAge: config.cacheMaxAge,
+    logger,
+    auth: { secretFile: config.adminJwtSecretFile, jwks: config.adminJwks, issuer: config.adminIssuer, audience: config.adminAudience, rateLimit: config.adminRateLimit },
+  });
+  const scheduler = config.autoPromote ? startAutoPromotion(app.admin, config.autoPromoteInterval * 1000, logger) : undefined;
 
   const stop = async (signal: string): Promise<void> => {
     logger.info({ signal }, 'shutting down');
+    scheduler?.stop();
     await app.close();
     store.close();
     process.exit(0);

@@ -8,6 +8,7 @@ import { buildApp } from '../../src/server/app.js';
 import type { GraphService } from '../../src/server/graphService.js';
 import { startService } from '../../src/server/start.js';
 import type { Store } from '../../src/store/store.js';
+import type { AuthConfig } from '../../src/server/auth.js';
 
 export interface TestServer {
   url: string;
@@ -19,10 +20,10 @@ export interface TestServer {
 
 export const quietLog = { info: () => {}, warn: () => {}, error: () => {} };
 
-export async function startServer(opts: { graphData: string; db?: string }): Promise<TestServer> {
+export async function startServer(opts: { graphData: string; db?: string; auth?: AuthConfig; now?: () => Date }): Promise<TestServer> {
   const started = await startService({ graphData: opts.graphData, db: opts.db ?? ':memory:', log: quietLog });
   if (!started.ok) throw new Error(started.problems.join('\n'));
-  const app = await buildApp({ service: started.service });
+  const app = await buildApp({ service: started.service, auth: opts.auth, now: opts.now });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     url,

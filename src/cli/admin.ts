@@ -1,0 +1,182 @@
+// The admin commands (release, promote, withdraw, risk, audit): clients of the admin REST API, with
+// --server and --token (or CINCY_SERVER and CINCY_TOKEN), tables by default and -o json.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { Command, Option } from 'commander';
+import { parse as parseYaml } from 'yaml';
+
+export interface ClientOptions {
+  server: string;
+  token?: string;
+  output: 'table' | 'json';
+}
+
+export class HttpError extends Error {
+  constructor(readonly status: number, readonly body: { kind?: string; value?: string }) {
+    super(`${status} ${body.kind ?? 'error'}: ${body.value ?? ''}`);
+  }
+}
+
+export async function call(opts: ClientOptions, method: string, path: string, body?: unknown): Promise<unknown> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let res: Response;
+  try {
+    res = await fetch(new URL(path, opts.server), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (err) {
+    throw new Error(`cannot reach ${opts.server}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`);
+  }
+  const text = await res.text();
+  const parsed: unknown = text ? JSON.parse(text) : undefined;
+  if (!res.ok) throw new HttpError(res.status, (parsed ?? {}) as { kind?: string; value?: string });
+  return parsed;
+}
+
+/** Prints rows as aligned columns. */
+export function table(rows: Array<Record<string, unknown>>, columns: string[]): string {
+  const cell = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (values: string[]): string => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n') + '\n';
+}
+
+function print(opts: ClientOptions, data: unknown, rows: Array<Record<string, unknown>>, columns: string[]): void {
+  process.stdout.write(opts.output === 'json' ? `${JSON.stringify(data, null, 2)}\n` : table(rows, columns));
+}
+
+/** Adds --server, --token and -o to a command. */
+function client(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--server <url>', 'cincy server').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
+    .addOption(new Option('--token <jwt>', 'admin token (cincy token create)').env('CINCY_TOKEN'))
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'));
+}
+
+const channelPath = (channel: string, internal?: boolean): string =>
+  `/api/v1/${internal ? 'internal-channels' : 'channels'}/${encodeURIComponent(channel)}`;
+
+/** Registers the admin commands; `run` wraps an action so its exit code reaches main. */
+export function addAdminCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
+  const release = program.command('release').description('manage release records over the admin API');
+  client(release.command('add').description('add release records (JSON files, one record or a list each)').argument('<file...>'))
+    .action((files: string[], opts: ClientOptions) =>
+      run(async () => {
+        const records = files.flatMap((f) => {
+          const doc = JSON.parse(readFileSync(f, 'utf8')) as unknown;
+          return Array.isArray(doc) ? doc : [doc];
+        });
+        const r = (await call(opts, 'POST', '/api/v1/releases', records)) as { releases: Array<Record<string, unknown>> };
+        print(opts, r, r.releases, ['version', 'architecture', 'payload']);
+        return 0;
+      })(),
+    );
+  client(release.command('ls').description('list releases').option('--arch <arch>').option('--channel <name>').option('--version <v>', 'a version or a prefix such as 4.16.*'))
+    .action((opts: ClientOptions & { arch?: string; channel?: string; version?: string }) =>
+      run(async () => {
+        const q = new URLSearchParams({ limit: '1000' });
+        for (const k of ['arch', 'channel', 'version'] as const) if (opts[k]) q.set(k, opts[k]!);
+        const all: Array<Record<string, unknown>> = [];
+        for (;;) {
+          const page = (await call(opts, 'GET', `/api/v1/releases?${q}`)) as { releases: Array<Record<string, unknown>>; nextCursor?: string };
+          all.push(...page.releases);
+          if (!page.nextCursor) break;
+          q.set('cursor', page.nextCursor);
+        }
+        print(opts, all, all, ['version', 'architecture', 'payload']);
+        return 0;
+      })(),
+    );
+
+  client(
+    program
+      .command('promote')
+      .description("add a version to a channel, following the channel's feeder rules")
+      .argument('<version>')
+      .requiredOption('--to <channel>', 'target channel')
+      .option('--internal', 'the target is an internal channel (candidate, fast, stable)')
+      .option('--force', 'bypass the feeder rules (needs --reason)')
+      .option('--reason <text>', 'why (recorded in the audit log)')
+      .option('--dry-run', 'show what would change and the edges that would appear; change nothing'),
+  ).action((version: string, opts: ClientOptions & { to: string; internal?: boolean; force?: boolean; reason?: string; dryRun?: boolean }) =>
+    run(async () => {
+      const body = { version, ...(opts.force && { force: true }), ...(opts.reason && { reason: opts.reason }) };
+      const r = (await call(opts, 'POST', `${channelPath(opts.to, opts.internal)}/versions${opts.dryRun ? '?dryRun=true' : ''}`, body)) as {
+        changed: boolean;
+        forced: boolean;
+        refusal?: { rule: string; message: string };
+        edges?: Array<Record<string, unknown>>;
+        conditionalEdges?: Array<Record<string, unknown>>;
+      };
+      if (opts.output === 'json') return print(opts, r, [], []), 0;
+      const what = opts.dryRun ? (r.refusal ? `would be refused: ${r.refusal.rule}: ${r.refusal.message}` : r.changed ? 'would be promoted' : 'already there') : r.changed ? 'promoted' : 'already there, nothing changed';
+      process.stdout.write(`${version} → ${opts.to}: ${what}${r.forced ? ' (forced)' : ''}\n`);
+      if (r.edges?.length) process.stdout.write(`edges that would appear:\n${table(r.edges, ['arch', 'from', 'to'])}`);
+      if (r.conditionalEdges?.length) process.stdout.write(`conditional edges that would appear:\n${table(r.conditionalEdges, ['arch', 'from', 'to', 'risks'])}`);
+      return 0;
+    })(),
+  );
+
+  client(
+    program
+      .command('withdraw')
+      .description('remove a version from a channel and tombstone it there')
+      .argument('<version>')
+      .requiredOption('--from <channel>', 'channel')
+      .option('--internal', 'an internal channel')
+      .option('--reason <text>', 'why (recorded in the audit log)'),
+  ).action((version: string, opts: ClientOptions & { from: string; internal?: boolean; reason?: string }) =>
+    run(async () => {
+      const q = opts.reason ? `?reason=${encodeURIComponent(opts.reason)}` : '';
+      const r = await call(opts, 'DELETE', `${channelPath(opts.from, opts.internal)}/versions/${encodeURIComponent(version)}${q}`);
+      if (opts.output === 'json') print(opts, r, [], []);
+      else process.stdout.write(`${version} withdrawn from ${opts.from}\n`);
+      return 0;
+    })(),
+  );
+
+  const risk = program.command('risk').description('declare and withdraw risks (blocked edges)');
+  client(risk.command('add').description('declare risks or hard blocks from blocked-edges files (YAML or JSON; the id is the file name)').argument('<file...>'))
+    .action((files: string[], opts: ClientOptions) =>
+      run(async () => {
+        const added = [];
+        for (const f of files) {
+          const doc = parseYaml(readFileSync(f, 'utf8'), { maxAliasCount: 100 }) as Record<string, unknown>;
+          added.push((await call(opts, 'POST', '/api/v1/risks', { id: basename(f).replace(/\.(ya?ml|json)$/, ''), ...doc })) as Record<string, unknown>);
+        }
+        print(opts, added, added.map(riskRow), ['id', 'to', 'from', 'name']);
+        return 0;
+      })(),
+    );
+  client(risk.command('rm').description('withdraw a risk or hard block').argument('<id>').option('--reason <text>'))
+    .action((id: string, opts: ClientOptions & { reason?: string }) =>
+      run(async () => {
+        const q = opts.reason ? `?reason=${encodeURIComponent(opts.reason)}` : '';
+        const r = await call(opts, 'DELETE', `/api/v1/risks/${encodeURIComponent(id)}${q}`);
+        if (opts.output === 'json') print(opts, r, [], []);
+        else process.stdout.write(`${id} withdrawn\n`);
+        return 0;
+      })(),
+    );
+  client(risk.command('ls').description('list risks and hard blocks')).action((opts: ClientOptions) =>
+    run(async () => {
+      const r = (await call(opts, 'GET', '/api/v1/risks')) as { risks: Array<Record<string, unknown>> };
+      print(opts, r, r.risks.map(riskRow), ['id', 'to', 'from', 'name']);
+      return 0;
+    })(),
+  );
+
+  client(program.command('audit').description('who changed what, newest first').option('--since <time>', 'ISO time').option('--actor <subject>').option('--limit <n>', 'entries', '50'))
+    .action((opts: ClientOptions & { since?: string; actor?: string; limit: string }) =>
+      run(async () => {
+        const q = new URLSearchParams({ limit: opts.limit });
+        if (opts.since) q.set('since', opts.since);
+        if (opts.actor) q.set('actor', opts.actor);
+        const r = (await call(opts, 'GET', `/api/v1/audit?${q}`)) as { entries: Array<Record<string, unknown>> };
+        print(opts, r, r.entries, ['at', 'actor', 'action', 'target', 'reason']);
+        return 0;
+      })(),
+    );
+}
+
+const riskRow = (r: Record<string, unknown>): Record<string, unknown> => ({ id: r.id, to: r.to, from: r.from, name: (r.risk as { name?: string } | undefined)?.name ?? '(hard block)' });

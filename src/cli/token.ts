@@ -1,0 +1,43 @@
+// `cincy token create`: mint an admin token for local use, HS256 with the server's secret file or
+// signed with a private JWK whose public half is in the server's --admin-jwks.
+import { readFileSync } from 'node:fs';
+import { importJWK, SignJWT, type JWK } from 'jose';
+import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, readSecret } from '../server/auth.js';
+import { SCOPES } from '../schemas/admin.js';
+
+export interface TokenOptions {
+  adminJwtSecretFile?: string;
+  privateKey?: string;
+  scope: string;
+  ttl: string;
+  subject: string;
+  issuer?: string;
+  audience?: string;
+}
+
+/** `90s`, `30m`, `1h`, `7d`, or plain seconds. */
+export function parseTtl(text: string): number {
+  const m = /^(\d+)([smhd]?)$/.exec(text.trim());
+  if (!m || Number(m[1]) === 0) throw new Error(`--ttl: '${text}' is not a duration such as 30m, 1h or 7d`);
+  return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+}
+
+export async function createToken(opts: TokenOptions, now = new Date()): Promise<string> {
+  const scopes = opts.scope.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (scopes.length === 0 || unknown.length) throw new Error(`--scope: ${unknown.length ? `unknown scope ${unknown.join(', ')}` : 'none given'} (known: ${SCOPES.join(', ')})`);
+  const seconds = parseTtl(opts.ttl);
+  const iat = Math.floor(now.getTime() / 1000);
+  const jwt = new SignJWT({ scope: scopes.join(' ') })
+    .setSubject(opts.subject)
+    .setIssuer(opts.issuer ?? DEFAULT_ISSUER)
+    .setAudience(opts.audience ?? DEFAULT_AUDIENCE)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + seconds);
+  if (opts.adminJwtSecretFile && opts.privateKey) throw new Error('give either --admin-jwt-secret-file or --private-key, not both');
+  if (opts.adminJwtSecretFile) return jwt.setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(readSecret(opts.adminJwtSecretFile));
+  if (!opts.privateKey) throw new Error('--admin-jwt-secret-file or --private-key is required');
+  const jwk = JSON.parse(readFileSync(opts.privateKey, 'utf8')) as JWK;
+  const alg = jwk.alg ?? (jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'EC' ? 'ES256' : 'EdDSA');
+  return jwt.setProtectedHeader({ alg, typ: 'JWT', ...(jwk.kid && { kid: jwk.kid }) }).sign(await importJWK(jwk, alg));
+}

@@ -1,0 +1,389 @@
+// The admin API over HTTP: the release lifecycle up the promotion ladder with an injected clock,
+// the authorization matrix, validation that changes nothing, dry runs, export round trip, and
+// concurrent writes with readers that only ever see consistent graphs.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readGraphData } from '../src/sources/graphData.js';
+import { createToken } from '../src/cli/token.js';
+import { startServer, tempDir, type TestServer } from './support/server.js';
+import { release, writeTree } from './support/trees.js';
+
+const DAY = 86400e3;
+const digest = (n: number): string => n.toString(16).padStart(64, '0');
+const rec = (version: string, previous: string[], url = `https://errata.example/${version}`, n = 0): string =>
+  release(version, { previous, payload: `quay.example/ocp/release@sha256:${digest(n || Number(version.replace(/\D/g, '')))}`, metadata: url ? { url } : {} });
+
+/** A ladder shaped like the real one: internal candidate → fast → stable, public channels fed from them. */
+function ladder(root: string): string {
+  return writeTree(root, {
+    'channels/stable-4.1.yaml': undefined,
+    'blocked-edges/4.1.1-Risk.yaml': undefined,
+    'releases/amd64/4.1.0.json': undefined,
+    'releases/amd64/4.1.1.json': undefined,
+    'releases/amd64/4.14.1.json': rec('4.14.1', []),
+    'releases/amd64/4.15.1.json': rec('4.15.1', ['4.14.1']),
+    'releases/amd64/4.16.1.json': rec('4.16.1', ['4.15.1']),
+    'releases/amd64/4.16.2.json': rec('4.16.2', ['4.15.1', '4.16.1'], ''),
+    'releases/amd64/4.16.3.json': rec('4.16.3', ['4.16.1', '4.16.2']),
+    'internal-channels/candidate.yaml': 'name: candidate\nversions: [4.14.1, 4.15.1]\n',
+    'internal-channels/fast.yaml': 'name: fast\nfeeder:\n  name: candidate\n  errata: public\nversions: [4.14.1, 4.15.1]\n',
+    'internal-channels/stable.yaml': 'name: stable\nfeeder:\n  name: fast\n  delay: P1W\nversions: [4.14.1, 4.15.1]\n',
+    'channels/fast-4.16.yaml': 'name: fast-4.16\nfeeder:\n  name: fast\n  filter: 4[.](15|16)[.][0-9].*\nversions: [4.15.1]\n',
+    'channels/stable-4.16.yaml': 'name: stable-4.16\nfeeder:\n  name: stable\n  filter: 4[.](15|16)[.][0-9].*\ntombstones: [4.16.3]\nversions: [4.15.1]\n',
+    'channels/eus-4.16.yaml': 'name: eus-4.16\nfeeder:\n  name: stable\n  filter: 4[.](14|15|16)[.][0-9].*\n  delay: PT48H\nversions: [4.14.1, 4.15.1]\n',
+    'channels/stable-4.14.yaml': 'name: stable-4.14\nversions: [4.14.1]\n',
+  });
+}
+
+let server: TestServer;
+let clock: Date;
+let secretFile: string;
+let dirs: Array<{ remove(): void }> = [];
+const tokens: Record<string, string> = {};
+
+async function token(scope: string, extra: { ttl?: string; audience?: string; subject?: string; now?: Date } = {}): Promise<string> {
+  return createToken({ adminJwtSecretFile: secretFile, scope, ttl: extra.ttl ?? '1h', subject: extra.subject ?? 'alice', audience: extra.audience }, extra.now ?? clock);
+}
+
+async function api(method: string, path: string, body?: unknown, auth: string | undefined = tokens.all): Promise<{ status: number; body: Record<string, unknown> & { kind?: string; value?: string } }> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (auth) headers.authorization = `Bearer ${auth}`;
+  const res = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+const graph = async (channel: string): Promise<{ nodes: Array<{ version: string; metadata: Record<string, string> }>; edges: Array<[number, number]>; conditionalEdges: Array<{ edges: Array<{ from: string; to: string }> }> }> =>
+  (await fetch(`${server.url}/graph?channel=${channel}`, { headers: { accept: 'application/json' } })).json() as never;
+/** The content hash of the state the server exports as graph-data. */
+async function stateHash(): Promise<string> {
+  const d = tempDir();
+  dirs.push(d);
+  const file = join(d.path, 'state.tar.gz');
+  writeFileSync(file, Buffer.from(await (await fetch(`${server.url}/api/upgrades_info/graph-data`)).arrayBuffer()));
+  const read = await readGraphData(file);
+  expect(read.errors).toEqual([]);
+  return read.tree!.contentHash;
+}
+const versions = async (channel: string): Promise<string[]> => (await graph(channel)).nodes.map((n) => n.version);
+
+beforeEach(async () => {
+  const d = tempDir();
+  dirs.push(d);
+  secretFile = join(d.path, 'secret');
+  writeFileSync(secretFile, 'a-secret-that-is-long-enough-for-hs256-0123456789\n');
+  clock = new Date('2026-01-01T00:00:00Z');
+  server = await startServer({ graphData: ladder(join(d.path, 'tree')), auth: { secretFile, rateLimit: 1000 }, now: () => clock });
+  tokens.all = await token('releases:write,channels:write,risks:write', { ttl: '30d' });
+});
+afterAll(async () => {
+  await server?.close();
+  dirs.forEach((d) => d.remove());
+  dirs = [];
+});
+beforeAll(() => undefined);
+
+describe('release lifecycle', () => {
+  it('flows from candidate to fast, stable and eus following the feeders, with delay, errata and tombstones enforced', async () => {
+    const promote = (kind: 'channels' | 'internal-channels', name: string, version: string, extra: object = {}) =>
+      api('POST', `/api/v1/${kind}/${name}/versions`, { version, ...extra });
+    // A public channel fed from internal fast refuses a version that is not there yet.
+    let r = await promote('channels', 'fast-4.16', '4.16.1');
+    expect(r.status).toBe(409);
+    expect(r.body.value).toMatch(/^feeder.source: 4.16.1 is not in fast/);
+
+    expect((await promote('internal-channels', 'candidate', '4.16.1')).status).toBe(201);
+    expect((await promote('internal-channels', 'candidate', '4.16.2')).status).toBe(201);
+    // fast takes a version with a public errata at once; 4.16.2 has none and fast has no delay.
+    expect((await promote('internal-channels', 'fast', '4.16.1')).status).toBe(201);
+    r = await promote('internal-channels', 'fast', '4.16.2');
+    expect(r.status).toBe(409);
+    expect(r.body.value).toMatch(/^feeder.errata: /);
+
+    expect((await promote('channels', 'fast-4.16', '4.16.1')).status).toBe(201);
+    expect(await versions('fast-4.16')).toEqual(['4.15.1', '4.16.1']);
+
+    // stable waits a week after fast.
+    r = await promote('internal-channels', 'stable', '4.16.1');
+    expect(r.status).toBe(409);
+    expect(r.body.value).toMatch(/^feeder.delay: 4.16.1 entered fast at 2026-01-01T00:00:00.000Z; the feeder delay P1W of stable ends at 2026-01-08T00:00:00.000Z/);
+    clock = new Date(clock.getTime() + 7 * DAY);
+    expect((await promote('internal-channels', 'stable', '4.16.1')).status).toBe(201);
+    expect((await promote('channels', 'stable-4.16', '4.16.1')).status).toBe(201);
+
+    // eus-4.16 waits 48 hours after stable, and its filter spans three minors.
+    expect((await promote('channels', 'eus-4.16', '4.16.1')).status).toBe(409);
+    clock = new Date(clock.getTime() + 2 * DAY);
+    expect((await promote('channels', 'eus-4.16', '4.16.1')).status).toBe(201);
+    expect(await versions('eus-4.16')).toEqual(['4.14.1', '4.15.1', '4.16.1']);
+
+    // The filter keeps 4.14 out of stable-4.16; the tombstone keeps 4.16.3 out, unless forced with a reason.
+    r = await promote('channels', 'stable-4.16', '4.14.1');
+    expect(r.body.value).toMatch(/^feeder.filter: 4.14.1 does not match the feeder filter/);
+    r = await promote('channels', 'stable-4.16', '4.16.3');
+    expect(r.status).toBe(409);
+    expect(r.body.value).toMatch(/^tombstone: /);
+    expect((await promote('channels', 'stable-4.16', '4.16.3', { force: true })).status).toBe(400);
+    r = await promote('channels', 'stable-4.16', '4.16.3', { force: true, reason: 'hotfix for a customer' });
+    expect(r.status).toBe(201);
+    expect(r.body.forced).toBe(true);
+
+    // The same promotion again is a no-op.
+    r = await promote('channels', 'stable-4.16', '4.16.1');
+    expect(r.status).toBe(200);
+    expect(r.body.changed).toBe(false);
+
+    const g = await graph('stable-4.16');
+    expect(g.nodes.map((n) => n.version)).toEqual(['4.15.1', '4.16.1', '4.16.3']);
+    expect(g.nodes[1]!.metadata['io.openshift.upgrades.graph.release.channels']).toBe('eus-4.16,fast-4.16,stable-4.16');
+
+    const audit = await api('GET', '/api/v1/audit?limit=3', undefined, undefined);
+    const entries = audit.body.entries as Array<{ actor: string; action: string; reason: string | null; after: { bypassed?: { rule: string } } }>;
+    expect(entries[0]).toMatchObject({ actor: 'alice', action: 'channel.promote.forced', reason: 'hotfix for a customer' });
+    expect(entries[0]!.after.bypassed!.rule).toBe('tombstone');
+  });
+
+  it('withdraws a version (tombstoning it there), declares and withdraws risks, and the graph follows', async () => {
+    let r = await api('DELETE', '/api/v1/channels/stable-4.14/versions/4.14.1?reason=bad');
+    expect(r.status).toBe(200);
+    expect(await versions('stable-4.14')).toEqual([]);
+    r = await api('POST', '/api/v1/channels/stable-4.14/versions', { version: '4.14.1' });
+    expect(r.status).toBe(409);
+    expect(r.body.value).toMatch(/^tombstone/);
+
+    r = await api('POST', '/api/v1/risks', { to: '4.16.1', from: '4[.]15[.].*', url: 'https://issues.example/1', name: 'Boom', message: 'It breaks.', matchingRules: [{ type: 'PromQL', promql: { promql: 'group(cluster_version)' } }] });
+    expect(r.status).toBe(201);
+    expect(r.body.id).toBe('4.16.1-Boom');
+    await api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.1' });
+    await api('POST', '/api/v1/internal-channels/fast/versions', { version: '4.16.1' });
+    await api('POST', '/api/v1/channels/fast-4.16/versions', { version: '4.16.1' });
+    let g = await graph('fast-4.16');
+    expect(g.edges).toEqual([]);
+    expect(g.conditionalEdges[0]!.edges).toEqual([{ from: '4.15.1', to: '4.16.1' }]);
+    expect((await api('POST', '/api/v1/risks', { to: '4.16.1', from: '.*', name: 'Boom', url: 'https://x.example/', message: 'm', matchingRules: [{ type: 'Always' }] })).status).toBe(409);
+
+    expect((await api('DELETE', '/api/v1/risks/4.16.1-Boom?reason=fixed')).status).toBe(200);
+    g = await graph('fast-4.16');
+    expect(g.edges).toEqual([[0, 1]]);
+    expect(g.conditionalEdges).toEqual([]);
+  });
+
+  it('adds releases idempotently and refuses another payload for the same release', async () => {
+    const record = JSON.parse(rec('4.16.4', ['4.16.3'])) as Record<string, unknown>;
+    expect((await api('POST', '/api/v1/releases', record)).status).toBe(201);
+    expect((await api('POST', '/api/v1/releases', record)).status).toBe(200);
+    const other = { ...record, payload: `quay.example/ocp/release@sha256:${'f'.repeat(64)}` };
+    const r = await api('POST', '/api/v1/releases', [JSON.parse(rec('4.16.5', [], '', 99)), other]);
+    expect(r.status).toBe(409);
+    expect((await api('GET', '/api/v1/releases/amd64/4.16.5')).status).toBe(404); // all or nothing
+    const one = await api('GET', '/api/v1/releases/amd64/4.16.1');
+    expect(one.body.channels).toEqual([]);
+    expect((one.body.release as { payload: string }).payload).toMatch(/@sha256:/);
+    expect((await api('DELETE', '/api/v1/releases/amd64/4.16.4')).status).toBe(200);
+    expect((await api('GET', '/api/v1/releases/amd64/4.16.4')).status).toBe(404);
+  });
+
+  it('paginates the release list with a cursor, in semver order', async () => {
+    const seen: string[] = [];
+    let cursor = '';
+    for (let i = 0; i < 10; i++) {
+      const r = await api('GET', `/api/v1/releases?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...(r.body.releases as Array<{ version: string }>).map((x) => x.version));
+      if (!r.body.nextCursor) break;
+      cursor = r.body.nextCursor as string;
+    }
+    expect(seen).toEqual(['4.14.1', '4.15.1', '4.16.1', '4.16.2', '4.16.3']);
+    expect((await api('GET', '/api/v1/releases?channel=eus-4.16')).body.releases).toHaveLength(2);
+    expect((await api('GET', '/api/v1/releases?cursor=garbage')).status).toBe(400);
+  });
+
+  it('dry-run lists the edges that would appear and changes nothing', async () => {
+    await api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.1' });
+    await api('POST', '/api/v1/internal-channels/fast/versions', { version: '4.16.1' });
+    const before = await stateHash();
+    const auditBefore = (await api('GET', '/api/v1/audit')).body.entries;
+    const r = await api('POST', '/api/v1/channels/fast-4.16/versions?dryRun=true', { version: '4.16.1' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ dryRun: true, changed: true, edges: [{ arch: 'amd64', from: '4.15.1', to: '4.16.1' }], conditionalEdges: [] });
+    const refused = await api('POST', '/api/v1/channels/stable-4.16/versions?dryRun=true', { version: '4.16.1' });
+    expect(refused.body).toMatchObject({ changed: false, refusal: { rule: 'feeder.source' } });
+    expect(await versions('fast-4.16')).toEqual(['4.15.1']);
+    expect((await api('GET', '/api/v1/audit')).body.entries).toEqual(auditBefore);
+    expect(await stateHash()).toBe(before);
+  });
+});
+
+describe('authorization', () => {
+  const writes: Array<[string, string, string, unknown]> = [
+    ['releases:write', 'POST', '/api/v1/releases', JSON.parse(rec('4.16.9', []))],
+    ['releases:write', 'DELETE', '/api/v1/releases/amd64/4.16.3', undefined],
+    ['channels:write', 'PUT', '/api/v1/channels/candidate-4.17', { versions: ['4.16.1'] }],
+    ['channels:write', 'PUT', '/api/v1/internal-channels/candidate', { versions: ['4.16.1'] }],
+    ['channels:write', 'POST', '/api/v1/channels/stable-4.14/versions', { version: '4.15.1', force: true, reason: 'test' }],
+    ['channels:write', 'POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.1' }],
+    ['channels:write', 'DELETE', '/api/v1/channels/stable-4.14/versions/4.14.1', undefined],
+    ['channels:write', 'DELETE', '/api/v1/internal-channels/candidate/versions/4.14.1', undefined],
+    ['risks:write', 'POST', '/api/v1/risks', { to: '4.16.1', from: '.*' }],
+    ['risks:write', 'DELETE', '/api/v1/risks/nope', undefined],
+  ];
+
+  it('answers 401 without a token or with an expired, wrongly signed or wrong-audience one, 403 without the scope, and lets the right scope through', async () => {
+    const expired = await token('releases:write,channels:write,risks:write', { ttl: '1m', now: new Date(clock.getTime() - 3600e3) });
+    const wrongAudience = await token('releases:write,channels:write,risks:write', { audience: 'someone-else' });
+    const forged = `${tokens.all!.slice(0, -4)}AAAA`;
+    for (const [scope, method, path, body] of writes) {
+      const label = `${method} ${path}`;
+      expect((await api(method, path, body, '')).status, `${label} without token`).toBe(401);
+      for (const [name, t] of [['expired', expired], ['wrong audience', wrongAudience], ['forged', forged]] as const) {
+        const r = await api(method, path, body, t);
+        expect(r.status, `${label} ${name}`).toBe(401);
+        expect(r.body.kind).toBe('unauthorized');
+      }
+      const other = (['releases:write', 'channels:write', 'risks:write'] as const).filter((s) => s !== scope).join(',');
+      const denied = await api(method, path, body, await token(other));
+      expect(denied.status, `${label} wrong scope`).toBe(403);
+      const allowed = await api(method, path, body, await token(scope));
+      expect([200, 201, 404], `${label} right scope: ${JSON.stringify(allowed.body)}`).toContain(allowed.status);
+    }
+    const expiredReason = await api('POST', '/api/v1/releases', writes[0]![3], expired);
+    expect(expiredReason.body.value).toBe('invalid token: expired');
+  });
+
+  it('verifies tokens against a JWKS with key rotation (RS256 and EdDSA by kid)', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const rsa = await generateKeyPair('RS256', { extractable: true });
+    const ed = await generateKeyPair('EdDSA', { extractable: true });
+    const jwks = { keys: [{ ...(await exportJWK(rsa.publicKey)), kid: 'old', alg: 'RS256' }, { ...(await exportJWK(ed.publicKey)), kid: 'new', alg: 'EdDSA' }] };
+    writeFileSync(join(d.path, 'jwks.json'), JSON.stringify(jwks));
+    const tree = join(d.path, 'tree');
+    const s = await startServer({ graphData: ladder(tree), auth: { jwks: join(d.path, 'jwks.json') } });
+    try {
+      const sign = (alg: string, kid: string, key: CryptoKey): Promise<string> =>
+        new SignJWT({ scope: 'channels:write' }).setProtectedHeader({ alg, kid }).setSubject('bob').setIssuer('cincy').setAudience('cincy-admin').setIssuedAt().setExpirationTime('5m').sign(key);
+      for (const t of [await sign('RS256', 'old', rsa.privateKey), await sign('EdDSA', 'new', ed.privateKey)]) {
+        const r = await fetch(`${s.url}/api/v1/internal-channels/candidate/versions`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ version: '4.16.1' }) });
+        expect([200, 201]).toContain(r.status);
+      }
+      const wrongKid = await sign('EdDSA', 'old', ed.privateKey);
+      const r = await fetch(`${s.url}/api/v1/internal-channels/candidate/versions`, { method: 'POST', headers: { authorization: `Bearer ${wrongKid}`, 'content-type': 'application/json' }, body: JSON.stringify({ version: '4.16.1' }) });
+      expect(r.status).toBe(401);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('rate-limits writes per subject', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const s = await startServer({ graphData: ladder(join(d.path, 'tree')), auth: { secretFile, rateLimit: 3 }, now: () => clock });
+    try {
+      const post = async (t: string): Promise<number> =>
+        (await fetch(`${s.url}/api/v1/internal-channels/candidate/versions`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ version: '4.16.1' }) })).status;
+      const alice = await token('channels:write', { subject: 'alice' });
+      const bob = await token('channels:write', { subject: 'bob' });
+      expect([await post(alice), await post(alice), await post(alice)]).not.toContain(429);
+      expect(await post(alice)).toBe(429);
+      expect(await post(bob)).not.toBe(429);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('validation', () => {
+  it('answers 400 naming the field for every invalid body, and changes nothing', async () => {
+    const before = await stateHash();
+    const cases: Array<[string, string, unknown, RegExp]> = [
+      ['POST', '/api/v1/releases', { ...JSON.parse(rec('4.16.9', [])), payload: 'quay.example/x:latest' }, /^body.payload: /],
+      ['POST', '/api/v1/releases', [JSON.parse(rec('4.16.9', [])), { ...JSON.parse(rec('4.16.10', [])), architecture: 'sparc' }], /^body\[1\].architecture: /],
+      ['POST', '/api/v1/releases', { ...JSON.parse(rec('4.16.9', [])), version: 'four' }, /^body.version: 'four' is not a semantic version/],
+      ['PUT', '/api/v1/channels/fast-4.17', { versions: 'all' }, /versions/],
+      ['PUT', '/api/v1/channels/fast-4.17', { versions: ['4.17.0'], feeder: { name: 'fast', filter: '(' } }, /^body.feeder.filter: invalid regular expression/],
+      ['PUT', '/api/v1/channels/fast-4.17', { versions: ['4.17.0'], feeder: { name: 'fast', delay: 'a week' } }, /^body.feeder.delay: /],
+      ['PUT', '/api/v1/channels/Fast_4.17', { versions: [] }, /name/],
+      ['PUT', '/api/v1/internal-channels/rc', { versions: [] }, /name/],
+      ['POST', '/api/v1/channels/fast-4.16/versions', { versions: '4.16.1' }, /version/],
+      ['POST', '/api/v1/risks', { to: '4.16.1', from: '.*', name: 'Half' }, /^body.url: missing/],
+      ['POST', '/api/v1/risks', { to: '4.16.1', from: '(', url: 'https://x.example/', name: 'A', message: 'm', matchingRules: [{ type: 'Always' }] }, /^body.from: invalid regular expression/],
+      ['POST', '/api/v1/risks', { to: '4.16.1', from: '.*', url: 'not a uri', name: 'A', message: 'm', matchingRules: [{ type: 'Always' }] }, /^body.url: 'not a uri' is not a URI/],
+      ['POST', '/api/v1/risks', { to: '4.16.1', from: '.*', url: 'https://x.example/', name: 'A', message: 'm', matchingRules: [] }, /^body.matchingRules: /],
+    ];
+    for (const [method, path, body, message] of cases) {
+      const r = await api(method, path, body);
+      expect(r.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(400);
+      expect(r.body.value, `${method} ${path}`).toMatch(message);
+    }
+    const bad = await fetch(`${server.url}/api/v1/risks`, { method: 'POST', headers: { authorization: `Bearer ${tokens.all}`, 'content-type': 'application/json' }, body: '{"to":' });
+    expect(bad.status).toBe(400);
+    expect(await stateHash()).toBe(before);
+  });
+});
+
+describe('graph-data tarball', () => {
+  it('serves the current state as a tar.gz that imports back to the same graph', async () => {
+    await api('POST', '/api/v1/risks', { to: '4.16.1', from: '.*', url: 'https://issues.example/2', name: 'R', message: 'm', matchingRules: [{ type: 'Always' }] });
+    const res = await fetch(`${server.url}/api/upgrades_info/graph-data`);
+    expect(res.headers.get('content-type')).toBe('application/gzip');
+    const d = tempDir();
+    dirs.push(d);
+    const file = join(d.path, 'gd.tar.gz');
+    writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    const read = await readGraphData(file);
+    expect(read.errors).toEqual([]);
+    const copy = await startServer({ graphData: file });
+    try {
+      for (const c of ['fast-4.16', 'stable-4.16', 'eus-4.16', 'stable-4.14']) {
+        const a = await (await fetch(`${server.url}/graph?channel=${c}`)).text();
+        const b = await (await fetch(`${copy.url}/graph?channel=${c}`)).text();
+        expect(b, c).toBe(a);
+      }
+      expect(read.tree!.channels.filter((c) => c.internal).map((c) => c.name).sort()).toEqual(['candidate', 'fast', 'stable']);
+    } finally {
+      await copy.close();
+    }
+  });
+});
+
+describe('automatic promotion', () => {
+  it('applies every feeder, internal first, never re-adding a tombstoned version, audited as feeder', async () => {
+    await api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.1' });
+    await api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.3' });
+    let done = server.app.admin.autoPromote();
+    expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual(['internal/fast:4.16.1', 'internal/fast:4.16.3', 'public/fast-4.16:4.16.1', 'public/fast-4.16:4.16.3']);
+    clock = new Date(clock.getTime() + 9 * DAY);
+    done = server.app.admin.autoPromote();
+    expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual(['internal/stable:4.16.1', 'internal/stable:4.16.3', 'public/stable-4.16:4.16.1']);
+    clock = new Date(clock.getTime() + 2 * DAY);
+    done = server.app.admin.autoPromote();
+    expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual(['public/eus-4.16:4.16.1', 'public/eus-4.16:4.16.3']);
+    expect(server.app.admin.autoPromote()).toEqual([]);
+    expect(await versions('stable-4.16')).toEqual(['4.15.1', '4.16.1']); // 4.16.3 is tombstoned there
+    const audit = (await api('GET', '/api/v1/audit?actor=feeder&limit=100')).body.entries as unknown[];
+    expect(audit).toHaveLength(9);
+  });
+});
+
+describe('consistency', () => {
+  it('serves only whole graphs while writes run in parallel, and parallel promotions of one version end in one change', async () => {
+    const { body } = await api('GET', '/api/v1/releases?limit=1000', undefined, undefined);
+    expect((body.releases as unknown[]).length).toBe(5);
+    const writers = Array.from({ length: 20 }, (_, i) =>
+      api('PUT', '/api/v1/channels/stable-4.14', { versions: i % 2 ? ['4.14.1', '4.15.1', '4.16.1'] : ['4.14.1'] }),
+    );
+    const readers = Array.from({ length: 60 }, async () => {
+      const g = await graph('stable-4.14');
+      const names = g.nodes.map((n) => n.version).join(',');
+      expect(['4.14.1', '4.14.1,4.15.1,4.16.1']).toContain(names);
+      for (const [a, b] of g.edges) expect(g.nodes[a] && g.nodes[b]).toBeTruthy();
+    });
+    const results = await Promise.all(writers);
+    await Promise.all(readers);
+    expect(results.every((r) => r.status === 200 || r.status === 201)).toBe(true);
+    const same = await Promise.all(Array.from({ length: 5 }, () => api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.2' })));
+    expect(same.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 201]);
+  });
+});

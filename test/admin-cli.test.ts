@@ -1,0 +1,122 @@
+// The admin commands as a shell runs them against a real `cincy serve`, the durability of an
+// acknowledged write across kill -9, and tokens kept out of the logs.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from './support/server.js';
+import { release, writeTree } from './support/trees.js';
+
+const BIN = join(import.meta.dirname, '..', 'bin', 'cincy.js');
+let cleanup: Array<() => unknown> = [];
+afterEach(() => {
+  for (const f of cleanup.reverse()) f();
+  cleanup = [];
+});
+function dir(): string {
+  const d = tempDir();
+  cleanup.push(() => d.remove());
+  return d.path;
+}
+function cincy(args: string[], env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface Served {
+  url: string;
+  child: ChildProcess;
+  log: () => string;
+}
+function serve(args: string[]): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  cleanup.push(() => child.kill('SIGKILL'));
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (b: Buffer): void => {
+      out += b.toString();
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve({ url: m[1]!, child, log: () => out });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+}
+
+function setup(): { graphData: string; secret: string; db: string; work: string } {
+  const work = dir();
+  const secret = join(work, 'secret');
+  writeFileSync(secret, 'an-admin-secret-of-more-than-thirty-two-bytes\n');
+  const graphData = writeTree(join(work, 'tree'), { 'internal-channels/candidate.yaml': 'name: candidate\nversions: []\n' });
+  return { graphData, secret, db: join(work, 'cincy.db'), work };
+}
+
+describe('admin commands over HTTP', () => {
+  it('token, release add, promote (dry run, refusal, success), withdraw, risk add/ls/rm and audit', async () => {
+    const s = setup();
+    const server = await serve(['--db', s.db, '--graph-data', s.graphData, '--admin-jwt-secret-file', s.secret, '--log-level', 'debug']);
+    const t = cincy(['token', 'create', '--admin-jwt-secret-file', s.secret, '--scope', 'releases:write,channels:write,risks:write', '--ttl', '10m', '--subject', 'carol']);
+    expect(t.code, t.stderr).toBe(0);
+    const env = { CINCY_SERVER: server.url, CINCY_TOKEN: t.stdout.trim() };
+    expect(cincy(['token', 'create', '--admin-jwt-secret-file', s.secret, '--scope', 'everything']).stderr).toContain('--scope: unknown scope everything');
+
+    const file = join(s.work, '4.1.2.json');
+    writeFileSync(file, release('4.1.2', { previous: ['4.1.1'], payload: `quay.example/ocp/release@sha256:${'c'.repeat(64)}` }));
+    const added = cincy(['release', 'add', file], env);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/^VERSION\s+ARCHITECTURE\s+PAYLOAD\n4\.1\.2\s+amd64\s+quay/);
+
+    const dry = cincy(['promote', '4.1.2', '--to', 'stable-4.1', '--dry-run'], env);
+    expect(dry.stdout).toContain('4.1.2 → stable-4.1: would be promoted');
+    expect(dry.stdout).toMatch(/edges that would appear:\nARCH\s+FROM\s+TO\namd64\s+4\.1\.1\s+4\.1\.2/);
+    const promoted = cincy(['promote', '4.1.2', '--to', 'stable-4.1', '-o', 'json'], env);
+    expect(JSON.parse(promoted.stdout)).toMatchObject({ changed: true, channel: 'stable-4.1' });
+    const missing = cincy(['promote', '4.9.9', '--to', 'candidate', '--internal'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('409 promotion_refused: release: 4.9.9 is not a known release');
+
+    const riskFile = join(s.work, '4.1.2-Wobbly.yaml');
+    writeFileSync(riskFile, 'to: 4.1.2\nfrom: 4[.]1[.]1\nurl: https://issues.example/9\nname: Wobbly\nmessage: Nodes wobble.\nmatchingRules:\n- type: Always\n');
+    expect(cincy(['risk', 'add', riskFile], env).stdout).toMatch(/4\.1\.2-Wobbly\s+4\.1\.2\s+4\[\.\]1\[\.\]1\s+Wobbly/);
+    const graph = (await (await fetch(`${server.url}/graph?channel=stable-4.1`)).json()) as { conditionalEdges: Array<{ edges: unknown[] }> };
+    expect(graph.conditionalEdges.map((c) => c.edges)).toContainEqual([{ from: '4.1.1', to: '4.1.2' }]);
+    expect(cincy(['risk', 'ls'], env).stdout).toContain('4.1.2-Wobbly');
+    expect(cincy(['risk', 'rm', '4.1.2-Wobbly', '--reason', 'fixed'], env).stdout).toBe('4.1.2-Wobbly withdrawn\n');
+    expect(cincy(['withdraw', '4.1.2', '--from', 'stable-4.1', '--reason', 'regression'], env).code).toBe(0);
+
+    const audit = cincy(['audit', '--actor', 'carol'], env);
+    expect(audit.stdout.split('\n')[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+REASON$/);
+    for (const action of ['release.add', 'channel.promote', 'risk.add', 'risk.delete', 'channel.withdraw']) expect(audit.stdout).toContain(action);
+    expect(cincy(['release', 'ls', '--channel', 'stable-4.1', '-o', 'json'], env).stdout).not.toContain('4.1.2');
+
+    expect(server.log()).not.toContain(env.CINCY_TOKEN);
+    expect(server.log()).toContain('"url":"/api/v1/risks"'); // requests are logged, tokens are not
+  });
+
+  it('keeps a write acknowledged with 2xx after kill -9 right after the response', async () => {
+    const s = setup();
+    const token = cincy(['token', 'create', '--admin-jwt-secret-file', s.secret, '--scope', 'channels:write']).stdout.trim();
+    const first = await serve(['--db', s.db, '--graph-data', s.graphData, '--admin-jwt-secret-file', s.secret, '--log-level', 'info']);
+    const res = await fetch(`${first.url}/api/v1/channels/fast-4.1`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ versions: ['4.1.0', '4.1.1'] }),
+    });
+    expect(res.status).toBe(201);
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    const second = await serve(['--db', s.db, '--graph-data', s.graphData, '--log-level', 'info']);
+    const g = (await (await fetch(`${second.url}/graph?channel=fast-4.1`)).json()) as { nodes: Array<{ version: string }> };
+    expect(g.nodes.map((n) => n.version)).toEqual(['4.1.0', '4.1.1']);
+  });
+
+  it('refuses a secret file that is too short, naming the flag', () => {
+    const s = setup();
+    writeFileSync(s.secret, 'short\n');
+    const r = cincy(['serve', '--db', ':memory:', '--graph-data', s.graphData, '--admin-jwt-secret-file', s.secret]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--admin-jwt-secret-file:');
+    expect(r.stderr).toContain('at least 32 are needed');
+  });
+});
