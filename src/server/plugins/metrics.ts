@@ -64,10 +64,18 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { service: Gr
     },
   });
 
+  // Label children are looked up once per label set, not hashed on every request.
+  const counters = new Map<string, { inc(): void }>();
+  const timers = new Map<string, { observe(v: number): void }>();
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    requests.inc({ route, method: request.method, status: String(reply.statusCode) });
-    duration.observe({ route }, reply.elapsedTime / 1000);
+    const key = `${route} ${request.method} ${reply.statusCode}`;
+    let counter = counters.get(key);
+    if (!counter) counters.set(key, (counter = requests.labels(route, request.method, String(reply.statusCode))));
+    counter.inc();
+    let timer = timers.get(route);
+    if (!timer) timers.set(route, (timer = duration.labels(route)));
+    timer.observe(reply.elapsedTime / 1000);
   });
 
   app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['health'], produces: ['text/plain'] } }, async (_req, reply) => {
