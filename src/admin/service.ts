@@ -4,6 +4,7 @@ import { buildGraph } from '../graph/build.js';
 import type { BlockedEdge, Channel, GraphInput, Release } from '../graph/model.js';
 import { channelView } from '../graph/view.js';
 import { splitArch } from '../graph/version.js';
+import { compilePattern } from '../graph/pattern.js';
 import { ApiError } from '../errors.js';
 import { checkPromotion, type Refusal } from '../promotion/rules.js';
 import type { ReleaseRecord } from '../schemas/graphData.js';
@@ -133,34 +134,42 @@ export class AdminService {
   refusal(kind: ChannelKind, name: string, version: string): Refusal | undefined {
     const target = this.store.channels.get(kind, name);
     if (!target) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
+    return this.rulesFor(target)(version);
+  }
+
+  /** When each version entered a channel. */
+  private membersSince(kind: ChannelKind, name: string): Map<string, Date> {
+    return new Map(this.store.channels.members(kind, name).map((m) => [m.version, new Date(m.addedAt)]));
+  }
+
+  /** The promotion check of one target channel, with the target and its feeder's members read once. */
+  private rulesFor(target: Channel, sourceSince?: (kind: ChannelKind, name: string) => Map<string, Date>): (version: string) => Refusal | undefined {
     const source = this.feederSource(target.feeder);
-    return checkPromotion({
-      version,
-      target,
-      source: source?.channel,
-      sourceAddedAt: source && this.store.channels.memberSince(source.kind, source.channel.name, version),
-      releases: this.releasesOf(version),
-      now: this.now(),
-    });
+    const since = source ? (sourceSince ?? this.membersSince.bind(this))(source.kind, source.channel.name) : new Map<string, Date>();
+    const now = this.now();
+    return (version) => checkPromotion({ version, target, source: source?.channel, sourceAddedAt: since.get(version), releases: this.releasesOf(version), now });
   }
 
   promote(kind: ChannelKind, name: string, req: { version: string; force?: boolean; reason?: string }, actor: Actor, dryRun = false): PromotionResult {
     if (req.force && !req.reason?.trim()) throw new ApiError('invalid_request', 'body.reason: a forced promotion needs a reason');
-    const run = (at: string): { result: PromotionResult; changed: boolean } => {
-      const refusal = this.refusal(kind, name, req.version);
-      const base = { channel: name, kind, version: req.version, forced: false, dryRun };
-      if (this.store.channels.memberSince(kind, name, req.version)) return { result: { ...base, changed: false }, changed: false };
-      if (refusal && (!req.force || refusal.rule === 'release')) {
-        if (dryRun) return { result: { ...base, changed: false, refusal }, changed: false };
-        throw new ApiError('promotion_refused', `${refusal.rule}: ${refusal.message}`);
-      }
-      const forced = refusal !== undefined;
-      if (dryRun) return { result: { ...base, forced, changed: true, ...this.edgesGained(kind, name, req.version) }, changed: false };
-      this.store.channels.addVersion(kind, name, req.version, at);
-      this.audit(at, actor, forced ? 'channel.promote.forced' : 'channel.promote', `${kind}/${name}`, null, { version: req.version, ...(refusal && { bypassed: refusal }) }, req.reason ?? null);
-      return { result: { ...base, forced, changed: true }, changed: true };
-    };
-    return dryRun ? run(this.now().toISOString()).result : this.write(run);
+    if (dryRun) return this.promoteIn(this.now().toISOString(), kind, name, req, actor, true).result;
+    return this.write((at) => this.promoteIn(at, kind, name, req, actor, false));
+  }
+
+  /** One promotion inside the caller's transaction. */
+  private promoteIn(at: string, kind: ChannelKind, name: string, req: { version: string; force?: boolean; reason?: string }, actor: Actor, dryRun: boolean): { result: PromotionResult; changed: boolean } {
+    const refusal = this.refusal(kind, name, req.version);
+    const base = { channel: name, kind, version: req.version, forced: false, dryRun };
+    if (this.store.channels.memberSince(kind, name, req.version)) return { result: { ...base, changed: false }, changed: false };
+    if (refusal && (!req.force || refusal.rule === 'release')) {
+      if (dryRun) return { result: { ...base, changed: false, refusal }, changed: false };
+      throw new ApiError('promotion_refused', `${refusal.rule}: ${refusal.message}`);
+    }
+    const forced = refusal !== undefined;
+    if (dryRun) return { result: { ...base, forced, changed: true, ...this.edgesGained(kind, name, req.version) }, changed: false };
+    this.store.channels.addVersion(kind, name, req.version, at);
+    this.audit(at, actor, forced ? 'channel.promote.forced' : 'channel.promote', `${kind}/${name}`, null, { version: req.version, ...(refusal && { bypassed: refusal }) }, req.reason ?? null);
+    return { result: { ...base, forced, changed: true }, changed: true };
   }
 
   withdraw(kind: ChannelKind, name: string, version: string, reason: string | null, actor: Actor): { changed: boolean } {
@@ -233,20 +242,33 @@ export class AdminService {
    * channel that feeds it, so a release can climb several rungs in one pass when no delay holds it.
    */
   autoPromote(actor: Actor = { subject: 'feeder' }): Array<{ channel: string; kind: ChannelKind; version: string }> {
-    const done: Array<{ channel: string; kind: ChannelKind; version: string }> = [];
-    for (const target of feederOrder(this.store.channels.all())) {
-      const kind: ChannelKind = target.internal ? 'internal' : 'public';
-      const source = this.feederSource(target.feeder);
-      if (!source) continue;
-      const current = this.store.channels.get(kind, target.name)!;
-      const members = new Set(current.versions);
-      for (const version of source.channel.versions) {
-        if (members.has(version) || this.refusal(kind, target.name, version)) continue;
-        this.promote(kind, target.name, { version }, actor);
-        done.push({ channel: target.name, kind, version });
+    // One transaction and one rebuild for the whole pass.
+    return this.write((at) => {
+      const done: Array<{ channel: string; kind: ChannelKind; version: string }> = [];
+      // Feeder channels are read once per pass, and again only after this pass promoted into them.
+      const cache = new Map<string, Map<string, Date>>();
+      const since = (kind: ChannelKind, name: string): Map<string, Date> => {
+        let m = cache.get(`${kind}/${name}`);
+        if (!m) cache.set(`${kind}/${name}`, (m = this.membersSince(kind, name)));
+        return m;
+      };
+      for (const target of feederOrder(this.store.channels.all())) {
+        const kind: ChannelKind = target.internal ? 'internal' : 'public';
+        const source = this.feederSource(target.feeder);
+        if (!source) continue;
+        const members = new Set(target.versions);
+        const filter = target.feeder?.filter === undefined ? undefined : compilePattern(target.feeder.filter);
+        const refusal = this.rulesFor(target, since);
+        for (const version of since(source.kind, source.channel.name).keys()) {
+          if (members.has(version) || (filter && !filter.matchesStart(splitArch(version).version))) continue; // cheap checks first
+          if (refusal(version)) continue;
+          this.promoteIn(at, kind, target.name, { version }, actor, false);
+          cache.delete(`${kind}/${target.name}`);
+          done.push({ channel: target.name, kind, version });
+        }
       }
-    }
-    return done;
+      return { result: done, changed: done.length > 0 };
+    });
   }
 }
 

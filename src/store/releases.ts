@@ -27,10 +27,12 @@ export class ReleaseRepository {
   private readonly getStmt;
   private readonly insertStmt;
   private readonly updateStmt;
+  private readonly byVersionStmt;
 
   constructor(private readonly db: Db) {
     this.getStmt = db.prepare('SELECT * FROM releases WHERE arch = ? AND version = ?');
     this.insertStmt = db.prepare('INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    this.byVersionStmt = db.prepare('SELECT * FROM releases WHERE version = ? ORDER BY arch');
     this.updateStmt = db.prepare('UPDATE releases SET payload = ?, previous = ?, next = ?, metadata = ?, updated_at = ? WHERE arch = ? AND version = ?');
   }
 
@@ -44,7 +46,7 @@ export class ReleaseRepository {
   }
 
   byVersion(version: string): Release[] {
-    return (this.db.prepare('SELECT * FROM releases WHERE version = ? ORDER BY arch').all(version) as Row[]).map(fromRow);
+    return (this.byVersionStmt.all(version) as Row[]).map(fromRow);
   }
 
   count(): number {
