@@ -1,48 +1,14 @@
 // The admin commands as a shell runs them against a real `cincy serve`, the durability of an
 // acknowledged write across kill -9, and tokens kept out of the logs.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { cincy, serveCli, useCleanup, type Served } from './support/cli.js';
 import { release, writeTree } from './support/trees.js';
 
-const BIN = join(import.meta.dirname, '..', 'bin', 'cincy.js');
-let cleanup: Array<() => unknown> = [];
-afterEach(() => {
-  for (const f of cleanup.reverse()) f();
-  cleanup = [];
-});
-function dir(): string {
-  const d = tempDir();
-  cleanup.push(() => d.remove());
-  return d.path;
-}
-function cincy(args: string[], env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-interface Served {
-  url: string;
-  child: ChildProcess;
-  log: () => string;
-}
-function serve(args: string[]): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanup.push(() => child.kill('SIGKILL'));
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const onData = (b: Buffer): void => {
-      out += b.toString();
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve({ url: m[1]!, child, log: () => out });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-  });
-}
+const cleanup = useCleanup();
+const dir = (): string => cleanup.dir();
+const serve = (args: string[]): Promise<Served> => serveCli(args, cleanup);
 
 function setup(): { graphData: string; secret: string; db: string; work: string } {
   const work = dir();
@@ -97,7 +63,7 @@ describe('admin commands over HTTP', () => {
   it('keeps a write acknowledged with 2xx after kill -9 right after the response', async () => {
     const s = setup();
     const token = cincy(['token', 'create', '--admin-jwt-secret-file', s.secret, '--scope', 'channels:write']).stdout.trim();
-    const first = await serve(['--db', s.db, '--graph-data', s.graphData, '--admin-jwt-secret-file', s.secret, '--log-level', 'info']);
+    const first = await serve(['--db', s.db, '--graph-data', s.graphData, '--admin-jwt-secret-file', s.secret]);
     const res = await fetch(`${first.url}/api/v1/channels/fast-4.1`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -106,7 +72,7 @@ describe('admin commands over HTTP', () => {
     expect(res.status).toBe(201);
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
-    const second = await serve(['--db', s.db, '--graph-data', s.graphData, '--log-level', 'info']);
+    const second = await serve(['--db', s.db, '--graph-data', s.graphData]);
     const g = (await (await fetch(`${second.url}/graph?channel=fast-4.1`)).json()) as { nodes: Array<{ version: string }> };
     expect(g.nodes.map((n) => n.version)).toEqual(['4.1.0', '4.1.1']);
   });

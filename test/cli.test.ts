@@ -1,49 +1,18 @@
 // The `cincy` command line, run as a shell runs it.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildGraph } from '../src/graph/build.js';
 import { channelView } from '../src/graph/view.js';
 import { Store } from '../src/store/store.js';
 import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';
-import { tempDir } from './support/server.js';
+import { cincy, serveCli, useCleanup } from './support/cli.js';
 import { writeTree } from './support/trees.js';
 
-const ROOT = join(import.meta.dirname, '..');
-const BIN = join(ROOT, 'bin', 'cincy.js');
-
-let cleanup: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const f of cleanup.reverse()) await f();
-  cleanup = [];
-});
-function dir(): string {
-  const d = tempDir();
-  cleanup.push(() => d.remove());
-  return d.path;
-}
-function cincy(args: string[], env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** Starts `cincy serve` on a free port and resolves with its URL once it listens. */
-function serve(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanup.push(() => child.kill('SIGTERM'));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (b: Buffer): void => {
-      out += b.toString();
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-  });
-}
+const cleanup = useCleanup();
+const dir = (): string => cleanup.dir();
+const serve = async (args: string[]): Promise<string> => (await serveCli(args, cleanup)).url;
 
 describe('cincy CLI', () => {
   it('documents every command and the settings of serve', () => {
@@ -92,7 +61,7 @@ describe('cincy CLI', () => {
   });
 
   it('serve: with no --graph-data serves the bundled tree, wherever it is run from', async () => {
-    const url = await serve(['--db', join(dir(), 'c.db'), '--log-level', 'info']);
+    const url = await serve(['--db', join(dir(), 'c.db')]);
     const channels = (await (await fetch(`${url}/readyz`)).json()) as { graph: { channels: number; releases: number } };
     expect(channels.graph.releases).toBeGreaterThan(100);
     const res = await fetch(`${url}/graph?channel=stable-4.16`, { headers: { accept: 'application/json' } });
@@ -124,7 +93,7 @@ describe('cincy CLI', () => {
 
     const tarball = join(dir(), 'gd.tar.gz');
     expect(spawnSync('tar', ['-czf', tarball, '-C', out, '.']).status).toBe(0);
-    const url = await serve(['--db', ':memory:', '--graph-data', tarball, '--log-level', 'info']);
+    const url = await serve(['--db', ':memory:', '--graph-data', tarball]);
     const res = await fetch(`${url}/graph?channel=stable-4.16`, { headers: { accept: 'application/json' } });
     expect(JSON.parse(await res.text())).toEqual(channelView(a!, 'stable-4.16', 'amd64'));
   });

@@ -1,23 +1,17 @@
 // The store contract (architecture document, "Store and CLI contract"): imports upsert in one
 // transaction, a rejected import changes nothing, restarts keep state, a bad tree never stops serving.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readGraphData, type GraphDataTree } from '../src/sources/graphData.js';
 import { startService } from '../src/server/start.js';
 import { ImportRejected, Store } from '../src/store/store.js';
-import { quietLog, startServer, tempDir } from './support/server.js';
+import { quietLog, startServer } from './support/server.js';
+import { useCleanup } from './support/cli.js';
 import { release, writeTree } from './support/trees.js';
 
-let cleanup: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const f of cleanup.reverse()) await f();
-  cleanup = [];
-});
-function dir(): string {
-  const d = tempDir();
-  cleanup.push(() => d.remove());
-  return d.path;
-}
+const steps = useCleanup();
+const cleanup = { push: (f: () => unknown): void => steps.add(f) };
+const dir = (): string => steps.dir();
 async function readTree(files: Record<string, string | undefined> = {}): Promise<GraphDataTree> {
   const r = await readGraphData(writeTree(dir(), files));
   expect(r.errors).toEqual([]);

@@ -1,0 +1,52 @@
+// Running the `cincy` command as a shell does, and cleaning up what a test started or wrote.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { tempDir } from './server.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'cincy.js');
+
+/** Undo steps run after each test, newest first. Call once at the top of a test file. */
+export function useCleanup(): { add(f: () => unknown): void; dir(): string } {
+  let steps: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const f of steps.reverse()) await f();
+    steps = [];
+  });
+  return {
+    add: (f) => void steps.push(f),
+    dir() {
+      const d = tempDir();
+      steps.push(() => d.remove());
+      return d.path;
+    },
+  };
+}
+
+export function cincy(args: string[], env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface Served {
+  url: string;
+  child: ChildProcess;
+  log(): string;
+}
+
+/** Starts `cincy serve` on a free port (logging at info, so it says where it listens). */
+export function serveCli(args: string[], cleanup: { add(f: () => unknown): void }): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--log-level', 'info', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  cleanup.add(() => child.kill('SIGKILL'));
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (b: Buffer): void => {
+      out += b.toString();
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve({ url: m[1]!, child, log: () => out });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+}
