@@ -174,7 +174,9 @@ describe('release lifecycle', () => {
   it('adds releases idempotently and refuses another payload for the same release', async () => {
     const record = JSON.parse(rec('4.16.4', ['4.16.3'])) as Record<string, unknown>;
     expect((await api('POST', '/api/v1/releases', record)).status).toBe(201);
+    const snapshot = server.service.current;
     expect((await api('POST', '/api/v1/releases', record)).status).toBe(200);
+    expect(server.service.current).toBe(snapshot); // nothing changed, nothing rebuilt
     const other = { ...record, payload: `quay.example/ocp/release@sha256:${'f'.repeat(64)}` };
     const r = await api('POST', '/api/v1/releases', [JSON.parse(rec('4.16.5', [], '', 99)), other]);
     expect(r.status).toBe(409);
@@ -311,12 +313,20 @@ describe('validation', () => {
       ['POST', '/api/v1/risks', { to: '4.16.1', from: '(', url: 'https://x.example/', name: 'A', message: 'm', matchingRules: [{ type: 'Always' }] }, /^body.from: invalid regular expression/],
       ['POST', '/api/v1/risks', { to: '4.16.1', from: '.*', url: 'not a uri', name: 'A', message: 'm', matchingRules: [{ type: 'Always' }] }, /^body.url: 'not a uri' is not a URI/],
       ['POST', '/api/v1/risks', { to: '4.16.1', from: '.*', url: 'https://x.example/', name: 'A', message: 'm', matchingRules: [] }, /^body.matchingRules: /],
+      ['PUT', '/api/v1/channels/fast-4.17', { versions: ['4.17.0'], feeder: { name: 'fast', delays: 'P1W' } }, /must NOT have additional properties/],
+      ['PUT', '/api/v1/channels/fast-4.17', { versions: '4.17.0' }, /body\/versions must be array/],
+      ['POST', '/api/v1/channels/fast-4.16/versions', { version: '4.16.1', force: 'true', reason: 'r' }, /body\/force must be boolean/],
+      ['POST', '/api/v1/releases', { ...JSON.parse(rec('4.16.9', [])), bogus: 1 }, /^body.bogus: /],
+      ['POST', '/api/v1/releases', JSON.parse(rec('v4.16.9', [])), /^body.version: 'v4.16.9' is not a semantic version/],
     ];
     for (const [method, path, body, message] of cases) {
       const r = await api(method, path, body);
       expect(r.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(400);
       expect(r.body.value, `${method} ${path}`).toMatch(message);
     }
+    // Authorization comes first: a bad body without a token is 401, not 400.
+    expect((await api('PUT', '/api/v1/channels/FOO', { versions: 1 }, '')).status).toBe(401);
+    expect((await api('GET', '/api/v1/audit?since=2016-12-31T23:59:60Z')).status).toBe(400);
     const bad = await fetch(`${server.url}/api/v1/risks`, { method: 'POST', headers: { authorization: `Bearer ${tokens.all}`, 'content-type': 'application/json' }, body: '{"to":' });
     expect(bad.status).toBe(400);
     expect(await stateHash()).toBe(before);

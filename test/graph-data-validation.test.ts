@@ -1,5 +1,5 @@
 // Bad graph-data trees: each problem is reported with its file and field, and the tree is refused whole.
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as tar from 'tar';
@@ -117,6 +117,32 @@ describe('graph-data validation', () => {
     symlinkSync(join(root, 'extra', 'stable-4.1.yaml'), join(root, 'channels', 'stable-4.1.yaml'));
     const r = await readGraphData(root);
     expect(r.errors.map(formatProblem)).toEqual(['channels/fast-4.1.yaml: -: symbolic link points outside the graph-data tree']);
+  });
+
+  it('refuses a linked folder that leads outside the tree', async () => {
+    const outside = tempDir();
+    dirs.push(outside);
+    mkdirSync(join(outside.path, 'ch'));
+    writeFileSync(join(outside.path, 'ch', 'stable-4.1.yaml'), 'name: stable-4.1\nversions: []\n');
+    const root = tree({ 'channels/stable-4.1.yaml': undefined });
+    writeFileSync(join(outside.path, 'ch', '4.1.0.json'), release('4.1.0', { architecture: 'arm64' }));
+    rmSync(join(root, 'channels'), { recursive: true, force: true });
+    symlinkSync(join(outside.path, 'ch'), join(root, 'channels'));
+    symlinkSync(join(outside.path, 'ch'), join(root, 'releases', 'arm64'));
+    const r = await readGraphData(root);
+    expect(r.errors.map(formatProblem)).toEqual([
+      'channels/stable-4.1.yaml: -: symbolic link points outside the graph-data tree',
+      'releases/arm64/4.1.0.json: -: symbolic link points outside the graph-data tree',
+    ]);
+  });
+
+  it('refuses versions that are not strict semver, and computed labels in raw metadata', async () => {
+    const p = await problems({
+      'releases/amd64/v4.1.0.json': release('v4.1.0'),
+      'raw/metadata.json': JSON.stringify({ '4.1.1': { 'release.openshift.io/architecture': 'multi' } }),
+    });
+    expect(p).toContain("releases/amd64/v4.1.0.json: version: 'v4.1.0' is not a semantic version without build metadata");
+    expect(p).toContain('raw/metadata.json: 4.1.1.release.openshift.io/architecture: computed by the server from the release records and channels; it cannot be set here');
   });
 
   it('refuses a missing version file and versions that are not semver', async () => {

@@ -87,6 +87,9 @@ describe('GET /graph', () => {
       ['*/*', 200],
       ['text/html', 406],
       ['application/json;q=0', 406],
+      ['application/json; charset=utf-8', 200, 'application/json'],
+      ['', 406],
+      [undefined, 200, 'application/vnd.redhat.cincinnati.v1+json'], // an empty Accept before must not change this
     ];
     for (const [accept, status, type] of cases) {
       const res = await get(`/graph?channel=${CHANNEL}`, accept === undefined ? {} : { accept });

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { readGraphData, type GraphDataTree } from '../src/sources/graphData.js';
 import { startService } from '../src/server/start.js';
 import { ImportRejected, Store } from '../src/store/store.js';
+import { AdminService } from '../src/admin/service.js';
+import { GraphService } from '../src/server/graphService.js';
 import { quietLog, startServer } from './support/server.js';
 import { useCleanup } from './support/cli.js';
 import { release, writeTree } from './support/trees.js';
@@ -30,7 +32,10 @@ describe('store import', () => {
     store(path).close();
     const s = store(path);
     const rows = s.db.prepare('SELECT version, name FROM schema_migrations').all();
-    expect(rows).toEqual([{ version: 1, name: '001_initial.sql' }]);
+    expect(rows).toEqual([
+      { version: 1, name: '001_initial.sql' },
+      { version: 2, name: '002_imported_state.sql' },
+    ]);
     expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
   });
 
@@ -107,6 +112,35 @@ describe('store import', () => {
     cleanup.push(() => b.store.close());
     expect(b.store.blockedEdges.get('admin-block')).toBeDefined();
     expect(b.service.current!.channels.has('fast-4.1')).toBe(true);
+  });
+
+  it('applies a changed tree on top of admin writes: promotions, withdrawals and deleted risks stay', async () => {
+    const s = store();
+    const admin = new AdminService(s, new GraphService(s));
+    const actor = { subject: 'alice' };
+    const channels = { 'channels/fast-4.1.yaml': 'name: fast-4.1\nversions: [4.1.0]\n' };
+    s.importTree(await readTree(channels), { source: 'a' });
+    admin.promote('public', 'fast-4.1', { version: '4.1.1' }, actor);
+    admin.withdraw('public', 'stable-4.1', '4.1.0', 'pulled', actor);
+    admin.deleteRisk('4.1.1-Risk', actor, null);
+    // The tree changes elsewhere, and adds 4.1.2 to stable-4.1 and a tombstone to fast-4.1.
+    const changed = await readTree({
+      ...channels,
+      'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0, 4.1.1, 4.1.2]\n',
+      'channels/fast-4.1.yaml': 'name: fast-4.1\ntombstones: [4.0.9]\nversions: [4.1.0]\n',
+      'releases/amd64/4.1.2.json': release('4.1.2', { previous: ['4.1.1'], payload: `quay.example/ocp/release@sha256:${'e'.repeat(64)}` }),
+    });
+    const summary = s.importTree(changed, { source: 'b' });
+    expect(summary.blockedEdges.unchanged).toBe(1);
+    expect(s.channels.get('public', 'fast-4.1')).toMatchObject({ versions: ['4.1.0', '4.1.1'], tombstones: ['4.0.9'] });
+    expect(s.channels.get('public', 'stable-4.1')).toMatchObject({ versions: ['4.1.1', '4.1.2'], tombstones: ['4.1.0'] });
+    expect(s.blockedEdges.get('4.1.1-Risk')).toBeUndefined();
+    // A tree that drops a version it listed before removes it; prune makes the store equal to the tree.
+    s.importTree(await readTree({ ...channels, 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0, 4.1.1]\n', 'releases/amd64/4.1.2.json': release('4.1.2', { previous: ['4.1.1'], payload: `quay.example/ocp/release@sha256:${'e'.repeat(64)}` }) }), { source: 'c' });
+    expect(s.channels.get('public', 'stable-4.1')!.versions).toEqual(['4.1.1']);
+    s.importTree(changed, { source: 'd', prune: true });
+    expect(s.channels.get('public', 'stable-4.1')).toMatchObject({ versions: ['4.1.0', '4.1.1', '4.1.2'], tombstones: [] });
+    expect(s.blockedEdges.get('4.1.1-Risk')).toBeDefined();
   });
 });
 

@@ -11,7 +11,7 @@ import type { ReleaseRecord } from '../schemas/graphData.js';
 import { checkChannel, checkReleaseRecord, classifyBlockedEdge, releaseFromRecord, schemaProblems, type Problem } from '../sources/graphData.js';
 import { ReleaseRecordSchema, type Feeder } from '../schemas/graphData.js';
 import type { GraphService } from '../server/graphService.js';
-import type { ChannelKind } from '../store/channels.js';
+import { channelKind, type ChannelKind } from '../store/channels.js';
 import type { Store } from '../store/store.js';
 
 export interface Actor {
@@ -72,6 +72,7 @@ export class AdminService {
     const releases = (records as ReleaseRecord[]).map(releaseFromRecord);
     return this.write((at) => {
       let created = false;
+      let changed = false;
       for (const r of releases) {
         const stored = this.store.releases.get(r.arch, r.version);
         if (stored && stored.payload !== r.payload) {
@@ -80,8 +81,9 @@ export class AdminService {
         const outcome = this.store.releases.upsert(r, at);
         if (outcome !== 'unchanged') this.audit(at, actor, outcome === 'added' ? 'release.add' : 'release.update', `${r.arch}/${r.version}`, stored, r);
         created ||= outcome === 'added';
+        changed ||= outcome !== 'unchanged';
       }
-      return { result: { created, releases }, changed: releases.length > 0 };
+      return { result: { created, releases }, changed };
     });
   }
 
@@ -125,9 +127,14 @@ export class AdminService {
     return undefined;
   }
 
+  /** Releases of a version, with raw metadata merged as the graph merges it (an errata url may come from there). */
   private releasesOf(version: string): Release[] {
     const ref = splitArch(version);
-    return this.store.releases.byVersion(ref.version).filter((r) => ref.arch === undefined || r.arch === ref.arch);
+    const raw = this.store.rawMetadata()[ref.version];
+    return this.store.releases
+      .byVersion(ref.version)
+      .filter((r) => ref.arch === undefined || r.arch === ref.arch)
+      .map((r) => (raw ? { ...r, metadata: { ...raw, ...r.metadata } } : r));
   }
 
   /** Why a version may not enter a channel now, or undefined when it may. */
@@ -158,9 +165,9 @@ export class AdminService {
 
   /** One promotion inside the caller's transaction. */
   private promoteIn(at: string, kind: ChannelKind, name: string, req: { version: string; force?: boolean; reason?: string }, actor: Actor, dryRun: boolean): { result: PromotionResult; changed: boolean } {
-    const refusal = this.refusal(kind, name, req.version);
     const base = { channel: name, kind, version: req.version, forced: false, dryRun };
     if (this.store.channels.memberSince(kind, name, req.version)) return { result: { ...base, changed: false }, changed: false };
+    const refusal = this.refusal(kind, name, req.version);
     if (refusal && (!req.force || refusal.rule === 'release')) {
       if (dryRun) return { result: { ...base, changed: false, refusal }, changed: false };
       throw new ApiError('promotion_refused', `${refusal.rule}: ${refusal.message}`);
@@ -188,7 +195,8 @@ export class AdminService {
     if (kind === 'internal') return { edges: [], conditionalEdges: [] };
     const input = this.store.input();
     const after: GraphInput = { ...input, channels: input.channels.map((c) => (!c.internal && c.name === name ? { ...c, versions: [...c.versions, version] } : c)) };
-    const [g0, g1] = [buildGraph(input), buildGraph(after)];
+    // The served snapshot is the graph of the store as it is (every write rebuilds it).
+    const [g0, g1] = [this.graph.current?.graph ?? buildGraph(input), buildGraph(after)];
     const edges: EdgeChange[] = [];
     const conditionalEdges: EdgeChange[] = [];
     for (const arch of [...new Set(g1.nodes.map((n) => n.arch))].sort()) {
@@ -208,7 +216,7 @@ export class AdminService {
 
   // ---- risks
 
-  addRisk(body: Record<string, unknown>, actor: Actor): BlockedEdge {
+  addRisk(body: Record<string, unknown>, actor: Actor): { edge: BlockedEdge; warnings: string[] } {
     const { id: requestedId, ...doc } = body;
     const problems: Problem[] = [];
     const warnings: Problem[] = [];
@@ -221,7 +229,7 @@ export class AdminService {
       if (this.store.blockedEdges.get(id)) throw new ApiError('conflict', `a blocked edge with id '${id}' exists; delete it first or give another id`);
       this.store.blockedEdges.upsert(edge, at);
       this.audit(at, actor, edge.risk ? 'risk.add' : 'block.add', id, null, edge);
-      return { result: edge, changed: true };
+      return { result: { edge, warnings: warnings.map((w) => `body.${w.field}: ${w.message}`) }, changed: true };
     });
   }
 
@@ -253,7 +261,7 @@ export class AdminService {
         return m;
       };
       for (const target of feederOrder(this.store.channels.all())) {
-        const kind: ChannelKind = target.internal ? 'internal' : 'public';
+        const kind = channelKind(target);
         const source = this.feederSource(target.feeder);
         if (!source) continue;
         const members = new Set(target.versions);
@@ -275,7 +283,7 @@ export class AdminService {
 /** Channels with a feeder, each after the channel its feeder names (internal names first on ties). */
 export function feederOrder(channels: Channel[]): Channel[] {
   const fed = channels.filter((c) => c.feeder);
-  const key = (c: Channel): string => `${c.internal ? 'internal' : 'public'}/${c.name}`;
+  const key = (c: Channel): string => `${channelKind(c)}/${c.name}`;
   const byName = new Map<string, Channel>();
   for (const c of channels) if (!byName.has(c.name) || c.internal) byName.set(c.name, c);
   const out: Channel[] = [];

@@ -183,6 +183,8 @@ export function applyEdgeLabelsAndRisks(g: WorkGraph, blockedEdges: BlockedEdge[
       if (j !== undefined) g.parents[j]!.delete(i);
     }
   });
+  // Hard blocks again, file by file: the joined remove_regex label above already holds them, but a
+  // node without metadata has no label, and one bad pattern there must not cancel the others.
   for (const edge of blocked) {
     if (edge.risk) continue;
     for (const to of nodesNamed(g, byVersion, edge.to)) removeMatching(g, ids, to, edge.from);

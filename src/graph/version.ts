@@ -13,11 +13,12 @@ export function splitArch(text: string): VersionRef {
   return { version: text.slice(0, plus), arch: text.slice(plus + 1) };
 }
 
+/** Strict semver without build metadata: no `v` prefix, no spaces (clusters reject anything else). */
 export function isSemver(version: string): boolean {
-  return semver.valid(version) !== null;
+  return semver.valid(version) === version;
 }
 
-/** Sort key of a node: semver order, then architecture name. */
+/** Semver order (build metadata ignored). */
 export function compareVersions(a: string, b: string): number {
   return semver.compare(a, b);
 }

@@ -1,5 +1,5 @@
 // The Cincinnati wire format (protocol document §1-2) as TypeBox schemas: request, response, errors.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 
 export const CHANNEL_PATTERN = '^[0-9a-z\\-\\.]+$';
 export const ARCH_PATTERN = '^[0-9a-z]+$';
@@ -53,4 +53,3 @@ export const ErrorSchema = Type.Object(
   { kind: Type.String({ examples: ['invalid_params'] }), value: Type.String() },
   { description: 'Every error body' },
 );
-export type ErrorBody = Static<typeof ErrorSchema>;

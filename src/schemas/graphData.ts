@@ -54,18 +54,11 @@ export const PromQLRuleSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-/** A rule of a type this server does not know: kept and served as given (clusters skip unknown types). */
-export const UnknownRuleSchema = Type.Object({ type: Type.String({ minLength: 1 }) }, { additionalProperties: true });
 export type AlwaysRule = Static<typeof AlwaysRuleSchema>;
 export type PromQLRule = Static<typeof PromQLRuleSchema>;
+/** Always, PromQL, or a type this server does not know: kept and served as given (clusters skip unknown types). */
 export type MatchingRule = AlwaysRule | PromQLRule | { type: string; [key: string]: unknown };
 
-export const RiskSchema = Type.Object({
-  url: Type.String({ format: 'uri' }),
-  name: Type.String({ minLength: 1 }),
-  message: Type.String({ minLength: 1 }),
-  matchingRules: Type.Array(UnknownRuleSchema, { minItems: 1 }),
-});
 export interface Risk {
   url: string;
   name: string;

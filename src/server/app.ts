@@ -12,6 +12,7 @@ import { PACKAGE_VERSION } from '../version.js';
 import { AdminService } from '../admin/service.js';
 import { Authorizer, type AuthConfig } from './auth.js';
 import { adminRoutes } from './routes/admin.js';
+import { validatorCompiler } from './validation.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,6 +39,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
 
+  app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
     if (err instanceof ApiError) return reply.code(err.statusCode).send(err.body());
     const status = err.statusCode ?? 500;

@@ -2,7 +2,7 @@
 // RS256/ES256/EdDSA from a JWKS file or URL with kid rotation), issuer, audience and expiry checked,
 // scopes required per route, and a per-subject rate limit. Reads stay public.
 import { readFileSync } from 'node:fs';
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { ApiError } from '../errors.js';
 import type { Scope } from '../schemas/admin.js';
@@ -50,7 +50,12 @@ function loadKey(config: AuthConfig): Key | undefined {
   if (config.secretFile && config.jwks) throw new Error('give either --admin-jwt-secret-file or --admin-jwks, not both');
   if (config.secretFile) return { kind: 'secret', key: readSecret(config.secretFile) };
   if (!config.jwks) return undefined;
-  if (/^https?:\/\//.test(config.jwks)) return { kind: 'jwks', key: createRemoteJWKSet(new URL(config.jwks)) };
+  if (/^https?:\/\//.test(config.jwks)) {
+    const url = new URL(config.jwks);
+    // Keys fetched in clear text could be swapped on the way; plain http only to this machine.
+    if (url.protocol !== 'https:' && !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) throw new Error(`--admin-jwks: ${config.jwks}: use https`);
+    return { kind: 'jwks', key: createRemoteJWKSet(url) };
+  }
   let jwks: unknown;
   try {
     jwks = JSON.parse(readFileSync(config.jwks, 'utf8'));
@@ -84,8 +89,8 @@ export class Authorizer {
     return payload;
   }
 
-  /** A preHandler that lets the request through only with a valid token carrying `scope`. */
-  require(scope: Scope): preHandlerAsyncHookHandler {
+  /** A hook, run before the body is validated, that lets the request through only with a valid token carrying `scope`. */
+  require(scope: Scope): preValidationAsyncHookHandler {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       if (!this.key) throw new ApiError('unauthorized', 'admin writes are disabled: start the server with --admin-jwt-secret-file or --admin-jwks');
       const header = request.headers.authorization ?? '';

@@ -1,5 +1,9 @@
 // Writes the store back as a graph-data tree (the layout the importer reads), as a map of relative
 // path to content; `cincy export` writes it to a folder and the admin API serves it as a tar.gz.
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { pack } from 'tar-stream';
 import { stringify } from 'yaml';
 import type { BlockedEdge, Channel, Release } from '../graph/model.js';
 import { compareVersions, splitArch } from '../graph/version.js';
@@ -52,3 +56,33 @@ export function releaseRecord(r: Release): ReleaseRecord {
     architecture: r.arch as Arch,
   };
 }
+
+/**
+ * The tree as a .tar.gz made in memory. Entries carry a fixed time and owner, so the bytes (and the
+ * ETag) change only when the content does.
+ */
+export async function exportTarball(store: Store): Promise<{ bytes: Buffer; etag: string }> {
+  const archive = pack();
+  const chunks: Buffer[] = [];
+  archive.on('data', (c: unknown) => void chunks.push(c as Buffer));
+  const done = new Promise<void>((resolve, reject) => {
+    archive.on('end', resolve);
+    archive.on('error', reject);
+  });
+  const dirs = new Set<string>();
+  for (const [path, content] of exportTree(store)) {
+    const parts = path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/');
+      if (!dirs.has(dir)) archive.entry({ name: `${dir}/`, type: 'directory', mtime: EPOCH, mode: 0o755 });
+      dirs.add(dir);
+    }
+    archive.entry({ name: path, mtime: EPOCH, mode: 0o644 }, content);
+  }
+  archive.finalize();
+  await done;
+  const bytes = await promisify(gzip)(Buffer.concat(chunks));
+  return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 22)}"` };
+}
+
+const EPOCH = new Date(0);

@@ -9,7 +9,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import * as tar from 'tar';
 import { parse as parseYaml } from 'yaml';
-import type { BlockedEdge, Channel, Release } from '../graph/model.js';
+import { LABEL, type BlockedEdge, type Channel, type Release } from '../graph/model.js';
 import { patternError } from '../graph/pattern.js';
 import { isSemver, splitArch } from '../graph/version.js';
 import {
@@ -28,6 +28,9 @@ import {
 } from '../schemas/graphData.js';
 import { isUri } from '../schemas/formats.js';
 import { isIsoDuration } from '../promotion/duration.js';
+
+/** Metadata the build computes; set from raw metadata they would corrupt what clusters read. */
+const COMPUTED_LABELS: ReadonlySet<string> = new Set([LABEL.channels, LABEL.manifestref, LABEL.arch, LABEL.architecture]);
 
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
 export const MAX_TARBALL_BYTES = 512 * 1024 * 1024;
@@ -167,15 +170,13 @@ class TreeReader {
     const file = this.rel(path);
     let st;
     try {
-      st = lstatSync(path);
-      if (st.isSymbolicLink()) {
-        const target = realpathSync(path);
-        if (target !== this.realRoot && !target.startsWith(this.realRoot + sep)) {
-          this.error(file, '-', 'symbolic link points outside the graph-data tree');
-          return undefined;
-        }
-        st = statSync(path);
+      // Resolved in full, so a linked folder on the way cannot lead outside the tree either.
+      const target = realpathSync(path);
+      if (target !== this.realRoot && !target.startsWith(this.realRoot + sep)) {
+        this.error(file, '-', 'symbolic link points outside the graph-data tree');
+        return undefined;
       }
+      st = statSync(target);
     } catch (err) {
       this.error(file, '-', `cannot read: ${(err as Error).message}`);
       return undefined;
@@ -290,8 +291,11 @@ export function readGraphDataDir(root: string, onProgress?: Progress): ReadResul
       const problems = schemaProblems(RawMetadataSchema, raw, 'raw/metadata.json');
       r.errors.push(...problems);
       if (problems.length === 0) rawMetadata = raw as RawMetadata;
-      for (const version of Object.keys(problems.length ? {} : rawMetadata)) {
+      for (const [version, md] of Object.entries(problems.length ? {} : rawMetadata)) {
         if (!isVersionRef(version)) r.error('raw/metadata.json', version, 'not a semantic version (optionally with +arch)');
+        for (const key of Object.keys(md)) {
+          if (COMPUTED_LABELS.has(key)) r.error('raw/metadata.json', `${version}.${key}`, 'computed by the server from the release records and channels; it cannot be set here');
+        }
       }
     }
   }
@@ -313,11 +317,17 @@ function exists(path: string): boolean {
   }
 }
 
+/** Subfolders, links to folders included (the files read through them are checked to stay inside the tree). */
 function listDirs(root: string, dir: string): string[] {
   try {
-    return readdirSync(join(root, dir), { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
+    return readdirSync(join(root, dir))
+      .filter((name) => {
+        try {
+          return statSync(join(root, dir, name)).isDirectory();
+        } catch {
+          return false;
+        }
+      })
       .sort();
   } catch {
     return [];
@@ -418,11 +428,7 @@ export function classifyBlockedEdge(doc: unknown, file: string, id: string, erro
   for (const k of ['to', 'from'] as const) {
     if (typeof d[k] !== 'string' || d[k] === '') err(k, 'required, a non-empty string');
   }
-  if (typeof d.to === 'string' && d.to !== '') {
-    const ref = splitArch(d.to);
-    if (!isSemver(ref.version)) err('to', `'${d.to}' is not a semantic version`);
-    else if (ref.arch !== undefined && !(ARCHES as readonly string[]).includes(ref.arch)) err('to', `unknown architecture '${ref.arch}'`);
-  }
+  if (typeof d.to === 'string' && d.to !== '') versionRefProblem(errors, file, 'to', d.to);
   if (typeof d.from === 'string' && d.from !== '') {
     const e = patternError(d.from);
     if (e) err('from', `invalid regular expression: ${e}`);

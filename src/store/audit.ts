@@ -27,7 +27,7 @@ export class AuditRepository {
     const params: unknown[] = [];
     if (filter.since) {
       where.push('at >= ?');
-      params.push(new Date(filter.since).toISOString());
+      params.push(filter.since);
     }
     if (filter.actor) {
       where.push('actor = ?');

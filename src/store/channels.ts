@@ -5,28 +5,33 @@ import type { Db } from './open.js';
 import type { UpsertOutcome } from './releases.js';
 
 export type ChannelKind = 'public' | 'internal';
-const kindOf = (c: Pick<Channel, 'internal'>): ChannelKind => (c.internal ? 'internal' : 'public');
+export const channelKind = (c: Pick<Channel, 'internal'>): ChannelKind => (c.internal ? 'internal' : 'public');
 
 export class ChannelRepository {
   constructor(private readonly db: Db) {}
 
   all(): Channel[] {
-    return this.select('', []);
+    return this.select(
+      this.db.prepare('SELECT kind, name, feeder, tombstones FROM channels ORDER BY kind, name').all(),
+      this.db.prepare('SELECT kind, channel, version FROM channel_versions ORDER BY kind, channel, position').all(),
+    );
   }
 
   get(kind: ChannelKind, name: string): Channel | undefined {
-    return this.select('WHERE kind = ? AND name = ?', [kind, name])[0];
+    return this.select(
+      this.db.prepare('SELECT kind, name, feeder, tombstones FROM channels WHERE kind = ? AND name = ?').all(kind, name),
+      this.db.prepare('SELECT kind, channel, version FROM channel_versions WHERE kind = ? AND channel = ? ORDER BY position').all(kind, name),
+    )[0];
   }
 
-  private select(where: string, params: string[]): Channel[] {
-    const memberWhere = where.replace('name =', 'channel =');
-    const rows = this.db.prepare(`SELECT kind, name, feeder, tombstones FROM channels ${where} ORDER BY kind, name`).all(...params) as Array<{
+  private select(channelRows: unknown[], memberRows: unknown[]): Channel[] {
+    const rows = channelRows as Array<{
       kind: ChannelKind;
       name: string;
       feeder: string | null;
       tombstones: string;
     }>;
-    const members = this.db.prepare(`SELECT kind, channel, version FROM channel_versions ${memberWhere} ORDER BY kind, channel, position`).all(...params) as Array<{
+    const members = memberRows as Array<{
       kind: ChannelKind;
       channel: string;
       version: string;
@@ -47,7 +52,7 @@ export class ChannelRepository {
 
   /** Creates or replaces a channel; versions already members keep the time they were added. */
   upsert(c: Channel, at: string): UpsertOutcome {
-    const kind = kindOf(c);
+    const kind = channelKind(c);
     const before = this.get(kind, c.name);
     const feeder = c.feeder ? JSON.stringify(c.feeder) : null;
     this.db

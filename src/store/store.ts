@@ -1,11 +1,11 @@
 // The store of record: the repositories over one database, what a build reads, and the import of a
 // graph-data tree as one transaction (upsert; prune only when asked).
-import type { GraphInput } from '../graph/model.js';
-import type { RawMetadata } from '../schemas/graphData.js';
+import type { Channel, GraphInput } from '../graph/model.js';
+import type { Feeder, RawMetadata } from '../schemas/graphData.js';
 import type { GraphDataTree, Problem } from '../sources/graphData.js';
 import { AuditRepository } from './audit.js';
 import { BlockedEdgeRepository } from './blockedEdges.js';
-import { ChannelRepository } from './channels.js';
+import { ChannelRepository, channelKind } from './channels.js';
 import { openDb, type Db } from './open.js';
 import { ReleaseRepository, type UpsertOutcome } from './releases.js';
 
@@ -57,8 +57,12 @@ export class Store {
     this.db.close();
   }
 
+  /** Bumped by every write transaction: what is derived from the store can be cached per generation. */
+  generation = 0;
+
   /** Runs `fn` in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
+    this.generation += 1;
     return this.db.transaction(fn)();
   }
 
@@ -90,14 +94,26 @@ export class Store {
   }
 
   /**
-   * Applies a validated tree in one transaction. A release already stored with another payload
-   * rejects the whole import; nothing is written then.
+   * Applies a validated tree in one transaction. Each release, blocked edge and raw-metadata entry is
+   * written only when its content differs from what the last import brought, and a channel gets the
+   * versions and tombstones the tree added or dropped since then: what the admin API changed
+   * elsewhere stays. `prune` makes the store equal to the tree instead. A release already stored
+   * with another payload rejects the whole import; nothing is written then.
    */
   importTree(tree: GraphDataTree, opts: { source: string; prune?: boolean; force?: boolean; actor?: string }): ImportSummary {
     const summary: ImportSummary = { skipped: false, contentHash: tree.contentHash, releases: zero(), channels: zero(), blockedEdges: zero(), rawMetadata: zero() };
     if (!opts.force && !opts.prune && this.lastImport()?.contentHash === tree.contentHash) return { ...summary, skipped: true };
     const at = this.now().toISOString();
-    const count = (c: Counts, o: UpsertOutcome): void => void (c[o] += 1);
+    const prune = !!opts.prune;
+    this.generation += 1;
+    const previous = this.importedState();
+    /** Applies one entity unless the tree brings it exactly as last time. */
+    const apply = <T>(counts: Counts, kind: ImportedKind, key: string, value: T, write: (value: T) => UpsertOutcome): void => {
+      const content = JSON.stringify(value);
+      if (!prune && previous.get(`${kind}/${key}`) === content) counts.unchanged += 1;
+      else counts[write(value)] += 1;
+      this.db.prepare('INSERT OR REPLACE INTO imported_state (kind, key, content) VALUES (?, ?, ?)').run(kind, key, content);
+    };
 
     this.db.transaction(() => {
       const conflicts: Problem[] = [];
@@ -108,24 +124,32 @@ export class Store {
         }
       }
       if (conflicts.length) throw new ImportRejected(conflicts);
+      if (prune) this.db.exec('DELETE FROM imported_state');
 
-      for (const r of tree.releases) count(summary.releases, this.releases.upsert(r, at));
-      for (const c of tree.channels) count(summary.channels, this.channels.upsert(c, at));
-      for (const e of tree.blockedEdges) count(summary.blockedEdges, this.blockedEdges.upsert(e, at));
+      for (const r of tree.releases) apply(summary.releases, 'release', `${r.arch}/${r.version}`, r, (v) => this.releases.upsert(v, at));
+      for (const c of tree.channels) {
+        const key = `${channelKind(c)}/${c.name}`;
+        const before = previous.get(`channel/${key}`);
+        apply(summary.channels, 'channel', key, { versions: c.versions, feeder: c.feeder ?? null, tombstones: c.tombstones }, () =>
+          this.channels.upsert(prune ? c : mergeChannel(c, this.channels.get(channelKind(c), c.name), before), at),
+        );
+      }
+      for (const e of tree.blockedEdges) apply(summary.blockedEdges, 'blocked_edge', e.id, e, (v) => this.blockedEdges.upsert(v, at));
       const rawBefore = this.rawMetadata();
-      const putRaw = this.db.prepare('INSERT INTO raw_metadata VALUES (?, ?) ON CONFLICT (version) DO UPDATE SET metadata = excluded.metadata');
       for (const [version, md] of Object.entries(tree.rawMetadata)) {
-        const before = rawBefore[version];
-        count(summary.rawMetadata, !before ? 'added' : JSON.stringify(before) === JSON.stringify(md) ? 'unchanged' : 'changed');
-        putRaw.run(version, JSON.stringify(md));
+        apply(summary.rawMetadata, 'raw_metadata', version, md, (v) => {
+          const before = rawBefore[version];
+          this.db.prepare('INSERT INTO raw_metadata VALUES (?, ?) ON CONFLICT (version) DO UPDATE SET metadata = excluded.metadata').run(version, JSON.stringify(v));
+          return !before ? 'added' : JSON.stringify(before) === JSON.stringify(v) ? 'unchanged' : 'changed';
+        });
       }
 
-      if (opts.prune) {
+      if (prune) {
         const releases = new Set(tree.releases.map((r) => `${r.arch}/${r.version}`));
         for (const r of this.releases.all()) if (!releases.has(`${r.arch}/${r.version}`) && this.releases.delete(r.arch, r.version)) summary.releases.removed += 1;
-        const channels = new Set(tree.channels.map((c) => `${c.internal}/${c.name}`));
+        const channels = new Set(tree.channels.map((c) => `${channelKind(c)}/${c.name}`));
         for (const c of this.channels.all()) {
-          if (!channels.has(`${c.internal}/${c.name}`) && this.channels.delete(c.internal ? 'internal' : 'public', c.name)) summary.channels.removed += 1;
+          if (!channels.has(`${channelKind(c)}/${c.name}`) && this.channels.delete(channelKind(c), c.name)) summary.channels.removed += 1;
         }
         const edges = new Set(tree.blockedEdges.map((e) => e.id));
         for (const e of this.blockedEdges.all()) if (!edges.has(e.id) && this.blockedEdges.delete(e.id)) summary.blockedEdges.removed += 1;
@@ -136,7 +160,7 @@ export class Store {
           }
         }
       }
-      const recorded = { releases: summary.releases, channels: summary.channels, blockedEdges: summary.blockedEdges, rawMetadata: summary.rawMetadata, prune: !!opts.prune };
+      const recorded = { releases: summary.releases, channels: summary.channels, blockedEdges: summary.blockedEdges, rawMetadata: summary.rawMetadata, prune };
       this.db
         .prepare('INSERT INTO imports (content_hash, source, schema_version, imported_at, summary) VALUES (?, ?, ?, ?, ?)')
         .run(tree.contentHash, opts.source, tree.schemaVersion, at, JSON.stringify(recorded));
@@ -144,6 +168,37 @@ export class Store {
     })();
     return summary;
   }
+
+  private importedState(): Map<string, string> {
+    const rows = this.db.prepare('SELECT kind, key, content FROM imported_state').all() as Array<{ kind: string; key: string; content: string }>;
+    return new Map(rows.map((r) => [`${r.kind}/${r.key}`, r.content]));
+  }
+}
+
+type ImportedKind = 'release' | 'channel' | 'blocked_edge' | 'raw_metadata';
+
+/**
+ * A channel from the tree applied on top of the stored one: the versions and tombstones the tree
+ * added since the last import are added, those it dropped are removed, the rest (including what the
+ * admin API promoted or withdrew) stays; the feeder follows the tree only when the tree changed it.
+ */
+export function mergeChannel(tree: Channel, stored: Channel | undefined, lastImported: string | undefined): Channel {
+  if (!stored) return tree;
+  const base = lastImported ? (JSON.parse(lastImported) as { versions: string[]; feeder: Feeder | null; tombstones: string[] }) : { versions: [], feeder: null, tombstones: [] };
+  const merge = (current: string[], before: string[], after: string[]): string[] => {
+    const dropped = new Set(before.filter((v) => !after.includes(v)));
+    const added = after.filter((v) => !before.includes(v));
+    return [...new Set([...current.filter((v) => !dropped.has(v)), ...added])];
+  };
+  const feederChanged = JSON.stringify(tree.feeder ?? null) !== JSON.stringify(base.feeder);
+  const feeder = feederChanged ? tree.feeder : stored.feeder;
+  return {
+    name: tree.name,
+    internal: tree.internal,
+    versions: merge(stored.versions, base.versions, tree.versions),
+    tombstones: merge(stored.tombstones, base.tombstones, tree.tombstones),
+    ...(feeder && { feeder }),
+  };
 }
 
 const zero = (): Counts => ({ added: 0, changed: 0, unchanged: 0, removed: 0 });

@@ -36,7 +36,8 @@ export function normalise(g: Doc) {
   for (const n of g.nodes) {
     nodes.add(`${n.version} ${n.payload}`);
     const md = n.metadata ?? {};
-    channels[n.version] = (md['io.openshift.upgrades.graph.release.channels'] ?? '').split(',').filter(Boolean).sort().join(',');
+    // As served, in order: the protocol fixes the order of the channel list.
+    channels[n.version] = md['io.openshift.upgrades.graph.release.channels'] ?? '';
     urls[n.version] = md.url;
   }
   const edges = new Set((g.edges ?? []).map(([a, b]) => `${g.nodes[a]!.version} -> ${g.nodes[b]!.version}`));

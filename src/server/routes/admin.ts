@@ -1,12 +1,8 @@
 // The admin REST API under /api/v1: releases, channels (public and internal), risks, audit, and the
 // graph-data tarball. Reads are public; every write needs a token with its scope and goes through
 // AdminService (validated, one transaction, audited, one rebuild).
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import * as tar from 'tar';
 import type { AdminService } from '../../admin/service.js';
 import { ApiError } from '../../errors.js';
 import { compareVersions } from '../../graph/version.js';
@@ -28,8 +24,8 @@ import {
 } from '../../schemas/admin.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { ReleaseRecordSchema } from '../../schemas/graphData.js';
-import { exportTree, releaseRecord } from '../../sources/export.js';
-import type { ChannelKind } from '../../store/channels.js';
+import { exportTarball, releaseRecord } from '../../sources/export.js';
+import { channelKind, type ChannelKind } from '../../store/channels.js';
 import type { Store } from '../../store/store.js';
 import type { Authorizer } from '../auth.js';
 
@@ -49,7 +45,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
   // ---- releases
   app.post('/api/v1/releases', {
     attachValidation: true, // AdminService validates, naming body[i].field
-    preHandler: auth.require('releases:write'),
+    preValidation: auth.require('releases:write'),
     schema: { summary: 'Add one release record or an array of them', tags: ['releases'], security, body: ReleaseBody, response: { 200: Type.Object({ releases: Type.Array(ReleaseRecordSchema) }), 201: Type.Object({ releases: Type.Array(ReleaseRecordSchema) }), ...errors } },
     handler: async (request, reply) => {
       const body = request.body;
@@ -96,17 +92,19 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
       const { arch, version } = request.params as { arch: string; version: string };
       const release = store.releases.get(arch, version);
       if (!release) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);
-      const channels = store.channels
-        .all()
-        .filter((c) => c.versions.includes(version) || c.versions.includes(`${version}+${arch}`))
-        .map((c) => ({ name: c.name, kind: c.internal ? 'internal' : 'public', addedAt: store.channels.memberSince(c.internal ? 'internal' : 'public', c.name, c.versions.includes(version) ? version : `${version}+${arch}`)!.toISOString() }));
+      const channels = [];
+      for (const c of store.channels.all()) {
+        const entry = [version, `${version}+${arch}`].find((v) => c.versions.includes(v));
+        const since = entry && store.channels.memberSince(channelKind(c), c.name, entry);
+        if (since) channels.push({ name: c.name, kind: channelKind(c), addedAt: since.toISOString() });
+      }
       const risks = store.blockedEdges.all().filter((e) => e.to === version || e.to === `${version}+${arch}`);
       return { release: releaseRecord(release), channels, risks, signatures: [] };
     },
   });
 
   app.delete('/api/v1/releases/:arch/:version', {
-    preHandler: auth.require('releases:write'),
+    preValidation: auth.require('releases:write'),
     schema: { summary: 'Delete a release', tags: ['releases'], security, params: ReleaseParams, querystring: ReasonQuery, response: { 200: Type.Object({ deleted: ReleaseRecordSchema }), ...errors } },
     handler: async (request) => {
       const { arch, version } = request.params as { arch: string; version: string };
@@ -137,7 +135,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
       },
     });
     app.put(`${base}/:name`, {
-      preHandler: auth.require('channels:write'),
+      preValidation: auth.require('channels:write'),
       schema: { summary: `Create or replace a ${kind} channel (versions, feeder, tombstones)`, tags: [tag], security, params, body: ChannelBody, response: { 200: ChannelDoc, 201: ChannelDoc, ...errors } },
       handler: async (request, reply) => {
         const { name } = request.params as { name: string };
@@ -149,7 +147,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
       },
     });
     app.post(`${base}/:name/versions`, {
-      preHandler: auth.require('channels:write'),
+      preValidation: auth.require('channels:write'),
       schema: {
         summary: `Promote a version into a ${kind} channel, following its feeder`,
         description: 'Refused with 409 naming the rule (release, tombstone, feeder.source, feeder.filter, feeder.delay, feeder.errata) unless force with a reason. dryRun=true changes nothing and lists the edges that would appear.',
@@ -168,7 +166,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
       },
     });
     app.delete(`${base}/:name/versions/:version`, {
-      preHandler: auth.require('channels:write'),
+      preValidation: auth.require('channels:write'),
       schema: { summary: `Withdraw a version from a ${kind} channel (and tombstone it there)`, tags: [tag], security, params: Type.Intersect([params, Type.Object({ version: Type.String() })]), querystring: ReasonQuery, response: { 200: Type.Object({ changed: Type.Boolean() }), ...errors } },
       handler: async (request) => {
         const { name, version } = request.params as { name: string; version: string };
@@ -184,15 +182,16 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
   });
   app.post('/api/v1/risks', {
     attachValidation: true, // classified and validated like a blocked-edges file
-    preHandler: auth.require('risks:write'),
+    preValidation: auth.require('risks:write'),
     schema: { summary: 'Declare a risk on edges (or a hard block)', tags: ['risks'], security, body: RiskBody, response: { ...errors } },
     handler: async (request, reply) => {
       if (!request.body || typeof request.body !== 'object' || Array.isArray(request.body)) throw new ApiError('invalid_request', 'body: a JSON object is expected');
-      return reply.code(201).send(admin.addRisk(request.body as Record<string, unknown>, actorOf(request)));
+      const { edge, warnings } = admin.addRisk(request.body as Record<string, unknown>, actorOf(request));
+      return reply.code(201).send({ ...edge, ...(warnings.length && { warnings }) });
     },
   });
   app.delete('/api/v1/risks/:id', {
-    preHandler: auth.require('risks:write'),
+    preValidation: auth.require('risks:write'),
     schema: { summary: 'Withdraw a risk or a hard block', tags: ['risks'], security, params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }), querystring: ReasonQuery, response: { ...errors } },
     handler: async (request) => ({ deleted: admin.deleteRisk((request.params as { id: string }).id, actorOf(request), (request.query as { reason?: string }).reason ?? null) }),
   });
@@ -200,27 +199,26 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
   // ---- audit
   app.get('/api/v1/audit', {
     schema: { summary: 'Who did what, when, with the state before and after (newest first)', tags: ['audit'], querystring: AuditQuery },
-    handler: async (request) => ({ entries: store.audit.list(request.query as { since?: string; actor?: string; limit?: number }) }),
+    handler: async (request) => {
+      const q = request.query as { since?: string; actor?: string; limit?: number };
+      const since = q.since === undefined ? undefined : new Date(q.since);
+      if (since && Number.isNaN(since.getTime())) throw new ApiError('invalid_params', `invalid client parameters: since '${q.since}' is not a time`);
+      return { entries: store.audit.list({ ...q, since: since?.toISOString() }) };
+    },
   });
 
-  // ---- the state as a graph-data tarball
+  // ---- the state as a graph-data tarball, made once per store generation
+  let tarball: { generation: number; made: Promise<{ bytes: Buffer; etag: string }> } | undefined;
   app.get('/api/upgrades_info/graph-data', {
     schema: { summary: 'The current state as a graph-data .tar.gz (importable by cincy import)', tags: ['graph'], produces: ['application/gzip'] },
-    handler: async (_request, reply) => {
-      const dir = mkdtempSync(join(tmpdir(), 'cincy-export-'));
-      try {
-        for (const [path, content] of exportTree(store)) {
-          mkdirSync(dirname(join(dir, path)), { recursive: true });
-          writeFileSync(join(dir, path), content);
-        }
-        const chunks: Buffer[] = [];
-        for await (const chunk of tar.c({ gzip: true, cwd: dir, portable: true }, ['.'])) chunks.push(chunk as Buffer);
-        reply.header('content-type', 'application/gzip');
-        reply.header('content-disposition', 'attachment; filename="graph-data.tar.gz"');
-        return reply.send(Buffer.concat(chunks));
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+    handler: async (request, reply) => {
+      if (tarball?.generation !== store.generation) tarball = { generation: store.generation, made: exportTarball(store) };
+      const { bytes, etag } = await tarball.made;
+      reply.header('content-type', 'application/gzip');
+      reply.header('content-disposition', 'attachment; filename="graph-data.tar.gz"');
+      reply.header('etag', etag);
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      return reply.send(bytes);
     },
   });
 }

@@ -10,6 +10,7 @@ export const GRAPH_PATHS = ['/graph', '/v1/graph', '/api/upgrades_info/graph', '
 const CHANNEL_RE = new RegExp(CHANNEL_PATTERN);
 const ARCH_RE = new RegExp(ARCH_PATTERN);
 const ENCODINGS: Encoding[] = ['br', 'gzip', 'identity'];
+const OFFERED = [...MEDIA_TYPES, ...MEDIA_TYPES.map((t) => `${t}; charset=utf-8`)];
 
 export interface GraphRouteOptions {
   service: GraphService;
@@ -63,14 +64,17 @@ const negotiated = new Map<string, Negotiated>();
 
 /** Media type and encoding for a pair of headers; clients send the same few pairs, so answers are kept. */
 function negotiate(accept: string | undefined, acceptEncoding: string | undefined): Negotiated {
-  const key = `${accept ?? ''}\n${acceptEncoding ?? ''}`;
+  // An absent header and an empty one mean different things (an empty Accept accepts nothing).
+  const key = `${accept ?? '\u0000'}\n${acceptEncoding ?? '\u0000'}`;
   let n = negotiated.get(key);
   if (!n) {
     const headers: Record<string, string> = {};
     if (accept !== undefined) headers.accept = accept;
     if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding;
     const negotiator = new Negotiator({ headers });
-    n = { media: negotiator.mediaType([...MEDIA_TYPES]), encoding: (negotiator.encoding(ENCODINGS) ?? 'identity') as Encoding };
+    // Offered with and without charset=utf-8, so `application/json; charset=utf-8` matches too.
+    const media = negotiator.mediaType(OFFERED)?.split(';')[0];
+    n = { media, encoding: (negotiator.encoding(ENCODINGS) ?? 'identity') as Encoding };
     if (negotiated.size >= 1000 || key.length > 1000) negotiated.clear();
     negotiated.set(key, n);
   }
