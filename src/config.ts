@@ -37,6 +37,8 @@ export const SETTINGS = {
   adminIssuer: S('--admin-issuer', Type.String({ minLength: 1 }), 'required iss of admin tokens', 'cincy'),
   adminAudience: S('--admin-audience', Type.String({ minLength: 1 }), 'required aud of admin tokens', 'cincy-admin'),
   adminRateLimit: S('--admin-rate-limit', Type.Integer({ minimum: 1, maximum: 100000 }), 'admin writes per subject per minute', 120),
+  trustKeys: S('--trust-keys', Type.String({ minLength: 1 }), 'folder of trusted signing keys: JWKS files (*.json) and armored OpenPGP keys (*.asc)'),
+  requireSignatures: S('--require-signatures', Type.Boolean(), 'leave releases without a valid signature out of the graph', false),
   autoPromote: S('--auto-promote', Type.Boolean(), 'apply every channel feeder on a schedule (actor "feeder")', false),
   autoPromoteInterval: S('--auto-promote-interval', Type.Integer({ minimum: 1, maximum: 86400 }), 'seconds between two feeder passes', 60),
 };
@@ -54,6 +56,8 @@ export const ServeConfigSchema = Type.Object({
   adminIssuer: SETTINGS.adminIssuer.schema,
   adminAudience: SETTINGS.adminAudience.schema,
   adminRateLimit: SETTINGS.adminRateLimit.schema,
+  trustKeys: Type.Optional(SETTINGS.trustKeys.schema),
+  requireSignatures: SETTINGS.requireSignatures.schema,
   autoPromote: SETTINGS.autoPromote.schema,
   autoPromoteInterval: SETTINGS.autoPromoteInterval.schema,
 });

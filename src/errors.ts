@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'conflict'
   | 'promotion_refused'
   | 'rate_limited'
+  | 'invalid_signature'
   | 'internal_error';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -25,6 +26,7 @@ const STATUS: Record<ErrorKind, number> = {
   conflict: 409,
   promotion_refused: 409,
   rate_limited: 429,
+  invalid_signature: 400,
   internal_error: 500,
 };
 

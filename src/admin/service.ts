@@ -6,6 +6,9 @@ import { channelView } from '../graph/view.js';
 import { splitArch } from '../graph/version.js';
 import { compilePattern } from '../graph/pattern.js';
 import { ApiError } from '../errors.js';
+import { payloadDigest } from '../graph/model.js';
+import { SignatureRefused, TrustStore, verifySignature } from '../signatures/verify.js';
+import type { StoredSignature } from '../store/signatures.js';
 import { checkPromotion, type Refusal } from '../promotion/rules.js';
 import type { ReleaseRecord } from '../schemas/graphData.js';
 import { checkChannel, checkReleaseRecord, classifyBlockedEdge, releaseFromRecord, schemaProblems, type Problem } from '../sources/graphData.js';
@@ -39,11 +42,17 @@ export interface PromotionResult {
 }
 
 export class AdminService {
+  private readonly now: () => Date;
+  private readonly trust: TrustStore;
+
   constructor(
     private readonly store: Store,
     private readonly graph: GraphService,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+    options: { now?: () => Date; trust?: TrustStore } = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.trust = options.trust ?? TrustStore.empty();
+  }
 
   /** Runs a write in one transaction, then rebuilds once when it changed something. */
   private write<T>(fn: (at: string) => { result: T; changed: boolean }): T {
@@ -94,6 +103,28 @@ export class AdminService {
       this.store.releases.delete(arch, version);
       this.audit(at, actor, 'release.delete', `${arch}/${version}`, before, null, reason);
       return { result: before, changed: true };
+    });
+  }
+
+  // ---- signatures
+
+  /** Verifies a signature for a release's payload digest and stores it (never rewriting one). */
+  async addSignature(arch: string, version: string, bytes: Buffer, actor: Actor): Promise<{ signature: StoredSignature; added: boolean }> {
+    const release = this.store.releases.get(arch, version);
+    if (!release) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);
+    const digest = payloadDigest(release.payload);
+    let verified;
+    try {
+      verified = await verifySignature(bytes, digest, this.trust, this.now());
+    } catch (err) {
+      if (err instanceof SignatureRefused) throw new ApiError('invalid_signature', `${err.reason}: ${err.message}`);
+      throw err;
+    }
+    return this.write((at) => {
+      const r = this.store.signatures.add({ digest, envelope: verified.envelope, keyId: verified.keyId, bytes, verifiedAt: at });
+      if (r.added) this.audit(at, actor, 'signature.add', `${arch}/${version}`, null, { digest, n: r.signature.n, envelope: r.signature.envelope, keyId: r.signature.keyId });
+      // Only a graph that withholds unsigned releases changes with a signature.
+      return { result: r, changed: r.added && this.graph.requireSignatures };
     });
   }
 

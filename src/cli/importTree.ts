@@ -2,6 +2,7 @@
 import { SingleBar, Presets } from 'cli-progress';
 import { formatProblem, readGraphData, type Problem } from '../sources/graphData.js';
 import { ImportRejected, Store, type Counts } from '../store/store.js';
+import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
 
 function progressBar(label: string): { update: (done: number, total: number) => void; stop: () => void } {
   if (!process.stderr.isTTY) return { update: () => {}, stop: () => {} };
@@ -38,7 +39,8 @@ export async function validateCommand(dir: string): Promise<number> {
 
 const counts = (c: Counts): string => `${c.added} added, ${c.changed} changed, ${c.unchanged} unchanged, ${c.removed} removed`;
 
-export async function importCommand(opts: { graphData: string; db: string; prune?: boolean }): Promise<number> {
+export async function importCommand(opts: { graphData: string; db: string; prune?: boolean; trustKeys?: string }): Promise<number> {
+  const trust = opts.trustKeys ? await TrustStore.load(opts.trustKeys) : TrustStore.empty();
   const bar = progressBar('reading');
   const read = await readGraphData(opts.graphData, bar.update);
   bar.stop();
@@ -47,9 +49,11 @@ export async function importCommand(opts: { graphData: string; db: string; prune
     process.stderr.write(`import rejected: ${read.errors.length} problem(s) in ${opts.graphData}; the store is unchanged\n`);
     return 1;
   }
+  const signatures = await verifyTreeSignatures(read.tree.signatures, trust);
+  printProblems([], signatures.warnings);
   const store = Store.open(opts.db);
   try {
-    const s = store.importTree(read.tree, { source: opts.graphData, prune: opts.prune, force: true });
+    const s = store.importTree(read.tree, { source: opts.graphData, prune: opts.prune, force: true, signatures: signatures.verified });
     process.stdout.write(
       [
         `imported ${opts.graphData} into ${opts.db} (content ${s.contentHash.slice(0, 12)})`,
@@ -57,6 +61,7 @@ export async function importCommand(opts: { graphData: string; db: string; prune
         `  channels:      ${counts(s.channels)}`,
         `  blocked edges: ${counts(s.blockedEdges)} (${read.tree.blockedEdges.filter((e) => e.risk).length} risks, ${read.tree.blockedEdges.filter((e) => !e.risk).length} hard blocks in the tree)`,
         `  raw metadata:  ${counts(s.rawMetadata)}`,
+        `  signatures:    ${s.signatures.added} added, ${s.signatures.unchanged} already stored, ${signatures.warnings.length} refused`,
         '',
       ].join('\n'),
     );

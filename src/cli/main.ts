@@ -6,6 +6,7 @@ import { exportCommand } from './exportTree.js';
 import { importCommand, validateCommand } from './importTree.js';
 import { openapiCommand } from './openapi.js';
 import { addAdminCommands } from './admin.js';
+import { addSignatureCommands } from './signatures.js';
 import { createToken, type TokenOptions } from './token.js';
 import { serve } from './serve.js';
 
@@ -35,7 +36,8 @@ export async function main(argv: string[]): Promise<number> {
     .requiredOption('--graph-data <path>', 'graph-data directory or .tar.gz')
     .requiredOption('--db <file>', 'SQLite database file')
     .option('--prune', 'also remove what the tree does not mention')
-    .action(run((opts: { graphData: string; db: string; prune?: boolean }) => importCommand(opts)));
+    .option('--trust-keys <dir>', 'verify the tree\'s signatures against these keys (JWKS *.json, OpenPGP *.asc); refused ones are not stored')
+    .action(run((opts: { graphData: string; db: string; prune?: boolean; trustKeys?: string }) => importCommand(opts)));
 
   program
     .command('validate')
@@ -69,6 +71,7 @@ export async function main(argv: string[]): Promise<number> {
     }));
 
   addAdminCommands(program, (f) => run(f));
+  addSignatureCommands(program, (f) => run(f));
 
   program
     .command('openapi')

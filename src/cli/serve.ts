@@ -4,12 +4,15 @@ import { resolveServeConfig, type ServeFlags } from '../config.js';
 import { startAutoPromotion } from '../promotion/scheduler.js';
 import { buildApp } from '../server/app.js';
 import { startService } from '../server/start.js';
+import { TrustStore } from '../signatures/verify.js';
 
 export async function serve(flags: ServeFlags): Promise<number> {
   const config = resolveServeConfig(flags);
   // Tokens never reach the log: requests are logged without headers, and this is a second guard.
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
-  const started = await startService({ graphData: config.graphData, db: config.db, log: logger });
+  const trust = config.trustKeys ? await TrustStore.load(config.trustKeys) : TrustStore.empty();
+  if (config.requireSignatures && trust.size === 0) logger.warn({}, '--require-signatures without --trust-keys: no release can be verified, the graph will be empty');
+  const started = await startService({ graphData: config.graphData, db: config.db, log: logger, trust, requireSignatures: config.requireSignatures });
   if (!started.ok) {
     process.stderr.write(`cincy: cannot serve: ${started.problems.join('\n  ')}\n`);
     return 1;
@@ -19,6 +22,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
     service,
     cacheMaxAge: config.cacheMaxAge,
     logger,
+    trust,
     auth: { secretFile: config.adminJwtSecretFile, jwks: config.adminJwks, issuer: config.adminIssuer, audience: config.adminAudience, rateLimit: config.adminRateLimit },
   });
   const scheduler = config.autoPromote ? startAutoPromotion(app.admin, config.autoPromoteInterval * 1000, logger) : undefined;

@@ -4,7 +4,7 @@
 // scraped graph that has edges but no release records.
 import { SemVer } from 'semver';
 import type { BlockedEdge, ConditionalPair, FullGraph, GraphInput, GraphNode, Release, Risk } from './model.js';
-import { COMMA_LIST_LABELS, LABEL } from './model.js';
+import { COMMA_LIST_LABELS, LABEL, payloadDigest } from './model.js';
 import { compilePattern } from './pattern.js';
 import { compareChannelNames, splitArch } from './version.js';
 
@@ -32,7 +32,7 @@ export function releaseGraph(releases: Release[]): WorkGraph {
   const g = emptyGraph();
   for (const r of releases) {
     const metadata = { ...r.metadata };
-    const digest = r.payload.slice(r.payload.indexOf('@') + 1);
+    const digest = payloadDigest(r.payload);
     if (digest.startsWith('sha256:')) metadata[LABEL.manifestref] = digest;
     if (r.arch === 'multi') metadata[LABEL.architecture] = 'multi';
     addNode(g, { version: r.version, arch: r.arch, payload: r.payload, metadata, channels: [] });

@@ -13,6 +13,9 @@ export interface Release {
   metadata: Record<string, string>;
 }
 
+/** The digest (`sha256:<hex>`) of a pull spec by digest. */
+export const payloadDigest = (payload: string): string => payload.slice(payload.indexOf('@') + 1);
+
 export interface Channel {
   name: string;
   /** Internal channels (the promotion ladder) are never served and never appear in node metadata. */

@@ -13,6 +13,8 @@ import { AdminService } from '../admin/service.js';
 import { Authorizer, type AuthConfig } from './auth.js';
 import { adminRoutes } from './routes/admin.js';
 import { validatorCompiler } from './validation.js';
+import { signatureRoutes } from './routes/signatures.js';
+import type { TrustStore } from '../signatures/verify.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,6 +28,8 @@ export interface AppOptions {
   auth?: AuthConfig;
   /** The clock of promotions, audit entries and token checks (tests inject one). */
   now?: () => Date;
+  /** Keys release signatures are verified against. */
+  trust?: TrustStore;
   logger?: FastifyServerOptions['loggerInstance'] | boolean;
   /** Cache-Control max-age of graph responses, seconds. */
   cacheMaxAge?: number;
@@ -61,9 +65,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(graphRoutes, { service: opts.service, cacheMaxAge: opts.cacheMaxAge ?? 30 });
   await app.register(healthRoutes, { service: opts.service });
   const now = opts.now ?? (() => new Date());
-  const admin = new AdminService(opts.service.store, opts.service, now);
+  const admin = new AdminService(opts.service.store, opts.service, { now, trust: opts.trust });
   const auth = new Authorizer(opts.auth ?? {}, () => now().getTime());
-  await app.register(adminRoutes, { store: opts.service.store, admin, auth });
+  await app.register(adminRoutes, { store: opts.service.store, graph: opts.service, admin, auth });
+  await app.register(signatureRoutes, { service: opts.service, admin, auth });
   app.decorate('admin', admin);
   return app;
 }

@@ -2,6 +2,7 @@
 // last good graph and remembers why (readiness and metrics report it).
 import type { Store } from '../store/store.js';
 import { GraphSnapshot } from './snapshot.js';
+import { payloadDigest } from '../graph/model.js';
 
 export interface Failure {
   at: string;
@@ -15,12 +16,29 @@ export class GraphService {
   lastImportFailure: (Failure & { problems: string[] }) | undefined;
   buildFailures = 0;
 
-  constructor(readonly store: Store, private readonly now: () => Date = () => new Date()) {}
+  readonly requireSignatures: boolean;
+  private readonly now: () => Date;
+
+  constructor(readonly store: Store, options: { requireSignatures?: boolean; now?: () => Date } = {}) {
+    this.requireSignatures = options.requireSignatures ?? false;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Why a release is left out of the graph, or undefined when it is served. */
+  withheld(release: { payload: string }, signed: ReadonlySet<string> = this.store.signatures.signedDigests()): string | undefined {
+    if (!this.requireSignatures || signed.has(payloadDigest(release.payload))) return undefined;
+    return 'no valid signature for its payload digest, and the server runs with --require-signatures';
+  }
 
   /** Builds from the store and swaps the snapshot in; returns false (and keeps serving) on failure. */
   rebuild(): boolean {
     try {
-      this.current = GraphSnapshot.build(this.store.input(), this.now());
+      const input = this.store.input();
+      if (this.requireSignatures) {
+        const signed = this.store.signatures.signedDigests();
+        input.releases = input.releases.filter((r) => this.withheld(r, signed) === undefined);
+      }
+      this.current = GraphSnapshot.build(input, this.now());
       this.lastBuildFailure = undefined;
       return true;
     } catch (err) {

@@ -3,6 +3,7 @@
 import { formatProblem, readGraphData } from '../sources/graphData.js';
 import { ImportRejected, Store } from '../store/store.js';
 import { GraphService } from './graphService.js';
+import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
 
 export interface StartLog {
   info(obj: object, msg: string): void;
@@ -15,10 +16,19 @@ export type StartResult =
   /** Nothing to serve: the tree is invalid and the store is empty, or the first build failed. */
   | { ok: false; problems: string[] };
 
-export async function startService(opts: { graphData: string; db: string; log: StartLog }): Promise<StartResult> {
+export interface StartOptions {
+  graphData: string;
+  db: string;
+  log: StartLog;
+  /** Keys that signatures in the tree are verified against (none: tree signatures are not stored). */
+  trust?: TrustStore;
+  requireSignatures?: boolean;
+}
+
+export async function startService(opts: StartOptions): Promise<StartResult> {
   const store = Store.open(opts.db);
-  const service = new GraphService(store);
-  const problems = await importTree(store, opts.graphData, opts.log);
+  const service = new GraphService(store, { requireSignatures: opts.requireSignatures });
+  const problems = await importTree(store, opts.graphData, opts.trust ?? TrustStore.empty(), opts.log);
   if (problems.length) {
     if (!store.hasContent()) {
       store.close();
@@ -36,12 +46,14 @@ export async function startService(opts: { graphData: string; db: string; log: S
   return { ok: true, store, service };
 }
 
-async function importTree(store: Store, graphData: string, log: StartLog): Promise<string[]> {
+async function importTree(store: Store, graphData: string, trust: TrustStore, log: StartLog): Promise<string[]> {
   const read = await readGraphData(graphData);
   for (const w of read.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data warning');
   if (!read.tree) return read.errors.map(formatProblem);
+  const signatures = await verifyTreeSignatures(read.tree.signatures, trust);
+  for (const w of signatures.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
   try {
-    const summary = store.importTree(read.tree, { source: graphData });
+    const summary = store.importTree(read.tree, { source: graphData, signatures: signatures.verified });
     if (summary.skipped) log.info({ contentHash: summary.contentHash }, 'graph-data unchanged since the last import');
     else log.info({ summary }, 'graph-data imported');
     return [];

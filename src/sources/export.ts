@@ -10,14 +10,15 @@ import { compareVersions, splitArch } from '../graph/version.js';
 import type { Store } from '../store/store.js';
 import type { Arch, ReleaseRecord } from '../schemas/graphData.js';
 
-export function exportTree(store: Store): Map<string, string> {
+export function exportTree(store: Store): Map<string, string | Buffer> {
   const input = store.input();
-  const files = new Map<string, string>();
+  const files = new Map<string, string | Buffer>();
   files.set('version', `${store.lastImport()?.schemaVersion ?? '1.1.0'}\n`);
   for (const c of input.channels) files.set(`${c.internal ? 'internal-channels' : 'channels'}/${c.name}.yaml`, channelYaml(c));
   for (const e of input.blockedEdges) files.set(`blocked-edges/${e.id}.yaml`, blockedEdgeYaml(e));
   if (Object.keys(input.rawMetadata).length) files.set('raw/metadata.json', `${JSON.stringify(input.rawMetadata, null, 2)}\n`);
   for (const r of input.releases) files.set(`releases/${r.arch}/${r.version}.json`, releaseJson(r));
+  for (const s of store.signatures.all()) files.set(`signatures/sha256/${s.digest.slice('sha256:'.length)}/signature-${s.n}`, s.bytes);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 

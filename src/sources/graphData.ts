@@ -9,7 +9,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import * as tar from 'tar';
 import { parse as parseYaml } from 'yaml';
-import { LABEL, type BlockedEdge, type Channel, type Release } from '../graph/model.js';
+import { LABEL, payloadDigest, type BlockedEdge, type Channel, type Release } from '../graph/model.js';
 import { patternError } from '../graph/pattern.js';
 import { isSemver, splitArch } from '../graph/version.js';
 import {
@@ -44,8 +44,16 @@ export interface Problem {
 
 export const formatProblem = (p: Problem): string => `${p.file}: ${p.field}: ${p.message}`;
 
+/** A signature file of the tree, not yet verified (that needs the trust store). */
+export interface TreeSignature {
+  file: string;
+  digest: string; // sha256:<hex>
+  bytes: Buffer;
+}
+
 export interface GraphDataTree {
   schemaVersion: string;
+  signatures: TreeSignature[];
   releases: Release[];
   channels: Channel[];
   blockedEdges: BlockedEdge[];
@@ -167,6 +175,11 @@ class TreeReader {
 
   /** The text of a file, or undefined after recording why it cannot be read. */
   text(path: string): string | undefined {
+    return this.bytes(path)?.toString('utf8');
+  }
+
+  /** The bytes of a file, or undefined after recording why it cannot be read. */
+  bytes(path: string): Buffer | undefined {
     const file = this.rel(path);
     let st;
     try {
@@ -191,7 +204,7 @@ class TreeReader {
     }
     const buf = readFileSync(path);
     this.hash.update(file).update('\0').update(buf).update('\0');
-    return buf.toString('utf8');
+    return buf;
   }
 
   yaml(path: string): unknown {
@@ -300,12 +313,47 @@ export function readGraphDataDir(root: string, onProgress?: Progress): ReadResul
     }
   }
   tick();
+  const signatures = readSignatures(r, releases);
 
   const tree =
     r.errors.length === 0 && schemaVersion !== undefined
-      ? { schemaVersion, releases, channels, blockedEdges, rawMetadata, contentHash: r.digest() }
+      ? { schemaVersion, releases, channels, blockedEdges, rawMetadata, signatures, contentHash: r.digest() }
       : undefined;
   return { tree, errors: r.errors, warnings: r.warnings };
+}
+
+/**
+ * Signatures in the oc-mirror layout, `signatures/sha256/<hex>/signature-<N>`, and next to a release
+ * record, `releases/<arch>/<version>.signature-<N>` (for that release's payload digest).
+ */
+function readSignatures(r: TreeReader, releases: Release[]): TreeSignature[] {
+  const out: TreeSignature[] = [];
+  for (const hex of listDirs(r.root, join('signatures', 'sha256'))) {
+    if (!/^[0-9a-f]{64}$/.test(hex)) {
+      r.error(`signatures/sha256/${hex}`, '-', 'not a sha256 digest (64 lowercase hex digits)');
+      continue;
+    }
+    for (const path of r.list(join('signatures', 'sha256', hex), [''])) {
+      if (!/\/signature-[1-9]\d*$/.test(path)) continue;
+      const bytes = r.bytes(path);
+      if (bytes) out.push({ file: r.rel(path), digest: `sha256:${hex}`, bytes });
+    }
+  }
+  const digests = new Map(releases.map((rel) => [`${rel.arch}/${rel.version}`, payloadDigest(rel.payload)]));
+  for (const arch of listDirs(r.root, 'releases')) {
+    for (const path of r.list(join('releases', arch), [''])) {
+      const m = /\/([^/]+)\.signature-[1-9]\d*$/.exec(path);
+      if (!m) continue;
+      const digest = digests.get(`${arch}/${m[1]}`);
+      if (!digest) {
+        r.error(r.rel(path), '-', `no release record releases/${arch}/${m[1]}.json for this signature`);
+        continue;
+      }
+      const bytes = r.bytes(path);
+      if (bytes) out.push({ file: r.rel(path), digest, bytes });
+    }
+  }
+  return out;
 }
 
 function exists(path: string): boolean {

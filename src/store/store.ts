@@ -3,7 +3,9 @@
 import type { Channel, GraphInput } from '../graph/model.js';
 import type { Feeder, RawMetadata } from '../schemas/graphData.js';
 import type { GraphDataTree, Problem } from '../sources/graphData.js';
+import type { VerifiedFile } from '../signatures/verify.js';
 import { AuditRepository } from './audit.js';
+import { SignatureRepository } from './signatures.js';
 import { BlockedEdgeRepository } from './blockedEdges.js';
 import { ChannelRepository, channelKind } from './channels.js';
 import { openDb, type Db } from './open.js';
@@ -22,6 +24,7 @@ export interface ImportSummary {
   channels: Counts;
   blockedEdges: Counts;
   rawMetadata: Counts;
+  signatures: Counts;
 }
 
 export class ImportRejected extends Error {
@@ -39,6 +42,7 @@ export class Store {
   readonly channels: ChannelRepository;
   readonly blockedEdges: BlockedEdgeRepository;
   readonly audit: AuditRepository;
+  readonly signatures: SignatureRepository;
   private readonly now: () => Date;
 
   constructor(readonly db: Db, options: StoreOptions = {}) {
@@ -46,6 +50,7 @@ export class Store {
     this.channels = new ChannelRepository(db);
     this.blockedEdges = new BlockedEdgeRepository(db);
     this.audit = new AuditRepository(db);
+    this.signatures = new SignatureRepository(db);
     this.now = options.now ?? (() => new Date());
   }
 
@@ -100,10 +105,18 @@ export class Store {
    * elsewhere stays. `prune` makes the store equal to the tree instead. A release already stored
    * with another payload rejects the whole import; nothing is written then.
    */
-  importTree(tree: GraphDataTree, opts: { source: string; prune?: boolean; force?: boolean; actor?: string }): ImportSummary {
-    const summary: ImportSummary = { skipped: false, contentHash: tree.contentHash, releases: zero(), channels: zero(), blockedEdges: zero(), rawMetadata: zero() };
-    if (!opts.force && !opts.prune && this.lastImport()?.contentHash === tree.contentHash) return { ...summary, skipped: true };
+  importTree(tree: GraphDataTree, opts: { source: string; prune?: boolean; force?: boolean; actor?: string; signatures?: VerifiedFile[] }): ImportSummary {
+    const summary: ImportSummary = { skipped: false, contentHash: tree.contentHash, releases: zero(), channels: zero(), blockedEdges: zero(), rawMetadata: zero(), signatures: zero() };
     const at = this.now().toISOString();
+    const addSignatures = (): void => {
+      // Only ever added, and only verified ones (the caller checked them against the trust store).
+      for (const sig of opts.signatures ?? []) summary.signatures[this.signatures.add({ ...sig, verifiedAt: at }).added ? 'added' : 'unchanged'] += 1;
+    };
+    if (!opts.force && !opts.prune && this.lastImport()?.contentHash === tree.contentHash) {
+      // The same tree: only signatures may have become verifiable (the trust keys may have changed).
+      this.transaction(addSignatures);
+      return { ...summary, skipped: true };
+    }
     const prune = !!opts.prune;
     this.generation += 1;
     const previous = this.importedState();
@@ -144,6 +157,8 @@ export class Store {
         });
       }
 
+      addSignatures();
+
       if (prune) {
         const releases = new Set(tree.releases.map((r) => `${r.arch}/${r.version}`));
         for (const r of this.releases.all()) if (!releases.has(`${r.arch}/${r.version}`) && this.releases.delete(r.arch, r.version)) summary.releases.removed += 1;
@@ -160,7 +175,7 @@ export class Store {
           }
         }
       }
-      const recorded = { releases: summary.releases, channels: summary.channels, blockedEdges: summary.blockedEdges, rawMetadata: summary.rawMetadata, prune };
+      const recorded = { releases: summary.releases, channels: summary.channels, blockedEdges: summary.blockedEdges, rawMetadata: summary.rawMetadata, signatures: summary.signatures, prune };
       this.db
         .prepare('INSERT INTO imports (content_hash, source, schema_version, imported_at, summary) VALUES (?, ?, ?, ?, ?)')
         .run(tree.contentHash, opts.source, tree.schemaVersion, at, JSON.stringify(recorded));

@@ -9,6 +9,7 @@ import type { GraphService } from '../../src/server/graphService.js';
 import { startService } from '../../src/server/start.js';
 import type { Store } from '../../src/store/store.js';
 import type { AuthConfig } from '../../src/server/auth.js';
+import type { TrustStore } from '../../src/signatures/verify.js';
 
 export interface TestServer {
   url: string;
@@ -20,10 +21,10 @@ export interface TestServer {
 
 export const quietLog = { info: () => {}, warn: () => {}, error: () => {} };
 
-export async function startServer(opts: { graphData: string; db?: string; auth?: AuthConfig; now?: () => Date }): Promise<TestServer> {
-  const started = await startService({ graphData: opts.graphData, db: opts.db ?? ':memory:', log: quietLog });
+export async function startServer(opts: { graphData: string; db?: string; auth?: AuthConfig; now?: () => Date; trust?: TrustStore; requireSignatures?: boolean }): Promise<TestServer> {
+  const started = await startService({ graphData: opts.graphData, db: opts.db ?? ':memory:', log: quietLog, trust: opts.trust, requireSignatures: opts.requireSignatures });
   if (!started.ok) throw new Error(started.problems.join('\n'));
-  const app = await buildApp({ service: started.service, auth: opts.auth, now: opts.now });
+  const app = await buildApp({ service: started.service, auth: opts.auth, now: opts.now, trust: opts.trust });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     url,

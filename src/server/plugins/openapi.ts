@@ -21,6 +21,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { version: st
         { name: 'internal channels', description: 'The promotion ladder: candidate, fast, stable (admin; never served)' },
         { name: 'risks', description: 'Conditional risks and hard blocks on edges (admin)' },
         { name: 'audit', description: 'Who changed what' },
+        { name: 'signatures', description: 'Release signatures: ingest, and the signature store clusters read' },
         { name: 'health', description: 'Liveness, readiness and metrics' },
       ],
       components: {

@@ -28,9 +28,13 @@ import { exportTarball, releaseRecord } from '../../sources/export.js';
 import { channelKind, type ChannelKind } from '../../store/channels.js';
 import type { Store } from '../../store/store.js';
 import type { Authorizer } from '../auth.js';
+import type { GraphService } from '../graphService.js';
+import { signatureDoc } from './signatures.js';
+import { payloadDigest } from '../../graph/model.js';
 
 export interface AdminRouteOptions {
   store: Store;
+  graph: GraphService;
   admin: AdminService;
   auth: Authorizer;
 }
@@ -40,7 +44,7 @@ const security = [{ bearerAuth: [] }];
 const actorOf = (request: FastifyRequest): { subject: string } => ({ subject: request.actor!.subject });
 
 export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions): Promise<void> {
-  const { store, admin, auth } = opts;
+  const { store, admin, auth, graph } = opts;
 
   // ---- releases
   app.post('/api/v1/releases', {
@@ -99,7 +103,9 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
         if (since) channels.push({ name: c.name, kind: channelKind(c), addedAt: since.toISOString() });
       }
       const risks = store.blockedEdges.all().filter((e) => e.to === version || e.to === `${version}+${arch}`);
-      return { release: releaseRecord(release), channels, risks, signatures: [] };
+      const signatures = store.signatures.list(payloadDigest(release.payload)).map(signatureDoc);
+      const withheld = graph.withheld(release);
+      return { release: releaseRecord(release), channels, risks, signatures, served: withheld === undefined, ...(withheld && { withheldBecause: withheld }) };
     },
   });
 

@@ -1,0 +1,105 @@
+// Signature commands: make keys, sign a payload digest (JWS), and print the ConfigMap a
+// disconnected cluster needs to verify a release against this service's signature store.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
+import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { stringify } from 'yaml';
+import { makeStatement } from '../signatures/statement.js';
+import { PACKAGE_VERSION } from '../version.js';
+import { call, HttpError, type ClientOptions } from './admin.js';
+
+const ALGS = ['EdDSA', 'ES256', 'RS256'] as const;
+
+export async function generateKeys(opts: { alg: (typeof ALGS)[number]; kid: string; out: string }): Promise<{ privateFile: string; jwksFile: string }> {
+  const { publicKey, privateKey } = await generateKeyPair(opts.alg, { extractable: true });
+  const meta = { kid: opts.kid, alg: opts.alg, use: 'sig' };
+  mkdirSync(opts.out, { recursive: true });
+  const privateFile = join(opts.out, `${opts.kid}.private.jwk.json`);
+  const jwksFile = join(opts.out, `${opts.kid}.jwks.json`);
+  writeFileSync(privateFile, `${JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(jwksFile, `${JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), ...meta }] }, null, 2)}\n`);
+  return { privateFile, jwksFile };
+}
+
+/** A JWS (compact) over the atomic container signature statement of a pull spec by digest. */
+export async function signPayload(keyFile: string, payload: string, now = new Date()): Promise<string> {
+  const jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
+  if (!jwk.d) throw new Error(`--key: ${keyFile} is not a private key`);
+  if (!jwk.kid) throw new Error(`--key: ${keyFile} has no kid (cincy keys generate writes one)`);
+  const alg = jwk.alg ?? (jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'EC' ? 'ES256' : 'EdDSA');
+  const statement = makeStatement(payload, `cincy ${PACKAGE_VERSION}`, now);
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(statement))).setProtectedHeader({ alg, kid: jwk.kid }).sign(await importJWK(jwk, alg));
+}
+
+/** The ConfigMap the cluster-version-operator reads signatures from (openshift-config-managed). */
+export function signatureConfigMap(digest: string, signatures: Buffer[]): string {
+  const hex = digest.replace(/^sha256[:=]/, '');
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `sha256-${hex}`, namespace: 'openshift-config-managed', labels: { 'release.openshift.io/verification-signatures': '' } },
+    binaryData: Object.fromEntries(signatures.map((b, i) => [`sha256-${hex}-${i + 1}`, b.toString('base64')])),
+  });
+}
+
+export function addSignatureCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
+  program
+    .command('keys')
+    .description('signing keys')
+    .command('generate')
+    .description('make a signing key pair: <kid>.private.jwk.json (for cincy sign) and <kid>.jwks.json (for --trust-keys)')
+    .addOption(new Option('--alg <alg>', 'algorithm').choices([...ALGS]).default('EdDSA'))
+    .option('--kid <id>', 'key id', `cincy-${new Date().toISOString().slice(0, 10)}`)
+    .requiredOption('--out <dir>', 'folder to write the two files to')
+    .action((opts: { alg: (typeof ALGS)[number]; kid: string; out: string }) =>
+      run(async () => {
+        const r = await generateKeys(opts);
+        process.stdout.write(`private key: ${r.privateFile}\npublic JWKS: ${r.jwksFile}\n`);
+        return 0;
+      })(),
+    );
+
+  program
+    .command('sign')
+    .description('write a JWS signed statement for a release payload')
+    .requiredOption('--key <file>', 'private JWK (cincy keys generate)')
+    .requiredOption('--payload <pullspec>', 'the release image by digest: registry/repo@sha256:<hex>')
+    .option('--out <file>', 'write here instead of standard output')
+    .action((opts: { key: string; payload: string; out?: string }) =>
+      run(async () => {
+        const jws = await signPayload(opts.key, opts.payload);
+        if (opts.out) writeFileSync(opts.out, jws);
+        else process.stdout.write(`${jws}\n`);
+        return 0;
+      })(),
+    );
+
+  program
+    .command('signatures')
+    .description('release signatures')
+    .command('configmap')
+    .description('print the ConfigMap that lets a disconnected cluster verify a release (oc apply -f -)')
+    .argument('<release>', 'a version (with --arch) or a digest sha256:<hex>')
+    .option('--arch <arch>', 'architecture of the version', 'amd64')
+    .addOption(new Option('--server <url>', 'cincy server').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
+    .action((release: string, opts: ClientOptions & { arch: string }) =>
+      run(async () => {
+        let digest = /^(sha256:)?[0-9a-f]{64}$/.test(release) ? `sha256:${release.replace(/^sha256:/, '')}` : undefined;
+        if (!digest) {
+          const r = (await call(opts, 'GET', `/api/v1/releases/${encodeURIComponent(opts.arch)}/${encodeURIComponent(release)}`)) as { release: { payload: string } };
+          digest = r.release.payload.slice(r.release.payload.indexOf('@') + 1);
+        }
+        const signatures: Buffer[] = [];
+        for (let n = 1; n <= 1000; n++) {
+          const res = await fetch(new URL(`/signatures/${digest.replace(':', '=')}/signature-${n}`, opts.server));
+          if (res.status === 404) break;
+          if (!res.ok) throw new HttpError(res.status, {});
+          signatures.push(Buffer.from(await res.arrayBuffer()));
+        }
+        if (signatures.length === 0) throw new Error(`${opts.server} has no signature for ${digest}`);
+        process.stdout.write(signatureConfigMap(digest, signatures));
+        return 0;
+      })(),
+    );
+}

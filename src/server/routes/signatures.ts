@@ -1,0 +1,78 @@
+// Release signatures: ingest (verified against the trust store, then stored for good), and the
+// signature store layout clusters read: /signatures/sha256=<hex>/signature-<N>, N = 1… then 404.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { AdminService } from '../../admin/service.js';
+import { ApiError } from '../../errors.js';
+import { ReleaseParams } from '../../schemas/admin.js';
+import { ErrorSchema } from '../../schemas/cincinnati.js';
+import { MAX_SIGNATURE_BYTES } from '../../signatures/verify.js';
+import type { Authorizer } from '../auth.js';
+import type { GraphService } from '../graphService.js';
+
+export const SIGNATURE_BODY_TYPES = ['application/octet-stream', 'application/jose', 'application/jose+json', 'application/pgp-signature', 'text/plain'];
+
+const SignatureDoc = Type.Object({
+  n: Type.Integer(),
+  digest: Type.String(),
+  envelope: Type.String(),
+  keyId: Type.String(),
+  verifiedAt: Type.String(),
+  url: Type.String({ description: 'where the signature store serves it' }),
+});
+
+export const signaturePath = (digest: string, n: number): string => `/signatures/${digest.replace(':', '=')}/signature-${n}`;
+
+export async function signatureRoutes(app: FastifyInstance, opts: { service: GraphService; admin: AdminService; auth: Authorizer }): Promise<void> {
+  const store = opts.service.store;
+  // Signature bodies are bytes: kept exactly as sent.
+  app.addContentTypeParser(SIGNATURE_BODY_TYPES, { parseAs: 'buffer', bodyLimit: MAX_SIGNATURE_BYTES }, (_req, body, done) => done(null, body));
+
+  app.post('/api/v1/releases/:arch/:version/signatures', {
+    preValidation: opts.auth.require('releases:write'),
+    schema: {
+      summary: "Add a signature of a release's payload (a JWS, or an OpenPGP signed message as OpenShift publishes)",
+      description: `Body: the signature bytes (${SIGNATURE_BODY_TYPES.join(', ')}), or a JWS in JSON serialization as application/json. 201 when it verifies and is new, 200 when it is stored already, 400 invalid_signature naming the reason otherwise.`,
+      tags: ['signatures'],
+      security: [{ bearerAuth: [] }],
+      params: ReleaseParams,
+      response: { 200: SignatureDoc, 201: SignatureDoc, 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
+    },
+    handler: async (request, reply) => {
+      const { arch, version } = request.params as { arch: string; version: string };
+      const body = request.body;
+      const bytes = Buffer.isBuffer(body) ? body : body && typeof body === 'object' ? Buffer.from(JSON.stringify(body)) : undefined;
+      if (!bytes) throw new ApiError('invalid_request', `body: the signature bytes, sent as one of ${SIGNATURE_BODY_TYPES.join(', ')}`);
+      const { signature, added } = await opts.admin.addSignature(arch, version, bytes, { subject: request.actor!.subject });
+      return reply.code(added ? 201 : 200).send(signatureDoc(signature));
+    },
+  });
+
+  for (const prefix of ['/signatures', '/api/upgrades_info/signatures']) {
+    app.get(`${prefix}/:digest/:name`, {
+      schema: {
+        summary: 'A signature in the layout of the cluster-version-operator signature store',
+        tags: ['signatures'],
+        params: Type.Object({ digest: Type.String({ pattern: '^sha256=[0-9a-f]{64}$' }), name: Type.String({ pattern: '^signature-[1-9][0-9]{0,5}$' }) }),
+        produces: ['application/octet-stream'],
+        response: { 304: { type: 'null', description: 'Not modified' }, 404: ErrorSchema },
+      },
+      handler: async (request, reply) => {
+        const { digest, name } = request.params as { digest: string; name: string };
+        const sig = store.signatures.get(digest.replace('=', ':'), Number(name.slice('signature-'.length)));
+        if (!sig) throw new ApiError('does_not_exist', `no ${name} for ${digest}`);
+        const etag = `"${createHash('sha256').update(sig.bytes).digest('base64url').slice(0, 22)}"`;
+        reply.header('content-type', 'application/octet-stream');
+        reply.header('etag', etag);
+        reply.header('cache-control', 'public, max-age=86400, immutable'); // never rewritten
+        if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+        return reply.send(sig.bytes);
+      },
+    });
+  }
+}
+
+export function signatureDoc(s: { n: number; digest: string; envelope: string; keyId: string; verifiedAt: string }): object {
+  return { n: s.n, digest: s.digest, envelope: s.envelope, keyId: s.keyId, verifiedAt: s.verifiedAt, url: signaturePath(s.digest, s.n) };
+}

@@ -1,0 +1,56 @@
+// Verified release signatures by payload digest, numbered from 1; insert-only.
+import { createHash } from 'node:crypto';
+import type { Db } from './open.js';
+
+export interface StoredSignature {
+  digest: string;
+  n: number;
+  envelope: 'jws' | 'openpgp';
+  keyId: string;
+  bytes: Buffer;
+  verifiedAt: string;
+}
+
+interface Row {
+  digest: string;
+  n: number;
+  envelope: 'jws' | 'openpgp';
+  key_id: string;
+  bytes: Buffer;
+  verified_at: string;
+}
+const fromRow = (r: Row): StoredSignature => ({ digest: r.digest, n: r.n, envelope: r.envelope, keyId: r.key_id, bytes: r.bytes, verifiedAt: r.verified_at });
+
+export class SignatureRepository {
+  constructor(private readonly db: Db) {}
+
+  list(digest: string): StoredSignature[] {
+    return (this.db.prepare('SELECT * FROM signatures WHERE digest = ? ORDER BY n').all(digest) as Row[]).map(fromRow);
+  }
+
+  get(digest: string, n: number): StoredSignature | undefined {
+    const row = this.db.prepare('SELECT * FROM signatures WHERE digest = ? AND n = ?').get(digest, n) as Row | undefined;
+    return row && fromRow(row);
+  }
+
+  all(): StoredSignature[] {
+    return (this.db.prepare('SELECT * FROM signatures ORDER BY digest, n').all() as Row[]).map(fromRow);
+  }
+
+  /** Digests with at least one signature. */
+  signedDigests(): Set<string> {
+    return new Set((this.db.prepare('SELECT DISTINCT digest FROM signatures').all() as Array<{ digest: string }>).map((r) => r.digest));
+  }
+
+  /** Adds a signature under the next number; the same bytes again return the stored one with `added: false`. */
+  add(s: Omit<StoredSignature, 'n'>): { signature: StoredSignature; added: boolean } {
+    const sha256 = createHash('sha256').update(s.bytes).digest('hex');
+    const same = this.db.prepare('SELECT * FROM signatures WHERE digest = ? AND sha256 = ?').get(s.digest, sha256) as Row | undefined;
+    if (same) return { signature: fromRow(same), added: false };
+    const n = (this.db.prepare('SELECT coalesce(max(n), 0) + 1 AS n FROM signatures WHERE digest = ?').get(s.digest) as { n: number }).n;
+    this.db
+      .prepare('INSERT INTO signatures (digest, n, envelope, key_id, bytes, sha256, verified_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(s.digest, n, s.envelope, s.keyId, s.bytes, sha256, s.verifiedAt);
+    return { signature: { ...s, n }, added: true };
+  }
+}

@@ -1,0 +1,229 @@
+// Release signatures: the real OpenPGP statement, JWS envelopes with rotation and revocation, every
+// refusal reason, ingest over HTTP, the signature store layout, --require-signatures, the ConfigMap.
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CompactSign, FlattenedSign, GeneralSign, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { generateKeys, signatureConfigMap, signPayload } from '../src/cli/signatures.js';
+import { createToken } from '../src/cli/token.js';
+import { makeStatement } from '../src/signatures/statement.js';
+import { SignatureRefused, TrustStore, verifySignature } from '../src/signatures/verify.js';
+import { cincy, serveCli, useCleanup } from './support/cli.js';
+import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';
+import { startServer, tempDir, type TestServer } from './support/server.js';
+import { writeTree } from './support/trees.js';
+
+const cleanup = useCleanup();
+const HEX_A = 'a'.repeat(64);
+const HEX_B = 'b'.repeat(64);
+const PAYLOAD_B = `quay.example/ocp/release@sha256:${HEX_B}`;
+
+async function refusal(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof SignatureRefused) return err.reason;
+    throw err;
+  }
+  return 'accepted';
+}
+
+describe.runIf(conformanceAvailable())('the real OpenShift OpenPGP signature', () => {
+  const dir = join(CONFORMANCE_DIR, 'signatures');
+  it('verifies against its public key for the digest it names, and not for another', async () => {
+    const trustDir = tempDir();
+    copyFileSync(join(dir, 'public-key.asc'), join(trustDir.path, 'openshift.asc'));
+    const trust = await TrustStore.load(trustDir.path);
+    trustDir.remove();
+    const message = JSON.parse(readFileSync(join(dir, 'message.json'), 'utf8')) as { critical: { image: { 'docker-manifest-digest': string } } };
+    const digest = message.critical.image['docker-manifest-digest'];
+    const bytes = readFileSync(join(dir, 'signature-3'));
+    const v = await verifySignature(bytes, digest, trust);
+    expect(v.envelope).toBe('openpgp');
+    expect(v.keyId).toBe('c21de04a3350bf4d');
+    expect(v.statement).toEqual(message);
+    expect(await refusal(verifySignature(bytes, `sha256:${HEX_A}`, trust))).toBe('digest_mismatch');
+    expect(await refusal(verifySignature(bytes, digest, TrustStore.empty()))).toBe('unknown_key');
+  });
+});
+
+describe('JWS signatures', () => {
+  let trust: TrustStore;
+  let keys: Record<string, { kid: string; alg: string; privateKey: CryptoKey }>;
+  const statement = (digest = `sha256:${HEX_B}`, extra: object = {}): Uint8Array =>
+    new TextEncoder().encode(JSON.stringify({ ...makeStatement(`quay.example/ocp/release@${digest}`, 'test', new Date('2026-06-01T00:00:00Z')), ...extra }));
+  const compact = (kid: string, content: Uint8Array = statement()): Promise<string> =>
+    new CompactSign(content).setProtectedHeader({ alg: keys[kid]!.alg, kid }).sign(keys[kid]!.privateKey);
+
+  beforeAll(async () => {
+    keys = {};
+    const publicKeys: JWK[] = [];
+    for (const [kid, alg, extra] of [
+      ['rsa-old', 'RS256', {}],
+      ['ec-new', 'ES256', {}],
+      ['ed', 'EdDSA', {}],
+      ['revoked', 'EdDSA', { revokedAfter: '2026-01-01T00:00:00Z' }],
+      ['expired', 'EdDSA', { exp: Date.parse('2026-03-01T00:00:00Z') / 1000 }],
+    ] as const) {
+      const pair = await generateKeyPair(alg, { extractable: true });
+      keys[kid] = { kid, alg, privateKey: pair.privateKey };
+      publicKeys.push({ ...(await exportJWK(pair.publicKey)), kid, alg, ...extra });
+    }
+    const d = tempDir();
+    writeFileSync(join(d.path, 'a.json'), JSON.stringify({ keys: publicKeys.slice(0, 2) }));
+    writeFileSync(join(d.path, 'b.json'), JSON.stringify({ keys: publicKeys.slice(2) }));
+    trust = await TrustStore.load(d.path);
+    d.remove();
+  });
+
+  it('accepts compact and JSON serializations from every trusted key (old and new keys both valid)', async () => {
+    for (const kid of ['rsa-old', 'ec-new', 'ed']) {
+      const v = await verifySignature(Buffer.from(await compact(kid)), `sha256:${HEX_B}`, trust);
+      expect(v).toMatchObject({ envelope: 'jws', keyId: kid });
+    }
+    const flat = await new FlattenedSign(statement()).setProtectedHeader({ alg: 'EdDSA', kid: 'ed' }).sign(keys.ed!.privateKey);
+    expect((await verifySignature(Buffer.from(JSON.stringify(flat)), `sha256:${HEX_B}`, trust)).keyId).toBe('ed');
+    const general = await new GeneralSign(statement()).addSignature(keys['ec-new']!.privateKey).setProtectedHeader({ alg: 'ES256', kid: 'ec-new' }).sign();
+    expect((await verifySignature(Buffer.from(JSON.stringify(general)), `sha256:${HEX_B}`, trust)).keyId).toBe('ec-new');
+  });
+
+  it('refuses each failure with its own reason', async () => {
+    const digest = `sha256:${HEX_B}`;
+    const stranger = await generateKeyPair('EdDSA');
+    const strangerJws = await new CompactSign(statement()).setProtectedHeader({ alg: 'EdDSA', kid: 'stranger' }).sign(stranger.privateKey);
+    const forgedJws = await new CompactSign(statement()).setProtectedHeader({ alg: 'EdDSA', kid: 'ed' }).sign(stranger.privateKey);
+    const wrongType = new TextEncoder().encode(JSON.stringify({ critical: { type: 'cosign container image signature', image: { 'docker-manifest-digest': digest }, identity: { 'docker-reference': 'x' } } }));
+    const extraField = statement(digest, { extra: true });
+    const cases: Array<[string, Uint8Array | string]> = [
+      ['bad_envelope', 'this is not a signature'],
+      ['unknown_key', strangerJws],
+      ['bad_signature', forgedJws],
+      ['digest_mismatch', await compact('ed', statement(`sha256:${HEX_A}`))],
+      ['wrong_type', await compact('ed', wrongType)],
+      ['invalid_statement', await compact('ed', extraField)],
+      ['key_revoked', await compact('revoked')],
+      ['key_expired', await compact('expired')],
+    ];
+    for (const [reason, sig] of cases) {
+      expect(await refusal(verifySignature(Buffer.from(sig), digest, trust)), reason).toBe(reason);
+    }
+  });
+
+  it('keys generate and sign make a JWS the trust store accepts', async () => {
+    const d = cleanup.dir();
+    const { privateFile, jwksFile } = await generateKeys({ alg: 'ES256', kid: 'pipeline-1', out: d });
+    mkdirSync(join(d, 'trust'));
+    copyFileSync(jwksFile, join(d, 'trust', 'pipeline.json'));
+    const jws = await signPayload(privateFile, PAYLOAD_B);
+    const v = await verifySignature(Buffer.from(jws), `sha256:${HEX_B}`, await TrustStore.load(join(d, 'trust')));
+    expect(v.statement.critical.identity['docker-reference']).toBe('quay.example/ocp/release');
+    await expect(TrustStore.load(d)).rejects.toThrow(/a private key; trust only public keys|keys/);
+  });
+});
+
+describe('signatures over HTTP', () => {
+  let server: TestServer;
+  let token: string;
+  let privateFile: string;
+  let dir: string;
+  beforeAll(async () => {
+    const d = tempDir();
+    dir = d.path;
+    const keys = await generateKeys({ alg: 'EdDSA', kid: 'k1', out: join(dir, 'keys') });
+    privateFile = keys.privateFile;
+    mkdirSync(join(dir, 'trust'));
+    copyFileSync(keys.jwksFile, join(dir, 'trust', 'k1.json'));
+    writeFileSync(join(dir, 'secret'), 'signature-test-secret-0123456789abcdef\n');
+    const tree = writeTree(join(dir, 'tree'));
+    // 4.1.0 is signed in the tree, next to its release record.
+    writeFileSync(join(tree, 'releases', 'amd64', '4.1.0.signature-1'), await signPayload(privateFile, `quay.example/ocp/release@sha256:${HEX_A}`));
+    server = await startServer({ graphData: tree, auth: { secretFile: join(dir, 'secret') }, trust: await TrustStore.load(join(dir, 'trust')), requireSignatures: true });
+    token = await createToken({ adminJwtSecretFile: join(dir, 'secret'), scope: 'releases:write', ttl: '10m', subject: 'signer' });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const post = (version: string, body: string, type = 'application/jose'): Promise<Response> =>
+    fetch(`${server.url}/api/v1/releases/amd64/${version}/signatures`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': type }, body });
+  const versions = async (): Promise<string[]> =>
+    ((await (await fetch(`${server.url}/graph?channel=stable-4.1`)).json()) as { nodes: Array<{ version: string }> }).nodes.map((n) => n.version);
+
+  it('hides an unsigned release under --require-signatures, and says why', async () => {
+    expect(await versions()).toEqual(['4.1.0']);
+    const info = (await (await fetch(`${server.url}/api/v1/releases/amd64/4.1.1`)).json()) as { served: boolean; withheldBecause: string; signatures: unknown[] };
+    expect(info).toMatchObject({ served: false, signatures: [] });
+    expect(info.withheldBecause).toMatch(/no valid signature/);
+  });
+
+  it('ingests a valid signature (201, then 200 for the same bytes), refuses others with the reason, and the release appears', async () => {
+    const jws = await signPayload(privateFile, PAYLOAD_B);
+    const bad = await post('4.1.1', await signPayload(privateFile, `quay.example/ocp/release@sha256:${HEX_A}`));
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ kind: 'invalid_signature', value: expect.stringMatching(/^digest_mismatch: /) });
+    const noToken = await fetch(`${server.url}/api/v1/releases/amd64/4.1.1/signatures`, { method: 'POST', headers: { 'content-type': 'application/jose' }, body: jws });
+    expect(noToken.status).toBe(401);
+    const first = await post('4.1.1', jws);
+    expect(first.status).toBe(201);
+    expect(await first.json()).toMatchObject({ n: 1, envelope: 'jws', keyId: 'k1', url: `/signatures/sha256=${HEX_B}/signature-1` });
+    expect((await post('4.1.1', jws)).status).toBe(200);
+    expect(await versions()).toEqual(['4.1.0', '4.1.1']);
+    const info = (await (await fetch(`${server.url}/api/v1/releases/amd64/4.1.1`)).json()) as { served: boolean; signatures: Array<{ envelope: string; keyId: string; verifiedAt: string }> };
+    expect(info.served).toBe(true);
+    expect(info.signatures[0]).toMatchObject({ envelope: 'jws', keyId: 'k1' });
+  });
+
+  it('serves the signature store byte-exact, with ETag, on both paths, 404 after the last', async () => {
+    const jws = await signPayload(privateFile, PAYLOAD_B);
+    await post('4.1.1', jws, 'application/octet-stream');
+    const stored = server.store.signatures.list(`sha256:${HEX_B}`);
+    for (const prefix of ['/signatures', '/api/upgrades_info/signatures']) {
+      for (const s of stored) {
+        const res = await fetch(`${server.url}${prefix}/sha256=${HEX_B}/signature-${s.n}`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toBe('application/octet-stream');
+        expect(Buffer.from(await res.arrayBuffer()).equals(s.bytes)).toBe(true);
+        const again = await fetch(`${server.url}${prefix}/sha256=${HEX_B}/signature-${s.n}`, { headers: { 'if-none-match': res.headers.get('etag')! } });
+        expect(again.status).toBe(304);
+      }
+      expect((await fetch(`${server.url}${prefix}/sha256=${HEX_B}/signature-${stored.length + 1}`)).status).toBe(404);
+    }
+    expect((await fetch(`${server.url}/signatures/sha256=${HEX_A}/signature-1`)).status).toBe(200); // from the tree
+    expect(() => server.store.db.prepare("UPDATE signatures SET key_id = 'x'").run()).toThrow(/never rewritten/);
+  });
+
+  it('prints a ConfigMap for a disconnected cluster, by version or digest', async () => {
+    const cm = parseYaml(signatureConfigMap(`sha256:${HEX_B}`, [Buffer.from('one'), Buffer.from('two')])) as Record<string, never>;
+    expect(cm).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `sha256-${HEX_B}`, namespace: 'openshift-config-managed', labels: { 'release.openshift.io/verification-signatures': '' } },
+      binaryData: { [`sha256-${HEX_B}-1`]: 'b25l', [`sha256-${HEX_B}-2`]: 'dHdv' },
+    });
+    const served = await serveCli(['--db', ':memory:', '--graph-data', join(dir, 'tree'), '--trust-keys', join(dir, 'trust')], cleanup);
+    for (const arg of ['4.1.0', `sha256:${HEX_A}`]) {
+      const r = cincy(['signatures', 'configmap', arg, '--server', served.url]);
+      expect(r.code, r.stderr).toBe(0);
+      const doc = parseYaml(r.stdout) as { metadata: { name: string }; binaryData: Record<string, string> };
+      expect(doc.metadata.name).toBe(`sha256-${HEX_A}`);
+      const bytes = Buffer.from(doc.binaryData[`sha256-${HEX_A}-1`]!, 'base64');
+      expect(bytes.toString()).toBe(readFileSync(join(dir, 'tree', 'releases', 'amd64', '4.1.0.signature-1'), 'utf8'));
+    }
+    expect(cincy(['signatures', 'configmap', '4.1.1', '--server', served.url]).stderr).toContain('has no signature for');
+  });
+
+  it('writes signatures into the exported tree, where a new store reads them back', async () => {
+    const res = await fetch(`${server.url}/api/upgrades_info/graph-data`);
+    const file = join(dir, 'state.tar.gz');
+    writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    const copy = await startServer({ graphData: file, trust: await TrustStore.load(join(dir, 'trust')), requireSignatures: true });
+    try {
+      expect(copy.store.signatures.all().map((s) => s.digest).sort()).toEqual([`sha256:${HEX_A}`, `sha256:${HEX_B}`]);
+      expect(await (await fetch(`${copy.url}/graph?channel=stable-4.1`)).text()).toBe(await (await fetch(`${server.url}/graph?channel=stable-4.1`)).text());
+    } finally {
+      await copy.close();
+    }
+  });
+});
+
