@@ -10,7 +10,8 @@ import { checkStatement, StatementError, type Statement } from './statement.js';
 export type Envelope = 'jws' | 'openpgp';
 export type RefusalReason = 'bad_envelope' | 'unknown_key' | 'bad_signature' | 'key_revoked' | 'key_expired' | 'invalid_statement' | 'wrong_type' | 'digest_mismatch' | 'too_large';
 
-export const MAX_SIGNATURE_BYTES = 64 * 1024;
+/** The cluster-version-operator reads at most 50 KiB of a signature. */
+export const MAX_SIGNATURE_BYTES = 50 * 1024;
 
 export class SignatureRefused extends Error {
   constructor(readonly reason: RefusalReason, message: string) {
