@@ -16,3 +16,9 @@ CREATE TRIGGER signatures_never_rewritten BEFORE UPDATE ON signatures
 BEGIN
   SELECT RAISE(ABORT, 'stored signatures are never rewritten');
 END;
+
+-- Nor removed: a number, once served as immutable, never names other bytes.
+CREATE TRIGGER signatures_never_removed BEFORE DELETE ON signatures
+BEGIN
+  SELECT RAISE(ABORT, 'stored signatures are never removed');
+END;

@@ -2,13 +2,14 @@
 // refusal reason, ingest over HTTP, the signature store layout, --require-signatures, the ConfigMap.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CompactSign, FlattenedSign, GeneralSign, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { CompactSign, FlattenedSign, GeneralSign, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { generateKeys, signatureConfigMap, signPayload } from '../src/cli/signatures.js';
 import { createToken } from '../src/cli/token.js';
 import { makeStatement } from '../src/signatures/statement.js';
-import { SignatureRefused, TrustStore, verifySignature } from '../src/signatures/verify.js';
+import { MAX_SIGNATURE_BYTES as MAX_BYTES, SignatureRefused, TrustStore, verifySignature } from '../src/signatures/verify.js';
+import * as openpgp from 'openpgp';
 import { cincy, serveCli, useCleanup } from './support/cli.js';
 import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';
 import { startServer, tempDir, type TestServer } from './support/server.js';
@@ -103,11 +104,37 @@ describe('JWS signatures', () => {
       ['wrong_type', await compact('ed', wrongType)],
       ['invalid_statement', await compact('ed', extraField)],
       ['key_revoked', await compact('revoked')],
+      ['key_revoked', await compact('revoked', statement(digest, { optional: { timestamp: 0 } }))], // a backdated statement changes nothing
       ['key_expired', await compact('expired')],
+      ['invalid_statement', await compact('ed', statement(digest, { optional: { timestamp: 1e17 } }))],
+      ['unknown_key', JSON.stringify(await new GeneralSign(statement()).addSignature(stranger.privateKey).setProtectedHeader({ alg: 'EdDSA', kid: 'stranger' }).sign())],
+      ['too_large', 'x'.repeat(60 * 1024)],
     ];
     for (const [reason, sig] of cases) {
       expect(await refusal(verifySignature(Buffer.from(sig), digest, trust)), reason).toBe(reason);
     }
+  });
+
+  it('refuses an OpenPGP compression bomb without inflating it', async () => {
+    // 20 MB of zeros in one zlib-compressed literal packet: about 20 KB on the wire.
+    // openpgp.js types keep these members private; an attacker's bytes are built with them anyway.
+    const literal = new openpgp.LiteralDataPacket() as unknown as { setBytes(b: Uint8Array, f: number): void };
+    literal.setBytes(new Uint8Array(20 * 1024 * 1024), openpgp.enums.literal.binary);
+    const compressed = new openpgp.CompressedDataPacket() as unknown as { algorithm: number; packets: openpgp.PacketList<openpgp.AnyPacket> };
+    compressed.algorithm = openpgp.enums.compression.zlib;
+    compressed.packets = new openpgp.PacketList();
+    compressed.packets.push(literal as unknown as openpgp.AnyPacket);
+    const list = new openpgp.PacketList();
+    list.push(compressed as unknown as openpgp.AnyPacket);
+    const chunks: Uint8Array[] = [];
+    const reader = (list.write() as unknown as ReadableStream<Uint8Array>).getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    const bomb = Buffer.concat(chunks);
+    expect(bomb.length).toBeLessThan(MAX_BYTES);
+    const e = await verifySignature(bomb, `sha256:${HEX_B}`, trust).catch((err: SignatureRefused) => err);
+    expect(e).toBeInstanceOf(SignatureRefused);
+    expect((e as SignatureRefused).reason).toBe('bad_envelope');
+    expect((e as SignatureRefused).message).toMatch(/Maximum decompressed message size exceeded/);
   });
 
   it('keys generate and sign make a JWS the trust store accepts', async () => {
@@ -119,6 +146,7 @@ describe('JWS signatures', () => {
     const v = await verifySignature(Buffer.from(jws), `sha256:${HEX_B}`, await TrustStore.load(join(d, 'trust')));
     expect(v.statement.critical.identity['docker-reference']).toBe('quay.example/ocp/release');
     await expect(TrustStore.load(d)).rejects.toThrow(/a private key; trust only public keys|keys/);
+    await expect(generateKeys({ alg: 'ES256', kid: 'pipeline-1', out: d })).rejects.toThrow(/EEXIST/);
   });
 });
 
@@ -154,7 +182,7 @@ describe('signatures over HTTP', () => {
     expect(await versions()).toEqual(['4.1.0']);
     const info = (await (await fetch(`${server.url}/api/v1/releases/amd64/4.1.1`)).json()) as { served: boolean; withheldBecause: string; signatures: unknown[] };
     expect(info).toMatchObject({ served: false, signatures: [] });
-    expect(info.withheldBecause).toMatch(/no valid signature/);
+    expect(info.withheldBecause).toMatch(/no signature of its payload digest is vouched for/);
   });
 
   it('ingests a valid signature (201, then 200 for the same bytes), refuses others with the reason, and the release appears', async () => {
@@ -174,6 +202,20 @@ describe('signatures over HTTP', () => {
     expect(info.signatures[0]).toMatchObject({ envelope: 'jws', keyId: 'k1' });
   });
 
+  it('stores a JSON-serialized JWS exactly as sent, and answers a too large body with the reason', async () => {
+    const key = await importJWK(JSON.parse(readFileSync(privateFile, 'utf8')) as JWK, 'EdDSA');
+    const content = new TextEncoder().encode(JSON.stringify(makeStatement(PAYLOAD_B, 'test', new Date())));
+    const body = JSON.stringify(await new FlattenedSign(content).setProtectedHeader({ alg: 'EdDSA', kid: 'k1' }).sign(key));
+    const pretty = JSON.stringify(JSON.parse(body), null, 2);
+    const res = await post('4.1.1', pretty, 'application/json');
+    expect(res.status).toBe(201);
+    const stored = (await res.json()) as { url: string };
+    expect(await (await fetch(`${server.url}${stored.url}`)).text()).toBe(pretty);
+    const big = await post('4.1.1', 'x'.repeat(60 * 1024), 'application/octet-stream');
+    expect(big.status).toBe(400);
+    expect(((await big.json()) as { value: string }).value).toMatch(/^too_large: /);
+  });
+
   it('serves the signature store byte-exact, with ETag, on both paths, 404 after the last', async () => {
     const jws = await signPayload(privateFile, PAYLOAD_B);
     await post('4.1.1', jws, 'application/octet-stream');
@@ -191,6 +233,7 @@ describe('signatures over HTTP', () => {
     }
     expect((await fetch(`${server.url}/signatures/sha256=${HEX_A}/signature-1`)).status).toBe(200); // from the tree
     expect(() => server.store.db.prepare("UPDATE signatures SET key_id = 'x'").run()).toThrow(/never rewritten/);
+    expect(() => server.store.db.prepare('DELETE FROM signatures').run()).toThrow(/never removed/);
   });
 
   it('prints a ConfigMap for a disconnected cluster, by version or digest', async () => {
@@ -213,13 +256,29 @@ describe('signatures over HTTP', () => {
     expect(cincy(['signatures', 'configmap', '4.1.1', '--server', served.url]).stderr).toContain('has no signature for');
   });
 
+  it('stops counting a signature whose key is no longer trusted', async () => {
+    const db = join(dir, 'trust-change.db');
+    const first = await startServer({ graphData: join(dir, 'tree'), db, trust: await TrustStore.load(join(dir, 'trust')), requireSignatures: true });
+    await first.close();
+    const other = await generateKeys({ alg: 'EdDSA', kid: 'k2', out: join(dir, 'keys2') });
+    mkdirSync(join(dir, 'trust2'));
+    copyFileSync(other.jwksFile, join(dir, 'trust2', 'k2.json'));
+    const second = await startServer({ graphData: join(dir, 'tree'), db, trust: await TrustStore.load(join(dir, 'trust2')), requireSignatures: true });
+    try {
+      expect(second.store.signatures.all()).toHaveLength(1); // still stored, never removed
+      expect(((await (await fetch(`${second.url}/graph?channel=stable-4.1`)).json()) as { nodes: unknown[] }).nodes).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('writes signatures into the exported tree, where a new store reads them back', async () => {
     const res = await fetch(`${server.url}/api/upgrades_info/graph-data`);
     const file = join(dir, 'state.tar.gz');
     writeFileSync(file, Buffer.from(await res.arrayBuffer()));
     const copy = await startServer({ graphData: file, trust: await TrustStore.load(join(dir, 'trust')), requireSignatures: true });
     try {
-      expect(copy.store.signatures.all().map((s) => s.digest).sort()).toEqual([`sha256:${HEX_A}`, `sha256:${HEX_B}`]);
+      expect(copy.store.signatures.all().map((s) => [s.digest, s.n, s.sha256])).toEqual(server.store.signatures.all().map((s) => [s.digest, s.n, s.sha256]));
       expect(await (await fetch(`${copy.url}/graph?channel=stable-4.1`)).text()).toBe(await (await fetch(`${server.url}/graph?channel=stable-4.1`)).text());
     } finally {
       await copy.close();

@@ -17,13 +17,18 @@ export class HttpError extends Error {
   }
 }
 
+/** A path under the server URL, keeping a base path the server may sit behind (https://host/cincy/). */
+export function serverUrl(server: string, path: string): URL {
+  return new URL(path.replace(/^\//, ''), server.endsWith('/') ? server : `${server}/`);
+}
+
 export async function call(opts: ClientOptions, method: string, path: string, body?: unknown): Promise<unknown> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let res: Response;
   try {
-    res = await fetch(new URL(path, opts.server), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(serverUrl(opts.server, path), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (err) {
     throw new Error(`cannot reach ${opts.server}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`);
   }

@@ -7,7 +7,7 @@ import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK } from 'jo
 import { stringify } from 'yaml';
 import { makeStatement } from '../signatures/statement.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { call, HttpError, type ClientOptions } from './admin.js';
+import { call, HttpError, serverUrl, type ClientOptions } from './admin.js';
 
 const ALGS = ['EdDSA', 'ES256', 'RS256'] as const;
 
@@ -17,8 +17,9 @@ export async function generateKeys(opts: { alg: (typeof ALGS)[number]; kid: stri
   mkdirSync(opts.out, { recursive: true });
   const privateFile = join(opts.out, `${opts.kid}.private.jwk.json`);
   const jwksFile = join(opts.out, `${opts.kid}.jwks.json`);
-  writeFileSync(privateFile, `${JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }, null, 2)}\n`, { mode: 0o600 });
-  writeFileSync(jwksFile, `${JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), ...meta }] }, null, 2)}\n`);
+  // Never over an existing key: a second run with the same kid would orphan what the first one signed.
+  writeFileSync(privateFile, `${JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  writeFileSync(jwksFile, `${JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), ...meta }] }, null, 2)}\n`, { flag: 'wx' });
   return { privateFile, jwksFile };
 }
 
@@ -92,12 +93,16 @@ export function addSignatureCommands(program: Command, run: (f: () => Promise<nu
         }
         const signatures: Buffer[] = [];
         for (let n = 1; n <= 1000; n++) {
-          const res = await fetch(new URL(`/signatures/${digest.replace(':', '=')}/signature-${n}`, opts.server));
+          const res = await fetch(serverUrl(opts.server, `signatures/${digest.replace(':', '=')}/signature-${n}`));
           if (res.status === 404) break;
           if (!res.ok) throw new HttpError(res.status, {});
           signatures.push(Buffer.from(await res.arrayBuffer()));
         }
         if (signatures.length === 0) throw new Error(`${opts.server} has no signature for ${digest}`);
+        // Clusters verify OpenPGP signed messages; a JWS alone does not let them verify the release.
+        if (signatures.every((b) => /^\s*(eyJ|\{)/.test(b.subarray(0, 8).toString('latin1')))) {
+          process.stderr.write(`warning: every signature of ${digest} is a JWS; a cluster verifies OpenPGP signatures only\n`);
+        }
         process.stdout.write(signatureConfigMap(digest, signatures));
         return 0;
       })(),

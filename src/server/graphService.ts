@@ -3,6 +3,7 @@
 import type { Store } from '../store/store.js';
 import { GraphSnapshot } from './snapshot.js';
 import { payloadDigest } from '../graph/model.js';
+import { TrustStore } from '../signatures/verify.js';
 
 export interface Failure {
   at: string;
@@ -17,17 +18,24 @@ export class GraphService {
   buildFailures = 0;
 
   readonly requireSignatures: boolean;
+  private readonly trust: TrustStore;
   private readonly now: () => Date;
 
-  constructor(readonly store: Store, options: { requireSignatures?: boolean; now?: () => Date } = {}) {
+  constructor(readonly store: Store, options: { requireSignatures?: boolean; trust?: TrustStore; now?: () => Date } = {}) {
     this.requireSignatures = options.requireSignatures ?? false;
+    this.trust = options.trust ?? TrustStore.empty();
     this.now = options.now ?? (() => new Date());
   }
 
+  /** Digests with a stored signature that the current trust keys still vouch for (a key removed or revoked since counts no more). */
+  vouchedDigests(): Set<string> {
+    return new Set(this.store.signatures.all().filter((s) => this.trust.vouches(s.envelope, s.keyId, new Date(s.verifiedAt))).map((s) => s.digest));
+  }
+
   /** Why a release is left out of the graph, or undefined when it is served. */
-  withheld(release: { payload: string }, signed: ReadonlySet<string> = this.store.signatures.signedDigests()): string | undefined {
-    if (!this.requireSignatures || signed.has(payloadDigest(release.payload))) return undefined;
-    return 'no valid signature for its payload digest, and the server runs with --require-signatures';
+  withheld(release: { payload: string }, vouched: ReadonlySet<string> = this.vouchedDigests()): string | undefined {
+    if (!this.requireSignatures || vouched.has(payloadDigest(release.payload))) return undefined;
+    return 'no signature of its payload digest is vouched for by the trusted keys, and the server runs with --require-signatures';
   }
 
   /** Builds from the store and swaps the snapshot in; returns false (and keeps serving) on failure. */
@@ -35,8 +43,8 @@ export class GraphService {
     try {
       const input = this.store.input();
       if (this.requireSignatures) {
-        const signed = this.store.signatures.signedDigests();
-        input.releases = input.releases.filter((r) => this.withheld(r, signed) === undefined);
+        const vouched = this.vouchedDigests();
+        input.releases = input.releases.filter((r) => this.withheld(r, vouched) === undefined);
       }
       this.current = GraphSnapshot.build(input, this.now());
       this.lastBuildFailure = undefined;

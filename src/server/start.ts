@@ -27,7 +27,7 @@ export interface StartOptions {
 
 export async function startService(opts: StartOptions): Promise<StartResult> {
   const store = Store.open(opts.db);
-  const service = new GraphService(store, { requireSignatures: opts.requireSignatures });
+  const service = new GraphService(store, { requireSignatures: opts.requireSignatures, trust: opts.trust });
   const problems = await importTree(store, opts.graphData, opts.trust ?? TrustStore.empty(), opts.log);
   if (problems.length) {
     if (!store.hasContent()) {

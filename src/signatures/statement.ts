@@ -16,7 +16,7 @@ export const StatementSchema = Type.Object(
       { additionalProperties: false },
     ),
     optional: Type.Optional(
-      Type.Object({ creator: Type.Optional(Type.String()), timestamp: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
+      Type.Object({ creator: Type.Optional(Type.String()), timestamp: Type.Optional(Type.Integer({ minimum: 0, maximum: 253402300799 })) }, { additionalProperties: false }),
     ),
   },
   { additionalProperties: false },

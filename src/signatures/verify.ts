@@ -27,11 +27,18 @@ export interface Verified {
 
 interface JwsKey {
   jwk: JWK & { kid: string };
-  /** Statements signed after this time (by their timestamp, else now) are refused: the key was revoked. */
+  /**
+   * The key was revoked: signatures this service verifies after this time are refused, and stored
+   * ones count only if they were verified before it. (A statement's own timestamp is the signer's
+   * claim, so it does not decide.)
+   */
   revokedAfter?: Date;
   /** Likewise, from the key's `exp` (seconds since the epoch, as in a JWT): the key expired. */
   expiresAt?: Date;
 }
+
+/** OpenPGP messages are small statements; a larger decompressed size is an attack, not a signature. */
+const PGP_CONFIG = { maxDecompressedMessageSize: 64 * 1024 };
 
 /** The keys signatures are checked against: JWKS files and armored OpenPGP keys from one folder. */
 export class TrustStore {
@@ -69,6 +76,8 @@ export class TrustStore {
         if (!Array.isArray(doc.keys)) throw new Error(`--trust-keys: ${file}: a JWKS needs a "keys" list`);
         doc.keys.forEach((k: JWK & { revokedAfter?: string; exp?: unknown }, i) => {
           if (typeof k.kid !== 'string' || !k.kid) throw new Error(`--trust-keys: ${file}: keys[${i}].kid: every key needs a kid`);
+          if (jws.some((other) => other.jwk.kid === k.kid)) throw new Error(`--trust-keys: ${file}: keys[${i}].kid: '${k.kid}' is used by another trusted key`);
+          if (!['RSA', 'EC', 'OKP'].includes(String(k.kty))) throw new Error(`--trust-keys: ${file}: keys[${i}].kty: '${String(k.kty)}'; only public keys (RSA, EC, OKP) sign statements`);
           if ('d' in k) throw new Error(`--trust-keys: ${file}: keys[${i}]: a private key; trust only public keys`);
           const revokedAfter = k.revokedAfter === undefined ? undefined : new Date(k.revokedAfter);
           if (revokedAfter && Number.isNaN(revokedAfter.getTime())) throw new Error(`--trust-keys: ${file}: keys[${i}].revokedAfter: not a time`);
@@ -90,6 +99,20 @@ export class TrustStore {
   get size(): number {
     return this.jws.length + this.pgp.length;
   }
+
+  /** Whether a stored signature, verified at `verifiedAt` with key `keyId`, is still vouched for by these keys. */
+  vouches(envelope: Envelope, keyId: string, verifiedAt: Date): boolean {
+    if (envelope === 'openpgp') return this.pgp.some((k) => k.getKeys().some((sub) => sub.getKeyID().toHex() === keyId));
+    const key = this.jws.find((k) => k.jwk.kid === keyId);
+    return !!key && keyEnd(key, verifiedAt) === undefined;
+  }
+}
+
+/** Why a JWS key may not vouch for a signature verified at `at`, or undefined. */
+function keyEnd(key: JwsKey, at: Date): { reason: 'key_revoked' | 'key_expired'; message: string } | undefined {
+  if (key.revokedAfter && at > key.revokedAfter) return { reason: 'key_revoked', message: `key '${key.jwk.kid}' was revoked after ${key.revokedAfter.toISOString()}` };
+  if (key.expiresAt && at > key.expiresAt) return { reason: 'key_expired', message: `key '${key.jwk.kid}' expired at ${key.expiresAt.toISOString()}` };
+  return undefined;
 }
 
 /** Checks one signature for a release digest (`sha256:<hex>`); throws SignatureRefused with the reason. */
@@ -97,12 +120,14 @@ export async function verifySignature(bytes: Uint8Array, digest: string, trust: 
   if (bytes.length > MAX_SIGNATURE_BYTES) throw new SignatureRefused('too_large', `a signature is at most ${MAX_SIGNATURE_BYTES} bytes; this one is ${bytes.length}`);
   if (bytes.length === 0) throw new SignatureRefused('bad_envelope', 'empty signature');
   const text = Buffer.from(bytes).toString('utf8').trim();
-  const verified = /^[\w-]+\.[\w-]*\.[\w-]+$/.test(text) || text.startsWith('{') ? await verifyJws(text, trust, now) : await verifyPgp(bytes, text, trust);
   try {
+    const verified = /^[\w-]+\.[\w-]*\.[\w-]+$/.test(text) || text.startsWith('{') ? await verifyJws(text, trust, now) : await verifyPgp(bytes, text, trust);
     return { ...verified, statement: checkStatement(verified.content, digest) } satisfies Verified;
   } catch (err) {
+    if (err instanceof SignatureRefused) throw err;
     if (err instanceof StatementError) throw new SignatureRefused(err.reason, err.message);
-    throw err;
+    // Whatever else a malformed input makes a library throw is a refusal, never a crash.
+    throw new SignatureRefused('bad_signature', `refused: ${(err as Error).message}`);
   }
 }
 
@@ -119,7 +144,12 @@ async function verifyJws(text: string, trust: TrustStore, now: Date): Promise<{ 
   let content: Uint8Array;
   try {
     if (text.startsWith('{')) {
-      const doc = JSON.parse(text) as { signatures?: unknown };
+      const doc = JSON.parse(text) as { signatures?: Array<{ protected?: string }>; protected?: string };
+      // jose swallows errors of the key lookup for a general JWS, so say here when no key is known.
+      const kids = (Array.isArray(doc.signatures) ? doc.signatures : [doc]).map((sig) => protectedKid(sig.protected));
+      if (!kids.some((kid) => trust.jws.some((k) => k.jwk.kid === kid))) {
+        throw new SignatureRefused('unknown_key', `no trusted key has kid ${kids.map((k) => `'${k ?? ''}'`).join(', ')}`);
+      }
       content = (Array.isArray(doc.signatures) ? await generalVerify(doc as never, getKey) : await flattenedVerify(doc as never, getKey)).payload;
     } else {
       content = (await compactVerify(text, getKey)).payload;
@@ -130,20 +160,14 @@ async function verifyJws(text: string, trust: TrustStore, now: Date): Promise<{ 
     if (err instanceof SyntaxError || err instanceof joseErrors.JWSInvalid) throw new SignatureRefused('bad_envelope', `not a valid JWS: ${err.message}`);
     throw new SignatureRefused('bad_signature', `JWS refused: ${(err as Error).message}`);
   }
-  const key = trust.jws.find((k) => k.jwk.kid === usedKid)!;
-  // A key's end applies to what it signed after that end: by the statement's timestamp, else now.
-  const signedAt = signedTime(content) ?? now;
-  const when = `this statement is from ${signedAt.toISOString()}`;
-  if (key.revokedAfter && signedAt > key.revokedAfter) throw new SignatureRefused('key_revoked', `key '${usedKid}' was revoked after ${key.revokedAfter.toISOString()}; ${when}`);
-  if (key.expiresAt && signedAt > key.expiresAt) throw new SignatureRefused('key_expired', `key '${usedKid}' expired at ${key.expiresAt.toISOString()}; ${when}`);
+  const end = keyEnd(trust.jws.find((k) => k.jwk.kid === usedKid)!, now);
+  if (end) throw new SignatureRefused(end.reason, `${end.message}; no signature of it is accepted after that`);
   return { envelope: 'jws', keyId: usedKid, content };
 }
 
-/** The statement's optional.timestamp, when it parses. */
-function signedTime(content: Uint8Array): Date | undefined {
+function protectedKid(header: string | undefined): string | undefined {
   try {
-    const ts = (JSON.parse(Buffer.from(content).toString('utf8')) as { optional?: { timestamp?: unknown } }).optional?.timestamp;
-    return typeof ts === 'number' ? new Date(ts * 1000) : undefined;
+    return (JSON.parse(Buffer.from(header ?? '', 'base64url').toString('utf8')) as { kid?: string }).kid;
   } catch {
     return undefined;
   }
@@ -153,8 +177,8 @@ async function verifyPgp(bytes: Uint8Array, text: string, trust: TrustStore): Pr
   let message: openpgp.Message<Uint8Array>;
   try {
     message = text.startsWith('-----BEGIN PGP MESSAGE-----')
-      ? ((await openpgp.readMessage({ armoredMessage: text })) as openpgp.Message<Uint8Array>)
-      : await openpgp.readMessage({ binaryMessage: bytes });
+      ? ((await openpgp.readMessage({ armoredMessage: text, config: PGP_CONFIG })) as openpgp.Message<Uint8Array>)
+      : await openpgp.readMessage({ binaryMessage: bytes, config: PGP_CONFIG });
   } catch (err) {
     throw new SignatureRefused('bad_envelope', `neither a JWS nor an OpenPGP signed message: ${(err as Error).message}`);
   }
@@ -162,14 +186,29 @@ async function verifyPgp(bytes: Uint8Array, text: string, trust: TrustStore): Pr
   if (signers.length === 0) throw new SignatureRefused('bad_envelope', 'the OpenPGP message is not signed');
   const keys = trust.pgp.filter((k) => k.getKeys().some((sub) => signers.includes(sub.getKeyID().toHex())));
   if (keys.length === 0) throw new SignatureRefused('unknown_key', `no trusted OpenPGP key has id ${signers.join(', ')}`);
+  let result;
   try {
-    const result = await openpgp.verify({ message, verificationKeys: keys, expectSigned: true, format: 'binary' });
-    return { envelope: 'openpgp', keyId: result.signatures[0]!.keyID.toHex(), content: result.data };
+    result = await openpgp.verify({ message, verificationKeys: keys, expectSigned: true, format: 'binary', config: PGP_CONFIG });
   } catch (err) {
-    const msg = (err as Error).message;
-    if (/expired/i.test(msg)) throw new SignatureRefused('key_expired', `OpenPGP key ${signers.join(', ')} had expired when it signed: ${msg}`);
-    throw new SignatureRefused('bad_signature', `the OpenPGP signature does not verify: ${msg}`);
+    throw pgpRefusal(err, signers);
   }
+  // Record the key whose signature verified, not merely the first signer listed.
+  for (const sig of result.signatures) {
+    try {
+      await sig.verified;
+      return { envelope: 'openpgp', keyId: sig.keyID.toHex(), content: result.data };
+    } catch {
+      // a signature by another key, or one that does not verify: try the next
+    }
+  }
+  throw new SignatureRefused('bad_signature', 'no OpenPGP signature of the message verifies against a trusted key');
+}
+
+function pgpRefusal(err: unknown, signers: string[]): SignatureRefused {
+  const msg = (err as Error).message;
+  if (/revoked/i.test(msg)) return new SignatureRefused('key_revoked', `OpenPGP key ${signers.join(', ')} is revoked: ${msg}`);
+  if (/expired/i.test(msg)) return new SignatureRefused('key_expired', `OpenPGP key ${signers.join(', ')} had expired when it signed: ${msg}`);
+  return new SignatureRefused('bad_signature', `the OpenPGP signature does not verify: ${msg}`);
 }
 
 export interface VerifiedFile {

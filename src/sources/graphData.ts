@@ -333,7 +333,7 @@ function readSignatures(r: TreeReader, releases: Release[]): TreeSignature[] {
       r.error(`signatures/sha256/${hex}`, '-', 'not a sha256 digest (64 lowercase hex digits)');
       continue;
     }
-    for (const path of r.list(join('signatures', 'sha256', hex), [''])) {
+    for (const path of bySignatureNumber(r.list(join('signatures', 'sha256', hex), ['']))) {
       if (!/\/signature-[1-9]\d*$/.test(path)) continue;
       const bytes = r.bytes(path);
       if (bytes) out.push({ file: r.rel(path), digest: `sha256:${hex}`, bytes });
@@ -341,7 +341,7 @@ function readSignatures(r: TreeReader, releases: Release[]): TreeSignature[] {
   }
   const digests = new Map(releases.map((rel) => [`${rel.arch}/${rel.version}`, payloadDigest(rel.payload)]));
   for (const arch of listDirs(r.root, 'releases')) {
-    for (const path of r.list(join('releases', arch), [''])) {
+    for (const path of bySignatureNumber(r.list(join('releases', arch), ['']))) {
       const m = /\/([^/]+)\.signature-[1-9]\d*$/.exec(path);
       if (!m) continue;
       const digest = digests.get(`${arch}/${m[1]}`);
@@ -354,6 +354,19 @@ function readSignatures(r: TreeReader, releases: Release[]): TreeSignature[] {
     }
   }
   return out;
+}
+
+/** signature-2 before signature-10, as the store numbers them. */
+function bySignatureNumber(paths: string[]): string[] {
+  const key = (p: string): [string, number] => {
+    const m = /^(.*signature-)(\d+)$/.exec(p);
+    return m ? [m[1]!, Number(m[2])] : [p, 0];
+  };
+  return [...paths].sort((a, b) => {
+    const [pa, na] = key(a);
+    const [pb, nb] = key(b);
+    return pa < pb ? -1 : pa > pb ? 1 : na - nb;
+  });
 }
 
 function exists(path: string): boolean {

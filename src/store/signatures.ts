@@ -9,6 +9,7 @@ export interface StoredSignature {
   keyId: string;
   bytes: Buffer;
   verifiedAt: string;
+  sha256: string; // of the bytes
 }
 
 interface Row {
@@ -18,8 +19,9 @@ interface Row {
   key_id: string;
   bytes: Buffer;
   verified_at: string;
+  sha256: string;
 }
-const fromRow = (r: Row): StoredSignature => ({ digest: r.digest, n: r.n, envelope: r.envelope, keyId: r.key_id, bytes: r.bytes, verifiedAt: r.verified_at });
+const fromRow = (r: Row): StoredSignature => ({ digest: r.digest, n: r.n, envelope: r.envelope, keyId: r.key_id, bytes: r.bytes, verifiedAt: r.verified_at, sha256: r.sha256 });
 
 export class SignatureRepository {
   constructor(private readonly db: Db) {}
@@ -37,13 +39,8 @@ export class SignatureRepository {
     return (this.db.prepare('SELECT * FROM signatures ORDER BY digest, n').all() as Row[]).map(fromRow);
   }
 
-  /** Digests with at least one signature. */
-  signedDigests(): Set<string> {
-    return new Set((this.db.prepare('SELECT DISTINCT digest FROM signatures').all() as Array<{ digest: string }>).map((r) => r.digest));
-  }
-
   /** Adds a signature under the next number; the same bytes again return the stored one with `added: false`. */
-  add(s: Omit<StoredSignature, 'n'>): { signature: StoredSignature; added: boolean } {
+  add(s: Omit<StoredSignature, 'n' | 'sha256'>): { signature: StoredSignature; added: boolean } {
     const sha256 = createHash('sha256').update(s.bytes).digest('hex');
     const same = this.db.prepare('SELECT * FROM signatures WHERE digest = ? AND sha256 = ?').get(s.digest, sha256) as Row | undefined;
     if (same) return { signature: fromRow(same), added: false };
@@ -51,6 +48,6 @@ export class SignatureRepository {
     this.db
       .prepare('INSERT INTO signatures (digest, n, envelope, key_id, bytes, sha256, verified_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(s.digest, n, s.envelope, s.keyId, s.bytes, sha256, s.verifiedAt);
-    return { signature: { ...s, n }, added: true };
+    return { signature: { ...s, n, sha256 }, added: true };
   }
 }

@@ -30,6 +30,7 @@ import type { Store } from '../../store/store.js';
 import type { Authorizer } from '../auth.js';
 import type { GraphService } from '../graphService.js';
 import { signatureDoc } from './signatures.js';
+import { noneMatch } from './graph.js';
 import { payloadDigest } from '../../graph/model.js';
 
 export interface AdminRouteOptions {
@@ -223,7 +224,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
       reply.header('content-type', 'application/gzip');
       reply.header('content-disposition', 'attachment; filename="graph-data.tar.gz"');
       reply.header('etag', etag);
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
       return reply.send(bytes);
     },
   });

@@ -101,7 +101,8 @@ function single(query: Record<string, unknown>, key: string): string | undefined
 
 const clip = (s: string): string => (s.length > 100 ? `${s.slice(0, 100)}…` : s);
 
-function noneMatch(header: string | undefined, etag: string): boolean {
+/** If-None-Match against one ETag: a list, weak tags and `*` included. */
+export function noneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);

@@ -1,6 +1,5 @@
 // Release signatures: ingest (verified against the trust store, then stored for good), and the
 // signature store layout clusters read: /signatures/sha256=<hex>/signature-<N>, N = 1… then 404.
-import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AdminService } from '../../admin/service.js';
@@ -10,6 +9,7 @@ import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { MAX_SIGNATURE_BYTES } from '../../signatures/verify.js';
 import type { Authorizer } from '../auth.js';
 import type { GraphService } from '../graphService.js';
+import { noneMatch } from './graph.js';
 
 export const SIGNATURE_BODY_TYPES = ['application/octet-stream', 'application/jose', 'application/jose+json', 'application/pgp-signature', 'text/plain'];
 
@@ -26,14 +26,16 @@ export const signaturePath = (digest: string, n: number): string => `/signatures
 
 export async function signatureRoutes(app: FastifyInstance, opts: { service: GraphService; admin: AdminService; auth: Authorizer }): Promise<void> {
   const store = opts.service.store;
-  // Signature bodies are bytes: kept exactly as sent.
-  app.addContentTypeParser(SIGNATURE_BODY_TYPES, { parseAs: 'buffer', bodyLimit: MAX_SIGNATURE_BYTES }, (_req, body, done) => done(null, body));
+  // Signature bodies are bytes, kept exactly as sent, JSON ones too (in this plugin only). The limit is
+  // looser than a signature's so that verification answers too_large with a 400.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser([...SIGNATURE_BODY_TYPES, 'application/json'], { parseAs: 'buffer', bodyLimit: 16 * MAX_SIGNATURE_BYTES }, (_req, body, done) => done(null, body));
 
   app.post('/api/v1/releases/:arch/:version/signatures', {
     preValidation: opts.auth.require('releases:write'),
     schema: {
       summary: "Add a signature of a release's payload (a JWS, or an OpenPGP signed message as OpenShift publishes)",
-      description: `Body: the signature bytes (${SIGNATURE_BODY_TYPES.join(', ')}), or a JWS in JSON serialization as application/json. 201 when it verifies and is new, 200 when it is stored already, 400 invalid_signature naming the reason otherwise.`,
+      description: `Body: the signature bytes (${SIGNATURE_BODY_TYPES.join(', ')}, or application/json for a JWS in JSON serialization), stored exactly as sent. 201 when it verifies and is new, 200 when it is stored already, 400 invalid_signature naming the reason otherwise.`,
       tags: ['signatures'],
       security: [{ bearerAuth: [] }],
       params: ReleaseParams,
@@ -41,8 +43,7 @@ export async function signatureRoutes(app: FastifyInstance, opts: { service: Gra
     },
     handler: async (request, reply) => {
       const { arch, version } = request.params as { arch: string; version: string };
-      const body = request.body;
-      const bytes = Buffer.isBuffer(body) ? body : body && typeof body === 'object' ? Buffer.from(JSON.stringify(body)) : undefined;
+      const bytes = Buffer.isBuffer(request.body) ? request.body : undefined;
       if (!bytes) throw new ApiError('invalid_request', `body: the signature bytes, sent as one of ${SIGNATURE_BODY_TYPES.join(', ')}`);
       const { signature, added } = await opts.admin.addSignature(arch, version, bytes, { subject: request.actor!.subject });
       return reply.code(added ? 201 : 200).send(signatureDoc(signature));
@@ -62,11 +63,11 @@ export async function signatureRoutes(app: FastifyInstance, opts: { service: Gra
         const { digest, name } = request.params as { digest: string; name: string };
         const sig = store.signatures.get(digest.replace('=', ':'), Number(name.slice('signature-'.length)));
         if (!sig) throw new ApiError('does_not_exist', `no ${name} for ${digest}`);
-        const etag = `"${createHash('sha256').update(sig.bytes).digest('base64url').slice(0, 22)}"`;
+        const etag = `"${sig.sha256.slice(0, 32)}"`;
         reply.header('content-type', 'application/octet-stream');
         reply.header('etag', etag);
         reply.header('cache-control', 'public, max-age=86400, immutable'); // never rewritten
-        if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+        if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
         return reply.send(sig.bytes);
       },
     });

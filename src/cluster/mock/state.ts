@@ -1,0 +1,262 @@
+// The state of the mock cluster: Kubernetes objects of a few kinds with the API server's semantics
+// that clients rely on — resourceVersion (409 on a stale one), generation, the status subresource,
+// merge patches, label selectors and watch events — persisted to a file after every write.
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+
+export interface ResourceKind {
+  group: string; // '' for the core group
+  version: string;
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+export const KINDS: ResourceKind[] = [
+  { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', kind: 'ClusterVersion', namespaced: false },
+  { group: 'config.openshift.io', version: 'v1', plural: 'clusteroperators', kind: 'ClusterOperator', namespaced: false },
+  { group: 'config.openshift.io', version: 'v1', plural: 'proxies', kind: 'Proxy', namespaced: false },
+  { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false },
+  { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false },
+  { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true },
+  { group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true },
+  { group: 'machineconfiguration.openshift.io', version: 'v1', plural: 'machineconfigpools', kind: 'MachineConfigPool', namespaced: false },
+];
+
+export const apiVersionOf = (k: ResourceKind): string => (k.group ? `${k.group}/${k.version}` : k.version);
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    creationTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  spec?: unknown;
+  status?: unknown;
+  [key: string]: unknown;
+}
+
+/** An API error in the shape of a Kubernetes Status. */
+export class KubeError extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  status(): object {
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
+  }
+}
+
+export type WatchEvent = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject };
+interface Watcher {
+  kind: ResourceKind;
+  namespace: string | undefined;
+  selector: LabelSelector;
+  name: string | undefined;
+  send(event: WatchEvent): void;
+}
+
+const HISTORY = 1000;
+
+export class ClusterState {
+  private objects = new Map<string, KubeObject>();
+  private revision = 0;
+  private readonly history: Array<{ rv: number; kind: ResourceKind; event: WatchEvent }> = [];
+  private readonly watchers = new Set<Watcher>();
+
+  constructor(private readonly file?: string) {
+    if (file && existsSync(file)) {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as { revision: number; objects: KubeObject[] };
+      this.revision = saved.revision;
+      for (const o of saved.objects) this.objects.set(keyOf(kindFor(o), o.metadata.namespace, o.metadata.name), o);
+    }
+  }
+
+  /** True when nothing was loaded: the caller seeds the inventory. */
+  get empty(): boolean {
+    return this.objects.size === 0;
+  }
+
+  get resourceVersion(): string {
+    return String(this.revision);
+  }
+
+  get(kind: ResourceKind, namespace: string | undefined, name: string): KubeObject {
+    const o = this.objects.get(keyOf(kind, namespace, name));
+    if (!o) throw new KubeError(404, 'NotFound', `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${name}" not found`);
+    return clone(o);
+  }
+
+  list(kind: ResourceKind, namespace?: string, selector: LabelSelector = matchAll): KubeObject[] {
+    return [...this.objects.values()]
+      .filter((o) => o.kind === kind.kind && (namespace === undefined || o.metadata.namespace === namespace) && selector(o.metadata.labels ?? {}))
+      .sort((a, b) => `${a.metadata.namespace ?? ''}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace ?? ''}/${b.metadata.name}`))
+      .map(clone);
+  }
+
+  create(kind: ResourceKind, namespace: string | undefined, body: KubeObject): KubeObject {
+    const name = body.metadata?.name;
+    if (!name) throw new KubeError(422, 'Invalid', 'metadata.name: Required value');
+    if (this.objects.has(keyOf(kind, namespace, name))) throw new KubeError(409, 'AlreadyExists', `${kind.plural} "${name}" already exists`);
+    const o: KubeObject = {
+      ...clone(body),
+      apiVersion: apiVersionOf(kind),
+      kind: kind.kind,
+      metadata: { ...clone(body.metadata), name, ...(kind.namespaced && { namespace }), uid: randomUUID(), generation: 1, creationTimestamp: new Date().toISOString() },
+    };
+    return this.put(kind, o, 'ADDED');
+  }
+
+  /**
+   * Replaces an object. `status` replaces only the status (the status subresource); otherwise the
+   * stored status is kept and a spec change bumps metadata.generation. A resourceVersion in the body
+   * that is not the stored one is a conflict.
+   */
+  update(kind: ResourceKind, namespace: string | undefined, name: string, body: KubeObject, subresource?: 'status'): KubeObject {
+    const current = this.get(kind, namespace, name);
+    const rv = body.metadata?.resourceVersion;
+    if (rv !== undefined && rv !== current.metadata.resourceVersion) {
+      throw new KubeError(409, 'Conflict', `Operation cannot be fulfilled on ${kind.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+    }
+    let next: KubeObject;
+    if (subresource === 'status') {
+      next = { ...current, status: clone(body.status) };
+    } else {
+      next = { ...clone(body), apiVersion: current.apiVersion, kind: current.kind, status: current.status };
+      next.metadata = { ...clone(body.metadata), name, ...(kind.namespaced && { namespace }), uid: current.metadata.uid, creationTimestamp: current.metadata.creationTimestamp, generation: current.metadata.generation };
+      if (JSON.stringify(stripMeta(next)) !== JSON.stringify(stripMeta(current)) && JSON.stringify(next.spec) !== JSON.stringify(current.spec)) {
+        next.metadata.generation = (current.metadata.generation ?? 1) + 1;
+      }
+    }
+    if (JSON.stringify(next) === JSON.stringify(current)) return current; // nothing changed: no new revision, no event
+    return this.put(kind, next, 'MODIFIED');
+  }
+
+  /** An RFC 7386 JSON merge patch. */
+  patch(kind: ResourceKind, namespace: string | undefined, name: string, patch: unknown, subresource?: 'status'): KubeObject {
+    if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw new KubeError(400, 'BadRequest', 'a merge patch is a JSON object');
+    const current = this.get(kind, namespace, name);
+    const merged = mergePatch(current, patch) as KubeObject;
+    const rv = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+    merged.metadata.resourceVersion = rv ?? current.metadata.resourceVersion;
+    return this.update(kind, namespace, name, merged, subresource);
+  }
+
+  delete(kind: ResourceKind, namespace: string | undefined, name: string): KubeObject {
+    const current = this.get(kind, namespace, name);
+    this.objects.delete(keyOf(kind, namespace, name));
+    this.revision += 1;
+    current.metadata.resourceVersion = String(this.revision);
+    this.emit(kind, { type: 'DELETED', object: current });
+    this.persist();
+    return current;
+  }
+
+  /**
+   * Streams events of a kind. From `resourceVersion` the events after it are replayed (410 when it is
+   * older than what is kept); without one, the current objects come first as ADDED.
+   */
+  watch(w: Watcher, resourceVersion: string | undefined): () => void {
+    if (resourceVersion && resourceVersion !== '0') {
+      const since = Number(resourceVersion);
+      if (!Number.isInteger(since)) throw new KubeError(400, 'BadRequest', `invalid resourceVersion '${resourceVersion}'`);
+      if (since < this.revision && (this.history.length === 0 || this.history[0]!.rv > since + 1)) {
+        throw new KubeError(410, 'Expired', `too old resource version: ${since} (${this.revision})`);
+      }
+      for (const h of this.history) if (h.rv > since && matches(w, h.kind, h.event.object)) w.send(h.event);
+    } else {
+      for (const o of this.list(w.kind, w.namespace, w.selector)) if (!w.name || o.metadata.name === w.name) w.send({ type: 'ADDED', object: o });
+    }
+    this.watchers.add(w);
+    return () => this.watchers.delete(w);
+  }
+
+  private put(kind: ResourceKind, o: KubeObject, type: 'ADDED' | 'MODIFIED'): KubeObject {
+    this.revision += 1;
+    o.metadata.resourceVersion = String(this.revision);
+    this.objects.set(keyOf(kind, o.metadata.namespace, o.metadata.name), o);
+    this.emit(kind, { type, object: clone(o) });
+    this.persist();
+    return clone(o);
+  }
+
+  private emit(kind: ResourceKind, event: WatchEvent): void {
+    this.history.push({ rv: this.revision, kind, event });
+    if (this.history.length > HISTORY) this.history.shift();
+    for (const w of this.watchers) if (matches(w, kind, event.object)) w.send(event);
+  }
+
+  /** Written to a temporary file and renamed over the old one, so a crash never leaves half a file. */
+  private persist(): void {
+    if (!this.file) return;
+    const tmp = `${this.file}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ revision: this.revision, objects: [...this.objects.values()] }));
+    renameSync(tmp, this.file);
+  }
+}
+
+function matches(w: Watcher, kind: ResourceKind, o: KubeObject): boolean {
+  return w.kind === kind && (w.namespace === undefined || o.metadata.namespace === w.namespace) && (!w.name || o.metadata.name === w.name) && w.selector(o.metadata.labels ?? {});
+}
+
+export function kindFor(o: KubeObject): ResourceKind {
+  const k = KINDS.find((x) => x.kind === o.kind && apiVersionOf(x) === o.apiVersion);
+  if (!k) throw new Error(`unknown kind ${o.apiVersion} ${o.kind}`);
+  return k;
+}
+
+const keyOf = (kind: ResourceKind, namespace: string | undefined, name: string): string => `${kind.plural}/${namespace ?? ''}/${name}`;
+const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+const stripMeta = (o: KubeObject): object => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, generation: undefined } });
+
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return clone(patch);
+  const out: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+export type LabelSelector = (labels: Record<string, string>) => boolean;
+const matchAll: LabelSelector = () => true;
+
+/** Parses a label selector: `a=b`, `a==b`, `a!=b`, `a in (x,y)`, `a notin (x)`, `a`, `!a`, comma-joined. */
+export function parseLabelSelector(text: string | undefined): LabelSelector {
+  if (!text) return matchAll;
+  const tests: LabelSelector[] = [];
+  for (const part of text.match(/(?:[^,(]+(?:\([^)]*\))?)+/g) ?? []) {
+    const p = part.trim();
+    let m: RegExpExecArray | null;
+    if ((m = /^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(p))) {
+      const [, key, op, list] = m as unknown as [string, string, string, string];
+      const values = list.split(',').map((v) => v.trim());
+      tests.push(op === 'in' ? (l) => key in l && values.includes(l[key]!) : (l) => !(key in l) || !values.includes(l[key]!));
+    } else if ((m = /^([\w./-]+)\s*(==|=|!=)\s*([\w./-]*)$/.exec(p))) {
+      const [, key, op, value] = m as unknown as [string, string, string, string];
+      tests.push(op === '!=' ? (l) => l[key] !== value : (l) => l[key] === value);
+    } else if ((m = /^!([\w./-]+)$/.exec(p))) {
+      const key = m[1]!;
+      tests.push((l) => !(key in l));
+    } else if ((m = /^([\w./-]+)$/.exec(p))) {
+      const key = m[1]!;
+      tests.push((l) => key in l);
+    } else {
+      throw new KubeError(400, 'BadRequest', `unable to parse requirement: ${p}`);
+    }
+  }
+  return (labels) => tests.every((t) => t(labels));
+}
