@@ -9,6 +9,7 @@ import { addAdminCommands } from './admin.js';
 import { addSignatureCommands } from './signatures.js';
 import { createToken, type TokenOptions } from './token.js';
 import { serve } from './serve.js';
+import { mockClusterCommand, type MockClusterOptions } from './mockCluster.js';
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
@@ -18,6 +19,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = new Command('cincy')
     .description('Cincinnati update graph server for OpenShift-style clusters')
     .version(PACKAGE_VERSION)
+    .enablePositionalOptions() // `cincy mock-cluster --version 4.16.3` is the subcommand's option
     .exitOverride()
     .showHelpAfterError();
 
@@ -72,6 +74,23 @@ export async function main(argv: string[]): Promise<number> {
 
   addAdminCommands(program, (f) => run(f));
   addSignatureCommands(program, (f) => run(f));
+
+  program
+    .command('mock-cluster')
+    .description('start a cluster that speaks the Kubernetes API (ClusterVersion, ClusterOperators, nodes, pools…), state persisted')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (0: any free port)', '6443')
+    .option('--state <file>', 'JSON file the state is kept in (restart and nothing is lost)')
+    .option('--version <v>', 'the version the cluster runs', '4.16.3')
+    .option('--installed-version <v>', 'the version the cluster was installed at (history)')
+    .option('--channel <name>', 'spec.channel of the ClusterVersion')
+    .option('--arch <arch>', 'node architecture, or multi', 'amd64')
+    .option('--upstream <url>', 'spec.upstream of the ClusterVersion')
+    .option('--image <pullspec>', 'the release image the cluster runs')
+    .option('--platform <name>', 'infrastructure platform reported in metrics', 'AWS')
+    .option('--token <token>', 'bearer token clients must send (default: random)')
+    .option('--kubeconfig-out <file>', 'write a kubeconfig for this cluster')
+    .action(run((opts: MockClusterOptions) => mockClusterCommand(opts)));
 
   program
     .command('openapi')

@@ -1,0 +1,59 @@
+// `cincy mock-cluster`: a cluster that speaks the Kubernetes API for the kinds the agent and the
+// update flows use, with a persisted state and a kubeconfig for clients.
+import { createHash, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { stringify } from 'yaml';
+import { clusterMetrics, seedInventory } from '../cluster/mock/inventory.js';
+import { mockClusterServer } from '../cluster/mock/server.js';
+import { ClusterState } from '../cluster/mock/state.js';
+
+export interface MockClusterOptions {
+  host: string;
+  port: string;
+  state?: string;
+  version: string;
+  channel?: string;
+  arch: string;
+  upstream?: string;
+  image?: string;
+  installedVersion?: string;
+  platform?: string;
+  token?: string;
+  kubeconfigOut?: string;
+}
+
+export function kubeconfig(server: string, token: string): string {
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    // Plain HTTP: there is no certificate to check, and the Kubernetes client wants that said.
+    clusters: [{ name: 'cincy-mock', cluster: { server, 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'cincy-mock-admin', user: { token } }],
+    contexts: [{ name: 'cincy-mock', context: { cluster: 'cincy-mock', user: 'cincy-mock-admin' } }],
+    'current-context': 'cincy-mock',
+  });
+}
+
+export async function mockClusterCommand(o: MockClusterOptions): Promise<number> {
+  const port = Number(o.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: '${o.port}' is not a port number`);
+  const state = new ClusterState(o.state);
+  if (state.empty) {
+    const image = o.image ?? `quay.io/openshift-release-dev/ocp-release@sha256:${createHash('sha256').update(o.version).digest('hex')}`;
+    seedInventory(state, { version: o.version, image, channel: o.channel, upstream: o.upstream, arch: o.arch, installedVersion: o.installedVersion, platform: o.platform });
+  }
+  const token = o.token ?? randomBytes(24).toString('base64url');
+  const server = mockClusterServer({ state, token, metrics: () => clusterMetrics(state) });
+  await new Promise<void>((resolve) => server.listen(port, o.host, resolve));
+  const url = `http://${o.host}:${(server.address() as AddressInfo).port}`;
+  if (o.kubeconfigOut) writeFileSync(o.kubeconfigOut, kubeconfig(url, token), { mode: 0o600 });
+  process.stdout.write(`mock cluster listening at ${url}${o.kubeconfigOut ? `; kubeconfig in ${o.kubeconfigOut}` : `; token ${token}`}\n`);
+  const stop = (): void => {
+    server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return new Promise<number>(() => {});
+}

@@ -1,0 +1,148 @@
+// The default inventory of the mock cluster (a ClusterVersion with history, the ClusterOperators of
+// an OpenShift 4.x cluster, three control-plane and three worker nodes in zones, two
+// MachineConfigPools) and the cluster-level metrics real risks query, made from the state.
+import { randomUUID } from 'node:crypto';
+import { KINDS, type ClusterState, type KubeObject, type ResourceKind } from './state.js';
+
+export const OPERATORS = [
+  'authentication', 'baremetal', 'cloud-controller-manager', 'cloud-credential', 'cluster-autoscaler', 'config-operator', 'console',
+  'control-plane-machine-set', 'csi-snapshot-controller', 'dns', 'etcd', 'image-registry', 'ingress', 'insights', 'kube-apiserver',
+  'kube-controller-manager', 'kube-scheduler', 'kube-storage-version-migrator', 'machine-api', 'machine-approver', 'machine-config',
+  'marketplace', 'monitoring', 'network', 'node-tuning', 'openshift-apiserver', 'openshift-controller-manager', 'openshift-samples',
+  'operator-lifecycle-manager', 'operator-lifecycle-manager-catalog', 'operator-lifecycle-manager-packageserver', 'service-ca', 'storage',
+];
+
+/** Where the scenario knobs of /metrics live: a ConfigMap tests and people can edit through the API. */
+export const SCENARIO = { namespace: 'openshift-config', name: 'cincy-mock-scenario' };
+
+export interface InventoryOptions {
+  version: string;
+  image: string;
+  channel?: string;
+  upstream?: string;
+  arch: string;
+  /** The version the cluster was installed at (history's oldest entry). */
+  installedVersion?: string;
+  platform?: string;
+}
+
+const kind = (k: string): ResourceKind => KINDS.find((x) => x.kind === k)!;
+const condition = (type: string, status: string, reason = '', message = ''): object => ({ type, status, lastTransitionTime: '2026-01-01T00:00:00Z', reason, message });
+
+export function seedInventory(state: ClusterState, o: InventoryOptions): void {
+  const add = (k: string, namespace: string | undefined, obj: Omit<KubeObject, 'apiVersion' | 'kind'>): void =>
+    void state.create(kind(k), namespace, { apiVersion: '', kind: k, ...obj } as KubeObject);
+
+  for (const ns of ['default', 'kube-system', 'openshift-config', 'openshift-config-managed', 'openshift-cluster-version', 'openshift-monitoring', 'openshift-machine-config-operator']) {
+    add('Namespace', undefined, { metadata: { name: ns }, status: { phase: 'Active' } });
+  }
+  const installed = o.installedVersion ?? o.version;
+  const history = [
+    { state: 'Completed', startedTime: '2026-03-02T10:00:00Z', completionTime: '2026-03-02T11:10:00Z', version: o.version, image: o.image, verified: true },
+    ...(installed !== o.version ? [{ state: 'Completed', startedTime: '2025-11-10T09:00:00Z', completionTime: '2025-11-10T09:45:00Z', version: installed, image: `${o.image.split('@')[0]}@sha256:${'0'.repeat(64)}`, verified: false }] : []),
+  ];
+  add('ClusterVersion', undefined, {
+    metadata: { name: 'version' },
+    spec: { clusterID: randomUUID(), ...(o.channel && { channel: o.channel }), ...(o.upstream && { upstream: o.upstream }) },
+    status: {
+      desired: { version: o.version, image: o.image, channels: [] },
+      history,
+      observedGeneration: 1,
+      versionHash: 'mock',
+      availableUpdates: null,
+      capabilities: { enabledCapabilities: ['Console', 'Insights', 'Storage', 'MachineAPI'], knownCapabilities: ['Console', 'Insights', 'Storage', 'MachineAPI', 'Build'] },
+      conditions: [
+        condition('Available', 'True', '', `Done applying ${o.version}`),
+        condition('Failing', 'False'),
+        condition('Progressing', 'False', '', `Cluster version is ${o.version}`),
+        condition('RetrievedUpdates', 'False', 'NoChannel', 'The update channel has not been configured.'),
+        condition('Upgradeable', 'True'),
+      ],
+    },
+  });
+  for (const name of OPERATORS) {
+    add('ClusterOperator', undefined, {
+      metadata: { name },
+      spec: {},
+      status: {
+        versions: [{ name: 'operator', version: o.version }],
+        conditions: [condition('Available', 'True', 'AsExpected'), condition('Progressing', 'False', 'AsExpected'), condition('Degraded', 'False', 'AsExpected'), condition('Upgradeable', 'True', 'AsExpected')],
+      },
+    });
+  }
+  add('Proxy', undefined, { metadata: { name: 'cluster' }, spec: {}, status: {} });
+  const zones = ['a', 'b', 'c'];
+  for (const [role, pool] of [['master', 'master'], ['worker', 'worker']] as const) {
+    zones.forEach((z, i) => {
+      add('Node', undefined, {
+        metadata: {
+          name: `${role}-${i}`,
+          labels: { [`node-role.kubernetes.io/${role}`]: '', 'kubernetes.io/arch': o.arch === 'multi' ? 'amd64' : o.arch, 'kubernetes.io/os': 'linux', 'topology.kubernetes.io/zone': `zone-${z}` },
+          annotations: { 'machineconfiguration.openshift.io/currentConfig': `rendered-${pool}-1`, 'machineconfiguration.openshift.io/desiredConfig': `rendered-${pool}-1`, 'machineconfiguration.openshift.io/state': 'Done' },
+        },
+        spec: {},
+        status: { conditions: [condition('Ready', 'True', 'KubeletReady')], nodeInfo: { architecture: o.arch === 'multi' ? 'amd64' : o.arch, kubeletVersion: 'v1.29.0', osImage: 'Red Hat Enterprise Linux CoreOS' } },
+      });
+    });
+    add('MachineConfigPool', undefined, {
+      metadata: { name: pool },
+      spec: { maxUnavailable: 1, nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${role}`]: '' } } },
+      status: { machineCount: 3, readyMachineCount: 3, updatedMachineCount: 3, unavailableMachineCount: 0, degradedMachineCount: 0, configuration: { name: `rendered-${pool}-1` } },
+    });
+  }
+  add('ConfigMap', SCENARIO.namespace, { metadata: { name: SCENARIO.name }, data: { platform: o.platform ?? 'AWS', region: 'us-east-1', featureSet: '', proxy: 'false' } });
+}
+
+/** The Prometheus text exposition of the series real conditional-risk queries use. */
+export function clusterMetrics(state: ClusterState): string {
+  const esc = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+  const labels = (l: Record<string, string>): string => `{${Object.entries(l).map(([k, v]) => `${k}="${esc(v)}"`).join(',')}}`;
+  const lines: string[] = [];
+  const metric = (name: string, help: string, samples: Array<[Record<string, string>, number]>): void => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, ...samples.map(([l, v]) => `${name}${labels(l)} ${v}`));
+  };
+  let cv: KubeObject | undefined;
+  try {
+    cv = state.get(kind('ClusterVersion'), undefined, 'version');
+  } catch {
+    cv = undefined;
+  }
+  const status = (cv?.status ?? {}) as { desired?: { version?: string; image?: string }; history?: Array<{ version: string; image: string; completionTime: string | null }>; capabilities?: { enabledCapabilities?: string[] } };
+  const history = status.history ?? [];
+  const initial = history[history.length - 1];
+  const completed = history.find((h) => h.completionTime);
+  metric('cluster_version', 'Reported versions of the cluster: current, initial, desired, completed', [
+    ...(status.desired?.version ? [[{ type: 'current', version: status.desired.version, image: status.desired.image ?? '' }, 1] as [Record<string, string>, number]] : []),
+    ...(initial ? [[{ type: 'initial', version: initial.version, image: initial.image }, 1] as [Record<string, string>, number]] : []),
+    ...(completed ? [[{ type: 'completed', version: completed.version, image: completed.image }, 1] as [Record<string, string>, number]] : []),
+  ]);
+  let scenario: Record<string, string> = {};
+  try {
+    scenario = (state.get(kind('ConfigMap'), SCENARIO.namespace, SCENARIO.name).data ?? {}) as Record<string, string>;
+  } catch {
+    scenario = {};
+  }
+  metric('cluster_infrastructure_provider', 'The infrastructure platform of the cluster', [[{ type: scenario.platform ?? 'None', region: scenario.region ?? '' }, 1]]);
+  metric('cluster_feature_set', 'The feature set of the cluster', [[{ name: scenario.featureSet ?? '' }, 1]]);
+  metric('cluster_proxy_enabled', 'Whether a cluster-wide proxy is configured', scenario.proxy === 'true' ? [[{ type: 'https' }, 1]] : []);
+  metric('cluster_version_capability', 'Enabled capabilities', (status.capabilities?.enabledCapabilities ?? []).map((name) => [{ name }, 1]));
+  const operators = state.list(kind('ClusterOperator'));
+  metric(
+    'cluster_operator_conditions',
+    'Conditions of the cluster operators',
+    operators.flatMap((co) =>
+      (((co.status as { conditions?: Array<{ type: string; status: string; reason?: string }> })?.conditions) ?? []).map(
+        (c): [Record<string, string>, number] => [{ name: co.metadata.name, condition: c.type, reason: c.reason ?? '' }, c.status === 'True' ? 1 : 0],
+      ),
+    ),
+  );
+  metric(
+    'cluster_operator_up',
+    'Whether each cluster operator is available',
+    operators.map((co): [Record<string, string>, number] => {
+      const s = co.status as { conditions?: Array<{ type: string; status: string }>; versions?: Array<{ name: string; version: string }> };
+      return [{ name: co.metadata.name, version: s?.versions?.find((v) => v.name === 'operator')?.version ?? '' }, s?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') ? 1 : 0];
+    }),
+  );
+  return `${lines.join('\n')}\n`;
+}

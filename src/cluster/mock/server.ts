@@ -1,0 +1,198 @@
+// The mock cluster's API server: the Kubernetes REST paths of a few kinds (discovery, get, list,
+// create, update, merge-patch, delete, the status subresource, label selectors, watch), bearer-token
+// authentication, and /metrics for Prometheus. Plain node:http: watch is a long chunked response.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { apiVersionOf, type ClusterState, KINDS, KubeError, parseLabelSelector, type KubeObject, type ResourceKind } from './state.js';
+
+export interface MockServerOptions {
+  state: ClusterState;
+  token: string;
+  /** Prometheus text exposition of the cluster-level series, made from the state on each scrape. */
+  metrics: () => string;
+}
+
+const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+
+export function mockClusterServer(opts: MockServerOptions): Server {
+  const watches = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    handle(req, res, opts, watches).catch((err: unknown) => {
+      const e = err instanceof KubeError ? err : new KubeError(500, 'InternalError', (err as Error).message);
+      if (!res.headersSent) send(res, e.code, e.status());
+      else res.end();
+    });
+  });
+  // Open watches would keep close() waiting for ever.
+  server.on('close', () => watches.forEach((w) => w.end()));
+  const close = server.close.bind(server);
+  server.close = ((cb?: (err?: Error) => void) => {
+    watches.forEach((w) => w.end());
+    return close(cb);
+  }) as typeof server.close;
+  return server;
+}
+
+function send(res: ServerResponse, code: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function authorized(req: IncomingMessage, token: string): boolean {
+  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  if (!m) return false;
+  const a = Buffer.from(m[1]!);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > 3 * 1024 * 1024) throw new KubeError(413, 'RequestEntityTooLarge', 'request body too large');
+    chunks.push(c as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new KubeError(400, 'BadRequest', 'the request body is not JSON');
+  }
+}
+
+interface Target {
+  kind: ResourceKind;
+  namespace: string | undefined;
+  name: string | undefined;
+  subresource: 'status' | undefined;
+}
+
+/** Maps a REST path to a kind, namespace, name and subresource. */
+export function route(path: string): Target | undefined {
+  const core = /^\/api\/v1\/(.*)$/.exec(path);
+  const grouped = /^\/apis\/([^/]+)\/([^/]+)\/(.*)$/.exec(path);
+  const [group, version, rest] = core ? ['', 'v1', core[1]!] : grouped ? [grouped[1]!, grouped[2]!, grouped[3]!] : [];
+  if (rest === undefined) return undefined;
+  let parts = rest.split('/').filter(Boolean);
+  let namespace: string | undefined;
+  if (parts[0] === 'namespaces' && parts.length >= 3) {
+    namespace = parts[1];
+    parts = parts.slice(2);
+  }
+  const kind = KINDS.find((k) => k.group === group && k.version === version && k.plural === parts[0]);
+  if (!kind || parts.length > 3 || (parts[2] !== undefined && parts[2] !== 'status')) return undefined;
+  if (kind.namespaced !== (namespace !== undefined) && parts.length > 1) return undefined;
+  return { kind, namespace, name: parts[1], subresource: parts[2] as 'status' | undefined };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, opts: MockServerOptions, watches: Set<ServerResponse>): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://mock');
+  const path = url.pathname.replace(/\/$/, '');
+  if (['/healthz', '/livez', '/readyz'].includes(path)) {
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    return;
+  }
+  if (path === '/metrics') {
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(opts.metrics());
+    return;
+  }
+  if (!authorized(req, opts.token)) throw new KubeError(401, 'Unauthorized', 'Unauthorized');
+  const discovery = discoveryDoc(path);
+  if (discovery) return send(res, 200, discovery);
+
+  const t = route(path);
+  if (!t) throw new KubeError(404, 'NotFound', `the server could not find the requested resource (${req.method} ${path})`);
+  const { kind, namespace, name, subresource } = t;
+  const state = opts.state;
+  switch (req.method) {
+    case 'GET': {
+      const watch = ['1', 'true'].includes(url.searchParams.get('watch') ?? '');
+      const selector = parseLabelSelector(url.searchParams.get('labelSelector') ?? undefined);
+      const fieldName = /^metadata\.name=(.+)$/.exec(url.searchParams.get('fieldSelector') ?? '')?.[1];
+      if (watch) return startWatch(req, res, state, watches, { kind, namespace, name: name ?? fieldName, selector }, url.searchParams);
+      if (name) return send(res, 200, state.get(kind, namespace, name));
+      const items = state.list(kind, namespace, selector).filter((o) => !fieldName || o.metadata.name === fieldName);
+      return send(res, 200, { kind: `${kind.kind}List`, apiVersion: apiVersionOf(kind), metadata: { resourceVersion: state.resourceVersion }, items });
+    }
+    case 'POST':
+      if (name) throw new KubeError(405, 'MethodNotAllowed', 'POST goes to the collection');
+      return send(res, 201, state.create(kind, namespace, (await body(req)) as KubeObject));
+    case 'PUT': {
+      if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PUT needs a name');
+      const b = (await body(req)) as KubeObject;
+      if (b?.metadata?.name !== undefined && b.metadata.name !== name) throw new KubeError(400, 'BadRequest', `the name of the object (${b.metadata.name}) does not match the name on the URL (${name})`);
+      return send(res, 200, state.update(kind, namespace, name, b, subresource));
+    }
+    case 'PATCH': {
+      if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PATCH needs a name');
+      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      if (type === 'application/json-patch+json') throw new KubeError(415, 'UnsupportedMediaType', 'JSON patches are not supported; send application/merge-patch+json');
+      return send(res, 200, state.patch(kind, namespace, name, await body(req), subresource));
+    }
+    case 'DELETE':
+      if (!name) throw new KubeError(405, 'MethodNotAllowed', 'DELETE needs a name');
+      return send(res, 200, state.delete(kind, namespace, name));
+    default:
+      throw new KubeError(405, 'MethodNotAllowed', `${req.method} is not allowed`);
+  }
+}
+
+function startWatch(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: ClusterState,
+  watches: Set<ServerResponse>,
+  w: { kind: ResourceKind; namespace: string | undefined; name: string | undefined; selector: (l: Record<string, string>) => boolean },
+  params: URLSearchParams,
+): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+  let stop: () => void = () => {};
+  const end = (): void => {
+    stop();
+    watches.delete(res);
+    res.end();
+  };
+  try {
+    stop = state.watch({ ...w, send: (event) => res.write(`${JSON.stringify(event)}\n`) }, params.get('resourceVersion') ?? undefined);
+  } catch (err) {
+    const e = err instanceof KubeError ? err : new KubeError(500, 'InternalError', String(err));
+    res.write(`${JSON.stringify({ type: 'ERROR', object: e.status() })}\n`);
+    res.end();
+    return;
+  }
+  watches.add(res);
+  const timeout = Number(params.get('timeoutSeconds') ?? '1800');
+  const timer = setTimeout(end, Math.min(Math.max(timeout, 1), 3600) * 1000);
+  req.on('close', () => {
+    clearTimeout(timer);
+    end();
+  });
+}
+
+/** /api, /apis, /api/v1 and /apis/<group>/<version>: what clients use to find the kinds. */
+function discoveryDoc(path: string): object | undefined {
+  if (path === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] };
+  if (path === '/apis') {
+    const groups = [...new Set(KINDS.filter((k) => k.group).map((k) => `${k.group}/${k.version}`))].map((gv) => {
+      const [name, version] = gv.split('/') as [string, string];
+      return { name, versions: [{ groupVersion: gv, version }], preferredVersion: { groupVersion: gv, version } };
+    });
+    return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+  }
+  if (path === '/version') return { major: '1', minor: '29', gitVersion: 'v1.29.0-cincy-mock', platform: 'linux/amd64' };
+  const m = /^\/api\/(v1)$/.exec(path) ?? /^\/apis\/([^/]+\/[^/]+)$/.exec(path);
+  if (!m) return undefined;
+  const kinds = KINDS.filter((k) => apiVersionOf(k) === m[1]);
+  if (kinds.length === 0) return undefined;
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: m[1],
+    resources: kinds.flatMap((k) => [
+      { name: k.plural, singularName: k.kind.toLowerCase(), namespaced: k.namespaced, kind: k.kind, verbs: VERBS },
+      { name: `${k.plural}/status`, singularName: '', namespaced: k.namespaced, kind: k.kind, verbs: ['get', 'patch', 'update'] },
+    ]),
+  };
+}

@@ -1,0 +1,41 @@
+// Starts `cincy mock-cluster` as a process and connects the standard Kubernetes client to it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'cincy.js');
+
+export interface Mock {
+  url: string;
+  kubeconfig: string;
+  kc: k8s.KubeConfig;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export function serveMock(args: string[], dir: string, cleanup: { add(f: () => unknown): void }): Promise<Mock> {
+  const kubeconfig = join(dir, 'kubeconfig');
+  const child = spawn(process.execPath, [BIN, 'mock-cluster', '--port', '0', '--kubeconfig-out', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const stop = (): Promise<void> =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  cleanup.add(stop);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (b: Buffer): void => {
+      out += b.toString();
+      const m = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
+      if (m) {
+        const kc = new k8s.KubeConfig();
+        kc.loadFromFile(kubeconfig);
+        resolve({ url: m[1]!, kubeconfig, kc, child, stop });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`mock-cluster exited ${code}: ${out}`)));
+  });
+}
