@@ -9,6 +9,8 @@ import { addAdminCommands } from './admin.js';
 import { addSignatureCommands } from './signatures.js';
 import { createToken, type TokenOptions } from './token.js';
 import { serve } from './serve.js';
+import { agentCommand, type AgentCliOptions } from './agent.js';
+import { addAdmCommands } from './adm.js';
 import { mockClusterCommand, type MockClusterOptions } from './mockCluster.js';
 
 export async function main(argv: string[]): Promise<number> {
@@ -91,6 +93,22 @@ export async function main(argv: string[]): Promise<number> {
     .option('--token <token>', 'bearer token clients must send (default: random)')
     .option('--kubeconfig-out <file>', 'write a kubeconfig for this cluster')
     .action(run((opts: MockClusterOptions) => mockClusterCommand(opts)));
+
+  program
+    .command('agent')
+    .description('keep a cluster\'s ClusterVersion availableUpdates, conditionalUpdates and RetrievedUpdates current, as the cluster-version-operator does')
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--in-cluster', 'use the service account of the pod it runs in')
+    .option('--once', 'poll once and exit')
+    .option('--interval <seconds>', 'polls come at a random time in [interval, 2 × interval)', '120')
+    .option('--prometheus-url <url>', 'Prometheus (or Thanos querier) for PromQL risks')
+    .option('--prometheus-token-file <file>', 'bearer token for Prometheus')
+    .option('--ca-file <file>', 'CA bundle the update service certificate is checked against')
+    .option('--default-upstream <url>', 'used when spec.upstream is empty', 'https://api.openshift.com/api/upgrades_info/v1/graph')
+    .option('--log-level <level>', 'log level', 'info')
+    .action(run((opts: AgentCliOptions) => agentCommand(opts)));
+
+  addAdmCommands(program, (f) => run(f));
 
   program
     .command('openapi')

@@ -28,6 +28,22 @@ export function cincy(args: string[], env: Record<string, string> = {}): { code:
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** Like `cincy`, without blocking this process (servers it talks to may live in it). */
+export function cincyAsync(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 export interface Served {
   url: string;
   child: ChildProcess;

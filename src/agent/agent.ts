@@ -1,0 +1,154 @@
+// The agent: reads the ClusterVersion through the Kubernetes API, asks the update service for the
+// graph, evaluates conditional risks, and writes availableUpdates, conditionalUpdates and the
+// RetrievedUpdates condition through the status subresource — only when something changed.
+import * as k8s from '@kubernetes/client-node';
+import type { Risk } from '../graph/model.js';
+import { fetchGraph, RetrieveError, updatesFrom, type ConditionalUpdate, type Release, type TransportOptions } from './cincinnati.js';
+import { RiskEvaluator, type Exposure } from './risks.js';
+import { keepTransition, recommended, updateStatus, type Condition } from './status.js';
+
+const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
+
+interface ClusterVersion {
+  metadata: { resourceVersion?: string };
+  spec: { clusterID: string; channel?: string; upstream?: string; desiredUpdate?: { architecture?: string; acceptRisks?: Array<{ name: string }> } };
+  status: {
+    desired?: { version?: string; architecture?: string };
+    availableUpdates?: Release[] | null;
+    conditionalUpdates?: Array<{ release: Release; risks: Risk[]; conditions: Condition[] }>;
+    conditions?: Condition[];
+    [key: string]: unknown;
+  };
+}
+
+export interface AgentOptions {
+  kc: k8s.KubeConfig;
+  evaluator: RiskEvaluator;
+  transport?: TransportOptions;
+  defaultUpstream?: string;
+  now?: () => Date;
+}
+
+export interface PollResult {
+  retrieved: Condition;
+  available: number;
+  conditional: number;
+  recommendedConditional: number;
+  written: boolean;
+}
+
+export class Agent {
+  private readonly custom: k8s.CustomObjectsApi;
+  private readonly core: k8s.CoreV1Api;
+  private readonly now: () => Date;
+
+  constructor(private readonly o: AgentOptions) {
+    this.custom = o.kc.makeApiClient(k8s.CustomObjectsApi);
+    this.core = o.kc.makeApiClient(k8s.CoreV1Api);
+    this.now = o.now ?? (() => new Date());
+  }
+
+  async clusterVersion(): Promise<ClusterVersion> {
+    return (await this.custom.getClusterCustomObject(CV)) as ClusterVersion;
+  }
+
+  /** `multi` when the cluster runs or asks for a multi release; else the control plane's architecture. */
+  private async arch(cv: ClusterVersion): Promise<string> {
+    if (cv.status.desired?.architecture === 'Multi' || cv.spec.desiredUpdate?.architecture === 'Multi') return 'multi';
+    const nodes = await this.core.listNode({ labelSelector: 'node-role.kubernetes.io/master' });
+    const arch = nodes.items[0]?.status?.nodeInfo?.architecture ?? nodes.items[0]?.metadata?.labels?.['kubernetes.io/arch'];
+    return arch ?? '';
+  }
+
+  /** The cluster-wide proxy (the Proxy object `cluster`), else HTTPS_PROXY / NO_PROXY. */
+  private async transport(): Promise<TransportOptions> {
+    const t: TransportOptions = { ...this.o.transport };
+    try {
+      const proxy = (await this.custom.getClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'proxies', name: 'cluster' })) as { status?: { httpsProxy?: string; noProxy?: string } };
+      if (proxy.status?.httpsProxy) return { ...t, proxy: proxy.status.httpsProxy, noProxy: proxy.status.noProxy };
+    } catch {
+      // no Proxy object: the environment decides
+    }
+    const env = process.env.HTTPS_PROXY ?? process.env.https_proxy;
+    return env ? { ...t, proxy: env, noProxy: process.env.NO_PROXY ?? process.env.no_proxy } : t;
+  }
+
+  /** One poll: fetch, evaluate, write. A failure keeps the previous updates and sets the condition False. */
+  async poll(): Promise<PollResult> {
+    const at = this.now().toISOString();
+    const cv = await this.clusterVersion();
+    let computed: ReturnType<typeof updateStatus> | undefined;
+    let channels: string[] | undefined;
+    let retrieved: Condition = { type: 'RetrievedUpdates', status: 'True', lastTransitionTime: at, reason: '', message: '' };
+    try {
+      const current = cv.status.desired?.version;
+      const graph = await fetchGraph(
+        { upstream: cv.spec.upstream, defaultUpstream: this.o.defaultUpstream, clusterID: cv.spec.clusterID, arch: await this.arch(cv), channel: cv.spec.channel, version: current },
+        await this.transport(),
+      );
+      const migrate = cv.spec.desiredUpdate?.architecture === 'Multi' && cv.status.desired?.architecture !== 'Multi';
+      const updates = updatesFrom(graph, current!, migrate);
+      computed = updateStatus(updates.available, await this.evaluate(updates.conditional, cv, at));
+      const node = graph.nodes.find((n) => n.version === current);
+      channels = (node?.metadata['io.openshift.upgrades.graph.release.channels'] ?? '').split(',').filter(Boolean).sort();
+    } catch (err) {
+      if (!(err instanceof RetrieveError)) throw err;
+      retrieved = { type: 'RetrievedUpdates', status: 'False', lastTransitionTime: at, reason: err.reason, message: err.message };
+    }
+    const written = await this.write(retrieved, computed, channels);
+    const status = computed ?? { availableUpdates: cv.status.availableUpdates ?? null, conditionalUpdates: cv.status.conditionalUpdates ?? [] };
+    return {
+      retrieved,
+      available: status.availableUpdates?.length ?? 0,
+      conditional: status.conditionalUpdates.length,
+      recommendedConditional: status.conditionalUpdates.filter((c) => c.conditions.some((k) => k.type === 'Recommended' && k.status === 'True')).length,
+      written,
+    };
+  }
+
+  /** Each risk once per name, with the definition of the highest target carrying it. */
+  private async evaluate(conditional: ConditionalUpdate[], cv: ClusterVersion, at: string): Promise<Array<ConditionalUpdate & { conditions: Condition[] }>> {
+    const definitions = new Map<string, Risk>();
+    for (const c of conditional) for (const r of c.risks) if (!definitions.has(r.name)) definitions.set(r.name, r);
+    const exposures = new Map<string, Exposure>();
+    for (const [name, risk] of definitions) exposures.set(name, await this.o.evaluator.evaluate(risk));
+    const accepted = new Set((cv.spec.desiredUpdate?.acceptRisks ?? []).map((r) => r.name));
+    const previous = new Map((cv.status.conditionalUpdates ?? []).map((c) => [c.release.version, c.conditions.find((k) => k.type === 'Recommended')]));
+    return conditional.map((c) => ({
+      ...c,
+      conditions: [keepTransition(recommended(c.risks.map((risk) => ({ risk, exposure: exposures.get(risk.name)! })), accepted, at), previous.get(c.release.version))],
+    }));
+  }
+
+  /** Writes through the status subresource, retrying on a conflict; nothing when nothing changed. */
+  private async write(retrieved: Condition, computed: ReturnType<typeof updateStatus> | undefined, channels: string[] | undefined): Promise<boolean> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const cv = await this.clusterVersion();
+      const conditions = cv.status.conditions ?? [];
+      const previous = conditions.find((c) => c.type === 'RetrievedUpdates');
+      const nextCondition = keepTransition(retrieved, previous);
+      const status = {
+        ...cv.status,
+        conditions: previous ? conditions.map((c) => (c.type === 'RetrievedUpdates' ? nextCondition : c)) : [...conditions, nextCondition],
+        ...(computed && { availableUpdates: computed.availableUpdates, conditionalUpdates: computed.conditionalUpdates }),
+        // The channels the current release is in: what `adm upgrade` offers as available channels.
+        ...(channels && cv.status.desired && { desired: { ...cv.status.desired, channels } }),
+      };
+      if (!('availableUpdates' in status)) status.availableUpdates = null; // the key is always present
+      if (JSON.stringify(status) === JSON.stringify(cv.status)) return false;
+      try {
+        await this.custom.replaceClusterCustomObjectStatus({ ...CV, body: { ...cv, status } });
+        return true;
+      } catch (err) {
+        if ((err as { code?: number }).code !== 409) throw err;
+      }
+    }
+    throw new Error('ClusterVersion status kept changing under the agent: 5 conflicts in a row');
+  }
+
+  /** The spec fields whose change triggers a fetch at once. */
+  async trigger(): Promise<string> {
+    const cv = await this.clusterVersion();
+    return JSON.stringify([cv.spec.channel, cv.spec.upstream, cv.spec.desiredUpdate?.architecture ?? '', cv.status.desired?.version]);
+  }
+}

@@ -1,0 +1,208 @@
+// The Cincinnati client of the agent, as the cluster-version-operator does it: the request, the
+// RetrievedUpdates failure reasons in their order, response validation, and the post-processing
+// that turns one graph into available and conditional updates (cvo-agent.md).
+import semver from 'semver';
+import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import type { MatchingRule, Risk } from '../graph/model.js';
+import { PACKAGE_VERSION } from '../version.js';
+
+export const DEFAULT_UPSTREAM = 'https://api.openshift.com/api/upgrades_info/v1/graph';
+
+export type RetrievedReason =
+  | 'NoUpstream' | 'InvalidURI' | 'InvalidID' | 'NoArchitecture' | 'NoCurrentVersion' | 'NoChannel' | 'InvalidCurrentVersion'
+  | 'RemoteFailed' | 'ResponseFailed' | 'ResponseInvalid' | 'VersionNotFound';
+
+export class RetrieveError extends Error {
+  constructor(readonly reason: RetrievedReason, message: string) {
+    super(message);
+  }
+}
+
+export interface Release {
+  version: string;
+  image: string;
+  url?: string;
+  channels?: string[];
+  architecture?: string;
+}
+
+export interface ConditionalUpdate {
+  release: Release;
+  risks: Risk[];
+}
+
+export interface Updates {
+  available: Release[];
+  conditional: ConditionalUpdate[];
+}
+
+export interface FetchInput {
+  upstream: string | undefined;
+  /** Used when spec.upstream is empty; '' means none, which is NoUpstream. */
+  defaultUpstream?: string;
+  clusterID: string;
+  arch: string;
+  channel: string | undefined;
+  version: string | undefined;
+}
+
+export interface TransportOptions {
+  /** PEM bundle the upstream's certificate is checked against. */
+  ca?: string;
+  /** https proxy URL (the Proxy object's, or HTTPS_PROXY); hosts in noProxy go direct. */
+  proxy?: string;
+  noProxy?: string;
+  timeoutMs?: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Checks the inputs in the CVO's order, then fetches and validates the graph. */
+export async function fetchGraph(input: FetchInput, transport: TransportOptions = {}): Promise<GraphResponse> {
+  const upstream = input.upstream || (input.defaultUpstream ?? DEFAULT_UPSTREAM);
+  if (!upstream) throw new RetrieveError('NoUpstream', 'No updateService server has been set to retrieve updates.');
+  let url: URL;
+  try {
+    url = new URL(upstream);
+  } catch (err) {
+    throw new RetrieveError('InvalidURI', `failed to parse update service URL: ${(err as Error).message}`);
+  }
+  if (!UUID.test(input.clusterID)) throw new RetrieveError('InvalidID', `invalid cluster ID: ${input.clusterID}`);
+  if (!input.arch) throw new RetrieveError('NoArchitecture', 'Architecture has not been configured.');
+  if (!input.version) throw new RetrieveError('NoCurrentVersion', 'The cluster version does not have a semantic version assigned and cannot calculate valid upgrades.');
+  if (!input.channel) throw new RetrieveError('NoChannel', 'The update channel has not been configured.');
+  if (semver.valid(input.version) !== input.version) {
+    throw new RetrieveError('InvalidCurrentVersion', 'The current cluster version is not a valid semantic version and cannot be used to calculate upgrades.');
+  }
+  url.searchParams.set('arch', input.arch);
+  url.searchParams.set('channel', input.channel);
+  url.searchParams.set('id', input.clusterID);
+  url.searchParams.set('version', input.version);
+  url.searchParams.sort();
+
+  let status: number;
+  let text: string;
+  try {
+    const res = await request(url, {
+      headers: { accept: 'application/json', 'user-agent': `ClusterVersionOperator/${input.version} (cincy ${PACKAGE_VERSION})` },
+      dispatcher: dispatcher(url, transport),
+      headersTimeout: transport.timeoutMs ?? 60_000,
+      bodyTimeout: transport.timeoutMs ?? 60_000,
+    });
+    status = res.statusCode;
+    text = await res.body.text();
+  } catch (err) {
+    throw new RetrieveError('RemoteFailed', `Unable to retrieve available updates: ${describe(err)}`);
+  }
+  if (status !== 200) throw new RetrieveError('ResponseFailed', `Unable to retrieve available updates: unexpected HTTP status: ${status} ${statusText(status)}`);
+  const graph = parseGraph(text);
+  if (!graph.nodes.some((n) => n.version === input.version)) {
+    throw new RetrieveError('VersionNotFound', `Unable to retrieve available updates: currently reconciling cluster version ${input.version} not found in the "${input.channel}" channel`);
+  }
+  return graph;
+}
+
+function describe(err: unknown): string {
+  const e = err as Error & { cause?: Error & { code?: string }; code?: string };
+  return [e.message, e.cause?.code ?? e.code, e.cause?.message].filter(Boolean).join(': ');
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 406: 'Not Acceptable', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
+const statusText = (s: number): string => STATUS_TEXT[s] ?? '';
+
+function dispatcher(url: URL, t: TransportOptions): Dispatcher {
+  const connect = t.ca ? { ca: t.ca } : undefined;
+  const bypass = (t.noProxy ?? '').split(',').map((h) => h.trim()).filter(Boolean).some((h) => h === '*' || url.hostname === h || url.hostname.endsWith(h.startsWith('.') ? h : `.${h}`));
+  if (t.proxy && !bypass) return new ProxyAgent({ uri: t.proxy, ...(connect && { requestTls: connect }) });
+  return new Agent(connect ? { connect } : {});
+}
+
+export interface GraphResponse {
+  nodes: Array<{ version: string; payload: string; metadata: Record<string, string> }>;
+  edges: Array<[number, number]>;
+  conditionalEdges: Array<{ edges: Array<{ from: string; to: string }>; risks: Risk[] }>;
+}
+
+/** Parses and validates a response as the CVO does: any defect fails the whole fetch (ResponseInvalid). */
+export function parseGraph(text: string): GraphResponse {
+  const invalid = (m: string): RetrieveError => new RetrieveError('ResponseInvalid', `Unable to retrieve available updates: ${m}`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw invalid(`invalid JSON: ${(err as Error).message}`);
+  }
+  const g = doc as Partial<GraphResponse>;
+  if (!g || typeof g !== 'object' || !Array.isArray(g.nodes)) throw invalid('the graph has no nodes list');
+  g.nodes.forEach((n, i) => {
+    if (!n || typeof n.version !== 'string' || semver.valid(n.version) !== n.version) throw invalid(`node ${i}: version ${JSON.stringify(n?.version)} is not a semantic version`);
+    if (typeof n.payload !== 'string') throw invalid(`node ${n.version}: payload is not a string`);
+    if (n.metadata !== undefined && (typeof n.metadata !== 'object' || Object.values(n.metadata).some((v) => typeof v !== 'string'))) throw invalid(`node ${n.version}: metadata values must be strings`);
+    const arch = n.metadata?.['release.openshift.io/architecture'];
+    if (arch !== undefined && arch !== 'multi') throw invalid(`node ${n.version}: unrecognized release.openshift.io/architecture value "${arch}"`);
+  });
+  const edges = g.edges ?? [];
+  if (!Array.isArray(edges)) throw invalid('edges is not a list');
+  edges.forEach((e, i) => {
+    if (!Array.isArray(e) || e.length !== 2 || !e.every((x) => Number.isInteger(x) && x >= 0 && x < g.nodes!.length)) throw invalid(`edge ${i} is not a pair of node indices`);
+  });
+  const conditionalEdges = g.conditionalEdges ?? [];
+  if (!Array.isArray(conditionalEdges)) throw invalid('conditionalEdges is not a list');
+  const versions = new Set(g.nodes.map((n) => n.version));
+  for (const ce of conditionalEdges) {
+    if (!ce || !Array.isArray(ce.edges) || !Array.isArray(ce.risks)) throw invalid('a conditional edge entry needs edges and risks');
+    for (const e of ce.edges) {
+      if (!versions.has(e?.from) || !versions.has(e?.to)) throw invalid(`conditional edge ${JSON.stringify(e)} names a version that is not a node`);
+    }
+  }
+  return { nodes: g.nodes.map((n) => ({ ...n, metadata: n.metadata ?? {} })), edges: edges as Array<[number, number]>, conditionalEdges };
+}
+
+const releaseOf = (n: GraphResponse['nodes'][number]): Release => {
+  const channels = (n.metadata['io.openshift.upgrades.graph.release.channels'] ?? '').split(',').filter(Boolean).sort();
+  return {
+    version: n.version,
+    image: n.payload,
+    ...(n.metadata.url && { url: n.metadata.url }),
+    ...(channels.length && { channels }),
+    ...(n.metadata['release.openshift.io/architecture'] === 'multi' && { architecture: 'Multi' }),
+  };
+};
+
+/** A rule a cluster can evaluate: Always without promql, PromQL with a query; others are dropped. */
+function validRules(rules: MatchingRule[]): MatchingRule[] {
+  return rules.filter((r) => (r.type === 'Always' && !('promql' in r)) || (r.type === 'PromQL' && typeof (r as { promql?: { promql?: unknown } }).promql?.promql === 'string' && (r as { promql: { promql: string } }).promql.promql.trim() !== ''));
+}
+
+/**
+ * The updates of one response for the current version (post-processing 1-4 of cvo-agent.md), each
+ * list by semver, newest first.
+ */
+export function updatesFrom(graph: GraphResponse, current: string, migrateToMulti = false): Updates {
+  const index = graph.nodes.findIndex((n) => n.version === current);
+  const byDesc = (a: { version: string }, b: { version: string }): number => semver.rcompare(a.version, b.version);
+  if (migrateToMulti) return { available: index >= 0 ? [releaseOf(graph.nodes[index]!)] : [], conditional: [] };
+
+  const available = new Map<string, Release>();
+  for (const [from, to] of graph.edges) if (from === index) available.set(graph.nodes[to]!.version, releaseOf(graph.nodes[to]!));
+
+  const byVersion = new Map(graph.nodes.map((n) => [n.version, n]));
+  const entries = new Map<string, ConditionalUpdate[]>();
+  for (const ce of graph.conditionalEdges) {
+    for (const e of ce.edges) {
+      if (e.from !== current) continue;
+      const list = entries.get(e.to) ?? [];
+      list.push({ release: releaseOf(byVersion.get(e.to)!), risks: ce.risks });
+      entries.set(e.to, list);
+    }
+  }
+  const conditional: ConditionalUpdate[] = [];
+  for (const [to, list] of entries) {
+    available.delete(to); // both unconditional and conditional: the conditional one stands
+    if (list.length > 1) continue; // two entries for one target: a cluster drops both
+    const risks = list[0]!.risks.map((r) => ({ ...r, matchingRules: validRules(r.matchingRules ?? []) }));
+    if (risks.some((r) => r.matchingRules.length === 0)) continue; // a risk left with no rule drops the update
+    conditional.push({ release: list[0]!.release, risks });
+  }
+  return { available: [...available.values()].sort(byDesc), conditional: conditional.sort((a, b) => byDesc(a.release, b.release)) };
+}
