@@ -60,9 +60,20 @@ export class Agent {
     return arch ?? '';
   }
 
-  /** The cluster-wide proxy (the Proxy object `cluster`), else HTTPS_PROXY / NO_PROXY. */
+  /**
+   * The CA bundle (--ca-file, else the cluster's ConfigMap openshift-config-managed/trusted-ca-bundle)
+   * and the cluster-wide proxy (the Proxy object `cluster`, else HTTPS_PROXY / NO_PROXY).
+   */
   private async transport(): Promise<TransportOptions> {
     const t: TransportOptions = { ...this.o.transport };
+    if (!t.ca) {
+      try {
+        const cm = await this.core.readNamespacedConfigMap({ namespace: 'openshift-config-managed', name: 'trusted-ca-bundle' });
+        if (cm.data?.['ca-bundle.crt']) t.ca = cm.data['ca-bundle.crt'];
+      } catch {
+        // no bundle: the system's CAs
+      }
+    }
     try {
       const proxy = (await this.custom.getClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'proxies', name: 'cluster' })) as { status?: { httpsProxy?: string; noProxy?: string } };
       if (proxy.status?.httpsProxy) return { ...t, proxy: proxy.status.httpsProxy, noProxy: proxy.status.noProxy };
