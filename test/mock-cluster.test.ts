@@ -72,6 +72,17 @@ describe('mock cluster', () => {
     await expect(again.kc.makeApiClient(k8s.CoreV1Api).createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'x' } } })).rejects.toMatchObject({ code: 409 });
   });
 
+  it('serves HTTPS with its own CA, which the kubeconfig carries', async () => {
+    const m = await start(['--tls']);
+    expect(m.url).toMatch(/^https:/);
+    const nodes = await m.kc.makeApiClient(k8s.CoreV1Api).listNode();
+    expect(nodes.items).toHaveLength(6);
+    await expect(fetch(`${m.url}/healthz`)).rejects.toThrow(); // not trusted without the CA
+    const kubeconfig = readFileSync(m.kubeconfig, 'utf8');
+    expect(kubeconfig).toContain('certificate-authority-data');
+    expect(kubeconfig).not.toContain('insecure-skip-tls-verify');
+  });
+
   it('serves the cluster-level series real risks query, from its state', async () => {
     const m = await start(['--version', '4.16.3', '--installed-version', '4.9.0', '--platform', 'GCP']);
     const text = await (await fetch(`${m.url}/metrics`)).text();

@@ -92,6 +92,8 @@ export async function main(argv: string[]): Promise<number> {
     .option('--platform <name>', 'infrastructure platform reported in metrics', 'AWS')
     .option('--token <token>', 'bearer token clients must send (default: random)')
     .option('--kubeconfig-out <file>', 'write a kubeconfig for this cluster')
+    .option('--tls', 'serve HTTPS with a certificate from its own CA (made with openssl; the kubeconfig carries the CA)')
+    .option('--cert-dir <dir>', 'where the CA and certificate are kept (default: next to --state)')
     .action(run((opts: MockClusterOptions) => mockClusterCommand(opts)));
 
   program

@@ -1,7 +1,10 @@
 // `cincy mock-cluster`: a cluster that speaks the Kubernetes API for the kinds the agent and the
 // update flows use, with a persisted state and a kubeconfig for clients.
 import { createHash, randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureServerTls } from '../cluster/mock/tls.js';
 import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
 import { clusterMetrics, seedInventory } from '../cluster/mock/inventory.js';
@@ -21,14 +24,18 @@ export interface MockClusterOptions {
   platform?: string;
   token?: string;
   kubeconfigOut?: string;
+  tls?: boolean;
+  certDir?: string;
 }
 
-export function kubeconfig(server: string, token: string): string {
+export function kubeconfig(server: string, token: string, ca?: string): string {
+  // Over HTTPS the client checks the server against our CA; over plain HTTP there is no certificate
+  // to check, and the Kubernetes client wants that said.
+  const cluster = ca ? { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') } : { server, 'insecure-skip-tls-verify': true };
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    // Plain HTTP: there is no certificate to check, and the Kubernetes client wants that said.
-    clusters: [{ name: 'cincy-mock', cluster: { server, 'insecure-skip-tls-verify': true } }],
+    clusters: [{ name: 'cincy-mock', cluster }],
     users: [{ name: 'cincy-mock-admin', user: { token } }],
     contexts: [{ name: 'cincy-mock', context: { cluster: 'cincy-mock', user: 'cincy-mock-admin' } }],
     'current-context': 'cincy-mock',
@@ -44,10 +51,12 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     seedInventory(state, { version: o.version, image, channel: o.channel, upstream: o.upstream, arch: o.arch, installedVersion: o.installedVersion, platform: o.platform });
   }
   const token = o.token ?? randomBytes(24).toString('base64url');
-  const server = mockClusterServer({ state, token, metrics: () => clusterMetrics(state) });
+  const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
+  const tls = o.tls ? ensureServerTls(certDir, o.host) : undefined;
+  const server = mockClusterServer({ state, token, metrics: () => clusterMetrics(state), tls });
   await new Promise<void>((resolve) => server.listen(port, o.host, resolve));
-  const url = `http://${o.host}:${(server.address() as AddressInfo).port}`;
-  if (o.kubeconfigOut) writeFileSync(o.kubeconfigOut, kubeconfig(url, token), { mode: 0o600 });
+  const url = `${tls ? 'https' : 'http'}://${o.host}:${(server.address() as AddressInfo).port}`;
+  if (o.kubeconfigOut) writeFileSync(o.kubeconfigOut, kubeconfig(url, token, tls?.ca), { mode: 0o600 });
   process.stdout.write(`mock cluster listening at ${url}${o.kubeconfigOut ? `; kubeconfig in ${o.kubeconfigOut}` : `; token ${token}`}\n`);
   const stop = (): void => {
     server.close();

@@ -27,7 +27,7 @@ export function serveMock(args: string[], dir: string, cleanup: { add(f: () => u
   return new Promise((resolve, reject) => {
     const onData = (b: Buffer): void => {
       out += b.toString();
-      const m = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
+      const m = /listening at (https?:\/\/[\d.]+:\d+)/.exec(out);
       if (m) {
         const kc = new k8s.KubeConfig();
         kc.loadFromFile(kubeconfig);

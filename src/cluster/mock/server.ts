@@ -2,6 +2,7 @@
 // create, update, merge-patch, delete, the status subresource, label selectors, watch), bearer-token
 // authentication, and /metrics for Prometheus. Plain node:http: watch is a long chunked response.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { timingSafeEqual } from 'node:crypto';
 import { apiVersionOf, type ClusterState, KINDS, KubeError, parseLabelSelector, type KubeObject, type ResourceKind } from './state.js';
 
@@ -10,19 +11,22 @@ export interface MockServerOptions {
   token: string;
   /** Prometheus text exposition of the cluster-level series, made from the state on each scrape. */
   metrics: () => string;
+  /** Serve HTTPS with this certificate and key. */
+  tls?: { cert: string; key: string };
 }
 
 const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
 export function mockClusterServer(opts: MockServerOptions): Server {
   const watches = new Set<ServerResponse>();
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res, opts, watches).catch((err: unknown) => {
       const e = err instanceof KubeError ? err : new KubeError(500, 'InternalError', (err as Error).message);
       if (!res.headersSent) send(res, e.code, e.status());
       else res.end();
     });
-  });
+  };
+  const server: Server = opts.tls ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key }, listener) : createServer(listener);
   // Open watches would keep close() waiting for ever.
   server.on('close', () => watches.forEach((w) => w.end()));
   const close = server.close.bind(server);
