@@ -99,6 +99,10 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
     expect(full).toContain('Supported but not recommended updates:\n\n  Version: 4.16.8');
     expect(full).toContain('  Recommended: False\n  Reason: OnAWS\n  Message: OnAWS hurts. https://issues.example/OnAWS');
 
+    expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, '-o', 'json']).stdout).toContain('"conditionalUpdates"');
+    expect(cincy(['adm', 'upgrade', 'channel', 'candidate-4.17', '--kubeconfig', m.kubeconfig]).stdout).toBe('Updated the channel to "candidate-4.17"\n');
+    await setSpec(m, { channel: 'stable-4.16' });
+
     // Accepting the risk that applies makes its update recommended.
     await setSpec(m, { desiredUpdate: { acceptRisks: [{ name: 'OnAWS' }] } });
     await agent();
