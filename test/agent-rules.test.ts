@@ -59,11 +59,15 @@ describe('agent rules', () => {
       ['{"nodes":[{"version":"4.16","payload":"x"}]}', /not a semantic version/],
       ['{"nodes":[{"version":"4.16.3","payload":"x"}],"edges":[[0,"1"]]}', /edge 0 is not a pair/],
       ['{"nodes":[{"version":"4.16.3","payload":"x","metadata":{"release.openshift.io/architecture":"amd64"}}]}', /architecture value "amd64"/],
-      ['{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[{"from":"4.16.3","to":"4.16.9"}],"risks":[]}]}', /names a version that is not a node/],
+      ['{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[{"from":"4.16.3","to":"4.16.9"}],"risks":[{"name":"A","url":"u","message":"m","matchingRules":[]}]}]}', /names a version that is not a node/],
+      ['{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[]}]}', /at least one risk/],
+      ['{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[null]}]}', /a risk needs a name, url and message/],
+      ['{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[{"name":"A","url":"u","message":"m","matchingRules":{}}]}]}', /matchingRules must be a list/],
     ] as const;
     for (const [text, message] of bad) {
       expect(() => parseGraph(text), text).toThrow(message);
     }
+    expect(parseGraph('{"nodes":[{"version":"4.16.3+build.1","payload":"x","metadata":null}]}').nodes[0]!.metadata).toEqual({});
   });
 
   it('prunes invalid rules, drops a risk left with none, and offers only the current version as multi when migrating', () => {

@@ -1,5 +1,6 @@
 // The agent end to end, all as processes: `cincy serve`, `cincy mock-cluster`, a real Prometheus
 // scraping the mock cluster, and `cincy agent --once` writing the ClusterVersion status.
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -64,7 +65,9 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
     graphUrl = (await serveCli(['--db', ':memory:', '--graph-data', graphData], cleanup)).url;
     const dir = cleanup.dir();
     const m = await serveMock(['--version', '4.16.3', '--channel', 'stable-4.16', '--upstream', `${graphUrl}/api/upgrades_info/v1/graph`, '--platform', 'AWS', ...args], dir, cleanup);
-    const prom = await startPrometheus(new URL(m.url).host, dir, cleanup);
+    const caFile = join(dir, 'mock-ca.crt');
+    writeFileSync(caFile, Buffer.from(m.kc.getCurrentCluster()!.caData!, 'base64'));
+    const prom = await startPrometheus(new URL(m.url).host, dir, cleanup, caFile);
     const agent = (extra: string[] = []): Promise<Run> => cincyAsync(['agent', '--kubeconfig', m.kubeconfig, '--once', '--prometheus-url', prom, '--log-level', 'warn', ...extra]);
     return { m, prom, agent };
   }
@@ -101,6 +104,7 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
 
     expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, '-o', 'json']).stdout).toContain('"conditionalUpdates"');
     expect(cincy(['adm', 'upgrade', 'channel', 'candidate-4.17', '--kubeconfig', m.kubeconfig]).stdout).toBe('Updated the channel to "candidate-4.17"\n');
+    expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, 'channel', 'fast-4.17']).stdout).toBe('Updated the channel to "fast-4.17"\n');
     await setSpec(m, { channel: 'stable-4.16' });
 
     // Accepting the risk that applies makes its update recommended.

@@ -32,8 +32,6 @@ describe('mock cluster', () => {
     expect(operators.items.length).toBeGreaterThanOrEqual(30);
     const pools = (await custom.listClusterCustomObject({ group: 'machineconfiguration.openshift.io', version: 'v1', plural: 'machineconfigpools' })) as { items: Array<{ metadata: { name: string } }> };
     expect(pools.items.map((p) => p.metadata.name)).toEqual(['master', 'worker']);
-    const unauthorized = await fetch(`${m.url}/api/v1/nodes`);
-    expect(unauthorized.status).toBe(401);
   });
 
   it('writes status through the subresource with resourceVersion conflicts, and merge-patches', async () => {
@@ -72,8 +70,22 @@ describe('mock cluster', () => {
     await expect(again.kc.makeApiClient(k8s.CoreV1Api).createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'x' } } })).rejects.toMatchObject({ code: 409 });
   });
 
-  it('serves HTTPS with its own CA, which the kubeconfig carries', async () => {
-    const m = await start(['--tls']);
+  it('reports an object entering and leaving a selective watch as ADDED and DELETED', async () => {
+    const m = await start();
+    const events: string[] = [];
+    const req = await new k8s.Watch(m.kc).watch('/api/v1/namespaces/default/configmaps', { labelSelector: 'team=a' }, (type, obj: { metadata: { name: string } }) => events.push(`${type}:${obj.metadata.name}`), () => undefined);
+    const core = m.kc.makeApiClient(k8s.CoreV1Api);
+    await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'c', labels: { team: 'b' } } } });
+    const patch = (team: string): Promise<unknown> => core.patchNamespacedConfigMap({ namespace: 'default', name: 'c', body: { metadata: { labels: { team } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+    await patch('a');
+    await patch('b');
+    for (let i = 0; i < 50 && events.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    req.abort();
+    expect(events).toEqual(['ADDED:c', 'DELETED:c']);
+  });
+
+  it('serves HTTPS with its own CA by default, which the kubeconfig carries', async () => {
+    const m = await start();
     expect(m.url).toMatch(/^https:/);
     const nodes = await m.kc.makeApiClient(k8s.CoreV1Api).listNode();
     expect(nodes.items).toHaveLength(6);
@@ -83,14 +95,18 @@ describe('mock cluster', () => {
     expect(kubeconfig).not.toContain('insecure-skip-tls-verify');
   });
 
-  it('serves the cluster-level series real risks query, from its state', async () => {
-    const m = await start(['--version', '4.16.3', '--installed-version', '4.9.0', '--platform', 'GCP']);
+  it('serves the cluster-level series real risks query, from its state (here over plain HTTP, with auth)', async () => {
+    const m = await start(['--plain-http', '--version', '4.16.3', '--installed-version', '4.9.0', '--platform', 'GCP']);
+    expect((await fetch(`${m.url}/api/v1/nodes`)).status).toBe(401);
+    expect(readFileSync(m.kubeconfig, 'utf8')).toContain('insecure-skip-tls-verify');
     const text = await (await fetch(`${m.url}/metrics`)).text();
     expect(text).toMatch(/^cluster_version\{type="current",version="4.16.3",image="[^"]+"\} 1$/m);
     expect(text).toMatch(/^cluster_version\{type="initial",version="4.9.0",image="[^"]+"\} 1$/m);
     expect(text).toContain('cluster_infrastructure_provider{type="GCP",region="us-east-1"} 1');
     expect(text).toContain('cluster_operator_conditions{name="etcd",condition="Degraded",reason="AsExpected"} 0');
     expect(text).toContain('cluster_version_capability{name="Console"} 1');
+    expect(text).toContain('kube_node_labels{node="worker-0",');
+    expect(text).toContain('apiserver_storage_objects{resource="clusteroperators.config.openshift.io"} 33');
     expect(readFileSync(join(m.dir, 'kubeconfig'), 'utf8')).toContain(m.url);
   });
 });

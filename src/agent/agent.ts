@@ -1,6 +1,7 @@
 // The agent: reads the ClusterVersion through the Kubernetes API, asks the update service for the
 // graph, evaluates conditional risks, and writes availableUpdates, conditionalUpdates and the
 // RetrievedUpdates condition through the status subresource — only when something changed.
+import { canonicalJson } from '../canonicalJson.js';
 import * as k8s from '@kubernetes/client-node';
 import type { Risk } from '../graph/model.js';
 import { fetchGraph, RetrieveError, updatesFrom, type ConditionalUpdate, type Release, type TransportOptions } from './cincinnati.js';
@@ -8,6 +9,10 @@ import { RiskEvaluator, type Exposure } from './risks.js';
 import { keepTransition, recommended, updateStatus, type Condition } from './status.js';
 
 const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
+const GOARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', s390x: 's390x', ppc64: 'ppc64le' };
+/** Kubernetes times have whole seconds. */
+const kubeTime = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, 'Z');
+
 
 interface ClusterVersion {
   metadata: { resourceVersion?: string };
@@ -55,9 +60,14 @@ export class Agent {
   /** `multi` when the cluster runs or asks for a multi release; else the control plane's architecture. */
   private async arch(cv: ClusterVersion): Promise<string> {
     if (cv.status.desired?.architecture === 'Multi' || cv.spec.desiredUpdate?.architecture === 'Multi') return 'multi';
-    const nodes = await this.core.listNode({ labelSelector: 'node-role.kubernetes.io/master' });
-    const arch = nodes.items[0]?.status?.nodeInfo?.architecture ?? nodes.items[0]?.metadata?.labels?.['kubernetes.io/arch'];
-    return arch ?? '';
+    try {
+      const nodes = await this.core.listNode({ labelSelector: 'node-role.kubernetes.io/master' });
+      const arch = nodes.items[0]?.status?.nodeInfo?.architecture ?? nodes.items[0]?.metadata?.labels?.['kubernetes.io/arch'];
+      if (arch) return arch;
+    } catch {
+      // nodes not readable (or a hosted control plane without master nodes): the agent's own, as the CVO does
+    }
+    return GOARCH[process.arch] ?? process.arch;
   }
 
   /**
@@ -86,7 +96,7 @@ export class Agent {
 
   /** One poll: fetch, evaluate, write. A failure keeps the previous updates and sets the condition False. */
   async poll(): Promise<PollResult> {
-    const at = this.now().toISOString();
+    const at = kubeTime(this.now());
     const cv = await this.clusterVersion();
     let computed: ReturnType<typeof updateStatus> | undefined;
     let channels: string[] | undefined;
@@ -98,7 +108,12 @@ export class Agent {
         await this.transport(),
       );
       const migrate = cv.spec.desiredUpdate?.architecture === 'Multi' && cv.status.desired?.architecture !== 'Multi';
-      const updates = updatesFrom(graph, current!, migrate);
+      let updates;
+      try {
+        updates = updatesFrom(graph, current!, migrate);
+      } catch (err) {
+        throw new RetrieveError('ResponseInvalid', `Unable to retrieve available updates: ${(err as Error).message}`);
+      }
       computed = updateStatus(updates.available, await this.evaluate(updates.conditional, cv, at));
       const node = graph.nodes.find((n) => n.version === current);
       channels = (node?.metadata['io.openshift.upgrades.graph.release.channels'] ?? '').split(',').filter(Boolean).sort();
@@ -127,7 +142,8 @@ export class Agent {
     const previous = new Map((cv.status.conditionalUpdates ?? []).map((c) => [c.release.version, c.conditions.find((k) => k.type === 'Recommended')]));
     return conditional.map((c) => ({
       ...c,
-      conditions: [keepTransition(recommended(c.risks.map((risk) => ({ risk, exposure: exposures.get(risk.name)! })), accepted, at), previous.get(c.release.version))],
+      // The definition evaluated (from the highest target) is also the one the condition quotes.
+      conditions: [keepTransition(recommended(c.risks.map((risk) => ({ risk: definitions.get(risk.name)!, exposure: exposures.get(risk.name)! })), accepted, at), previous.get(c.release.version))],
     }));
   }
 
@@ -146,7 +162,7 @@ export class Agent {
         ...(channels && cv.status.desired && { desired: { ...cv.status.desired, channels } }),
       };
       if (!('availableUpdates' in status)) status.availableUpdates = null; // the key is always present
-      if (JSON.stringify(status) === JSON.stringify(cv.status)) return false;
+      if (canonicalJson(status) === canonicalJson(cv.status)) return false;
       try {
         await this.custom.replaceClusterCustomObjectStatus({ ...CV, body: { ...cv, status } });
         return true;
@@ -160,6 +176,6 @@ export class Agent {
   /** The spec fields whose change triggers a fetch at once. */
   async trigger(): Promise<string> {
     const cv = await this.clusterVersion();
-    return JSON.stringify([cv.spec.channel, cv.spec.upstream, cv.spec.desiredUpdate?.architecture ?? '', cv.status.desired?.version]);
+    return JSON.stringify([cv.spec.channel, cv.spec.upstream, cv.spec.desiredUpdate?.architecture ?? '', cv.status.desired?.version, cv.status.desired?.architecture ?? '']);
   }
 }

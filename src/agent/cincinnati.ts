@@ -4,7 +4,7 @@
 import semver from 'semver';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import type { MatchingRule, Risk } from '../graph/model.js';
-import { PACKAGE_VERSION } from '../version.js';
+import { STATUS_CODES } from 'node:http';
 
 export const DEFAULT_UPSTREAM = 'https://api.openshift.com/api/upgrades_info/v1/graph';
 
@@ -56,6 +56,9 @@ export interface TransportOptions {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// The semver.org grammar, build metadata included, as the CVO's Go semver reads it.
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+export const isSemver = (v: unknown): v is string => typeof v === 'string' && SEMVER.test(v);
 
 /** Checks the inputs in the CVO's order, then fetches and validates the graph. */
 export async function fetchGraph(input: FetchInput, transport: TransportOptions = {}): Promise<GraphResponse> {
@@ -71,7 +74,7 @@ export async function fetchGraph(input: FetchInput, transport: TransportOptions 
   if (!input.arch) throw new RetrieveError('NoArchitecture', 'Architecture has not been configured.');
   if (!input.version) throw new RetrieveError('NoCurrentVersion', 'The cluster version does not have a semantic version assigned and cannot calculate valid upgrades.');
   if (!input.channel) throw new RetrieveError('NoChannel', 'The update channel has not been configured.');
-  if (semver.valid(input.version) !== input.version) {
+  if (!isSemver(input.version)) {
     throw new RetrieveError('InvalidCurrentVersion', 'The current cluster version is not a valid semantic version and cannot be used to calculate upgrades.');
   }
   url.searchParams.set('arch', input.arch);
@@ -84,7 +87,7 @@ export async function fetchGraph(input: FetchInput, transport: TransportOptions 
   let text: string;
   try {
     const res = await request(url, {
-      headers: { accept: 'application/json', 'user-agent': `ClusterVersionOperator/${input.version} (cincy ${PACKAGE_VERSION})` },
+      headers: { accept: 'application/json', 'user-agent': `ClusterVersionOperator/${input.version}` },
       dispatcher: dispatcher(url, transport),
       headersTimeout: transport.timeoutMs ?? 60_000,
       bodyTimeout: transport.timeoutMs ?? 60_000,
@@ -107,8 +110,7 @@ function describe(err: unknown): string {
   return [e.message, e.cause?.code ?? e.code, e.cause?.message].filter(Boolean).join(': ');
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 406: 'Not Acceptable', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
-const statusText = (s: number): string => STATUS_TEXT[s] ?? '';
+const statusText = (s: number): string => STATUS_CODES[s] ?? 'Unknown';
 
 function dispatcher(url: URL, t: TransportOptions): Dispatcher {
   const connect = t.ca ? { ca: t.ca } : undefined;
@@ -135,9 +137,10 @@ export function parseGraph(text: string): GraphResponse {
   const g = doc as Partial<GraphResponse>;
   if (!g || typeof g !== 'object' || !Array.isArray(g.nodes)) throw invalid('the graph has no nodes list');
   g.nodes.forEach((n, i) => {
-    if (!n || typeof n.version !== 'string' || semver.valid(n.version) !== n.version) throw invalid(`node ${i}: version ${JSON.stringify(n?.version)} is not a semantic version`);
+    if (!n || typeof n !== 'object' || !isSemver(n.version)) throw invalid(`node ${i}: version ${JSON.stringify(n?.version)} is not a semantic version`);
     if (typeof n.payload !== 'string') throw invalid(`node ${n.version}: payload is not a string`);
-    if (n.metadata !== undefined && (typeof n.metadata !== 'object' || Object.values(n.metadata).some((v) => typeof v !== 'string'))) throw invalid(`node ${n.version}: metadata values must be strings`);
+    if (n.metadata === null) n.metadata = {}; // Go reads a null map as an empty one
+    if (n.metadata !== undefined && (typeof n.metadata !== 'object' || Array.isArray(n.metadata) || Object.values(n.metadata).some((v) => typeof v !== 'string'))) throw invalid(`node ${n.version}: metadata values must be strings`);
     const arch = n.metadata?.['release.openshift.io/architecture'];
     if (arch !== undefined && arch !== 'multi') throw invalid(`node ${n.version}: unrecognized release.openshift.io/architecture value "${arch}"`);
   });
@@ -150,9 +153,14 @@ export function parseGraph(text: string): GraphResponse {
   if (!Array.isArray(conditionalEdges)) throw invalid('conditionalEdges is not a list');
   const versions = new Set(g.nodes.map((n) => n.version));
   for (const ce of conditionalEdges) {
-    if (!ce || !Array.isArray(ce.edges) || !Array.isArray(ce.risks)) throw invalid('a conditional edge entry needs edges and risks');
+    if (!ce || !Array.isArray(ce.edges) || !Array.isArray(ce.risks) || ce.risks.length === 0) throw invalid('a conditional edge entry needs edges and at least one risk');
     for (const e of ce.edges) {
       if (!versions.has(e?.from) || !versions.has(e?.to)) throw invalid(`conditional edge ${JSON.stringify(e)} names a version that is not a node`);
+    }
+    for (const r of ce.risks) {
+      const ok = r && typeof r === 'object' && ['name', 'url', 'message'].every((k) => typeof (r as unknown as Record<string, unknown>)[k] === 'string' && (r as unknown as Record<string, string>)[k] !== '');
+      if (!ok) throw invalid(`a risk needs a name, url and message: ${JSON.stringify(r)?.slice(0, 200)}`);
+      if (!Array.isArray(r.matchingRules) || r.matchingRules.some((m) => !m || typeof m !== 'object' || typeof m.type !== 'string')) throw invalid(`risk ${r.name}: matchingRules must be a list of rules with a type`);
     }
   }
   return { nodes: g.nodes.map((n) => ({ ...n, metadata: n.metadata ?? {} })), edges: edges as Array<[number, number]>, conditionalEdges };

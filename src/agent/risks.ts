@@ -2,6 +2,7 @@
 // types skipped, the first that evaluates decides), Always matches, PromQL asks Prometheus for an
 // instant vector of exactly one sample, 0 or 1. Results are cached per rule: at most one query a
 // second overall, a rule re-evaluated at most every hour, forgotten after a day.
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import type { Risk } from '../graph/model.js';
 
@@ -9,7 +10,8 @@ export type Exposure = { applies: true } | { applies: false } | { unknown: strin
 
 export interface PrometheusOptions {
   url?: string;
-  token?: string;
+  /** Read before each query: a service-account token rotates. */
+  tokenFile?: string;
   ca?: string;
   timeoutMs?: number;
 }
@@ -65,7 +67,7 @@ export class RiskEvaluator {
     url.searchParams.set('query', query);
     try {
       const res = await request(url, {
-        headers: { accept: 'application/json', ...(this.prometheus.token && { authorization: `Bearer ${this.prometheus.token}` }) },
+        headers: { accept: 'application/json', ...(this.prometheus.tokenFile && { authorization: `Bearer ${readFileSync(this.prometheus.tokenFile, 'utf8').trim()}` }) },
         dispatcher: this.dispatcher,
         headersTimeout: this.prometheus.timeoutMs ?? 30_000,
         bodyTimeout: this.prometheus.timeoutMs ?? 30_000,

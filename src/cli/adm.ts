@@ -25,7 +25,8 @@ export function upgradeReport(cv: ClusterVersionView, includeNotRecommended: boo
   out.push(cv.spec.channel ? `Channel: ${cv.spec.channel}${channels.length ? ` (available channels: ${channels.join(', ')})` : ''}` : 'Channel: <none>');
   const retrieved = cv.status.conditions?.find((c) => c.type === 'RetrievedUpdates');
   if (retrieved && retrieved.status !== 'True') {
-    out.push('', 'warning: Cannot display available updates:', `  Reason: ${retrieved.reason}`, `  Message: ${retrieved.message}`);
+    // As oc does: a warning on standard error, the report on standard output.
+    process.stderr.write(`warning: Cannot display available updates:\n  Reason: ${retrieved.reason}\n  Message: ${retrieved.message.replace(/\n/g, '\n  ')}\n\n`);
   }
   const available = cv.status.availableUpdates ?? [];
   const notRecommended = (cv.status.conditionalUpdates ?? []).filter((c) => !c.conditions.some((k) => k.type === 'Recommended' && k.status === 'True'));
@@ -68,10 +69,11 @@ export function addAdmCommands(program: Command, run: (f: () => Promise<number>)
     .description('set the update channel of the cluster')
     .argument('<name>', 'channel, e.g. stable-4.16')
     .option('--kubeconfig <file>', 'kubeconfig of the cluster')
-    .action((name: string, opts: { kubeconfig?: string }) =>
+    .action((name: string, opts: { kubeconfig?: string }, cmd: Command) =>
       run(async () => {
+        const kubeconfig = opts.kubeconfig ?? (cmd.parent?.opts() as { kubeconfig?: string }).kubeconfig; // also before `channel`
         if (!/^[0-9a-z\-.]+$/.test(name)) throw new Error(`channel '${name}' does not match ^[0-9a-z\\-\\.]+$`);
-        await loadKubeConfig(opts).makeApiClient(k8s.CustomObjectsApi).patchClusterCustomObject({ ...CV, body: { spec: { channel: name } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+        await loadKubeConfig({ kubeconfig }).makeApiClient(k8s.CustomObjectsApi).patchClusterCustomObject({ ...CV, body: { spec: { channel: name } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
         process.stdout.write(`Updated the channel to "${name}"\n`);
         return 0;
       })(),

@@ -1,5 +1,5 @@
 // `cincy agent`: keeps a cluster's ClusterVersion updates current, like the cluster-version-operator.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
 import pino from 'pino';
 import { Agent } from '../agent/agent.js';
@@ -12,6 +12,7 @@ export interface AgentCliOptions {
   interval: string;
   prometheusUrl?: string;
   prometheusTokenFile?: string;
+  prometheusCaFile?: string;
   caFile?: string;
   defaultUpstream?: string;
   logLevel: string;
@@ -34,13 +35,27 @@ const read = (file: string | undefined, flag: string): string | undefined => {
   }
 };
 
+const SA = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** In a cluster, the defaults of the CVO: the Thanos querier, the service account's token and the service CA. */
+function prometheusOptions(o: AgentCliOptions): { url?: string; tokenFile?: string; ca?: string } {
+  const inCluster = (flag: string | undefined, file: string): string | undefined => flag ?? (o.inCluster && existsSync(file) ? file : undefined);
+  const tokenFile = inCluster(o.prometheusTokenFile, `${SA}/token`);
+  if (tokenFile) read(tokenFile, '--prometheus-token-file'); // fail early on an unreadable file
+  return {
+    url: o.prometheusUrl ?? (o.inCluster ? 'https://thanos-querier.openshift-monitoring.svc:9091' : undefined),
+    tokenFile,
+    ca: read(inCluster(o.prometheusCaFile, `${SA}/service-ca.crt`), '--prometheus-ca-file'),
+  };
+}
+
 export async function agentCommand(o: AgentCliOptions): Promise<number> {
   const interval = Number(o.interval);
   if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval: '${o.interval}' is not a number of seconds`);
   const log = pino({ level: o.logLevel });
   const agent = new Agent({
     kc: loadKubeConfig(o),
-    evaluator: new RiskEvaluator({ url: o.prometheusUrl, token: read(o.prometheusTokenFile, '--prometheus-token-file')?.trim() }),
+    evaluator: new RiskEvaluator(prometheusOptions(o)),
     transport: { ca: read(o.caFile, '--ca-file') },
     defaultUpstream: o.defaultUpstream,
   });
@@ -60,6 +75,8 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
   process.once('SIGINT', () => (stopped = true));
   process.once('SIGTERM', () => (stopped = true));
   while (!stopped) {
+    // Read before the poll, so a change made while it runs triggers the next one.
+    const before = await agent.trigger().catch(() => '');
     try {
       await pollOnce();
     } catch (err) {
@@ -67,7 +84,6 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
     }
     // Next poll at a random time in [interval, 2 × interval), or at once when channel, upstream, arch or version change.
     const due = Date.now() + (interval + Math.random() * interval) * 1000;
-    const before = await agent.trigger().catch(() => '');
     while (!stopped && Date.now() < due) {
       await new Promise((r) => setTimeout(r, Math.min(5000, interval * 250)));
       if ((await agent.trigger().catch(() => before)) !== before) break;

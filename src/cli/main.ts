@@ -79,7 +79,7 @@ export async function main(argv: string[]): Promise<number> {
 
   program
     .command('mock-cluster')
-    .description('start a cluster that speaks the Kubernetes API (ClusterVersion, ClusterOperators, nodes, pools…), state persisted')
+    .description('start a cluster that speaks the Kubernetes API (ClusterVersion, ClusterOperators, nodes, pools…) over HTTPS with its own CA (openssl), state persisted')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0: any free port)', '6443')
     .option('--state <file>', 'JSON file the state is kept in (restart and nothing is lost)')
@@ -90,9 +90,9 @@ export async function main(argv: string[]): Promise<number> {
     .option('--upstream <url>', 'spec.upstream of the ClusterVersion')
     .option('--image <pullspec>', 'the release image the cluster runs')
     .option('--platform <name>', 'infrastructure platform reported in metrics', 'AWS')
-    .option('--token <token>', 'bearer token clients must send (default: random)')
+    .option('--token <token>', 'bearer token clients must send (default: random, kept next to --state)')
     .option('--kubeconfig-out <file>', 'write a kubeconfig for this cluster')
-    .option('--tls', 'serve HTTPS with a certificate from its own CA (made with openssl; the kubeconfig carries the CA)')
+    .option('--plain-http', 'serve plain HTTP instead of HTTPS (kubectl and client-go send no credentials over it; client-node does)')
     .option('--cert-dir <dir>', 'where the CA and certificate are kept (default: next to --state)')
     .action(run((opts: MockClusterOptions) => mockClusterCommand(opts)));
 
@@ -103,8 +103,9 @@ export async function main(argv: string[]): Promise<number> {
     .option('--in-cluster', 'use the service account of the pod it runs in')
     .option('--once', 'poll once and exit')
     .option('--interval <seconds>', 'polls come at a random time in [interval, 2 × interval)', '120')
-    .option('--prometheus-url <url>', 'Prometheus (or Thanos querier) for PromQL risks')
-    .option('--prometheus-token-file <file>', 'bearer token for Prometheus')
+    .option('--prometheus-url <url>', 'Prometheus (or Thanos querier) for PromQL risks (in cluster: https://thanos-querier.openshift-monitoring.svc:9091)')
+    .option('--prometheus-token-file <file>', 'bearer token for Prometheus, read before each query (in cluster: the service account\'s)')
+    .option('--prometheus-ca-file <file>', 'CA bundle of Prometheus (in cluster: the service CA)')
     .option('--ca-file <file>', 'CA bundle the update service certificate is checked against')
     .option('--default-upstream <url>', 'used when spec.upstream is empty', 'https://api.openshift.com/api/upgrades_info/v1/graph')
     .option('--log-level <level>', 'log level', 'info')

@@ -1,7 +1,7 @@
 // `cincy mock-cluster`: a cluster that speaks the Kubernetes API for the kinds the agent and the
 // update flows use, with a persisted state and a kubeconfig for clients.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureServerTls } from '../cluster/mock/tls.js';
@@ -24,7 +24,7 @@ export interface MockClusterOptions {
   platform?: string;
   token?: string;
   kubeconfigOut?: string;
-  tls?: boolean;
+  plainHttp?: boolean;
   certDir?: string;
 }
 
@@ -42,6 +42,15 @@ export function kubeconfig(server: string, token: string, ca?: string): string {
   });
 }
 
+/** A random token, kept next to the state so a restarted cluster accepts the clients it had. */
+function keptToken(state: string | undefined): string {
+  const file = state && `${state}.token`;
+  if (file && existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = randomBytes(24).toString('base64url');
+  if (file) writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
 export async function mockClusterCommand(o: MockClusterOptions): Promise<number> {
   const port = Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: '${o.port}' is not a port number`);
@@ -50,9 +59,9 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     const image = o.image ?? `quay.io/openshift-release-dev/ocp-release@sha256:${createHash('sha256').update(o.version).digest('hex')}`;
     seedInventory(state, { version: o.version, image, channel: o.channel, upstream: o.upstream, arch: o.arch, installedVersion: o.installedVersion, platform: o.platform });
   }
-  const token = o.token ?? randomBytes(24).toString('base64url');
+  const token = o.token ?? keptToken(o.state);
   const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
-  const tls = o.tls ? ensureServerTls(certDir, o.host) : undefined;
+  const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);
   const server = mockClusterServer({ state, token, metrics: () => clusterMetrics(state), tls });
   await new Promise<void>((resolve) => server.listen(port, o.host, resolve));
   const url = `${tls ? 'https' : 'http'}://${o.host}:${(server.address() as AddressInfo).port}`;

@@ -1,6 +1,7 @@
 // Shared by the conformance tests: where the fixtures are, and the comparison the public captures allow.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { canonicalJson } from '../../src/canonicalJson.js';
 
 export const CONFORMANCE_DIR = resolve(process.env.CINCY_CONFORMANCE_DIR ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'conformance'));
 
@@ -23,8 +24,7 @@ interface Doc {
   conditionalEdges?: Array<{ edges: Array<{ from: string; to: string }>; risks: Array<{ name: string; url: string; message: string; matchingRules: unknown }> }>;
 }
 
-const canon = (o: unknown): string => JSON.stringify(o, (_k, v: unknown) =>
-  v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
+const canon = canonicalJson;
 
 const sortedRecord = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)));
 

@@ -26,10 +26,11 @@ export function freePort(): Promise<number> {
 }
 
 /** Starts Prometheus scraping `target` (host:port) every second; resolves once a scrape has landed. */
-export async function startPrometheus(target: string, dir: string, cleanup: { add(f: () => unknown): void }): Promise<string> {
+export async function startPrometheus(target: string, dir: string, cleanup: { add(f: () => unknown): void }, caFile?: string): Promise<string> {
   const port = await freePort();
   const config = join(dir, 'prometheus.yml');
-  writeFileSync(config, `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: mock-cluster\n    static_configs:\n      - targets: ['${target}']\n`);
+  const tls = caFile ? `    scheme: https\n    tls_config:\n      ca_file: ${caFile}\n` : '';
+  writeFileSync(config, `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: mock-cluster\n${tls}    static_configs:\n      - targets: ['${target}']\n`);
   const child = spawn(PROMETHEUS, [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));

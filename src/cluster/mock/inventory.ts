@@ -144,5 +144,25 @@ export function clusterMetrics(state: ClusterState): string {
       return [{ name: co.metadata.name, version: s?.versions?.find((v) => v.name === 'operator')?.version ?? '' }, s?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') ? 1 : 0];
     }),
   );
+  metric('cluster_installer', 'How the cluster was installed', [[{ type: 'openshift-install', invoker: 'user', version: initial?.version ?? '' }, 1]]);
+  const nodes = state.list(kind('Node'));
+  metric(
+    'kube_node_labels',
+    'Node labels, as kube-state-metrics exposes them',
+    nodes.map((n): [Record<string, string>, number] => [
+      { node: n.metadata.name, ...Object.fromEntries(Object.entries(n.metadata.labels ?? {}).map(([k, v]) => [`label_${k.replace(/[^a-zA-Z0-9_]/g, '_')}`, v])) },
+      1,
+    ]),
+  );
+  metric(
+    'mcd_update_state',
+    'Machine config daemon state per node',
+    nodes.map((n): [Record<string, string>, number] => [{ node: n.metadata.name, config: n.metadata.annotations?.['machineconfiguration.openshift.io/currentConfig'] ?? '', state: n.metadata.annotations?.['machineconfiguration.openshift.io/state'] ?? 'Done' }, 1]),
+  );
+  metric(
+    'apiserver_storage_objects',
+    'Objects stored, per resource',
+    KINDS.map((k): [Record<string, string>, number] => [{ resource: k.group ? `${k.plural}.${k.group}` : k.plural }, state.list(k).length]),
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -16,6 +16,8 @@ export interface MockServerOptions {
 }
 
 const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+const SHORT_NAMES: Record<string, string[]> = { clusteroperators: ['co'], configmaps: ['cm'], machineconfigpools: ['mcp'], namespaces: ['ns'], nodes: ['no'] };
+const HAS_STATUS = new Set(['clusterversions', 'clusteroperators', 'proxies', 'nodes', 'namespaces', 'jobs', 'machineconfigpools']);
 
 export function mockClusterServer(opts: MockServerOptions): Server {
   const watches = new Set<ServerResponse>();
@@ -109,6 +111,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: MockServe
   const t = route(path);
   if (!t) throw new KubeError(404, 'NotFound', `the server could not find the requested resource (${req.method} ${path})`);
   const { kind, namespace, name, subresource } = t;
+  if (subresource && !HAS_STATUS.has(kind.plural)) throw new KubeError(404, 'NotFound', `${kind.plural} has no status subresource`);
   const state = opts.state;
   switch (req.method) {
     case 'GET': {
@@ -152,6 +155,7 @@ function startWatch(
   params: URLSearchParams,
 ): void {
   res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+  res.flushHeaders(); // a watch with nothing to say yet must still answer at once
   let stop: () => void = () => {};
   const end = (): void => {
     stop();
@@ -167,7 +171,8 @@ function startWatch(
     return;
   }
   watches.add(res);
-  const timeout = Number(params.get('timeoutSeconds') ?? '1800');
+  const asked = Number(params.get('timeoutSeconds') ?? '1800');
+  const timeout = Number.isFinite(asked) ? asked : 1800;
   const timer = setTimeout(end, Math.min(Math.max(timeout, 1), 3600) * 1000);
   req.on('close', () => {
     clearTimeout(timer);
@@ -195,8 +200,8 @@ function discoveryDoc(path: string): object | undefined {
     apiVersion: 'v1',
     groupVersion: m[1],
     resources: kinds.flatMap((k) => [
-      { name: k.plural, singularName: k.kind.toLowerCase(), namespaced: k.namespaced, kind: k.kind, verbs: VERBS },
-      { name: `${k.plural}/status`, singularName: '', namespaced: k.namespaced, kind: k.kind, verbs: ['get', 'patch', 'update'] },
+      { name: k.plural, singularName: k.kind.toLowerCase(), namespaced: k.namespaced, kind: k.kind, verbs: VERBS, ...(SHORT_NAMES[k.plural] && { shortNames: SHORT_NAMES[k.plural] }) },
+      ...(HAS_STATUS.has(k.plural) ? [{ name: `${k.plural}/status`, singularName: '', namespaced: k.namespaced, kind: k.kind, verbs: ['get', 'patch', 'update'] }] : []),
     ]),
   };
 }

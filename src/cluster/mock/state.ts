@@ -1,6 +1,7 @@
 // The state of the mock cluster: Kubernetes objects of a few kinds with the API server's semantics
 // that clients rely on — resourceVersion (409 on a stale one), generation, the status subresource,
 // merge patches, label selectors and watch events — persisted to a file after every write.
+import { canonicalJson } from '../../canonicalJson.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
@@ -107,6 +108,7 @@ export class ClusterState {
   }
 
   create(kind: ResourceKind, namespace: string | undefined, body: KubeObject): KubeObject {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new KubeError(400, 'BadRequest', 'the body must be an object');
     const name = body.metadata?.name;
     if (!name) throw new KubeError(422, 'Invalid', 'metadata.name: Required value');
     if (this.objects.has(keyOf(kind, namespace, name))) throw new KubeError(409, 'AlreadyExists', `${kind.plural} "${name}" already exists`);
@@ -126,8 +128,11 @@ export class ClusterState {
    */
   update(kind: ResourceKind, namespace: string | undefined, name: string, body: KubeObject, subresource?: 'status'): KubeObject {
     const current = this.get(kind, namespace, name);
+    if (!body || typeof body !== 'object' || Array.isArray(body) || (body.metadata !== undefined && (typeof body.metadata !== 'object' || body.metadata === null))) {
+      throw new KubeError(400, 'BadRequest', 'the body must be an object with an object metadata');
+    }
     const rv = body.metadata?.resourceVersion;
-    if (rv !== undefined && rv !== current.metadata.resourceVersion) {
+    if (rv !== undefined && rv !== '' && rv !== current.metadata.resourceVersion) {
       throw new KubeError(409, 'Conflict', `Operation cannot be fulfilled on ${kind.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
     }
     let next: KubeObject;
@@ -140,8 +145,8 @@ export class ClusterState {
         next.metadata.generation = (current.metadata.generation ?? 1) + 1;
       }
     }
-    if (JSON.stringify(next) === JSON.stringify(current)) return current; // nothing changed: no new revision, no event
-    return this.put(kind, next, 'MODIFIED');
+    if (canonicalJson(next) === canonicalJson(current)) return current; // nothing changed: no new revision, no event
+    return this.put(kind, next, 'MODIFIED', current);
   }
 
   /** An RFC 7386 JSON merge patch. */
@@ -183,19 +188,31 @@ export class ClusterState {
     return () => this.watchers.delete(w);
   }
 
-  private put(kind: ResourceKind, o: KubeObject, type: 'ADDED' | 'MODIFIED'): KubeObject {
+  private put(kind: ResourceKind, o: KubeObject, type: 'ADDED' | 'MODIFIED', before?: KubeObject): KubeObject {
     this.revision += 1;
     o.metadata.resourceVersion = String(this.revision);
     this.objects.set(keyOf(kind, o.metadata.namespace, o.metadata.name), o);
-    this.emit(kind, { type, object: clone(o) });
+    this.emit(kind, { type, object: clone(o) }, before);
     this.persist();
     return clone(o);
   }
 
-  private emit(kind: ResourceKind, event: WatchEvent): void {
+  /**
+   * Sends an event to the watchers it concerns. For a selective watch, an object that starts to match
+   * is ADDED and one that stops matching is DELETED, as the API server reports them.
+   */
+  private emit(kind: ResourceKind, event: WatchEvent, before?: KubeObject): void {
     this.history.push({ rv: this.revision, kind, event });
     if (this.history.length > HISTORY) this.history.shift();
-    for (const w of this.watchers) if (matches(w, kind, event.object)) w.send(event);
+    for (const w of this.watchers) {
+      const now = matches(w, kind, event.object);
+      const was = event.type === 'MODIFIED' && before !== undefined && matches(w, kind, before);
+      if (event.type !== 'MODIFIED') {
+        if (now) w.send(event);
+      } else if (now && was) w.send(event);
+      else if (now) w.send({ type: 'ADDED', object: event.object });
+      else if (was) w.send({ type: 'DELETED', object: event.object });
+    }
   }
 
   /** Written to a temporary file and renamed over the old one, so a crash never leaves half a file. */
