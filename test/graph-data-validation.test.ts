@@ -3,7 +3,8 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as tar from 'tar';
-import { formatProblem, MAX_FILE_BYTES, readGraphData } from '../src/sources/graphData.js';
+import { MAX_FILE_BYTES, readGraphData } from '../src/sources/graphData.js';
+import { formatProblem } from '../src/schemas/problems.js';
 import { tempDir } from './support/server.js';
 import { release, writeTree } from './support/trees.js';
 

@@ -11,8 +11,9 @@ import { SignatureRefused, TrustStore, verifySignature } from '../signatures/ver
 import type { StoredSignature } from '../store/signatures.js';
 import { checkPromotion, type Refusal } from '../promotion/rules.js';
 import type { ReleaseRecord } from '../schemas/graphData.js';
-import { checkChannel, checkReleaseRecord, classifyBlockedEdge, releaseFromRecord, schemaProblems, type Problem } from '../sources/graphData.js';
-import { ReleaseRecordSchema, type Feeder } from '../schemas/graphData.js';
+import { checkChannel, checkReleaseRecord, classifyBlockedEdge, releaseFromRecord } from '../sources/graphData.js';
+import { schemaProblems, type Problem } from '../schemas/problems.js';
+import { ReleaseRecordSchema, type Feeder, type RawMetadata } from '../schemas/graphData.js';
 import type { GraphService } from '../server/graphService.js';
 import { channelKind, type ChannelKind } from '../store/channels.js';
 import type { Store } from '../store/store.js';
@@ -159,9 +160,9 @@ export class AdminService {
   }
 
   /** Releases of a version, with raw metadata merged as the graph merges it (an errata url may come from there). */
-  private releasesOf(version: string): Release[] {
+  private releasesOf(version: string, rawMetadata: RawMetadata): Release[] {
     const ref = splitArch(version);
-    const raw = this.store.rawMetadata()[ref.version];
+    const raw = rawMetadata[ref.version];
     return this.store.releases
       .byVersion(ref.version)
       .filter((r) => ref.arch === undefined || r.arch === ref.arch)
@@ -185,7 +186,8 @@ export class AdminService {
     const source = this.feederSource(target.feeder);
     const since = source ? (sourceSince ?? this.membersSince.bind(this))(source.kind, source.channel.name) : new Map<string, Date>();
     const now = this.now();
-    return (version) => checkPromotion({ version, target, source: source?.channel, sourceAddedAt: since.get(version), releases: this.releasesOf(version), now });
+    const raw = this.store.rawMetadata(); // read once: a pass checks many versions
+    return (version) => checkPromotion({ version, target, source: source?.channel, sourceAddedAt: since.get(version), releases: this.releasesOf(version, raw), now });
   }
 
   promote(kind: ChannelKind, name: string, req: { version: string; force?: boolean; reason?: string }, actor: Actor, dryRun = false): PromotionResult {

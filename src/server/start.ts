@@ -1,6 +1,7 @@
 // What `serve` does before listening: open the store, import the graph-data tree when its content is
 // new, and build the first snapshot. Shared by the CLI and the tests so both start the same way.
-import { formatProblem, readGraphData } from '../sources/graphData.js';
+import { readGraphData } from '../sources/graphData.js';
+import { formatProblem } from '../schemas/problems.js';
 import { ImportRejected, Store } from '../store/store.js';
 import { GraphService } from './graphService.js';
 import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { compactVerify, errors as joseErrors, flattenedVerify, generalVerify, importJWK, type JWK } from 'jose';
 import * as openpgp from 'openpgp';
 import { checkStatement, StatementError, type Statement } from './statement.js';
+import type { Problem } from '../schemas/problems.js';
 
 export type Envelope = 'jws' | 'openpgp';
 export type RefusalReason = 'bad_envelope' | 'unknown_key' | 'bad_signature' | 'key_revoked' | 'key_expired' | 'invalid_statement' | 'wrong_type' | 'digest_mismatch' | 'too_large';
@@ -223,9 +224,9 @@ export async function verifyTreeSignatures(
   signatures: Array<{ file: string; digest: string; bytes: Buffer }>,
   trust: TrustStore,
   now: Date = new Date(),
-): Promise<{ verified: VerifiedFile[]; warnings: Array<{ file: string; field: string; message: string }> }> {
+): Promise<{ verified: VerifiedFile[]; warnings: Problem[] }> {
   const verified: VerifiedFile[] = [];
-  const warnings: Array<{ file: string; field: string; message: string }> = [];
+  const warnings: Problem[] = [];
   for (const s of signatures) {
     try {
       const v = await verifySignature(s.bytes, s.digest, trust, now);

@@ -5,8 +5,6 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import type { TSchema } from '@sinclair/typebox';
 import * as tar from 'tar';
 import { parse as parseYaml } from 'yaml';
 import { LABEL, payloadDigest, type BlockedEdge, type Channel, type Release } from '../graph/model.js';
@@ -27,6 +25,7 @@ import {
   type ReleaseRecord,
 } from '../schemas/graphData.js';
 import { isUri } from '../schemas/formats.js';
+import { schemaProblems, type Problem } from '../schemas/problems.js';
 import { isIsoDuration } from '../promotion/duration.js';
 
 /** Metadata the build computes; set from raw metadata they would corrupt what clusters read. */
@@ -36,13 +35,6 @@ export const MAX_FILE_BYTES = 8 * 1024 * 1024;
 export const MAX_TARBALL_BYTES = 512 * 1024 * 1024;
 const YAML_OPTIONS = { maxAliasCount: 100, uniqueKeys: true, prettyErrors: false } as const;
 
-export interface Problem {
-  file: string;
-  field: string;
-  message: string;
-}
-
-export const formatProblem = (p: Problem): string => `${p.file}: ${p.field}: ${p.message}`;
 
 /** A signature file of the tree, not yet verified (that needs the trust store). */
 export interface TreeSignature {
@@ -125,35 +117,6 @@ async function extractTarball(file: string, dir: string): Promise<string | undef
 function failed(file: string, field: string, message: string): ReadResult {
   return { tree: undefined, errors: [{ file, field, message }], warnings: [] };
 }
-
-const compiled = new Map<TSchema, TypeCheck<TSchema>>();
-function checker<T extends TSchema>(schema: T): TypeCheck<T> {
-  let c = compiled.get(schema);
-  if (!c) compiled.set(schema, (c = TypeCompiler.Compile(schema)));
-  return c as TypeCheck<T>;
-}
-
-/** Schema errors as problems, one per field. */
-export function schemaProblems(schema: TSchema, value: unknown, file: string, prefix = ''): Problem[] {
-  const c = checker(schema);
-  if (c.Check(value)) return [];
-  const seen = new Set<string>();
-  const out: Problem[] = [];
-  for (const e of c.Errors(value)) {
-    const field = pointerToField(prefix + e.path) || '(document)';
-    if (seen.has(field)) continue;
-    seen.add(field);
-    out.push({ file, field, message: e.message });
-  }
-  return out;
-}
-
-const pointerToField = (pointer: string): string =>
-  pointer
-    .split('/')
-    .filter((s) => s !== '')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
 
 class TreeReader {
   readonly errors: Problem[] = [];
@@ -530,8 +493,8 @@ function checkRule(rule: unknown, field: string, file: string, errors: Problem[]
     return;
   }
   const type = (rule as { type: string }).type;
-  if (type === 'Always') errors.push(...schemaProblems(AlwaysRuleSchema, rule, file, `/${field.replace(/\[(\d+)\]/g, '/$1')}`));
-  else if (type === 'PromQL') errors.push(...schemaProblems(PromQLRuleSchema, rule, file, `/${field.replace(/\[(\d+)\]/g, '/$1')}`));
+  const schema = type === 'Always' ? AlwaysRuleSchema : type === 'PromQL' ? PromQLRuleSchema : undefined;
+  if (schema) errors.push(...schemaProblems(schema, rule, file, `/${field.replace(/\[(\d+)\]/g, '/$1')}`));
   else warnings.push({ file, field: `${field}.type`, message: `unknown rule type '${type}': kept and served (clusters skip rule types they do not know)` });
 }
 

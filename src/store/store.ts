@@ -2,7 +2,8 @@
 // graph-data tree as one transaction (upsert; prune only when asked).
 import type { Channel, GraphInput } from '../graph/model.js';
 import type { Feeder, RawMetadata } from '../schemas/graphData.js';
-import type { GraphDataTree, Problem } from '../sources/graphData.js';
+import type { GraphDataTree } from '../sources/graphData.js';
+import type { Problem } from '../schemas/problems.js';
 import type { VerifiedFile } from '../signatures/verify.js';
 import { AuditRepository } from './audit.js';
 import { SignatureRepository } from './signatures.js';
@@ -120,12 +121,14 @@ export class Store {
     const prune = !!opts.prune;
     this.generation += 1;
     const previous = this.importedState();
+    const remember = this.db.prepare('INSERT OR REPLACE INTO imported_state (kind, key, content) VALUES (?, ?, ?)');
+    const putRaw = this.db.prepare('INSERT INTO raw_metadata VALUES (?, ?) ON CONFLICT (version) DO UPDATE SET metadata = excluded.metadata');
     /** Applies one entity unless the tree brings it exactly as last time. */
     const apply = <T>(counts: Counts, kind: ImportedKind, key: string, value: T, write: (value: T) => UpsertOutcome): void => {
       const content = JSON.stringify(value);
       if (!prune && previous.get(`${kind}/${key}`) === content) counts.unchanged += 1;
       else counts[write(value)] += 1;
-      this.db.prepare('INSERT OR REPLACE INTO imported_state (kind, key, content) VALUES (?, ?, ?)').run(kind, key, content);
+      remember.run(kind, key, content);
     };
 
     this.db.transaction(() => {
@@ -152,7 +155,7 @@ export class Store {
       for (const [version, md] of Object.entries(tree.rawMetadata)) {
         apply(summary.rawMetadata, 'raw_metadata', version, md, (v) => {
           const before = rawBefore[version];
-          this.db.prepare('INSERT INTO raw_metadata VALUES (?, ?) ON CONFLICT (version) DO UPDATE SET metadata = excluded.metadata').run(version, JSON.stringify(v));
+          putRaw.run(version, JSON.stringify(v));
           return !before ? 'added' : JSON.stringify(before) === JSON.stringify(v) ? 'unchanged' : 'changed';
         });
       }
