@@ -1,30 +1,16 @@
 // The agent: reads the ClusterVersion through the Kubernetes API, asks the update service for the
 // graph, evaluates conditional risks, and writes availableUpdates, conditionalUpdates and the
 // RetrievedUpdates condition through the status subresource — only when something changed.
-import { canonicalJson } from '../canonicalJson.js';
 import * as k8s from '@kubernetes/client-node';
 import type { Risk } from '../graph/model.js';
-import { fetchGraph, RetrieveError, updatesFrom, type ConditionalUpdate, type Release, type TransportOptions } from './cincinnati.js';
+import { fetchGraph, RetrieveError, updatesFrom, type ConditionalUpdate, type TransportOptions } from './cincinnati.js';
 import { RiskEvaluator, type Exposure } from './risks.js';
 import { keepTransition, recommended, updateStatus, type Condition } from './status.js';
+import { ClusterVersionClient, setCondition, type ClusterVersion } from './clusterVersion.js';
 
-const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
 const GOARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', s390x: 's390x', ppc64: 'ppc64le' };
 /** Kubernetes times have whole seconds. */
 const kubeTime = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, 'Z');
-
-
-interface ClusterVersion {
-  metadata: { resourceVersion?: string };
-  spec: { clusterID: string; channel?: string; upstream?: string; desiredUpdate?: { architecture?: string; acceptRisks?: Array<{ name: string }> } };
-  status: {
-    desired?: { version?: string; architecture?: string };
-    availableUpdates?: Release[] | null;
-    conditionalUpdates?: Array<{ release: Release; risks: Risk[]; conditions: Condition[] }>;
-    conditions?: Condition[];
-    [key: string]: unknown;
-  };
-}
 
 export interface AgentOptions {
   kc: k8s.KubeConfig;
@@ -45,16 +31,18 @@ export interface PollResult {
 export class Agent {
   private readonly custom: k8s.CustomObjectsApi;
   private readonly core: k8s.CoreV1Api;
+  private readonly cv: ClusterVersionClient;
   private readonly now: () => Date;
 
   constructor(private readonly o: AgentOptions) {
     this.custom = o.kc.makeApiClient(k8s.CustomObjectsApi);
     this.core = o.kc.makeApiClient(k8s.CoreV1Api);
+    this.cv = new ClusterVersionClient(o.kc);
     this.now = o.now ?? (() => new Date());
   }
 
-  async clusterVersion(): Promise<ClusterVersion> {
-    return (await this.custom.getClusterCustomObject(CV)) as ClusterVersion;
+  clusterVersion(): Promise<ClusterVersion> {
+    return this.cv.get();
   }
 
   /** `multi` when the cluster runs or asks for a multi release; else the control plane's architecture. */
@@ -147,30 +135,19 @@ export class Agent {
     }));
   }
 
-  /** Writes through the status subresource, retrying on a conflict; nothing when nothing changed. */
-  private async write(retrieved: Condition, computed: ReturnType<typeof updateStatus> | undefined, channels: string[] | undefined): Promise<boolean> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const cv = await this.clusterVersion();
-      const conditions = cv.status.conditions ?? [];
-      const previous = conditions.find((c) => c.type === 'RetrievedUpdates');
-      const nextCondition = keepTransition(retrieved, previous);
-      const status = {
-        ...cv.status,
-        conditions: previous ? conditions.map((c) => (c.type === 'RetrievedUpdates' ? nextCondition : c)) : [...conditions, nextCondition],
+  /** Writes the poll's fields through the status subresource; nothing when nothing changed. */
+  private write(retrieved: Condition, computed: ReturnType<typeof updateStatus> | undefined, channels: string[] | undefined): Promise<boolean> {
+    return this.cv.writeStatus((status) => {
+      const next = {
+        ...status,
+        conditions: setCondition(status.conditions, retrieved),
         ...(computed && { availableUpdates: computed.availableUpdates, conditionalUpdates: computed.conditionalUpdates }),
         // The channels the current release is in: what `adm upgrade` offers as available channels.
-        ...(channels && cv.status.desired && { desired: { ...cv.status.desired, channels } }),
+        ...(channels && status.desired && { desired: { ...status.desired, channels } }),
       };
-      if (!('availableUpdates' in status)) status.availableUpdates = null; // the key is always present
-      if (canonicalJson(status) === canonicalJson(cv.status)) return false;
-      try {
-        await this.custom.replaceClusterCustomObjectStatus({ ...CV, body: { ...cv, status } });
-        return true;
-      } catch (err) {
-        if ((err as { code?: number }).code !== 409) throw err;
-      }
-    }
-    throw new Error('ClusterVersion status kept changing under the agent: 5 conflicts in a row');
+      if (!('availableUpdates' in next)) next.availableUpdates = null; // the key is always present
+      return next;
+    });
   }
 
   /** The spec fields whose change triggers a fetch at once. */

@@ -1,32 +1,33 @@
 // `cincy adm upgrade`: the update report of a cluster, worded like `oc adm upgrade`, and the channel switch.
 import * as k8s from '@kubernetes/client-node';
 import { Command } from 'commander';
-import type { Release } from '../agent/cincinnati.js';
-import type { Condition } from '../agent/status.js';
+import { CV, type ClusterVersion, type DesiredUpdate } from '../agent/clusterVersion.js';
 import { loadKubeConfig } from './agent.js';
 
-const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
+type ClusterVersionView = Pick<ClusterVersion, 'spec' | 'status'>;
 
-interface ClusterVersionView {
-  spec: { channel?: string; upstream?: string };
-  status: {
-    desired?: { version?: string; channels?: string[] };
-    availableUpdates?: Release[] | null;
-    conditionalUpdates?: Array<{ release: Release; conditions: Condition[] }>;
-    conditions?: Condition[];
-  };
-}
+const indent = (text: string): string => text.replace(/\n/g, '\n  ');
 
 export function upgradeReport(cv: ClusterVersionView, includeNotRecommended: boolean): string {
   const out: string[] = [];
-  out.push(`Cluster version is ${cv.status.desired?.version ?? '<unknown>'}`, '');
+  const condition = (type: string) => cv.status.conditions?.find((c) => c.type === type);
+  // As oc does: what blocks or breaks the update first, then where it is.
+  for (const [type, status] of [['Invalid', 'True'], ['Failing', 'True']] as const) {
+    const c = condition(type);
+    if (c?.status === status) out.push(`${type}=${status}:`, '', `  Reason: ${c.reason}`, `  Message: ${indent(c.message)}`, '');
+  }
+  const progressing = condition('Progressing');
+  if (progressing?.status === 'True') out.push(`info: An upgrade is in progress. ${progressing.message}`, '');
+  else out.push(`Cluster version is ${cv.status.desired?.version ?? '<unknown>'}`, '');
+  const accepted = condition('ReleaseAccepted');
+  if (accepted?.status === 'False') out.push('ReleaseAccepted=False', '', `  Reason: ${accepted.reason}`, `  Message: ${indent(accepted.message)}`, '');
   out.push(cv.spec.upstream ? `Upstream: ${cv.spec.upstream}` : 'Upstream is unset, so the cluster will use an appropriate default.');
   const channels = cv.status.desired?.channels ?? [];
   out.push(cv.spec.channel ? `Channel: ${cv.spec.channel}${channels.length ? ` (available channels: ${channels.join(', ')})` : ''}` : 'Channel: <none>');
   const retrieved = cv.status.conditions?.find((c) => c.type === 'RetrievedUpdates');
   if (retrieved && retrieved.status !== 'True') {
     // As oc does: a warning on standard error, the report on standard output.
-    process.stderr.write(`warning: Cannot display available updates:\n  Reason: ${retrieved.reason}\n  Message: ${retrieved.message.replace(/\n/g, '\n  ')}\n\n`);
+    process.stderr.write(`warning: Cannot display available updates:\n  Reason: ${retrieved.reason}\n  Message: ${indent(retrieved.message)}\n\n`);
   }
   const available = cv.status.availableUpdates ?? [];
   const notRecommended = (cv.status.conditionalUpdates ?? []).filter((c) => !c.conditions.some((k) => k.type === 'Recommended' && k.status === 'True'));
@@ -40,12 +41,57 @@ export function upgradeReport(cv: ClusterVersionView, includeNotRecommended: boo
     out.push('', 'Supported but not recommended updates:');
     for (const c of notRecommended) {
       const rec = c.conditions.find((k) => k.type === 'Recommended');
-      out.push('', `  Version: ${c.release.version}`, `  Image: ${c.release.image}`, `  Recommended: ${rec?.status ?? 'Unknown'}`, `  Reason: ${rec?.reason ?? ''}`, `  Message: ${(rec?.message ?? '').replace(/\n/g, '\n  ')}`);
+      out.push('', `  Version: ${c.release.version}`, `  Image: ${c.release.image}`, `  Recommended: ${rec?.status ?? 'Unknown'}`, `  Reason: ${rec?.reason ?? ''}`, `  Message: ${indent(rec?.message ?? '')}`);
     }
   } else if (notRecommended.length) {
     out.push('', 'Additional updates which are not recommended based on your cluster configuration are available, to view those re-run the command with --include-not-recommended.');
   }
   return `${out.join('\n')}\n`;
+}
+
+export interface UpgradeRequest {
+  to?: string;
+  toImage?: string;
+  allowNotRecommended?: boolean;
+  allowExplicitUpgrade?: boolean;
+  allowUpgradeWithWarnings?: boolean;
+  force?: boolean;
+}
+
+/**
+ * What `adm upgrade --to/--to-image` asks of the cluster, checked the way oc checks it: a version must
+ * be a recommended update, or a conditional one with --allow-not-recommended (its risks are then
+ * accepted in spec.desiredUpdate.acceptRisks); an image outside the recommendations needs
+ * --allow-explicit-upgrade; an update under way needs --allow-upgrade-with-warnings.
+ */
+export function desiredUpdateFor(cv: ClusterVersionView, r: UpgradeRequest): DesiredUpdate {
+  if (!!r.to === !!r.toImage) throw new Error('give exactly one of --to VERSION and --to-image IMAGE');
+  const progressing = cv.status.conditions?.find((c) => c.type === 'Progressing');
+  if (progressing?.status === 'True' && !r.allowUpgradeWithWarnings) throw new Error(`Already upgrading (${progressing.message}); pass --allow-upgrade-with-warnings to override.`);
+  const available = cv.status.availableUpdates ?? [];
+  const conditional = cv.status.conditionalUpdates ?? [];
+  const accepted = cv.spec.desiredUpdate?.acceptRisks ?? [];
+  if (r.toImage) {
+    if (!/^[^\s@]+@sha256:[0-9a-f]{64}$/.test(r.toImage) && !r.force) throw new Error(`--to-image: '${r.toImage}' is not pinned by digest (…@sha256:<64 hex>); a tag cannot be verified, so it needs --force`);
+    const known = [...available, ...conditional.map((c) => c.release)].find((u) => u.image === r.toImage);
+    if (!known && !r.allowExplicitUpgrade) throw new Error(`--to-image: ${r.toImage} is not one of the available updates; pass --allow-explicit-upgrade to update to it anyway`);
+    return { ...(known && { version: known.version }), image: r.toImage, force: !!r.force, acceptRisks: accepted };
+  }
+  const version = r.to!;
+  if (version === cv.status.desired?.version) throw new Error(`--to: the cluster is already at ${version}`);
+  const recommended = available.find((u) => u.version === version);
+  if (recommended) return { version, image: recommended.image, force: !!r.force, acceptRisks: accepted };
+  const c = conditional.find((u) => u.release.version === version);
+  if (!c) {
+    const versions = available.map((u) => u.version).join(', ');
+    throw new Error(`--to: the update ${version} is not one of the available updates${versions ? `: ${versions}` : ' (there are none)'}`);
+  }
+  const rec = c.conditions.find((k) => k.type === 'Recommended');
+  if (!r.allowNotRecommended) {
+    throw new Error(`--to: the update ${version} is not one of the recommended updates, but is available as a conditional update. To accept the Recommended=${rec?.status ?? 'Unknown'} risk and to proceed with update use --allow-not-recommended.\n  Reason: ${rec?.reason ?? ''}\n  Message: ${indent(rec?.message ?? '')}`);
+  }
+  const names = new Set([...accepted.map((a) => a.name), ...c.risks.map((risk) => risk.name)]);
+  return { version, image: c.release.image, force: !!r.force, acceptRisks: [...names].sort().map((name) => ({ name })) };
 }
 
 export function addAdmCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
@@ -57,9 +103,26 @@ export function addAdmCommands(program: Command, run: (f: () => Promise<number>)
     .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
     .option('--include-not-recommended', 'also show the updates that are not recommended, with why')
     .option('-o, --output <format>', 'text or json', 'text')
-    .action((opts: { kubeconfig?: string; includeNotRecommended?: boolean; output: string }) =>
+    .option('--to <version>', 'update to this version (a recommended update, or a conditional one with --allow-not-recommended)')
+    .option('--to-image <pullspec>', 'update to this release image, pinned by digest')
+    .option('--allow-not-recommended', 'allow a conditional update whose risks apply to this cluster (accepts them)')
+    .option('--allow-explicit-upgrade', 'allow --to-image outside the available updates')
+    .option('--allow-upgrade-with-warnings', 'request an update while another is in progress')
+    .option('--force', 'proceed despite a failed signature verification or blocking preconditions')
+    .action((opts: UpgradeRequest & { kubeconfig?: string; includeNotRecommended?: boolean; output: string }) =>
       run(async () => {
-        const cv = (await loadKubeConfig(opts).makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject(CV)) as ClusterVersionView;
+        if (!['text', 'json'].includes(opts.output)) throw new Error(`--output: '${opts.output}' is not text or json`);
+        const custom = loadKubeConfig(opts).makeApiClient(k8s.CustomObjectsApi);
+        const cv = (await custom.getClusterCustomObject(CV)) as ClusterVersionView;
+        if (opts.to || opts.toImage) {
+          const desiredUpdate = desiredUpdateFor(cv, opts);
+          if (opts.force) process.stderr.write('warning: --force overrides cluster verification of your supplied release image and waives any update precondition failures.\n');
+          // Every key given (null for the absent ones), so nothing of an earlier request lingers in the merge.
+          const body = { spec: { desiredUpdate: { version: null, image: null, architecture: null, ...desiredUpdate } } };
+          await custom.patchClusterCustomObject({ ...CV, body }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+          process.stdout.write(`Requested update to ${desiredUpdate.version ?? desiredUpdate.image}\n`);
+          return 0;
+        }
         process.stdout.write(opts.output === 'json' ? `${JSON.stringify({ spec: cv.spec, status: cv.status }, null, 2)}\n` : upgradeReport(cv, !!opts.includeNotRecommended));
         return 0;
       })(),

@@ -4,6 +4,11 @@ import * as k8s from '@kubernetes/client-node';
 import pino from 'pino';
 import { Agent } from '../agent/agent.js';
 import { RiskEvaluator } from '../agent/risks.js';
+import { ClusterVersionOperator, runOperator } from '../agent/update/operator.js';
+import { ReleaseVerifier } from '../agent/update/verify.js';
+import { CLOCK_CONFIGMAP, ScaledClock } from '../clock.js';
+import { PayloadStore } from '../payload/store.js';
+import { TrustStore } from '../signatures/verify.js';
 
 export interface AgentCliOptions {
   kubeconfig?: string;
@@ -16,6 +21,12 @@ export interface AgentCliOptions {
   caFile?: string;
   defaultUpstream?: string;
   logLevel: string;
+  /** false with --no-update: only keep the update lists current. */
+  update: boolean;
+  payloadStore: string;
+  trustKeys?: string;
+  signatureStore: string[];
+  workers: string;
 }
 
 export function loadKubeConfig(o: { kubeconfig?: string; inCluster?: boolean }): k8s.KubeConfig {
@@ -52,9 +63,16 @@ function prometheusOptions(o: AgentCliOptions): { url?: string; tokenFile?: stri
 export async function agentCommand(o: AgentCliOptions): Promise<number> {
   const interval = Number(o.interval);
   if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval: '${o.interval}' is not a number of seconds`);
+  const workers = Number(o.workers);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new Error(`--workers: '${o.workers}' is not a whole number from 1 to 64`);
+  for (const url of o.signatureStore) {
+    if (!/^(https?|file):\/\//.test(url)) throw new Error(`--signature-store: '${url}' is not an http, https or file URL`);
+  }
+  const trust = o.trustKeys ? await TrustStore.load(o.trustKeys) : TrustStore.empty();
   const log = pino({ level: o.logLevel });
+  const kc = loadKubeConfig(o);
   const agent = new Agent({
-    kc: loadKubeConfig(o),
+    kc,
     evaluator: new RiskEvaluator(prometheusOptions(o)),
     transport: { ca: read(o.caFile, '--ca-file') },
     defaultUpstream: o.defaultUpstream,
@@ -74,6 +92,7 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
   let stopped = false;
   process.once('SIGINT', () => (stopped = true));
   process.once('SIGTERM', () => (stopped = true));
+  const updates = o.update ? executeUpdates(kc, { ...o, workers }, trust, log, () => stopped) : Promise.resolve();
   while (!stopped) {
     // Read before the poll, so a change made while it runs triggers the next one.
     const before = await agent.trigger().catch(() => '');
@@ -89,5 +108,21 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
       if ((await agent.trigger().catch(() => before)) !== before) break;
     }
   }
+  await updates;
   return 0;
+}
+
+/** The update executor, on the cluster's clock (a mock cluster may run it faster than real time). */
+async function executeUpdates(kc: k8s.KubeConfig, o: Omit<AgentCliOptions, 'workers'> & { workers: number }, trust: TrustStore, log: pino.Logger, stopped: () => boolean): Promise<void> {
+  let clock = new ScaledClock(1);
+  try {
+    const cm = await kc.makeApiClient(k8s.CoreV1Api).readNamespacedConfigMap({ ...CLOCK_CONFIGMAP });
+    clock = ScaledClock.fromData(cm.data);
+    if (clock.scale !== 1) log.info({ scale: clock.scale }, 'following the cluster\'s simulated clock');
+  } catch {
+    // a real cluster: real time
+  }
+  const verifier = new ReleaseVerifier(trust, kc.makeApiClient(k8s.CoreV1Api), o.signatureStore, () => new Date(clock.now()));
+  const payloads = new PayloadStore(o.payloadStore);
+  await runOperator(() => new ClusterVersionOperator({ kc, clock, payloads, verifier, workers: o.workers, log, stopped }), { clock, log, stopped });
 }

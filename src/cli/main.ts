@@ -11,7 +11,9 @@ import { createToken, type TokenOptions } from './token.js';
 import { serve } from './serve.js';
 import { agentCommand, type AgentCliOptions } from './agent.js';
 import { addAdmCommands } from './adm.js';
+import { addPayloadCommands } from './payload.js';
 import { mockClusterCommand, type MockClusterOptions } from './mockCluster.js';
+import { addGetCommand } from './get.js';
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
@@ -94,6 +96,9 @@ export async function main(argv: string[]): Promise<number> {
     .option('--kubeconfig-out <file>', 'write a kubeconfig for this cluster')
     .option('--plain-http', 'serve plain HTTP instead of HTTPS (kubectl and client-go send no credentials over it; client-node does)')
     .option('--cert-dir <dir>', 'where the CA and certificate are kept (default: next to --state)')
+    .option('--time-scale <n>', 'simulated seconds per real second (the clock is kept in ConfigMap openshift-config/cincy-mock-clock)', '1')
+    .addOption(new Option('--payload-store <dir>', 'where the payload Job looks for release payloads').env('CINCY_PAYLOAD_STORE').default('data/payloads'))
+    .option('--scenario <file>', 'YAML: operators {<co>: {duration, behavior: normal|degraded|unavailable}}, nodes {<node>: {drain, update, reboot…}}, nodeDefaults, platform…')
     .action(run((opts: MockClusterOptions) => mockClusterCommand(opts)));
 
   program
@@ -109,9 +114,16 @@ export async function main(argv: string[]): Promise<number> {
     .option('--ca-file <file>', 'CA bundle the update service certificate is checked against')
     .option('--default-upstream <url>', 'used when spec.upstream is empty', 'https://api.openshift.com/api/upgrades_info/v1/graph')
     .option('--log-level <level>', 'log level', 'info')
+    .option('--no-update', 'only keep the update lists current; never execute spec.desiredUpdate')
+    .addOption(new Option('--payload-store <dir>', 'where release payloads are extracted to (the Job\'s shared volume)').env('CINCY_PAYLOAD_STORE').default('data/payloads'))
+    .option('--trust-keys <dir>', 'keys release signatures are verified against (JWKS *.json, OpenPGP *.asc); without them an update needs force')
+    .option('--signature-store <url>', 'signature store base URL (repeatable), after spec.signatureStores', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--workers <n>', 'manifests of different components applied at once', '16')
     .action(run((opts: AgentCliOptions) => agentCommand(opts)));
 
   addAdmCommands(program, (f) => run(f));
+  addGetCommand(program, (f) => run(f));
+  addPayloadCommands(program, (f) => run(f));
 
   program
     .command('openapi')

@@ -1,5 +1,6 @@
 // `cincy mock-cluster`: a cluster that speaks the Kubernetes API for the kinds the agent and the
-// update flows use, with a persisted state and a kubeconfig for clients.
+// update flows use, with a persisted state, a kubeconfig for clients, and simulated controllers
+// (operators, the Machine Config Operator, Jobs) running on a scaled clock.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,8 +9,10 @@ import { ensureServerTls } from '../cluster/mock/tls.js';
 import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
 import { clusterMetrics, seedInventory } from '../cluster/mock/inventory.js';
+import { SCENARIO, scenarioFileData } from '../cluster/mock/scenario.js';
 import { mockClusterServer } from '../cluster/mock/server.js';
-import { ClusterState } from '../cluster/mock/state.js';
+import { declareClock, startSimulation } from '../cluster/mock/simulation.js';
+import { ClusterState, kindNamed } from '../cluster/mock/state.js';
 
 export interface MockClusterOptions {
   host: string;
@@ -26,6 +29,9 @@ export interface MockClusterOptions {
   kubeconfigOut?: string;
   plainHttp?: boolean;
   certDir?: string;
+  timeScale?: string;
+  payloadStore?: string;
+  scenario?: string;
 }
 
 export function kubeconfig(server: string, token: string, ca?: string): string {
@@ -54,11 +60,18 @@ function keptToken(state: string | undefined): string {
 export async function mockClusterCommand(o: MockClusterOptions): Promise<number> {
   const port = Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: '${o.port}' is not a port number`);
+  const scale = Number(o.timeScale ?? '1');
+  if (!(scale > 0) || !Number.isFinite(scale)) throw new Error(`--time-scale: '${o.timeScale}' is not a positive number`);
   const state = new ClusterState(o.state);
-  if (state.empty) {
+  const fresh = state.empty;
+  const clock = declareClock(state, scale);
+  state.now = () => clock.now(); // creationTimestamps in simulated time, as the clients read it
+  if (fresh) {
     const image = o.image ?? `quay.io/openshift-release-dev/ocp-release@sha256:${createHash('sha256').update(o.version).digest('hex')}`;
     seedInventory(state, { version: o.version, image, channel: o.channel, upstream: o.upstream, arch: o.arch, installedVersion: o.installedVersion, platform: o.platform });
   }
+  if (o.scenario) loadScenario(state, o.scenario);
+  const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore ?? 'data/payloads', warn: (m) => process.stderr.write(`mock-cluster: ${m}\n`) });
   const token = o.token ?? keptToken(o.state);
   const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
   const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);
@@ -68,10 +81,24 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   if (o.kubeconfigOut) writeFileSync(o.kubeconfigOut, kubeconfig(url, token, tls?.ca), { mode: 0o600 });
   process.stdout.write(`mock cluster listening at ${url}${o.kubeconfigOut ? `; kubeconfig in ${o.kubeconfigOut}` : `; token ${token}`}\n`);
   const stop = (): void => {
+    stopSimulation();
+    state.flush(); // writes are coalesced; the last ones must reach the file
     server.close();
     process.exit(0);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   return new Promise<number>(() => {});
+}
+
+/** Loads a scenario file into the scenario ConfigMap (its keys replace the ones there). */
+function loadScenario(state: ClusterState, file: string): void {
+  const known = { operators: state.list(kindNamed('ClusterOperator')).map((c) => c.metadata.name), nodes: state.list(kindNamed('Node')).map((n) => n.metadata.name) };
+  const data = scenarioFileData(file, known);
+  const cm = kindNamed('ConfigMap');
+  try {
+    state.patch(cm, SCENARIO.namespace, SCENARIO.name, { data });
+  } catch {
+    state.create(cm, SCENARIO.namespace, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: SCENARIO.name, namespace: SCENARIO.namespace }, data });
+  }
 }

@@ -1,8 +1,15 @@
 // The default inventory of the mock cluster (a ClusterVersion with history, the ClusterOperators of
-// an OpenShift 4.x cluster, three control-plane and three worker nodes in zones, two
-// MachineConfigPools) and the cluster-level metrics real risks query, made from the state.
+// an OpenShift 4.x cluster and their operator Deployments as the installed release's payload has them,
+// three control-plane and three worker nodes in zones, two MachineConfigPools on the installed release's
+// rendered configs) and the cluster-level metrics real risks query, made from the state.
 import { randomUUID } from 'node:crypto';
+import { parseAllDocuments } from 'yaml';
+import { generatePayload } from '../../payload/generate.js';
+import { kubeletVersionFor, renderedConfig } from './mco.js';
+import { SCENARIO } from './scenario.js';
 import { KINDS, type ClusterState, type KubeObject, type ResourceKind } from './state.js';
+
+export { SCENARIO };
 
 export const OPERATORS = [
   'authentication', 'baremetal', 'cloud-controller-manager', 'cloud-credential', 'cluster-autoscaler', 'config-operator', 'console',
@@ -11,9 +18,6 @@ export const OPERATORS = [
   'marketplace', 'monitoring', 'network', 'node-tuning', 'openshift-apiserver', 'openshift-controller-manager', 'openshift-samples',
   'operator-lifecycle-manager', 'operator-lifecycle-manager-catalog', 'operator-lifecycle-manager-packageserver', 'service-ca', 'storage',
 ];
-
-/** Where the scenario knobs of /metrics live: a ConfigMap tests and people can edit through the API. */
-export const SCENARIO = { namespace: 'openshift-config', name: 'cincy-mock-scenario' };
 
 export interface InventoryOptions {
   version: string;
@@ -27,16 +31,40 @@ export interface InventoryOptions {
 }
 
 const kind = (k: string): ResourceKind => KINDS.find((x) => x.kind === k)!;
-const condition = (type: string, status: string, reason = '', message = ''): object => ({ type, status, lastTransitionTime: '2026-01-01T00:00:00Z', reason, message });
+
+/**
+ * What the payload of the running release applied that the simulation needs: the operator Deployments
+ * (the CVO's too), so applying the next payload updates them, and each ClusterOperator's version names.
+ */
+function runningRelease(version: string, image: string): { deployments: KubeObject[]; versionNames: Map<string, string[]> } {
+  const deployments: KubeObject[] = [];
+  const versionNames = new Map<string, string[]>();
+  for (const [file, text] of generatePayload({ version, image })) {
+    if (!/_\d+_(deployment|clusteroperator)\.yaml$/.test(file)) continue;
+    for (const doc of parseAllDocuments(text)) {
+      const obj = doc.toJS() as KubeObject & { status?: { versions?: Array<{ name: string }> } };
+      if (obj.kind === 'Deployment') deployments.push(obj);
+      if (obj.kind === 'ClusterOperator') versionNames.set(obj.metadata.name, (obj.status?.versions ?? []).map((v) => v.name));
+    }
+  }
+  return { deployments, versionNames };
+}
 
 export function seedInventory(state: ClusterState, o: InventoryOptions): void {
-  const add = (k: string, namespace: string | undefined, obj: Omit<KubeObject, 'apiVersion' | 'kind'>): void =>
-    void state.create(kind(k), namespace, { apiVersion: '', kind: k, ...obj } as KubeObject);
+  const installed = o.installedVersion ?? o.version;
+  // The objects date from the installation (the oldest history entry), the workers a little after the masters.
+  const installedAt = Date.parse(installed !== o.version ? '2025-11-10T09:45:00Z' : '2026-03-02T11:10:00Z');
+  const add = (k: string, namespace: string | undefined, obj: Omit<KubeObject, 'apiVersion' | 'kind'>, at = installedAt): void =>
+    void state.create(kind(k), namespace, { apiVersion: '', kind: k, ...obj } as KubeObject, at);
+  // Conditions last changed when the last update completed.
+  const condition = (type: string, status: string, reason = '', message = ''): object => ({ type, status, lastTransitionTime: '2026-03-02T11:10:00Z', reason, message });
 
-  for (const ns of ['default', 'kube-system', 'openshift-config', 'openshift-config-managed', 'openshift-cluster-version', 'openshift-monitoring', 'openshift-machine-config-operator']) {
+  const release = runningRelease(o.version, o.image);
+  const namespaces = ['default', 'kube-system', 'openshift-config', 'openshift-config-managed', 'openshift-cluster-version', 'openshift-monitoring', 'openshift-machine-config-operator'];
+  for (const ns of new Set([...namespaces, ...release.deployments.map((d) => d.metadata.namespace!)])) {
     add('Namespace', undefined, { metadata: { name: ns }, status: { phase: 'Active' } });
   }
-  const installed = o.installedVersion ?? o.version;
+  for (const d of release.deployments) add('Deployment', d.metadata.namespace, d);
   const history = [
     { state: 'Completed', startedTime: '2026-03-02T10:00:00Z', completionTime: '2026-03-02T11:10:00Z', version: o.version, image: o.image, verified: true },
     ...(installed !== o.version ? [{ state: 'Completed', startedTime: '2025-11-10T09:00:00Z', completionTime: '2025-11-10T09:45:00Z', version: installed, image: `${o.image.split('@')[0]}@sha256:${'0'.repeat(64)}`, verified: false }] : []),
@@ -65,29 +93,47 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
       metadata: { name },
       spec: {},
       status: {
-        versions: [{ name: 'operator', version: o.version }],
+        versions: (release.versionNames.get(name) ?? ['operator']).map((n) => ({ name: n, version: o.version })),
         conditions: [condition('Available', 'True', 'AsExpected'), condition('Progressing', 'False', 'AsExpected'), condition('Degraded', 'False', 'AsExpected'), condition('Upgradeable', 'True', 'AsExpected')],
       },
     });
   }
   add('Proxy', undefined, { metadata: { name: 'cluster' }, spec: {}, status: {} });
   const zones = ['a', 'b', 'c'];
-  for (const [role, pool] of [['master', 'master'], ['worker', 'worker']] as const) {
+  for (const [p, pool] of ['master', 'worker'].entries()) {
+    const rendered = renderedConfig(pool, o.version);
     zones.forEach((z, i) => {
-      add('Node', undefined, {
-        metadata: {
-          name: `${role}-${i}`,
-          labels: { [`node-role.kubernetes.io/${role}`]: '', 'kubernetes.io/arch': o.arch === 'multi' ? 'amd64' : o.arch, 'kubernetes.io/os': 'linux', 'topology.kubernetes.io/zone': `zone-${z}` },
-          annotations: { 'machineconfiguration.openshift.io/currentConfig': `rendered-${pool}-1`, 'machineconfiguration.openshift.io/desiredConfig': `rendered-${pool}-1`, 'machineconfiguration.openshift.io/state': 'Done' },
+      add(
+        'Node',
+        undefined,
+        {
+          metadata: {
+            name: `${pool}-${i}`,
+            labels: { [`node-role.kubernetes.io/${pool}`]: '', 'kubernetes.io/arch': o.arch === 'multi' ? 'amd64' : o.arch, 'kubernetes.io/os': 'linux', 'topology.kubernetes.io/zone': `zone-${z}` },
+            annotations: { 'machineconfiguration.openshift.io/currentConfig': rendered, 'machineconfiguration.openshift.io/desiredConfig': rendered, 'machineconfiguration.openshift.io/state': 'Done' },
+          },
+          spec: {},
+          status: {
+            conditions: [condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status')],
+            nodeInfo: { architecture: o.arch === 'multi' ? 'amd64' : o.arch, kubeletVersion: kubeletVersionFor(o.version), osImage: 'Red Hat Enterprise Linux CoreOS' },
+          },
         },
-        spec: {},
-        status: { conditions: [condition('Ready', 'True', 'KubeletReady')], nodeInfo: { architecture: o.arch === 'multi' ? 'amd64' : o.arch, kubeletVersion: 'v1.29.0', osImage: 'Red Hat Enterprise Linux CoreOS' } },
-      });
+        installedAt + (p * 20 + i) * 60_000,
+      );
     });
     add('MachineConfigPool', undefined, {
       metadata: { name: pool },
-      spec: { maxUnavailable: 1, nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${role}`]: '' } } },
-      status: { machineCount: 3, readyMachineCount: 3, updatedMachineCount: 3, unavailableMachineCount: 0, degradedMachineCount: 0, configuration: { name: `rendered-${pool}-1` } },
+      spec: { maxUnavailable: 1, configuration: { name: rendered }, nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${pool}`]: '' } } },
+      status: {
+        observedGeneration: 1,
+        machineCount: 3,
+        readyMachineCount: 3,
+        updatedMachineCount: 3,
+        unavailableMachineCount: 0,
+        degradedMachineCount: 0,
+        configuration: { name: rendered },
+        conditions: [condition('Updated', 'True', '', `All nodes are updated with MachineConfig ${rendered}`), condition('Updating', 'False'), condition('Degraded', 'False')],
+      },
     });
   }
   add('ConfigMap', SCENARIO.namespace, { metadata: { name: SCENARIO.name }, data: { platform: o.platform ?? 'AWS', region: 'us-east-1', featureSet: '', proxy: 'false' } });

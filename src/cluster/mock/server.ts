@@ -16,8 +16,11 @@ export interface MockServerOptions {
 }
 
 const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
-const SHORT_NAMES: Record<string, string[]> = { clusteroperators: ['co'], configmaps: ['cm'], machineconfigpools: ['mcp'], namespaces: ['ns'], nodes: ['no'] };
-const HAS_STATUS = new Set(['clusterversions', 'clusteroperators', 'proxies', 'nodes', 'namespaces', 'jobs', 'machineconfigpools']);
+const SHORT_NAMES: Record<string, string[]> = {
+  clusteroperators: ['co'], configmaps: ['cm'], machineconfigpools: ['mcp'], namespaces: ['ns'], nodes: ['no'], serviceaccounts: ['sa'], services: ['svc'],
+  deployments: ['deploy'], daemonsets: ['ds'], customresourcedefinitions: ['crd', 'crds'],
+};
+const HAS_STATUS = new Set(['clusterversions', 'clusteroperators', 'proxies', 'nodes', 'namespaces', 'jobs', 'machineconfigpools', 'services', 'deployments', 'daemonsets', 'customresourcedefinitions']);
 
 export function mockClusterServer(opts: MockServerOptions): Server {
   const watches = new Set<ServerResponse>();
@@ -123,9 +126,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: MockServe
       const items = state.list(kind, namespace, selector).filter((o) => !fieldName || o.metadata.name === fieldName);
       return send(res, 200, { kind: `${kind.kind}List`, apiVersion: apiVersionOf(kind), metadata: { resourceVersion: state.resourceVersion }, items });
     }
-    case 'POST':
+    case 'POST': {
       if (name) throw new KubeError(405, 'MethodNotAllowed', 'POST goes to the collection');
-      return send(res, 201, state.create(kind, namespace, (await body(req)) as KubeObject));
+      const b = (await body(req)) as KubeObject;
+      // As the API server does, a kind with a status subresource starts with no status: only its controller writes it.
+      if (HAS_STATUS.has(kind.plural) && b && typeof b === 'object' && kind.plural !== 'namespaces') delete b.status;
+      return send(res, 201, state.create(kind, namespace, b));
+    }
     case 'PUT': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PUT needs a name');
       const b = (await body(req)) as KubeObject;

@@ -1,7 +1,9 @@
 // The state of the mock cluster: Kubernetes objects of a few kinds with the API server's semantics
 // that clients rely on — resourceVersion (409 on a stale one), generation, the status subresource,
-// merge patches, label selectors and watch events — persisted to a file after every write.
+// merge patches, label selectors and watch events — persisted to a file, at most once per
+// `persistEveryMs` (a write of ~1000 objects costs ~4 ms, and an update makes thousands of writes).
 import { canonicalJson } from '../../canonicalJson.js';
+import { kubeTime } from '../../clock.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
@@ -22,7 +24,24 @@ export const KINDS: ResourceKind[] = [
   { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true },
   { group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true },
   { group: 'machineconfiguration.openshift.io', version: 'v1', plural: 'machineconfigpools', kind: 'MachineConfigPool', namespaced: false },
+  { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
+  { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
+  { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
+  { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
+  { group: 'apps', version: 'v1', plural: 'daemonsets', kind: 'DaemonSet', namespaced: true },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
+  { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false },
 ];
+
+/** The kind named `kind` (e.g. 'Node'); every kind name is unique in KINDS. */
+export function kindNamed(kind: string): ResourceKind {
+  const k = KINDS.find((x) => x.kind === kind);
+  if (!k) throw new Error(`unknown kind ${kind}`);
+  return k;
+}
 
 export const apiVersionOf = (k: ResourceKind): string => (k.group ? `${k.group}/${k.version}` : k.version);
 
@@ -76,8 +95,16 @@ export class ClusterState {
   private revision = 0;
   private readonly history: Array<{ rv: number; kind: ResourceKind; event: WatchEvent }> = [];
   private readonly watchers = new Set<Watcher>();
+  private dirty = false;
+  private lastPersist = 0;
+  private persistTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The time creationTimestamp records: the mock sets its simulated clock here. */
+  now: () => number = Date.now;
 
-  constructor(private readonly file?: string) {
+  constructor(
+    private readonly file?: string,
+    private readonly persistEveryMs = 100,
+  ) {
     if (file && existsSync(file)) {
       const saved = JSON.parse(readFileSync(file, 'utf8')) as { revision: number; objects: KubeObject[] };
       this.revision = saved.revision;
@@ -107,7 +134,8 @@ export class ClusterState {
       .map(clone);
   }
 
-  create(kind: ResourceKind, namespace: string | undefined, body: KubeObject): KubeObject {
+  /** `createdAt` (ms) backdates creationTimestamp, for the inventory of a cluster installed in the past. */
+  create(kind: ResourceKind, namespace: string | undefined, body: KubeObject, createdAt = this.now()): KubeObject {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new KubeError(400, 'BadRequest', 'the body must be an object');
     const name = body.metadata?.name;
     if (!name) throw new KubeError(422, 'Invalid', 'metadata.name: Required value');
@@ -116,7 +144,7 @@ export class ClusterState {
       ...clone(body),
       apiVersion: apiVersionOf(kind),
       kind: kind.kind,
-      metadata: { ...clone(body.metadata), name, ...(kind.namespaced && { namespace }), uid: randomUUID(), generation: 1, creationTimestamp: new Date().toISOString() },
+      metadata: { ...clone(body.metadata), name, ...(kind.namespaced && { namespace }), uid: randomUUID(), generation: 1, creationTimestamp: kubeTime(createdAt) },
     };
     return this.put(kind, o, 'ADDED');
   }
@@ -215,12 +243,29 @@ export class ClusterState {
     }
   }
 
-  /** Written to a temporary file and renamed over the old one, so a crash never leaves half a file. */
+  /**
+   * Writes at once when the last write is older than persistEveryMs, else once that much time has
+   * passed: a burst of writes costs one file write per interval. The timer is not unref'd, so a
+   * process that ends normally still writes; signal handlers call flush().
+   */
   private persist(): void {
     if (!this.file) return;
+    this.dirty = true;
+    const wait = this.lastPersist + this.persistEveryMs - Date.now();
+    if (wait <= 0) this.flush();
+    else this.persistTimer ??= setTimeout(() => this.flush(), wait);
+  }
+
+  /** Writes pending changes now: to a temporary file renamed over the old one, so a crash never leaves half a file. */
+  flush(): void {
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = undefined;
+    if (!this.file || !this.dirty) return;
     const tmp = `${this.file}.tmp`;
     writeFileSync(tmp, JSON.stringify({ revision: this.revision, objects: [...this.objects.values()] }));
     renameSync(tmp, this.file);
+    this.dirty = false;
+    this.lastPersist = Date.now();
   }
 }
 

@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// `npm run demo`: an update from start to finish on this machine. It starts the graph server on the
+// bundled graph-data, signs the target release through the admin API, makes the release payloads,
+// starts a mock cluster on a fast clock and the agent, asks for the update with `cincy adm upgrade --to`,
+// and shows the progress until every node runs the new version. Everything lives in a temporary
+// folder and stops at the end (or on Ctrl-C).
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BIN = join(import.meta.dirname, '..', 'bin', 'cincy.js');
+const SCALE = Number(process.env.DEMO_TIME_SCALE ?? 100); // 90 simulated minutes in about a minute
+const dir = mkdtempSync(join(tmpdir(), 'cincy-demo-'));
+const children = [];
+
+const say = (text) => process.stdout.write(`\x1b[1m» ${text}\x1b[0m\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function cincy(...args) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`cincy ${args.join(' ')} failed (${r.status}):\n${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+/** Starts a long-running cincy command; resolves with the first match of `ready` in its output. */
+function start(name, args, ready) {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (b) => {
+      out += b.toString();
+      const m = ready.exec(out);
+      if (m) resolve(m);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${name} exited ${code}:\n${out}`)));
+  });
+}
+
+function stop() {
+  for (const c of children) c.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
+process.on('SIGINT', () => {
+  stop();
+  process.exit(130);
+});
+
+async function main() {
+  say(`working in ${dir}; simulated time runs ${SCALE}× faster`);
+  const keys = join(dir, 'keys');
+  const trust = join(dir, 'trust');
+  cincy('keys', 'generate', '--kid', 'demo', '--out', keys);
+  mkdirSync(trust);
+  copyFileSync(join(keys, 'demo.jwks.json'), join(trust, 'demo.jwks.json'));
+  const secret = join(dir, 'admin.secret');
+  writeFileSync(secret, randomBytes(32).toString('hex'), { mode: 0o600 });
+
+  say('starting the graph server on the bundled graph-data');
+  const [, server] = await start('cincy serve', ['serve', '--port', '0', '--db', join(dir, 'cincy.db'), '--trust-keys', trust, '--admin-jwt-secret-file', secret, '--log-level', 'info'], /Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
+  const graph = await (await fetch(`${server}/graph?channel=stable-4.16&arch=amd64`, { headers: { accept: 'application/json' } })).json();
+  // The newest 4.16 release with an unconditional edge from a 4.15 release, and the newest such 4.15.
+  let from;
+  let to;
+  for (const [a, b] of graph.edges) {
+    const [x, y] = [graph.nodes[a], graph.nodes[b]];
+    if (!x.version.startsWith('4.15.') || !/^4\.16\.\d+$/.test(y.version)) continue;
+    const newer = (p, q) => !q || Number(p.version.split('.')[2]) > Number(q.version.split('.')[2]);
+    if (newer(y, to)) [from, to] = [x, y];
+    else if (y === to && newer(x, from)) from = x;
+  }
+  if (!from || !to) throw new Error('the bundled stable-4.16 has no edge from 4.15 to 4.16');
+  say(`the cluster will run ${from.version} and update to ${to.version}`);
+
+  say(`signing ${to.version} and adding the signature through the admin API`);
+  const signature = join(dir, 'signature');
+  cincy('sign', '--key', join(keys, 'demo.private.jwk.json'), '--payload', to.payload, '--out', signature);
+  const token = cincy('token', 'create', '--admin-jwt-secret-file', secret, '--scope', 'releases:write', '--subject', 'demo').trim();
+  const added = await fetch(`${server}/api/v1/releases/amd64/${to.version}/signatures`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/jose' }, body: readFileSync(signature) });
+  if (added.status !== 201 && added.status !== 200) throw new Error(`adding the signature: HTTP ${added.status} ${await added.text()}`);
+
+  const payloads = join(dir, 'payloads');
+  say('making the release payloads (cincy payload create --release …)');
+  for (const r of [from, to]) process.stdout.write(cincy('payload', 'create', '--release', r.version, '--server', server, '--store', payloads));
+
+  say('starting the mock cluster and the agent');
+  const kubeconfig = join(dir, 'kubeconfig');
+  await start('cincy mock-cluster', [
+    'mock-cluster', '--port', '0', '--state', join(dir, 'cluster.json'), '--kubeconfig-out', kubeconfig, '--version', from.version, '--image', from.payload,
+    '--channel', 'stable-4.16', '--upstream', `${server}/api/upgrades_info/v1/graph`, '--time-scale', String(SCALE), '--payload-store', payloads,
+  ], /listening at/);
+  await start('cincy agent', [
+    'agent', '--kubeconfig', kubeconfig, '--interval', '2', '--payload-store', payloads, '--trust-keys', trust, '--signature-store', `${server}/signatures`, '--log-level', 'info',
+  ], /"msg":"poll"/);
+
+  const k = ['--kubeconfig', kubeconfig];
+  const cv = () => JSON.parse(cincy('adm', 'upgrade', '-o', 'json', ...k));
+  while (!(cv().status.availableUpdates ?? []).some((u) => u.version === to.version)) await sleep(500);
+  say('cincy adm upgrade');
+  process.stdout.write(cincy('adm', 'upgrade', ...k));
+  say(`cincy adm upgrade --to ${to.version}`);
+  process.stdout.write(cincy('adm', 'upgrade', '--to', to.version, ...k));
+
+  const started = Date.now();
+  let last = '';
+  let completedAt;
+  for (let tick = 0; ; tick++) {
+    const status = cv().status;
+    const progressing = status.conditions?.find((c) => c.type === 'Progressing');
+    const failing = status.conditions?.find((c) => c.type === 'Failing' && c.status === 'True');
+    const line = failing ? `Failing: ${failing.reason}: ${failing.message}` : progressing?.message ?? '';
+    if (line !== last) process.stdout.write(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+    last = line;
+    if (!completedAt && status.history?.[0]?.state === 'Completed') {
+      completedAt = Date.now();
+      say(`the control plane runs ${to.version}; the nodes are still updating`);
+      process.stdout.write(cincy('get', 'clusterversion', ...k));
+    }
+    if (completedAt && tick % 4 === 0) process.stdout.write(cincy('get', 'mcp', ...k));
+    const pools = JSON.parse(cincy('get', 'mcp', '-o', 'json', ...k)).items;
+    if (completedAt && pools.every((p) => p.status.updatedMachineCount === p.status.machineCount && p.status.configuration?.name === p.spec.configuration?.name)) break;
+    if (Date.now() - started > 10 * 60_000) throw new Error('the update did not finish in 10 minutes');
+    await sleep(1000);
+  }
+  say(`every node runs ${to.version} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  process.stdout.write(cincy('get', 'nodes', ...k));
+  process.stdout.write(cincy('get', 'co', ...k).split('\n').slice(0, 6).join('\n') + '\n  …\n');
+  say('cincy adm upgrade');
+  process.stdout.write(cincy('adm', 'upgrade', ...k));
+}
+
+main()
+  .then(() => {
+    stop();
+    process.exit(0);
+  })
+  .catch((err) => {
+    process.stderr.write(`demo failed: ${err.message}\n`);
+    stop();
+    process.exit(1);
+  });

@@ -1,0 +1,87 @@
+// The ClusterVersion object as the agent reads and writes it. Two loops write its status (the update
+// poll and the update executor), each only its own fields: every write re-reads the object, applies
+// a change to the fresh status, and retries on a conflict, so neither loses the other's work.
+import * as k8s from '@kubernetes/client-node';
+import { canonicalJson } from '../canonicalJson.js';
+import type { Risk } from '../graph/model.js';
+import type { Release } from './cincinnati.js';
+import type { Condition } from './status.js';
+
+export const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
+
+export interface HistoryEntry {
+  state: 'Partial' | 'Completed';
+  startedTime: string;
+  completionTime: string | null;
+  version: string;
+  image: string;
+  verified: boolean;
+  acceptedRisks?: string;
+}
+
+export interface DesiredUpdate {
+  version?: string;
+  image?: string;
+  force?: boolean;
+  architecture?: string;
+  acceptRisks?: Array<{ name: string }>;
+}
+
+export interface ClusterVersionStatus {
+  desired?: Release;
+  history?: HistoryEntry[];
+  availableUpdates?: Release[] | null;
+  conditionalUpdates?: Array<{ release: Release; risks: Risk[]; conditions: Condition[] }>;
+  conditions?: Condition[];
+  observedGeneration?: number;
+  [key: string]: unknown;
+}
+
+export interface ClusterVersion {
+  metadata: { resourceVersion?: string; generation?: number };
+  spec: { clusterID: string; channel?: string; upstream?: string; desiredUpdate?: DesiredUpdate; signatureStores?: Array<{ url: string }> };
+  status: ClusterVersionStatus;
+}
+
+export class ClusterVersionClient {
+  private readonly custom: k8s.CustomObjectsApi;
+
+  constructor(kc: k8s.KubeConfig) {
+    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  }
+
+  async get(): Promise<ClusterVersion> {
+    return (await this.custom.getClusterCustomObject(CV)) as ClusterVersion;
+  }
+
+  /**
+   * Writes `change(fresh status)` through the status subresource; nothing when it changes nothing.
+   * Returns whether it wrote.
+   */
+  async writeStatus(change: (status: ClusterVersionStatus, cv: ClusterVersion) => ClusterVersionStatus): Promise<boolean> {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const cv = await this.get();
+      const status = change(structuredClone(cv.status ?? {}), cv);
+      if (canonicalJson(status) === canonicalJson(cv.status ?? {})) return false;
+      try {
+        await this.custom.replaceClusterCustomObjectStatus({ ...CV, body: { ...cv, status } });
+        return true;
+      } catch (err) {
+        if ((err as { code?: number }).code !== 409) throw err;
+      }
+    }
+    throw new Error('ClusterVersion status kept changing under the agent: 8 conflicts in a row');
+  }
+}
+
+/** Sets a condition, keeping lastTransitionTime while its status holds. */
+export function setCondition(conditions: Condition[] | undefined, next: Condition): Condition[] {
+  const list = conditions ?? [];
+  const previous = list.find((c) => c.type === next.type);
+  const kept = previous && previous.status === next.status ? { ...next, lastTransitionTime: previous.lastTransitionTime } : next;
+  return previous ? list.map((c) => (c.type === next.type ? kept : c)) : [...list, kept];
+}
+
+export function removeCondition(conditions: Condition[] | undefined, type: string): Condition[] {
+  return (conditions ?? []).filter((c) => c.type !== type);
+}

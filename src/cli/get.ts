@@ -1,0 +1,179 @@
+// `cincy get <kind> [name]`: the tables `oc get` prints for the kinds an update moves (cluster operators,
+// nodes, machine config pools, the cluster version), or the objects as JSON. Ages count in the cluster's
+// simulated time when it declares a clock (ConfigMap openshift-config/cincy-mock-clock), else in real time.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { Command } from 'commander';
+import type * as k8s from '@kubernetes/client-node';
+import { CLOCK_CONFIGMAP, ScaledClock } from '../clock.js';
+import { loadKubeConfig } from './agent.js';
+
+type Obj = {
+  metadata: { name: string; creationTimestamp?: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown> & { conditions?: Array<{ type: string; status: string; lastTransitionTime?: string; message?: string }> };
+};
+
+interface Printer {
+  path: string;
+  columns: string[];
+  row(o: Obj, age: (time: string | undefined) => string): string[];
+}
+
+const cond = (o: Obj, type: string): { status: string; lastTransitionTime?: string; message?: string } | undefined => o.status?.conditions?.find((c) => c.type === type);
+const st = (o: Obj, type: string): string => cond(o, type)?.status ?? '';
+
+const PRINTERS: Record<string, Printer> = {
+  clusteroperators: {
+    path: '/apis/config.openshift.io/v1/clusteroperators',
+    columns: ['NAME', 'VERSION', 'AVAILABLE', 'PROGRESSING', 'DEGRADED', 'SINCE', 'MESSAGE'],
+    row: (o, age) => {
+      const versions = (o.status?.versions ?? []) as Array<{ name: string; version: string }>;
+      // The message of what needs attention first: Degraded, then unavailable, then progressing.
+      const notable = (type: string, status: string): string | undefined => (cond(o, type)?.status === status ? cond(o, type)?.message || undefined : undefined);
+      const message = notable('Degraded', 'True') ?? notable('Available', 'False') ?? notable('Progressing', 'True') ?? '';
+      return [o.metadata.name, versions.find((v) => v.name === 'operator')?.version ?? '', st(o, 'Available'), st(o, 'Progressing'), st(o, 'Degraded'), age(cond(o, 'Available')?.lastTransitionTime), message.replace(/\n/g, ' ')];
+    },
+  },
+  nodes: {
+    path: '/api/v1/nodes',
+    columns: ['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION'],
+    row: (o, age) => {
+      const ready = cond(o, 'Ready')?.status;
+      const status = `${ready === 'True' ? 'Ready' : ready === 'False' ? 'NotReady' : 'Unknown'}${o.spec?.unschedulable ? ',SchedulingDisabled' : ''}`;
+      const roles = Object.keys(o.metadata.labels ?? {}).filter((l) => l.startsWith('node-role.kubernetes.io/')).map((l) => l.slice('node-role.kubernetes.io/'.length)).sort();
+      return [o.metadata.name, status, roles.join(',') || '<none>', age(o.metadata.creationTimestamp), (o.status?.nodeInfo as { kubeletVersion?: string } | undefined)?.kubeletVersion ?? ''];
+    },
+  },
+  machineconfigpools: {
+    path: '/apis/machineconfiguration.openshift.io/v1/machineconfigpools',
+    columns: ['NAME', 'CONFIG', 'UPDATED', 'UPDATING', 'DEGRADED', 'MACHINECOUNT', 'READYMACHINECOUNT', 'UPDATEDMACHINECOUNT', 'DEGRADEDMACHINECOUNT', 'AGE'],
+    row: (o, age) => {
+      const s = (o.status ?? {}) as { configuration?: { name?: string }; [k: string]: unknown };
+      const n = (k: string): string => String(s[k] ?? '');
+      return [o.metadata.name, s.configuration?.name ?? '', st(o, 'Updated'), st(o, 'Updating'), st(o, 'Degraded'), n('machineCount'), n('readyMachineCount'), n('updatedMachineCount'), n('degradedMachineCount'), age(o.metadata.creationTimestamp)];
+    },
+  },
+  clusterversions: {
+    path: '/apis/config.openshift.io/v1/clusterversions',
+    columns: ['NAME', 'VERSION', 'AVAILABLE', 'PROGRESSING', 'SINCE', 'STATUS'],
+    row: (o, age) => {
+      const history = (o.status?.history ?? []) as Array<{ state: string; version: string }>;
+      return [o.metadata.name, history.find((h) => h.state === 'Completed')?.version ?? '', st(o, 'Available'), st(o, 'Progressing'), age(cond(o, 'Progressing')?.lastTransitionTime), cond(o, 'Progressing')?.message ?? ''];
+    },
+  },
+};
+
+const ALIASES: Record<string, string> = {
+  clusteroperators: 'clusteroperators', clusteroperator: 'clusteroperators', co: 'clusteroperators',
+  nodes: 'nodes', node: 'nodes', no: 'nodes',
+  machineconfigpools: 'machineconfigpools', machineconfigpool: 'machineconfigpools', mcp: 'machineconfigpools',
+  clusterversions: 'clusterversions', clusterversion: 'clusterversions',
+};
+
+/** An age as kubectl prints it (its HumanDuration): 45s, 5m30s, 22m, 3h10m, 22h, 3d4h, 120d, 2y30d. */
+export function humanDuration(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
+  if (hours < 24 * 365 * 2) return `${days}d`;
+  const years = Math.floor(days / 365);
+  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
+  return `${years}y`;
+}
+
+/** Columns padded as kubectl's tabwriter does (three spaces between). */
+export function table(columns: string[], rows: string[][]): string {
+  const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => (r[i] ?? '').length)));
+  return [columns, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]! + 3))).join('').trimEnd()).join('\n') + '\n';
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** GETs an API path with the kubeconfig's credentials and CA; the body as the server sent it. */
+async function getJson(kc: k8s.KubeConfig, path: string): Promise<unknown> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('--kubeconfig: the kubeconfig has no current cluster');
+  const url = new URL(path, cluster.server);
+  const opts: RequestOptions = { method: 'GET', headers: { accept: 'application/json' } };
+  await kc.applyToHTTPSOptions(opts);
+  return new Promise((resolve, reject) => {
+    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, opts, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = undefined;
+        }
+        if (res.statusCode === 200 && body !== undefined) resolve(body);
+        else reject(new HttpError(res.statusCode ?? 0, (body as { message?: string } | undefined)?.message ?? `${res.statusCode} ${text.slice(0, 200)}`));
+      });
+    });
+    req.on('error', (err) => reject(new Error(`${cluster.server}: ${err.message}`)));
+    req.end();
+  });
+}
+
+export async function getCommand(kind: string, name: string | undefined, o: { kubeconfig?: string; output?: string }): Promise<number> {
+  const resource = ALIASES[kind.toLowerCase()];
+  if (!resource) throw new Error(`get: unknown resource type '${kind}' (one of clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion)`);
+  if (o.output !== undefined && o.output !== 'json') throw new Error(`-o: '${o.output}' is not an output format (json, or none for a table)`);
+  const printer = PRINTERS[resource]!;
+  const kc = loadKubeConfig(o);
+  let items: Obj[];
+  try {
+    items = name ? [(await getJson(kc, `${printer.path}/${encodeURIComponent(name)}`)) as Obj] : ((await getJson(kc, printer.path)) as { items: Obj[] }).items;
+  } catch (err) {
+    if (err instanceof HttpError && err.code === 404) throw new Error(`get: ${err.message}`);
+    throw err;
+  }
+  if (o.output === 'json') {
+    process.stdout.write(`${JSON.stringify(name ? items[0] : { apiVersion: 'v1', kind: 'List', items }, null, 2)}\n`);
+    return 0;
+  }
+  let now = Date.now();
+  try {
+    const cm = (await getJson(kc, `/api/v1/namespaces/${CLOCK_CONFIGMAP.namespace}/configmaps/${CLOCK_CONFIGMAP.name}`)) as { data?: Record<string, string> };
+    now = ScaledClock.fromData(cm.data).now();
+  } catch (err) {
+    if (!(err instanceof HttpError && err.code === 404)) throw err;
+  }
+  if (items.length === 0) {
+    process.stderr.write('No resources found\n');
+    return 0;
+  }
+  const age = (time: string | undefined): string => (time ? humanDuration(now - Date.parse(time)) : '<unknown>');
+  process.stdout.write(table(printer.columns, items.map((i) => printer.row(i, age))));
+  return 0;
+}
+
+export function addGetCommand(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
+  program
+    .command('get')
+    .description('print cluster operators, nodes, machine config pools or the cluster version as oc get does')
+    .argument('<kind>', 'clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion')
+    .argument('[name]', 'only this object')
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
+    .option('-o, --output <format>', 'json (default: a table)')
+    .action((kind: string, name: string | undefined, opts: { kubeconfig?: string; output?: string }) => run(() => getCommand(kind, name, opts))());
+}

@@ -1,0 +1,102 @@
+// The mock cluster's simulation: the controllers that make an update happen (workloads, Jobs, the Machine
+// Config Operator, the cluster operators), run as one level-triggered `reconcile(state, now)` that reads
+// the objects and writes only what changes. It is a function of the state, the simulated time and the
+// options — tests call it with explicit times; the mock-cluster command runs it every ~100 ms of real
+// time on the ScaledClock it declares in ConfigMap openshift-config/cincy-mock-clock.
+import { CLOCK_CONFIGMAP, ScaledClock, type Clock } from '../../clock.js';
+import { clone, save, setCondition } from './controller.js';
+import { payloadExists, reconcileJobs } from './jobs.js';
+import { reconcileMco } from './mco.js';
+import { operatorReleases, reconcileOperators } from './operators.js';
+import { EMPTY_SCENARIO, readScenario, type Scenario } from './scenario.js';
+import { kindNamed, type ClusterState } from './state.js';
+
+export interface SimulationOptions {
+  /** The payload store folder payload Jobs look in (default data/payloads). */
+  payloadStore?: string;
+}
+
+/**
+ * One pass of every controller at simulated time `now`. Returns problems that did not stop it (a
+ * scenario ConfigMap that does not parse: the controllers then use the defaults).
+ */
+export function reconcile(state: ClusterState, now: number, o: SimulationOptions = {}): string[] {
+  const problems: string[] = [];
+  let scenario: Scenario = EMPTY_SCENARIO;
+  try {
+    scenario = readScenario(state);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  const store = o.payloadStore ?? 'data/payloads';
+  reconcileWorkloads(state, now);
+  reconcileJobs(state, now, (image) => payloadExists(store, image), `the payload store ${store}`);
+  const releases = operatorReleases(state);
+  reconcileMco(state, now, scenario, releases.get('machine-config'));
+  reconcileOperators(state, now, scenario, releases);
+  return problems;
+}
+
+/** Deployments and DaemonSets roll out at once: their status follows each new generation. */
+export function reconcileWorkloads(state: ClusterState, now: number): void {
+  const nodes = state.list(kindNamed('Node'));
+  for (const kind of [kindNamed('Deployment'), kindNamed('DaemonSet')]) {
+    for (const before of state.list(kind)) {
+      const s = (before.status ?? {}) as { observedGeneration?: number };
+      if (s.observedGeneration === before.metadata.generation) continue;
+      const o = clone(before);
+      const spec = (o.spec ?? {}) as { replicas?: number; template?: { spec?: { nodeSelector?: Record<string, string> } } };
+      if (kind.kind === 'Deployment') {
+        const n = spec.replicas ?? 1;
+        o.status = { ...(o.status as object), observedGeneration: o.metadata.generation, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n, unavailableReplicas: 0 };
+        setCondition(o, 'Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', now);
+        setCondition(o, 'Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${o.metadata.name}" has successfully progressed.`, now);
+      } else {
+        const selector = Object.entries(spec.template?.spec?.nodeSelector ?? {});
+        const n = nodes.filter((x) => selector.every(([k, v]) => x.metadata.labels?.[k] === v)).length;
+        o.status = { observedGeneration: o.metadata.generation, desiredNumberScheduled: n, currentNumberScheduled: n, updatedNumberScheduled: n, numberReady: n, numberAvailable: n, numberMisscheduled: 0 };
+      }
+      save(state, kind, before, o);
+    }
+  }
+}
+
+/**
+ * The simulated clock: continues the one the state declares at a new scale, or starts one at real time,
+ * and declares it in the clock ConfigMap (which the agent reads).
+ */
+export function declareClock(state: ClusterState, scale: number): ScaledClock {
+  const cm = kindNamed('ConfigMap');
+  let existing: Record<string, string> | undefined;
+  try {
+    existing = state.get(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name).data as Record<string, string>;
+  } catch {
+    existing = undefined;
+  }
+  const clock = existing ? ScaledClock.fromData(existing).rescaled(scale) : new ScaledClock(scale);
+  const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CLOCK_CONFIGMAP.name, namespace: CLOCK_CONFIGMAP.namespace }, data: clock.toData() };
+  if (existing) state.patch(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name, { data: clock.toData() });
+  else state.create(cm, CLOCK_CONFIGMAP.namespace, body);
+  return clock;
+}
+
+/** Runs reconcile every `intervalMs` of real time until the returned stop() (the timer does not keep the process alive). */
+export function startSimulation(state: ClusterState, clock: Clock, o: SimulationOptions & { intervalMs?: number; warn?: (message: string) => void } = {}): () => void {
+  const said = new Set<string>();
+  const tick = (): void => {
+    let problems: string[];
+    try {
+      problems = reconcile(state, clock.now(), o);
+    } catch (err) {
+      problems = [`simulation: ${(err as Error).stack ?? String(err)}`];
+    }
+    // Each problem is said once while it lasts, not every 100 ms.
+    for (const p of problems) if (!said.has(p)) o.warn?.(p);
+    said.clear();
+    problems.forEach((p) => said.add(p));
+  };
+  tick();
+  const timer = setInterval(tick, o.intervalMs ?? 100);
+  timer.unref();
+  return () => clearInterval(timer);
+}
