@@ -120,8 +120,9 @@ async function main() {
       say(`the control plane runs ${to.version}; the nodes are still updating`);
       process.stdout.write(cincy('get', 'clusterversion', ...k));
     }
-    if (completedAt && tick % 4 === 0) process.stdout.write(cincy('get', 'mcp', ...k));
     const pools = JSON.parse(cincy('get', 'mcp', '-o', 'json', ...k)).items;
+    const rolling = pools.some((p) => p.status.updatedMachineCount !== p.status.machineCount || p.status.configuration?.name !== p.spec.configuration?.name);
+    if (rolling && tick % 3 === 0) process.stdout.write(cincy('get', 'mcp', ...k));
     if (completedAt && pools.every((p) => p.status.updatedMachineCount === p.status.machineCount && p.status.configuration?.name === p.spec.configuration?.name)) break;
     if (Date.now() - started > 10 * 60_000) throw new Error('the update did not finish in 10 minutes');
     await sleep(1000);

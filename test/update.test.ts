@@ -20,8 +20,10 @@ const cleanup = useCleanup();
 const BIN = join(import.meta.dirname, '..', 'bin', 'cincy.js');
 const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
 const image = (v: string): string => `quay.example/ocp/release@sha256:${Buffer.from(`release ${v}`).toString('hex').padEnd(64, '0').slice(0, 64)}`;
-const SIGNED = ['4.15.8', '4.16.5', '4.16.6', '4.17.1'];
+const SIGNED = ['4.15.8', '4.16.5', '4.16.6', '4.17.1', '4.16.8', '4.16.9', '4.16.10'];
 const UNSIGNED = ['4.16.7'];
+/** Payloads that go wrong: 4.16.8's says it is 4.16.4, 4.16.9 has none, 4.16.10's has a broken manifest. */
+const MADE_AS: Record<string, string | undefined> = { '4.16.8': '4.16.4', '4.16.9': undefined };
 
 /** Keys, signatures, payloads and a graph shared by every test: made once with the CLI. */
 const shared = { dir: '', trust: '', payloads: '', tree: '' };
@@ -36,9 +38,13 @@ beforeAll(async () => {
   copyFileSync(join(keys, 'update-test.jwks.json'), join(shared.trust, 'update-test.jwks.json'));
   shared.payloads = join(dir.path, 'payloads');
   const made = await Promise.all(
-    [...SIGNED, ...UNSIGNED].map((v) => cincyAsync(['payload', 'create', '--version', v, '--image', image(v), '--store', shared.payloads])),
+    [...SIGNED, ...UNSIGNED]
+      .filter((v) => !(v in MADE_AS) || MADE_AS[v])
+      .map((v) => cincyAsync(['payload', 'create', '--version', MADE_AS[v] ?? v, '--image', image(v), '--store', shared.payloads])),
   );
   for (const r of made) expect(r.code, r.stderr).toBe(0);
+  const broken = new PayloadStore(shared.payloads).pathOf(image('4.16.10'));
+  writeFileSync(join(broken, '0000_50_console_06_deployment.yaml'), 'kind: Deployment\nmetadata: [not, a, map\n');
   const files: Record<string, string | undefined> = {
     'channels/stable-4.1.yaml': undefined,
     'blocked-edges/4.1.1-Risk.yaml': undefined,
@@ -46,10 +52,10 @@ beforeAll(async () => {
     'releases/amd64/4.1.1.json': undefined,
     'releases/amd64/4.15.8.json': release('4.15.8', { payload: image('4.15.8') }),
     'releases/amd64/4.15.9.json': release('4.15.9', { previous: ['4.15.8'], payload: image('4.15.9') }),
-    'channels/stable-4.16.yaml': 'name: stable-4.16\nversions: [4.15.8, 4.15.9, 4.16.5, 4.16.6, 4.16.7, 4.17.1]\n',
+    'channels/stable-4.16.yaml': 'name: stable-4.16\nversions: [4.15.8, 4.15.9, 4.16.5, 4.16.6, 4.16.7, 4.16.8, 4.16.9, 4.16.10, 4.17.1]\n',
     'blocked-edges/4.16.6-Everywhere.yaml': 'to: 4.16.6\nfrom: .*\nurl: https://issues.example/1\nname: Everywhere\nmessage: It breaks everywhere.\nmatchingRules:\n- type: Always\n',
   };
-  for (const v of ['4.16.5', '4.16.6', '4.16.7', '4.17.1']) {
+  for (const v of ['4.16.5', '4.16.6', '4.16.7', '4.16.8', '4.16.9', '4.16.10', '4.17.1']) {
     files[`releases/amd64/${v}.json`] = release(v, { previous: ['4.15.9'], payload: image(v), metadata: { url: `https://errata.example/${v}` } });
   }
   for (const v of SIGNED) {
@@ -283,9 +289,9 @@ describe('executing an update on the mock cluster', () => {
     );
     expect(condition(await r.cv(), 'Upgradeable')).toMatchObject({ status: 'False', reason: 'AdminAckRequired' });
     // A version nobody recommends is invalid, not attempted.
-    await custom.patchClusterCustomObject({ ...CV, body: { spec: { desiredUpdate: { version: '4.16.9', image: null, force: false } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+    await custom.patchClusterCustomObject({ ...CV, body: { spec: { desiredUpdate: { version: '4.16.99', image: null, force: false } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
     const invalid = await r.until('Invalid', async () => condition(await r.cv(), 'Invalid'));
-    expect(invalid).toMatchObject({ status: 'True', reason: 'InvalidClusterVersion', message: 'The cluster version is invalid: spec.desiredUpdate.version: Invalid value: "4.16.9": when image is empty the update must be a previous version or an available update' });
+    expect(invalid).toMatchObject({ status: 'True', reason: 'InvalidClusterVersion', message: 'The cluster version is invalid: spec.desiredUpdate.version: Invalid value: "4.16.99": when image is empty the update must be a previous version or an available update' });
     // Force: through the blocking failure, and the not-recommended warning recorded too.
     expect((await r.upgrade('--to', '4.16.6', '--allow-not-recommended', '--force')).code).toBe(0);
     const entry = await r.until('the forced update', async () => {
@@ -295,6 +301,30 @@ describe('executing an update on the mock cluster', () => {
     expect(entry.verified).toBe(true);
     expect(entry.acceptedRisks).toContain('Forced through blocking failures: Precondition "ClusterVersionUpgradeable" failed because of "AdminAckRequired"');
     expect(condition(await r.cv(), 'Invalid')).toBeUndefined();
+  }, 120_000);
+
+  it('refuses a payload it cannot retrieve, cannot load, or that is another version, even forced', async () => {
+    const r = await rig({ scale: 600 });
+    const refused = async (version: string): Promise<{ reason: string; message: string }> =>
+      r.until(`the refusal of ${version}`, async () => {
+        const c = condition(await r.cv(), 'ReleaseAccepted');
+        return c?.status === 'False' && c.message.includes(`version="${version}"`) && c;
+      });
+    expect((await r.upgrade('--to', '4.16.9', '--force')).code).toBe(0);
+    expect(await refused('4.16.9')).toMatchObject({
+      reason: 'RetrievePayload',
+      message: expect.stringMatching(/^Retrieving payload failed version="4\.16\.9" image="\S+" failure=Unable to download and prepare the update: BackoffLimitExceeded: .*quay\.example\/ocp\/release@sha256:[0-9a-f]{64}/),
+    });
+    expect((await r.upgrade('--to', '4.16.10', '--force')).code).toBe(0);
+    expect(await refused('4.16.10')).toMatchObject({ reason: 'LoadPayload', message: expect.stringContaining('failure=0000_50_console_06_deployment.yaml: ') });
+    expect((await r.upgrade('--to', '4.16.8', '--force')).code).toBe(0);
+    expect(await refused('4.16.8')).toMatchObject({
+      reason: 'VerifyPayloadVersion',
+      message: `Verifying payload failed version="4.16.8" image="${image('4.16.8')}" failure=release image version 4.16.4 does not match the expected upstream version 4.16.8`,
+    });
+    expect((await r.cv()).status.history).toHaveLength(1);
+    const jobs = await r.m.kc.makeApiClient(k8s.BatchV1Api).listNamespacedJob({ namespace: 'openshift-cluster-version' });
+    expect(jobs.items.map((j) => j.metadata!.name).sort()).toEqual([expect.stringMatching(/^version-4\.16\.10-/), expect.stringMatching(/^version-4\.16\.8-/), expect.stringMatching(/^version-4\.16\.9-/)]);
   }, 120_000);
 
   it('reports a degraded operator as Failing after 40 minutes of waiting on it', async () => {

@@ -199,6 +199,11 @@ export class ClusterVersionOperator {
         },
       } as k8s.KubernetesObject);
     }
+    return this.jobOutcome(header);
+  }
+
+  /** Waits for a Job to finish: undefined when it completed, else why it did not. */
+  private async jobOutcome(header: KubeDoc | { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): Promise<string | undefined> {
     const deadline = this.clock.now() + TIMING.jobTimeout;
     while (this.clock.now() < deadline) {
       const state = jobState((await this.read(header)) ?? {});
@@ -206,7 +211,7 @@ export class ClusterVersionOperator {
       if (state.failed) return state.message;
       await this.pause(5_000);
     }
-    return `timed out waiting for the job ${name} to complete`;
+    return `timed out waiting for the job ${header.metadata.name} to complete`;
   }
 
   private async read(header: KubeDoc | { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): Promise<KubeDoc | undefined> {
@@ -295,6 +300,9 @@ export class ClusterVersionOperator {
       // A ClusterOperator is created if missing; after that its operator owns it.
       await this.objects.replace({ ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata.resourceVersion } } as k8s.KubernetesObject);
     }
+    // A Job in the payload is work the next manifests depend on: it must finish first.
+    const failed = doc.kind === 'Job' ? await this.jobOutcome(doc) : undefined;
+    if (failed) throw new Error(`job ${doc.metadata.namespace}/${doc.metadata.name}: ${failed}`);
     this.o.log.debug({ file: m.file, runlevel: m.runlevel, component: m.component, kind: doc.kind, name: doc.metadata.name }, 'applied');
     const isCvo = doc.kind === 'Deployment' && doc.metadata.namespace === CVO_DEPLOYMENT.namespace && doc.metadata.name === CVO_DEPLOYMENT.name;
     return isCvo && firstImage(existing) !== firstImage(doc);

@@ -84,7 +84,13 @@ export function route(path: string): Target | undefined {
   const grouped = /^\/apis\/([^/]+)\/([^/]+)\/(.*)$/.exec(path);
   const [group, version, rest] = core ? ['', 'v1', core[1]!] : grouped ? [grouped[1]!, grouped[2]!, grouped[3]!] : [];
   if (rest === undefined) return undefined;
-  let parts = rest.split('/').filter(Boolean);
+  // Names such as system:openshift:… arrive percent-encoded.
+  let parts: string[];
+  try {
+    parts = rest.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+  } catch {
+    return undefined; // malformed percent-encoding: no such resource
+  }
   let namespace: string | undefined;
   if (parts[0] === 'namespaces' && parts.length >= 3) {
     namespace = parts[1];

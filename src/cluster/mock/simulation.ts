@@ -67,16 +67,15 @@ export function reconcileWorkloads(state: ClusterState, now: number): void {
  */
 export function declareClock(state: ClusterState, scale: number): ScaledClock {
   const cm = kindNamed('ConfigMap');
-  let existing: Record<string, string> | undefined;
+  let existing: { data?: Record<string, string> } | undefined;
   try {
-    existing = state.get(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name).data as Record<string, string>;
+    existing = state.get(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name) as { data?: Record<string, string> };
   } catch {
     existing = undefined;
   }
-  const clock = existing ? ScaledClock.fromData(existing).rescaled(scale) : new ScaledClock(scale);
-  const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CLOCK_CONFIGMAP.name, namespace: CLOCK_CONFIGMAP.namespace }, data: clock.toData() };
+  const clock = existing ? ScaledClock.fromData(existing.data).rescaled(scale) : new ScaledClock(scale);
   if (existing) state.patch(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name, { data: clock.toData() });
-  else state.create(cm, CLOCK_CONFIGMAP.namespace, body);
+  else state.create(cm, CLOCK_CONFIGMAP.namespace, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CLOCK_CONFIGMAP.name }, data: clock.toData() });
   return clock;
 }
 
