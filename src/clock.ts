@@ -51,6 +51,19 @@ export class ScaledClock implements Clock {
   }
 }
 
+/** A clock whose source can change: the agent follows the cluster's clock when it is rescaled. */
+export class FollowedClock implements Clock {
+  constructor(public source: Clock) {}
+
+  now(): number {
+    return this.source.now();
+  }
+
+  sleep(ms: number): Promise<void> {
+    return this.source.sleep(ms);
+  }
+}
+
 /** A clock tests move by hand: sleep resolves when advance() passes its deadline. */
 export class ManualClock implements Clock {
   private waiting: Array<{ at: number; resolve: () => void }> = [];
@@ -84,4 +97,15 @@ export function parseDuration(text: string): number | undefined {
   if (!m || text.trim() === '') return undefined;
   const [, h, min, s, ms] = m;
   return (Number(h ?? 0) * 3600 + Number(min ?? 0) * 60 + Number(s ?? 0)) * 1000 + Number(ms ?? 0);
+}
+
+/**
+ * Waits `ms` of simulated time and at least `minRealMs` of real time (a fast clock must not turn a
+ * polling loop into a busy one); resolves early when `signal` aborts.
+ */
+export function pause(clock: Clock, ms: number, signal?: AbortSignal, minRealMs = 50): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  const waited = Promise.all([clock.sleep(ms), new Promise((r) => setTimeout(r, minRealMs))]).then(() => undefined);
+  if (!signal) return waited;
+  return Promise.race([waited, new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }))]);
 }

@@ -43,6 +43,13 @@ describe('resolving spec.desiredUpdate (step 1)', () => {
     });
   });
 
+  it('takes a version the cluster ran before (for the rollback precondition to judge), never a not-recommended image without accepted risks', () => {
+    const cv = clusterVersion({ version: '4.15.8' }, { history: [{ state: 'Completed', startedTime: 't', completionTime: 't', version: '4.15.8', image: img('4.15.8'), verified: true }] });
+    expect(resolveDesired(cv)).toMatchObject({ kind: 'target', target: { release: rel('4.15.8'), explicit: true } });
+    expect(resolveDesired(clusterVersion({ image: img('4.16.6') }))).toMatchObject({ kind: 'invalid', message: expect.stringContaining('spec.desiredUpdate.image') });
+    expect(resolveDesired(clusterVersion({ image: img('4.16.6'), acceptRisks: [{ name: 'OnAWS' }] }))).toMatchObject({ kind: 'target' });
+  });
+
   it('takes an image as given, marked explicit when no recommendation names it', () => {
     expect(resolveDesired(clusterVersion({ image: img('4.16.5') }))).toMatchObject({ kind: 'target', target: { release: rel('4.16.5'), explicit: false } });
     expect(resolveDesired(clusterVersion({ image: img('4.17.1'), force: true }))).toMatchObject({ kind: 'target', target: { release: { image: img('4.17.1') }, explicit: true, force: true } });
@@ -110,6 +117,7 @@ describe('the ClusterOperator gate (step 9)', () => {
     const mco = { name: 'machine-config', versions: expected.versions };
     const mcoStatus = [{ ...updating[0]!, metadata: { name: 'machine-config' } }];
     expect(gateOperators([mco], mcoStatus, 60 * 60_000, '4.16.5', 1, 2).progressing.message).toBe('Working towards 4.16.5: 1 of 2 done (50% complete), waiting on machine-config');
+    expect(gateOperators([mco], mcoStatus, 90 * 60_000, '4.16.5', 1, 2).progressing.message).toBe('Working towards 4.16.5: 1 of 2 done (50% complete), waiting on machine-config over 90 minutes which is longer than expected');
     expect(gateOperators([expected], [co(at('4.16.5'), ...healthy)], 0, '4.16.5', 400, 400).done).toBe(true);
   });
 
@@ -120,6 +128,12 @@ describe('the ClusterOperator gate (step 9)', () => {
     ];
     const v = gateOperators([expected, { ...expected, name: 'dns' }], two, FAIL_AFTER_MS, '4.16.5', 1, 2);
     expect(v.failing).toEqual({ status: 'True', reason: 'ClusterOperatorsDegraded', message: 'Cluster operators etcd, dns are degraded' });
+    const mixed = [two[0]!, { metadata: { name: 'dns' }, status: { versions: at('4.15.9'), conditions: [cond('Available', 'False'), cond('Degraded', 'False')] } }];
+    expect(gateOperators([expected, { ...expected, name: 'dns' }], mixed, FAIL_AFTER_MS, '4.16.5', 1, 2).failing).toEqual({
+      status: 'True',
+      reason: 'MultipleErrors',
+      message: 'Multiple errors are preventing progress:\n* Cluster operator etcd is degraded\n* Cluster operator dns is not available',
+    });
   });
 });
 
@@ -140,6 +154,9 @@ describe('adm upgrade --to / --to-image', () => {
     expect(() => desiredUpdateFor(cv, { toImage: img('4.17.1') })).toThrow('--allow-explicit-upgrade');
     expect(desiredUpdateFor(cv, { toImage: img('4.17.1'), allowExplicitUpgrade: true })).toEqual({ image: img('4.17.1'), force: false, acceptRisks: [] });
     expect(() => desiredUpdateFor(cv, { toImage: 'quay.example/ocp/release:4.17.1', allowExplicitUpgrade: true })).toThrow('not pinned by digest');
+    // The image of a not-recommended update needs its risks accepted, as its version does.
+    expect(() => desiredUpdateFor(cv, { toImage: img('4.16.6'), allowExplicitUpgrade: true })).toThrow(/^--to-image: the update 4\.16\.6 is not one of the recommended updates/);
+    expect(desiredUpdateFor(cv, { toImage: img('4.16.6'), allowNotRecommended: true })).toEqual({ version: '4.16.6', image: img('4.16.6'), force: false, acceptRisks: [{ name: 'OnAWS' }] });
   });
 
   it('refuses a second update while one is in progress, and the report shows the progress', () => {

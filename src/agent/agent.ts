@@ -6,11 +6,9 @@ import type { Risk } from '../graph/model.js';
 import { fetchGraph, RetrieveError, updatesFrom, type ConditionalUpdate, type TransportOptions } from './cincinnati.js';
 import { RiskEvaluator, type Exposure } from './risks.js';
 import { keepTransition, recommended, updateStatus, type Condition } from './status.js';
-import { ClusterVersionClient, setCondition, type ClusterVersion } from './clusterVersion.js';
+import { kubeTime } from '../clock.js';
+import { ClusterVersionClient, controlPlaneArch, setCondition, type ClusterVersion } from './clusterVersion.js';
 
-const GOARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', s390x: 's390x', ppc64: 'ppc64le' };
-/** Kubernetes times have whole seconds. */
-const kubeTime = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, 'Z');
 
 export interface AgentOptions {
   kc: k8s.KubeConfig;
@@ -48,14 +46,7 @@ export class Agent {
   /** `multi` when the cluster runs or asks for a multi release; else the control plane's architecture. */
   private async arch(cv: ClusterVersion): Promise<string> {
     if (cv.status.desired?.architecture === 'Multi' || cv.spec.desiredUpdate?.architecture === 'Multi') return 'multi';
-    try {
-      const nodes = await this.core.listNode({ labelSelector: 'node-role.kubernetes.io/master' });
-      const arch = nodes.items[0]?.status?.nodeInfo?.architecture ?? nodes.items[0]?.metadata?.labels?.['kubernetes.io/arch'];
-      if (arch) return arch;
-    } catch {
-      // nodes not readable (or a hosted control plane without master nodes): the agent's own, as the CVO does
-    }
-    return GOARCH[process.arch] ?? process.arch;
+    return controlPlaneArch(this.core);
   }
 
   /**
@@ -84,7 +75,7 @@ export class Agent {
 
   /** One poll: fetch, evaluate, write. A failure keeps the previous updates and sets the condition False. */
   async poll(): Promise<PollResult> {
-    const at = kubeTime(this.now());
+    const at = kubeTime(this.now().getTime());
     const cv = await this.clusterVersion();
     let computed: ReturnType<typeof updateStatus> | undefined;
     let channels: string[] | undefined;
@@ -109,7 +100,7 @@ export class Agent {
       if (!(err instanceof RetrieveError)) throw err;
       retrieved = { type: 'RetrievedUpdates', status: 'False', lastTransitionTime: at, reason: err.reason, message: err.message };
     }
-    const written = await this.write(retrieved, computed, channels);
+    const written = await this.write(retrieved, computed, channels, cv.status.desired?.version);
     const status = computed ?? { availableUpdates: cv.status.availableUpdates ?? null, conditionalUpdates: cv.status.conditionalUpdates ?? [] };
     return {
       retrieved,
@@ -136,8 +127,11 @@ export class Agent {
   }
 
   /** Writes the poll's fields through the status subresource; nothing when nothing changed. */
-  private write(retrieved: Condition, computed: ReturnType<typeof updateStatus> | undefined, channels: string[] | undefined): Promise<boolean> {
+  private write(retrieved: Condition, computed: ReturnType<typeof updateStatus> | undefined, channels: string[] | undefined, version: string | undefined): Promise<boolean> {
     return this.cv.writeStatus((status) => {
+      // An update was accepted while this poll ran: its results are for the old version. The version
+      // change makes the next poll come at once.
+      if (status.desired?.version !== version) return status;
       const next = {
         ...status,
         conditions: setCondition(status.conditions, retrieved),

@@ -5,7 +5,7 @@ import * as k8s from '@kubernetes/client-node';
 import { canonicalJson } from '../canonicalJson.js';
 import type { Risk } from '../graph/model.js';
 import type { Release } from './cincinnati.js';
-import type { Condition } from './status.js';
+import { keepTransition, type Condition } from './status.js';
 
 export const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
 
@@ -78,8 +78,22 @@ export class ClusterVersionClient {
 export function setCondition(conditions: Condition[] | undefined, next: Condition): Condition[] {
   const list = conditions ?? [];
   const previous = list.find((c) => c.type === next.type);
-  const kept = previous && previous.status === next.status ? { ...next, lastTransitionTime: previous.lastTransitionTime } : next;
+  const kept = keepTransition(next, previous);
   return previous ? list.map((c) => (c.type === next.type ? kept : c)) : [...list, kept];
+}
+
+const GOARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', s390x: 's390x', ppc64: 'ppc64le' };
+
+/** The control plane's architecture; the agent's own when nodes cannot be read (a hosted control plane), as the CVO does. */
+export async function controlPlaneArch(core: k8s.CoreV1Api): Promise<string> {
+  try {
+    const nodes = await core.listNode({ labelSelector: 'node-role.kubernetes.io/master' });
+    const arch = nodes.items[0]?.status?.nodeInfo?.architecture ?? nodes.items[0]?.metadata?.labels?.['kubernetes.io/arch'];
+    if (arch) return arch;
+  } catch {
+    // not readable
+  }
+  return GOARCH[process.arch] ?? process.arch;
 }
 
 export function removeCondition(conditions: Condition[] | undefined, type: string): Condition[] {

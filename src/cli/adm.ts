@@ -2,6 +2,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { Command } from 'commander';
 import { CV, type ClusterVersion, type DesiredUpdate } from '../agent/clusterVersion.js';
+import { PAYLOAD_PATTERN } from '../schemas/graphData.js';
 import { loadKubeConfig } from './agent.js';
 
 type ClusterVersionView = Pick<ClusterVersion, 'spec' | 'status'>;
@@ -71,27 +72,27 @@ export function desiredUpdateFor(cv: ClusterVersionView, r: UpgradeRequest): Des
   const available = cv.status.availableUpdates ?? [];
   const conditional = cv.status.conditionalUpdates ?? [];
   const accepted = cv.spec.desiredUpdate?.acceptRisks ?? [];
+  const flag = r.toImage ? '--to-image' : '--to';
+  if (r.toImage && !new RegExp(PAYLOAD_PATTERN).test(r.toImage) && !r.force) throw new Error(`--to-image: '${r.toImage}' is not pinned by digest (…@sha256:<64 hex>); a tag cannot be verified, so it needs --force`);
+  if (r.to && r.to === cv.status.desired?.version) throw new Error(`--to: the cluster is already at ${r.to}`);
+  const matches = (u: { version: string; image: string }): boolean => (r.toImage ? u.image === r.toImage : u.version === r.to);
+  const recommended = available.find(matches);
+  if (recommended) return { version: recommended.version, image: recommended.image, force: !!r.force, acceptRisks: accepted };
+  const c = conditional.find((u) => matches(u.release));
+  if (c) {
+    const rec = c.conditions.find((k) => k.type === 'Recommended');
+    if (!r.allowNotRecommended) {
+      throw new Error(`${flag}: the update ${c.release.version} is not one of the recommended updates, but is available as a conditional update. To accept the Recommended=${rec?.status ?? 'Unknown'} risk and to proceed with update use --allow-not-recommended.\n  Reason: ${rec?.reason ?? ''}\n  Message: ${indent(rec?.message ?? '')}`);
+    }
+    const names = new Set([...accepted.map((a) => a.name), ...c.risks.map((risk) => risk.name)]);
+    return { version: c.release.version, image: c.release.image, force: !!r.force, acceptRisks: [...names].sort().map((name) => ({ name })) };
+  }
   if (r.toImage) {
-    if (!/^[^\s@]+@sha256:[0-9a-f]{64}$/.test(r.toImage) && !r.force) throw new Error(`--to-image: '${r.toImage}' is not pinned by digest (…@sha256:<64 hex>); a tag cannot be verified, so it needs --force`);
-    const known = [...available, ...conditional.map((c) => c.release)].find((u) => u.image === r.toImage);
-    if (!known && !r.allowExplicitUpgrade) throw new Error(`--to-image: ${r.toImage} is not one of the available updates; pass --allow-explicit-upgrade to update to it anyway`);
-    return { ...(known && { version: known.version }), image: r.toImage, force: !!r.force, acceptRisks: accepted };
+    if (!r.allowExplicitUpgrade) throw new Error(`--to-image: ${r.toImage} is not one of the available updates; pass --allow-explicit-upgrade to update to it anyway`);
+    return { image: r.toImage, force: !!r.force, acceptRisks: accepted };
   }
-  const version = r.to!;
-  if (version === cv.status.desired?.version) throw new Error(`--to: the cluster is already at ${version}`);
-  const recommended = available.find((u) => u.version === version);
-  if (recommended) return { version, image: recommended.image, force: !!r.force, acceptRisks: accepted };
-  const c = conditional.find((u) => u.release.version === version);
-  if (!c) {
-    const versions = available.map((u) => u.version).join(', ');
-    throw new Error(`--to: the update ${version} is not one of the available updates${versions ? `: ${versions}` : ' (there are none)'}`);
-  }
-  const rec = c.conditions.find((k) => k.type === 'Recommended');
-  if (!r.allowNotRecommended) {
-    throw new Error(`--to: the update ${version} is not one of the recommended updates, but is available as a conditional update. To accept the Recommended=${rec?.status ?? 'Unknown'} risk and to proceed with update use --allow-not-recommended.\n  Reason: ${rec?.reason ?? ''}\n  Message: ${indent(rec?.message ?? '')}`);
-  }
-  const names = new Set([...accepted.map((a) => a.name), ...c.risks.map((risk) => risk.name)]);
-  return { version, image: c.release.image, force: !!r.force, acceptRisks: [...names].sort().map((name) => ({ name })) };
+  const versions = available.map((u) => u.version).join(', ');
+  throw new Error(`--to: the update ${r.to} is not one of the available updates${versions ? `: ${versions}` : ' (there are none)'}`);
 }
 
 export function addAdmCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {

@@ -6,7 +6,7 @@ import { Agent } from '../agent/agent.js';
 import { RiskEvaluator } from '../agent/risks.js';
 import { ClusterVersionOperator, runOperator } from '../agent/update/operator.js';
 import { ReleaseVerifier } from '../agent/update/verify.js';
-import { CLOCK_CONFIGMAP, ScaledClock } from '../clock.js';
+import { CLOCK_CONFIGMAP, FollowedClock, ScaledClock } from '../clock.js';
 import { PayloadStore } from '../payload/store.js';
 import { TrustStore } from '../signatures/verify.js';
 
@@ -90,9 +90,14 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
     return 0;
   }
   let stopped = false;
-  process.once('SIGINT', () => (stopped = true));
-  process.once('SIGTERM', () => (stopped = true));
-  const updates = o.update ? executeUpdates(kc, { ...o, workers }, trust, log, () => stopped) : Promise.resolve();
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stopped = true;
+      stop.abort();
+    });
+  }
+  const updates = o.update ? executeUpdates(kc, { ...o, workers }, trust, log, stop.signal) : Promise.resolve();
   while (!stopped) {
     // Read before the poll, so a change made while it runs triggers the next one.
     const before = await agent.trigger().catch(() => '');
@@ -112,17 +117,21 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
   return 0;
 }
 
-/** The update executor, on the cluster's clock (a mock cluster may run it faster than real time). */
-async function executeUpdates(kc: k8s.KubeConfig, o: Omit<AgentCliOptions, 'workers'> & { workers: number }, trust: TrustStore, log: pino.Logger, stopped: () => boolean): Promise<void> {
-  let clock = new ScaledClock(1);
-  try {
-    const cm = await kc.makeApiClient(k8s.CoreV1Api).readNamespacedConfigMap({ ...CLOCK_CONFIGMAP });
-    clock = ScaledClock.fromData(cm.data);
-    if (clock.scale !== 1) log.info({ scale: clock.scale }, 'following the cluster\'s simulated clock');
-  } catch {
-    // a real cluster: real time
-  }
-  const verifier = new ReleaseVerifier(trust, kc.makeApiClient(k8s.CoreV1Api), o.signatureStore, () => new Date(clock.now()));
+/** The update executor, on the cluster's clock (a mock cluster may run it faster than real time; read before each pass). */
+async function executeUpdates(kc: k8s.KubeConfig, o: Omit<AgentCliOptions, 'workers'> & { workers: number }, trust: TrustStore, log: pino.Logger, signal: AbortSignal): Promise<void> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const clock = new FollowedClock(new ScaledClock(1));
+  let declared = '';
+  const followClock = async (): Promise<void> => {
+    const data = (await core.readNamespacedConfigMap({ ...CLOCK_CONFIGMAP }).catch(() => undefined))?.data;
+    const text = JSON.stringify(data ?? {});
+    if (text === declared) return;
+    declared = text;
+    clock.source = data ? ScaledClock.fromData(data) : new ScaledClock(1); // a real cluster declares none: real time
+    if (data) log.info({ scale: (clock.source as ScaledClock).scale }, 'following the cluster\'s clock');
+  };
+  // Signatures are checked against real time: key expiry and revocation are facts of the world.
+  const verifier = new ReleaseVerifier(trust, core, o.signatureStore);
   const payloads = new PayloadStore(o.payloadStore);
-  await runOperator(() => new ClusterVersionOperator({ kc, clock, payloads, verifier, workers: o.workers, log, stopped }), { clock, log, stopped });
+  await runOperator(() => new ClusterVersionOperator({ kc, clock, payloads, verifier, workers: o.workers, log, signal }), { clock, log, signal, beforeSync: followClock });
 }

@@ -6,6 +6,7 @@ import semver from 'semver';
 import type { Release } from '../cincinnati.js';
 import type { Condition } from '../status.js';
 import type { ClusterVersion } from '../clusterVersion.js';
+import type { ClusterOperatorObject } from './gate.js';
 
 export interface Target {
   release: Release;
@@ -37,12 +38,15 @@ export function resolveDesired(cv: ClusterVersion): Resolution {
     const rec = c.conditions.find((k) => k.type === 'Recommended');
     // Recommended=True here means every applying risk is accepted; the poll may not have caught up with a
     // new acceptRisks yet, so accepting every risk of the update counts too.
-    if (rec?.status === 'True' || c.risks.every((r) => accepted.has(r.name)) || d.image) {
+    if (rec?.status === 'True' || c.risks.every((r) => accepted.has(r.name))) {
       return { kind: 'target', target: { release: c.release, force, recommended: rec, explicit: false } };
     }
-    return { kind: 'invalid', message: `spec.desiredUpdate.version: Invalid value: "${d.version}": the update is not recommended for this cluster (${rec?.reason ?? 'Unknown'}); accept its risks (${c.risks.map((r) => r.name).join(', ')}) in spec.desiredUpdate.acceptRisks to take it` };
+    return { kind: 'invalid', message: `spec.desiredUpdate.${d.image ? 'image' : 'version'}: Invalid value: "${d.image ?? d.version}": the update is not recommended for this cluster (${rec?.reason ?? 'Unknown'}); accept its risks (${c.risks.map((r) => r.name).join(', ')}) in spec.desiredUpdate.acceptRisks to take it` };
   }
   if (d.image) return { kind: 'target', target: { release: { version: d.version ?? '', image: d.image }, force, explicit: true } };
+  // A version the cluster ran before (a rollback, which the preconditions then refuse unless forced).
+  const ran = cv.status.history?.find((h) => h.version === d.version && h.state === 'Completed');
+  if (ran) return { kind: 'target', target: { release: { version: ran.version, image: ran.image }, force, explicit: true } };
   return { kind: 'invalid', message: `spec.desiredUpdate.version: Invalid value: "${d.version}": when image is empty the update must be a previous version or an available update` };
 }
 
@@ -81,13 +85,8 @@ export function preconditions(current: string, target: Target, version: string, 
   return out;
 }
 
-interface OperatorStatus {
-  metadata: { name: string };
-  status?: { conditions?: Condition[] };
-}
-
 /** The cluster's Upgradeable condition, from the ClusterOperators that say they must not take a minor update. */
-export function upgradeableFrom(operators: OperatorStatus[], at: string): Condition {
+export function upgradeableFrom(operators: ClusterOperatorObject[], at: string): Condition {
   const blocked = operators
     .map((co) => ({ name: co.metadata.name, c: co.status?.conditions?.find((k) => k.type === 'Upgradeable' && k.status === 'False') }))
     .filter((x): x is { name: string; c: Condition } => !!x.c);

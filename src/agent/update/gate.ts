@@ -10,7 +10,8 @@ export interface ExpectedOperator {
   versions: Array<{ name: string; version: string }>;
 }
 
-interface OperatorObject {
+/** The fields of a ClusterOperator the CVO reads. */
+export interface ClusterOperatorObject {
   metadata: { name: string };
   status?: { conditions?: Condition[]; versions?: Array<{ name: string; version: string }> };
 }
@@ -32,7 +33,7 @@ const PHRASE: Record<OperatorReason, [string, string]> = {
 };
 
 /** What keeps one operator from being done, or undefined when it is done. */
-export function operatorReason(expected: ExpectedOperator, co: OperatorObject | undefined): OperatorReason | undefined {
+export function operatorReason(expected: ExpectedOperator, co: ClusterOperatorObject | undefined): OperatorReason | undefined {
   if (!co) return 'ClusterOperatorNotAvailable';
   const cond = (type: string): string | undefined => co.status?.conditions?.find((c) => c.type === type)?.status;
   const versions = co.status?.versions ?? [];
@@ -51,7 +52,7 @@ export interface GateVerdict {
 }
 
 /** The verdict after waiting `waitedMs` on the operators of a runlevel. */
-export function gateOperators(expected: ExpectedOperator[], operators: OperatorObject[], waitedMs: number, version: string, done: number, total: number): GateVerdict {
+export function gateOperators(expected: ExpectedOperator[], operators: ClusterOperatorObject[], waitedMs: number, version: string, done: number, total: number): GateVerdict {
   const byName = new Map(operators.map((o) => [o.metadata.name, o]));
   const blocked = expected.map((e) => ({ name: e.name, reason: operatorReason(e, byName.get(e.name)) })).filter((b): b is { name: string; reason: OperatorReason } => !!b.reason);
   const ok = { status: 'False' as const, reason: '', message: '' };
@@ -60,7 +61,7 @@ export function gateOperators(expected: ExpectedOperator[], operators: OperatorO
   if (failing.length) {
     const reasons = [...new Set(failing.map((f) => f.reason))];
     const names = failing.map((f) => f.name);
-    const reason = reasons.length > 1 ? 'ClusterOperatorsNotAvailable' : failing.length > 1 ? reasons[0]!.replace('ClusterOperator', 'ClusterOperators') : reasons[0]!;
+    const reason = reasons.length > 1 ? 'MultipleErrors' : failing.length > 1 ? reasons[0]!.replace('ClusterOperator', 'ClusterOperators') : reasons[0]!;
     const message =
       reasons.length > 1
         ? `Multiple errors are preventing progress:\n${failing.map((f) => `* Cluster operator ${f.name} ${PHRASE[f.reason][0]}`).join('\n')}`

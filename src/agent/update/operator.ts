@@ -6,19 +6,21 @@
 // kill) resumes at the first runlevel not yet done.
 import { createHash } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
+import { canonicalJson } from '../../canonicalJson.js';
 import type { Logger } from 'pino';
-import { kubeTime, type Clock } from '../../clock.js';
+import { kubeTime, pause, type Clock } from '../../clock.js';
 import { loadPayload, type Manifest, type Payload } from '../../payload/load.js';
 import type { PayloadStore } from '../../payload/store.js';
 import { runStage, taskGraph, type Stage } from '../../payload/taskGraph.js';
 import type { Release } from '../cincinnati.js';
-import { ClusterVersionClient, removeCondition, setCondition, type ClusterVersion, type ClusterVersionStatus } from '../clusterVersion.js';
+import { ClusterVersionClient, controlPlaneArch, removeCondition, setCondition, type ClusterVersion, type ClusterVersionStatus } from '../clusterVersion.js';
 import type { Condition } from '../status.js';
 import { describePrecondition, preconditions, resolveDesired, upgradeableFrom, type Target } from './accept.js';
-import { gateOperators, working, type ExpectedOperator } from './gate.js';
+import { gateOperators, working, type ClusterOperatorObject, type ExpectedOperator } from './gate.js';
 import type { ReleaseVerifier } from './verify.js';
 
 export type SyncResult = 'idle' | 'waiting' | 'handover' | 'completed' | 'superseded';
+type Acceptance = SyncResult | 'refused';
 
 export const PROGRESS = { namespace: 'openshift-cluster-version', name: 'cincy-update-progress' };
 const CVO_DEPLOYMENT = { namespace: 'openshift-cluster-version', name: 'cluster-version-operator' };
@@ -49,10 +51,13 @@ export interface OperatorOptions {
   verifier: ReleaseVerifier;
   workers: number;
   log: Logger;
-  stopped?: () => boolean;
+  /** Aborted on shutdown: every wait ends at once. */
+  signal?: AbortSignal;
 }
 
-type KubeDoc = k8s.KubernetesObject & { metadata: { name: string; namespace?: string }; status?: unknown; [key: string]: unknown };
+/** What names an object. */
+type ObjectRef = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string } };
+type KubeDoc = k8s.KubernetesObject & ObjectRef & { status?: unknown; [key: string]: unknown };
 
 export class ClusterVersionOperator {
   private readonly cv: ClusterVersionClient;
@@ -73,51 +78,66 @@ export class ClusterVersionOperator {
     return kubeTime(this.clock.now());
   }
 
-  /** Waits `ms` of simulated time, and at least a little real time, so a fast clock does not spin. */
-  private async pause(ms: number): Promise<void> {
-    await Promise.all([this.clock.sleep(ms), new Promise((r) => setTimeout(r, 50))]);
+  private pause(ms: number): Promise<void> {
+    return pause(this.clock, ms, this.o.signal);
   }
 
-  /** One pass: accept a new desired update, continue the one under way, or do nothing. */
+  private get stopped(): boolean {
+    return this.o.signal?.aborted ?? false;
+  }
+
+  /** The target whose acceptance was refused last, and until when it is not tried again. */
+  private refused: { image: string; until: number } | undefined;
+
+  /**
+   * One pass: accept a new desired update, or go on with the one under way. A target that is refused
+   * or invalid does not stop the update under way, as the CVO keeps applying its current release.
+   */
   async sync(): Promise<SyncResult> {
     const cv = await this.cv.get();
     const upgradeable = upgradeableFrom(await this.operators(), this.at());
     await this.cv.writeStatus((s) => ({ ...s, conditions: setCondition(s.conditions, upgradeable) }));
-    this.arch = cv.status.desired?.architecture === 'Multi' ? 'multi' : await this.nodeArch();
+    this.arch = cv.status.desired?.architecture === 'Multi' ? 'multi' : await controlPlaneArch(this.core);
     const resolution = resolveDesired(cv);
-    if (resolution.kind === 'invalid') {
-      await this.cv.writeStatus((s) => ({
-        ...s,
-        conditions: setCondition(s.conditions, { type: 'Invalid', status: 'True', lastTransitionTime: this.at(), reason: 'InvalidClusterVersion', message: `The cluster version is invalid: ${resolution.message}` }),
-      }));
-      return 'waiting';
+    await this.cv.writeStatus((s) => ({
+      ...s,
+      conditions:
+        resolution.kind === 'invalid'
+          ? setCondition(s.conditions, { type: 'Invalid', status: 'True', lastTransitionTime: this.at(), reason: 'InvalidClusterVersion', message: `The cluster version is invalid: ${resolution.message}` })
+          : removeCondition(s.conditions, 'Invalid'),
+    }));
+    if (resolution.kind === 'target' && !this.recentlyRefused(resolution.target.release.image)) {
+      const result = await this.accept(cv, resolution.target);
+      if (result !== 'refused') return result;
     }
-    await this.cv.writeStatus((s) => ({ ...s, conditions: removeCondition(s.conditions, 'Invalid') }));
-    if (resolution.kind === 'target') return this.accept(cv, resolution.target);
     const h = cv.status.history?.[0];
     const desired = cv.status.desired;
     if (desired && h?.state === 'Partial' && h.version === desired.version && h.image === desired.image) return this.apply(desired);
-    return 'idle';
+    return resolution.kind === 'none' ? 'idle' : 'waiting';
   }
 
-  private async operators(): Promise<Array<{ metadata: { name: string }; status?: { conditions?: Condition[]; versions?: Array<{ name: string; version: string }> } }>> {
-    const list = (await this.custom.listClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'clusteroperators' })) as { items: Array<{ metadata: { name: string } }> };
+  private recentlyRefused(image: string): boolean {
+    return this.refused?.image === image && this.clock.now() < this.refused.until;
+  }
+
+  private async operators(): Promise<ClusterOperatorObject[]> {
+    const list = (await this.custom.listClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'clusteroperators' })) as { items: ClusterOperatorObject[] };
     return list.items;
   }
 
   /** Steps 1 to 6: from a resolved target to a release recorded in status, or a ReleaseAccepted=False saying why not. */
-  private async accept(cv: ClusterVersion, target: Target): Promise<SyncResult> {
+  private async accept(cv: ClusterVersion, target: Target): Promise<Acceptance> {
     const { release, force } = target;
     const image = release.image;
     const said = (version: string): string => `version="${version}" image="${image}"`;
-    const refuse = async (reason: string, message: string): Promise<SyncResult> => {
+    const refuse = async (reason: string, message: string): Promise<Acceptance> => {
       this.o.log.warn({ reason, message }, 'release not accepted');
       await this.cv.writeStatus((s) => ({ ...s, conditions: setCondition(s.conditions, { type: 'ReleaseAccepted', status: 'False', lastTransitionTime: this.at(), reason, message }) }));
-      await this.pause(TIMING.retry);
-      return 'waiting';
+      this.refused = { image, until: this.clock.now() + TIMING.retry };
+      return 'refused';
     };
     const risks: string[] = [];
-    const verification = await this.o.verifier.verify(image, (cv.spec.signatureStores ?? []).map((s) => s.url));
+    const verification = await this.o.verifier.verify(image, cv.spec.signatureStores?.map((s) => s.url));
     if (!verification.verified) {
       if (!force) return refuse('RetrievePayload', `Retrieving payload failed ${said(release.version)} failure=${verification.message}`);
       risks.push(`Target release ${said(release.version)} cannot be verified, but continuing anyway because the update was forced: ${verification.message}`);
@@ -163,16 +183,12 @@ export class ClusterVersionOperator {
         conditions,
       };
     });
+    this.refused = undefined;
     this.o.log.info({ version: desired.version, image, verified: verification.verified, acceptedRisks: risks, manifests: total }, 'release accepted');
     return this.apply(desired, payload);
   }
 
   private arch = 'amd64';
-
-  private async nodeArch(): Promise<string> {
-    const nodes = await this.core.listNode({ labelSelector: 'node-role.kubernetes.io/master' }).catch(() => undefined);
-    return nodes?.items[0]?.status?.nodeInfo?.architecture ?? nodes?.items[0]?.metadata?.labels?.['kubernetes.io/arch'] ?? 'amd64';
-  }
 
   /** Step 3: the Job version-<version>-<hash> that extracts the payload; an error message, or undefined when it succeeded. */
   private async extract(release: Release): Promise<string | undefined> {
@@ -203,9 +219,9 @@ export class ClusterVersionOperator {
   }
 
   /** Waits for a Job to finish: undefined when it completed, else why it did not. */
-  private async jobOutcome(header: KubeDoc | { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): Promise<string | undefined> {
+  private async jobOutcome(header: ObjectRef): Promise<string | undefined> {
     const deadline = this.clock.now() + TIMING.jobTimeout;
-    while (this.clock.now() < deadline) {
+    while (this.clock.now() < deadline && !this.stopped) {
       const state = jobState((await this.read(header)) ?? {});
       if (state.complete) return undefined;
       if (state.failed) return state.message;
@@ -214,7 +230,7 @@ export class ClusterVersionOperator {
     return `timed out waiting for the job ${header.metadata.name} to complete`;
   }
 
-  private async read(header: KubeDoc | { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): Promise<KubeDoc | undefined> {
+  private async read(header: ObjectRef): Promise<KubeDoc | undefined> {
     try {
       return (await this.objects.read(header)) as KubeDoc;
     } catch (err) {
@@ -243,10 +259,11 @@ export class ClusterVersionOperator {
     if (progress.stagesDone > 0) this.o.log.info({ version: desired.version, stagesDone: progress.stagesDone, stages: stages.length, done: progress.done }, 'resuming the update where it was');
     let done = progress.done;
     for (let i = progress.stagesDone; i < stages.length; i++) {
-      if (this.o.stopped?.()) return 'waiting';
+      if (this.stopped) return 'waiting';
       if (await this.superseded(desired)) return 'superseded';
       const stage = stages[i]!;
       let handover = false;
+      const reporter = new ProgressReporter((n) => this.cv.writeStatus((s) => withConditions(s, this.at(), { status: 'True', reason: '', message: working(desired.version, n, total) }, undefined)), this.o.log);
       try {
         await runStage(stage, this.o.workers, async (task) => {
           for (const m of task.manifests) {
@@ -255,13 +272,20 @@ export class ClusterVersionOperator {
               done += 1;
             }
           }
-          await this.report(desired.version, done, total);
+          reporter.report(done);
         });
       } catch (err) {
-        const errors = err instanceof AggregateError ? err.errors : [err];
-        return this.failing('UpdatePayloadFailed', errors.map((e: Error) => e.message).join('; '), desired.version);
+        await reporter.flush();
+        const errors: Error[] = err instanceof AggregateError ? err.errors : [err as Error];
+        return errors.length === 1
+          ? this.failing('UpdatePayloadFailed', errors[0]!.message, desired.version)
+          : this.failing('MultipleErrors', `Multiple errors are preventing progress:\n${errors.map((e) => `* ${e.message}`).join('\n')}`, desired.version);
       }
-      if ((await this.gate(stage, desired, done, total)) === 'superseded') return 'superseded';
+      await reporter.flush();
+      // The runlevel applied: a failure reported by an earlier try is over.
+      await this.cv.writeStatus((s) => withConditions(s, this.at(), { status: 'True', reason: '', message: working(desired.version, done, total) }, { status: 'False', reason: '', message: '' }));
+      const gate = await this.gate(stage, desired, done, total);
+      if (gate !== 'ok') return gate;
       await this.writeProgress({ ...progress, stagesDone: i + 1, done });
       this.o.log.info({ runlevel: stage.runlevel, stage: i + 1, stages: stages.length, done, total }, 'runlevel done');
       if (handover && i + 1 < stages.length) {
@@ -280,8 +304,8 @@ export class ClusterVersionOperator {
       try {
         return await this.applyOne(doc, m);
       } catch (err) {
-        const what = `${doc.kind} "${doc.metadata.namespace ? `${doc.metadata.namespace}/` : ''}${doc.metadata.name}"`;
-        const message = `Could not update ${what} (${index} of ${total}) from ${m.file}: ${apiMessage(err)}`;
+        const what = `${String(doc.kind).toLowerCase()} "${doc.metadata.namespace ? `${doc.metadata.namespace}/` : ''}${doc.metadata.name}"`;
+        const message = `Could not update ${what} (${index} of ${total}): ${apiMessage(err)} (${m.file})`;
         if (attempt >= steps) throw new Error(message);
         this.o.log.warn({ file: m.file, attempt: attempt + 1, err: message }, 'apply failed; retrying');
         await this.pause(wait);
@@ -294,8 +318,19 @@ export class ClusterVersionOperator {
     // The status of an object belongs to its controller, never to the manifest.
     const body: KubeDoc = { ...doc };
     delete body.status;
-    if (!existing) {
-      await this.objects.create(body as k8s.KubernetesObject);
+    const recreate = existing && doc.kind === 'Job' && canonicalJson(jobTemplate(existing)) !== canonicalJson(jobTemplate(doc));
+    if (recreate) {
+      // A Job's template cannot change: the new release's Job replaces the old one, and runs again.
+      await this.objects.delete(existing);
+      await this.waitGone(existing);
+    }
+    if (!existing || recreate) {
+      try {
+        await this.objects.create(body as k8s.KubernetesObject);
+      } catch (err) {
+        // The operator made its ClusterOperator first: that is as good.
+        if (!(doc.kind === 'ClusterOperator' && (err as { code?: number }).code === 409)) throw err;
+      }
     } else if (doc.kind !== 'ClusterOperator') {
       // A ClusterOperator is created if missing; after that its operator owns it.
       await this.objects.replace({ ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata.resourceVersion } } as k8s.KubernetesObject);
@@ -308,8 +343,12 @@ export class ClusterVersionOperator {
     return isCvo && firstImage(existing) !== firstImage(doc);
   }
 
+  private async waitGone(o: KubeDoc): Promise<void> {
+    for (let i = 0; i < 100 && (await this.read(o)); i++) await this.pause(1_000);
+  }
+
   /** Step 9: every ClusterOperator whose manifest is in the stage is Available, not Degraded, and at the target versions. */
-  private async gate(stage: Stage, desired: Release, done: number, total: number): Promise<'ok' | 'superseded'> {
+  private async gate(stage: Stage, desired: Release, done: number, total: number): Promise<'ok' | 'superseded' | 'waiting'> {
     const expected: ExpectedOperator[] = stage.tasks.flatMap((t) =>
       t.manifests.flatMap((m) =>
         (m.docs as KubeDoc[])
@@ -326,14 +365,10 @@ export class ClusterVersionOperator {
       const verdict = gateOperators(expected, await this.operators(), this.clock.now() - started, desired.version, done, total);
       await this.cv.writeStatus((s) => withConditions(s, this.at(), verdict.progressing, verdict.failing));
       if (verdict.done) return 'ok';
-      if (this.o.stopped?.()) return 'ok';
+      if (this.stopped) return 'waiting'; // not done: the next operator gates this runlevel again
       await this.pause(TIMING.gatePoll);
       if (await this.superseded(desired)) return 'superseded';
     }
-  }
-
-  private async report(version: string, done: number, total: number): Promise<void> {
-    await this.cv.writeStatus((s) => withConditions(s, this.at(), { status: 'True', reason: '', message: working(version, done, total) }, undefined));
   }
 
   private async failing(reason: string, message: string, version: string): Promise<SyncResult> {
@@ -364,7 +399,7 @@ export class ClusterVersionOperator {
   private async superseded(desired: Release): Promise<boolean> {
     const cv = await this.cv.get();
     const r = resolveDesired(cv);
-    return r.kind === 'target' && r.target.release.image !== desired.image;
+    return r.kind === 'target' && r.target.release.image !== desired.image && !this.recentlyRefused(r.target.release.image);
   }
 
   private async readProgress(): Promise<Progress | undefined> {
@@ -405,6 +440,44 @@ function jobState(job: { status?: unknown }): { complete: boolean; failed: boole
   return { complete: conditions.some((c) => c.type === 'Complete' && c.status === 'True'), failed: !!failed, message: failed ? `${failed.reason}: ${failed.message}` : '' };
 }
 
+/**
+ * Progress writes from parallel tasks, one at a time and always the latest count, so "N of M" never
+ * goes backwards and a status write that fails never fails a task.
+ */
+class ProgressReporter {
+  private latest: number | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly write: (done: number) => Promise<unknown>,
+    private readonly log: Logger,
+  ) {}
+
+  report(done: number): void {
+    this.latest = Math.max(done, this.latest ?? 0);
+    this.running ??= this.drain();
+  }
+
+  async flush(): Promise<void> {
+    await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.latest !== undefined) {
+      const n = this.latest;
+      this.latest = undefined;
+      try {
+        await this.write(n);
+      } catch (err) {
+        this.log.warn({ err }, 'progress not written');
+      }
+    }
+    this.running = undefined;
+  }
+}
+
+const jobTemplate = (o: unknown): unknown => (o as { spec?: { template?: unknown } }).spec?.template;
+
 function firstImage(o: unknown): string | undefined {
   return (o as { spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } } } | undefined)?.spec?.template?.spec?.containers?.[0]?.image;
 }
@@ -426,20 +499,21 @@ function apiMessage(err: unknown): string {
 
 /**
  * The executor's loop. A handover (the CVO Deployment replaced) starts a new operator that knows
- * nothing but what the cluster holds, as a new pod would.
+ * nothing but what the cluster holds, as a new pod would. `beforeSync` lets the caller follow the
+ * cluster's clock.
  */
-export async function runOperator(make: () => ClusterVersionOperator, o: { clock: Clock; log: Logger; stopped: () => boolean }): Promise<void> {
+export async function runOperator(make: () => ClusterVersionOperator, o: { clock: Clock; log: Logger; signal: AbortSignal; beforeSync?: () => Promise<void> }): Promise<void> {
   let cvo = make();
-  while (!o.stopped()) {
+  while (!o.signal.aborted) {
     let result: SyncResult;
     try {
+      await o.beforeSync?.();
       result = await cvo.sync();
     } catch (err) {
       o.log.error({ err }, 'update sync failed; will try again');
       result = 'waiting';
-      await Promise.all([o.clock.sleep(TIMING.gatePoll), new Promise((r) => setTimeout(r, 1000))]);
     }
     if (result === 'handover') cvo = make();
-    else if (result === 'idle' || result === 'superseded') await Promise.all([o.clock.sleep(5_000), new Promise((r) => setTimeout(r, 200))]);
+    else if (result === 'idle' || result === 'waiting') await pause(o.clock, result === 'waiting' ? TIMING.gatePoll : 5_000, o.signal, 200);
   }
 }

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import * as k8s from '@kubernetes/client-node';
 import { request } from 'undici';
+import { PAYLOAD_PATTERN } from '../../schemas/graphData.js';
 import { MAX_SIGNATURE_BYTES, verifySignature, type TrustStore } from '../../signatures/verify.js';
 
 export type Verification = { verified: true; keyId: string; source: string } | { verified: false; message: string };
@@ -21,13 +22,14 @@ export class ReleaseVerifier {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async verify(image: string, extraStores: string[] = []): Promise<Verification> {
+  /** `clusterStores` (spec.signatureStores), when given, replace the configured stores, as on a cluster. */
+  async verify(image: string, clusterStores?: string[]): Promise<Verification> {
     const at = image.lastIndexOf('@');
     const digest = at < 0 ? '' : image.slice(at + 1);
-    if (!/^sha256:[0-9a-f]{64}$/.test(digest)) return { verified: false, message: 'The update cannot be verified: release images that are not accessed via digest cannot be verified' };
+    if (!new RegExp(PAYLOAD_PATTERN).test(image)) return { verified: false, message: 'The update cannot be verified: release images that are not accessed via digest cannot be verified' };
     if (this.trust.size === 0) return { verified: false, message: `The update cannot be verified: unable to verify ${digest}: no verification keys are configured (--trust-keys)` };
     const problems: string[] = [];
-    for await (const { source, bytes } of this.signatures(digest, [...extraStores, ...this.stores], problems)) {
+    for await (const { source, bytes } of this.signatures(digest, clusterStores?.length ? clusterStores : this.stores, problems)) {
       try {
         const v = await verifySignature(bytes, digest, this.trust, this.now());
         return { verified: true, keyId: v.keyId, source };
