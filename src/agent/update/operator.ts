@@ -42,6 +42,8 @@ interface Progress {
   image: string;
   stagesDone: number;
   done: number;
+  /** When the wait on the ClusterOperators of stage `stagesDone` began: the 40 minutes survive a restart. */
+  waitingSince?: number;
 }
 
 export interface OperatorOptions {
@@ -262,6 +264,7 @@ export class ClusterVersionOperator {
       if (this.stopped) return 'waiting';
       if (await this.superseded(desired)) return 'superseded';
       const stage = stages[i]!;
+      const doneBefore = done;
       let handover = false;
       const reporter = new ProgressReporter((n) => this.cv.writeStatus((s) => withConditions(s, this.at(), { status: 'True', reason: '', message: working(desired.version, n, total) }, undefined)), this.o.log);
       try {
@@ -284,9 +287,11 @@ export class ClusterVersionOperator {
       await reporter.flush();
       // The runlevel applied: a failure reported by an earlier try is over.
       await this.cv.writeStatus((s) => withConditions(s, this.at(), { status: 'True', reason: '', message: working(desired.version, done, total) }, { status: 'False', reason: '', message: '' }));
-      const gate = await this.gate(stage, desired, done, total);
+      const waitingSince = i === progress.stagesDone && progress.waitingSince !== undefined ? progress.waitingSince : this.clock.now();
+      await this.writeProgress({ version: desired.version, image: desired.image, stagesDone: i, done: doneBefore, waitingSince });
+      const gate = await this.gate(stage, desired, done, total, waitingSince);
       if (gate !== 'ok') return gate;
-      await this.writeProgress({ ...progress, stagesDone: i + 1, done });
+      await this.writeProgress({ version: desired.version, image: desired.image, stagesDone: i + 1, done });
       this.o.log.info({ runlevel: stage.runlevel, stage: i + 1, stages: stages.length, done, total }, 'runlevel done');
       if (handover && i + 1 < stages.length) {
         this.o.log.info({ stagesDone: i + 1 }, 'the cluster-version-operator Deployment changed: handing over to the new operator');
@@ -348,7 +353,7 @@ export class ClusterVersionOperator {
   }
 
   /** Step 9: every ClusterOperator whose manifest is in the stage is Available, not Degraded, and at the target versions. */
-  private async gate(stage: Stage, desired: Release, done: number, total: number): Promise<'ok' | 'superseded' | 'waiting'> {
+  private async gate(stage: Stage, desired: Release, done: number, total: number, started: number): Promise<'ok' | 'superseded' | 'waiting'> {
     const expected: ExpectedOperator[] = stage.tasks.flatMap((t) =>
       t.manifests.flatMap((m) =>
         (m.docs as KubeDoc[])
@@ -360,7 +365,6 @@ export class ClusterVersionOperator {
       ),
     );
     if (expected.length === 0) return 'ok';
-    const started = this.clock.now();
     for (;;) {
       const verdict = gateOperators(expected, await this.operators(), this.clock.now() - started, desired.version, done, total);
       await this.cv.writeStatus((s) => withConditions(s, this.at(), verdict.progressing, verdict.failing));
@@ -406,14 +410,15 @@ export class ClusterVersionOperator {
     try {
       const cm = await this.core.readNamespacedConfigMap({ ...PROGRESS });
       const d = cm.data ?? {};
-      return { version: d.version ?? '', image: d.image ?? '', stagesDone: Number(d.stagesDone ?? 0), done: Number(d.done ?? 0) };
+      const since = Number(d.waitingSince);
+      return { version: d.version ?? '', image: d.image ?? '', stagesDone: Number(d.stagesDone ?? 0), done: Number(d.done ?? 0), ...(Number.isFinite(since) && d.waitingSince ? { waitingSince: since } : {}) };
     } catch {
       return undefined;
     }
   }
 
   private async writeProgress(p: Progress): Promise<void> {
-    const body = { metadata: { name: PROGRESS.name, namespace: PROGRESS.namespace }, data: { version: p.version, image: p.image, stagesDone: String(p.stagesDone), done: String(p.done) } };
+    const body = { metadata: { name: PROGRESS.name, namespace: PROGRESS.namespace }, data: { version: p.version, image: p.image, stagesDone: String(p.stagesDone), done: String(p.done), ...(p.waitingSince !== undefined && { waitingSince: String(p.waitingSince) }) } };
     try {
       await this.core.replaceNamespacedConfigMap({ ...PROGRESS, body });
     } catch (err) {
