@@ -5,8 +5,8 @@
 export interface Clock {
   /** Milliseconds since the epoch, in simulated time. */
   now(): number;
-  /** Waits `ms` of simulated time. */
-  sleep(ms: number): Promise<void>;
+  /** Waits `ms` of simulated time; ends at once, timer cleared, when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** Where the mock cluster declares its clock: data {scale, realEpoch, simEpoch} (numbers as strings). */
@@ -26,8 +26,17 @@ export class ScaledClock implements Clock {
     return this.simEpoch + (Date.now() - this.realEpoch) * this.scale;
   }
 
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms / this.scale)));
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms / this.scale));
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** The ConfigMap data that declares this clock. */
@@ -59,8 +68,8 @@ export class FollowedClock implements Clock {
     return this.source.now();
   }
 
-  sleep(ms: number): Promise<void> {
-    return this.source.sleep(ms);
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.source.sleep(ms, signal);
   }
 }
 
@@ -99,13 +108,12 @@ export function parseDuration(text: string): number | undefined {
   return (Number(h ?? 0) * 3600 + Number(min ?? 0) * 60 + Number(s ?? 0)) * 1000 + Number(ms ?? 0);
 }
 
+const REAL_TIME = new ScaledClock(1);
+
 /**
  * Waits `ms` of simulated time and at least `minRealMs` of real time (a fast clock must not turn a
  * polling loop into a busy one); resolves early when `signal` aborts.
  */
-export function pause(clock: Clock, ms: number, signal?: AbortSignal, minRealMs = 50): Promise<void> {
-  if (signal?.aborted) return Promise.resolve();
-  const waited = Promise.all([clock.sleep(ms), new Promise((r) => setTimeout(r, minRealMs))]).then(() => undefined);
-  if (!signal) return waited;
-  return Promise.race([waited, new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }))]);
+export async function pause(clock: Clock, ms: number, signal?: AbortSignal, minRealMs = 50): Promise<void> {
+  await Promise.all([clock.sleep(ms, signal), REAL_TIME.sleep(minRealMs, signal)]);
 }

@@ -215,6 +215,11 @@ describe('executing an update on the mock cluster', () => {
     const mcp = await cincyAsync(['get', 'mcp', '--kubeconfig', r.m.kubeconfig]);
     expect(mcp.stdout).toMatch(/^NAME\s+CONFIG\s+UPDATED\s+UPDATING\s+DEGRADED\s+MACHINECOUNT\s+READYMACHINECOUNT\s+UPDATEDMACHINECOUNT\s+DEGRADEDMACHINECOUNT\s+AGE\n/);
     expect(mcp.stdout).toMatch(/\nworker\s+rendered-worker-\S+\s+True\s+False\s+False\s+3\s+3\s+3\s+0\s/);
+
+    // SIGTERM ends every wait of the agent and it exits cleanly.
+    const exited = new Promise<number | null>((resolve) => r.agent.child.once('exit', resolve));
+    r.agent.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   }, 180_000);
 
   it('resumes after the agent is killed mid-update, without applying the finished runlevels again', async () => {

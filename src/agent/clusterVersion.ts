@@ -99,3 +99,53 @@ export async function controlPlaneArch(core: k8s.CoreV1Api): Promise<string> {
 export function removeCondition(conditions: Condition[] | undefined, type: string): Condition[] {
   return (conditions ?? []).filter((c) => c.type !== type);
 }
+
+/**
+ * Change notices for the ClusterVersion, from a watch: a loop that waits on `next()` wakes as soon as
+ * the object changes instead of at its next poll. The watch restarts when the server ends it; while
+ * it is down, `next()` simply never resolves and the loops fall back to their own timers.
+ */
+export class ClusterVersionWatch {
+  private waiters: Array<() => void> = [];
+  private controller: AbortController | undefined;
+  private closed = false;
+
+  constructor(private readonly kc: k8s.KubeConfig) {}
+
+  start(): this {
+    void this.connect();
+    return this;
+  }
+
+  /** Resolves at the next change. */
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  stop(): void {
+    this.closed = true;
+    this.controller?.abort();
+    this.notify();
+  }
+
+  private notify(): void {
+    const waiting = this.waiters;
+    this.waiters = [];
+    waiting.forEach((w) => w());
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const again = (): void => void setTimeout(() => void this.connect(), 5_000).unref();
+    try {
+      this.controller = await new k8s.Watch(this.kc).watch(
+        `/apis/${CV.group}/${CV.version}/${CV.plural}`,
+        { fieldSelector: `metadata.name=${CV.name}` },
+        () => this.notify(),
+        () => again(),
+      );
+    } catch {
+      again();
+    }
+  }
+}

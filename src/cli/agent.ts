@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
 import pino from 'pino';
 import { Agent } from '../agent/agent.js';
+import { ClusterVersionWatch } from '../agent/clusterVersion.js';
 import { RiskEvaluator } from '../agent/risks.js';
 import { ClusterVersionOperator, runOperator } from '../agent/update/operator.js';
 import { ReleaseVerifier } from '../agent/update/verify.js';
@@ -97,7 +98,9 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
       stop.abort();
     });
   }
-  const updates = o.update ? executeUpdates(kc, { ...o, workers }, trust, log, stop.signal) : Promise.resolve();
+  const watch = new ClusterVersionWatch(kc).start();
+  stop.signal.addEventListener('abort', () => watch.stop());
+  const updates = o.update ? executeUpdates(kc, { ...o, workers }, trust, log, stop.signal, watch) : Promise.resolve();
   while (!stopped) {
     // Read before the poll, so a change made while it runs triggers the next one.
     const before = await agent.trigger().catch(() => '');
@@ -106,10 +109,13 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
     } catch (err) {
       log.error({ err }, 'poll failed; will try again');
     }
-    // Next poll at a random time in [interval, 2 × interval), or at once when channel, upstream, arch or version change.
+    // Next poll at a random time in [interval, 2 × interval), or at once when channel, upstream, arch or
+    // version change: the watch wakes the loop on a change, and a 30 s check covers a watch that is down.
     const due = Date.now() + (interval + Math.random() * interval) * 1000;
     while (!stopped && Date.now() < due) {
-      await new Promise((r) => setTimeout(r, Math.min(5000, interval * 250)));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise((r) => (timer = setTimeout(r, Math.min(30_000, due - Date.now())))), watch.next()]);
+      clearTimeout(timer);
       if ((await agent.trigger().catch(() => before)) !== before) break;
     }
   }
@@ -118,7 +124,14 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
 }
 
 /** The update executor, on the cluster's clock (a mock cluster may run it faster than real time; read before each pass). */
-async function executeUpdates(kc: k8s.KubeConfig, o: Omit<AgentCliOptions, 'workers'> & { workers: number }, trust: TrustStore, log: pino.Logger, signal: AbortSignal): Promise<void> {
+async function executeUpdates(
+  kc: k8s.KubeConfig,
+  o: Omit<AgentCliOptions, 'workers'> & { workers: number },
+  trust: TrustStore,
+  log: pino.Logger,
+  signal: AbortSignal,
+  watch: ClusterVersionWatch,
+): Promise<void> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const clock = new FollowedClock(new ScaledClock(1));
   let declared = '';
@@ -133,5 +146,5 @@ async function executeUpdates(kc: k8s.KubeConfig, o: Omit<AgentCliOptions, 'work
   // Signatures are checked against real time: key expiry and revocation are facts of the world.
   const verifier = new ReleaseVerifier(trust, core, o.signatureStore);
   const payloads = new PayloadStore(o.payloadStore);
-  await runOperator(() => new ClusterVersionOperator({ kc, clock, payloads, verifier, workers: o.workers, log, signal }), { clock, log, signal, beforeSync: followClock });
+  await runOperator(() => new ClusterVersionOperator({ kc, clock, payloads, verifier, workers: o.workers, log, signal }), { clock, log, signal, beforeSync: followClock, changed: () => watch.next() });
 }

@@ -507,7 +507,10 @@ function apiMessage(err: unknown): string {
  * nothing but what the cluster holds, as a new pod would. `beforeSync` lets the caller follow the
  * cluster's clock.
  */
-export async function runOperator(make: () => ClusterVersionOperator, o: { clock: Clock; log: Logger; signal: AbortSignal; beforeSync?: () => Promise<void> }): Promise<void> {
+export async function runOperator(
+  make: () => ClusterVersionOperator,
+  o: { clock: Clock; log: Logger; signal: AbortSignal; beforeSync?: () => Promise<void>; changed?: () => Promise<void> },
+): Promise<void> {
   let cvo = make();
   while (!o.signal.aborted) {
     let result: SyncResult;
@@ -519,6 +522,8 @@ export async function runOperator(make: () => ClusterVersionOperator, o: { clock
       result = 'waiting';
     }
     if (result === 'handover') cvo = make();
-    else if (result === 'idle' || result === 'waiting') await pause(o.clock, result === 'waiting' ? TIMING.gatePoll : 5_000, o.signal, 200);
+    else if (result === 'waiting') await pause(o.clock, TIMING.gatePoll, o.signal, 200);
+    // Idle: until the ClusterVersion changes (a new desired update), or a minute at the latest.
+    else if (result === 'idle') await Promise.race([pause(o.clock, 60_000, o.signal, 200), ...(o.changed ? [o.changed()] : [])]);
   }
 }
