@@ -7,7 +7,7 @@ import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { kubeTime } from '../src/clock.js';
 import { seedInventory } from '../src/cluster/mock/inventory.js';
-import { CURRENT, DESIRED, MCD_STATE, PHASE, kubeletVersionFor, maxUnavailableOf, renderedConfig } from '../src/cluster/mock/mco.js';
+import { CURRENT, DESIRED, MCD_STATE, PHASE, RHEL_KUBELET, RHEL_LABEL, kubeletVersionFor, maxUnavailableOf, renderedConfig } from '../src/cluster/mock/mco.js';
 import { defaultOperatorDuration } from '../src/cluster/mock/operators.js';
 import { SCENARIO, ScenarioError, scenarioFileData } from '../src/cluster/mock/scenario.js';
 import { reconcile } from '../src/cluster/mock/simulation.js';
@@ -223,6 +223,35 @@ describe('the Machine Config Operator simulation', () => {
     // Three masters one at a time at the default 10s + 2m + 3m + 4m + 10s each: 28 minutes.
     expect(t - T0).toBeGreaterThanOrEqual(28 * MIN);
     expect(t - T0).toBeLessThanOrEqual(29 * MIN);
+  });
+});
+
+describe('RHEL workers', () => {
+  it('get the new configuration but not the kubelet: NotReady until it is updated by other means, and the pool waits', () => {
+    const s = new ClusterState();
+    seedInventory(s, { version: OLD, image: IMAGE, arch: 'amd64', rhelWorkers: 1 });
+    expect(nodes(s).filter((n) => n.metadata.labels?.[RHEL_LABEL] === 'rhel').map((n) => n.metadata.name)).toEqual(['worker-2']);
+    reconcile(s, T0);
+    runRelease(s, 'machine-config', NEW);
+    let t = T0;
+    const rhel = (): KubeObject => s.get(K.node, undefined, 'worker-2');
+    for (; t < T0 + 120 * MIN && rhel().metadata.annotations?.[PHASE] !== 'awaiting-kubelet'; t += 30_000) reconcile(s, t);
+    // Its configuration applied, its old kubelet NotReady, still cordoned: unavailable, and not updated.
+    expect(rhel().metadata.annotations?.[CURRENT]).toBe(renderedConfig('worker', NEW));
+    expect(ready(rhel())).toBe(false);
+    expect((rhel().status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toBe(kubeletVersionFor(OLD));
+    expect(unavailable(s)).toEqual(['worker-2']);
+    for (const end = t + 60 * MIN; t < end; t += 30_000) reconcile(s, t);
+    expect(unavailable(s)).toEqual(['worker-2']); // it waits for ever
+    expect(poolStatus(s, 'worker')).toMatchObject({ machineCount: 3, updatedMachineCount: 2, unavailableMachineCount: 1 });
+    expect(poolStatus(s, 'worker').conditions.find((c) => c.type === 'Updated')!.status).toBe('False');
+    expect(poolStatus(s, 'master')).toMatchObject({ updatedMachineCount: 3 }); // the control plane is not held up
+    // Updated by other means (openshift-ansible), as the annotation says: Ready, uncordoned, done.
+    s.patch(K.node, undefined, 'worker-2', { metadata: { annotations: { [RHEL_KUBELET]: NEW } } });
+    for (const end = t + 5 * MIN; t < end; t += 30_000) reconcile(s, t);
+    expect(unavailable(s)).toEqual([]);
+    expect((rhel().status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toBe(kubeletVersionFor(NEW));
+    expect(poolStatus(s, 'worker')).toMatchObject({ updatedMachineCount: 3, configuration: { name: renderedConfig('worker', NEW) } });
   });
 });
 

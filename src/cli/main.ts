@@ -92,6 +92,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--upstream <url>', 'spec.upstream of the ClusterVersion')
     .option('--image <pullspec>', 'the release image the cluster runs')
     .option('--platform <name>', 'infrastructure platform reported in metrics', 'AWS')
+    .option('--rhel-workers <n>', 'how many of the 3 workers run RHEL (their kubelet is updated by other means: annotate cincy.mock/rhel-kubelet=<version>)', '0')
     .option('--token <token>', 'bearer token clients must send (default: random, kept next to --state)')
     .option('--kubeconfig-out <file>', 'write a kubeconfig for this cluster')
     .option('--plain-http', 'serve plain HTTP instead of HTTPS (kubectl and client-go send no credentials over it; client-node does)')

@@ -25,6 +25,7 @@ export interface MockClusterOptions {
   image?: string;
   installedVersion?: string;
   platform?: string;
+  rhelWorkers?: string;
   token?: string;
   kubeconfigOut?: string;
   plainHttp?: boolean;
@@ -68,7 +69,9 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   state.now = () => clock.now(); // creationTimestamps in simulated time, as the clients read it
   if (fresh) {
     const image = o.image ?? `quay.io/openshift-release-dev/ocp-release@sha256:${createHash('sha256').update(o.version).digest('hex')}`;
-    seedInventory(state, { version: o.version, image, channel: o.channel, upstream: o.upstream, arch: o.arch, installedVersion: o.installedVersion, platform: o.platform });
+    const rhelWorkers = Number(o.rhelWorkers ?? 0);
+    if (!Number.isInteger(rhelWorkers) || rhelWorkers < 0 || rhelWorkers > 3) throw new Error(`--rhel-workers: '${o.rhelWorkers}' is not a whole number from 0 to 3`);
+    seedInventory(state, { version: o.version, image, channel: o.channel, upstream: o.upstream, arch: o.arch, installedVersion: o.installedVersion, platform: o.platform, rhelWorkers });
   }
   if (o.scenario) loadScenario(state, o.scenario);
   const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore ?? 'data/payloads', warn: (m) => process.stderr.write(`mock-cluster: ${m}\n`) });

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { generatePayload } from '../../payload/generate.js';
-import { kubeletVersionFor, renderedConfig } from './mco.js';
+import { RHEL_LABEL, kubeletVersionFor, renderedConfig } from './mco.js';
 import { SCENARIO } from './scenario.js';
 import { KINDS, type ClusterState, type KubeObject, type ResourceKind } from './state.js';
 
@@ -28,6 +28,8 @@ export interface InventoryOptions {
   /** The version the cluster was installed at (history's oldest entry). */
   installedVersion?: string;
   platform?: string;
+  /** How many of the workers (the last ones) run RHEL instead of RHCOS. */
+  rhelWorkers?: number;
 }
 
 const kind = (k: string): ResourceKind => KINDS.find((x) => x.kind === k)!;
@@ -100,6 +102,7 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
   }
   add('Proxy', undefined, { metadata: { name: 'cluster' }, spec: {}, status: {} });
   const zones = ['a', 'b', 'c'];
+  const rhel = (pool: string, i: number): boolean => pool === 'worker' && i >= zones.length - (o.rhelWorkers ?? 0);
   for (const [p, pool] of ['master', 'worker'].entries()) {
     const rendered = renderedConfig(pool, o.version);
     zones.forEach((z, i) => {
@@ -109,13 +112,19 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
         {
           metadata: {
             name: `${pool}-${i}`,
-            labels: { [`node-role.kubernetes.io/${pool}`]: '', 'kubernetes.io/arch': o.arch === 'multi' ? 'amd64' : o.arch, 'kubernetes.io/os': 'linux', 'topology.kubernetes.io/zone': `zone-${z}` },
+            labels: {
+              [`node-role.kubernetes.io/${pool}`]: '',
+              'kubernetes.io/arch': o.arch === 'multi' ? 'amd64' : o.arch,
+              'kubernetes.io/os': 'linux',
+              'topology.kubernetes.io/zone': `zone-${z}`,
+              ...(rhel(pool, i) && { [RHEL_LABEL]: 'rhel' }),
+            },
             annotations: { 'machineconfiguration.openshift.io/currentConfig': rendered, 'machineconfiguration.openshift.io/desiredConfig': rendered, 'machineconfiguration.openshift.io/state': 'Done' },
           },
           spec: {},
           status: {
             conditions: [condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status')],
-            nodeInfo: { architecture: o.arch === 'multi' ? 'amd64' : o.arch, kubeletVersion: kubeletVersionFor(o.version), osImage: 'Red Hat Enterprise Linux CoreOS' },
+            nodeInfo: { architecture: o.arch === 'multi' ? 'amd64' : o.arch, kubeletVersion: kubeletVersionFor(o.version), osImage: rhel(pool, i) ? 'Red Hat Enterprise Linux 8.10 (Ootpa)' : 'Red Hat Enterprise Linux CoreOS' },
           },
         },
         installedAt + (p * 20 + i) * 60_000,

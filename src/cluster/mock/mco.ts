@@ -19,6 +19,12 @@ export const PHASE_END = 'cincy.mock/phase-end';
 /** On a pool and on an updating node: the release version its target config belongs to. */
 export const RELEASE = 'cincy.mock/release-version';
 const ZONE = 'topology.kubernetes.io/zone';
+/** RHEL workers: the MCO does not update their kubelet (seed 001 §3.2.5). */
+export const RHEL_LABEL = 'node.openshift.io/os_id';
+/** Set by whoever updated a RHEL worker's kubelet "by other means" (openshift-ansible): the release it now runs. */
+export const RHEL_KUBELET = 'cincy.mock/rhel-kubelet';
+/** A RHEL worker with the new configuration on its old kubelet: NotReady until the kubelet is updated. */
+const AWAITING_KUBELET = 'awaiting-kubelet';
 const UNSCHEDULABLE_TAINT = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
 
 export const DEFAULT_NODE_TIMINGS: Record<NodePhase, number> = { cordon: 10_000, drain: 120_000, update: 180_000, reboot: 240_000, uncordon: 10_000 };
@@ -114,7 +120,22 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
     s.taints = [...(s.taints ?? []).filter((x) => x.key !== UNSCHEDULABLE_TAINT.key), { ...UNSCHEDULABLE_TAINT, timeAdded: kubeTime(t) }];
     enter(n, 'cordon', t);
   };
-  const finish = (n: KubeObject, phase: NodePhase, t: number): void => {
+  const isRhel = (n: KubeObject): boolean => n.metadata.labels?.[RHEL_LABEL] === 'rhel';
+  const finish = (n: KubeObject, phase: NodePhase | typeof AWAITING_KUBELET, t: number): void => {
+    if (phase === 'reboot' && isRhel(n)) {
+      setAnnotation(n, CURRENT, annotation(n, DESIRED));
+      setAnnotation(n, PHASE, AWAITING_KUBELET);
+      setAnnotation(n, PHASE_END, undefined);
+      setCondition(n, 'Ready', 'False', 'KubeletNotReady', `RHEL node: the configuration of ${annotation(n, RELEASE)} does not run on its old kubelet; update the kubelet by other means (openshift-ansible), then annotate ${RHEL_KUBELET}=${annotation(n, RELEASE)}`, t);
+      return;
+    }
+    if (phase === AWAITING_KUBELET) {
+      const info = (n.status as { nodeInfo?: { kubeletVersion?: string } } | undefined)?.nodeInfo;
+      if (info) info.kubeletVersion = kubeletVersionFor(annotation(n, RELEASE) ?? '');
+      setCondition(n, 'Ready', 'True', 'KubeletReady', 'kubelet is posting ready status', t);
+      enter(n, 'uncordon', t);
+      return;
+    }
     if (phase === 'reboot') {
       setAnnotation(n, CURRENT, annotation(n, DESIRED));
       const release = annotation(n, RELEASE);
@@ -143,13 +164,15 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
 
   // Phase ends up to now, earliest first; when none is left, nodes start now (their phases may end at once).
   for (;;) {
+    // A RHEL worker waiting for its kubelet is due only once someone updated it.
+    const kubeletUpdated = (n: KubeObject): boolean => annotation(n, PHASE) !== AWAITING_KUBELET || annotation(n, RHEL_KUBELET) === annotation(n, RELEASE);
     const due = nodes
-      .filter(working)
+      .filter((n) => working(n) && kubeletUpdated(n))
       .map((n) => ({ n, end: timeAnnotation(n, PHASE_END) ?? now }))
       .filter((x) => x.end <= now)
       .sort((a, b) => a.end - b.end || a.n.metadata.name.localeCompare(b.n.metadata.name))[0];
     if (due) {
-      finish(due.n, annotation(due.n, PHASE) as NodePhase, due.end);
+      finish(due.n, annotation(due.n, PHASE) as NodePhase | typeof AWAITING_KUBELET, due.end);
       last = due.end;
       if (!working(due.n)) fill(due.end);
     } else if (!fill(now)) break;
