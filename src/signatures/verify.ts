@@ -46,6 +46,8 @@ export class TrustStore {
   constructor(
     readonly jws: JwsKey[],
     readonly pgp: openpgp.PublicKey[],
+    /** The key ids of each file: a keyring, as the cluster-version-operator counts them. */
+    readonly keyrings: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
   ) {}
 
   static empty(): TrustStore {
@@ -65,6 +67,7 @@ export class TrustStore {
     }
     const jws: JwsKey[] = [];
     const pgp: openpgp.PublicKey[] = [];
+    const keyrings = new Map<string, Set<string>>();
     for (const name of names) {
       const file = join(dir, name);
       if (name.endsWith('.json')) {
@@ -85,16 +88,19 @@ export class TrustStore {
           if (k.exp !== undefined && typeof k.exp !== 'number') throw new Error(`--trust-keys: ${file}: keys[${i}].exp: seconds since the epoch`);
           const expiresAt = typeof k.exp === 'number' ? new Date(k.exp * 1000) : undefined;
           jws.push({ jwk: k as JWK & { kid: string }, ...(revokedAfter && { revokedAfter }), ...(expiresAt && { expiresAt }) });
+          keyrings.set(name, (keyrings.get(name) ?? new Set()).add(k.kid));
         });
       } else if (name.endsWith('.asc')) {
         try {
-          pgp.push(...(await openpgp.readKeys({ armoredKeys: readFileSync(file, 'utf8') })));
+          const keys = await openpgp.readKeys({ armoredKeys: readFileSync(file, 'utf8') });
+          pgp.push(...keys);
+          keyrings.set(name, new Set(keys.flatMap((k) => k.getKeys().map((sub) => sub.getKeyID().toHex()))));
         } catch (err) {
           throw new Error(`--trust-keys: ${file}: not an armored OpenPGP public key: ${(err as Error).message}`);
         }
       }
     }
-    return new TrustStore(jws, pgp);
+    return new TrustStore(jws, pgp, keyrings);
   }
 
   get size(): number {

@@ -28,17 +28,22 @@ export class ReleaseVerifier {
     const digest = at < 0 ? '' : image.slice(at + 1);
     if (!new RegExp(PAYLOAD_PATTERN).test(image)) return { verified: false, message: 'The update cannot be verified: release images that are not accessed via digest cannot be verified' };
     if (this.trust.size === 0) return { verified: false, message: `The update cannot be verified: unable to verify ${digest}: no verification keys are configured (--trust-keys)` };
+    // Every keyring (a file of --trust-keys) must be satisfied by at least one signature.
+    const keyrings = this.trust.keyrings.size ? [...this.trust.keyrings] : [['trusted keys', new Set([...this.trust.jws.map((k) => k.jwk.kid)])] as const];
+    const unsatisfied = new Map(keyrings);
     const problems: string[] = [];
+    const keyIds: string[] = [];
     for await (const { source, bytes } of this.signatures(digest, clusterStores?.length ? clusterStores : this.stores, problems)) {
       try {
         const v = await verifySignature(bytes, digest, this.trust, this.now());
-        return { verified: true, keyId: v.keyId, source };
+        keyIds.push(v.keyId);
+        for (const [name, ids] of unsatisfied) if (ids.has(v.keyId) || !this.trust.keyrings.size) unsatisfied.delete(name);
+        if (unsatisfied.size === 0) return { verified: true, keyId: keyIds.join(', '), source };
       } catch (err) {
         problems.push(`${source}: ${(err as Error).message}`);
       }
     }
-    const keyrings = [...this.trust.jws.map((k) => k.jwk.kid), ...this.trust.pgp.map((k) => k.getKeyID().toHex())].join(', ');
-    return { verified: false, message: `The update cannot be verified: unable to verify ${digest} against keyrings: ${keyrings}${problems.length ? ` (${problems.join('; ')})` : ' (no signature found)'}` };
+    return { verified: false, message: `The update cannot be verified: unable to verify ${digest} against keyrings: ${[...unsatisfied.keys()].join(', ')}${problems.length ? ` (${problems.join('; ')})` : keyIds.length ? '' : ' (no signature found)'}` };
   }
 
   private async *signatures(digest: string, stores: string[], problems: string[]): AsyncGenerator<{ source: string; bytes: Uint8Array }> {
