@@ -216,6 +216,15 @@ describe('executing an update on the mock cluster', () => {
     expect(mcp.stdout).toMatch(/^NAME\s+CONFIG\s+UPDATED\s+UPDATING\s+DEGRADED\s+MACHINECOUNT\s+READYMACHINECOUNT\s+UPDATEDMACHINECOUNT\s+DEGRADEDMACHINECOUNT\s+AGE\n/);
     expect(mcp.stdout).toMatch(/\nworker\s+rendered-worker-\S+\s+True\s+False\s+False\s+3\s+3\s+3\s+0\s/);
 
+    // After the update the CVO keeps the release's objects: a deleted one comes back.
+    const manifests = loadPayload(new PayloadStore(shared.payloads).pathOf(image('4.16.5'))).manifests;
+    const cm = manifests.flatMap((m) => m.docs).find((d) => d.kind === 'ConfigMap' && d.metadata.namespace)!;
+    const core = r.m.kc.makeApiClient(k8s.CoreV1Api);
+    await core.deleteNamespacedConfigMap({ namespace: cm.metadata.namespace!, name: cm.metadata.name });
+    await r.until(`${cm.metadata.name} back`, async () => core.readNamespacedConfigMap({ namespace: cm.metadata.namespace!, name: cm.metadata.name }).catch(() => undefined), 60_000);
+    const reconciled = await r.until('the reconcile pass', async () => r.agent.lines().find((l) => l.msg === 'release reconciled' && (l as unknown as { created: number }).created > 0));
+    expect(reconciled).toMatchObject({ version: '4.16.5', manifests: total, created: 1 });
+
     // SIGTERM ends every wait of the agent and it exits cleanly.
     const exited = new Promise<number | null>((resolve) => r.agent.child.once('exit', resolve));
     r.agent.child.kill('SIGTERM');

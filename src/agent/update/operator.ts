@@ -35,6 +35,8 @@ export const TIMING = {
   jobTimeout: 4 * 60_000,
   /** Retry of one manifest: 10 s × 1.3, 3 steps, at most 15 s. */
   backoff: { first: 10_000, factor: 1.3, steps: 3, cap: 15_000 },
+  /** Between two passes that re-apply the running release's manifests (objects that drifted or were deleted). */
+  reconcile: 30 * 60_000,
 };
 
 interface Progress {
@@ -115,7 +117,38 @@ export class ClusterVersionOperator {
     const h = cv.status.history?.[0];
     const desired = cv.status.desired;
     if (desired && h?.state === 'Partial' && h.version === desired.version && h.image === desired.image) return this.apply(desired);
+    if (desired && h?.state === 'Completed' && resolution.kind === 'none' && this.clock.now() >= this.nextReconcile) await this.reconcile(desired);
     return resolution.kind === 'none' ? 'idle' : 'waiting';
+  }
+
+  private nextReconcile = 0;
+
+  /**
+   * After an update, the CVO keeps the cluster's objects as the release delivers them: every manifest
+   * applied again, runlevel by runlevel, without waiting on operators. A release whose payload the
+   * store does not hold (the one the cluster was installed with, say) is left alone.
+   */
+  private async reconcile(desired: Release): Promise<void> {
+    this.nextReconcile = this.clock.now() + TIMING.reconcile;
+    let payload: Payload;
+    try {
+      payload = loadPayload(this.o.payloads.pathOf(desired.image));
+    } catch {
+      return;
+    }
+    const total = countDocs(payload.manifests);
+    let created = 0;
+    try {
+      for (const stage of taskGraph(payload.manifests)) {
+        if (this.stopped) return;
+        await runStage(stage, this.o.workers, async (task) => {
+          for (const m of task.manifests) for (const doc of m.docs as KubeDoc[]) if ((await this.applyOne(doc, m)).created) created += 1;
+        });
+      }
+      this.o.log.info({ version: desired.version, manifests: total, created }, 'release reconciled');
+    } catch (err) {
+      this.o.log.warn({ err }, 'reconciling the release failed; will try again');
+    }
   }
 
   private recentlyRefused(image: string): boolean {
@@ -307,7 +340,7 @@ export class ClusterVersionOperator {
     const { first, factor, steps, cap } = TIMING.backoff;
     for (let attempt = 0, wait = first; ; attempt++, wait = Math.min(cap, wait * factor)) {
       try {
-        return await this.applyOne(doc, m);
+        return (await this.applyOne(doc, m)).handover;
       } catch (err) {
         const what = `${String(doc.kind).toLowerCase()} "${doc.metadata.namespace ? `${doc.metadata.namespace}/` : ''}${doc.metadata.name}"`;
         const message = `Could not update ${what} (${index} of ${total}): ${apiMessage(err)} (${m.file})`;
@@ -318,7 +351,7 @@ export class ClusterVersionOperator {
     }
   }
 
-  private async applyOne(doc: KubeDoc, m: Manifest): Promise<boolean> {
+  private async applyOne(doc: KubeDoc, m: Manifest): Promise<{ handover: boolean; created: boolean }> {
     const existing = await this.read(doc);
     // The status of an object belongs to its controller, never to the manifest.
     const body: KubeDoc = { ...doc };
@@ -345,7 +378,7 @@ export class ClusterVersionOperator {
     if (failed) throw new Error(`job ${doc.metadata.namespace}/${doc.metadata.name}: ${failed}`);
     this.o.log.debug({ file: m.file, runlevel: m.runlevel, component: m.component, kind: doc.kind, name: doc.metadata.name }, 'applied');
     const isCvo = doc.kind === 'Deployment' && doc.metadata.namespace === CVO_DEPLOYMENT.namespace && doc.metadata.name === CVO_DEPLOYMENT.name;
-    return isCvo && firstImage(existing) !== firstImage(doc);
+    return { handover: isCvo && firstImage(existing) !== firstImage(doc), created: !existing };
   }
 
   private async waitGone(o: KubeDoc): Promise<void> {
@@ -396,6 +429,7 @@ export class ClusterVersionOperator {
     } catch {
       // already gone
     }
+    this.nextReconcile = this.clock.now() + TIMING.reconcile; // everything was just applied
     this.o.log.info({ version, manifests: total }, 'update completed');
   }
 
