@@ -115,7 +115,7 @@ async function main() {
     const line = failing ? `Failing: ${failing.reason}: ${failing.message}` : progressing?.message ?? '';
     if (line !== last) process.stdout.write(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
     last = line;
-    if (!completedAt && status.history?.[0]?.state === 'Completed') {
+    if (!completedAt && status.history?.[0]?.version === to.version && status.history[0].state === 'Completed') {
       completedAt = Date.now();
       say(`the control plane runs ${to.version}; the nodes are still updating`);
       process.stdout.write(cincy('get', 'clusterversion', ...k));

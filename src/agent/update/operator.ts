@@ -140,7 +140,11 @@ export class ClusterVersionOperator {
     let created = 0;
     try {
       for (const stage of taskGraph(payload.manifests)) {
-        if (this.stopped) return;
+        // A new desired update goes first; the next pass comes soon enough.
+        if (this.stopped || resolveDesired(await this.cv.get()).kind === 'target') {
+          this.nextReconcile = 0;
+          return;
+        }
         await runStage(stage, this.o.workers, async (task) => {
           for (const m of task.manifests) for (const doc of m.docs as KubeDoc[]) if ((await this.applyOne(doc, m)).created) created += 1;
         });
