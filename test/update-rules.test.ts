@@ -153,6 +153,8 @@ describe('adm upgrade --to / --to-image', () => {
     expect(() => desiredUpdateFor(cv, { to: '4.16.6' })).toThrow(/is available as a conditional update.*--allow-not-recommended\.\n {2}Reason: OnAWS/s);
     expect(desiredUpdateFor(cv, { to: '4.16.6', allowNotRecommended: true })).toEqual({ version: '4.16.6', image: img('4.16.6'), force: false, acceptRisks: [{ name: 'OnAWS' }] });
     expect(() => desiredUpdateFor(cv, { to: '4.15.9' })).toThrow('already at 4.15.9');
+    const updating = clusterVersion(undefined, { history: [{ state: 'Partial', startedTime: 't', completionTime: null, version: '4.15.9', image: img('4.15.9'), verified: true }] });
+    expect(() => desiredUpdateFor(updating, { to: '4.15.9' })).toThrow('--to: the cluster is already updating to 4.15.9');
     expect(() => desiredUpdateFor(cv, {})).toThrow('exactly one of --to');
   });
 

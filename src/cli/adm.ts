@@ -74,7 +74,10 @@ export function desiredUpdateFor(cv: ClusterVersionView, r: UpgradeRequest): Des
   const accepted = cv.spec.desiredUpdate?.acceptRisks ?? [];
   const flag = r.toImage ? '--to-image' : '--to';
   if (r.toImage && !new RegExp(PAYLOAD_PATTERN).test(r.toImage) && !r.force) throw new Error(`--to-image: '${r.toImage}' is not pinned by digest (…@sha256:<64 hex>); a tag cannot be verified, so it needs --force`);
-  if (r.to && r.to === cv.status.desired?.version) throw new Error(`--to: the cluster is already at ${r.to}`);
+  if (r.to && r.to === cv.status.desired?.version) {
+    const updating = cv.status.history?.[0]?.version === r.to && cv.status.history[0].state === 'Partial';
+    throw new Error(updating ? `--to: the cluster is already updating to ${r.to}` : `--to: the cluster is already at ${r.to}`);
+  }
   const matches = (u: { version: string; image: string }): boolean => (r.toImage ? u.image === r.toImage : u.version === r.to);
   const recommended = available.find(matches);
   if (recommended) return { version: recommended.version, image: recommended.image, force: !!r.force, acceptRisks: accepted };

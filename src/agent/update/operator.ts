@@ -22,6 +22,9 @@ import type { ReleaseVerifier } from './verify.js';
 export type SyncResult = 'idle' | 'waiting' | 'handover' | 'completed' | 'superseded';
 type Acceptance = SyncResult | 'refused';
 
+/** A wait given up because the desired update changed under it. */
+const ABANDONED = Symbol('abandoned');
+
 export const PROGRESS = { namespace: 'openshift-cluster-version', name: 'cincy-update-progress' };
 const CVO_DEPLOYMENT = { namespace: 'openshift-cluster-version', name: 'cluster-version-operator' };
 
@@ -181,7 +184,8 @@ export class ClusterVersionOperator {
       if (!force) return refuse('RetrievePayload', `Retrieving payload failed ${said(release.version)} failure=${verification.message}`);
       risks.push(`Target release ${said(release.version)} cannot be verified, but continuing anyway because the update was forced: ${verification.message}`);
     }
-    const job = await this.extract(release);
+    const job = await this.extract(release, async () => ((r) => r.kind !== 'target' || r.target.release.image !== image)(resolveDesired(await this.cv.get())));
+    if (job === ABANDONED) return 'superseded';
     if (job) return refuse('RetrievePayload', `Retrieving payload failed ${said(release.version)} failure=Unable to download and prepare the update: ${job}`);
     let payload: Payload;
     try {
@@ -230,7 +234,7 @@ export class ClusterVersionOperator {
   private arch = 'amd64';
 
   /** Step 3: the Job version-<version>-<hash> that extracts the payload; an error message, or undefined when it succeeded. */
-  private async extract(release: Release): Promise<string | undefined> {
+  private async extract(release: Release, abandon?: () => Promise<boolean>): Promise<string | typeof ABANDONED | undefined> {
     const hash = createHash('sha256').update(release.image).digest('base64url').replace(/[^a-z0-9]/g, '').slice(0, 5) || 'x';
     const name = `version-${release.version || 'image'}-${hash}`.toLowerCase().replace(/[^a-z0-9.-]/g, '-').slice(0, 63);
     const header = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: 'openshift-cluster-version' } };
@@ -254,16 +258,17 @@ export class ClusterVersionOperator {
         },
       } as k8s.KubernetesObject);
     }
-    return this.jobOutcome(header);
+    return this.jobOutcome(header, abandon);
   }
 
-  /** Waits for a Job to finish: undefined when it completed, else why it did not. */
-  private async jobOutcome(header: ObjectRef): Promise<string | undefined> {
+  /** Waits for a Job to finish: undefined when it completed, else why it did not (ABANDONED when `abandon` says so). */
+  private async jobOutcome(header: ObjectRef, abandon?: () => Promise<boolean>): Promise<string | typeof ABANDONED | undefined> {
     const deadline = this.clock.now() + TIMING.jobTimeout;
     while (this.clock.now() < deadline && !this.stopped) {
       const state = jobState((await this.read(header)) ?? {});
       if (state.complete) return undefined;
       if (state.failed) return state.message;
+      if (await abandon?.()) return ABANDONED;
       await this.pause(5_000);
     }
     return `timed out waiting for the job ${header.metadata.name} to complete`;
@@ -287,7 +292,7 @@ export class ClusterVersionOperator {
       } catch {
         // The shared volume lost it (a new pod): extract again.
         const error = await this.extract(desired);
-        if (error) return this.failing('RetrievePayload', `Unable to download and prepare the update: ${error}`, desired.version);
+        if (error) return this.failing('RetrievePayload', `Unable to download and prepare the update: ${String(error)}`, desired.version);
         payload = loadPayload(this.o.payloads.pathOf(desired.image));
       }
     }
@@ -379,7 +384,7 @@ export class ClusterVersionOperator {
     }
     // A Job in the payload is work the next manifests depend on: it must finish first.
     const failed = doc.kind === 'Job' ? await this.jobOutcome(doc) : undefined;
-    if (failed) throw new Error(`job ${doc.metadata.namespace}/${doc.metadata.name}: ${failed}`);
+    if (failed) throw new Error(`job ${doc.metadata.namespace}/${doc.metadata.name}: ${String(failed)}`);
     this.o.log.debug({ file: m.file, runlevel: m.runlevel, component: m.component, kind: doc.kind, name: doc.metadata.name }, 'applied');
     const isCvo = doc.kind === 'Deployment' && doc.metadata.namespace === CVO_DEPLOYMENT.namespace && doc.metadata.name === CVO_DEPLOYMENT.name;
     return { handover: isCvo && firstImage(existing) !== firstImage(doc), created: !existing };
