@@ -146,7 +146,10 @@ export class Agent {
 
   /** The spec fields whose change triggers a fetch at once. */
   async trigger(): Promise<string> {
-    const cv = await this.clusterVersion();
-    return JSON.stringify([cv.spec.channel, cv.spec.upstream, cv.spec.desiredUpdate?.architecture ?? '', cv.status.desired?.version, cv.status.desired?.architecture ?? '']);
+    return triggerOf(await this.clusterVersion());
   }
 }
+
+/** The fields of a ClusterVersion whose change makes the agent fetch the graph again at once. */
+export const triggerOf = (cv: ClusterVersion): string =>
+  JSON.stringify([cv.spec.channel, cv.spec.upstream, cv.spec.desiredUpdate?.architecture ?? '', cv.status.desired?.version, cv.status.desired?.architecture ?? '']);

@@ -106,7 +106,7 @@ export function removeCondition(conditions: Condition[] | undefined, type: strin
  * it is down, `next()` simply never resolves and the loops fall back to their own timers.
  */
 export class ClusterVersionWatch {
-  private waiters: Array<() => void> = [];
+  private waiters: Array<(cv: ClusterVersion | undefined) => void> = [];
   private controller: AbortController | undefined;
   private closed = false;
 
@@ -117,21 +117,21 @@ export class ClusterVersionWatch {
     return this;
   }
 
-  /** Resolves at the next change. */
-  next(): Promise<void> {
+  /** Resolves at the next change, with the object as it now is (undefined when the watch stops or reports an error). */
+  next(): Promise<ClusterVersion | undefined> {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   stop(): void {
     this.closed = true;
     this.controller?.abort();
-    this.notify();
+    this.notify(undefined);
   }
 
-  private notify(): void {
+  private notify(cv: ClusterVersion | undefined): void {
     const waiting = this.waiters;
     this.waiters = [];
-    waiting.forEach((w) => w());
+    waiting.forEach((w) => w(cv));
   }
 
   private async connect(): Promise<void> {
@@ -141,7 +141,8 @@ export class ClusterVersionWatch {
       this.controller = await new k8s.Watch(this.kc).watch(
         `/apis/${CV.group}/${CV.version}/${CV.plural}`,
         { fieldSelector: `metadata.name=${CV.name}` },
-        () => this.notify(),
+        // An ERROR event carries a Status, not the object: say only that something happened.
+        (phase: string, object: ClusterVersion) => this.notify(phase !== 'ERROR' && object?.spec ? object : undefined),
         () => again(),
       );
     } catch {

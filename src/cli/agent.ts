@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
 import pino from 'pino';
-import { Agent } from '../agent/agent.js';
+import { Agent, triggerOf } from '../agent/agent.js';
 import { ClusterVersionWatch } from '../agent/clusterVersion.js';
 import { RiskEvaluator } from '../agent/risks.js';
 import { ClusterVersionOperator, runOperator } from '../agent/update/operator.js';
@@ -114,9 +114,11 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
     const due = Date.now() + (interval + Math.random() * interval) * 1000;
     while (!stopped && Date.now() < due) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise((r) => (timer = setTimeout(r, Math.min(30_000, due - Date.now())))), watch.next()]);
+      const changed = await Promise.race([new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), Math.min(30_000, due - Date.now())))), watch.next()]);
       clearTimeout(timer);
-      if ((await agent.trigger().catch(() => before)) !== before) break;
+      // The watch brings the object itself; only the fallback check reads it.
+      const now = changed ? triggerOf(changed) : await agent.trigger().catch(() => before);
+      if (now !== before) break;
     }
   }
   await updates;

@@ -11,7 +11,7 @@ import { createToken, type TokenOptions } from './token.js';
 import { serve } from './serve.js';
 import { agentCommand, type AgentCliOptions } from './agent.js';
 import { addAdmCommands } from './adm.js';
-import { addPayloadCommands } from './payload.js';
+import { addPayloadCommands, payloadStoreOption } from './payload.js';
 import { mockClusterCommand, type MockClusterOptions } from './mockCluster.js';
 import { addGetCommand } from './get.js';
 
@@ -98,7 +98,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--plain-http', 'serve plain HTTP instead of HTTPS (kubectl and client-go send no credentials over it; client-node does)')
     .option('--cert-dir <dir>', 'where the CA and certificate are kept (default: next to --state)')
     .option('--time-scale <n>', 'simulated seconds per real second (the clock is kept in ConfigMap openshift-config/cincy-mock-clock)', '1')
-    .addOption(new Option('--payload-store <dir>', 'where the payload Job looks for release payloads').env('CINCY_PAYLOAD_STORE').default('data/payloads'))
+    .addOption(payloadStoreOption('--payload-store', 'where the payload Job looks for release payloads'))
     .option('--scenario <file>', 'YAML: operators {<co>: {duration, behavior: normal|degraded|unavailable}}, nodes {<node>: {drain, update, reboot…}}, nodeDefaults, platform…')
     .action(run((opts: MockClusterOptions) => mockClusterCommand(opts)));
 
@@ -116,7 +116,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--default-upstream <url>', 'used when spec.upstream is empty', 'https://api.openshift.com/api/upgrades_info/v1/graph')
     .option('--log-level <level>', 'log level', 'info')
     .option('--no-update', 'only keep the update lists current; never execute spec.desiredUpdate')
-    .addOption(new Option('--payload-store <dir>', 'where release payloads are extracted to (the Job\'s shared volume)').env('CINCY_PAYLOAD_STORE').default('data/payloads'))
+    .addOption(payloadStoreOption('--payload-store', 'where release payloads are extracted to (the Job\'s shared volume)'))
     .option('--trust-keys <dir>', 'keys release signatures are verified against (JWKS *.json, OpenPGP *.asc); without them an update needs force')
     .option('--signature-store <url>', 'signature store base URL (repeatable), after spec.signatureStores', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--workers <n>', 'manifests of different components applied at once', '16')

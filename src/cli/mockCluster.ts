@@ -74,7 +74,7 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     seedInventory(state, { version: o.version, image, channel: o.channel, upstream: o.upstream, arch: o.arch, installedVersion: o.installedVersion, platform: o.platform, rhelWorkers });
   }
   if (o.scenario) loadScenario(state, o.scenario);
-  const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore ?? 'data/payloads', warn: (m) => process.stderr.write(`mock-cluster: ${m}\n`) });
+  const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore, warn: (m) => process.stderr.write(`mock-cluster: ${m}\n`) });
   const token = o.token ?? keptToken(o.state);
   const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
   const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);

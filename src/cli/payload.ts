@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import semver from 'semver';
 import { generatePayload } from '../payload/generate.js';
 import { loadPayload, type Payload } from '../payload/load.js';
-import { PayloadStore } from '../payload/store.js';
+import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../payload/store.js';
 import { call, HttpError, table } from './admin.js';
 
 interface CreateOptions {
@@ -20,7 +20,9 @@ interface CreateOptions {
   store: string;
 }
 
-const storeOption = (): Option => new Option('--store <dir>', 'payload store folder').env('CINCY_PAYLOAD_STORE').default('data/payloads');
+/** The payload store folder, one setting for every command that reads or writes payloads. */
+export const payloadStoreOption = (flag: string, description: string): Option => new Option(`${flag} <dir>`, description).env('CINCY_PAYLOAD_STORE').default(DEFAULT_PAYLOAD_STORE);
+const storeOption = (): Option => payloadStoreOption('--store', 'payload store folder');
 
 function semverFlag(flag: string, v: string): string {
   if (semver.valid(v) !== v) throw new Error(`${flag}: ${v} is not a semantic version (such as 4.16.5)`);

@@ -5,6 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
+/** Where payloads are kept unless --payload-store (or CINCY_PAYLOAD_STORE) says otherwise. */
+export const DEFAULT_PAYLOAD_STORE = 'data/payloads';
+
 const BY_DIGEST = /^[^@\s]+@sha256:([0-9a-f]{64})$/;
 
 export class PayloadStore {

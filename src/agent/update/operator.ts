@@ -104,7 +104,6 @@ export class ClusterVersionOperator {
     const cv = await this.cv.get();
     const upgradeable = upgradeableFrom(await this.operators(), this.at());
     await this.cv.writeStatus((s) => ({ ...s, conditions: setCondition(s.conditions, upgradeable) }));
-    this.arch = cv.status.desired?.architecture === 'Multi' ? 'multi' : await controlPlaneArch(this.core);
     const resolution = resolveDesired(cv);
     await this.cv.writeStatus((s) => ({
       ...s,
@@ -197,6 +196,7 @@ export class ClusterVersionOperator {
       return refuse('VerifyPayloadVersion', `Verifying payload failed ${said(release.version)} failure=release image version ${payload.version} does not match the expected upstream version ${release.version}`);
     }
     const current = cv.status.desired?.version ?? payload.version;
+    // Fresh after the Job's wait: an operator may have changed its mind meanwhile.
     const upgradeable = upgradeableFrom(await this.operators(), this.at());
     const failed = preconditions(current, target, payload.version, upgradeable);
     const blocking = failed.filter((p) => p.blocking);
@@ -207,12 +207,13 @@ export class ClusterVersionOperator {
 
     const url = release.url ?? (payload.metadata.metadata?.url as string | undefined);
     const desired: Release = { version: payload.version, image, ...(url ? { url } : {}), channels: release.channels ?? [], ...(release.architecture ? { architecture: release.architecture } : {}) };
+    const arch = cv.status.desired?.architecture === 'Multi' ? 'multi' : await controlPlaneArch(this.core);
     const at = this.at();
     const total = countDocs(payload.manifests);
     await this.writeProgress({ version: desired.version, image, stagesDone: 0, done: 0 });
     await this.cv.writeStatus((s, fresh) => {
       const history = (s.history ?? []).map((h, i) => (i === 0 && h.completionTime === null ? { ...h, completionTime: at } : h));
-      let conditions = setCondition(s.conditions, { type: 'ReleaseAccepted', status: 'True', lastTransitionTime: at, reason: 'PayloadLoaded', message: `Payload loaded ${said(payload.version)} architecture="${this.arch}"` });
+      let conditions = setCondition(s.conditions, { type: 'ReleaseAccepted', status: 'True', lastTransitionTime: at, reason: 'PayloadLoaded', message: `Payload loaded ${said(payload.version)} architecture="${arch}"` });
       conditions = setCondition(conditions, { type: 'Progressing', status: 'True', lastTransitionTime: at, reason: '', message: working(desired.version, 0, total) });
       conditions = setCondition(conditions, { type: 'Failing', status: 'False', lastTransitionTime: at, reason: '', message: '' });
       return {
@@ -231,7 +232,6 @@ export class ClusterVersionOperator {
     return this.apply(desired, payload);
   }
 
-  private arch = 'amd64';
 
   /** Step 3: the Job version-<version>-<hash> that extracts the payload; an error message, or undefined when it succeeded. */
   private async extract(release: Release, abandon?: () => Promise<boolean>): Promise<string | typeof ABANDONED | undefined> {
@@ -552,7 +552,7 @@ function apiMessage(err: unknown): string {
  */
 export async function runOperator(
   make: () => ClusterVersionOperator,
-  o: { clock: Clock; log: Logger; signal: AbortSignal; beforeSync?: () => Promise<void>; changed?: () => Promise<void> },
+  o: { clock: Clock; log: Logger; signal: AbortSignal; beforeSync?: () => Promise<void>; changed?: () => Promise<unknown> },
 ): Promise<void> {
   let cvo = make();
   while (!o.signal.aborted) {

@@ -2,20 +2,12 @@
 // openshift-cluster-version, its container image the release pull spec) "downloads" the payload: it
 // completes when the payload store has that image and fails (BackoffLimitExceeded) when not. Other Jobs
 // complete after a while. Status as batch/v1 reports it; the start time is the job's clock.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { kubeTime } from '../../clock.js';
 import { clone, conditionsOf, save, setCondition } from './controller.js';
 import { kindNamed, type ClusterState, type KubeObject } from './state.js';
 
 export const PAYLOAD_JOB_MS = 20_000;
 export const OTHER_JOB_MS = 30_000;
-
-/** Whether the payload store folder has the payload of `<repo>@sha256:<hex>` (a tag-only pull spec never does). */
-export function payloadExists(store: string, image: string): boolean {
-  const hex = /@sha256:([0-9a-f]{64})$/.exec(image)?.[1];
-  return hex !== undefined && existsSync(join(store, 'sha256', hex, 'release-manifests', 'release-metadata'));
-}
 
 interface JobStatus {
   startTime?: string;

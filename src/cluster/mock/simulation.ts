@@ -5,14 +5,15 @@
 // time on the ScaledClock it declares in ConfigMap openshift-config/cincy-mock-clock.
 import { CLOCK_CONFIGMAP, ScaledClock, type Clock } from '../../clock.js';
 import { clone, save, setCondition } from './controller.js';
-import { payloadExists, reconcileJobs } from './jobs.js';
+import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../../payload/store.js';
+import { reconcileJobs } from './jobs.js';
 import { reconcileMco } from './mco.js';
 import { operatorReleases, reconcileOperators } from './operators.js';
 import { EMPTY_SCENARIO, readScenario, type Scenario } from './scenario.js';
 import { kindNamed, type ClusterState } from './state.js';
 
 export interface SimulationOptions {
-  /** The payload store folder payload Jobs look in (default data/payloads). */
+  /** The payload store folder payload Jobs look in (default DEFAULT_PAYLOAD_STORE). */
   payloadStore?: string;
 }
 
@@ -28,9 +29,9 @@ export function reconcile(state: ClusterState, now: number, o: SimulationOptions
   } catch (err) {
     problems.push((err as Error).message);
   }
-  const store = o.payloadStore ?? 'data/payloads';
+  const store = new PayloadStore(o.payloadStore ?? DEFAULT_PAYLOAD_STORE);
   reconcileWorkloads(state, now);
-  reconcileJobs(state, now, (image) => payloadExists(store, image), `the payload store ${store}`);
+  reconcileJobs(state, now, (image) => store.has(image), `the payload store ${store.dir}`);
   const releases = operatorReleases(state);
   reconcileMco(state, now, scenario, releases.get('machine-config'));
   reconcileOperators(state, now, scenario, releases);
