@@ -143,7 +143,7 @@ export class ClusterVersionOperator {
     try {
       for (const stage of taskGraph(payload.manifests)) {
         // A new desired update goes first; the next pass comes soon enough.
-        if (this.stopped || resolveDesired(await this.cv.get()).kind === 'target') {
+        if (this.stopped || (await this.superseded(desired))) {
           this.nextReconcile = 0;
           return;
         }
