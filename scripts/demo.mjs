@@ -94,7 +94,7 @@ async function main() {
     '--channel', 'stable-4.16', '--upstream', `${server}/api/upgrades_info/v1/graph`, '--time-scale', String(SCALE), '--payload-store', payloads,
   ], /listening at/);
   await start('cincy agent', [
-    'agent', '--kubeconfig', kubeconfig, '--interval', '2', '--payload-store', payloads, '--trust-keys', trust, '--signature-store', `${server}/signatures`, '--log-level', 'info',
+    'agent', '--kubeconfig', kubeconfig, '--interval', '2', '--payload-store', payloads, '--trust-keys', trust, '--signature-store', `${server}/signatures`, '--log-level', 'info', '--follow-mock-clock',
   ], /"msg":"poll"/);
 
   const k = ['--kubeconfig', kubeconfig];

@@ -1,18 +1,18 @@
-// Time for the update simulation. A real update takes 60 to 120 minutes; the mock cluster declares a
-// time scale so that tests and the demo run one in seconds. The mock keeps its clock in a ConfigMap,
-// so the agent (acting as the CVO) follows the same clock, and a restart of either keeps it.
+// Time, injected. Everything that reads the time or waits takes a Clock: real time in production, a
+// faster simulated time for the mock cluster and the demo, and a clock moved by hand in tests.
 
 export interface Clock {
-  /** Milliseconds since the epoch, in simulated time. */
+  /** Milliseconds since the epoch. */
   now(): number;
-  /** Waits `ms` of simulated time; ends at once, timer cleared, when `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Waits `ms` of this clock's time; ends at once, timer cleared, when `signal` aborts. A clock that runs
+   * faster than real time still waits at least `minRealMs` of real time, so a polling loop on it cannot
+   * turn into a busy one; a clock moved by hand ignores it.
+   */
+  sleep(ms: number, signal?: AbortSignal, minRealMs?: number): Promise<void>;
 }
 
-/** Where the mock cluster declares its clock: data {scale, realEpoch, simEpoch} (numbers as strings). */
-export const CLOCK_CONFIGMAP = { namespace: 'openshift-config', name: 'cincy-mock-clock' };
-
-/** Simulated time runs `scale` times faster than real time from (realEpoch, simEpoch). */
+/** Time that runs `scale` times faster than real time from (realEpoch, simEpoch); scale 1 is real time. */
 export class ScaledClock implements Clock {
   constructor(
     readonly scale = 1,
@@ -26,41 +26,34 @@ export class ScaledClock implements Clock {
     return this.simEpoch + (Date.now() - this.realEpoch) * this.scale;
   }
 
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal?.aborted) return resolve();
-      const done = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms / this.scale));
-      signal?.addEventListener('abort', done, { once: true });
-    });
+  sleep(ms: number, signal?: AbortSignal, minRealMs = this.scale > 1 ? 50 : 0): Promise<void> {
+    return realSleep(Math.max(ms / this.scale, minRealMs), signal);
   }
 
-  /** The ConfigMap data that declares this clock. */
-  toData(): Record<string, string> {
-    return { scale: String(this.scale), realEpoch: String(this.realEpoch), simEpoch: String(this.simEpoch) };
-  }
-
-  /** The clock a ConfigMap declares; real time when there is none or it is malformed. */
-  static fromData(data: Record<string, string> | undefined): ScaledClock {
-    const scale = Number(data?.scale);
-    const realEpoch = Number(data?.realEpoch);
-    const simEpoch = Number(data?.simEpoch);
-    if (!(scale > 0) || !Number.isFinite(realEpoch) || !Number.isFinite(simEpoch)) return new ScaledClock(1);
-    return new ScaledClock(scale, realEpoch, simEpoch);
-  }
-
-  /** The same simulated time from now on, at another scale (a restart with a new --time-scale). */
+  /** The same time from now on, at another scale. */
   rescaled(scale: number): ScaledClock {
     const realNow = Date.now();
-    return new ScaledClock(scale, realNow, this.simEpoch + (realNow - this.realEpoch) * this.scale);
+    return new ScaledClock(scale, realNow, this.now());
   }
 }
 
-/** A clock whose source can change: the agent follows the cluster's clock when it is rescaled. */
+/** Real time. */
+export const systemClock: Clock = new ScaledClock(1);
+
+function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** A clock whose source can change: the agent follows a simulated cluster clock that is rescaled. */
 export class FollowedClock implements Clock {
   constructor(public source: Clock) {}
 
@@ -68,14 +61,17 @@ export class FollowedClock implements Clock {
     return this.source.now();
   }
 
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return this.source.sleep(ms, signal);
+  sleep(ms: number, signal?: AbortSignal, minRealMs?: number): Promise<void> {
+    return this.source.sleep(ms, signal, minRealMs);
   }
 }
 
-/** A clock tests move by hand: sleep resolves when advance() passes its deadline. */
+/**
+ * A clock tests move by hand: `advance` moves it and wakes every sleeper whose time has come. It never
+ * waits real time. `sleepers` and `nextWake` let a test driver move it exactly to the next wake-up.
+ */
 export class ManualClock implements Clock {
-  private waiting: Array<{ at: number; resolve: () => void }> = [];
+  private waiting: Array<{ at: number; wake: () => void }> = [];
 
   constructor(private t = Date.parse('2026-06-01T00:00:00Z')) {}
 
@@ -83,17 +79,35 @@ export class ManualClock implements Clock {
     return this.t;
   }
 
-  sleep(ms: number): Promise<void> {
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
-      this.waiting.push({ at: this.t + ms, resolve });
+      if (signal?.aborted) return resolve();
+      const entry = {
+        at: this.t + Math.max(0, ms),
+        wake: (): void => {
+          this.waiting = this.waiting.filter((w) => w !== entry);
+          signal?.removeEventListener('abort', entry.wake);
+          resolve();
+        },
+      };
+      this.waiting.push(entry);
+      signal?.addEventListener('abort', entry.wake, { once: true });
     });
+  }
+
+  /** How many sleeps are under way. */
+  get sleepers(): number {
+    return this.waiting.length;
+  }
+
+  /** When the earliest sleep ends, if any is under way. */
+  get nextWake(): number | undefined {
+    return this.waiting.length ? Math.min(...this.waiting.map((w) => w.at)) : undefined;
   }
 
   advance(ms: number): void {
     this.t += ms;
-    const due = this.waiting.filter((w) => w.at <= this.t);
-    this.waiting = this.waiting.filter((w) => w.at > this.t);
-    for (const w of due) w.resolve();
+    for (const w of this.waiting.filter((x) => x.at <= this.t)) w.wake();
   }
 }
 
@@ -106,14 +120,4 @@ export function parseDuration(text: string): number | undefined {
   if (!m || text.trim() === '') return undefined;
   const [, h, min, s, ms] = m;
   return (Number(h ?? 0) * 3600 + Number(min ?? 0) * 60 + Number(s ?? 0)) * 1000 + Number(ms ?? 0);
-}
-
-const REAL_TIME = new ScaledClock(1);
-
-/**
- * Waits `ms` of simulated time and at least `minRealMs` of real time (a fast clock must not turn a
- * polling loop into a busy one); resolves early when `signal` aborts.
- */
-export async function pause(clock: Clock, ms: number, signal?: AbortSignal, minRealMs = 50): Promise<void> {
-  await Promise.all([clock.sleep(ms, signal), REAL_TIME.sleep(minRealMs, signal)]);
 }

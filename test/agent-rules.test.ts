@@ -4,7 +4,8 @@ import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { fetchGraph, parseGraph, RetrieveError, updatesFrom, type GraphResponse } from '../src/agent/cincinnati.js';
 import { RiskEvaluator } from '../src/agent/risks.js';
-import { keepTransition, NOT_EXPOSED, recommended, updateStatus } from '../src/agent/status.js';
+import { keepTransition } from '../src/agent/conditions.js';
+import { NOT_EXPOSED, recommended, updateStatus } from '../src/agent/recommendations.js';
 import type { Risk } from '../src/graph/model.js';
 
 const AT = '2026-01-01T00:00:00Z';

@@ -10,10 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { ReleaseVerifier } from '../src/agent/update/verify.js';
 import { generateKeys, signPayload } from '../src/cli/signatures.js';
 import { TrustStore } from '../src/signatures/verify.js';
-import { preconditions, resolveDesired, upgradeableFrom, type Target } from '../src/agent/update/accept.js';
+import { preconditions, upgradeableFrom } from '../src/agent/update/preconditions.js';
+import { resolveDesired, type Target } from '../src/agent/update/resolve.js';
 import { FAIL_AFTER_MS, gateOperators, operatorReason } from '../src/agent/update/gate.js';
 import type { ClusterVersion } from '../src/agent/clusterVersion.js';
-import type { Condition } from '../src/agent/status.js';
+import type { Condition } from '../src/agent/conditions.js';
 import { desiredUpdateFor, upgradeReport } from '../src/cli/adm.js';
 
 const img = (v: string): string => `quay.example/ocp/release@sha256:${Buffer.from(v).toString('hex').padEnd(64, '0')}`;

@@ -79,7 +79,7 @@ interface Agent {
 function startAgent(m: Mock, server: string): Agent {
   const child = spawn(process.execPath, [
     BIN, 'agent', '--kubeconfig', m.kubeconfig, '--interval', '1', '--payload-store', shared.payloads, '--trust-keys', shared.trust,
-    '--signature-store', `${server}/signatures`, '--log-level', 'debug',
+    '--signature-store', `${server}/signatures`, '--log-level', 'debug', '--follow-mock-clock',
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));

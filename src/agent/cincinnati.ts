@@ -1,10 +1,11 @@
 // The Cincinnati client of the agent, as the cluster-version-operator does it: the request, the
 // RetrievedUpdates failure reasons in their order, response validation, and the post-processing
-// that turns one graph into available and conditional updates (cvo-agent.md).
+// that turns one graph into available and conditional updates (the cluster-version-operator's pkg/cincinnati).
 import semver from 'semver';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
-import type { MatchingRule, Risk } from '../graph/model.js';
 import { STATUS_CODES } from 'node:http';
+import { LABEL, type MatchingRule, type Risk } from '../graph/model.js';
+import type { ClusterRelease } from './clusterVersion.js';
 
 export const DEFAULT_UPSTREAM = 'https://api.openshift.com/api/upgrades_info/v1/graph';
 
@@ -18,21 +19,13 @@ export class RetrieveError extends Error {
   }
 }
 
-export interface Release {
-  version: string;
-  image: string;
-  url?: string;
-  channels?: string[];
-  architecture?: string;
-}
-
 export interface ConditionalUpdate {
-  release: Release;
+  release: ClusterRelease;
   risks: Risk[];
 }
 
 export interface Updates {
-  available: Release[];
+  available: ClusterRelease[];
   conditional: ConditionalUpdate[];
 }
 
@@ -141,8 +134,8 @@ export function parseGraph(text: string): GraphResponse {
     if (typeof n.payload !== 'string') throw invalid(`node ${n.version}: payload is not a string`);
     if (n.metadata === null) n.metadata = {}; // Go reads a null map as an empty one
     if (n.metadata !== undefined && (typeof n.metadata !== 'object' || Array.isArray(n.metadata) || Object.values(n.metadata).some((v) => typeof v !== 'string'))) throw invalid(`node ${n.version}: metadata values must be strings`);
-    const arch = n.metadata?.['release.openshift.io/architecture'];
-    if (arch !== undefined && arch !== 'multi') throw invalid(`node ${n.version}: unrecognized release.openshift.io/architecture value "${arch}"`);
+    const arch = n.metadata?.[LABEL.architecture];
+    if (arch !== undefined && arch !== 'multi') throw invalid(`node ${n.version}: unrecognized ${LABEL.architecture} value "${arch}"`);
   });
   const edges = g.edges ?? [];
   if (!Array.isArray(edges)) throw invalid('edges is not a list');
@@ -166,14 +159,14 @@ export function parseGraph(text: string): GraphResponse {
   return { nodes: g.nodes.map((n) => ({ ...n, metadata: n.metadata ?? {} })), edges: edges as Array<[number, number]>, conditionalEdges };
 }
 
-const releaseOf = (n: GraphResponse['nodes'][number]): Release => {
-  const channels = (n.metadata['io.openshift.upgrades.graph.release.channels'] ?? '').split(',').filter(Boolean).sort();
+const releaseOf = (n: GraphResponse['nodes'][number]): ClusterRelease => {
+  const channels = (n.metadata[LABEL.channels] ?? '').split(',').filter(Boolean).sort();
   return {
     version: n.version,
     image: n.payload,
     ...(n.metadata.url && { url: n.metadata.url }),
     ...(channels.length && { channels }),
-    ...(n.metadata['release.openshift.io/architecture'] === 'multi' && { architecture: 'Multi' }),
+    ...(n.metadata[LABEL.architecture] === 'multi' && { architecture: 'Multi' }),
   };
 };
 
@@ -183,15 +176,17 @@ function validRules(rules: MatchingRule[]): MatchingRule[] {
 }
 
 /**
- * The updates of one response for the current version (post-processing 1-4 of cvo-agent.md), each
- * list by semver, newest first.
+ * The updates of one response for the current version, each list by semver, newest first. As the CVO
+ * reads a response (pkg/cincinnati/cincinnati.go): the targets of the current node's edges; a target that
+ * is also conditional is conditional only; a target in two conditional entries is dropped; rules a cluster
+ * cannot evaluate are dropped, and a risk left without a rule drops its update.
  */
 export function updatesFrom(graph: GraphResponse, current: string, migrateToMulti = false): Updates {
   const index = graph.nodes.findIndex((n) => n.version === current);
   const byDesc = (a: { version: string }, b: { version: string }): number => semver.rcompare(a.version, b.version);
   if (migrateToMulti) return { available: index >= 0 ? [releaseOf(graph.nodes[index]!)] : [], conditional: [] };
 
-  const available = new Map<string, Release>();
+  const available = new Map<string, ClusterRelease>();
   for (const [from, to] of graph.edges) if (from === index) available.set(graph.nodes[to]!.version, releaseOf(graph.nodes[to]!));
 
   const byVersion = new Map(graph.nodes.map((n) => [n.version, n]));

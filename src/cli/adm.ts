@@ -3,7 +3,7 @@ import * as k8s from '@kubernetes/client-node';
 import { Command } from 'commander';
 import { CV, type ClusterVersion, type DesiredUpdate } from '../agent/clusterVersion.js';
 import { PAYLOAD_PATTERN } from '../schemas/graphData.js';
-import { loadKubeConfig } from './agent.js';
+import { loadKubeConfig } from './kubeconfig.js';
 
 type ClusterVersionView = Pick<ClusterVersion, 'spec' | 'status'>;
 

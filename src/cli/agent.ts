@@ -1,15 +1,13 @@
-// `cincy agent`: keeps a cluster's ClusterVersion updates current, like the cluster-version-operator.
+// `cincy agent`: turns flags into the agent's options and runs it (src/agent/run.ts) until a signal.
 import { existsSync, readFileSync } from 'node:fs';
-import * as k8s from '@kubernetes/client-node';
 import pino from 'pino';
-import { Agent, triggerOf } from '../agent/agent.js';
-import { ClusterVersionWatch } from '../agent/clusterVersion.js';
+import type { PollResult } from '../agent/poll.js';
+import { UpdatesPoller } from '../agent/poll.js';
 import { RiskEvaluator } from '../agent/risks.js';
-import { ClusterVersionOperator, runOperator } from '../agent/update/operator.js';
-import { ReleaseVerifier } from '../agent/update/verify.js';
-import { CLOCK_CONFIGMAP, FollowedClock, ScaledClock } from '../clock.js';
+import { runAgent } from '../agent/run.js';
 import { PayloadStore } from '../payload/store.js';
 import { TrustStore } from '../signatures/verify.js';
+import { loadKubeConfig } from './kubeconfig.js';
 
 export interface AgentCliOptions {
   kubeconfig?: string;
@@ -28,14 +26,7 @@ export interface AgentCliOptions {
   trustKeys?: string;
   signatureStore: string[];
   workers: string;
-}
-
-export function loadKubeConfig(o: { kubeconfig?: string; inCluster?: boolean }): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
-  if (o.inCluster) kc.loadFromCluster();
-  else if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
-  else kc.loadFromDefault();
-  return kc;
+  followMockClock?: boolean;
 }
 
 const read = (file: string | undefined, flag: string): string | undefined => {
@@ -61,6 +52,14 @@ function prometheusOptions(o: AgentCliOptions): { url?: string; tokenFile?: stri
   };
 }
 
+/** A line per poll on a terminal. */
+function reportToTerminal(r: PollResult): void {
+  if (!process.stderr.isTTY) return;
+  const { status, reason, message } = r.retrieved;
+  const what = status === 'True' ? `${r.available} available, ${r.conditional - r.recommendedConditional} not recommended` : `${reason}: ${message}`;
+  process.stderr.write(`${new Date().toISOString()} updates: ${what}${r.written ? '' : ' (unchanged)'}\n`);
+}
+
 export async function agentCommand(o: AgentCliOptions): Promise<number> {
   const interval = Number(o.interval);
   if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval: '${o.interval}' is not a number of seconds`);
@@ -72,81 +71,29 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
   const trust = o.trustKeys ? await TrustStore.load(o.trustKeys) : TrustStore.empty();
   const log = pino({ level: o.logLevel });
   const kc = loadKubeConfig(o);
-  const agent = new Agent({
-    kc,
+  const poller = {
     evaluator: new RiskEvaluator(prometheusOptions(o)),
     transport: { ca: read(o.caFile, '--ca-file') },
     defaultUpstream: o.defaultUpstream,
-  });
-  const pollOnce = async (): Promise<void> => {
-    const r = await agent.poll();
-    log.info({ retrieved: r.retrieved.status, reason: r.retrieved.reason, available: r.available, conditional: r.conditional, written: r.written }, 'poll');
-    if (process.stderr.isTTY) {
-      const what = r.retrieved.status === 'True' ? `${r.available} available, ${r.conditional - r.recommendedConditional} not recommended` : `${r.retrieved.reason}: ${r.retrieved.message}`;
-      process.stderr.write(`${new Date().toISOString()} updates: ${what}${r.written ? '' : ' (unchanged)'}\n`);
-    }
   };
   if (o.once) {
-    await pollOnce();
+    const r = await new UpdatesPoller({ kc, ...poller }).poll();
+    const { status, reason } = r.retrieved;
+    log.info({ retrieved: status, reason, available: r.available, conditional: r.conditional, written: r.written }, 'poll');
+    reportToTerminal(r);
     return 0;
   }
-  let stopped = false;
   const stop = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      stopped = true;
-      stop.abort();
-    });
-  }
-  const watch = new ClusterVersionWatch(kc).start();
-  stop.signal.addEventListener('abort', () => watch.stop());
-  const updates = o.update ? executeUpdates(kc, { ...o, workers }, trust, log, stop.signal, watch) : Promise.resolve();
-  while (!stopped) {
-    // Read before the poll, so a change made while it runs triggers the next one.
-    const before = await agent.trigger().catch(() => '');
-    try {
-      await pollOnce();
-    } catch (err) {
-      log.error({ err }, 'poll failed; will try again');
-    }
-    // Next poll at a random time in [interval, 2 × interval), or at once when channel, upstream, arch or
-    // version change: the watch wakes the loop on a change, and a 30 s check covers a watch that is down.
-    const due = Date.now() + (interval + Math.random() * interval) * 1000;
-    while (!stopped && Date.now() < due) {
-      let timer: NodeJS.Timeout | undefined;
-      const changed = await Promise.race([new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), Math.min(30_000, due - Date.now())))), watch.next()]);
-      clearTimeout(timer);
-      // The watch brings the object itself; only the fallback check reads it.
-      const now = changed ? triggerOf(changed) : await agent.trigger().catch(() => before);
-      if (now !== before) break;
-    }
-  }
-  await updates;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  await runAgent({
+    kc,
+    log,
+    signal: stop.signal,
+    poller,
+    intervalMs: interval * 1000,
+    update: o.update ? { payloads: new PayloadStore(o.payloadStore), trust, signatureStores: o.signatureStore, workers } : undefined,
+    followMockClock: o.followMockClock,
+    report: reportToTerminal,
+  });
   return 0;
-}
-
-/** The update executor, on the cluster's clock (a mock cluster may run it faster than real time; read before each pass). */
-async function executeUpdates(
-  kc: k8s.KubeConfig,
-  o: Omit<AgentCliOptions, 'workers'> & { workers: number },
-  trust: TrustStore,
-  log: pino.Logger,
-  signal: AbortSignal,
-  watch: ClusterVersionWatch,
-): Promise<void> {
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const clock = new FollowedClock(new ScaledClock(1));
-  let declared = '';
-  const followClock = async (): Promise<void> => {
-    const data = (await core.readNamespacedConfigMap({ ...CLOCK_CONFIGMAP }).catch(() => undefined))?.data;
-    const text = JSON.stringify(data ?? {});
-    if (text === declared) return;
-    declared = text;
-    clock.source = data ? ScaledClock.fromData(data) : new ScaledClock(1); // a real cluster declares none: real time
-    if (data) log.info({ scale: (clock.source as ScaledClock).scale }, 'following the cluster\'s clock');
-  };
-  // Signatures are checked against real time: key expiry and revocation are facts of the world.
-  const verifier = new ReleaseVerifier(trust, core, o.signatureStore);
-  const payloads = new PayloadStore(o.payloadStore);
-  await runOperator(() => new ClusterVersionOperator({ kc, clock, payloads, verifier, workers: o.workers, log, signal }), { clock, log, signal, beforeSync: followClock, changed: () => watch.next() });
 }

@@ -5,8 +5,9 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { Command } from 'commander';
 import type * as k8s from '@kubernetes/client-node';
-import { CLOCK_CONFIGMAP, ScaledClock } from '../clock.js';
-import { loadKubeConfig } from './agent.js';
+import { CLOCK_CONFIGMAP, clockFromData } from '../cluster/simulatedClock.js';
+import { loadKubeConfig } from './kubeconfig.js';
+import { KUBE_LABEL } from '../cluster/labels.js';
 
 type Obj = {
   metadata: { name: string; creationTimestamp?: string; labels?: Record<string, string> };
@@ -41,7 +42,8 @@ const PRINTERS: Record<string, Printer> = {
     row: (o, age) => {
       const ready = cond(o, 'Ready')?.status;
       const status = `${ready === 'True' ? 'Ready' : ready === 'False' ? 'NotReady' : 'Unknown'}${o.spec?.unschedulable ? ',SchedulingDisabled' : ''}`;
-      const roles = Object.keys(o.metadata.labels ?? {}).filter((l) => l.startsWith('node-role.kubernetes.io/')).map((l) => l.slice('node-role.kubernetes.io/'.length)).sort();
+      const prefix = KUBE_LABEL.nodeRolePrefix;
+      const roles = Object.keys(o.metadata.labels ?? {}).filter((l) => l.startsWith(prefix)).map((l) => l.slice(prefix.length)).sort();
       return [o.metadata.name, status, roles.join(',') || '<none>', age(o.metadata.creationTimestamp), (o.status?.nodeInfo as { kubeletVersion?: string } | undefined)?.kubeletVersion ?? ''];
     },
   },
@@ -122,8 +124,9 @@ async function getJson(kc: k8s.KubeConfig, path: string): Promise<unknown> {
         let body: unknown;
         try {
           body = JSON.parse(text);
-        } catch {
-          body = undefined;
+        } catch (err) {
+          if (!(err instanceof SyntaxError)) throw err;
+          body = undefined; // not JSON: the status and text say what happened
         }
         if (res.statusCode === 200 && body !== undefined) resolve(body);
         else reject(new HttpError(res.statusCode ?? 0, (body as { message?: string } | undefined)?.message ?? `${res.statusCode} ${text.slice(0, 200)}`));
@@ -154,7 +157,7 @@ export async function getCommand(kind: string, name: string | undefined, o: { ku
   let now = Date.now();
   try {
     const cm = (await getJson(kc, `/api/v1/namespaces/${CLOCK_CONFIGMAP.namespace}/configmaps/${CLOCK_CONFIGMAP.name}`)) as { data?: Record<string, string> };
-    now = ScaledClock.fromData(cm.data).now();
+    now = clockFromData(cm.data).now();
   } catch (err) {
     if (!(err instanceof HttpError && err.code === 404)) throw err;
   }

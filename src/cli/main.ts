@@ -120,6 +120,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--trust-keys <dir>', 'keys release signatures are verified against (JWKS *.json, OpenPGP *.asc); without them an update needs force')
     .option('--signature-store <url>', 'signature store base URL (repeatable), after spec.signatureStores', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--workers <n>', 'manifests of different components applied at once', '16')
+    .option('--follow-mock-clock', 'execute updates on the simulated clock a cincy mock cluster declares (ConfigMap openshift-config/cincy-mock-clock); for the mock cluster only')
     .action(run((opts: AgentCliOptions) => agentCommand(opts)));
 
   addAdmCommands(program, (f) => run(f));

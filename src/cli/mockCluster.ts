@@ -99,9 +99,6 @@ function loadScenario(state: ClusterState, file: string): void {
   const known = { operators: state.list(kindNamed('ClusterOperator')).map((c) => c.metadata.name), nodes: state.list(kindNamed('Node')).map((n) => n.metadata.name) };
   const data = scenarioFileData(file, known);
   const cm = kindNamed('ConfigMap');
-  try {
-    state.patch(cm, SCENARIO.namespace, SCENARIO.name, { data });
-  } catch {
-    state.create(cm, SCENARIO.namespace, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: SCENARIO.name, namespace: SCENARIO.namespace }, data });
-  }
+  if (state.find(cm, SCENARIO.namespace, SCENARIO.name)) state.patch(cm, SCENARIO.namespace, SCENARIO.name, { data });
+  else state.create(cm, SCENARIO.namespace, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: SCENARIO.name, namespace: SCENARIO.namespace }, data });
 }

@@ -4,6 +4,8 @@
 import { createHash } from 'node:crypto';
 import semver from 'semver';
 import { stringify } from 'yaml';
+import { LABEL } from '../graph/model.js';
+import { KUBE_LABEL } from '../cluster/labels.js';
 
 export interface GenerateOptions {
   version: string;
@@ -157,8 +159,8 @@ function deployment(namespace: string, name: string, image: string, env: Array<{
         spec: {
           serviceAccountName: name,
           priorityClassName: 'system-cluster-critical',
-          nodeSelector: { 'node-role.kubernetes.io/master': '' },
-          tolerations: [{ key: 'node-role.kubernetes.io/master', operator: 'Exists', effect: 'NoSchedule' }],
+          nodeSelector: { [KUBE_LABEL.masterRole]: '' },
+          tolerations: [{ key: KUBE_LABEL.masterRole, operator: 'Exists', effect: 'NoSchedule' }],
           containers: [{ name: 'operator', image, ...(args.length && { args }), env, resources: { requests: { cpu: '10m', memory: '50Mi' } } }],
         },
       },
@@ -247,7 +249,7 @@ export function generatePayload(o: GenerateOptions): Map<string, string> {
       spec: { selector: { app: name }, ports: [{ name: 'https', port: 8443, targetPort: 8443 }] },
     });
     const env = [{ name: 'RELEASE_VERSION', value: version }, ...(op.operands ?? []).map((t) => ({ name: envName(t), value: imageOf(t) }))];
-    f('06_deployment', deployment(ns, name, imageOf(name), env, { 'operator.cincy.io/cluster-operator': op.co }));
+    f('06_deployment', deployment(ns, name, imageOf(name), env, { [KUBE_LABEL.clusterOperator]: op.co }));
     f('07_clusteroperator', {
       apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: meta(op.co), spec: {},
       status: { versions: ['operator', ...(op.versions ?? [])].map((n) => ({ name: n, version })) },
@@ -284,7 +286,7 @@ export function generatePayload(o: GenerateOptions): Map<string, string> {
     metadata: { name: version, creationTimestamp: null },
     spec: { tags: [...tags].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, ref]) => ({ name, from: { kind: 'DockerImage', name: ref } })) },
   }, null, 2)}\n`);
-  const metadata: Record<string, string> = { ...(o.url && { url: o.url }), ...(o.arch === 'multi' && { 'release.openshift.io/architecture': 'multi' }) };
+  const metadata: Record<string, string> = { ...(o.url && { url: o.url }), ...(o.arch === 'multi' && { [LABEL.architecture]: 'multi' }) };
   files.set('release-metadata', `${JSON.stringify({
     kind: 'cincinnati-metadata-v0',
     version,

@@ -1,105 +1,101 @@
-// Whether the agent takes an update, before it touches anything (update-workflow.md §A steps 1 and 5):
-// the desired update resolved only from the recommendations (or a conditional update whose risks are
-// all accepted), and the preconditions — no rollback, no hop over a minor version, Upgradeable for a
-// minor update (blocking), a recommended target (a warning).
-import semver from 'semver';
-import type { Release } from '../cincinnati.js';
-import type { Condition } from '../status.js';
-import type { ClusterVersion } from '../clusterVersion.js';
-import type { ClusterOperatorObject } from './gate.js';
+// Steps 2 to 6 of an update, from a resolved target to a release recorded in status — or a
+// ReleaseAccepted=False condition saying why not, in the cluster-version-operator's words
+// (pkg/cvo/sync_worker.go): the signature, the payload Job, loading the payload and checking its
+// version, the preconditions; then status.desired, a Partial history entry and ReleaseAccepted=True.
+import { loadPayload, PayloadError, type Payload } from '../../payload/load.js';
+import { controlPlaneArch } from '../architecture.js';
+import { setCondition, type ClusterRelease, type ClusterVersion } from '../clusterVersion.js';
+import { NOT_FAILING } from './progressing.js';
+import type { OperatorContext } from './context.js';
+import { working } from './gate.js';
+import { ABANDONED, retrievePayload } from './payloadJob.js';
+import { describePrecondition, preconditions, upgradeableFrom } from './preconditions.js';
+import type { ProgressStore } from './progress.js';
+import { resolveDesired, type Target } from './resolve.js';
 
-export interface Target {
-  release: Release;
-  force: boolean;
-  /** The conditional update it came from, when it is one: its Recommended condition decides a warning. */
-  recommended?: Condition;
-  /** Given by image with no recommendation behind it. */
-  explicit: boolean;
-}
+export type Acceptance =
+  | { kind: 'accepted'; desired: ClusterRelease; payload: Payload }
+  | { kind: 'refused'; reason: string; message: string }
+  | { kind: 'superseded' };
 
-export type Resolution = { kind: 'none' } | { kind: 'target'; target: Target } | { kind: 'invalid'; message: string };
-
-const sameRelease = (a: { version?: string; image?: string }, b: { version?: string; image?: string } | undefined): boolean =>
-  !!b && (!a.version || a.version === b.version) && (!a.image || a.image === b.image);
-
-/** Step 1: what spec.desiredUpdate asks for, resolved against status; `none` when the cluster is there already. */
-export function resolveDesired(cv: ClusterVersion): Resolution {
-  const d = cv.spec.desiredUpdate;
-  if (!d || (!d.version && !d.image) || sameRelease(d, cv.status.desired)) return { kind: 'none' };
-  const force = d.force === true;
-  const available = cv.status.availableUpdates ?? [];
-  const conditional = cv.status.conditionalUpdates ?? [];
-  const matches = (r: Release): boolean => (d.image ? r.image === d.image : r.version === d.version) && (!d.version || r.version === d.version);
-  const listed = available.find(matches);
-  if (listed) return { kind: 'target', target: { release: listed, force, explicit: false } };
-  const c = conditional.find((u) => matches(u.release));
-  if (c) {
-    const accepted = new Set((d.acceptRisks ?? []).map((r) => r.name));
-    const rec = c.conditions.find((k) => k.type === 'Recommended');
-    // Recommended=True here means every applying risk is accepted; the poll may not have caught up with a
-    // new acceptRisks yet, so accepting every risk of the update counts too.
-    if (rec?.status === 'True' || c.risks.every((r) => accepted.has(r.name))) {
-      return { kind: 'target', target: { release: c.release, force, recommended: rec, explicit: false } };
-    }
-    return { kind: 'invalid', message: `spec.desiredUpdate.${d.image ? 'image' : 'version'}: Invalid value: "${d.image ?? d.version}": the update is not recommended for this cluster (${rec?.reason ?? 'Unknown'}); accept its risks (${c.risks.map((r) => r.name).join(', ')}) in spec.desiredUpdate.acceptRisks to take it` };
-  }
-  if (d.image) return { kind: 'target', target: { release: { version: d.version ?? '', image: d.image }, force, explicit: true } };
-  // A version the cluster ran before (a rollback, which the preconditions then refuse unless forced).
-  const ran = cv.status.history?.find((h) => h.version === d.version && h.state === 'Completed');
-  if (ran) return { kind: 'target', target: { release: { version: ran.version, image: ran.image }, force, explicit: true } };
-  return { kind: 'invalid', message: `spec.desiredUpdate.version: Invalid value: "${d.version}": when image is empty the update must be a previous version or an available update` };
-}
-
-export interface Precondition {
-  name: string;
-  reason: string;
-  message: string;
-  /** A blocking failure stops the update unless forced; a warning is only recorded. */
-  blocking: boolean;
-}
-
-export const describePrecondition = (p: Precondition): string => `Precondition "${p.name}" failed because of "${p.reason}": ${p.message}`;
-
-/** Step 5, for an update from `current` to the payload's version. */
-export function preconditions(current: string, target: Target, version: string, upgradeable: Condition | undefined): Precondition[] {
-  const out: Precondition[] = [];
-  const from = semver.parse(current);
-  const to = semver.parse(version);
-  if (from && to) {
-    if (semver.lt(to, from)) {
-      out.push({ name: 'ClusterVersionRollback', reason: 'Downgrade', message: `the update from ${current} to ${version} is a rollback, which is not supported`, blocking: true });
-    }
-    const minorUpdate = to.major !== from.major || to.minor !== from.minor;
-    if (to.major !== from.major || to.minor > from.minor + 1) {
-      out.push({ name: 'MinorVersionHop', reason: 'MinorVersionHop', message: `the update from ${current} to ${version} skips a minor version; update to ${from.major}.${from.minor + 1} first`, blocking: true });
-    }
-    if (minorUpdate && semver.gt(to, from) && upgradeable?.status === 'False') {
-      out.push({ name: 'ClusterVersionUpgradeable', reason: upgradeable.reason || 'NotUpgradeable', message: upgradeable.message, blocking: true });
-    }
-  }
-  if (target.recommended && target.recommended.status !== 'True') {
-    out.push({ name: 'RecommendedUpdate', reason: target.recommended.reason, message: target.recommended.message, blocking: false });
-  } else if (target.explicit) {
-    out.push({ name: 'RecommendedUpdate', reason: 'UnknownUpdate', message: `${version} is not in the update recommendations of this cluster`, blocking: false });
-  }
-  return out;
-}
-
-/** The cluster's Upgradeable condition, from the ClusterOperators that say they must not take a minor update. */
-export function upgradeableFrom(operators: ClusterOperatorObject[], at: string): Condition {
-  const blocked = operators
-    .map((co) => ({ name: co.metadata.name, c: co.status?.conditions?.find((k) => k.type === 'Upgradeable' && k.status === 'False') }))
-    .filter((x): x is { name: string; c: Condition } => !!x.c);
-  if (blocked.length === 0) return { type: 'Upgradeable', status: 'True', lastTransitionTime: at, reason: '', message: '' };
-  if (blocked.length === 1) {
-    const { name, c } = blocked[0]!;
-    return { type: 'Upgradeable', status: 'False', lastTransitionTime: at, reason: c.reason || 'ClusterOperatorNotUpgradeable', message: `Cluster operator ${name} should not be upgraded between minor versions: ${c.message}` };
-  }
-  return {
-    type: 'Upgradeable',
-    status: 'False',
-    lastTransitionTime: at,
-    reason: 'ClusterOperatorsNotUpgradeable',
-    message: `Multiple cluster operators should not be upgraded between minor versions:\n${blocked.map(({ name, c }) => `* Cluster operator ${name} should not be upgraded between minor versions: ${c.reason}: ${c.message}`).join('\n')}`,
+export async function acceptRelease(ctx: OperatorContext, progress: ProgressStore, cv: ClusterVersion, target: Target): Promise<Acceptance> {
+  const { release, force } = target;
+  const image = release.image;
+  const said = (version: string): string => `version="${version}" image="${image}"`;
+  const refuse = async (reason: string, message: string): Promise<Acceptance> => {
+    ctx.log.warn({ reason, message }, 'release not accepted');
+    const refused = { type: 'ReleaseAccepted', status: 'False' as const, lastTransitionTime: ctx.at(), reason, message };
+    await ctx.cv.writeStatus((s) => ({ ...s, conditions: setCondition(s.conditions, refused) }));
+    return { kind: 'refused', reason, message };
   };
+
+  const risks: string[] = [];
+  const verification = await ctx.verifier.verify(image, cv.spec.signatureStores?.map((s) => s.url));
+  if (!verification.verified) {
+    if (!force) return refuse('RetrievePayload', `Retrieving payload failed ${said(release.version)} failure=${verification.message}`);
+    risks.push(`Target release ${said(release.version)} cannot be verified, but continuing anyway because the update was forced: ${verification.message}`);
+  }
+  const stillWanted = async (): Promise<boolean> => {
+    const r = resolveDesired(await ctx.cv.get());
+    return r.kind === 'target' && r.target.release.image === image;
+  };
+  const job = await retrievePayload(ctx, release, async () => !(await stillWanted()));
+  if (job === ABANDONED) return { kind: 'superseded' };
+  if (job) return refuse('RetrievePayload', `Retrieving payload failed ${said(release.version)} failure=Unable to download and prepare the update: ${job}`);
+  let payload: Payload;
+  try {
+    payload = loadPayload(ctx.payloads.pathOf(image));
+  } catch (err) {
+    if (!(err instanceof PayloadError)) throw err;
+    return refuse('LoadPayload', `Loading payload failed ${said(release.version)} failure=${err.message}`);
+  }
+  if (release.version && payload.version !== release.version) {
+    const failure = `release image version ${payload.version} does not match the expected upstream version ${release.version}`;
+    return refuse('VerifyPayloadVersion', `Verifying payload failed ${said(release.version)} failure=${failure}`);
+  }
+
+  const current = cv.status.desired?.version ?? payload.version;
+  // Read again after the Job's wait: an operator may have changed its mind meanwhile.
+  const upgradeable = upgradeableFrom(await ctx.operators(), ctx.at());
+  const failed = preconditions(current, target, payload.version, upgradeable);
+  const blocking = failed.filter((p) => p.blocking);
+  const summary =
+    blocking.length === 1
+      ? describePrecondition(blocking[0]!)
+      : `Multiple precondition checks failed:\n* ${blocking.map(describePrecondition).join('\n* ')}`;
+  if (blocking.length && !force) return refuse('PreconditionChecks', `Preconditions failed for payload loaded ${said(payload.version)}: ${summary}`);
+  if (blocking.length) risks.push(`Forced through blocking failures: ${summary}`);
+  risks.push(...failed.filter((p) => !p.blocking).map(describePrecondition));
+
+  const url = release.url ?? (payload.metadata.metadata?.url as string | undefined);
+  const desired: ClusterRelease = {
+    version: payload.version,
+    image,
+    ...(url ? { url } : {}),
+    channels: release.channels ?? [],
+    ...(release.architecture ? { architecture: release.architecture } : {}),
+  };
+  const arch = cv.status.desired?.architecture === 'Multi' ? 'multi' : await controlPlaneArch(ctx.core);
+  const at = ctx.at();
+  const total = payload.manifests.reduce((n, m) => n + m.docs.length, 0);
+  await progress.write({ version: desired.version, image, stagesDone: 0, done: 0 });
+  const accepted = `Payload loaded ${said(payload.version)} architecture="${arch}"`;
+  await ctx.cv.writeStatus((s, fresh) => {
+    const history = (s.history ?? []).map((h, i) => (i === 0 && h.completionTime === null ? { ...h, completionTime: at } : h));
+    let conditions = setCondition(s.conditions, { type: 'ReleaseAccepted', status: 'True', lastTransitionTime: at, reason: 'PayloadLoaded', message: accepted });
+    conditions = setCondition(conditions, { type: 'Progressing', status: 'True', lastTransitionTime: at, reason: '', message: working(desired.version, 0, total) });
+    conditions = setCondition(conditions, { type: 'Failing', lastTransitionTime: at, ...NOT_FAILING });
+    const entry = {
+      state: 'Partial' as const,
+      startedTime: at,
+      completionTime: null,
+      version: desired.version,
+      image,
+      verified: verification.verified,
+      ...(risks.length ? { acceptedRisks: risks.join('\n') } : {}),
+    };
+    return { ...s, desired, observedGeneration: fresh.metadata.generation ?? s.observedGeneration, history: [entry, ...history].slice(0, 100), conditions };
+  });
+  ctx.log.info({ version: desired.version, image, verified: verification.verified, acceptedRisks: risks, manifests: total }, 'release accepted');
+  return { kind: 'accepted', desired, payload };
 }

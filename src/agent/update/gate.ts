@@ -1,9 +1,12 @@
 // Step 9 of an update: may the CVO leave a runlevel? Every ClusterOperator of the runlevel must be
 // Available=True, Degraded=False (a missing condition counts as degraded) and at every version its
-// manifest names. Otherwise the reason, in the CVO's words; degraded, unavailable or versionless
-// operators fail the update after 40 minutes of waiting, and a slow one is named after 30 minutes
-// (90 for machine-config, which updates every node of the control plane).
-import type { Condition } from '../status.js';
+// manifest names (the ClusterOperator wait of the CVO's pkg/cvo/internal/operatorstatus.go). Otherwise
+// the reason, in the CVO's words; degraded, unavailable or versionless operators fail the update
+// after 40 minutes of waiting, and a slow one is named after 30 minutes (90 for machine-config, which
+// updates every node of the control plane).
+import type { KubeDoc } from '../../payload/load.js';
+import type { Stage } from '../../payload/taskGraph.js';
+import type { Condition } from '../conditions.js';
 
 export interface ExpectedOperator {
   name: string;
@@ -17,6 +20,21 @@ export interface ClusterOperatorObject {
 }
 
 export type OperatorReason = 'ClusterOperatorNotAvailable' | 'ClusterOperatorDegraded' | 'ClusterOperatorNoVersions' | 'ClusterOperatorUpdating';
+
+/**
+ * The ClusterOperators whose manifests are in a stage, with the versions they must reach. A manifest
+ * writes the placeholder 0.0.1-snapshot for "the release's own version".
+ */
+export function expectedOperators(stage: Stage, version: string): ExpectedOperator[] {
+  type Versions = { versions?: Array<{ name: string; version: string }> } | undefined;
+  const docs = stage.tasks.flatMap((t) => t.manifests.flatMap((m) => m.docs));
+  return docs
+    .filter((d: KubeDoc) => d.kind === 'ClusterOperator')
+    .map((d) => ({
+      name: d.metadata.name,
+      versions: ((d.status as Versions)?.versions ?? []).map((v) => ({ name: v.name, version: v.version === '0.0.1-snapshot' ? version : v.version })),
+    }));
+}
 
 /** The Progressing message while the CVO works through the manifests. */
 export const working = (version: string, done: number, total: number): string =>

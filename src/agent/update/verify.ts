@@ -5,12 +5,13 @@
 import { readFile } from 'node:fs/promises';
 import * as k8s from '@kubernetes/client-node';
 import { request } from 'undici';
+import { KUBE_LABEL } from '../../cluster/labels.js';
 import { PAYLOAD_PATTERN } from '../../schemas/graphData.js';
 import { MAX_SIGNATURE_BYTES, verifySignature, type TrustStore } from '../../signatures/verify.js';
 
 export type Verification = { verified: true; keyId: string; source: string } | { verified: false; message: string };
 
-const LABEL = 'release.openshift.io/verification-signatures';
+const LABEL = KUBE_LABEL.verificationSignatures;
 const MAX_SIGNATURES = 16;
 
 export class ReleaseVerifier {

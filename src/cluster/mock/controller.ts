@@ -5,7 +5,7 @@ import { canonicalJson } from '../../canonicalJson.js';
 import { kubeTime } from '../../clock.js';
 import type { ClusterState, KubeObject, ResourceKind } from './state.js';
 
-export interface Condition {
+export interface ObjectCondition {
   type: string;
   status: string;
   lastTransitionTime?: string;
@@ -14,15 +14,15 @@ export interface Condition {
   [key: string]: unknown;
 }
 
-export const conditionsOf = (o: KubeObject): Condition[] => ((o.status as { conditions?: Condition[] } | undefined)?.conditions ?? []);
-export const conditionOf = (o: KubeObject, type: string): Condition | undefined => conditionsOf(o).find((c) => c.type === type);
+export const conditionsOf = (o: KubeObject): ObjectCondition[] => ((o.status as { conditions?: ObjectCondition[] } | undefined)?.conditions ?? []);
+export const conditionOf = (o: KubeObject, type: string): ObjectCondition | undefined => conditionsOf(o).find((c) => c.type === type);
 
 /** Sets a condition of `o.status.conditions`; lastTransitionTime becomes `at` only when the status flips. */
-export function setCondition(o: KubeObject, type: string, status: 'True' | 'False', reason: string, message: string, at: number): void {
-  const s = (o.status ??= {}) as { conditions?: Condition[] };
+export function setObjectCondition(o: KubeObject, type: string, status: 'True' | 'False', reason: string, message: string, at: number): void {
+  const s = (o.status ??= {}) as { conditions?: ObjectCondition[] };
   const list = (s.conditions ??= []);
   const old = list.find((c) => c.type === type);
-  const next: Condition = { type, status, lastTransitionTime: old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : kubeTime(at), reason, message };
+  const next: ObjectCondition = { type, status, lastTransitionTime: old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : kubeTime(at), reason, message };
   if (old) list.splice(list.indexOf(old), 1, { ...old, ...next });
   else list.push(next);
 }

@@ -8,6 +8,7 @@ import { generatePayload } from '../../payload/generate.js';
 import { RHEL_LABEL, kubeletVersionFor, renderedConfig } from './mco.js';
 import { SCENARIO } from './scenario.js';
 import { KINDS, type ClusterState, type KubeObject, type ResourceKind } from './state.js';
+import { KUBE_LABEL } from '../labels.js';
 
 export { SCENARIO };
 
@@ -113,13 +114,13 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
           metadata: {
             name: `${pool}-${i}`,
             labels: {
-              [`node-role.kubernetes.io/${pool}`]: '',
-              'kubernetes.io/arch': o.arch === 'multi' ? 'amd64' : o.arch,
-              'kubernetes.io/os': 'linux',
-              'topology.kubernetes.io/zone': `zone-${z}`,
+              [`${KUBE_LABEL.nodeRolePrefix}${pool}`]: '',
+              [KUBE_LABEL.arch]: o.arch === 'multi' ? 'amd64' : o.arch,
+              [KUBE_LABEL.os]: 'linux',
+              [KUBE_LABEL.zone]: `zone-${z}`,
               ...(rhel(pool, i) && { [RHEL_LABEL]: 'rhel' }),
             },
-            annotations: { 'machineconfiguration.openshift.io/currentConfig': rendered, 'machineconfiguration.openshift.io/desiredConfig': rendered, 'machineconfiguration.openshift.io/state': 'Done' },
+            annotations: { [KUBE_LABEL.currentConfig]: rendered, [KUBE_LABEL.desiredConfig]: rendered, [KUBE_LABEL.mcdState]: 'Done' },
           },
           spec: {},
           status: {
@@ -132,7 +133,7 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
     });
     add('MachineConfigPool', undefined, {
       metadata: { name: pool },
-      spec: { maxUnavailable: 1, configuration: { name: rendered }, nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${pool}`]: '' } } },
+      spec: { maxUnavailable: 1, configuration: { name: rendered }, nodeSelector: { matchLabels: { [`${KUBE_LABEL.nodeRolePrefix}${pool}`]: '' } } },
       status: {
         observedGeneration: 1,
         machineCount: 3,
@@ -156,12 +157,7 @@ export function clusterMetrics(state: ClusterState): string {
   const metric = (name: string, help: string, samples: Array<[Record<string, string>, number]>): void => {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, ...samples.map(([l, v]) => `${name}${labels(l)} ${v}`));
   };
-  let cv: KubeObject | undefined;
-  try {
-    cv = state.get(kind('ClusterVersion'), undefined, 'version');
-  } catch {
-    cv = undefined;
-  }
+  const cv = state.find(kind('ClusterVersion'), undefined, 'version');
   const status = (cv?.status ?? {}) as { desired?: { version?: string; image?: string }; history?: Array<{ version: string; image: string; completionTime: string | null }>; capabilities?: { enabledCapabilities?: string[] } };
   const history = status.history ?? [];
   const initial = history[history.length - 1];
@@ -171,12 +167,7 @@ export function clusterMetrics(state: ClusterState): string {
     ...(initial ? [[{ type: 'initial', version: initial.version, image: initial.image }, 1] as [Record<string, string>, number]] : []),
     ...(completed ? [[{ type: 'completed', version: completed.version, image: completed.image }, 1] as [Record<string, string>, number]] : []),
   ]);
-  let scenario: Record<string, string> = {};
-  try {
-    scenario = (state.get(kind('ConfigMap'), SCENARIO.namespace, SCENARIO.name).data ?? {}) as Record<string, string>;
-  } catch {
-    scenario = {};
-  }
+  const scenario = (state.find(kind('ConfigMap'), SCENARIO.namespace, SCENARIO.name)?.data ?? {}) as Record<string, string>;
   metric('cluster_infrastructure_provider', 'The infrastructure platform of the cluster', [[{ type: scenario.platform ?? 'None', region: scenario.region ?? '' }, 1]]);
   metric('cluster_feature_set', 'The feature set of the cluster', [[{ name: scenario.featureSet ?? '' }, 1]]);
   metric('cluster_proxy_enabled', 'Whether a cluster-wide proxy is configured', scenario.proxy === 'true' ? [[{ type: 'https' }, 1]] : []);
@@ -212,7 +203,7 @@ export function clusterMetrics(state: ClusterState): string {
   metric(
     'mcd_update_state',
     'Machine config daemon state per node',
-    nodes.map((n): [Record<string, string>, number] => [{ node: n.metadata.name, config: n.metadata.annotations?.['machineconfiguration.openshift.io/currentConfig'] ?? '', state: n.metadata.annotations?.['machineconfiguration.openshift.io/state'] ?? 'Done' }, 1]),
+    nodes.map((n): [Record<string, string>, number] => [{ node: n.metadata.name, config: n.metadata.annotations?.[KUBE_LABEL.currentConfig] ?? '', state: n.metadata.annotations?.[KUBE_LABEL.mcdState] ?? 'Done' }, 1]),
   );
   metric(
     'apiserver_storage_objects',

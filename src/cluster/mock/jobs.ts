@@ -3,7 +3,7 @@
 // completes when the payload store has that image and fails (BackoffLimitExceeded) when not. Other Jobs
 // complete after a while. Status as batch/v1 reports it; the start time is the job's clock.
 import { kubeTime } from '../../clock.js';
-import { clone, conditionsOf, save, setCondition } from './controller.js';
+import { clone, conditionsOf, save, setObjectCondition } from './controller.js';
 import { kindNamed, type ClusterState, type KubeObject } from './state.js';
 
 export const PAYLOAD_JOB_MS = 20_000;
@@ -37,11 +37,11 @@ export function reconcileJobs(state: ClusterState, now: number, hasPayload: (ima
       s.ready = 0;
       if (!isPayloadJob(job) || hasPayload(image)) {
         Object.assign(s, { succeeded: 1, completionTime: kubeTime(end) });
-        setCondition(job, 'Complete', 'True', '', '', end);
+        setObjectCondition(job, 'Complete', 'True', '', '', end);
       } else {
         s.failed = 1;
         const why = image ? `the release image ${image} is not in ${payloadStore}` : 'the Job names no container image';
-        setCondition(job, 'Failed', 'True', 'BackoffLimitExceeded', `Job has reached the specified backoff limit: ${why}`, end);
+        setObjectCondition(job, 'Failed', 'True', 'BackoffLimitExceeded', `Job has reached the specified backoff limit: ${why}`, end);
       }
     }
     save(state, kind, before, job);

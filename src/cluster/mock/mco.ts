@@ -7,20 +7,21 @@
 // that moment, not at the next tick).
 import { createHash } from 'node:crypto';
 import { kubeTime } from '../../clock.js';
-import { annotation, clone, conditionOf, isoMs, save, setAnnotation, setCondition, timeAnnotation } from './controller.js';
+import { annotation, clone, conditionOf, isoMs, save, setAnnotation, setObjectCondition, timeAnnotation } from './controller.js';
 import { NODE_PHASES, type NodePhase, type Scenario } from './scenario.js';
 import { kindNamed, type ClusterState, type KubeObject } from './state.js';
+import { KUBE_LABEL } from '../labels.js';
 
-export const CURRENT = 'machineconfiguration.openshift.io/currentConfig';
-export const DESIRED = 'machineconfiguration.openshift.io/desiredConfig';
-export const MCD_STATE = 'machineconfiguration.openshift.io/state';
+export const CURRENT = KUBE_LABEL.currentConfig;
+export const DESIRED = KUBE_LABEL.desiredConfig;
+export const MCD_STATE = KUBE_LABEL.mcdState;
 export const PHASE = 'cincy.mock/phase';
 export const PHASE_END = 'cincy.mock/phase-end';
 /** On a pool and on an updating node: the release version its target config belongs to. */
 export const RELEASE = 'cincy.mock/release-version';
-const ZONE = 'topology.kubernetes.io/zone';
+const ZONE = KUBE_LABEL.zone;
 /** RHEL workers: the MCO does not update their kubelet (seed 001 §3.2.5). */
-export const RHEL_LABEL = 'node.openshift.io/os_id';
+export const RHEL_LABEL = KUBE_LABEL.osId;
 /** Set by whoever updated a RHEL worker's kubelet "by other means" (openshift-ansible): the release it now runs. */
 export const RHEL_KUBELET = 'cincy.mock/rhel-kubelet';
 /** A RHEL worker with the new configuration on its old kubelet: NotReady until the kubelet is updated. */
@@ -109,7 +110,7 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
   const enter = (n: KubeObject, phase: NodePhase, t: number): void => {
     setAnnotation(n, PHASE, phase);
     setAnnotation(n, PHASE_END, isoMs(t + duration(n, phase)));
-    if (phase === 'reboot') setCondition(n, 'Ready', 'False', 'KubeletNotReady', `node is rebooting into ${annotation(n, DESIRED)}`, t);
+    if (phase === 'reboot') setObjectCondition(n, 'Ready', 'False', 'KubeletNotReady', `node is rebooting into ${annotation(n, DESIRED)}`, t);
   };
   const start = (n: KubeObject, t: number): void => {
     setAnnotation(n, DESIRED, target);
@@ -126,13 +127,13 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
       setAnnotation(n, CURRENT, annotation(n, DESIRED));
       setAnnotation(n, PHASE, AWAITING_KUBELET);
       setAnnotation(n, PHASE_END, undefined);
-      setCondition(n, 'Ready', 'False', 'KubeletNotReady', `RHEL node: the configuration of ${annotation(n, RELEASE)} does not run on its old kubelet; update the kubelet by other means (openshift-ansible), then annotate ${RHEL_KUBELET}=${annotation(n, RELEASE)}`, t);
+      setObjectCondition(n, 'Ready', 'False', 'KubeletNotReady', `RHEL node: the configuration of ${annotation(n, RELEASE)} does not run on its old kubelet; update the kubelet by other means (openshift-ansible), then annotate ${RHEL_KUBELET}=${annotation(n, RELEASE)}`, t);
       return;
     }
     if (phase === AWAITING_KUBELET) {
       const info = (n.status as { nodeInfo?: { kubeletVersion?: string } } | undefined)?.nodeInfo;
       if (info) info.kubeletVersion = kubeletVersionFor(annotation(n, RELEASE) ?? '');
-      setCondition(n, 'Ready', 'True', 'KubeletReady', 'kubelet is posting ready status', t);
+      setObjectCondition(n, 'Ready', 'True', 'KubeletReady', 'kubelet is posting ready status', t);
       enter(n, 'uncordon', t);
       return;
     }
@@ -141,7 +142,7 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
       const release = annotation(n, RELEASE);
       const info = (n.status as { nodeInfo?: { kubeletVersion?: string } } | undefined)?.nodeInfo;
       if (release && info) info.kubeletVersion = kubeletVersionFor(release);
-      setCondition(n, 'Ready', 'True', 'KubeletReady', 'kubelet is posting ready status', t);
+      setObjectCondition(n, 'Ready', 'True', 'KubeletReady', 'kubelet is posting ready status', t);
     }
     if (phase === 'uncordon') {
       const s = n.spec as NodeSpec;
@@ -196,19 +197,15 @@ function poolStatus(pool: KubeObject, nodes: KubeObject[], target: string, at: n
     degradedMachineCount: degraded,
     configuration: { ...s.configuration, name: done ? target : (s.configuration?.name ?? target) },
   });
-  setCondition(pool, 'Updated', done ? 'True' : 'False', '', done ? `All nodes are updated with MachineConfig ${target}` : '', at);
-  setCondition(pool, 'Updating', !done && !paused ? 'True' : 'False', '', !done && !paused ? `All nodes are updating to MachineConfig ${target}` : '', at);
-  setCondition(pool, 'Degraded', degraded > 0 ? 'True' : 'False', '', degraded > 0 ? `${degraded} nodes are reporting degraded status on sync` : '', at);
+  setObjectCondition(pool, 'Updated', done ? 'True' : 'False', '', done ? `All nodes are updated with MachineConfig ${target}` : '', at);
+  setObjectCondition(pool, 'Updating', !done && !paused ? 'True' : 'False', '', !done && !paused ? `All nodes are updating to MachineConfig ${target}` : '', at);
+  setObjectCondition(pool, 'Degraded', degraded > 0 ? 'True' : 'False', '', degraded > 0 ? `${degraded} nodes are reporting degraded status on sync` : '', at);
 }
 
 /** Whether `pool` runs the rendered config of `version` on all its nodes (what the machine-config operator waits for). */
 export function poolUpdatedTo(state: ClusterState, pool: string, version: string): boolean {
-  let p: KubeObject;
-  try {
-    p = state.get(kindNamed('MachineConfigPool'), undefined, pool);
-  } catch {
-    return true; // no such pool: nothing to wait for
-  }
+  const p = state.find(kindNamed('MachineConfigPool'), undefined, pool);
+  if (!p) return true; // no such pool: nothing to wait for
   const s = (p.status ?? {}) as PoolStatus & { machineCount?: number; updatedMachineCount?: number };
   return s.configuration?.name === renderedConfig(pool, version) && s.updatedMachineCount === s.machineCount;
 }

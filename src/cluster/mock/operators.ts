@@ -4,12 +4,13 @@
 // as the scenario says, Degraded or unavailable and stuck at the old versions. machine-config also waits
 // for the master pool to run the new rendered config (the CVO then completes while workers still roll).
 import { createHash } from 'node:crypto';
-import { annotation, clone, isoMs, save, setAnnotation, setCondition, timeAnnotation } from './controller.js';
+import { annotation, clone, isoMs, save, setAnnotation, setObjectCondition, timeAnnotation } from './controller.js';
 import { poolUpdatedTo } from './mco.js';
 import type { Scenario } from './scenario.js';
 import { kindNamed, type ClusterState, type KubeObject } from './state.js';
+import { KUBE_LABEL } from '../labels.js';
 
-export const CO_ANNOTATION = 'operator.cincy.io/cluster-operator';
+export const CO_ANNOTATION = KUBE_LABEL.clusterOperator;
 export const TARGET = 'cincy.mock/target-version';
 export const DEADLINE = 'cincy.mock/deadline';
 
@@ -43,13 +44,10 @@ export function operatorReleases(state: ClusterState): Map<string, string> {
 export function reconcileOperators(state: ClusterState, now: number, scenario: Scenario, releases: Map<string, string>): void {
   const coKind = kindNamed('ClusterOperator');
   for (const [name, v] of releases) {
-    let before: KubeObject;
-    try {
-      before = state.get(coKind, undefined, name);
-    } catch {
-      // The operator creates its ClusterOperator when the CVO has not yet.
-      before = state.create(coKind, undefined, { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name }, spec: {} });
-    }
+    // The operator creates its ClusterOperator when the CVO has not yet.
+    const before =
+      state.find(coKind, undefined, name) ??
+      state.create(coKind, undefined, { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name }, spec: {} });
     const current = (before.status as CoStatus | undefined)?.versions?.find((x) => x.name === 'operator')?.version;
     if (current === v && annotation(before, TARGET) === undefined && annotation(before, DEADLINE) === undefined) continue; // the usual case: nothing to do
     const co = clone(before);
@@ -66,16 +64,16 @@ export function reconcileOperators(state: ClusterState, now: number, scenario: S
       const deadline = timeAnnotation(co, DEADLINE)!;
       const due = now >= deadline && (name !== 'machine-config' || poolUpdatedTo(state, 'master', v));
       const at = name === 'machine-config' ? now : deadline;
-      setCondition(co, 'Progressing', 'True', 'Upgrading', `Working towards ${v}`, now);
+      setObjectCondition(co, 'Progressing', 'True', 'Upgrading', `Working towards ${v}`, now);
       if (due && behavior === 'degraded') {
-        setCondition(co, 'Degraded', 'True', 'SimulatedFailure', `Simulated failure (scenario): ${name} could not roll out ${v}`, at);
+        setObjectCondition(co, 'Degraded', 'True', 'SimulatedFailure', `Simulated failure (scenario): ${name} could not roll out ${v}`, at);
       } else if (due && behavior === 'unavailable') {
-        setCondition(co, 'Available', 'False', 'SimulatedFailure', `Simulated outage (scenario): ${name} is not available while rolling out ${v}`, at);
+        setObjectCondition(co, 'Available', 'False', 'SimulatedFailure', `Simulated outage (scenario): ${name} is not available while rolling out ${v}`, at);
       } else if (due) {
         s.versions = (s.versions?.length ? s.versions : [{ name: 'operator', version: v }]).map((x) => ({ ...x, version: v }));
-        setCondition(co, 'Available', 'True', 'AsExpected', '', at);
-        setCondition(co, 'Progressing', 'False', 'AsExpected', `Cluster version is ${v}`, at);
-        setCondition(co, 'Degraded', 'False', 'AsExpected', '', at);
+        setObjectCondition(co, 'Available', 'True', 'AsExpected', '', at);
+        setObjectCondition(co, 'Progressing', 'False', 'AsExpected', `Cluster version is ${v}`, at);
+        setObjectCondition(co, 'Degraded', 'False', 'AsExpected', '', at);
         setAnnotation(co, TARGET, undefined);
         setAnnotation(co, DEADLINE, undefined);
       }

@@ -86,12 +86,9 @@ const SCENARIO_SOURCE = `ConfigMap ${SCENARIO.namespace}/${SCENARIO.name}`;
 
 /** The scenario the ConfigMap declares (absent keys: defaults); throws ScenarioError naming the key. */
 export function readScenario(state: ClusterState): Scenario {
-  let data: Record<string, string>;
-  try {
-    data = (state.get(kindNamed('ConfigMap'), SCENARIO.namespace, SCENARIO.name).data ?? {}) as Record<string, string>;
-  } catch {
-    return EMPTY_SCENARIO;
-  }
+  const cm = state.find(kindNamed('ConfigMap'), SCENARIO.namespace, SCENARIO.name);
+  if (!cm) return EMPTY_SCENARIO;
+  const data = (cm.data ?? {}) as Record<string, string>;
   const fail: Fail = (field, problem) => {
     throw new ScenarioError(`${SCENARIO_SOURCE}: ${field}: ${problem}`);
   };
@@ -100,7 +97,8 @@ export function readScenario(state: ClusterState): Scenario {
     if (data[key] === undefined || data[key] === '') continue;
     try {
       parsed[key] = JSON.parse(data[key]);
-    } catch {
+    } catch (err) {
+      if (!(err instanceof SyntaxError)) throw err;
       fail(key, 'is not JSON');
     }
   }

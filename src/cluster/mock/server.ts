@@ -66,7 +66,8 @@ async function body(req: IncomingMessage): Promise<unknown> {
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
     throw new KubeError(400, 'BadRequest', 'the request body is not JSON');
   }
 }
@@ -88,7 +89,8 @@ export function route(path: string): Target | undefined {
   let parts: string[];
   try {
     parts = rest.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
-  } catch {
+  } catch (err) {
+    if (!(err instanceof URIError)) throw err;
     return undefined; // malformed percent-encoding: no such resource
   }
   let namespace: string | undefined;

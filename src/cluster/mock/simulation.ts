@@ -3,8 +3,9 @@
 // the objects and writes only what changes. It is a function of the state, the simulated time and the
 // options — tests call it with explicit times; the mock-cluster command runs it every ~100 ms of real
 // time on the ScaledClock it declares in ConfigMap openshift-config/cincy-mock-clock.
-import { CLOCK_CONFIGMAP, ScaledClock, type Clock } from '../../clock.js';
-import { clone, save, setCondition } from './controller.js';
+import { ScaledClock, type Clock } from '../../clock.js';
+import { CLOCK_CONFIGMAP, clockData, clockFromData } from '../simulatedClock.js';
+import { clone, save, setObjectCondition } from './controller.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../../payload/store.js';
 import { reconcileJobs } from './jobs.js';
 import { reconcileMco } from './mco.js';
@@ -50,8 +51,8 @@ export function reconcileWorkloads(state: ClusterState, now: number): void {
       if (kind.kind === 'Deployment') {
         const n = spec.replicas ?? 1;
         o.status = { ...(o.status as object), observedGeneration: o.metadata.generation, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n, unavailableReplicas: 0 };
-        setCondition(o, 'Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', now);
-        setCondition(o, 'Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${o.metadata.name}" has successfully progressed.`, now);
+        setObjectCondition(o, 'Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', now);
+        setObjectCondition(o, 'Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${o.metadata.name}" has successfully progressed.`, now);
       } else {
         const selector = Object.entries(spec.template?.spec?.nodeSelector ?? {});
         const n = nodes.filter((x) => selector.every(([k, v]) => x.metadata.labels?.[k] === v)).length;
@@ -68,15 +69,10 @@ export function reconcileWorkloads(state: ClusterState, now: number): void {
  */
 export function declareClock(state: ClusterState, scale: number): ScaledClock {
   const cm = kindNamed('ConfigMap');
-  let existing: { data?: Record<string, string> } | undefined;
-  try {
-    existing = state.get(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name) as { data?: Record<string, string> };
-  } catch {
-    existing = undefined;
-  }
-  const clock = existing ? ScaledClock.fromData(existing.data).rescaled(scale) : new ScaledClock(scale);
-  if (existing) state.patch(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name, { data: clock.toData() });
-  else state.create(cm, CLOCK_CONFIGMAP.namespace, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CLOCK_CONFIGMAP.name }, data: clock.toData() });
+  const existing = state.find(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name) as { data?: Record<string, string> } | undefined;
+  const clock = existing ? clockFromData(existing.data).rescaled(scale) : new ScaledClock(scale);
+  if (existing) state.patch(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name, { data: clockData(clock) });
+  else state.create(cm, CLOCK_CONFIGMAP.namespace, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CLOCK_CONFIGMAP.name }, data: clockData(clock) });
   return clock;
 }
 

@@ -121,10 +121,17 @@ export class ClusterState {
     return String(this.revision);
   }
 
+  /** An object; a 404 KubeError when there is none. */
   get(kind: ResourceKind, namespace: string | undefined, name: string): KubeObject {
-    const o = this.objects.get(keyOf(kind, namespace, name));
+    const o = this.find(kind, namespace, name);
     if (!o) throw new KubeError(404, 'NotFound', `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${name}" not found`);
-    return clone(o);
+    return o;
+  }
+
+  /** An object, or undefined when there is none. */
+  find(kind: ResourceKind, namespace: string | undefined, name: string): KubeObject | undefined {
+    const o = this.objects.get(keyOf(kind, namespace, name));
+    return o && clone(o);
   }
 
   list(kind: ResourceKind, namespace?: string, selector: LabelSelector = matchAll): KubeObject[] {

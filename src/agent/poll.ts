@@ -1,21 +1,24 @@
-// The agent: reads the ClusterVersion through the Kubernetes API, asks the update service for the
-// graph, evaluates conditional risks, and writes availableUpdates, conditionalUpdates and the
+// One poll of the update lists: read the ClusterVersion through the Kubernetes API, ask the update service
+// for the graph, evaluate conditional risks, and write availableUpdates, conditionalUpdates and the
 // RetrievedUpdates condition through the status subresource — only when something changed.
 import * as k8s from '@kubernetes/client-node';
-import type { Risk } from '../graph/model.js';
+import { kubeTime, systemClock, type Clock } from '../clock.js';
+import { LABEL, type Risk } from '../graph/model.js';
+import { controlPlaneArch } from './architecture.js';
 import { fetchGraph, RetrieveError, updatesFrom, type ConditionalUpdate, type TransportOptions } from './cincinnati.js';
-import { RiskEvaluator, type Exposure } from './risks.js';
-import { keepTransition, recommended, updateStatus, type Condition } from './status.js';
-import { kubeTime } from '../clock.js';
-import { ClusterVersionClient, controlPlaneArch, setCondition, type ClusterVersion } from './clusterVersion.js';
+import { ClusterVersionClient, type ClusterVersion } from './clusterVersion.js';
+import { keepTransition, setCondition, type Condition } from './conditions.js';
+import { recommended, updateStatus } from './recommendations.js';
+import type { Exposure, RiskEvaluator } from './risks.js';
+import { clusterTransport } from './transport.js';
 
-
-export interface AgentOptions {
+export interface PollerOptions {
   kc: k8s.KubeConfig;
   evaluator: RiskEvaluator;
+  /** Transport settings given by flags; the cluster's CA bundle and proxy fill the rest. */
   transport?: TransportOptions;
   defaultUpstream?: string;
-  now?: () => Date;
+  clock?: Clock;
 }
 
 export interface PollResult {
@@ -26,17 +29,15 @@ export interface PollResult {
   written: boolean;
 }
 
-export class Agent {
-  private readonly custom: k8s.CustomObjectsApi;
+export class UpdatesPoller {
   private readonly core: k8s.CoreV1Api;
   private readonly cv: ClusterVersionClient;
-  private readonly now: () => Date;
+  private readonly clock: Clock;
 
-  constructor(private readonly o: AgentOptions) {
-    this.custom = o.kc.makeApiClient(k8s.CustomObjectsApi);
+  constructor(private readonly o: PollerOptions) {
     this.core = o.kc.makeApiClient(k8s.CoreV1Api);
     this.cv = new ClusterVersionClient(o.kc);
-    this.now = o.now ?? (() => new Date());
+    this.clock = o.clock ?? systemClock;
   }
 
   clusterVersion(): Promise<ClusterVersion> {
@@ -49,33 +50,9 @@ export class Agent {
     return controlPlaneArch(this.core);
   }
 
-  /**
-   * The CA bundle (--ca-file, else the cluster's ConfigMap openshift-config-managed/trusted-ca-bundle)
-   * and the cluster-wide proxy (the Proxy object `cluster`, else HTTPS_PROXY / NO_PROXY).
-   */
-  private async transport(): Promise<TransportOptions> {
-    const t: TransportOptions = { ...this.o.transport };
-    if (!t.ca) {
-      try {
-        const cm = await this.core.readNamespacedConfigMap({ namespace: 'openshift-config-managed', name: 'trusted-ca-bundle' });
-        if (cm.data?.['ca-bundle.crt']) t.ca = cm.data['ca-bundle.crt'];
-      } catch {
-        // no bundle: the system's CAs
-      }
-    }
-    try {
-      const proxy = (await this.custom.getClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'proxies', name: 'cluster' })) as { status?: { httpsProxy?: string; noProxy?: string } };
-      if (proxy.status?.httpsProxy) return { ...t, proxy: proxy.status.httpsProxy, noProxy: proxy.status.noProxy };
-    } catch {
-      // no Proxy object: the environment decides
-    }
-    const env = process.env.HTTPS_PROXY ?? process.env.https_proxy;
-    return env ? { ...t, proxy: env, noProxy: process.env.NO_PROXY ?? process.env.no_proxy } : t;
-  }
-
   /** One poll: fetch, evaluate, write. A failure keeps the previous updates and sets the condition False. */
   async poll(): Promise<PollResult> {
-    const at = kubeTime(this.now().getTime());
+    const at = kubeTime(this.clock.now());
     const cv = await this.clusterVersion();
     let computed: ReturnType<typeof updateStatus> | undefined;
     let channels: string[] | undefined;
@@ -84,7 +61,7 @@ export class Agent {
       const current = cv.status.desired?.version;
       const graph = await fetchGraph(
         { upstream: cv.spec.upstream, defaultUpstream: this.o.defaultUpstream, clusterID: cv.spec.clusterID, arch: await this.arch(cv), channel: cv.spec.channel, version: current },
-        await this.transport(),
+        await clusterTransport(this.o.kc, this.o.transport),
       );
       const migrate = cv.spec.desiredUpdate?.architecture === 'Multi' && cv.status.desired?.architecture !== 'Multi';
       let updates;
@@ -95,7 +72,7 @@ export class Agent {
       }
       computed = updateStatus(updates.available, await this.evaluate(updates.conditional, cv, at));
       const node = graph.nodes.find((n) => n.version === current);
-      channels = (node?.metadata['io.openshift.upgrades.graph.release.channels'] ?? '').split(',').filter(Boolean).sort();
+      channels = (node?.metadata[LABEL.channels] ?? '').split(',').filter(Boolean).sort();
     } catch (err) {
       if (!(err instanceof RetrieveError)) throw err;
       retrieved = { type: 'RetrievedUpdates', status: 'False', lastTransitionTime: at, reason: err.reason, message: err.message };
@@ -143,13 +120,4 @@ export class Agent {
       return next;
     });
   }
-
-  /** The spec fields whose change triggers a fetch at once. */
-  async trigger(): Promise<string> {
-    return triggerOf(await this.clusterVersion());
-  }
 }
-
-/** The fields of a ClusterVersion whose change makes the agent fetch the graph again at once. */
-export const triggerOf = (cv: ClusterVersion): string =>
-  JSON.stringify([cv.spec.channel, cv.spec.upstream, cv.spec.desiredUpdate?.architecture ?? '', cv.status.desired?.version, cv.status.desired?.architecture ?? '']);

@@ -3,16 +3,10 @@
 // RetrievedUpdates condition, with lastTransitionTime kept while a condition's status holds.
 import semver from 'semver';
 import type { Risk } from '../graph/model.js';
-import type { ConditionalUpdate, Release } from './cincinnati.js';
+import type { ConditionalUpdate } from './cincinnati.js';
+import type { ClusterRelease } from './clusterVersion.js';
+import type { Condition } from './conditions.js';
 import type { Exposure } from './risks.js';
-
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  lastTransitionTime: string;
-  reason: string;
-  message: string;
-}
 
 export const NOT_EXPOSED = 'The update is recommended, because none of the conditional update risks apply to this cluster.';
 const REASON_NAME = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
@@ -39,18 +33,13 @@ export function recommended(risks: Array<{ risk: Risk; exposure: Exposure }>, ac
   return { type: 'Recommended', status, lastTransitionTime: at, reason: reasons.length === 1 ? reasons[0]! : 'MultipleReasons', message: parts.map((p) => p.message).join('\n\n') };
 }
 
-/** Keeps the previous lastTransitionTime when the status did not change. */
-export function keepTransition(next: Condition, previous: Condition | undefined): Condition {
-  return previous && previous.status === next.status ? { ...next, lastTransitionTime: previous.lastTransitionTime } : next;
-}
-
 export interface UpdateStatus {
-  availableUpdates: Release[] | null;
-  conditionalUpdates: Array<{ release: Release; risks: Risk[]; conditions: Condition[] }>;
+  availableUpdates: ClusterRelease[] | null;
+  conditionalUpdates: Array<{ release: ClusterRelease; risks: Risk[]; conditions: Condition[] }>;
 }
 
 /** availableUpdates gains every conditional update whose Recommended is True; both newest first. */
-export function updateStatus(available: Release[], conditional: Array<ConditionalUpdate & { conditions: Condition[] }>): UpdateStatus {
+export function updateStatus(available: ClusterRelease[], conditional: Array<ConditionalUpdate & { conditions: Condition[] }>): UpdateStatus {
   const recommendedToo = conditional.filter((c) => c.conditions.some((k) => k.type === 'Recommended' && k.status === 'True')).map((c) => c.release);
   const all = [...available, ...recommendedToo].sort((a, b) => compareDesc(a.version, b.version));
   return { availableUpdates: all.length ? all : null, conditionalUpdates: conditional.map((c) => ({ release: c.release, risks: c.risks, conditions: c.conditions })) };

@@ -1,0 +1,74 @@
+// The poll loop of the agent: the update lists fetched at a random time in [interval, 2 × interval), as the
+// cluster-version-operator spreads its requests, and at once when the channel, upstream, architecture or
+// version change (a watch wakes the loop; a check every 30 s covers a watch that is down).
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../clock.js';
+import type { ClusterVersion } from './clusterVersion.js';
+import type { PollResult, UpdatesPoller } from './poll.js';
+import type { ClusterVersionWatch } from './watch.js';
+
+export interface PollLoopOptions {
+  intervalMs: number;
+  log: Logger;
+  signal: AbortSignal;
+  watch?: ClusterVersionWatch;
+  /** Told of every poll that ran (the command line prints a line on a terminal). */
+  report?: (r: PollResult) => void;
+  clock?: Clock;
+  random?: () => number;
+}
+
+const FALLBACK_CHECK_MS = 30_000;
+
+/** The fields of a ClusterVersion whose change makes the agent fetch the graph again at once. */
+export const triggerOf = (cv: ClusterVersion): string =>
+  JSON.stringify([cv.spec.channel, cv.spec.upstream, cv.spec.desiredUpdate?.architecture ?? '', cv.status.desired?.version, cv.status.desired?.architecture ?? '']);
+
+export async function runPollLoop(poller: UpdatesPoller, o: PollLoopOptions): Promise<void> {
+  const clock = o.clock ?? systemClock;
+  const random = o.random ?? Math.random;
+  while (!o.signal.aborted) {
+    // Read before the poll, so that a change made while it runs triggers the next one.
+    const before = await trigger(poller, o.log, '');
+    try {
+      const r = await poller.poll();
+      const { status, reason } = r.retrieved;
+      o.log.info({ retrieved: status, reason, available: r.available, conditional: r.conditional, written: r.written }, 'poll');
+      o.report?.(r);
+    } catch (err) {
+      o.log.error({ err }, 'poll failed; will try again');
+    }
+    const due = clock.now() + o.intervalMs * (1 + random());
+    while (!o.signal.aborted && clock.now() < due) {
+      const changed = await nextChange(clock, Math.min(FALLBACK_CHECK_MS, due - clock.now()), o);
+      // The watch brings the object itself; only the fallback check reads it.
+      const now = changed ? triggerOf(changed) : await trigger(poller, o.log, before);
+      if (now !== before) break;
+    }
+  }
+}
+
+/** The ClusterVersion as the watch reports its next change, or undefined after `ms` (or on shutdown). */
+async function nextChange(clock: Clock, ms: number, o: PollLoopOptions): Promise<ClusterVersion | undefined> {
+  const wake = new AbortController();
+  const stop = (): void => wake.abort();
+  o.signal.addEventListener('abort', stop, { once: true });
+  let changed: ClusterVersion | undefined;
+  o.watch?.next().then((cv) => {
+    changed = cv;
+    stop();
+  }, stop);
+  await clock.sleep(ms, wake.signal);
+  o.signal.removeEventListener('abort', stop);
+  return changed;
+}
+
+/** The trigger fields as they are now; `fallback` when the ClusterVersion cannot be read (the poll then says why). */
+async function trigger(poller: UpdatesPoller, log: Logger, fallback: string): Promise<string> {
+  try {
+    return triggerOf(await poller.clusterVersion());
+  } catch (err) {
+    log.debug({ err }, 'ClusterVersion not readable for the change check');
+    return fallback;
+  }
+}

@@ -1,0 +1,73 @@
+// Step 7 of an update, one manifest at a time: create or replace the object (its status belongs to its
+// controller and is never applied), retried with the CVO's backoff before the failure is reported. A Job
+// in the payload is waited for; a ClusterOperator is only created, then its operator owns it.
+import type * as k8s from '@kubernetes/client-node';
+import { canonicalJson } from '../../canonicalJson.js';
+import { apiMessage, isConflict } from '../../cluster/apiError.js';
+import type { Manifest } from '../../payload/load.js';
+import type { KubeDoc, OperatorContext } from './context.js';
+import { waitForJob } from './payloadJob.js';
+import { TIMING } from './timing.js';
+
+const CVO_DEPLOYMENT = { namespace: 'openshift-cluster-version', name: 'cluster-version-operator' };
+
+export interface Applied {
+  /** The cluster-version-operator's own Deployment now runs another image: the operator must hand over. */
+  handover: boolean;
+  created: boolean;
+}
+
+/** Applies one document, retrying with backoff; the last failure is thrown with the CVO's wording. */
+export async function applyWithRetry(ctx: OperatorContext, doc: KubeDoc, m: Manifest, index: number, total: number): Promise<Applied> {
+  const { first, factor, steps, cap } = TIMING.backoff;
+  for (let attempt = 0, wait = first; ; attempt++, wait = Math.min(cap, wait * factor)) {
+    try {
+      return await applyManifest(ctx, doc, m);
+    } catch (err) {
+      const ns = doc.metadata.namespace ? `${doc.metadata.namespace}/` : '';
+      const message = `Could not update ${String(doc.kind).toLowerCase()} "${ns}${doc.metadata.name}" (${index} of ${total}): ${apiMessage(err)} (${m.file})`;
+      if (attempt >= steps) throw new Error(message);
+      ctx.log.warn({ file: m.file, attempt: attempt + 1, err: message }, 'apply failed; retrying');
+      await ctx.pause(wait);
+    }
+  }
+}
+
+/** Applies one document once. */
+export async function applyManifest(ctx: OperatorContext, doc: KubeDoc, m: Manifest): Promise<Applied> {
+  const existing = await ctx.read(doc);
+  const body: KubeDoc = { ...doc };
+  delete body.status;
+  // A Job's template cannot change: the new release's Job replaces the old one, and runs again.
+  const recreate = existing && doc.kind === 'Job' && canonicalJson(jobTemplate(existing)) !== canonicalJson(jobTemplate(doc));
+  if (recreate) {
+    await ctx.objects.delete(existing);
+    await waitGone(ctx, existing);
+  }
+  if (!existing || recreate) {
+    try {
+      await ctx.objects.create(body as k8s.KubernetesObject);
+    } catch (err) {
+      // The operator made its ClusterOperator first: that is as good.
+      if (!(doc.kind === 'ClusterOperator' && isConflict(err))) throw err;
+    }
+  } else if (doc.kind !== 'ClusterOperator') {
+    const metadata = { ...body.metadata, resourceVersion: existing.metadata.resourceVersion };
+    await ctx.objects.replace({ ...body, metadata } as k8s.KubernetesObject);
+  }
+  const failed = doc.kind === 'Job' ? await waitForJob(ctx, doc) : undefined;
+  if (failed) throw new Error(`job ${doc.metadata.namespace}/${doc.metadata.name}: ${String(failed)}`);
+  const { kind, metadata } = doc;
+  ctx.log.debug({ file: m.file, runlevel: m.runlevel, component: m.component, kind, name: metadata.name }, 'applied');
+  const isCvo = kind === 'Deployment' && metadata.namespace === CVO_DEPLOYMENT.namespace && metadata.name === CVO_DEPLOYMENT.name;
+  return { handover: isCvo && firstImage(existing) !== firstImage(doc), created: !existing };
+}
+
+async function waitGone(ctx: OperatorContext, o: KubeDoc): Promise<void> {
+  for (let i = 0; i < 100 && (await ctx.read(o)); i++) await ctx.pause(1_000);
+}
+
+const jobTemplate = (o: unknown): unknown => (o as { spec?: { template?: unknown } }).spec?.template;
+
+type WithContainers = { spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } } };
+const firstImage = (o: unknown): string | undefined => (o as WithContainers | undefined)?.spec?.template?.spec?.containers?.[0]?.image;

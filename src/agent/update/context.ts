@@ -1,0 +1,81 @@
+// What every step of the update executor works with: the cluster's API, the clock, the log, the payload
+// store and the signature verifier, and the shutdown signal that ends every wait.
+import * as k8s from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { kubeTime, type Clock } from '../../clock.js';
+import { isNotFound } from '../../cluster/apiError.js';
+import type { PayloadStore } from '../../payload/store.js';
+import { ClusterVersionClient } from '../clusterVersion.js';
+import type { ClusterOperatorObject } from './gate.js';
+import type { ReleaseVerifier } from './verify.js';
+
+/** What names an object. */
+export type ObjectRef = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string } };
+/** An object as a manifest gives it or the API returns it. */
+export type KubeDoc = k8s.KubernetesObject & ObjectRef & { status?: unknown; [key: string]: unknown };
+
+export interface OperatorOptions {
+  kc: k8s.KubeConfig;
+  clock: Clock;
+  payloads: PayloadStore;
+  verifier: ReleaseVerifier;
+  /** Components applied at once within a runlevel. */
+  workers: number;
+  log: Logger;
+  /** Aborted on shutdown: every wait ends at once. */
+  signal?: AbortSignal;
+}
+
+export class OperatorContext {
+  readonly cv: ClusterVersionClient;
+  readonly objects: k8s.KubernetesObjectApi;
+  readonly core: k8s.CoreV1Api;
+  readonly custom: k8s.CustomObjectsApi;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly payloads: PayloadStore;
+  readonly verifier: ReleaseVerifier;
+  readonly workers: number;
+  readonly signal: AbortSignal | undefined;
+
+  constructor(o: OperatorOptions) {
+    this.cv = new ClusterVersionClient(o.kc);
+    this.objects = k8s.KubernetesObjectApi.makeApiClient(o.kc);
+    this.core = o.kc.makeApiClient(k8s.CoreV1Api);
+    this.custom = o.kc.makeApiClient(k8s.CustomObjectsApi);
+    this.clock = o.clock;
+    this.log = o.log;
+    this.payloads = o.payloads;
+    this.verifier = o.verifier;
+    this.workers = o.workers;
+    this.signal = o.signal;
+  }
+
+  /** Now, as Kubernetes writes times. */
+  at(): string {
+    return kubeTime(this.clock.now());
+  }
+
+  pause(ms: number): Promise<void> {
+    return this.clock.sleep(ms, this.signal);
+  }
+
+  get stopped(): boolean {
+    return this.signal?.aborted ?? false;
+  }
+
+  /** An object, or undefined when it does not exist. */
+  async read(ref: ObjectRef): Promise<KubeDoc | undefined> {
+    try {
+      return (await this.objects.read(ref)) as KubeDoc;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async operators(): Promise<ClusterOperatorObject[]> {
+    const plural = { group: 'config.openshift.io', version: 'v1', plural: 'clusteroperators' };
+    return ((await this.custom.listClusterCustomObject(plural)) as { items: ClusterOperatorObject[] }).items;
+  }
+}

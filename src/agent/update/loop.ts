@@ -1,0 +1,46 @@
+// The update executor's loop. A hand-over (the CVO's Deployment replaced) starts a new operator that knows
+// nothing but what the cluster holds, as a new pod would.
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock.js';
+import type { ClusterVersionOperator, SyncResult } from './operator.js';
+import { TIMING } from './timing.js';
+
+export interface UpdateLoopOptions {
+  clock: Clock;
+  log: Logger;
+  signal: AbortSignal;
+  /** Runs before each pass (the agent following a mock cluster's clock reads it here). */
+  beforeSync?: () => Promise<void>;
+  /** Resolves when the ClusterVersion changes: an idle executor looks again at once. */
+  changed?: () => Promise<unknown>;
+}
+
+/** The least real time between two passes, so that a fast simulated clock cannot make the loop spin. */
+const MIN_REAL_MS = 200;
+
+export async function runUpdateLoop(make: () => ClusterVersionOperator, o: UpdateLoopOptions): Promise<void> {
+  let cvo = make();
+  while (!o.signal.aborted) {
+    let result: SyncResult;
+    try {
+      await o.beforeSync?.();
+      result = await cvo.sync();
+    } catch (err) {
+      o.log.error({ err }, 'update sync failed; will try again');
+      result = 'waiting';
+    }
+    if (result === 'handover') cvo = make();
+    else if (result === 'waiting') await o.clock.sleep(TIMING.gatePoll, o.signal, MIN_REAL_MS);
+    else if (result === 'idle') await idle(o);
+  }
+}
+
+/** Until the ClusterVersion changes (a new desired update, say), or TIMING.idle at the latest. */
+async function idle(o: UpdateLoopOptions): Promise<void> {
+  const wake = new AbortController();
+  const stop = (): void => wake.abort();
+  o.signal.addEventListener('abort', stop, { once: true });
+  o.changed?.().then(stop, stop);
+  await o.clock.sleep(TIMING.idle, wake.signal, MIN_REAL_MS);
+  o.signal.removeEventListener('abort', stop);
+}

@@ -1,0 +1,49 @@
+// The first step of an update: what spec.desiredUpdate asks for. As the cluster-version-operator validates
+// it (lib/validation/validation.go), a version alone must be an available update or one the cluster ran
+// before (which the rollback precondition then refuses); a conditional update counts once all its risks are
+// accepted; an image is taken as given. Anything else is invalid, with the CVO's message.
+import type { ClusterRelease, ClusterVersion } from '../clusterVersion.js';
+import type { Condition } from '../conditions.js';
+
+export interface Target {
+  release: ClusterRelease;
+  force: boolean;
+  /** The conditional update it came from, when it is one: its Recommended condition decides a warning. */
+  recommended?: Condition;
+  /** Given by image with no recommendation behind it. */
+  explicit: boolean;
+}
+
+export type Resolution = { kind: 'none' } | { kind: 'target'; target: Target } | { kind: 'invalid'; message: string };
+
+const sameRelease = (a: { version?: string; image?: string }, b: { version?: string; image?: string } | undefined): boolean =>
+  !!b && (!a.version || a.version === b.version) && (!a.image || a.image === b.image);
+
+/** Step 1: what spec.desiredUpdate asks for, resolved against status; `none` when the cluster is there already. */
+export function resolveDesired(cv: ClusterVersion): Resolution {
+  const d = cv.spec.desiredUpdate;
+  if (!d || (!d.version && !d.image) || sameRelease(d, cv.status.desired)) return { kind: 'none' };
+  const force = d.force === true;
+  const available = cv.status.availableUpdates ?? [];
+  const conditional = cv.status.conditionalUpdates ?? [];
+  const matches = (r: ClusterRelease): boolean => (d.image ? r.image === d.image : r.version === d.version) && (!d.version || r.version === d.version);
+  const listed = available.find(matches);
+  if (listed) return { kind: 'target', target: { release: listed, force, explicit: false } };
+  const c = conditional.find((u) => matches(u.release));
+  if (c) {
+    const accepted = new Set((d.acceptRisks ?? []).map((r) => r.name));
+    const rec = c.conditions.find((k) => k.type === 'Recommended');
+    // Recommended=True here means every applying risk is accepted; the poll may not have caught up with a
+    // new acceptRisks yet, so accepting every risk of the update counts too.
+    if (rec?.status === 'True' || c.risks.every((r) => accepted.has(r.name))) {
+      return { kind: 'target', target: { release: c.release, force, recommended: rec, explicit: false } };
+    }
+    return { kind: 'invalid', message: `spec.desiredUpdate.${d.image ? 'image' : 'version'}: Invalid value: "${d.image ?? d.version}": the update is not recommended for this cluster (${rec?.reason ?? 'Unknown'}); accept its risks (${c.risks.map((r) => r.name).join(', ')}) in spec.desiredUpdate.acceptRisks to take it` };
+  }
+  if (d.image) return { kind: 'target', target: { release: { version: d.version ?? '', image: d.image }, force, explicit: true } };
+  // A version the cluster ran before (a rollback, which the preconditions then refuse unless forced).
+  const ran = cv.status.history?.find((h) => h.version === d.version && h.state === 'Completed');
+  if (ran) return { kind: 'target', target: { release: { version: ran.version, image: ran.image }, force, explicit: true } };
+  return { kind: 'invalid', message: `spec.desiredUpdate.version: Invalid value: "${d.version}": when image is empty the update must be a previous version or an available update` };
+}
+
