@@ -50,6 +50,7 @@ export async function runPollLoop(poller: UpdatesPoller, o: PollLoopOptions): Pr
 
 /** The ClusterVersion as the watch reports its next change, or undefined after `ms` (or on shutdown). */
 async function nextChange(clock: Clock, ms: number, o: PollLoopOptions): Promise<ClusterVersion | undefined> {
+  if (o.signal.aborted) return undefined;
   const wake = new AbortController();
   const stop = (): void => wake.abort();
   o.signal.addEventListener('abort', stop, { once: true });

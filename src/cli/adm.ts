@@ -98,6 +98,17 @@ export function desiredUpdateFor(cv: ClusterVersionView, r: UpgradeRequest): Des
   throw new Error(`--to: the update ${r.to} is not one of the available updates${versions ? `: ${versions}` : ' (there are none)'}`);
 }
 
+/** Asks the cluster for an update (spec.desiredUpdate), checked as `desiredUpdateFor` checks it; returns what was asked. */
+export async function requestUpdate(kc: k8s.KubeConfig, r: UpgradeRequest): Promise<DesiredUpdate> {
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  const cv = (await custom.getClusterCustomObject(CV)) as ClusterVersionView;
+  const desiredUpdate = desiredUpdateFor(cv, r);
+  // Every key given (null for the absent ones), so nothing of an earlier request lingers in the merge.
+  const body = { spec: { desiredUpdate: { version: null, image: null, architecture: null, ...desiredUpdate } } };
+  await custom.patchClusterCustomObject({ ...CV, body }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+  return desiredUpdate;
+}
+
 export function addAdmCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
   const upgrade = program
     .command('adm')
@@ -116,17 +127,14 @@ export function addAdmCommands(program: Command, run: (f: () => Promise<number>)
     .action((opts: UpgradeRequest & { kubeconfig?: string; includeNotRecommended?: boolean; output: string }) =>
       run(async () => {
         if (!['text', 'json'].includes(opts.output)) throw new Error(`--output: '${opts.output}' is not text or json`);
-        const custom = loadKubeConfig(opts).makeApiClient(k8s.CustomObjectsApi);
-        const cv = (await custom.getClusterCustomObject(CV)) as ClusterVersionView;
+        const kc = loadKubeConfig(opts);
         if (opts.to || opts.toImage) {
-          const desiredUpdate = desiredUpdateFor(cv, opts);
+          const desiredUpdate = await requestUpdate(kc, opts);
           if (opts.force) process.stderr.write('warning: --force overrides cluster verification of your supplied release image and waives any update precondition failures.\n');
-          // Every key given (null for the absent ones), so nothing of an earlier request lingers in the merge.
-          const body = { spec: { desiredUpdate: { version: null, image: null, architecture: null, ...desiredUpdate } } };
-          await custom.patchClusterCustomObject({ ...CV, body }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
           process.stdout.write(`Requested update to ${desiredUpdate.version ?? desiredUpdate.image}\n`);
           return 0;
         }
+        const cv = (await kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject(CV)) as ClusterVersionView;
         process.stdout.write(opts.output === 'json' ? `${JSON.stringify({ spec: cv.spec, status: cv.status }, null, 2)}\n` : upgradeReport(cv, !!opts.includeNotRecommended));
         return 0;
       })(),

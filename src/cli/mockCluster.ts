@@ -78,7 +78,7 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   const token = o.token ?? keptToken(o.state);
   const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
   const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);
-  const server = mockClusterServer({ state, token, metrics: () => clusterMetrics(state), tls });
+  const server = mockClusterServer({ state, tokens: new Set([token]), metrics: () => clusterMetrics(state), tls });
   await new Promise<void>((resolve) => server.listen(port, o.host, resolve));
   const url = `${tls ? 'https' : 'http'}://${o.host}:${(server.address() as AddressInfo).port}`;
   if (o.kubeconfigOut) writeFileSync(o.kubeconfigOut, kubeconfig(url, token, tls?.ca), { mode: 0o600 });

@@ -37,6 +37,7 @@ export async function runUpdateLoop(make: () => ClusterVersionOperator, o: Updat
 
 /** Until the ClusterVersion changes (a new desired update, say), or TIMING.idle at the latest. */
 async function idle(o: UpdateLoopOptions): Promise<void> {
+  if (o.signal.aborted) return;
   const wake = new AbortController();
   const stop = (): void => wake.abort();
   o.signal.addEventListener('abort', stop, { once: true });

@@ -8,11 +8,17 @@ import { apiVersionOf, type ClusterState, KINDS, KubeError, parseLabelSelector, 
 
 export interface MockServerOptions {
   state: ClusterState;
-  token: string;
+  /** Bearer tokens accepted: one per client identity (the set may change while the server runs). */
+  tokens: ReadonlySet<string>;
   /** Prometheus text exposition of the cluster-level series, made from the state on each scrape. */
   metrics: () => string;
   /** Serve HTTPS with this certificate and key. */
   tls?: { cert: string; key: string };
+  /**
+   * Looked at before each API request is handled: an error it returns is the answer instead. Tests use it
+   * to make the API fail the way a real one can (a 500 now and then, a 403).
+   */
+  intercept?: (request: { method: string; path: string }) => KubeError | undefined;
 }
 
 const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
@@ -48,12 +54,18 @@ function send(res: ServerResponse, code: number, body: unknown): void {
   res.end(text);
 }
 
-function authorized(req: IncomingMessage, token: string): boolean {
-  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-  if (!m) return false;
-  const a = Buffer.from(m[1]!);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+const bearer = (req: IncomingMessage): string | undefined => /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+
+function authorized(req: IncomingMessage, tokens: ReadonlySet<string>): boolean {
+  const given = bearer(req);
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  let match = false;
+  for (const token of tokens) {
+    const b = Buffer.from(token);
+    if (a.length === b.length && timingSafeEqual(a, b)) match = true;
+  }
+  return match;
 }
 
 async function body(req: IncomingMessage): Promise<unknown> {
@@ -115,7 +127,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: MockServe
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(opts.metrics());
     return;
   }
-  if (!authorized(req, opts.token)) throw new KubeError(401, 'Unauthorized', 'Unauthorized');
+  if (!authorized(req, opts.tokens)) throw new KubeError(401, 'Unauthorized', 'Unauthorized');
+  const injected = opts.intercept?.({ method: req.method ?? 'GET', path });
+  if (injected) throw injected;
   const discovery = discoveryDoc(path);
   if (discovery) return send(res, 200, discovery);
 

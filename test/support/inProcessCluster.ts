@@ -1,0 +1,171 @@
+// The mock cluster in the test's own process: its state, its API server on a free port of 127.0.0.1 (plain
+// HTTP), its simulated controllers, all on a ManualClock. Code under test (the update executor, the poller)
+// talks to it through the real Kubernetes client, as it would to a cluster. A test moves time with
+// `runUntil`: whenever everything under test waits on the clock and no request is under way, the
+// controllers run and the clock jumps to the next wake-up, so an hour of cluster time takes a second or two.
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as k8s from '@kubernetes/client-node';
+import { ManualClock } from '../../src/clock.js';
+import { clusterMetrics, seedInventory, type InventoryOptions } from '../../src/cluster/mock/inventory.js';
+import { SCENARIO } from '../../src/cluster/mock/scenario.js';
+import { mockClusterServer } from '../../src/cluster/mock/server.js';
+import { reconcile } from '../../src/cluster/mock/simulation.js';
+import { ClusterState, KubeError, kindNamed, type KubeObject } from '../../src/cluster/mock/state.js';
+import type { ClusterVersion } from '../../src/agent/clusterVersion.js';
+
+/** An API failure to inject: requests matching `method` and `path` answer `status` (`times` times; default always). */
+export interface Fault {
+  method?: string;
+  path: RegExp;
+  status: number;
+  times?: number;
+}
+
+export interface InProcessOptions extends Omit<InventoryOptions, 'arch'> {
+  arch?: string;
+  payloadStore: string;
+  /** The scenario ConfigMap's structured keys: operators, nodes, nodeDefaults. */
+  scenario?: Record<string, unknown>;
+  clock?: ManualClock;
+}
+
+/** The longest jump of the clock in one step, so the controllers see the time pass in steps of this size. */
+const MAX_STEP_MS = 10_000;
+/** Event-loop turns with nothing happening before the code under test counts as waiting. */
+const QUIET_TURNS = 5;
+
+export class InProcessCluster {
+  readonly requests: Array<{ method: string; path: string }> = [];
+  private readonly faults: Array<Fault & { left: number }> = [];
+  private inflight = 0;
+  private activity = 0;
+
+  private constructor(
+    readonly state: ClusterState,
+    readonly clock: ManualClock,
+    private readonly server: Server,
+    readonly url: string,
+    private readonly payloadStore: string,
+    /** The tokens the server accepts: one per client. */
+    private readonly tokens: Set<string>,
+  ) {}
+
+  static async start(o: InProcessOptions): Promise<InProcessCluster> {
+    const clock = o.clock ?? new ManualClock();
+    const state = new ClusterState();
+    state.now = () => clock.now();
+    seedInventory(state, { arch: 'amd64', ...o });
+    if (o.scenario) {
+      const data = Object.fromEntries(Object.entries(o.scenario).map(([k, v]) => [k, JSON.stringify(v)]));
+      state.patch(kindNamed('ConfigMap'), SCENARIO.namespace, SCENARIO.name, { data });
+    }
+    const made: { cluster?: InProcessCluster } = {};
+    const tokens = new Set<string>();
+    const server = mockClusterServer({ state, tokens, metrics: () => clusterMetrics(state), intercept: (r) => made.cluster?.intercept(r) });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const cluster = new InProcessCluster(state, clock, server, url, o.payloadStore, tokens);
+    made.cluster = cluster;
+    server.prependListener('request', (req, res) => cluster.track(req.url ?? '', res));
+    return cluster;
+  }
+
+  /** A client of the cluster with an identity of its own, which `revoke` can take away. */
+  client(): k8s.KubeConfig {
+    const token = randomBytes(12).toString('hex');
+    this.tokens.add(token);
+    const kc = new k8s.KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'in-process', server: this.url, skipTLSVerify: true }],
+      users: [{ name: token, token }],
+      contexts: [{ name: 'in-process', cluster: 'in-process', user: token }],
+      currentContext: 'in-process',
+    });
+    return kc;
+  }
+
+  /** Every later request of this client answers 401, as when its process is gone. */
+  revoke(kc: k8s.KubeConfig): void {
+    this.tokens.delete(kc.getCurrentUser()!.token!);
+  }
+
+  fail(fault: Fault): void {
+    this.faults.push({ ...fault, left: fault.times ?? Infinity });
+  }
+
+  cv(): ClusterVersion {
+    return this.state.get(kindNamed('ClusterVersion'), undefined, 'version') as unknown as ClusterVersion;
+  }
+
+  get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.state.find(kindNamed(kind), namespace, name);
+  }
+
+  /** Runs the controllers at the current time. */
+  reconcile(): void {
+    const problems = reconcile(this.state, this.clock.now(), { payloadStore: this.payloadStore });
+    if (problems.length) throw new Error(`simulation: ${problems.join('; ')}`);
+  }
+
+  /**
+   * Moves time until `until` gives a value (read from the state: no request), at most `maxMs` of cluster
+   * time. Each step waits until the code under test is waiting on the clock with no request under way.
+   */
+  async runUntil<T>(what: string, until: () => T | undefined | false | null, maxMs = 4 * 3600_000): Promise<T> {
+    const deadline = this.clock.now() + maxMs;
+    for (;;) {
+      const found = until();
+      if (found) return found;
+      if (this.clock.now() > deadline) throw new Error(`${what}: not after ${maxMs / 60_000} minutes of cluster time; ${this.describe()}`);
+      await this.settle(what);
+      const settled = until();
+      if (settled) return settled;
+      this.reconcile();
+      const next = this.clock.nextWake ?? this.clock.now() + MAX_STEP_MS;
+      this.clock.advance(Math.min(Math.max(0, next - this.clock.now()), MAX_STEP_MS));
+    }
+  }
+
+  /** Until everything under test waits on the clock and no request is under way (a few quiet turns in a row). */
+  async settle(what = 'the cluster'): Promise<void> {
+    const started = Date.now();
+    let quiet = 0;
+    let seen = this.activity;
+    while (quiet < QUIET_TURNS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const still = this.inflight === 0 && this.clock.sleepers > 0 && this.activity === seen;
+      quiet = still ? quiet + 1 : 0;
+      seen = this.activity;
+      if (Date.now() - started > 30_000) throw new Error(`${what}: the code under test neither waits on the clock nor finishes; ${this.describe()}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private describe(): string {
+    const c = this.cv().status.conditions ?? [];
+    return `requests under way: ${this.inflight}; sleepers: ${this.clock.sleepers}; conditions: ${JSON.stringify(c.map((x) => [x.type, x.status, x.reason, x.message.slice(0, 160)]))}`;
+  }
+
+  private intercept(r: { method: string; path: string }): KubeError | undefined {
+    this.requests.push(r);
+    const fault = this.faults.find((f) => f.left > 0 && (f.method ?? r.method) === r.method && f.path.test(r.path));
+    if (!fault) return undefined;
+    fault.left -= 1;
+    return new KubeError(fault.status, fault.status === 403 ? 'Forbidden' : 'InternalError', `injected failure of ${r.method} ${r.path}`);
+  }
+
+  private track(url: string, res: { once(event: 'close', f: () => void): unknown }): void {
+    if (/[?&]watch=(1|true)/.test(url)) return; // a watch stays open: it is no work under way
+    this.inflight += 1;
+    this.activity += 1;
+    res.once('close', () => {
+      this.inflight -= 1;
+      this.activity += 1;
+    });
+  }
+}
