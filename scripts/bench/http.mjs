@@ -4,7 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 
-export const HOST = '127.0.0.1'; // all bench traffic stays on loopback
+const HOST = '127.0.0.1'; // all bench traffic stays on loopback
 
 /** A port that was free a moment ago (the tiny race with other programs is acceptable here). */
 export function freePort() {

@@ -7,7 +7,7 @@ const stem = (file) => basename(file).replace(/\.(ya?ml|json)$/, '');
 const unquote = (s) => s.trim().replace(/^(['"])(.*)\1$/, '$2');
 
 /** `versions:` of a channel file, block style (`- 4.14.3`) or flow style (`[4.14.3, ...]`). */
-export function channelVersions(text) {
+function channelVersions(text) {
   const lines = text.split('\n');
   const at = lines.findIndex((l) => /^versions:/.test(l));
   if (at < 0) return [];

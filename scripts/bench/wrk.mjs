@@ -18,7 +18,7 @@ function toMs(text) {
   return Number(m[1]) * UNIT_MS[m[2]];
 }
 
-export function parseWrk(out) {
+function parseWrk(out) {
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
   const p99 = /^\s*99%\s+(\S+)/m.exec(out);
   const p50 = /^\s*50%\s+(\S+)/m.exec(out);

@@ -102,11 +102,6 @@ const CVO = { component: 'cluster-version-operator', namespace: 'openshift-clust
 /** The one payload Job: it splits runlevel 50, as a real migration Job splits the CVO's task graph. */
 const JOB = { co: 'monitoring', name: 'prometheus-storage-migration' };
 
-/** Where each ClusterOperator's operator Deployment lives (the mock cluster seeds them at the installed version). */
-export function operatorDeployments(): Array<{ co: string; namespace: string; name: string }> {
-  return OPERATORS.map((o) => ({ co: o.co, namespace: namespaceOf(o), name: deploymentOf(o) }));
-}
-
 const namespaceOf = (o: Operator): string => o.namespace ?? `openshift-${o.co}-operator`;
 const deploymentOf = (o: Operator): string => o.deployment ?? `${o.co}-operator`;
 const pad = (n: number): string => String(n).padStart(2, '0');
