@@ -1,5 +1,5 @@
-// The mock cluster's simulation: the controllers driven by explicit simulated times (the seed's 5-node,
-// maxUnavailable=3 walk-through, ordering, pausing, operators, Jobs, a restart from the state file),
+// The mock cluster's simulation: the controllers driven by explicit simulated times (a pool of 5 nodes
+// with maxUnavailable=3, nodes finishing out of order, ordering, pausing, operators, Jobs, a restart from the state file),
 // then the whole thing over HTTP on a scaled clock, read back with `cincy get`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,19 +81,19 @@ const co = (s: ClusterState, name: string): { versions: Array<{ name: string; ve
   s.get(K.co, undefined, name).status as never;
 const cond = (s: ClusterState, name: string, type: string): { status: string; reason: string; message: string; lastTransitionTime: string } => co(s, name).conditions.find((c) => c.type === type)!;
 
-/** The seed's example: node 2 finishes first, then 1 (cordoned at the start), then 3, 5, 4. */
-const SEED_TIMINGS = {
+/** A pool of five nodes whose updates take different times: node 2 finishes first, then 1 (cordoned at the start), then 3, 5, 4. */
+const OUT_OF_ORDER_TIMINGS = {
   nodeDefaults: { cordon: '0s', update: '1m', reboot: '1m', uncordon: '0s' },
   nodes: { 'node-1': { drain: '13m' }, 'node-2': { drain: '8m' }, 'node-3': { drain: '18m' }, 'node-4': { drain: '14m' }, 'node-5': { drain: '6m' } },
 };
 const seedPool = (file?: string): ClusterState => {
   const s = workerPool([1, 2, 3, 4, 5].map((i) => ({ name: `node-${i}` })), { maxUnavailable: 3 }, file);
-  setScenario(s, SEED_TIMINGS);
+  setScenario(s, OUT_OF_ORDER_TIMINGS);
   return s;
 };
 
 describe('the Machine Config Operator simulation', () => {
-  it('walks through the seed example: 5 nodes, maxUnavailable 3, nodes finishing out of order', () => {
+  it('walks a pool of 5 nodes with maxUnavailable 3 through an update, nodes finishing out of order', () => {
     const s = seedPool();
     reconcile(s, T0);
     expect(cordoned(s)).toEqual([]); // the pool still runs the old release

@@ -178,7 +178,7 @@ describe('executing an update on the mock cluster', () => {
     expect(master.status.updatedMachineCount).toBe(master.status.machineCount);
     expect(worker.status.updatedMachineCount).toBeLessThan(worker.status.machineCount);
 
-    // §B: every node ends on the new configuration.
+    // The Machine Config Operator's rollout: every node ends on the new configuration.
     const done = await r.until('every node updated', async () => {
       const ps = await pools();
       return ps.every((p) => p.status.updatedMachineCount === p.status.machineCount && p.status.configuration?.name === p.spec.configuration?.name) && ps;

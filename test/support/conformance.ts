@@ -28,7 +28,11 @@ const canon = canonicalJson;
 
 const sortedRecord = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)));
 
-/** The views the captures can be compared on (the conformance README, "Compared per channel"). */
+/**
+ * The views two graphs of a channel are compared on: nodes, channel lists, errata URLs, edges, and the risk
+ * names of each conditional pair; and the defects a served graph must not have (a pair in two entries, a
+ * risk named twice in one).
+ */
 export function normalise(g: Doc) {
   const nodes = new Set<string>();
   const channels: Record<string, string> = {};

@@ -1,4 +1,5 @@
-// The mock Machine Config Operator (seed 001 §3.2.5). When its Deployment runs release v, each pool gets
+// The mock Machine Config Operator, rolling nodes as OpenShift's does in an update. When its Deployment
+// runs release v, each pool gets
 // the rendered config of v in spec.configuration.name and its nodes roll to it: pools in parallel; in a
 // pool, while fewer than maxUnavailable nodes are unavailable, the next node (by zone, then oldest, then
 // name) goes through cordon → drain → update → reboot → uncordon. Phases and their ends are node
@@ -20,7 +21,7 @@ export const PHASE_END = 'cincy.mock/phase-end';
 /** On a pool and on an updating node: the release version its target config belongs to. */
 export const RELEASE = 'cincy.mock/release-version';
 const ZONE = KUBE_LABEL.zone;
-/** RHEL workers: the MCO does not update their kubelet (seed 001 §3.2.5). */
+/** RHEL compute nodes: the MCO gives them the new configuration but not the new kubelet (openshift-ansible updates that). */
 export const RHEL_LABEL = KUBE_LABEL.osId;
 /** Set by whoever updated a RHEL worker's kubelet "by other means" (openshift-ansible): the release it now runs. */
 export const RHEL_KUBELET = 'cincy.mock/rhel-kubelet';
