@@ -1,6 +1,6 @@
 // `cincy openapi`: the generated OpenAPI document, as /openapi serves it (openapi/openapi.json is this output).
 import { buildApp } from '../server/app.js';
-import { GraphService } from '../server/graphService.js';
+import { GraphService } from '../app/graphService.js';
 import { Store } from '../store/store.js';
 
 export async function openapiCommand(): Promise<number> {

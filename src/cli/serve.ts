@@ -1,9 +1,9 @@
 // `cincy serve`: start the service (import if new, build), then listen until a signal.
 import pino from 'pino';
 import { resolveServeConfig, type ServeFlags } from '../config.js';
-import { startAutoPromotion } from '../promotion/scheduler.js';
+import { startAutoPromotion } from '../app/autoPromotion.js';
 import { buildApp } from '../server/app.js';
-import { startService } from '../server/start.js';
+import { startService } from '../app/start.js';
 import { TrustStore } from '../signatures/verify.js';
 
 export async function serve(flags: ServeFlags): Promise<number> {

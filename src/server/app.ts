@@ -3,13 +3,13 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { ApiError } from '../errors.js';
-import type { GraphService } from './graphService.js';
+import type { GraphService } from '../app/graphService.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { graphRoutes } from './routes/graph.js';
 import { healthRoutes } from './routes/health.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { AdminService } from '../admin/service.js';
+import { AdminService } from '../app/admin/service.js';
 import { Authorizer, type AuthConfig } from './auth.js';
 import { adminRoutes } from './routes/admin.js';
 import { validatorCompiler } from './validation.js';

@@ -3,7 +3,7 @@
 // AdminService (validated, one transaction, audited, one rebuild).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AdminService } from '../../admin/service.js';
+import type { AdminService } from '../../app/admin/service.js';
 import { ApiError } from '../../errors.js';
 import { compareVersions } from '../../graph/version.js';
 import type { Release } from '../../graph/model.js';
@@ -28,7 +28,7 @@ import { exportTarball, releaseRecord } from '../../sources/export.js';
 import { channelKind, type ChannelKind } from '../../store/channels.js';
 import type { Store } from '../../store/store.js';
 import type { Authorizer } from '../auth.js';
-import type { GraphService } from '../graphService.js';
+import type { GraphService } from '../../app/graphService.js';
 import { signatureDoc } from './signatures.js';
 import { noneMatch } from './graph.js';
 import { payloadDigest } from '../../graph/model.js';

@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import { ApiError } from '../../errors.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN, ErrorSchema, GraphDocumentSchema, GraphQuerySchema, MEDIA_TYPES } from '../../schemas/cincinnati.js';
-import type { GraphService } from '../graphService.js';
-import type { Encoding } from '../snapshot.js';
+import type { GraphService } from '../../app/graphService.js';
+import type { Encoding } from '../../app/snapshot.js';
 
 export const GRAPH_PATHS = ['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph'] as const;
 const CHANNEL_RE = new RegExp(CHANNEL_PATTERN);

@@ -1,7 +1,7 @@
 // Liveness and readiness, as the architecture document defines them.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { GraphService } from '../graphService.js';
+import type { GraphService } from '../../app/graphService.js';
 
 const ReadySchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),

@@ -2,13 +2,13 @@
 // signature store layout clusters read: /signatures/sha256=<hex>/signature-<N>, N = 1… then 404.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AdminService } from '../../admin/service.js';
+import type { AdminService } from '../../app/admin/service.js';
 import { ApiError } from '../../errors.js';
 import { ReleaseParams } from '../../schemas/admin.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { MAX_SIGNATURE_BYTES } from '../../signatures/verify.js';
 import type { Authorizer } from '../auth.js';
-import type { GraphService } from '../graphService.js';
+import type { GraphService } from '../../app/graphService.js';
 import { noneMatch } from './graph.js';
 
 export const SIGNATURE_BODY_TYPES = ['application/octet-stream', 'application/jose', 'application/jose+json', 'application/pgp-signature', 'text/plain'];

@@ -1,6 +1,6 @@
 // --auto-promote: applies every feeder on a fixed interval. The clock the rules read is the admin
 // service's, so tests drive promotion with an injected clock and a direct call instead of waiting.
-import type { AdminService } from '../admin/service.js';
+import type { AdminService } from './admin/service.js';
 
 export interface SchedulerLog {
   info(obj: object, msg: string): void;

@@ -1,22 +1,22 @@
 // Every write of the admin API: validated, one transaction, audited, then one rebuild and snapshot
 // swap. The routes and the auto-promotion scheduler both go through here.
-import { buildGraph } from '../graph/build.js';
-import type { BlockedEdge, Channel, GraphInput, Release } from '../graph/model.js';
-import { channelView } from '../graph/view.js';
-import { splitArch } from '../graph/version.js';
-import { compilePattern } from '../graph/pattern.js';
-import { ApiError } from '../errors.js';
-import { payloadDigest } from '../graph/model.js';
-import { SignatureRefused, TrustStore, verifySignature } from '../signatures/verify.js';
-import type { StoredSignature } from '../store/signatures.js';
-import { checkPromotion, type Refusal } from '../promotion/rules.js';
-import type { ReleaseRecord } from '../schemas/graphData.js';
-import { checkChannel, checkReleaseRecord, classifyBlockedEdge, releaseFromRecord } from '../sources/graphData.js';
-import { schemaProblems, type Problem } from '../schemas/problems.js';
-import { ReleaseRecordSchema, type Feeder, type RawMetadata } from '../schemas/graphData.js';
-import type { GraphService } from '../server/graphService.js';
-import { channelKind, type ChannelKind } from '../store/channels.js';
-import type { Store } from '../store/store.js';
+import { buildGraph } from '../../graph/build.js';
+import type { BlockedEdge, Channel, GraphInput, Release } from '../../graph/model.js';
+import { channelView } from '../../graph/view.js';
+import { splitArch } from '../../graph/version.js';
+import { compilePattern } from '../../graph/pattern.js';
+import { ApiError } from '../../errors.js';
+import { payloadDigest } from '../../graph/model.js';
+import { SignatureRefused, TrustStore, verifySignature } from '../../signatures/verify.js';
+import type { StoredSignature } from '../../store/signatures.js';
+import { checkPromotion, type Refusal } from '../../promotion/rules.js';
+import type { ReleaseRecord } from '../../schemas/graphData.js';
+import { checkChannel, checkReleaseRecord, classifyBlockedEdge, releaseFromRecord } from '../../sources/graphData.js';
+import { schemaProblems, type Problem } from '../../schemas/problems.js';
+import { ReleaseRecordSchema, type Feeder, type RawMetadata } from '../../schemas/graphData.js';
+import type { GraphService } from '../graphService.js';
+import { channelKind, type ChannelKind } from '../../store/channels.js';
+import type { Store } from '../../store/store.js';
 
 export interface Actor {
   subject: string;
