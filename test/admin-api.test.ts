@@ -1,12 +1,14 @@
 // The admin API over HTTP: the release lifecycle up the promotion ladder with an injected clock,
 // the authorization matrix, validation that changes nothing, dry runs, export round trip, and
 // concurrent writes with readers that only ever see consistent graphs.
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readGraphData } from '../src/sources/graphData.js';
+import { generateKeys, signPayload } from '../src/cli/signatures.js';
 import { createToken } from '../src/cli/token.js';
+import { TrustStore } from '../src/signatures/verify.js';
 import { startServer, tempDir, type TestServer } from './support/server.js';
 import { release, writeTree } from './support/trees.js';
 
@@ -215,6 +217,47 @@ describe('release lifecycle', () => {
     expect(await versions('fast-4.16')).toEqual(['4.15.1']);
     expect((await api('GET', '/api/v1/audit')).body.entries).toEqual(auditBefore);
     expect(await stateHash()).toBe(before);
+  });
+});
+
+describe('dry runs under --require-signatures', () => {
+  it('report no edge to a release whose payload has no trusted signature, and the edges of a signed one', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const keys = await generateKeys({ alg: 'EdDSA', kid: 'k1', out: join(d.path, 'keys') });
+    const trustDir = join(d.path, 'trust');
+    mkdirSync(trustDir);
+    copyFileSync(keys.jwksFile, join(trustDir, 'k1.json'));
+    const payload = (n: number): string => `quay.example/ocp/release@sha256:${digest(n)}`;
+    const tree = writeTree(join(d.path, 'tree'), {
+      'channels/stable-4.1.yaml': undefined,
+      'blocked-edges/4.1.1-Risk.yaml': undefined,
+      'releases/amd64/4.1.0.json': undefined,
+      'releases/amd64/4.1.1.json': undefined,
+      'releases/amd64/4.15.1.json': rec('4.15.1', []),
+      'releases/amd64/4.16.1.json': rec('4.16.1', ['4.15.1']),
+      'releases/amd64/4.16.2.json': rec('4.16.2', ['4.15.1']),
+      // 4.15.1 and 4.16.2 are signed next to their records; 4.16.1 is not.
+      'releases/amd64/4.15.1.signature-1': await signPayload(keys.privateFile, payload(4151)),
+      'releases/amd64/4.16.2.signature-1': await signPayload(keys.privateFile, payload(4162)),
+      'channels/fast-4.16.yaml': 'name: fast-4.16\nversions: [4.15.1]\n',
+    });
+    const s = await startServer({ graphData: tree, auth: { secretFile, rateLimit: 1000 }, now: () => clock, trust: await TrustStore.load(trustDir), requireSignatures: true });
+    try {
+      const dryRun = async (version: string): Promise<Record<string, unknown>> => {
+        const res = await fetch(`${s.url}/api/v1/channels/fast-4.16/versions?dryRun=true`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tokens.all}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ version }),
+        });
+        expect(res.status).toBe(200);
+        return (await res.json()) as Record<string, unknown>;
+      };
+      expect(await dryRun('4.16.1')).toMatchObject({ dryRun: true, changed: true, edges: [], conditionalEdges: [] });
+      expect(await dryRun('4.16.2')).toMatchObject({ dryRun: true, changed: true, edges: [{ arch: 'amd64', from: '4.15.1', to: '4.16.2' }], conditionalEdges: [] });
+    } finally {
+      await s.close();
+    }
   });
 });
 

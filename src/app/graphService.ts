@@ -1,9 +1,11 @@
 // Keeps the served snapshot: rebuilds from the store, swaps on success, and on failure keeps the
-// last good graph and remembers why (readiness and metrics report it).
+// last good graph and remembers why (readiness and metrics report it). Every graph it builds, the
+// served one and previews alike, goes through the signature policy.
+import { buildGraph } from '../graph/build.js';
+import type { FullGraph, GraphInput, Release } from '../graph/model.js';
 import type { Store } from '../store/store.js';
+import { SignaturePolicy } from './signaturePolicy.js';
 import { GraphSnapshot } from './snapshot.js';
-import { payloadDigest } from '../graph/model.js';
-import { TrustStore } from '../signatures/verify.js';
 
 export interface Failure {
   at: string;
@@ -17,35 +19,29 @@ export class GraphService {
   lastImportFailure: (Failure & { problems: string[] }) | undefined;
   buildFailures = 0;
 
-  readonly requireSignatures: boolean;
-  private readonly trust: TrustStore;
+  readonly signatures: SignaturePolicy;
   private readonly now: () => Date;
 
-  constructor(readonly store: Store, options: { requireSignatures?: boolean; trust?: TrustStore; now?: () => Date } = {}) {
-    this.requireSignatures = options.requireSignatures ?? false;
-    this.trust = options.trust ?? TrustStore.empty();
+  constructor(readonly store: Store, options: { signatures?: SignaturePolicy; now?: () => Date } = {}) {
+    this.signatures = options.signatures ?? SignaturePolicy.off();
     this.now = options.now ?? (() => new Date());
   }
 
-  /** Digests with a stored signature that the current trust keys still vouch for (a key removed or revoked since counts no more). */
-  vouchedDigests(): Set<string> {
-    return new Set(this.store.signatures.all().filter((s) => this.trust.vouches(s.envelope, s.keyId, new Date(s.verifiedAt))).map((s) => s.digest));
+  /** Why a release is left out of the graph, or undefined when it is served. */
+  withheld(release: Pick<Release, 'payload'>): string | undefined {
+    if (!this.signatures.required) return undefined;
+    return this.signatures.withheld(release, this.signatures.vouchedDigests(this.store.signatures));
   }
 
-  /** Why a release is left out of the graph, or undefined when it is served. */
-  withheld(release: { payload: string }, vouched: ReadonlySet<string> = this.vouchedDigests()): string | undefined {
-    if (!this.requireSignatures || vouched.has(payloadDigest(release.payload))) return undefined;
-    return 'no signature of its payload digest is vouched for by the trusted keys, and the server runs with --require-signatures';
+  /** The graph an input gives, as it would be served (not swapped in). */
+  preview(input: GraphInput): FullGraph {
+    return buildGraph(this.signatures.apply(input, this.store.signatures));
   }
 
   /** Builds from the store and swaps the snapshot in; returns false (and keeps serving) on failure. */
   rebuild(): boolean {
     try {
-      const input = this.store.input();
-      if (this.requireSignatures) {
-        const vouched = this.vouchedDigests();
-        input.releases = input.releases.filter((r) => this.withheld(r, vouched) === undefined);
-      }
+      const input = this.signatures.apply(this.store.input(), this.store.signatures);
       this.current = GraphSnapshot.build(input, this.now());
       this.lastBuildFailure = undefined;
       return true;

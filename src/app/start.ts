@@ -4,6 +4,7 @@ import { readGraphData } from '../sources/graphData.js';
 import { formatProblem } from '../schemas/problems.js';
 import { ImportRejected, Store } from '../store/store.js';
 import { GraphService } from './graphService.js';
+import { SignaturePolicy } from './signaturePolicy.js';
 import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
 
 export interface StartLog {
@@ -28,7 +29,8 @@ export interface StartOptions {
 
 export async function startService(opts: StartOptions): Promise<StartResult> {
   const store = Store.open(opts.db);
-  const service = new GraphService(store, { requireSignatures: opts.requireSignatures, trust: opts.trust });
+  const signatures = new SignaturePolicy(opts.requireSignatures ?? false, opts.trust);
+  const service = new GraphService(store, { signatures });
   const problems = await importTree(store, opts.graphData, opts.trust ?? TrustStore.empty(), opts.log);
   if (problems.length) {
     if (!store.hasContent()) {

@@ -1,6 +1,5 @@
 // Every write of the admin API: validated, one transaction, audited, then one rebuild and snapshot
 // swap. The routes and the auto-promotion scheduler both go through here.
-import { buildGraph } from '../../graph/build.js';
 import type { BlockedEdge, Channel, GraphInput, Release } from '../../graph/model.js';
 import { channelView } from '../../graph/view.js';
 import { splitArch } from '../../graph/version.js';
@@ -125,7 +124,7 @@ export class AdminService {
       const r = this.store.signatures.add({ digest, envelope: verified.envelope, keyId: verified.keyId, bytes, verifiedAt: at });
       if (r.added) this.audit(at, actor, 'signature.add', `${arch}/${version}`, null, { digest, n: r.signature.n, envelope: r.signature.envelope, keyId: r.signature.keyId });
       // Only a graph that withholds unsigned releases changes with a signature.
-      return { result: r, changed: r.added && this.graph.requireSignatures };
+      return { result: r, changed: r.added && this.graph.signatures.required };
     });
   }
 
@@ -228,8 +227,9 @@ export class AdminService {
     if (kind === 'internal') return { edges: [], conditionalEdges: [] };
     const input = this.store.input();
     const after: GraphInput = { ...input, channels: input.channels.map((c) => (!c.internal && c.name === name ? { ...c, versions: [...c.versions, version] } : c)) };
-    // The served snapshot is the graph of the store as it is (every write rebuilds it).
-    const [g0, g1] = [this.graph.current?.graph ?? buildGraph(input), buildGraph(after)];
+    // The served snapshot is the graph of the store as it is (every write rebuilds it). Both sides
+    // are built as served, so a release the signature policy withholds gains no edge.
+    const [g0, g1] = [this.graph.current?.graph ?? this.graph.preview(input), this.graph.preview(after)];
     const edges: EdgeChange[] = [];
     const conditionalEdges: EdgeChange[] = [];
     for (const arch of [...new Set(g1.nodes.map((n) => n.arch))].sort()) {
