@@ -1,7 +1,7 @@
 // What `serve` does before listening: open the store, import the graph-data tree when its content is
 // new, and build the first snapshot. Shared by the CLI and the tests so both start the same way.
 import { readGraphData } from '../sources/graphData.js';
-import { formatProblem } from '../schemas/problems.js';
+import { formatProblem } from '../validation/problems.js';
 import { ImportRejected, Store } from '../store/store.js';
 import { GraphService } from './graphService.js';
 import { SignaturePolicy } from './signaturePolicy.js';

@@ -3,7 +3,7 @@
 import type { Channel, GraphInput } from '../graph/model.js';
 import type { Feeder, RawMetadata } from '../schemas/graphData.js';
 import type { GraphDataTree } from '../sources/graphData.js';
-import type { Problem } from '../schemas/problems.js';
+import type { Problem } from '../validation/problems.js';
 import type { VerifiedFile } from '../signatures/verify.js';
 import { AuditRepository } from './audit.js';
 import { SignatureRepository } from './signatures.js';

@@ -10,9 +10,11 @@ import { SignatureRefused, TrustStore, verifySignature } from '../../signatures/
 import type { StoredSignature } from '../../store/signatures.js';
 import { checkPromotion, type Refusal } from '../../promotion/rules.js';
 import type { ReleaseRecord } from '../../schemas/graphData.js';
-import { checkChannel, checkReleaseRecord, classifyBlockedEdge, releaseFromRecord } from '../../sources/graphData.js';
-import { schemaProblems, type Problem } from '../../schemas/problems.js';
-import { ReleaseRecordSchema, type Feeder, type RawMetadata } from '../../schemas/graphData.js';
+import { classifyBlockedEdge } from '../../validation/blockedEdges.js';
+import { checkChannel } from '../../validation/channels.js';
+import { checkReleaseDocument, releaseFromRecord } from '../../validation/releaseRecords.js';
+import type { Problem } from '../../validation/problems.js';
+import type { Feeder, RawMetadata } from '../../schemas/graphData.js';
 import type { GraphService } from '../graphService.js';
 import { channelKind, type ChannelKind } from '../../store/channels.js';
 import type { Store } from '../../store/store.js';
@@ -71,12 +73,7 @@ export class AdminService {
   /** Stores release records; all or nothing. `created` is false when every record was already stored as is. */
   addReleases(records: unknown[], actor: Actor): { created: boolean; releases: Release[] } {
     const problems: Problem[] = [];
-    records.forEach((rec, i) => {
-      const where = records.length > 1 ? `body[${i}]` : 'body';
-      const schema = schemaProblems(ReleaseRecordSchema, rec, where);
-      problems.push(...schema);
-      if (schema.length === 0) checkReleaseRecord(rec as ReleaseRecord, where, problems);
-    });
+    records.forEach((rec, i) => checkReleaseDocument(rec, records.length > 1 ? `body[${i}]` : 'body', problems));
     if (problems.length) throw invalid(problems);
     const releases = (records as ReleaseRecord[]).map(releaseFromRecord);
     return this.write((at) => {
