@@ -9,6 +9,7 @@ import { readGraphData } from '../src/sources/graphData.js';
 import { generateKeys, signPayload } from '../src/cli/signatures.js';
 import { createToken } from '../src/cli/token.js';
 import { TrustStore } from '../src/signatures/verify.js';
+import { ManualClock } from '../src/clock.js';
 import { startServer, tempDir, type TestServer } from './support/server.js';
 import { release, writeTree } from './support/trees.js';
 
@@ -40,13 +41,13 @@ function ladder(root: string): string {
 }
 
 let server: TestServer;
-let clock: Date;
+let clock: ManualClock;
 let secretFile: string;
 let dirs: Array<{ remove(): void }> = [];
 const tokens: Record<string, string> = {};
 
 async function token(scope: string, extra: { ttl?: string; audience?: string; subject?: string; now?: Date } = {}): Promise<string> {
-  return createToken({ adminJwtSecretFile: secretFile, scope, ttl: extra.ttl ?? '1h', subject: extra.subject ?? 'alice', audience: extra.audience }, extra.now ?? clock);
+  return createToken({ adminJwtSecretFile: secretFile, scope, ttl: extra.ttl ?? '1h', subject: extra.subject ?? 'alice', audience: extra.audience }, extra.now ?? new Date(clock.now()));
 }
 
 async function api(method: string, path: string, body?: unknown, auth: string | undefined = tokens.all): Promise<{ status: number; body: Record<string, unknown> & { kind?: string; value?: string } }> {
@@ -77,8 +78,8 @@ beforeEach(async () => {
   dirs.push(d);
   secretFile = join(d.path, 'secret');
   writeFileSync(secretFile, 'a-secret-that-is-long-enough-for-hs256-0123456789\n');
-  clock = new Date('2026-01-01T00:00:00Z');
-  server = await startServer({ graphData: ladder(join(d.path, 'tree')), auth: { secretFile, rateLimit: 1000 }, now: () => clock });
+  clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
+  server = await startServer({ graphData: ladder(join(d.path, 'tree')), auth: { secretFile, rateLimit: 1000 }, clock });
   tokens.all = await token('releases:write,channels:write,risks:write', { ttl: '30d' });
 });
 afterAll(async () => {
@@ -112,13 +113,13 @@ describe('release lifecycle', () => {
     r = await promote('internal-channels', 'stable', '4.16.1');
     expect(r.status).toBe(409);
     expect(r.body.value).toMatch(/^feeder.delay: 4.16.1 entered fast at 2026-01-01T00:00:00.000Z; the feeder delay P1W of stable ends at 2026-01-08T00:00:00.000Z/);
-    clock = new Date(clock.getTime() + 7 * DAY);
+    clock.advance(7 * DAY);
     expect((await promote('internal-channels', 'stable', '4.16.1')).status).toBe(201);
     expect((await promote('channels', 'stable-4.16', '4.16.1')).status).toBe(201);
 
     // eus-4.16 waits 48 hours after stable, and its filter spans three minors.
     expect((await promote('channels', 'eus-4.16', '4.16.1')).status).toBe(409);
-    clock = new Date(clock.getTime() + 2 * DAY);
+    clock.advance(2 * DAY);
     expect((await promote('channels', 'eus-4.16', '4.16.1')).status).toBe(201);
     expect(await versions('eus-4.16')).toEqual(['4.14.1', '4.15.1', '4.16.1']);
 
@@ -242,7 +243,7 @@ describe('dry runs under --require-signatures', () => {
       'releases/amd64/4.16.2.signature-1': await signPayload(keys.privateFile, payload(4162)),
       'channels/fast-4.16.yaml': 'name: fast-4.16\nversions: [4.15.1]\n',
     });
-    const s = await startServer({ graphData: tree, auth: { secretFile, rateLimit: 1000 }, now: () => clock, trust: await TrustStore.load(trustDir), requireSignatures: true });
+    const s = await startServer({ graphData: tree, auth: { secretFile, rateLimit: 1000 }, clock, trust: await TrustStore.load(trustDir), requireSignatures: true });
     try {
       const dryRun = async (version: string): Promise<Record<string, unknown>> => {
         const res = await fetch(`${s.url}/api/v1/channels/fast-4.16/versions?dryRun=true`, {
@@ -276,7 +277,7 @@ describe('authorization', () => {
   ];
 
   it('answers 401 without a token or with an expired, wrongly signed or wrong-audience one, 403 without the scope, and lets the right scope through', async () => {
-    const expired = await token('releases:write,channels:write,risks:write', { ttl: '1m', now: new Date(clock.getTime() - 3600e3) });
+    const expired = await token('releases:write,channels:write,risks:write', { ttl: '1m', now: new Date(clock.now() - 3600e3) });
     const wrongAudience = await token('releases:write,channels:write,risks:write', { audience: 'someone-else' });
     const forged = `${tokens.all!.slice(0, -4)}AAAA`;
     for (const [scope, method, path, body] of writes) {
@@ -324,7 +325,7 @@ describe('authorization', () => {
   it('rate-limits writes per subject', async () => {
     const d = tempDir();
     dirs.push(d);
-    const s = await startServer({ graphData: ladder(join(d.path, 'tree')), auth: { secretFile, rateLimit: 3 }, now: () => clock });
+    const s = await startServer({ graphData: ladder(join(d.path, 'tree')), auth: { secretFile, rateLimit: 3 }, clock });
     try {
       const post = async (t: string): Promise<number> =>
         (await fetch(`${s.url}/api/v1/internal-channels/candidate/versions`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ version: '4.16.1' }) })).status;
@@ -407,10 +408,10 @@ describe('automatic promotion', () => {
     await api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.3' });
     let done = server.app.admin.autoPromote();
     expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual(['internal/fast:4.16.1', 'internal/fast:4.16.3', 'public/fast-4.16:4.16.1', 'public/fast-4.16:4.16.3']);
-    clock = new Date(clock.getTime() + 9 * DAY);
+    clock.advance(9 * DAY);
     done = server.app.admin.autoPromote();
     expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual(['internal/stable:4.16.1', 'internal/stable:4.16.3', 'public/stable-4.16:4.16.1']);
-    clock = new Date(clock.getTime() + 2 * DAY);
+    clock.advance(2 * DAY);
     done = server.app.admin.autoPromote();
     expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual(['public/eus-4.16:4.16.1', 'public/eus-4.16:4.16.3']);
     expect(server.app.admin.autoPromote()).toEqual([]);

@@ -1,5 +1,6 @@
-// --auto-promote: applies every feeder on a fixed interval. The clock the rules read is the admin
-// service's, so tests drive promotion with an injected clock and a direct call instead of waiting.
+// --auto-promote: applies every feeder, then again each time the interval has passed on the clock
+// (the admin service's clock, so a test moves both by hand).
+import type { Clock } from '../clock.js';
 import type { AdminService } from './admin/service.js';
 
 export interface SchedulerLog {
@@ -7,7 +8,7 @@ export interface SchedulerLog {
   error(obj: object, msg: string): void;
 }
 
-export function startAutoPromotion(admin: AdminService, intervalMs: number, log: SchedulerLog): { stop(): void } {
+export function startAutoPromotion(admin: AdminService, intervalMs: number, log: SchedulerLog, clock: Clock): { stop(): void } {
   const tick = (): void => {
     try {
       const promoted = admin.autoPromote();
@@ -16,8 +17,14 @@ export function startAutoPromotion(admin: AdminService, intervalMs: number, log:
       log.error({ err }, 'automatic promotion failed; will try again');
     }
   };
-  tick();
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  const stopped = new AbortController();
+  void (async () => {
+    tick();
+    for (;;) {
+      await clock.sleep(intervalMs, stopped.signal);
+      if (stopped.signal.aborted) return;
+      tick();
+    }
+  })();
+  return { stop: () => stopped.abort() };
 }

@@ -1,6 +1,7 @@
 // Keeps the served snapshot: rebuilds from the store, swaps on success, and on failure keeps the
 // last good graph and remembers why (readiness and metrics report it). Every graph it builds, the
 // served one and previews alike, goes through the signature policy.
+import { ScaledClock, type Clock } from '../clock.js';
 import { buildGraph } from '../graph/build.js';
 import type { FullGraph, GraphInput, Release } from '../graph/model.js';
 import type { Store } from '../store/store.js';
@@ -20,11 +21,11 @@ export class GraphService {
   buildFailures = 0;
 
   readonly signatures: SignaturePolicy;
-  private readonly now: () => Date;
+  private readonly clock: Clock;
 
-  constructor(readonly store: Store, options: { signatures?: SignaturePolicy; now?: () => Date } = {}) {
+  constructor(readonly store: Store, options: { signatures?: SignaturePolicy; clock?: Clock } = {}) {
     this.signatures = options.signatures ?? SignaturePolicy.off();
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.clock ?? new ScaledClock(1);
   }
 
   /** Why a release is left out of the graph, or undefined when it is served. */
@@ -42,12 +43,12 @@ export class GraphService {
   rebuild(): boolean {
     try {
       const input = this.signatures.apply(this.store.input(), this.store.signatures);
-      this.current = GraphSnapshot.build(input, this.now());
+      this.current = GraphSnapshot.build(input, new Date(this.clock.now()));
       this.lastBuildFailure = undefined;
       return true;
     } catch (err) {
       this.buildFailures += 1;
-      this.lastBuildFailure = { at: this.now().toISOString(), message: err instanceof Error ? err.message : String(err) };
+      this.lastBuildFailure = { at: new Date(this.clock.now()).toISOString(), message: err instanceof Error ? err.message : String(err) };
       return false;
     }
   }

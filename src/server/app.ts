@@ -2,6 +2,7 @@
 // listens; tests use the same factory with the same options.
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { ScaledClock, type Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { GraphService } from '../app/graphService.js';
 import { metricsPlugin } from './plugins/metrics.js';
@@ -26,8 +27,8 @@ export interface AppOptions {
   service: GraphService;
   /** Admin writes: no key configured means every write answers 401. */
   auth?: AuthConfig;
-  /** The clock of promotions, audit entries and token checks (tests inject one). */
-  now?: () => Date;
+  /** The clock of promotions, audit entries, token checks and rate limits (default: real time). */
+  clock?: Clock;
   /** Keys release signatures are verified against. */
   trust?: TrustStore;
   logger?: FastifyServerOptions['loggerInstance'] | boolean;
@@ -64,9 +65,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { service: opts.service });
   await app.register(graphRoutes, { service: opts.service, cacheMaxAge: opts.cacheMaxAge ?? 30 });
   await app.register(healthRoutes, { service: opts.service });
-  const now = opts.now ?? (() => new Date());
-  const admin = new AdminService(opts.service.store, opts.service, { now, trust: opts.trust });
-  const auth = new Authorizer(opts.auth ?? {}, () => now().getTime());
+  const clock = opts.clock ?? new ScaledClock(1);
+  const admin = new AdminService(opts.service.store, opts.service, { clock, trust: opts.trust });
+  const auth = new Authorizer(opts.auth ?? {}, clock);
   await app.register(adminRoutes, { store: opts.service.store, graph: opts.service, admin, auth });
   await app.register(signatureRoutes, { service: opts.service, admin, auth });
   app.decorate('admin', admin);

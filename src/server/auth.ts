@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { Scope } from '../schemas/admin.js';
 
@@ -70,7 +71,7 @@ export class Authorizer {
   private readonly key: Key | undefined;
   private readonly windows = new Map<string, { start: number; count: number }>();
 
-  constructor(private readonly config: AuthConfig, private readonly now: () => number = Date.now) {
+  constructor(private readonly config: AuthConfig, private readonly clock: Clock) {
     this.key = loadKey(config);
   }
 
@@ -78,7 +79,7 @@ export class Authorizer {
     const options = {
       issuer: this.config.issuer ?? DEFAULT_ISSUER,
       audience: this.config.audience ?? DEFAULT_AUDIENCE,
-      currentDate: new Date(this.now()),
+      currentDate: new Date(this.clock.now()),
       requiredClaims: ['exp', 'sub'],
     };
     const key = this.key!;
@@ -113,7 +114,7 @@ export class Authorizer {
   /** A fixed one-minute window per subject; the subject is known only once the token verified. */
   private limit(subject: string, reply: FastifyReply): void {
     const max = this.config.rateLimit ?? 120;
-    const now = this.now();
+    const now = this.clock.now();
     let w = this.windows.get(subject);
     if (!w || now - w.start >= 60_000) this.windows.set(subject, (w = { start: now, count: 0 }));
     w.count += 1;

@@ -10,6 +10,7 @@ import { startService } from '../../src/app/start.js';
 import type { Store } from '../../src/store/store.js';
 import type { AuthConfig } from '../../src/server/auth.js';
 import type { TrustStore } from '../../src/signatures/verify.js';
+import type { Clock } from '../../src/clock.js';
 
 export interface TestServer {
   url: string;
@@ -21,10 +22,10 @@ export interface TestServer {
 
 export const quietLog = { info: () => {}, warn: () => {}, error: () => {} };
 
-export async function startServer(opts: { graphData: string; db?: string; auth?: AuthConfig; now?: () => Date; trust?: TrustStore; requireSignatures?: boolean }): Promise<TestServer> {
-  const started = await startService({ graphData: opts.graphData, db: opts.db ?? ':memory:', log: quietLog, trust: opts.trust, requireSignatures: opts.requireSignatures });
+export async function startServer(opts: { graphData: string; db?: string; auth?: AuthConfig; clock?: Clock; trust?: TrustStore; requireSignatures?: boolean }): Promise<TestServer> {
+  const started = await startService({ graphData: opts.graphData, db: opts.db ?? ':memory:', log: quietLog, trust: opts.trust, requireSignatures: opts.requireSignatures, clock: opts.clock });
   if (!started.ok) throw new Error(started.problems.join('\n'));
-  const app = await buildApp({ service: started.service, auth: opts.auth, now: opts.now, trust: opts.trust });
+  const app = await buildApp({ service: started.service, auth: opts.auth, clock: opts.clock, trust: opts.trust });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     url,

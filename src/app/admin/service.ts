@@ -4,6 +4,7 @@ import type { BlockedEdge, Channel, GraphInput, Release } from '../../graph/mode
 import { channelView } from '../../graph/view.js';
 import { splitArch } from '../../graph/version.js';
 import { compilePattern } from '../../graph/pattern.js';
+import { ScaledClock, type Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { payloadDigest } from '../../graph/model.js';
 import { SignatureRefused, TrustStore, verifySignature } from '../../signatures/verify.js';
@@ -44,16 +45,20 @@ export interface PromotionResult {
 }
 
 export class AdminService {
-  private readonly now: () => Date;
+  private readonly clock: Clock;
   private readonly trust: TrustStore;
 
   constructor(
     private readonly store: Store,
     private readonly graph: GraphService,
-    options: { now?: () => Date; trust?: TrustStore } = {},
+    options: { clock?: Clock; trust?: TrustStore } = {},
   ) {
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.clock ?? new ScaledClock(1);
     this.trust = options.trust ?? TrustStore.empty();
+  }
+
+  private now(): Date {
+    return new Date(this.clock.now());
   }
 
   /** Runs a write in one transaction, then rebuilds once when it changed something. */
