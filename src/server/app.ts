@@ -11,7 +11,7 @@ import { graphRoutes } from './routes/graph.js';
 import { healthRoutes } from './routes/health.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { AdminService } from '../app/admin/service.js';
-import { Authorizer, type AuthConfig } from './auth.js';
+import { TokenVerifier, type AuthConfig } from '../app/auth/tokenVerifier.js';
 import { adminRoutes } from './routes/admin.js';
 import { validatorCompiler } from './validation.js';
 import { signatureRoutes } from './routes/signatures.js';
@@ -67,9 +67,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { service: opts.service });
   const clock = opts.clock ?? new ScaledClock(1);
   const admin = new AdminService(opts.service.store, opts.service, { clock, trust: opts.trust });
-  const auth = new Authorizer(opts.auth ?? {}, clock);
-  await app.register(adminRoutes, { store: opts.service.store, graph: opts.service, admin, auth });
-  await app.register(signatureRoutes, { service: opts.service, admin, auth });
+  const tokens = new TokenVerifier(opts.auth ?? {}, clock);
+  await app.register(adminRoutes, { store: opts.service.store, graph: opts.service, admin, tokens });
+  await app.register(signatureRoutes, { service: opts.service, admin, tokens });
   app.decorate('admin', admin);
   return app;
 }

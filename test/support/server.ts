@@ -8,7 +8,7 @@ import { buildApp } from '../../src/server/app.js';
 import type { GraphService } from '../../src/app/graphService.js';
 import { startService } from '../../src/app/start.js';
 import type { Store } from '../../src/store/store.js';
-import type { AuthConfig } from '../../src/server/auth.js';
+import type { AuthConfig } from '../../src/app/auth/tokenVerifier.js';
 import type { TrustStore } from '../../src/signatures/verify.js';
 import type { Clock } from '../../src/clock.js';
 

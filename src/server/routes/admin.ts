@@ -1,7 +1,7 @@
 // The admin REST API under /api/v1: releases, channels (public and internal), risks, audit, and the
 // graph-data tarball. Reads are public; every write needs a token with its scope and goes through
 // AdminService (validated, one transaction, audited, one rebuild).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AdminService } from '../../app/admin/service.js';
 import { ApiError } from '../../errors.js';
@@ -27,7 +27,8 @@ import { ReleaseRecordSchema } from '../../schemas/graphData.js';
 import { exportTarball, releaseRecord } from '../../sources/export.js';
 import { channelKind, type ChannelKind } from '../../store/channels.js';
 import type { Store } from '../../store/store.js';
-import type { Authorizer } from '../auth.js';
+import type { TokenVerifier } from '../../app/auth/tokenVerifier.js';
+import { actorOf, requireScope } from '../auth.js';
 import type { GraphService } from '../../app/graphService.js';
 import { signatureDoc } from './signatures.js';
 import { noneMatch } from './graph.js';
@@ -37,20 +38,19 @@ export interface AdminRouteOptions {
   store: Store;
   graph: GraphService;
   admin: AdminService;
-  auth: Authorizer;
+  tokens: TokenVerifier;
 }
 
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 429: ErrorSchema };
 const security = [{ bearerAuth: [] }];
-const actorOf = (request: FastifyRequest): { subject: string } => ({ subject: request.actor!.subject });
 
 export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions): Promise<void> {
-  const { store, admin, auth, graph } = opts;
+  const { store, admin, tokens, graph } = opts;
 
   // ---- releases
   app.post('/api/v1/releases', {
     attachValidation: true, // AdminService validates, naming body[i].field
-    preValidation: auth.require('releases:write'),
+    preValidation: requireScope(tokens, 'releases:write'),
     schema: { summary: 'Add one release record or an array of them', tags: ['releases'], security, body: ReleaseBody, response: { 200: Type.Object({ releases: Type.Array(ReleaseRecordSchema) }), 201: Type.Object({ releases: Type.Array(ReleaseRecordSchema) }), ...errors } },
     handler: async (request, reply) => {
       const body = request.body;
@@ -111,7 +111,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
   });
 
   app.delete('/api/v1/releases/:arch/:version', {
-    preValidation: auth.require('releases:write'),
+    preValidation: requireScope(tokens, 'releases:write'),
     schema: { summary: 'Delete a release', tags: ['releases'], security, params: ReleaseParams, querystring: ReasonQuery, response: { 200: Type.Object({ deleted: ReleaseRecordSchema }), ...errors } },
     handler: async (request) => {
       const { arch, version } = request.params as { arch: string; version: string };
@@ -142,7 +142,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
       },
     });
     app.put(`${base}/:name`, {
-      preValidation: auth.require('channels:write'),
+      preValidation: requireScope(tokens, 'channels:write'),
       schema: { summary: `Create or replace a ${kind} channel (versions, feeder, tombstones)`, tags: [tag], security, params, body: ChannelBody, response: { 200: ChannelDoc, 201: ChannelDoc, ...errors } },
       handler: async (request, reply) => {
         const { name } = request.params as { name: string };
@@ -154,7 +154,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
       },
     });
     app.post(`${base}/:name/versions`, {
-      preValidation: auth.require('channels:write'),
+      preValidation: requireScope(tokens, 'channels:write'),
       schema: {
         summary: `Promote a version into a ${kind} channel, following its feeder`,
         description: 'Refused with 409 naming the rule (release, tombstone, feeder.source, feeder.filter, feeder.delay, feeder.errata) unless force with a reason. dryRun=true changes nothing and lists the edges that would appear.',
@@ -173,7 +173,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
       },
     });
     app.delete(`${base}/:name/versions/:version`, {
-      preValidation: auth.require('channels:write'),
+      preValidation: requireScope(tokens, 'channels:write'),
       schema: { summary: `Withdraw a version from a ${kind} channel (and tombstone it there)`, tags: [tag], security, params: Type.Intersect([params, Type.Object({ version: Type.String() })]), querystring: ReasonQuery, response: { 200: Type.Object({ changed: Type.Boolean() }), ...errors } },
       handler: async (request) => {
         const { name, version } = request.params as { name: string; version: string };
@@ -189,7 +189,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
   });
   app.post('/api/v1/risks', {
     attachValidation: true, // classified and validated like a blocked-edges file
-    preValidation: auth.require('risks:write'),
+    preValidation: requireScope(tokens, 'risks:write'),
     schema: { summary: 'Declare a risk on edges (or a hard block)', tags: ['risks'], security, body: RiskBody, response: { ...errors } },
     handler: async (request, reply) => {
       if (!request.body || typeof request.body !== 'object' || Array.isArray(request.body)) throw new ApiError('invalid_request', 'body: a JSON object is expected');
@@ -198,7 +198,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
     },
   });
   app.delete('/api/v1/risks/:id', {
-    preValidation: auth.require('risks:write'),
+    preValidation: requireScope(tokens, 'risks:write'),
     schema: { summary: 'Withdraw a risk or a hard block', tags: ['risks'], security, params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }), querystring: ReasonQuery, response: { ...errors } },
     handler: async (request) => ({ deleted: admin.deleteRisk((request.params as { id: string }).id, actorOf(request), (request.query as { reason?: string }).reason ?? null) }),
   });

@@ -7,7 +7,8 @@ import { ApiError } from '../../errors.js';
 import { ReleaseParams } from '../../schemas/admin.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { MAX_SIGNATURE_BYTES } from '../../signatures/verify.js';
-import type { Authorizer } from '../auth.js';
+import type { TokenVerifier } from '../../app/auth/tokenVerifier.js';
+import { actorOf, requireScope } from '../auth.js';
 import type { GraphService } from '../../app/graphService.js';
 import { noneMatch } from './graph.js';
 
@@ -24,7 +25,7 @@ const SignatureDoc = Type.Object({
 
 export const signaturePath = (digest: string, n: number): string => `/signatures/${digest.replace(':', '=')}/signature-${n}`;
 
-export async function signatureRoutes(app: FastifyInstance, opts: { service: GraphService; admin: AdminService; auth: Authorizer }): Promise<void> {
+export async function signatureRoutes(app: FastifyInstance, opts: { service: GraphService; admin: AdminService; tokens: TokenVerifier }): Promise<void> {
   const store = opts.service.store;
   // Signature bodies are bytes, kept exactly as sent, JSON ones too (in this plugin only). The limit is
   // looser than a signature's so that verification answers too_large with a 400.
@@ -32,7 +33,7 @@ export async function signatureRoutes(app: FastifyInstance, opts: { service: Gra
   app.addContentTypeParser([...SIGNATURE_BODY_TYPES, 'application/json'], { parseAs: 'buffer', bodyLimit: 16 * MAX_SIGNATURE_BYTES }, (_req, body, done) => done(null, body));
 
   app.post('/api/v1/releases/:arch/:version/signatures', {
-    preValidation: opts.auth.require('releases:write'),
+    preValidation: requireScope(opts.tokens, 'releases:write'),
     schema: {
       summary: "Add a signature of a release's payload (a JWS, or an OpenPGP signed message as OpenShift publishes)",
       description: `Body: the signature bytes (${SIGNATURE_BODY_TYPES.join(', ')}, or application/json for a JWS in JSON serialization), stored exactly as sent. 201 when it verifies and is new, 200 when it is stored already, 400 invalid_signature naming the reason otherwise.`,
@@ -45,7 +46,7 @@ export async function signatureRoutes(app: FastifyInstance, opts: { service: Gra
       const { arch, version } = request.params as { arch: string; version: string };
       const bytes = Buffer.isBuffer(request.body) ? request.body : undefined;
       if (!bytes) throw new ApiError('invalid_request', `body: the signature bytes, sent as one of ${SIGNATURE_BODY_TYPES.join(', ')}`);
-      const { signature, added } = await opts.admin.addSignature(arch, version, bytes, { subject: request.actor!.subject });
+      const { signature, added } = await opts.admin.addSignature(arch, version, bytes, actorOf(request));
       return reply.code(added ? 201 : 200).send(signatureDoc(signature));
     },
   });
