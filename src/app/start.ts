@@ -4,6 +4,7 @@ import { ScaledClock, type Clock } from '../clock.js';
 import { readGraphData } from '../sources/graphData.js';
 import { formatProblem } from '../validation/problems.js';
 import { ImportRejected, Store } from '../store/store.js';
+import { createAdminServices, type AdminServices } from './admin/services.js';
 import { GraphService } from './graphService.js';
 import { SignaturePolicy } from './signaturePolicy.js';
 import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
@@ -15,7 +16,7 @@ export interface StartLog {
 }
 
 export type StartResult =
-  | { ok: true; store: Store; service: GraphService }
+  | { ok: true; store: Store; service: GraphService; admin: AdminServices }
   /** Nothing to serve: the tree is invalid and the store is empty, or the first build failed. */
   | { ok: false; problems: string[] };
 
@@ -26,7 +27,7 @@ export interface StartOptions {
   /** Keys that signatures in the tree are verified against (none: tree signatures are not stored). */
   trust?: TrustStore;
   requireSignatures?: boolean;
-  /** The clock of the store and the graph service (default: real time). */
+  /** The clock of the store, the graph service and the admin services (default: real time). */
   clock?: Clock;
 }
 
@@ -50,7 +51,7 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
   }
   const snap = service.current!;
   opts.log.info({ releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds }, 'graph built');
-  return { ok: true, store, service };
+  return { ok: true, store, service, admin: createAdminServices(store, service, { clock, trust: opts.trust }) };
 }
 
 async function importTree(store: Store, graphData: string, trust: TrustStore, log: StartLog, now: Date): Promise<string[]> {

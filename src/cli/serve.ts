@@ -20,16 +20,16 @@ export async function serve(flags: ServeFlags): Promise<number> {
     process.stderr.write(`cincy: cannot serve: ${started.problems.join('\n  ')}\n`);
     return 1;
   }
-  const { store, service } = started;
+  const { store, service, admin } = started;
   const app = await buildApp({
     service,
+    admin,
     cacheMaxAge: config.cacheMaxAge,
     logger,
-    trust,
     clock,
     auth: { secretFile: config.adminJwtSecretFile, jwks: config.adminJwks, issuer: config.adminIssuer, audience: config.adminAudience, rateLimit: config.adminRateLimit },
   });
-  const scheduler = config.autoPromote ? startAutoPromotion(app.admin, config.autoPromoteInterval * 1000, logger, clock) : undefined;
+  const scheduler = config.autoPromote ? startAutoPromotion(admin.feeders, config.autoPromoteInterval * 1000, logger, clock) : undefined;
 
   const stop = async (signal: string): Promise<void> => {
     logger.info({ signal }, 'shutting down');

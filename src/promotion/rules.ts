@@ -1,17 +1,12 @@
-// The promotion rules of a channel's feeder (protocol document, "Promotion data"): a version may
-// enter a channel when it is a release, is not tombstoned there, and — when the channel has a feeder —
-// is in the feeder's channel, matches its filter, and has spent the delay there or has a public errata.
+// The promotion rules of a channel's feeder: a version may enter a channel when it is a release, is
+// not tombstoned there, and — when the channel has a feeder — is in the feeder's channel, matches the
+// feeder's filter (anchored at the start), and has spent the feeder's delay there or, with
+// `errata: public`, has an errata (a `url` in its metadata).
 import type { Channel, Release } from '../graph/model.js';
 import { compilePattern } from '../graph/pattern.js';
 import { splitArch } from '../graph/version.js';
+import type { Refusal } from '../schemas/admin.js';
 import { durationMs } from './duration.js';
-
-export type PromotionRule = 'release' | 'tombstone' | 'feeder.source' | 'feeder.filter' | 'feeder.delay' | 'feeder.errata';
-
-export interface Refusal {
-  rule: PromotionRule;
-  message: string;
-}
 
 export interface PromotionCase {
   version: string;

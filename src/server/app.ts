@@ -10,27 +10,20 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { graphRoutes } from './routes/graph.js';
 import { healthRoutes } from './routes/health.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { AdminService } from '../app/admin/service.js';
+import type { AdminServices } from '../app/admin/services.js';
 import { TokenVerifier, type AuthConfig } from '../app/auth/tokenVerifier.js';
 import { adminRoutes } from './routes/admin.js';
 import { validatorCompiler } from './validation.js';
 import { signatureRoutes } from './routes/signatures.js';
-import type { TrustStore } from '../signatures/verify.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    admin: AdminService;
-  }
-}
 
 export interface AppOptions {
   service: GraphService;
+  /** The admin services, on the same store and graph service. */
+  admin: AdminServices;
   /** Admin writes: no key configured means every write answers 401. */
   auth?: AuthConfig;
   /** The clock of promotions, audit entries, token checks and rate limits (default: real time). */
   clock?: Clock;
-  /** Keys release signatures are verified against. */
-  trust?: TrustStore;
   logger?: FastifyServerOptions['loggerInstance'] | boolean;
   /** Cache-Control max-age of graph responses, seconds. */
   cacheMaxAge?: number;
@@ -66,10 +59,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(graphRoutes, { service: opts.service, cacheMaxAge: opts.cacheMaxAge ?? 30 });
   await app.register(healthRoutes, { service: opts.service });
   const clock = opts.clock ?? new ScaledClock(1);
-  const admin = new AdminService(opts.service.store, opts.service, { clock, trust: opts.trust });
   const tokens = new TokenVerifier(opts.auth ?? {}, clock);
-  await app.register(adminRoutes, { store: opts.service.store, graph: opts.service, admin, tokens });
-  await app.register(signatureRoutes, { service: opts.service, admin, tokens });
-  app.decorate('admin', admin);
+  await app.register(adminRoutes, { admin: opts.admin, tokens });
+  await app.register(signatureRoutes, { admin: opts.admin, tokens });
   return app;
 }

@@ -2,7 +2,7 @@
 // Bearer token in the request, has the token verifier authorize it for the route's scope, and
 // answers with the rate-limit headers. Reads stay public.
 import type { FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
-import type { Actor } from '../app/admin/service.js';
+import type { Actor } from '../app/admin/writes.js';
 import type { TokenVerifier, VerifiedToken } from '../app/auth/tokenVerifier.js';
 import { ApiError } from '../errors.js';
 import type { Scope } from '../schemas/admin.js';

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
+import type { AdminServices } from '../../src/app/admin/services.js';
 import type { GraphService } from '../../src/app/graphService.js';
 import { startService } from '../../src/app/start.js';
 import type { Store } from '../../src/store/store.js';
@@ -17,6 +18,7 @@ export interface TestServer {
   app: FastifyInstance;
   store: Store;
   service: GraphService;
+  admin: AdminServices;
   close(): Promise<void>;
 }
 
@@ -25,13 +27,14 @@ export const quietLog = { info: () => {}, warn: () => {}, error: () => {} };
 export async function startServer(opts: { graphData: string; db?: string; auth?: AuthConfig; clock?: Clock; trust?: TrustStore; requireSignatures?: boolean }): Promise<TestServer> {
   const started = await startService({ graphData: opts.graphData, db: opts.db ?? ':memory:', log: quietLog, trust: opts.trust, requireSignatures: opts.requireSignatures, clock: opts.clock });
   if (!started.ok) throw new Error(started.problems.join('\n'));
-  const app = await buildApp({ service: started.service, auth: opts.auth, clock: opts.clock, trust: opts.trust });
+  const app = await buildApp({ service: started.service, admin: started.admin, auth: opts.auth, clock: opts.clock });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     url,
     app,
     store: started.store,
     service: started.service,
+    admin: started.admin,
     close: async () => {
       await app.close();
       started.store.close();

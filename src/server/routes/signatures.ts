@@ -2,31 +2,18 @@
 // signature store layout clusters read: /signatures/sha256=<hex>/signature-<N>, N = 1… then 404.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AdminService } from '../../app/admin/service.js';
+import type { AdminServices } from '../../app/admin/services.js';
 import { ApiError } from '../../errors.js';
-import { ReleaseParams } from '../../schemas/admin.js';
+import { ReleaseParams, SignatureDoc } from '../../schemas/admin.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { MAX_SIGNATURE_BYTES } from '../../signatures/verify.js';
 import type { TokenVerifier } from '../../app/auth/tokenVerifier.js';
 import { actorOf, requireScope } from '../auth.js';
-import type { GraphService } from '../../app/graphService.js';
 import { noneMatch } from './graph.js';
 
 export const SIGNATURE_BODY_TYPES = ['application/octet-stream', 'application/jose', 'application/jose+json', 'application/pgp-signature', 'text/plain'];
 
-const SignatureDoc = Type.Object({
-  n: Type.Integer(),
-  digest: Type.String(),
-  envelope: Type.String(),
-  keyId: Type.String(),
-  verifiedAt: Type.String(),
-  url: Type.String({ description: 'where the signature store serves it' }),
-});
-
-export const signaturePath = (digest: string, n: number): string => `/signatures/${digest.replace(':', '=')}/signature-${n}`;
-
-export async function signatureRoutes(app: FastifyInstance, opts: { service: GraphService; admin: AdminService; tokens: TokenVerifier }): Promise<void> {
-  const store = opts.service.store;
+export async function signatureRoutes(app: FastifyInstance, opts: { admin: AdminServices; tokens: TokenVerifier }): Promise<void> {
   // Signature bodies are bytes, kept exactly as sent, JSON ones too (in this plugin only). The limit is
   // looser than a signature's so that verification answers too_large with a 400.
   app.removeContentTypeParser('application/json');
@@ -46,8 +33,8 @@ export async function signatureRoutes(app: FastifyInstance, opts: { service: Gra
       const { arch, version } = request.params as { arch: string; version: string };
       const bytes = Buffer.isBuffer(request.body) ? request.body : undefined;
       if (!bytes) throw new ApiError('invalid_request', `body: the signature bytes, sent as one of ${SIGNATURE_BODY_TYPES.join(', ')}`);
-      const { signature, added } = await opts.admin.addSignature(arch, version, bytes, actorOf(request));
-      return reply.code(added ? 201 : 200).send(signatureDoc(signature));
+      const { signature, added } = await opts.admin.signatures.addSignature(arch, version, bytes, actorOf(request));
+      return reply.code(added ? 201 : 200).send(signature);
     },
   });
 
@@ -62,7 +49,7 @@ export async function signatureRoutes(app: FastifyInstance, opts: { service: Gra
       },
       handler: async (request, reply) => {
         const { digest, name } = request.params as { digest: string; name: string };
-        const sig = store.signatures.get(digest.replace('=', ':'), Number(name.slice('signature-'.length)));
+        const sig = opts.admin.queries.signature(digest.replace('=', ':'), Number(name.slice('signature-'.length)));
         if (!sig) throw new ApiError('does_not_exist', `no ${name} for ${digest}`);
         const etag = `"${sig.sha256.slice(0, 32)}"`;
         reply.header('content-type', 'application/octet-stream');
@@ -73,8 +60,4 @@ export async function signatureRoutes(app: FastifyInstance, opts: { service: Gra
       },
     });
   }
-}
-
-export function signatureDoc(s: { n: number; digest: string; envelope: string; keyId: string; verifiedAt: string }): object {
-  return { n: s.n, digest: s.digest, envelope: s.envelope, keyId: s.keyId, verifiedAt: s.verifiedAt, url: signaturePath(s.digest, s.n) };
 }
