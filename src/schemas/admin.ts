@@ -135,6 +135,12 @@ export const BlockedEdgeDoc = Type.Object({
   fixedIn: Type.Optional(Type.String()),
   autoExtend: Type.Optional(Type.Unknown()),
 });
+export const RiskList = Type.Object({ risks: Type.Array(BlockedEdgeDoc) });
+export const RiskAdded = Type.Composite([
+  BlockedEdgeDoc,
+  Type.Object({ warnings: Type.Optional(Type.Array(Type.String(), { description: 'what is kept as given, such as a rule of an unknown type' })) }),
+]);
+export const RiskDeleted = Type.Object({ deleted: BlockedEdgeDoc });
 
 export const ReleaseDetail = Type.Object({
   release: ReleaseRecordSchema,

@@ -1,7 +1,7 @@
 // buildApp: the fastify instance with every plugin and route, never listening. The CLI's `serve`
 // listens; tests use the same factory with the same options.
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { ScaledClock, type Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { GraphService } from '../app/graphService.js';
@@ -12,8 +12,12 @@ import { healthRoutes } from './routes/health.js';
 import { PACKAGE_VERSION } from '../version.js';
 import type { AdminServices } from '../app/admin/services.js';
 import { TokenVerifier, type AuthConfig } from '../app/auth/tokenVerifier.js';
-import { adminRoutes } from './routes/admin.js';
-import { validatorCompiler } from './validation.js';
+import { validatorCompiler } from './validatorCompiler.js';
+import { auditRoutes } from './routes/audit.js';
+import { channelRoutes } from './routes/channels.js';
+import { graphDataRoutes } from './routes/graphData.js';
+import { releaseRoutes } from './routes/releases.js';
+import { riskRoutes } from './routes/risks.js';
 import { signatureRoutes } from './routes/signatures.js';
 
 export interface AppOptions {
@@ -38,14 +42,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) return reply.code(err.statusCode).send(err.body());
     const status = err.statusCode ?? 500;
     if (status >= 500) {
       request.log.error({ err }, 'request failed');
       return reply.code(500).send({ kind: 'internal_error', value: 'internal server error' });
     }
-    const params = (err as { validationContext?: string }).validationContext === 'querystring';
+    const params = err.validationContext === 'querystring';
     return reply.code(status).send({ kind: params ? 'invalid_params' : 'invalid_request', value: err.message });
   });
   app.setNotFoundHandler((request, reply) => {
@@ -60,7 +64,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { service: opts.service });
   const clock = opts.clock ?? new ScaledClock(1);
   const tokens = new TokenVerifier(opts.auth ?? {}, clock);
-  await app.register(adminRoutes, { admin: opts.admin, tokens });
-  await app.register(signatureRoutes, { admin: opts.admin, tokens });
+  const admin = { admin: opts.admin, tokens };
+  await app.register(releaseRoutes, admin);
+  await app.register(channelRoutes, admin);
+  await app.register(riskRoutes, admin);
+  await app.register(auditRoutes, admin);
+  await app.register(graphDataRoutes, admin);
+  await app.register(signatureRoutes, admin);
   return app;
 }
