@@ -1,6 +1,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The layers: src/server/ is the HTTP layer, and only the composition roots that start HTTP may
+// import it; the application layer and everything below it import no HTTP code at all.
+const SERVER_IMPORT = {
+  regex: '(^|/)server/',
+  message: 'src/server/ is the HTTP layer: only src/cli/serve.ts, src/cli/openapi.ts and test/support/server.ts import it; call src/app/ instead.',
+};
+const HTTP_IMPORT = {
+  regex: '^(fastify|fastify-plugin|@fastify/.*)$',
+  message: 'fastify belongs to src/server/ only: the application layer and below import no HTTP code.',
+};
+const HTTP_COMPOSITION_ROOTS = ['src/cli/serve.ts', 'src/cli/openapi.ts'];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'graph-data/', 'coverage/'] },
   js.configs.recommended,
@@ -12,5 +24,19 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/server/**', ...HTTP_COMPOSITION_ROOTS],
+    rules: { 'no-restricted-imports': ['error', { patterns: [SERVER_IMPORT, HTTP_IMPORT] }] },
+  },
+  {
+    files: HTTP_COMPOSITION_ROOTS,
+    rules: { 'no-restricted-imports': ['error', { patterns: [HTTP_IMPORT] }] },
+  },
+  {
+    files: ['test/**/*.ts'],
+    ignores: ['test/support/server.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [SERVER_IMPORT] }] },
   },
 );
