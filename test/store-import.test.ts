@@ -1,5 +1,5 @@
-// The store contract (architecture document, "Store and CLI contract"): imports upsert in one
-// transaction, a rejected import changes nothing, restarts keep state, a bad tree never stops serving.
+// The store contract: imports upsert in one transaction, a rejected import changes nothing, restarts
+// keep state, a bad tree never stops serving.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS_DIR } from '../src/store/open.js';

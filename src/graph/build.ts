@@ -1,5 +1,6 @@
-// Builds the full update graph from release records and graph-data, in the order of the protocol
-// document (§4): nodes, edges, edge labels, conditional edges, removals, node removal.
+// Builds the full update graph from release records and graph-data, one stage after the other as
+// the openshift/cincinnati graph-builder does: nodes, edges (previous and next), edge labels
+// (previous/next add and remove), conditional edges from blocked-edges, edge removals, node removal.
 // Pure: no I/O. The stages are exported separately so the graph-builder fixture can run them on a
 // scraped graph that has edges but no release records.
 import { SemVer } from 'semver';

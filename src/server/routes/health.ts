@@ -1,4 +1,5 @@
-// Liveness and readiness, as the architecture document defines them.
+// Liveness and readiness: /livez answers 200 while the process serves; /readyz answers 200 once a
+// graph is served (still 200 when a later build or import failed, which its body reports), 503 before.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { GraphService } from '../../app/graphService.js';
