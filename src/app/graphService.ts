@@ -4,20 +4,16 @@
 import { ScaledClock, type Clock } from '../clock.js';
 import { buildGraph } from '../graph/build.js';
 import type { FullGraph, GraphInput, Release } from '../graph/model.js';
+import type { Failure, ImportFailure } from '../schemas/health.js';
 import type { Store } from '../store/store.js';
 import { SignaturePolicy } from './signaturePolicy.js';
 import { GraphSnapshot } from './snapshot.js';
-
-export interface Failure {
-  at: string;
-  message: string;
-}
 
 export class GraphService {
   current: GraphSnapshot | undefined;
   lastBuildFailure: Failure | undefined;
   /** A graph-data tree that could not be imported at start, while an older state keeps serving. */
-  lastImportFailure: (Failure & { problems: string[] }) | undefined;
+  lastImportFailure: ImportFailure | undefined;
   buildFailures = 0;
 
   readonly signatures: SignaturePolicy;
