@@ -7,7 +7,22 @@ import { describe, expect, it } from 'vitest';
 import { readGraphData } from '../src/sources/graphData.js';
 import { generateKeys, signPayload } from '../src/cli/signatures.js';
 import { TrustStore } from '../src/signatures/verify.js';
-import { api, clock, DAY, digest, dirs, graph, rec, secretFile, server, stateHash, tokens, useLadderServer, versions } from './support/adminServer.js';
+import {
+  api,
+  clock,
+  DAY,
+  dirs,
+  graph,
+  payloadOf,
+  rec,
+  secretFile,
+  server,
+  stateHash,
+  tokens,
+  useLadderServer,
+  versions,
+  WITHOUT_DEFAULT_FILES,
+} from './support/adminServer.js';
 import { startServer, tempDir } from './support/server.js';
 import { writeTree } from './support/trees.js';
 
@@ -153,18 +168,14 @@ describe('dry runs under --require-signatures', () => {
     const trustDir = join(d.path, 'trust');
     mkdirSync(trustDir);
     copyFileSync(keys.jwksFile, join(trustDir, 'k1.json'));
-    const payload = (n: number): string => `quay.example/ocp/release@sha256:${digest(n)}`;
     const tree = writeTree(join(d.path, 'tree'), {
-      'channels/stable-4.1.yaml': undefined,
-      'blocked-edges/4.1.1-Risk.yaml': undefined,
-      'releases/amd64/4.1.0.json': undefined,
-      'releases/amd64/4.1.1.json': undefined,
+      ...WITHOUT_DEFAULT_FILES,
       'releases/amd64/4.15.1.json': rec('4.15.1', []),
       'releases/amd64/4.16.1.json': rec('4.16.1', ['4.15.1']),
       'releases/amd64/4.16.2.json': rec('4.16.2', ['4.15.1']),
       // 4.15.1 and 4.16.2 are signed next to their records; 4.16.1 is not.
-      'releases/amd64/4.15.1.signature-1': await signPayload(keys.privateFile, payload(4151)),
-      'releases/amd64/4.16.2.signature-1': await signPayload(keys.privateFile, payload(4162)),
+      'releases/amd64/4.15.1.signature-1': await signPayload(keys.privateFile, payloadOf(4151)),
+      'releases/amd64/4.16.2.signature-1': await signPayload(keys.privateFile, payloadOf(4162)),
       'channels/fast-4.16.yaml': 'name: fast-4.16\nversions: [4.15.1]\n',
     });
     const s = await startServer({ graphData: tree, auth: { secretFile, rateLimit: 1000 }, clock, trust: await TrustStore.load(trustDir), requireSignatures: true });

@@ -11,17 +11,24 @@ import { startServer, tempDir, type TestServer } from './server.js';
 import { release, writeTree } from './trees.js';
 
 export const DAY = 86400e3;
-export const digest = (n: number): string => n.toString(16).padStart(64, '0');
+const digest = (n: number): string => n.toString(16).padStart(64, '0');
+/** The payload of a release numbered `n`; rec numbers a release by the digits of its version unless told. */
+export const payloadOf = (n: number): string => `quay.example/ocp/release@sha256:${digest(n)}`;
 export const rec = (version: string, previous: string[], url = `https://errata.example/${version}`, n = 0): string =>
-  release(version, { previous, payload: `quay.example/ocp/release@sha256:${digest(n || Number(version.replace(/\D/g, '')))}`, metadata: url ? { url } : {} });
+  release(version, { previous, payload: payloadOf(n || Number(version.replace(/\D/g, ''))), metadata: url ? { url } : {} });
+
+/** The files of writeTree's default tree, left out of a tree of these tests' own. */
+export const WITHOUT_DEFAULT_FILES = {
+  'channels/stable-4.1.yaml': undefined,
+  'blocked-edges/4.1.1-Risk.yaml': undefined,
+  'releases/amd64/4.1.0.json': undefined,
+  'releases/amd64/4.1.1.json': undefined,
+};
 
 /** A ladder shaped like the real one: internal candidate → fast → stable, public channels fed from them. */
 export function ladder(root: string): string {
   return writeTree(root, {
-    'channels/stable-4.1.yaml': undefined,
-    'blocked-edges/4.1.1-Risk.yaml': undefined,
-    'releases/amd64/4.1.0.json': undefined,
-    'releases/amd64/4.1.1.json': undefined,
+    ...WITHOUT_DEFAULT_FILES,
     'releases/amd64/4.14.1.json': rec('4.14.1', []),
     'releases/amd64/4.15.1.json': rec('4.15.1', ['4.14.1']),
     'releases/amd64/4.16.1.json': rec('4.16.1', ['4.15.1']),
