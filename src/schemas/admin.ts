@@ -140,6 +140,7 @@ export const RiskAdded = Type.Composite([
   BlockedEdgeDoc,
   Type.Object({ warnings: Type.Optional(Type.Array(Type.String(), { description: 'what is kept as given, such as a rule of an unknown type' })) }),
 ]);
+export type RiskAdded = Static<typeof RiskAdded>;
 export const RiskDeleted = Type.Object({ deleted: BlockedEdgeDoc });
 
 export const ReleaseDetail = Type.Object({

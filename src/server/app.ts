@@ -26,7 +26,7 @@ export interface AppOptions {
   admin: AdminServices;
   /** Admin writes: no key configured means every write answers 401. */
   auth?: AuthConfig;
-  /** The clock of promotions, audit entries, token checks and rate limits (default: real time). */
+  /** The clock tokens expire and writes are rate-limited on: the one startService was given (default: real time). */
   clock?: Clock;
   logger?: FastifyServerOptions['loggerInstance'] | boolean;
   /** Cache-Control max-age of graph responses, seconds. */
@@ -64,12 +64,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { service: opts.service });
   const clock = opts.clock ?? new ScaledClock(1);
   const tokens = new TokenVerifier(opts.auth ?? {}, clock);
-  const admin = { admin: opts.admin, tokens };
-  await app.register(releaseRoutes, admin);
-  await app.register(channelRoutes, admin);
-  await app.register(riskRoutes, admin);
-  await app.register(auditRoutes, admin);
-  await app.register(graphDataRoutes, admin);
-  await app.register(signatureRoutes, admin);
+  const adminRouteOptions = { admin: opts.admin, tokens };
+  await app.register(releaseRoutes, adminRouteOptions);
+  await app.register(channelRoutes, adminRouteOptions);
+  await app.register(riskRoutes, adminRouteOptions);
+  await app.register(auditRoutes, adminRouteOptions);
+  await app.register(graphDataRoutes, adminRouteOptions);
+  await app.register(signatureRoutes, adminRouteOptions);
   return app;
 }

@@ -1,6 +1,7 @@
 // Release records added and deleted through the admin API, validated as a tree's release files are.
 import { ApiError } from '../../errors.js';
-import type { Release } from '../../graph/model.js';
+import type { ReleaseRecord } from '../../schemas/graphData.js';
+import { releaseRecord } from '../../sources/export.js';
 import type { Problem } from '../../validation/problems.js';
 import { checkReleaseDocument, releaseFromRecord } from '../../validation/releaseRecords.js';
 import { invalidRequest, type Actor, type AuditedWrites } from './writes.js';
@@ -12,7 +13,7 @@ export class ReleaseWrites {
    * Stores one release record or a list of them; all or nothing. `created` is false when every
    * record was already stored as is. The same release with another payload is a conflict.
    */
-  addReleases(body: unknown, actor: Actor): { created: boolean; releases: Release[] } {
+  addReleases(body: unknown, actor: Actor): { created: boolean; releases: ReleaseRecord[] } {
     const records: unknown[] = Array.isArray(body) ? body : [body];
     if (records.length === 0) throw new ApiError('invalid_request', 'body: an empty list holds no release');
     const problems: Problem[] = [];
@@ -34,17 +35,18 @@ export class ReleaseWrites {
         created ||= outcome === 'added';
         changed ||= outcome !== 'unchanged';
       }
-      return { result: { created, releases }, changed };
+      return { result: { created, releases: releases.map(releaseRecord) }, changed };
     });
   }
 
-  deleteRelease(arch: string, version: string, actor: Actor, reason: string | null): Release {
+  /** Deletes a release; returns its record. */
+  deleteRelease(arch: string, version: string, actor: Actor, reason: string | null): ReleaseRecord {
     return this.writes.run((at) => {
       const before = this.writes.store.releases.get(arch, version);
       if (!before) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);
       this.writes.store.releases.delete(arch, version);
       this.writes.record(at, actor, 'release.delete', `${arch}/${version}`, before, null, reason);
-      return { result: before, changed: true };
+      return { result: releaseRecord(before), changed: true };
     });
   }
 }

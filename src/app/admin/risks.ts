@@ -2,6 +2,7 @@
 // exactly like a blocked-edges file; the id stands for the file name.
 import { ApiError } from '../../errors.js';
 import type { BlockedEdge } from '../../graph/model.js';
+import type { RiskAdded } from '../../schemas/admin.js';
 import { classifyBlockedEdge } from '../../validation/blockedEdges.js';
 import type { Problem } from '../../validation/problems.js';
 import { invalidRequest, type Actor, type AuditedWrites } from './writes.js';
@@ -9,8 +10,8 @@ import { invalidRequest, type Actor, type AuditedWrites } from './writes.js';
 export class RiskWrites {
   constructor(private readonly writes: AuditedWrites) {}
 
-  /** Declares a risk or hard block; `id` defaults to `<to>-<name>`. Warnings name what is kept as is. */
-  addRisk(body: unknown, actor: Actor): { edge: BlockedEdge; warnings: string[] } {
+  /** Declares a risk or hard block; `id` defaults to `<to>-<name>`. Warnings name what is kept as given. */
+  addRisk(body: unknown, actor: Actor): RiskAdded {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('invalid_request', 'body: a JSON object is expected');
     const { id: requestedId, ...doc } = body as Record<string, unknown>;
     const problems: Problem[] = [];
@@ -25,7 +26,8 @@ export class RiskWrites {
       if (store.blockedEdges.get(id)) throw new ApiError('conflict', `a blocked edge with id '${id}' exists; delete it first or give another id`);
       store.blockedEdges.upsert(edge, at);
       this.writes.record(at, actor, edge.risk ? 'risk.add' : 'block.add', id, null, edge);
-      return { result: { edge, warnings: warnings.map((w) => `body.${w.field}: ${w.message}`) }, changed: true };
+      const kept = warnings.map((w) => `body.${w.field}: ${w.message}`);
+      return { result: { ...edge, ...(kept.length && { warnings: kept }) }, changed: true };
     });
   }
 

@@ -5,7 +5,6 @@ import { Type } from '@sinclair/typebox';
 import { ReasonQuery, ReleaseBody, ReleaseDetail, ReleaseList, ReleaseListQuery, ReleaseParams } from '../../schemas/admin.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { ReleaseRecordSchema } from '../../schemas/graphData.js';
-import { releaseRecord } from '../../sources/export.js';
 import { actorOf, requireScope } from '../auth.js';
 import { BEARER_AUTH, WRITE_ERRORS, type AdminRouteOptions } from './adminRouteOptions.js';
 
@@ -26,7 +25,7 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
     },
     handler: async (request, reply) => {
       const r = admin.releases.addReleases(request.body, actorOf(request));
-      return reply.code(r.created ? 201 : 200).send({ releases: r.releases.map(releaseRecord) });
+      return reply.code(r.created ? 201 : 200).send({ releases: r.releases });
     },
   });
 
@@ -62,7 +61,7 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
     },
     handler: async (request) => {
       const { arch, version } = request.params;
-      return { deleted: releaseRecord(admin.releases.deleteRelease(arch, version, actorOf(request), request.query.reason ?? null)) };
+      return { deleted: admin.releases.deleteRelease(arch, version, actorOf(request), request.query.reason ?? null) };
     },
   });
 }

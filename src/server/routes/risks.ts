@@ -19,8 +19,7 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
     preValidation: requireScope(tokens, 'risks:write'),
     schema: { summary: 'Declare a risk on edges (or a hard block)', tags: ['risks'], security: BEARER_AUTH, body: RiskBody, response: { 201: RiskAdded, ...WRITE_ERRORS } },
     handler: async (request, reply) => {
-      const { edge, warnings } = admin.risks.addRisk(request.body, actorOf(request));
-      return reply.code(201).send({ ...edge, ...(warnings.length && { warnings }) });
+      return reply.code(201).send(admin.risks.addRisk(request.body, actorOf(request)));
     },
   });
 

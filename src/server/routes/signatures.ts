@@ -24,7 +24,9 @@ export async function signatureRoutes(fastify: FastifyInstance, { admin, tokens 
     preValidation: requireScope(tokens, 'releases:write'),
     schema: {
       summary: "Add a signature of a release's payload (a JWS, or an OpenPGP signed message as OpenShift publishes)",
-      description: `Body: the signature bytes (${SIGNATURE_BODY_TYPES.join(', ')}, or application/json for a JWS in JSON serialization), stored exactly as sent. 201 when it verifies and is new, 200 when it is stored already, 400 invalid_signature naming the reason otherwise.`,
+      description:
+        `Body: the signature bytes (${SIGNATURE_BODY_TYPES.join(', ')}, or application/json for a JWS in JSON serialization), ` +
+        'stored exactly as sent. 201 when it verifies and is new, 200 when it is stored already, 400 invalid_signature naming the reason otherwise.',
       tags: ['signatures'],
       security: BEARER_AUTH,
       params: ReleaseParams,
