@@ -3,7 +3,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { schemaProblems } from './schemas/problems.js';
+import { schemaProblems } from './validation/problems.js';
 
 /** The package's bundled demo tree: the default wherever the command is run from. */
 export const BUNDLED_GRAPH_DATA = join(dirname(fileURLToPath(import.meta.url)), '..', 'graph-data');

@@ -1,4 +1,5 @@
-// The graph semantics of the protocol document (§4), each rule on small plain values.
+// The graph semantics (edges, channel labels, edge and node removal, conditional edges, ordering),
+// each rule on small plain values.
 import { describe, expect, it } from 'vitest';
 import { buildGraph } from '../src/graph/build.js';
 import type { BlockedEdge, Channel, GraphInput, Release, Risk } from '../src/graph/model.js';

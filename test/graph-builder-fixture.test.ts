@@ -3,7 +3,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addEdge, addNode, edgeList, applyEdgeLabelsAndRisks, applySecondaryMetadata, emptyGraph, finish, type WorkGraph } from '../src/graph/build.js';
+import { addEdge, addNode, applyEdgeLabelsAndRisks, applySecondaryMetadata, emptyGraph, type WorkGraph } from '../src/graph/build.js';
+import { edgeList, finish } from '../src/graph/finish.js';
 import { LABEL } from '../src/graph/model.js';
 import { splitArch } from '../src/graph/version.js';
 import { readGraphData } from '../src/sources/graphData.js';

@@ -3,8 +3,9 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as tar from 'tar';
-import { MAX_FILE_BYTES, readGraphData } from '../src/sources/graphData.js';
-import { formatProblem } from '../src/schemas/problems.js';
+import { readGraphData } from '../src/sources/graphData.js';
+import { MAX_FILE_BYTES } from '../src/sources/treeReader.js';
+import { formatProblem } from '../src/validation/problems.js';
 import { tempDir } from './support/server.js';
 import { release, writeTree } from './support/trees.js';
 

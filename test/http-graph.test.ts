@@ -1,4 +1,5 @@
-// The HTTP contract of /graph (protocol document §1-2) and the service routes, over a listening server.
+// The HTTP contract of /graph (parameters and their exact errors, content negotiation, compression,
+// ETags, CORS) and the service routes, over a listening server.
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';

@@ -1,14 +1,14 @@
-// The store contract (architecture document, "Store and CLI contract"): imports upsert in one
-// transaction, a rejected import changes nothing, restarts keep state, a bad tree never stops serving.
+// The store contract: imports upsert in one transaction, a rejected import changes nothing, restarts
+// keep state, a bad tree never stops serving.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS_DIR } from '../src/store/open.js';
 import { describe, expect, it } from 'vitest';
 import { readGraphData, type GraphDataTree } from '../src/sources/graphData.js';
-import { startService } from '../src/server/start.js';
+import { startService } from '../src/app/start.js';
 import { ImportRejected, Store } from '../src/store/store.js';
-import { AdminService } from '../src/admin/service.js';
-import { GraphService } from '../src/server/graphService.js';
+import { createAdminServices } from '../src/app/admin/services.js';
+import { GraphService } from '../src/app/graphService.js';
 import { quietLog, startServer } from './support/server.js';
 import { useCleanup } from './support/cli.js';
 import { release, writeTree } from './support/trees.js';
@@ -117,13 +117,13 @@ describe('store import', () => {
 
   it('applies a changed tree on top of admin writes: promotions, withdrawals and deleted risks stay', async () => {
     const s = store();
-    const admin = new AdminService(s, new GraphService(s));
+    const admin = createAdminServices(s, new GraphService(s));
     const actor = { subject: 'alice' };
     const channels = { 'channels/fast-4.1.yaml': 'name: fast-4.1\nversions: [4.1.0]\n' };
     s.importTree(await readTree(channels), { source: 'a' });
-    admin.promote('public', 'fast-4.1', { version: '4.1.1' }, actor);
-    admin.withdraw('public', 'stable-4.1', '4.1.0', 'pulled', actor);
-    admin.deleteRisk('4.1.1-Risk', actor, null);
+    admin.promotion.promote('public', 'fast-4.1', { version: '4.1.1' }, actor);
+    admin.promotion.withdraw('public', 'stable-4.1', '4.1.0', 'pulled', actor);
+    admin.risks.deleteRisk('4.1.1-Risk', actor, null);
     // The tree changes elsewhere, and adds 4.1.2 to stable-4.1 and a tombstone to fast-4.1.
     const changed = await readTree({
       ...channels,

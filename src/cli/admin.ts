@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
+import { recordTable } from './table.js';
 
 export interface ClientOptions {
   server: string;
@@ -38,16 +39,8 @@ export async function call(opts: ClientOptions, method: string, path: string, bo
   return parsed;
 }
 
-/** Prints rows as aligned columns. */
-export function table(rows: Array<Record<string, unknown>>, columns: string[]): string {
-  const cell = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]): string => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n') + '\n';
-}
-
 function print(opts: ClientOptions, data: unknown, rows: Array<Record<string, unknown>>, columns: string[]): void {
-  process.stdout.write(opts.output === 'json' ? `${JSON.stringify(data, null, 2)}\n` : table(rows, columns));
+  process.stdout.write(opts.output === 'json' ? `${JSON.stringify(data, null, 2)}\n` : recordTable(rows, columns));
 }
 
 /** Adds --server, --token and -o to a command. */
@@ -116,8 +109,8 @@ export function addAdminCommands(program: Command, run: (f: () => Promise<number
       if (opts.output === 'json') return print(opts, r, [], []), 0;
       const what = opts.dryRun ? (r.refusal ? `would be refused: ${r.refusal.rule}: ${r.refusal.message}` : r.changed ? 'would be promoted' : 'already there') : r.changed ? 'promoted' : 'already there, nothing changed';
       process.stdout.write(`${version} → ${opts.to}: ${what}${r.forced ? ' (forced)' : ''}\n`);
-      if (r.edges?.length) process.stdout.write(`edges that would appear:\n${table(r.edges, ['arch', 'from', 'to'])}`);
-      if (r.conditionalEdges?.length) process.stdout.write(`conditional edges that would appear:\n${table(r.conditionalEdges, ['arch', 'from', 'to', 'risks'])}`);
+      if (r.edges?.length) process.stdout.write(`edges that would appear:\n${recordTable(r.edges, ['arch', 'from', 'to'])}`);
+      if (r.conditionalEdges?.length) process.stdout.write(`conditional edges that would appear:\n${recordTable(r.conditionalEdges, ['arch', 'from', 'to', 'risks'])}`);
       return 0;
     })(),
   );

@@ -5,9 +5,10 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { Command } from 'commander';
 import type * as k8s from '@kubernetes/client-node';
+import { KUBE_LABEL } from '../cluster/labels.js';
 import { CLOCK_CONFIGMAP, clockFromData } from '../cluster/simulatedClock.js';
 import { loadKubeConfig } from './kubeconfig.js';
-import { KUBE_LABEL } from '../cluster/labels.js';
+import { table } from './table.js';
 
 type Obj = {
   metadata: { name: string; creationTimestamp?: string; labels?: Record<string, string> };
@@ -93,12 +94,6 @@ export function humanDuration(ms: number): string {
   return `${years}y`;
 }
 
-/** Columns padded as kubectl's tabwriter does (three spaces between). */
-export function table(columns: string[], rows: string[][]): string {
-  const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => (r[i] ?? '').length)));
-  return [columns, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]! + 3))).join('').trimEnd()).join('\n') + '\n';
-}
-
 class HttpError extends Error {
   constructor(
     readonly code: number,
@@ -166,7 +161,8 @@ export async function getCommand(kind: string, name: string | undefined, o: { ku
     return 0;
   }
   const age = (time: string | undefined): string => (time ? humanDuration(now - Date.parse(time)) : '<unknown>');
-  process.stdout.write(table(printer.columns, items.map((i) => printer.row(i, age))));
+  // Three spaces between columns, as kubectl's tabwriter pads them.
+  process.stdout.write(table(printer.columns, items.map((i) => printer.row(i, age)), 3));
   return 0;
 }
 

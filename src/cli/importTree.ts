@@ -1,7 +1,7 @@
 // `cincy import` and `cincy validate`: read a tree, list every problem, import it in one transaction.
 import { SingleBar, Presets } from 'cli-progress';
 import { readGraphData } from '../sources/graphData.js';
-import { formatProblem, type Problem } from '../schemas/problems.js';
+import { formatProblem, type Problem } from '../validation/problems.js';
 import { ImportRejected, Store, type Counts } from '../store/store.js';
 import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
 

@@ -7,7 +7,8 @@ import semver from 'semver';
 import { generatePayload } from '../payload/generate.js';
 import { loadPayload, type Payload } from '../payload/load.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../payload/store.js';
-import { call, HttpError, table } from './admin.js';
+import { call, HttpError } from './admin.js';
+import { recordTable } from './table.js';
 
 interface CreateOptions {
   version?: string;
@@ -86,7 +87,7 @@ function list(o: { store: string; output: string }): number {
   }
   if (o.output === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   else if (!hexes.length) process.stdout.write(`no payloads in ${store.dir}\n`);
-  else process.stdout.write(table(rows, ['digest', 'version', 'manifests', 'operators', 'runlevels']));
+  else process.stdout.write(recordTable(rows, ['digest', 'version', 'manifests', 'operators', 'runlevels']));
   return code;
 }
 

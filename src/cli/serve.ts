@@ -1,9 +1,10 @@
 // `cincy serve`: start the service (import if new, build), then listen until a signal.
 import pino from 'pino';
+import { ScaledClock } from '../clock.js';
 import { resolveServeConfig, type ServeFlags } from '../config.js';
-import { startAutoPromotion } from '../promotion/scheduler.js';
+import { startAutoPromotion } from '../app/autoPromotion.js';
 import { buildApp } from '../server/app.js';
-import { startService } from '../server/start.js';
+import { startService } from '../app/start.js';
 import { TrustStore } from '../signatures/verify.js';
 
 export async function serve(flags: ServeFlags): Promise<number> {
@@ -12,20 +13,23 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
   const trust = config.trustKeys ? await TrustStore.load(config.trustKeys) : TrustStore.empty();
   if (config.requireSignatures && trust.size === 0) logger.warn({}, '--require-signatures without --trust-keys: no release can be verified, the graph will be empty');
-  const started = await startService({ graphData: config.graphData, db: config.db, log: logger, trust, requireSignatures: config.requireSignatures });
+  // One clock for the store, the graph, the admin services, token checks and auto-promotion.
+  const clock = new ScaledClock(1);
+  const started = await startService({ graphData: config.graphData, db: config.db, log: logger, trust, requireSignatures: config.requireSignatures, clock });
   if (!started.ok) {
     process.stderr.write(`cincy: cannot serve: ${started.problems.join('\n  ')}\n`);
     return 1;
   }
-  const { store, service } = started;
+  const { store, service, admin } = started;
   const app = await buildApp({
     service,
+    admin,
     cacheMaxAge: config.cacheMaxAge,
     logger,
-    trust,
+    clock,
     auth: { secretFile: config.adminJwtSecretFile, jwks: config.adminJwks, issuer: config.adminIssuer, audience: config.adminAudience, rateLimit: config.adminRateLimit },
   });
-  const scheduler = config.autoPromote ? startAutoPromotion(app.admin, config.autoPromoteInterval * 1000, logger) : undefined;
+  const scheduler = config.autoPromote ? startAutoPromotion(admin.feeders, config.autoPromoteInterval * 1000, logger, clock) : undefined;
 
   const stop = async (signal: string): Promise<void> => {
     logger.info({ signal }, 'shutting down');

@@ -2,7 +2,7 @@
 // signed with a private JWK whose public half is in the server's --admin-jwks.
 import { readFileSync } from 'node:fs';
 import { importJWK, SignJWT, type JWK } from 'jose';
-import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, readSecret } from '../server/auth.js';
+import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, readSecret } from '../app/auth/verificationKeys.js';
 import { SCOPES } from '../schemas/admin.js';
 
 export interface TokenOptions {

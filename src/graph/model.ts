@@ -83,6 +83,8 @@ export const LABEL = {
   nextAdd: 'io.openshift.upgrades.graph.next.add',
   nextRemove: 'io.openshift.upgrades.graph.next.remove',
   architecture: 'release.openshift.io/architecture',
+  /** The release's errata, as release records carry it. */
+  url: 'url',
 } as const;
 
 /** Labels that hold comma lists whose items never repeat when metadata is merged. */

@@ -14,7 +14,7 @@ export function splitArch(text: string): VersionRef {
 }
 
 /** Strict semver without build metadata: no `v` prefix, no spaces (clusters reject anything else). */
-export function isSemver(version: string): boolean {
+export function isReleaseVersion(version: string): boolean {
   return semver.valid(version) === version;
 }
 

@@ -1,5 +1,6 @@
 // The graph one client sees: the full graph filtered to one channel and one architecture, in the
-// Cincinnati wire format (keys and order of the protocol document, §2).
+// Cincinnati wire format clusters read (openshift/cincinnati, docs/design/cincinnati.md): the keys
+// version, nodes, edges and conditionalEdges, in that order.
 import type { FullGraph, Risk } from './model.js';
 import { INTERNAL_LABELS, LABEL } from './model.js';
 

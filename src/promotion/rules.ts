@@ -1,17 +1,12 @@
-// The promotion rules of a channel's feeder (protocol document, "Promotion data"): a version may
-// enter a channel when it is a release, is not tombstoned there, and — when the channel has a feeder —
-// is in the feeder's channel, matches its filter, and has spent the delay there or has a public errata.
-import type { Channel, Release } from '../graph/model.js';
+// The promotion rules of a channel's feeder: a version may enter a channel when it is a release, is
+// not tombstoned there, and — when the channel has a feeder — is in the feeder's channel, matches the
+// feeder's filter (anchored at the start), and has spent the feeder's delay there or, with
+// `errata: public`, has an errata (a `url` in its metadata).
+import { LABEL, type Channel, type Release } from '../graph/model.js';
 import { compilePattern } from '../graph/pattern.js';
 import { splitArch } from '../graph/version.js';
+import type { Refusal } from '../schemas/admin.js';
 import { durationMs } from './duration.js';
-
-export type PromotionRule = 'release' | 'tombstone' | 'feeder.source' | 'feeder.filter' | 'feeder.delay' | 'feeder.errata';
-
-export interface Refusal {
-  rule: PromotionRule;
-  message: string;
-}
 
 export interface PromotionCase {
   version: string;
@@ -44,7 +39,7 @@ export function checkPromotion(c: PromotionCase): Refusal | undefined {
   const errata = feeder.errata === 'public';
   if (delay === undefined && !errata) return undefined;
   const delayOver = delay !== undefined && c.now.getTime() >= c.sourceAddedAt.getTime() + delay;
-  const hasErrata = errata && c.releases.some((r) => (r.metadata.url ?? '') !== '');
+  const hasErrata = errata && c.releases.some((r) => (r.metadata[LABEL.url] ?? '') !== '');
   if (delayOver || hasErrata) return undefined;
   if (delay !== undefined) {
     const ready = new Date(c.sourceAddedAt.getTime() + delay).toISOString();

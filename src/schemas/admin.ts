@@ -21,13 +21,18 @@ export const ChannelBody = Type.Object(
 );
 export type ChannelBody = Static<typeof ChannelBody>;
 
+/** Public channels are served; internal ones (the promotion ladder) never are. */
+export const ChannelKindSchema = Type.Union([Type.Literal('public'), Type.Literal('internal')]);
+export type ChannelKind = Static<typeof ChannelKindSchema>;
+
 export const ChannelDoc = Type.Object({
   name: Type.String(),
-  kind: Type.Union([Type.Literal('public'), Type.Literal('internal')]),
+  kind: ChannelKindSchema,
   versions: Type.Array(Type.Object({ version: Type.String(), addedAt: Type.String() })),
   feeder: Type.Optional(FeederSchema),
   tombstones: Type.Array(Type.String()),
 });
+export type ChannelDoc = Static<typeof ChannelDoc>;
 
 export const PromoteBody = Type.Object(
   {
@@ -37,21 +42,38 @@ export const PromoteBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type PromoteBody = Static<typeof PromoteBody>;
 export const DryRunQuery = Type.Object({ dryRun: Type.Optional(Type.Boolean({ default: false })) });
 export const ReasonQuery = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) });
 
-export const EdgeChange = Type.Object({ arch: Type.String(), from: Type.String(), to: Type.String(), risks: Type.Optional(Type.Array(Type.String())) });
+/** The rules of a channel's feeder, in the order they are checked; a refusal names the first one broken. */
+export const PROMOTION_RULES = ['release', 'tombstone', 'feeder.source', 'feeder.filter', 'feeder.delay', 'feeder.errata'] as const;
+export const RefusalSchema = Type.Object({ rule: Type.Union(PROMOTION_RULES.map((r) => Type.Literal(r))), message: Type.String() });
+export type Refusal = Static<typeof RefusalSchema>;
+
+export const EdgeChange = Type.Object({
+  arch: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  risks: Type.Optional(Type.Array(Type.String())),
+});
+export type EdgeChange = Static<typeof EdgeChange>;
+
 export const PromotionResult = Type.Object({
   channel: Type.String(),
-  kind: Type.String(),
+  kind: ChannelKindSchema,
   version: Type.String(),
   changed: Type.Boolean({ description: 'false when the version was already in the channel (or a dry run was refused)' }),
   forced: Type.Boolean(),
   dryRun: Type.Boolean(),
-  refusal: Type.Optional(Type.Object({ rule: Type.String(), message: Type.String() })),
-  edges: Type.Optional(Type.Array(EdgeChange)),
+  refusal: Type.Optional(RefusalSchema),
+  edges: Type.Optional(Type.Array(EdgeChange, { description: 'edges the served graph of the channel gains (dry runs only)' })),
   conditionalEdges: Type.Optional(Type.Array(EdgeChange)),
 });
+export type PromotionResult = Static<typeof PromotionResult>;
+
+export const WithdrawalResult = Type.Object({ changed: Type.Boolean() });
+export type WithdrawalResult = Static<typeof WithdrawalResult>;
 
 export const ReleaseBody = Type.Union([ReleaseRecordSchema, Type.Array(ReleaseRecordSchema, { minItems: 1, maxItems: 5000 })]);
 export const ReleaseListQuery = Type.Object({
@@ -82,3 +104,51 @@ export const AuditQuery = Type.Object({
   actor: Type.Optional(Type.String({ maxLength: 200 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 });
+
+export const SignatureDoc = Type.Object({
+  n: Type.Integer(),
+  digest: Type.String(),
+  envelope: Type.Union([Type.Literal('jws'), Type.Literal('openpgp')]),
+  keyId: Type.String(),
+  verifiedAt: Type.String(),
+  url: Type.String({ description: 'where the signature store serves it' }),
+});
+export type SignatureDoc = Static<typeof SignatureDoc>;
+
+export const ReleaseList = Type.Object({ releases: Type.Array(ReleaseRecordSchema), nextCursor: Type.Optional(Type.String()) });
+export type ReleaseList = Static<typeof ReleaseList>;
+export type ReleaseListQuery = Static<typeof ReleaseListQuery>;
+
+/** A blocked edge as stored: a conditional risk when `risk` is set, a hard block otherwise. */
+export const BlockedEdgeDoc = Type.Object({
+  id: Type.String(),
+  to: Type.String(),
+  from: Type.String(),
+  risk: Type.Optional(
+    Type.Object({
+      url: Type.String(),
+      name: Type.String(),
+      message: Type.String(),
+      matchingRules: Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })),
+    }),
+  ),
+  fixedIn: Type.Optional(Type.String()),
+  autoExtend: Type.Optional(Type.Unknown()),
+});
+export const RiskList = Type.Object({ risks: Type.Array(BlockedEdgeDoc) });
+export const RiskAdded = Type.Composite([
+  BlockedEdgeDoc,
+  Type.Object({ warnings: Type.Optional(Type.Array(Type.String(), { description: 'what is kept as given, such as a rule of an unknown type' })) }),
+]);
+export type RiskAdded = Static<typeof RiskAdded>;
+export const RiskDeleted = Type.Object({ deleted: BlockedEdgeDoc });
+
+export const ReleaseDetail = Type.Object({
+  release: ReleaseRecordSchema,
+  channels: Type.Array(Type.Object({ name: Type.String(), kind: ChannelKindSchema, addedAt: Type.String({ description: 'when the release entered the channel' }) })),
+  risks: Type.Array(BlockedEdgeDoc),
+  signatures: Type.Array(SignatureDoc),
+  served: Type.Boolean({ description: 'false when the graph withholds the release (--require-signatures)' }),
+  withheldBecause: Type.Optional(Type.String()),
+});
+export type ReleaseDetail = Static<typeof ReleaseDetail>;

@@ -1,4 +1,5 @@
-// The Cincinnati wire format (protocol document §1-2) as TypeBox schemas: request, response, errors.
+// The Cincinnati wire format as TypeBox schemas: the graph request's parameters, the graph document
+// (openshift/cincinnati, docs/design/cincinnati.md), and the {kind, value} error body.
 import { Type } from '@sinclair/typebox';
 
 export const CHANNEL_PATTERN = '^[0-9a-z\\-\\.]+$';

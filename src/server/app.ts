@@ -1,35 +1,33 @@
 // buildApp: the fastify instance with every plugin and route, never listening. The CLI's `serve`
 // listens; tests use the same factory with the same options.
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { ScaledClock, type Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
-import type { GraphService } from './graphService.js';
+import type { GraphService } from '../app/graphService.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { graphRoutes } from './routes/graph.js';
 import { healthRoutes } from './routes/health.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { AdminService } from '../admin/service.js';
-import { Authorizer, type AuthConfig } from './auth.js';
-import { adminRoutes } from './routes/admin.js';
-import { validatorCompiler } from './validation.js';
+import type { AdminServices } from '../app/admin/services.js';
+import { TokenVerifier, type AuthConfig } from '../app/auth/tokenVerifier.js';
+import { validatorCompiler } from './validatorCompiler.js';
+import { auditRoutes } from './routes/audit.js';
+import { channelRoutes } from './routes/channels.js';
+import { graphDataRoutes } from './routes/graphData.js';
+import { releaseRoutes } from './routes/releases.js';
+import { riskRoutes } from './routes/risks.js';
 import { signatureRoutes } from './routes/signatures.js';
-import type { TrustStore } from '../signatures/verify.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    admin: AdminService;
-  }
-}
 
 export interface AppOptions {
   service: GraphService;
+  /** The admin services, on the same store and graph service. */
+  admin: AdminServices;
   /** Admin writes: no key configured means every write answers 401. */
   auth?: AuthConfig;
-  /** The clock of promotions, audit entries and token checks (tests inject one). */
-  now?: () => Date;
-  /** Keys release signatures are verified against. */
-  trust?: TrustStore;
+  /** The clock tokens expire and writes are rate-limited on: the one startService was given (default: real time). */
+  clock?: Clock;
   logger?: FastifyServerOptions['loggerInstance'] | boolean;
   /** Cache-Control max-age of graph responses, seconds. */
   cacheMaxAge?: number;
@@ -44,14 +42,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) return reply.code(err.statusCode).send(err.body());
     const status = err.statusCode ?? 500;
     if (status >= 500) {
       request.log.error({ err }, 'request failed');
       return reply.code(500).send({ kind: 'internal_error', value: 'internal server error' });
     }
-    const params = (err as { validationContext?: string }).validationContext === 'querystring';
+    const params = err.validationContext === 'querystring';
     return reply.code(status).send({ kind: params ? 'invalid_params' : 'invalid_request', value: err.message });
   });
   app.setNotFoundHandler((request, reply) => {
@@ -64,11 +62,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { service: opts.service });
   await app.register(graphRoutes, { service: opts.service, cacheMaxAge: opts.cacheMaxAge ?? 30 });
   await app.register(healthRoutes, { service: opts.service });
-  const now = opts.now ?? (() => new Date());
-  const admin = new AdminService(opts.service.store, opts.service, { now, trust: opts.trust });
-  const auth = new Authorizer(opts.auth ?? {}, () => now().getTime());
-  await app.register(adminRoutes, { store: opts.service.store, graph: opts.service, admin, auth });
-  await app.register(signatureRoutes, { service: opts.service, admin, auth });
-  app.decorate('admin', admin);
+  const clock = opts.clock ?? new ScaledClock(1);
+  const tokens = new TokenVerifier(opts.auth ?? {}, clock);
+  const adminRouteOptions = { admin: opts.admin, tokens };
+  await app.register(releaseRoutes, adminRouteOptions);
+  await app.register(channelRoutes, adminRouteOptions);
+  await app.register(riskRoutes, adminRouteOptions);
+  await app.register(auditRoutes, adminRouteOptions);
+  await app.register(graphDataRoutes, adminRouteOptions);
+  await app.register(signatureRoutes, adminRouteOptions);
   return app;
 }

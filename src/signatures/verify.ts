@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { compactVerify, errors as joseErrors, flattenedVerify, generalVerify, importJWK, type JWK } from 'jose';
 import * as openpgp from 'openpgp';
 import { checkStatement, StatementError, type Statement } from './statement.js';
-import type { Problem } from '../schemas/problems.js';
+import type { Problem } from '../validation/problems.js';
 
 export type Envelope = 'jws' | 'openpgp';
 export type RefusalReason = 'bad_envelope' | 'unknown_key' | 'bad_signature' | 'key_revoked' | 'key_expired' | 'invalid_statement' | 'wrong_type' | 'digest_mismatch' | 'too_large';

@@ -1,10 +1,10 @@
 // Channels, public and internal, with the time each version entered each channel.
 import type { Channel } from '../graph/model.js';
+import type { ChannelKind } from '../schemas/admin.js';
 import type { Feeder } from '../schemas/graphData.js';
 import type { Db } from './open.js';
 import type { UpsertOutcome } from './releases.js';
 
-export type ChannelKind = 'public' | 'internal';
 export const channelKind = (c: Pick<Channel, 'internal'>): ChannelKind => (c.internal ? 'internal' : 'public');
 
 export class ChannelRepository {

@@ -1,15 +1,16 @@
 // The store of record: the repositories over one database, what a build reads, and the import of a
 // graph-data tree as one transaction (upsert; prune only when asked).
+import { ScaledClock, type Clock } from '../clock.js';
 import type { Channel, GraphInput } from '../graph/model.js';
 import type { Feeder, RawMetadata } from '../schemas/graphData.js';
 import type { GraphDataTree } from '../sources/graphData.js';
-import type { Problem } from '../schemas/problems.js';
+import type { Problem } from '../validation/problems.js';
 import type { VerifiedFile } from '../signatures/verify.js';
 import { AuditRepository } from './audit.js';
 import { SignatureRepository } from './signatures.js';
 import { BlockedEdgeRepository } from './blockedEdges.js';
 import { ChannelRepository, channelKind } from './channels.js';
-import { openDb, type Db } from './open.js';
+import { MIGRATIONS_DIR, openDb, type Db } from './open.js';
 import { ReleaseRepository, type UpsertOutcome } from './releases.js';
 
 export interface Counts {
@@ -35,7 +36,8 @@ export class ImportRejected extends Error {
 }
 
 export interface StoreOptions {
-  now?: () => Date;
+  /** The time writes are recorded at (default: real time). */
+  clock?: Clock;
 }
 
 export class Store {
@@ -44,7 +46,7 @@ export class Store {
   readonly blockedEdges: BlockedEdgeRepository;
   readonly audit: AuditRepository;
   readonly signatures: SignatureRepository;
-  private readonly now: () => Date;
+  private readonly clock: Clock;
 
   constructor(readonly db: Db, options: StoreOptions = {}) {
     this.releases = new ReleaseRepository(db);
@@ -52,11 +54,11 @@ export class Store {
     this.blockedEdges = new BlockedEdgeRepository(db);
     this.audit = new AuditRepository(db);
     this.signatures = new SignatureRepository(db);
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.clock ?? new ScaledClock(1);
   }
 
   static open(path: string, options: StoreOptions = {}): Store {
-    return new Store(openDb(path), options);
+    return new Store(openDb(path, MIGRATIONS_DIR, options.clock), options);
   }
 
   close(): void {
@@ -108,7 +110,7 @@ export class Store {
    */
   importTree(tree: GraphDataTree, opts: { source: string; prune?: boolean; force?: boolean; actor?: string; signatures?: VerifiedFile[] }): ImportSummary {
     const summary: ImportSummary = { skipped: false, contentHash: tree.contentHash, releases: zero(), channels: zero(), blockedEdges: zero(), rawMetadata: zero(), signatures: zero() };
-    const at = this.now().toISOString();
+    const at = new Date(this.clock.now()).toISOString();
     const addSignatures = (): void => {
       // Only ever added, and only verified ones (the caller checked them against the trust store).
       for (const sig of opts.signatures ?? []) summary.signatures[this.signatures.add({ ...sig, verifiedAt: at }).added ? 'added' : 'unchanged'] += 1;

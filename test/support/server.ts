@@ -5,32 +5,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
-import type { GraphService } from '../../src/server/graphService.js';
-import { startService } from '../../src/server/start.js';
+import type { AdminServices } from '../../src/app/admin/services.js';
+import type { GraphService } from '../../src/app/graphService.js';
+import { startService } from '../../src/app/start.js';
 import type { Store } from '../../src/store/store.js';
-import type { AuthConfig } from '../../src/server/auth.js';
+import type { AuthConfig } from '../../src/app/auth/tokenVerifier.js';
 import type { TrustStore } from '../../src/signatures/verify.js';
+import type { Clock } from '../../src/clock.js';
 
 export interface TestServer {
   url: string;
   app: FastifyInstance;
   store: Store;
   service: GraphService;
+  admin: AdminServices;
   close(): Promise<void>;
 }
 
 export const quietLog = { info: () => {}, warn: () => {}, error: () => {} };
 
-export async function startServer(opts: { graphData: string; db?: string; auth?: AuthConfig; now?: () => Date; trust?: TrustStore; requireSignatures?: boolean }): Promise<TestServer> {
-  const started = await startService({ graphData: opts.graphData, db: opts.db ?? ':memory:', log: quietLog, trust: opts.trust, requireSignatures: opts.requireSignatures });
+export async function startServer(opts: { graphData: string; db?: string; auth?: AuthConfig; clock?: Clock; trust?: TrustStore; requireSignatures?: boolean }): Promise<TestServer> {
+  const started = await startService({ graphData: opts.graphData, db: opts.db ?? ':memory:', log: quietLog, trust: opts.trust, requireSignatures: opts.requireSignatures, clock: opts.clock });
   if (!started.ok) throw new Error(started.problems.join('\n'));
-  const app = await buildApp({ service: started.service, auth: opts.auth, now: opts.now, trust: opts.trust });
+  const app = await buildApp({ service: started.service, admin: started.admin, auth: opts.auth, clock: opts.clock });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     url,
     app,
     store: started.store,
     service: started.service,
+    admin: started.admin,
     close: async () => {
       await app.close();
       started.store.close();

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { GraphService } from '../graphService.js';
+import type { GraphService } from '../../app/graphService.js';
 
 export const metricsPlugin = fp(async (app: FastifyInstance, opts: { service: GraphService }) => {
   const registry = new Registry();

@@ -1,10 +1,12 @@
 // GET/HEAD /graph and its aliases: parameter rules, content negotiation, ETag, compression.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { IncomingHttpHeaders } from 'node:http';
 import Negotiator from 'negotiator';
 import { ApiError } from '../../errors.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN, ErrorSchema, GraphDocumentSchema, GraphQuerySchema, MEDIA_TYPES } from '../../schemas/cincinnati.js';
-import type { GraphService } from '../graphService.js';
-import type { Encoding } from '../snapshot.js';
+import type { GraphService } from '../../app/graphService.js';
+import type { Encoding } from '../../app/snapshot.js';
 
 export const GRAPH_PATHS = ['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph'] as const;
 const CHANNEL_RE = new RegExp(CHANNEL_PATTERN);
@@ -17,7 +19,8 @@ export interface GraphRouteOptions {
   cacheMaxAge: number;
 }
 
-export async function graphRoutes(app: FastifyInstance, opts: GraphRouteOptions): Promise<void> {
+export async function graphRoutes(fastify: FastifyInstance, opts: GraphRouteOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const cacheControl = `public, max-age=${opts.cacheMaxAge}`;
   for (const url of GRAPH_PATHS) {
     app.get(url, {
@@ -31,16 +34,17 @@ export async function graphRoutes(app: FastifyInstance, opts: GraphRouteOptions)
         produces: [...MEDIA_TYPES],
         response: { 200: GraphDocumentSchema, 304: { type: 'null', description: 'Not modified' }, 400: ErrorSchema, 406: ErrorSchema, 503: ErrorSchema },
       },
-      handler: (request, reply) => serveGraph(request, reply, opts.service, cacheControl),
+      handler: (request, reply) => serveGraph(request.query, request.headers, reply, opts.service, cacheControl),
     });
   }
 }
 
-function serveGraph(request: FastifyRequest, reply: FastifyReply, service: GraphService, cacheControl: string): FastifyReply {
-  const { channel, arch } = graphParams(request.query as Record<string, unknown>);
-  const { media, encoding } = negotiate(request.headers.accept, request.headers['accept-encoding']);
+/** The query is checked here, not by the schema: clients get the protocol's exact error bodies. */
+function serveGraph(query: Record<string, unknown>, headers: IncomingHttpHeaders, reply: FastifyReply, service: GraphService, cacheControl: string): FastifyReply {
+  const { channel, arch } = graphParams(query);
+  const { media, encoding } = negotiate(headers.accept, headers['accept-encoding']);
   if (!media) {
-    throw new ApiError('invalid_content_type', `no acceptable media type in Accept '${String(request.headers.accept).slice(0, 200)}'; served: ${MEDIA_TYPES.join(', ')}`);
+    throw new ApiError('invalid_content_type', `no acceptable media type in Accept '${String(headers.accept).slice(0, 200)}'; served: ${MEDIA_TYPES.join(', ')}`);
   }
   const snapshot = service.current;
   if (!snapshot) throw new ApiError('service_unavailable', 'no graph has been built yet');
@@ -51,7 +55,7 @@ function serveGraph(request: FastifyRequest, reply: FastifyReply, service: Graph
   reply.header('etag', etag);
   reply.header('cache-control', cacheControl);
   addVary(reply, 'Accept, Accept-Encoding');
-  if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  if (noneMatch(headers['if-none-match'], etag)) return reply.code(304).send();
   if (encoding !== 'identity') reply.header('content-encoding', encoding);
   return reply.send(view.bytes(encoding));
 }

@@ -1,52 +1,43 @@
 // Release signatures: ingest (verified against the trust store, then stored for good), and the
 // signature store layout clusters read: /signatures/sha256=<hex>/signature-<N>, N = 1… then 404.
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AdminService } from '../../admin/service.js';
 import { ApiError } from '../../errors.js';
-import { ReleaseParams } from '../../schemas/admin.js';
+import { ReleaseParams, SignatureDoc } from '../../schemas/admin.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { MAX_SIGNATURE_BYTES } from '../../signatures/verify.js';
-import type { Authorizer } from '../auth.js';
-import type { GraphService } from '../graphService.js';
+import { actorOf, requireScope } from '../auth.js';
+import { BEARER_AUTH, type AdminRouteOptions } from './adminRouteOptions.js';
 import { noneMatch } from './graph.js';
 
 export const SIGNATURE_BODY_TYPES = ['application/octet-stream', 'application/jose', 'application/jose+json', 'application/pgp-signature', 'text/plain'];
 
-const SignatureDoc = Type.Object({
-  n: Type.Integer(),
-  digest: Type.String(),
-  envelope: Type.String(),
-  keyId: Type.String(),
-  verifiedAt: Type.String(),
-  url: Type.String({ description: 'where the signature store serves it' }),
-});
-
-export const signaturePath = (digest: string, n: number): string => `/signatures/${digest.replace(':', '=')}/signature-${n}`;
-
-export async function signatureRoutes(app: FastifyInstance, opts: { service: GraphService; admin: AdminService; auth: Authorizer }): Promise<void> {
-  const store = opts.service.store;
+export async function signatureRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // Signature bodies are bytes, kept exactly as sent, JSON ones too (in this plugin only). The limit is
   // looser than a signature's so that verification answers too_large with a 400.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser([...SIGNATURE_BODY_TYPES, 'application/json'], { parseAs: 'buffer', bodyLimit: 16 * MAX_SIGNATURE_BYTES }, (_req, body, done) => done(null, body));
 
   app.post('/api/v1/releases/:arch/:version/signatures', {
-    preValidation: opts.auth.require('releases:write'),
+    preValidation: requireScope(tokens, 'releases:write'),
     schema: {
       summary: "Add a signature of a release's payload (a JWS, or an OpenPGP signed message as OpenShift publishes)",
-      description: `Body: the signature bytes (${SIGNATURE_BODY_TYPES.join(', ')}, or application/json for a JWS in JSON serialization), stored exactly as sent. 201 when it verifies and is new, 200 when it is stored already, 400 invalid_signature naming the reason otherwise.`,
+      description:
+        `Body: the signature bytes (${SIGNATURE_BODY_TYPES.join(', ')}, or application/json for a JWS in JSON serialization), ` +
+        'stored exactly as sent. 201 when it verifies and is new, 200 when it is stored already, 400 invalid_signature naming the reason otherwise.',
       tags: ['signatures'],
-      security: [{ bearerAuth: [] }],
+      security: BEARER_AUTH,
       params: ReleaseParams,
       response: { 200: SignatureDoc, 201: SignatureDoc, 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
     },
     handler: async (request, reply) => {
-      const { arch, version } = request.params as { arch: string; version: string };
+      const { arch, version } = request.params;
       const bytes = Buffer.isBuffer(request.body) ? request.body : undefined;
       if (!bytes) throw new ApiError('invalid_request', `body: the signature bytes, sent as one of ${SIGNATURE_BODY_TYPES.join(', ')}`);
-      const { signature, added } = await opts.admin.addSignature(arch, version, bytes, { subject: request.actor!.subject });
-      return reply.code(added ? 201 : 200).send(signatureDoc(signature));
+      const { signature, added } = await admin.signatures.addSignature(arch, version, bytes, actorOf(request));
+      return reply.code(added ? 201 : 200).send(signature);
     },
   });
 
@@ -60,8 +51,8 @@ export async function signatureRoutes(app: FastifyInstance, opts: { service: Gra
         response: { 304: { type: 'null', description: 'Not modified' }, 404: ErrorSchema },
       },
       handler: async (request, reply) => {
-        const { digest, name } = request.params as { digest: string; name: string };
-        const sig = store.signatures.get(digest.replace('=', ':'), Number(name.slice('signature-'.length)));
+        const { digest, name } = request.params;
+        const sig = admin.queries.signature(digest.replace('=', ':'), Number(name.slice('signature-'.length)));
         if (!sig) throw new ApiError('does_not_exist', `no ${name} for ${digest}`);
         const etag = `"${sig.sha256.slice(0, 32)}"`;
         reply.header('content-type', 'application/octet-stream');
@@ -72,8 +63,4 @@ export async function signatureRoutes(app: FastifyInstance, opts: { service: Gra
       },
     });
   }
-}
-
-export function signatureDoc(s: { n: number; digest: string; envelope: string; keyId: string; verifiedAt: string }): object {
-  return { n: s.n, digest: s.digest, envelope: s.envelope, keyId: s.keyId, verifiedAt: s.verifiedAt, url: signaturePath(s.digest, s.n) };
 }

@@ -44,11 +44,11 @@ export class GraphSnapshot {
     this.arches = new Set(graph.nodes.map((n) => n.arch));
   }
 
-  static build(input: GraphInput, now: Date = new Date()): GraphSnapshot {
+  static build(input: GraphInput, builtAt: Date): GraphSnapshot {
     const started = process.hrtime.bigint();
     const graph = buildGraph(input);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    return new GraphSnapshot(graph, now, input.channels.filter((c) => !c.internal).map((c) => c.name), seconds);
+    return new GraphSnapshot(graph, builtAt, input.channels.filter((c) => !c.internal).map((c) => c.name), seconds);
   }
 
   /** Unknown channels and arches share one empty view, so odd requests cannot grow the cache. */

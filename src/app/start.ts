@@ -1,9 +1,12 @@
 // What `serve` does before listening: open the store, import the graph-data tree when its content is
 // new, and build the first snapshot. Shared by the CLI and the tests so both start the same way.
+import { ScaledClock, type Clock } from '../clock.js';
 import { readGraphData } from '../sources/graphData.js';
-import { formatProblem } from '../schemas/problems.js';
+import { formatProblem } from '../validation/problems.js';
 import { ImportRejected, Store } from '../store/store.js';
+import { createAdminServices, type AdminServices } from './admin/services.js';
 import { GraphService } from './graphService.js';
+import { SignaturePolicy } from './signaturePolicy.js';
 import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
 
 export interface StartLog {
@@ -13,7 +16,7 @@ export interface StartLog {
 }
 
 export type StartResult =
-  | { ok: true; store: Store; service: GraphService }
+  | { ok: true; store: Store; service: GraphService; admin: AdminServices }
   /** Nothing to serve: the tree is invalid and the store is empty, or the first build failed. */
   | { ok: false; problems: string[] };
 
@@ -24,19 +27,23 @@ export interface StartOptions {
   /** Keys that signatures in the tree are verified against (none: tree signatures are not stored). */
   trust?: TrustStore;
   requireSignatures?: boolean;
+  /** The clock of the store, the graph service and the admin services (default: real time). */
+  clock?: Clock;
 }
 
 export async function startService(opts: StartOptions): Promise<StartResult> {
-  const store = Store.open(opts.db);
-  const service = new GraphService(store, { requireSignatures: opts.requireSignatures, trust: opts.trust });
-  const problems = await importTree(store, opts.graphData, opts.trust ?? TrustStore.empty(), opts.log);
+  const clock = opts.clock ?? new ScaledClock(1);
+  const store = Store.open(opts.db, { clock });
+  const signatures = new SignaturePolicy(opts.requireSignatures ?? false, opts.trust);
+  const service = new GraphService(store, { signatures, clock });
+  const problems = await importTree(store, opts.graphData, opts.trust ?? TrustStore.empty(), opts.log, new Date(clock.now()));
   if (problems.length) {
     if (!store.hasContent()) {
       store.close();
       return { ok: false, problems: [`${opts.graphData} is invalid and the store ${opts.db} has nothing to serve:`, ...problems] };
     }
     opts.log.error({ problems }, `graph-data ${opts.graphData} rejected; serving what the store has`);
-    service.lastImportFailure = { at: new Date().toISOString(), message: `${opts.graphData}: ${problems.length} problem(s)`, problems: problems.slice(0, 100) };
+    service.lastImportFailure = { at: new Date(clock.now()).toISOString(), message: `${opts.graphData}: ${problems.length} problem(s)`, problems: problems.slice(0, 100) };
   }
   if (!service.rebuild()) {
     store.close();
@@ -44,14 +51,14 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
   }
   const snap = service.current!;
   opts.log.info({ releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds }, 'graph built');
-  return { ok: true, store, service };
+  return { ok: true, store, service, admin: createAdminServices(store, service, { clock, trust: opts.trust }) };
 }
 
-async function importTree(store: Store, graphData: string, trust: TrustStore, log: StartLog): Promise<string[]> {
+async function importTree(store: Store, graphData: string, trust: TrustStore, log: StartLog, now: Date): Promise<string[]> {
   const read = await readGraphData(graphData);
   for (const w of read.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data warning');
   if (!read.tree) return read.errors.map(formatProblem);
-  const signatures = await verifyTreeSignatures(read.tree.signatures, trust);
+  const signatures = await verifyTreeSignatures(read.tree.signatures, trust, now);
   for (const w of signatures.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
   try {
     const summary = store.importTree(read.tree, { source: graphData, signatures: signatures.verified });

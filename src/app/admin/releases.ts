@@ -1,0 +1,52 @@
+// Release records added and deleted through the admin API, validated as a tree's release files are.
+import { ApiError } from '../../errors.js';
+import type { ReleaseRecord } from '../../schemas/graphData.js';
+import { releaseRecord } from '../../sources/export.js';
+import type { Problem } from '../../validation/problems.js';
+import { checkReleaseDocument, releaseFromRecord } from '../../validation/releaseRecords.js';
+import { invalidRequest, type Actor, type AuditedWrites } from './writes.js';
+
+export class ReleaseWrites {
+  constructor(private readonly writes: AuditedWrites) {}
+
+  /**
+   * Stores one release record or a list of them; all or nothing. `created` is false when every
+   * record was already stored as is. The same release with another payload is a conflict.
+   */
+  addReleases(body: unknown, actor: Actor): { created: boolean; releases: ReleaseRecord[] } {
+    const records: unknown[] = Array.isArray(body) ? body : [body];
+    if (records.length === 0) throw new ApiError('invalid_request', 'body: an empty list holds no release');
+    const problems: Problem[] = [];
+    const checked = records.map((rec, i) => checkReleaseDocument(rec, records.length > 1 ? `body[${i}]` : 'body', problems));
+    if (problems.length) throw invalidRequest(problems);
+    const releases = checked.map((rec) => releaseFromRecord(rec!));
+    const store = this.writes.store;
+    return this.writes.run((at) => {
+      let created = false;
+      let changed = false;
+      for (const r of releases) {
+        const stored = store.releases.get(r.arch, r.version);
+        if (stored && stored.payload !== r.payload) {
+          throw new ApiError('conflict', `release ${r.version} (${r.arch}) is stored with payload ${stored.payload}; refusing ${r.payload}`);
+        }
+        const outcome = store.releases.upsert(r, at);
+        const action = outcome === 'added' ? 'release.add' : 'release.update';
+        if (outcome !== 'unchanged') this.writes.record(at, actor, action, `${r.arch}/${r.version}`, stored, r);
+        created ||= outcome === 'added';
+        changed ||= outcome !== 'unchanged';
+      }
+      return { result: { created, releases: releases.map(releaseRecord) }, changed };
+    });
+  }
+
+  /** Deletes a release; returns its record. */
+  deleteRelease(arch: string, version: string, actor: Actor, reason: string | null): ReleaseRecord {
+    return this.writes.run((at) => {
+      const before = this.writes.store.releases.get(arch, version);
+      if (!before) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);
+      this.writes.store.releases.delete(arch, version);
+      this.writes.record(at, actor, 'release.delete', `${arch}/${version}`, before, null, reason);
+      return { result: releaseRecord(before), changed: true };
+    });
+  }
+}

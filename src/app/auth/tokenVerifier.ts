@@ -1,0 +1,99 @@
+// Authorization of admin writes: a JWT verified with jose (HS256, or RS256/ES256/EdDSA by kid),
+// issuer, audience and expiry checked, the scope a write needs, and the rate limit of its subject.
+// Reads stay public; the HTTP layer only finds the token in the request and calls this.
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { ScaledClock, type Clock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import type { Scope } from '../../schemas/admin.js';
+import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, loadVerificationKey, type VerificationKey } from './verificationKeys.js';
+import { WriteRateLimit, type WriteAllowance } from './writeRateLimit.js';
+
+export interface AuthConfig {
+  secretFile?: string;
+  jwks?: string;
+  issuer?: string;
+  audience?: string;
+  /** Writes per subject per minute. */
+  rateLimit?: number;
+}
+
+/** Who a verified token speaks for, and what it may do. */
+export interface VerifiedToken {
+  subject: string;
+  scopes: string[];
+}
+
+export interface Authorization {
+  token: VerifiedToken;
+  allowance: WriteAllowance;
+}
+
+export class TokenVerifier {
+  private readonly key: VerificationKey | undefined;
+  private readonly rateLimit: WriteRateLimit;
+
+  constructor(
+    private readonly config: AuthConfig,
+    private readonly clock: Clock = new ScaledClock(1),
+  ) {
+    this.key = loadVerificationKey(config);
+    this.rateLimit = new WriteRateLimit(config.rateLimit ?? 120, clock);
+  }
+
+  /** Throws 401 when no key is configured: every admin write is refused then. */
+  requireEnabled(): void {
+    if (!this.key) throw new ApiError('unauthorized', 'admin writes are disabled: start the server with --admin-jwt-secret-file or --admin-jwks');
+  }
+
+  /**
+   * Verifies a token, requires `scope` of it, and counts the write against its subject. Throws 401
+   * for a token that does not verify, 403 for a missing scope; an allowance over the limit says so.
+   */
+  async authorize(token: string, scope: Scope): Promise<Authorization> {
+    this.requireEnabled();
+    let payload: JWTPayload;
+    try {
+      payload = await this.verify(token);
+    } catch (err) {
+      throw new ApiError('unauthorized', `invalid token: ${tokenError(err)}`);
+    }
+    const verified = { subject: String(payload.sub), scopes: scopesOf(payload) };
+    if (!verified.scopes.includes(scope)) {
+      throw new ApiError('forbidden', `token of '${verified.subject}' lacks scope ${scope} (has: ${verified.scopes.join(' ') || 'none'})`);
+    }
+    return { token: verified, allowance: this.rateLimit.count(verified.subject) };
+  }
+
+  private async verify(token: string): Promise<JWTPayload> {
+    const options = {
+      issuer: this.config.issuer ?? DEFAULT_ISSUER,
+      audience: this.config.audience ?? DEFAULT_AUDIENCE,
+      currentDate: new Date(this.clock.now()),
+      requiredClaims: ['exp', 'sub'],
+    };
+    const key = this.key!;
+    const { payload } =
+      key.kind === 'secret'
+        ? await jwtVerify(token, key.key, { ...options, algorithms: ['HS256'] })
+        : await jwtVerify(token, key.key, { ...options, algorithms: ['RS256', 'ES256', 'EdDSA'] });
+    return payload;
+  }
+}
+
+/** Scopes from `scope` (space- or comma-separated) or `scp` (a list). */
+function scopesOf(payload: JWTPayload): string[] {
+  const scope = payload.scope ?? payload.scp;
+  if (typeof scope === 'string') return scope.split(/[\s,]+/).filter(Boolean);
+  if (Array.isArray(scope)) return scope.filter((s): s is string => typeof s === 'string');
+  return [];
+}
+
+function tokenError(err: unknown): string {
+  if (err instanceof joseErrors.JWTExpired) return 'expired';
+  if (err instanceof joseErrors.JWTClaimValidationFailed) return `claim ${err.claim} ${err.reason === 'check_failed' ? 'does not match' : err.reason}`;
+  if (err instanceof joseErrors.JWKSNoMatchingKey) return 'no key matches its kid';
+  if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'algorithm not allowed';
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'signature does not verify';
+  if (err instanceof joseErrors.JOSEError) return err.code.replace(/^ERR_/, '').toLowerCase().replace(/_/g, ' ');
+  return 'malformed';
+}

@@ -1,0 +1,30 @@
+// --auto-promote: applies every feeder, then again each time the interval has passed on the clock
+// (the admin services' clock, so a test moves both by hand).
+import type { Clock } from '../clock.js';
+import type { FeederPass } from './admin/feederPass.js';
+
+export interface SchedulerLog {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export function startAutoPromotion(feeders: FeederPass, intervalMs: number, log: SchedulerLog, clock: Clock): { stop(): void } {
+  const tick = (): void => {
+    try {
+      const promoted = feeders.autoPromote();
+      if (promoted.length) log.info({ promoted }, `feeders promoted ${promoted.length} version(s)`);
+    } catch (err) {
+      log.error({ err }, 'automatic promotion failed; will try again');
+    }
+  };
+  const stopped = new AbortController();
+  void (async () => {
+    tick();
+    for (;;) {
+      await clock.sleep(intervalMs, stopped.signal);
+      if (stopped.signal.aborted) return;
+      tick();
+    }
+  })();
+  return { stop: () => stopped.abort() };
+}

@@ -1,0 +1,51 @@
+// Keeps the served snapshot: rebuilds from the store, swaps on success, and on failure keeps the
+// last good graph and remembers why (readiness and metrics report it). Every graph it builds, the
+// served one and previews alike, goes through the signature policy.
+import { ScaledClock, type Clock } from '../clock.js';
+import { buildGraph } from '../graph/build.js';
+import type { FullGraph, GraphInput, Release } from '../graph/model.js';
+import type { Failure, ImportFailure } from '../schemas/health.js';
+import type { Store } from '../store/store.js';
+import { SignaturePolicy } from './signaturePolicy.js';
+import { GraphSnapshot } from './snapshot.js';
+
+export class GraphService {
+  current: GraphSnapshot | undefined;
+  lastBuildFailure: Failure | undefined;
+  /** A graph-data tree that could not be imported at start, while an older state keeps serving. */
+  lastImportFailure: ImportFailure | undefined;
+  buildFailures = 0;
+
+  readonly signatures: SignaturePolicy;
+  private readonly clock: Clock;
+
+  constructor(readonly store: Store, options: { signatures?: SignaturePolicy; clock?: Clock } = {}) {
+    this.signatures = options.signatures ?? SignaturePolicy.off();
+    this.clock = options.clock ?? new ScaledClock(1);
+  }
+
+  /** Why a release is left out of the graph, or undefined when it is served. */
+  withheld(release: Pick<Release, 'payload'>): string | undefined {
+    if (!this.signatures.required) return undefined;
+    return this.signatures.withheld(release, this.signatures.vouchedDigests(this.store.signatures));
+  }
+
+  /** The graph an input gives, as it would be served (not swapped in). */
+  preview(input: GraphInput): FullGraph {
+    return buildGraph(this.signatures.apply(input, this.store.signatures));
+  }
+
+  /** Builds from the store and swaps the snapshot in; returns false (and keeps serving) on failure. */
+  rebuild(): boolean {
+    try {
+      const input = this.signatures.apply(this.store.input(), this.store.signatures);
+      this.current = GraphSnapshot.build(input, new Date(this.clock.now()));
+      this.lastBuildFailure = undefined;
+      return true;
+    } catch (err) {
+      this.buildFailures += 1;
+      this.lastBuildFailure = { at: new Date(this.clock.now()).toISOString(), message: err instanceof Error ? err.message : String(err) };
+      return false;
+    }
+  }
+}

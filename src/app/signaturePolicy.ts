@@ -1,0 +1,49 @@
+// Which releases the graph leaves out for want of a trusted signature (--require-signatures), and
+// why. The graph service applies it to every graph it builds, the served snapshot and any preview
+// alike, so every consumer sees the same graph.
+import { payloadDigest, type GraphInput, type Release } from '../graph/model.js';
+import { TrustStore } from '../signatures/verify.js';
+import type { StoredSignature } from '../store/signatures.js';
+
+export const UNSIGNED_REASON =
+  'no signature of its payload digest is vouched for by the trusted keys, and the server runs with --require-signatures';
+
+/** Where stored signatures are read from (the store's signature repository). */
+export interface StoredSignatures {
+  all(): StoredSignature[];
+}
+
+export class SignaturePolicy {
+  constructor(
+    /** Whether a release needs a vouched-for signature to be served. */
+    readonly required: boolean,
+    private readonly trust: TrustStore = TrustStore.empty(),
+  ) {}
+
+  /** Every release is served. */
+  static off(): SignaturePolicy {
+    return new SignaturePolicy(false);
+  }
+
+  /**
+   * Digests with a stored signature that the current trust keys still vouch for: a key removed or
+   * revoked since the signature was verified counts no more.
+   */
+  vouchedDigests(signatures: StoredSignatures): Set<string> {
+    const vouched = signatures.all().filter((s) => this.trust.vouches(s.envelope, s.keyId, new Date(s.verifiedAt)));
+    return new Set(vouched.map((s) => s.digest));
+  }
+
+  /** Why a release is left out of the graph, or undefined when it is served. */
+  withheld(release: Pick<Release, 'payload'>, vouched: ReadonlySet<string>): string | undefined {
+    if (!this.required || vouched.has(payloadDigest(release.payload))) return undefined;
+    return UNSIGNED_REASON;
+  }
+
+  /** The input of a build without the releases this policy withholds. */
+  apply(input: GraphInput, signatures: StoredSignatures): GraphInput {
+    if (!this.required) return input;
+    const vouched = this.vouchedDigests(signatures);
+    return { ...input, releases: input.releases.filter((r) => this.withheld(r, vouched) === undefined) };
+  }
+}

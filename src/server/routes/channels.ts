@@ -1,0 +1,99 @@
+// /api/v1/channels and /api/v1/internal-channels: list, read, create or replace a channel; promote a
+// version into it (or a dry run of that); withdraw a version, which tombstones it there.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import {
+  ChannelBody,
+  ChannelDoc,
+  ChannelNameParams,
+  DryRunQuery,
+  InternalChannelParams,
+  PromoteBody,
+  PromotionResult,
+  ReasonQuery,
+  WithdrawalResult,
+} from '../../schemas/admin.js';
+import { ErrorSchema } from '../../schemas/cincinnati.js';
+import { actorOf, requireScope } from '../auth.js';
+import { BEARER_AUTH, WRITE_ERRORS, type AdminRouteOptions } from './adminRouteOptions.js';
+
+const PROMOTION_DESCRIPTION =
+  'Refused with 409 naming the rule (release, tombstone, feeder.source, feeder.filter, feeder.delay, feeder.errata) ' +
+  'unless force with a reason. dryRun=true changes nothing and lists the edges that would appear.';
+
+export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  for (const [kind, base, params] of [
+    ['public', '/api/v1/channels', ChannelNameParams],
+    ['internal', '/api/v1/internal-channels', InternalChannelParams],
+  ] as const) {
+    const tag = kind === 'public' ? 'channels' : 'internal channels';
+
+    app.get(base, {
+      schema: { summary: `List ${tag}`, tags: [tag], response: { 200: Type.Object({ channels: Type.Array(ChannelDoc) }) } },
+      handler: async () => ({ channels: admin.queries.channels(kind) }),
+    });
+
+    app.get(`${base}/:name`, {
+      schema: {
+        summary: `One ${kind} channel with the time each version entered it`,
+        tags: [tag],
+        params,
+        response: { 200: ChannelDoc, 404: ErrorSchema },
+      },
+      handler: async (request) => admin.queries.channel(kind, request.params.name),
+    });
+
+    app.put(`${base}/:name`, {
+      preValidation: requireScope(tokens, 'channels:write'),
+      schema: {
+        summary: `Create or replace a ${kind} channel (versions, feeder, tombstones)`,
+        tags: [tag],
+        security: BEARER_AUTH,
+        params,
+        body: ChannelBody,
+        response: { 200: ChannelDoc, 201: ChannelDoc, ...WRITE_ERRORS },
+      },
+      handler: async (request, reply) => {
+        const { name } = request.params;
+        const r = admin.channels.putChannel(kind, name, request.body, actorOf(request));
+        return reply.code(r.created ? 201 : 200).send(admin.queries.channel(kind, name));
+      },
+    });
+
+    app.post(`${base}/:name/versions`, {
+      preValidation: requireScope(tokens, 'channels:write'),
+      schema: {
+        summary: `Promote a version into a ${kind} channel, following its feeder`,
+        description: PROMOTION_DESCRIPTION,
+        tags: [tag],
+        security: BEARER_AUTH,
+        params,
+        querystring: DryRunQuery,
+        body: PromoteBody,
+        response: { 200: PromotionResult, 201: PromotionResult, ...WRITE_ERRORS },
+      },
+      handler: async (request, reply) => {
+        const r = admin.promotion.promote(kind, request.params.name, request.body, actorOf(request), request.query.dryRun === true);
+        return reply.code(r.changed && !r.dryRun ? 201 : 200).send(r);
+      },
+    });
+
+    app.delete(`${base}/:name/versions/:version`, {
+      preValidation: requireScope(tokens, 'channels:write'),
+      schema: {
+        summary: `Withdraw a version from a ${kind} channel (and tombstone it there)`,
+        tags: [tag],
+        security: BEARER_AUTH,
+        params: Type.Intersect([params, Type.Object({ version: Type.String() })]),
+        querystring: ReasonQuery,
+        response: { 200: WithdrawalResult, ...WRITE_ERRORS },
+      },
+      handler: async (request) => {
+        const { name, version } = request.params;
+        return admin.promotion.withdraw(kind, name, version, request.query.reason ?? null, actorOf(request));
+      },
+    });
+  }
+}

@@ -1,0 +1,67 @@
+// /api/v1/releases: add release records (one or a list, all or nothing), list them, read and delete one.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { ReasonQuery, ReleaseBody, ReleaseDetail, ReleaseList, ReleaseListQuery, ReleaseParams } from '../../schemas/admin.js';
+import { ErrorSchema } from '../../schemas/cincinnati.js';
+import { ReleaseRecordSchema } from '../../schemas/graphData.js';
+import { actorOf, requireScope } from '../auth.js';
+import { BEARER_AUTH, WRITE_ERRORS, type AdminRouteOptions } from './adminRouteOptions.js';
+
+const ReleasesAdded = Type.Object({ releases: Type.Array(ReleaseRecordSchema) });
+
+export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post('/api/v1/releases', {
+    attachValidation: true, // the release service validates, naming body[i].field
+    preValidation: requireScope(tokens, 'releases:write'),
+    schema: {
+      summary: 'Add one release record or an array of them',
+      tags: ['releases'],
+      security: BEARER_AUTH,
+      body: ReleaseBody,
+      response: { 200: ReleasesAdded, 201: ReleasesAdded, ...WRITE_ERRORS },
+    },
+    handler: async (request, reply) => {
+      const r = admin.releases.addReleases(request.body, actorOf(request));
+      return reply.code(r.created ? 201 : 200).send({ releases: r.releases });
+    },
+  });
+
+  app.get('/api/v1/releases', {
+    schema: {
+      summary: 'List releases, sorted by version then arch, paginated',
+      tags: ['releases'],
+      querystring: ReleaseListQuery,
+      response: { 200: ReleaseList, 400: ErrorSchema },
+    },
+    handler: async (request) => admin.queries.releases(request.query),
+  });
+
+  app.get('/api/v1/releases/:arch/:version', {
+    schema: {
+      summary: 'One release with its channels and risks',
+      tags: ['releases'],
+      params: ReleaseParams,
+      response: { 200: ReleaseDetail, 404: ErrorSchema },
+    },
+    handler: async (request) => admin.queries.release(request.params.arch, request.params.version),
+  });
+
+  app.delete('/api/v1/releases/:arch/:version', {
+    preValidation: requireScope(tokens, 'releases:write'),
+    schema: {
+      summary: 'Delete a release',
+      tags: ['releases'],
+      security: BEARER_AUTH,
+      params: ReleaseParams,
+      querystring: ReasonQuery,
+      response: { 200: Type.Object({ deleted: ReleaseRecordSchema }), ...WRITE_ERRORS },
+    },
+    handler: async (request) => {
+      const { arch, version } = request.params;
+      return { deleted: admin.releases.deleteRelease(arch, version, actorOf(request), request.query.reason ?? null) };
+    },
+  });
+}
