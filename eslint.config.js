@@ -7,7 +7,8 @@ import tseslint from 'typescript-eslint';
 // production code imports it.
 const SERVER_IMPORT = {
   regex: '(^|/)server/',
-  message: 'src/server/ is the HTTP layer: only src/cli/serve.ts, src/cli/openapi.ts and test/support/server.ts import it; call src/app/ instead.',
+  message:
+    'src/server/ is the HTTP layer: only src/cli/serve.ts, src/cli/openapi.ts and test/support/server.ts import it; call src/app/ instead.',
 };
 const HTTP_IMPORT = {
   regex: '^(fastify|fastify-plugin|@fastify/.*)$',
@@ -15,7 +16,8 @@ const HTTP_IMPORT = {
 };
 const MOCK_IMPORT = {
   regex: '(^|/)cluster/mock/',
-  message: 'src/cluster/mock/ is the mock cluster, a test and demo tool: production code never imports it (only src/cli/mockCluster.ts starts it).',
+  message:
+    'src/cluster/mock/ is the mock cluster, a test and demo tool: production code never imports it (only src/cli/mockCluster.ts starts it).',
 };
 const HTTP_COMPOSITION_ROOTS = ['src/cli/serve.ts', 'src/cli/openapi.ts'];
 const MOCK_FILES = ['src/cluster/mock/**', 'src/cli/mockCluster.ts'];
@@ -26,7 +28,17 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', fetch: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        fetch: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],

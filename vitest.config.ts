@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,5 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every core: most files wait on servers and processes of their own, so they overlap well
+    // (on 2 cores, vitest's default of one worker fewer than the cores would run one file at a time).
+    maxWorkers: availableParallelism(),
   },
 });

@@ -5,6 +5,11 @@
 import { main } from '../dist/cli/main.js';
 
 main(process.argv).then(
-  (code) => { if (typeof code === 'number') process.exitCode = code; },
-  (err) => { process.stderr.write(`cincy: ${err instanceof Error ? err.message : String(err)}\n`); process.exitCode = 1; },
+  (code) => {
+    if (typeof code === 'number') process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`cincy: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
 );

@@ -34,7 +34,9 @@ const TARGETS = {
 const JSON_ACCEPT = { accept: 'application/json' };
 const GZIP_ACCEPT = { accept: 'application/json', 'accept-encoding': 'gzip' };
 const log = (msg) => console.log(`bench: ${msg}`);
-const LOAD_AT_START = loadavg().map((l) => l.toFixed(2)).join(' ');
+const LOAD_AT_START = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 
 // ---------------------------------------------------------------------------------------------
 // Setup
@@ -48,7 +50,10 @@ function ensureTools(report) {
     log(`${missing.join(' and ')} missing: running apt-get ${args.join(' ')}`);
     const r = spawnSync('apt-get', args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     if (r.status !== 0) {
-      report.fail(`apt-get ${args.join(' ')}`, (r.stderr || r.error?.message || '').trim().split('\n').slice(-5).join('\n'));
+      report.fail(
+        `apt-get ${args.join(' ')}`,
+        (r.stderr || r.error?.message || '').trim().split('\n').slice(-5).join('\n'),
+      );
       return;
     }
   }
@@ -60,8 +65,12 @@ function warnIfDistStale() {
   const built = join(ROOT, 'dist', 'cli', 'main.js');
   if (!existsSync(built)) throw new Error('dist/ is missing: run `npm run build` first');
   const newest = (dir) =>
-    readdirSync(dir, { withFileTypes: true }).reduce((m, e) => Math.max(m, e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs), 0);
-  if (newest(join(ROOT, 'src')) > statSync(built).mtimeMs) log('WARNING: src/ is newer than dist/; these numbers are for the last build (`npm run build`)');
+    readdirSync(dir, { withFileTypes: true }).reduce(
+      (m, e) => Math.max(m, e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs),
+      0,
+    );
+  if (newest(join(ROOT, 'src')) > statSync(built).mtimeMs)
+    log('WARNING: src/ is newer than dist/; these numbers are for the last build (`npm run build`)');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -71,7 +80,20 @@ function warnIfDistStale() {
 async function startServer(graphData, workDir) {
   const port = await freePort();
   const db = join(mkdtempSync(join(workDir, 'db-')), 'cincy.db');
-  const args = [CLI, 'serve', '--graph-data', graphData, '--db', db, '--host', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];
+  const args = [
+    CLI,
+    'serve',
+    '--graph-data',
+    graphData,
+    '--db',
+    db,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--log-level',
+    'warn',
+  ];
   const t0 = performance.now();
   // Run the launcher itself, as `npm start` and node_modules/.bin/cincy do, so its node flags apply.
   const proc = start('cincy serve', CLI, args.slice(1), { cwd: ROOT });
@@ -92,11 +114,13 @@ async function firstResponses(port, channels) {
   const first = [];
   for (const c of channels) {
     const res = await get(port, graphPath(c.name, c.arch), { headers: JSON_ACCEPT, agent });
-    if (res.status !== 200) throw new Error(`GET ${graphPath(c.name, c.arch)} → ${res.status}: ${res.body.toString().slice(0, 200)}`);
+    if (res.status !== 200)
+      throw new Error(`GET ${graphPath(c.name, c.arch)} → ${res.status}: ${res.body.toString().slice(0, 200)}`);
     first.push({ ...c, ms: res.ms, bytes: res.body.length, nodes: JSON.parse(res.body.toString()).nodes.length });
   }
   const again = [];
-  for (const c of channels) again.push((await get(port, graphPath(c.name, c.arch), { headers: JSON_ACCEPT, agent })).ms);
+  for (const c of channels)
+    again.push((await get(port, graphPath(c.name, c.arch), { headers: JSON_ACCEPT, agent })).ms);
   agent.destroy();
   return { first, again };
 }
@@ -116,7 +140,13 @@ const M = {
   first: 'first GET per channel',
   rss: 'peak RSS of the server (VmHWM)',
 };
-const THROUGHPUT_ROWS = ['cached req/s, cincy', 'cached p99 latency, cincy', 'cached req/s, nginx (same bytes)', 'cached p99 latency, nginx', 'req/s ratio cincy/nginx'];
+const THROUGHPUT_ROWS = [
+  'cached req/s, cincy',
+  'cached p99 latency, cincy',
+  'cached req/s, nginx (same bytes)',
+  'cached p99 latency, nginx',
+  'req/s ratio cincy/nginx',
+];
 
 async function benchInput(report, input, workDir) {
   const { label, graphData } = input;
@@ -126,14 +156,21 @@ async function benchInput(report, input, workDir) {
     server = await startServer(graphData, workDir);
   } catch (err) {
     report.fail(`[${label}] cincy serve`, err);
-    report.notRun([M.cold, M.first, 'cached throughput', M.rss], label, 'server did not start', { [M.cold]: input.coldTarget, [M.first]: TARGETS.firstResponse, [M.rss]: input.rssTarget });
+    report.notRun([M.cold, M.first, 'cached throughput', M.rss], label, 'server did not start', {
+      [M.cold]: input.coldTarget,
+      [M.first]: TARGETS.firstResponse,
+      [M.rss]: input.rssTarget,
+    });
     return;
   }
   try {
     recordStart(report, input, server);
     const largest = await recordFirstResponses(report, input, server);
     if (largest) await recordThroughput(report, input, server, largest);
-    if (server.proc.exited) throw new Error(`cincy serve exited during the bench (${server.proc.code ?? server.proc.signal}):\n${server.proc.output.trim()}`);
+    if (server.proc.exited)
+      throw new Error(
+        `cincy serve exited during the bench (${server.proc.code ?? server.proc.signal}):\n${server.proc.output.trim()}`,
+      );
     const rss = peakRssMb(server.proc.pid);
     report.add(M.rss, label, rss, { unit: 'MB', digits: 0, target: input.rssTarget });
   } finally {
@@ -152,7 +189,9 @@ async function benchInputSafely(report, input, workDir) {
 
 function recordStart(report, input, server) {
   const g = server.readyz.graph ?? {};
-  log(`[${input.label}] ready after ${(server.coldMs / 1000).toFixed(2)} s: ${g.releases} releases, ${g.channels} channels`);
+  log(
+    `[${input.label}] ready after ${(server.coldMs / 1000).toFixed(2)} s: ${g.releases} releases, ${g.channels} channels`,
+  );
   report.add(M.cold, input.label, server.coldMs / 1000, { unit: 's', digits: 2, target: input.coldTarget });
   report.add('graph.buildSeconds (from /readyz)', input.label, g.buildSeconds ?? NaN, { unit: 's', digits: 3 });
   report.add('releases / channels served', input.label, `${g.releases} / ${g.channels}`);
@@ -167,7 +206,10 @@ async function recordFirstResponses(report, input, server) {
     result = await firstResponses(server.port, channels);
   } catch (err) {
     report.fail(`[${label}] first GET per channel`, err);
-    report.notRun([M.first, ...THROUGHPUT_ROWS], label, 'a /graph request failed', { [M.first]: TARGETS.firstResponse, [THROUGHPUT_ROWS[4]]: TARGETS.ratio });
+    report.notRun([M.first, ...THROUGHPUT_ROWS], label, 'a /graph request failed', {
+      [M.first]: TARGETS.firstResponse,
+      [THROUGHPUT_ROWS[4]]: TARGETS.ratio,
+    });
     return undefined;
   }
   const { first, again } = result;
@@ -177,12 +219,23 @@ async function recordFirstResponses(report, input, server) {
   const empty = first.filter((f) => f.nodes === 0).length;
   const arches = [...new Set(first.map((f) => f.arch))].join(', ');
   log(`[${label}] ${first.length} channels (${arches}); slowest first GET ${slowest.name} ${slowest.ms.toFixed(1)} ms`);
-  report.add(`${M.first}, p50 (${first.length} channels, ${arches})`, label, percentile(ms, 50), { unit: 'ms', target: TARGETS.firstResponse });
-  report.add(`${M.first}, max`, label, slowest.ms, { unit: 'ms', target: TARGETS.firstResponse, note: ` (${slowest.name}, ${kib(slowest.bytes)})` });
+  report.add(`${M.first}, p50 (${first.length} channels, ${arches})`, label, percentile(ms, 50), {
+    unit: 'ms',
+    target: TARGETS.firstResponse,
+  });
+  report.add(`${M.first}, max`, label, slowest.ms, {
+    unit: 'ms',
+    target: TARGETS.firstResponse,
+    note: ` (${slowest.name}, ${kib(slowest.bytes)})`,
+  });
   report.add('second GET per channel, p50 (view cached)', label, percentile(again, 50), { unit: 'ms', digits: 2 });
   report.add('second GET per channel, max', label, Math.max(...again), { unit: 'ms', digits: 2 });
   if (empty) report.add('channels with no nodes on the arch requested', label, empty, { digits: 0 });
-  report.add('largest channel (identity bytes)', label, `${largest.name} ${largest.arch}: ${kib(largest.bytes)}, ${largest.nodes} nodes`);
+  report.add(
+    'largest channel (identity bytes)',
+    label,
+    `${largest.name} ${largest.arch}: ${kib(largest.bytes)}, ${largest.nodes} nodes`,
+  );
   return largest;
 }
 
@@ -200,7 +253,10 @@ async function recordThroughput(report, input, server, largest) {
   await get(server.port, path, { headers: GZIP_ACCEPT });
   const warm = await get(server.port, path, { headers: GZIP_ACCEPT });
   if (warm.status !== 200 || warm.headers['content-encoding'] !== 'gzip') {
-    report.fail(`[${label}] gzip response`, `GET ${path} with gzip → ${warm.status}, content-encoding ${warm.headers['content-encoding']}`);
+    report.fail(
+      `[${label}] gzip response`,
+      `GET ${path} with gzip → ${warm.status}, content-encoding ${warm.headers['content-encoding']}`,
+    );
     report.notRun(THROUGHPUT_ROWS, label, 'no gzip response');
     return;
   }
@@ -222,8 +278,12 @@ async function recordThroughput(report, input, server, largest) {
     report.add(THROUGHPUT_ROWS[2], label, nginx.rps, { digits: 0, note: wrkCaveats(nginx) });
     report.add(THROUGHPUT_ROWS[3], label, nginx.p99Ms, { unit: 'ms', digits: 2 });
   }
-  if (cincy && nginx) report.add(THROUGHPUT_ROWS[4], label, cincy.rps / nginx.rps, { digits: 2, target: TARGETS.ratio });
-  else report.notRun(THROUGHPUT_ROWS.slice(cincy ? 2 : 0), label, 'wrk or nginx failed', { [THROUGHPUT_ROWS[4]]: TARGETS.ratio });
+  if (cincy && nginx)
+    report.add(THROUGHPUT_ROWS[4], label, cincy.rps / nginx.rps, { digits: 2, target: TARGETS.ratio });
+  else
+    report.notRun(THROUGHPUT_ROWS.slice(cincy ? 2 : 0), label, 'wrk or nginx failed', {
+      [THROUGHPUT_ROWS[4]]: TARGETS.ratio,
+    });
 }
 
 async function wrkNginx(label, gzipBytes, path) {
@@ -245,7 +305,11 @@ async function wrkNginx(label, gzipBytes, path) {
 
 function realInput() {
   const expected = join(REAL_SET, 'expected');
-  const extraChannels = existsSync(expected) ? readdirSync(expected).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)) : [];
+  const extraChannels = existsSync(expected)
+    ? readdirSync(expected)
+        .filter((n) => n.endsWith('.json'))
+        .map((n) => n.slice(0, -5))
+    : [];
   return { label: 'real', graphData: join(REAL_SET, 'graph-data'), extraChannels, coldTarget: TARGETS.coldReal };
 }
 
@@ -259,12 +323,18 @@ async function fullInput(report, workDir) {
   log(`[full] generating a full-size tree (node ${relative(ROOT, GENERATOR)} --size full)`);
   const t0 = performance.now();
   try {
-    await run('generate-graph-data', process.execPath, [GENERATOR, '--size', 'full', '--out', out], { cwd: ROOT, timeoutMs: 150_000 });
+    await run('generate-graph-data', process.execPath, [GENERATOR, '--size', 'full', '--out', out], {
+      cwd: ROOT,
+      timeoutMs: 150_000,
+    });
   } catch (err) {
     report.fail('[full] generate', err);
     return undefined;
   }
-  report.add('generate full-size tree (not part of the server)', 'full', (performance.now() - t0) / 1000, { unit: 's', digits: 1 });
+  report.add('generate full-size tree (not part of the server)', 'full', (performance.now() - t0) / 1000, {
+    unit: 's',
+    digits: 1,
+  });
   return { label: 'full', graphData: out, rssTarget: TARGETS.rssFull };
 }
 
@@ -272,13 +342,18 @@ async function fullInput(report, workDir) {
 // Output
 
 function header() {
-  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() || 'unknown';
-  const dirty = spawnSync('git', ['status', '--porcelain', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() ? ' + uncommitted src/ changes' : '';
+  const commit =
+    spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() || 'unknown';
+  const dirty = spawnSync('git', ['status', '--porcelain', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim()
+    ? ' + uncommitted src/ changes'
+    : '';
   return [
     `# cincy bench — ${new Date().toISOString()}`,
     '',
     `commit ${commit}${dirty}; node ${process.version}; ${cpus().length} CPUs (wrk, the server and nginx share them);`,
-    `load average ${LOAD_AT_START} at the start, ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end: other work on the machine skews latencies.`,
+    `load average ${LOAD_AT_START} at the start, ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at the end: other work on the machine skews latencies.`,
     '',
     `Throughput: \`wrk ${WRK_ARGS.map((a) => (a.includes(' ') ? `'${a}'` : a)).join(' ')} URL\` on the largest channel, gzip, after a warm-up.`,
     'nginx runs with worker_processes 1 because cincy serves from one Node process: one core each is the fair comparison.',
@@ -288,12 +363,18 @@ function header() {
 
 /** A failure message for a list item: its lines joined, clipped. */
 const oneLine = (text) => {
-  const joined = text.trim().split('\n').map((l) => l.trim()).filter(Boolean).join(' / ');
+  const joined = text
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' / ');
   return joined.length > 400 ? `${joined.slice(0, 400)}…` : joined;
 };
 
 function writeResults(report) {
-  const body = `${header()}\n${report.markdown()}\n${report.failures.length ? `\nCould not run:\n${report.failures.map((f) => `- ${f.step}: ${oneLine(f.message)}`).join('\n')}\n` : ''}`;
+  const failures = report.failures.map((f) => `- ${f.step}: ${oneLine(f.message)}`).join('\n');
+  const body = `${header()}\n${report.markdown()}\n${failures ? `\nCould not run:\n${failures}\n` : ''}`;
   const dir = join(ROOT, 'bench-results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'latest.md'), body);
@@ -314,7 +395,11 @@ async function main() {
   await benchInputSafely(report, realInput(), workDir);
   const full = await fullInput(report, workDir);
   if (full) await benchInputSafely(report, full, workDir);
-  else report.notRun([M.cold, M.first, 'cached throughput', M.rss], 'full', 'no full-size tree', { [M.first]: TARGETS.firstResponse, [M.rss]: TARGETS.rssFull });
+  else
+    report.notRun([M.cold, M.first, 'cached throughput', M.rss], 'full', 'no full-size tree', {
+      [M.first]: TARGETS.firstResponse,
+      [M.rss]: TARGETS.rssFull,
+    });
 
   writeResults(report);
   log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);

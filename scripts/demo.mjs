@@ -61,8 +61,26 @@ async function main() {
   writeFileSync(secret, randomBytes(32).toString('hex'), { mode: 0o600 });
 
   say('starting the graph server on the bundled graph-data');
-  const [, server] = await start('cincy serve', ['serve', '--port', '0', '--db', join(dir, 'cincy.db'), '--trust-keys', trust, '--admin-jwt-secret-file', secret, '--log-level', 'info'], /Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
-  const graph = await (await fetch(`${server}/graph?channel=stable-4.16&arch=amd64`, { headers: { accept: 'application/json' } })).json();
+  const [, server] = await start(
+    'cincy serve',
+    [
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      join(dir, 'cincy.db'),
+      '--trust-keys',
+      trust,
+      '--admin-jwt-secret-file',
+      secret,
+      '--log-level',
+      'info',
+    ],
+    /Server listening at (http:\/\/127\.0\.0\.1:\d+)/,
+  );
+  const graph = await (
+    await fetch(`${server}/graph?channel=stable-4.16&arch=amd64`, { headers: { accept: 'application/json' } })
+  ).json();
   // The newest 4.16 release with an unconditional edge from a 4.15 release, and the newest such 4.15.
   let from;
   let to;
@@ -79,23 +97,76 @@ async function main() {
   say(`signing ${to.version} and adding the signature through the admin API`);
   const signature = join(dir, 'signature');
   cincy('sign', '--key', join(keys, 'demo.private.jwk.json'), '--payload', to.payload, '--out', signature);
-  const token = cincy('token', 'create', '--admin-jwt-secret-file', secret, '--scope', 'releases:write', '--subject', 'demo').trim();
-  const added = await fetch(`${server}/api/v1/releases/amd64/${to.version}/signatures`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/jose' }, body: readFileSync(signature) });
-  if (added.status !== 201 && added.status !== 200) throw new Error(`adding the signature: HTTP ${added.status} ${await added.text()}`);
+  const token = cincy(
+    'token',
+    'create',
+    '--admin-jwt-secret-file',
+    secret,
+    '--scope',
+    'releases:write',
+    '--subject',
+    'demo',
+  ).trim();
+  const added = await fetch(`${server}/api/v1/releases/amd64/${to.version}/signatures`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/jose' },
+    body: readFileSync(signature),
+  });
+  if (added.status !== 201 && added.status !== 200)
+    throw new Error(`adding the signature: HTTP ${added.status} ${await added.text()}`);
 
   const payloads = join(dir, 'payloads');
   say('making the release payloads (cincy payload create --release …)');
-  for (const r of [from, to]) process.stdout.write(cincy('payload', 'create', '--release', r.version, '--server', server, '--store', payloads));
+  for (const r of [from, to])
+    process.stdout.write(cincy('payload', 'create', '--release', r.version, '--server', server, '--store', payloads));
 
   say('starting the mock cluster and the agent');
   const kubeconfig = join(dir, 'kubeconfig');
-  await start('cincy mock-cluster', [
-    'mock-cluster', '--port', '0', '--state', join(dir, 'cluster.json'), '--kubeconfig-out', kubeconfig, '--version', from.version, '--image', from.payload,
-    '--channel', 'stable-4.16', '--upstream', `${server}/api/upgrades_info/v1/graph`, '--time-scale', String(SCALE), '--payload-store', payloads,
-  ], /listening at/);
-  await start('cincy agent', [
-    'agent', '--kubeconfig', kubeconfig, '--interval', '2', '--payload-store', payloads, '--trust-keys', trust, '--signature-store', `${server}/signatures`, '--log-level', 'info', '--follow-mock-clock',
-  ], /"msg":"poll"/);
+  await start(
+    'cincy mock-cluster',
+    [
+      'mock-cluster',
+      '--port',
+      '0',
+      '--state',
+      join(dir, 'cluster.json'),
+      '--kubeconfig-out',
+      kubeconfig,
+      '--version',
+      from.version,
+      '--image',
+      from.payload,
+      '--channel',
+      'stable-4.16',
+      '--upstream',
+      `${server}/api/upgrades_info/v1/graph`,
+      '--time-scale',
+      String(SCALE),
+      '--payload-store',
+      payloads,
+    ],
+    /listening at/,
+  );
+  await start(
+    'cincy agent',
+    [
+      'agent',
+      '--kubeconfig',
+      kubeconfig,
+      '--interval',
+      '2',
+      '--payload-store',
+      payloads,
+      '--trust-keys',
+      trust,
+      '--signature-store',
+      `${server}/signatures`,
+      '--log-level',
+      'info',
+      '--follow-mock-clock',
+    ],
+    /"msg":"poll"/,
+  );
 
   const k = ['--kubeconfig', kubeconfig];
   const cv = () => JSON.parse(cincy('adm', 'upgrade', '-o', 'json', ...k));
@@ -112,8 +183,9 @@ async function main() {
     const status = cv().status;
     const progressing = status.conditions?.find((c) => c.type === 'Progressing');
     const failing = status.conditions?.find((c) => c.type === 'Failing' && c.status === 'True');
-    const line = failing ? `Failing: ${failing.reason}: ${failing.message}` : progressing?.message ?? '';
-    if (line !== last) process.stdout.write(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+    const line = failing ? `Failing: ${failing.reason}: ${failing.message}` : (progressing?.message ?? '');
+    if (line !== last)
+      process.stdout.write(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
     last = line;
     if (!completedAt && status.history?.[0]?.version === to.version && status.history[0].state === 'Completed') {
       completedAt = Date.now();
@@ -121,15 +193,32 @@ async function main() {
       process.stdout.write(cincy('get', 'clusterversion', ...k));
     }
     const pools = JSON.parse(cincy('get', 'mcp', '-o', 'json', ...k)).items;
-    const rolling = pools.some((p) => p.status.updatedMachineCount !== p.status.machineCount || p.status.configuration?.name !== p.spec.configuration?.name);
+    const rolling = pools.some(
+      (p) =>
+        p.status.updatedMachineCount !== p.status.machineCount ||
+        p.status.configuration?.name !== p.spec.configuration?.name,
+    );
     if (rolling && tick % 3 === 0) process.stdout.write(cincy('get', 'mcp', ...k));
-    if (completedAt && pools.every((p) => p.status.updatedMachineCount === p.status.machineCount && p.status.configuration?.name === p.spec.configuration?.name)) break;
+    if (
+      completedAt &&
+      pools.every(
+        (p) =>
+          p.status.updatedMachineCount === p.status.machineCount &&
+          p.status.configuration?.name === p.spec.configuration?.name,
+      )
+    )
+      break;
     if (Date.now() - started > 10 * 60_000) throw new Error('the update did not finish in 10 minutes');
     await sleep(1000);
   }
   say(`every node runs ${to.version} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   process.stdout.write(cincy('get', 'nodes', ...k));
-  process.stdout.write(cincy('get', 'co', ...k).split('\n').slice(0, 6).join('\n') + '\n  …\n');
+  process.stdout.write(
+    cincy('get', 'co', ...k)
+      .split('\n')
+      .slice(0, 6)
+      .join('\n') + '\n  …\n',
+  );
   say('cincy adm upgrade');
   process.stdout.write(cincy('adm', 'upgrade', ...k));
 }

@@ -17,7 +17,12 @@ export interface Setting {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const S = <T extends TSchema>(flag: string, schema: T, description: string, def?: string | number | boolean): Setting & { schema: T } => ({
+const S = <T extends TSchema>(
+  flag: string,
+  schema: T,
+  description: string,
+  def?: string | number | boolean,
+): Setting & { schema: T } => ({
   flag,
   env: `CINCY_${flag.slice(2).toUpperCase().replace(/-/g, '_')}`,
   schema,
@@ -26,21 +31,63 @@ const S = <T extends TSchema>(flag: string, schema: T, description: string, def?
 });
 
 export const SETTINGS = {
-  graphData: S('--graph-data', Type.String({ minLength: 1 }), 'graph-data directory or .tar.gz to import at start', BUNDLED_GRAPH_DATA),
+  graphData: S(
+    '--graph-data',
+    Type.String({ minLength: 1 }),
+    'graph-data directory or .tar.gz to import at start',
+    BUNDLED_GRAPH_DATA,
+  ),
   db: S('--db', Type.String({ minLength: 1 }), 'SQLite database file, or :memory:', './data/cincy.db'),
   host: S('--host', Type.String({ minLength: 1 }), 'address to listen on', '127.0.0.1'),
   port: S('--port', Type.Integer({ minimum: 0, maximum: 65535 }), 'port to listen on', 8080),
-  logLevel: S('--log-level', Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))), `log level: ${LOG_LEVELS.join(', ')}`, 'info'),
-  cacheMaxAge: S('--cache-max-age', Type.Integer({ minimum: 0, maximum: 86400 }), 'Cache-Control max-age of graph responses, seconds', 30),
-  adminJwtSecretFile: S('--admin-jwt-secret-file', Type.String({ minLength: 1 }), 'file with the HS256 secret (32+ bytes) that admin tokens are signed with'),
-  adminJwks: S('--admin-jwks', Type.String({ minLength: 1 }), 'JWKS file or https URL of the public keys admin tokens are signed with (RS256, ES256, EdDSA)'),
+  logLevel: S(
+    '--log-level',
+    Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
+    `log level: ${LOG_LEVELS.join(', ')}`,
+    'info',
+  ),
+  cacheMaxAge: S(
+    '--cache-max-age',
+    Type.Integer({ minimum: 0, maximum: 86400 }),
+    'Cache-Control max-age of graph responses, seconds',
+    30,
+  ),
+  adminJwtSecretFile: S(
+    '--admin-jwt-secret-file',
+    Type.String({ minLength: 1 }),
+    'file with the HS256 secret (32+ bytes) that admin tokens are signed with',
+  ),
+  adminJwks: S(
+    '--admin-jwks',
+    Type.String({ minLength: 1 }),
+    'JWKS file or https URL of the public keys admin tokens are signed with (RS256, ES256, EdDSA)',
+  ),
   adminIssuer: S('--admin-issuer', Type.String({ minLength: 1 }), 'required iss of admin tokens', 'cincy'),
   adminAudience: S('--admin-audience', Type.String({ minLength: 1 }), 'required aud of admin tokens', 'cincy-admin'),
-  adminRateLimit: S('--admin-rate-limit', Type.Integer({ minimum: 1, maximum: 100000 }), 'admin writes per subject per minute', 120),
-  trustKeys: S('--trust-keys', Type.String({ minLength: 1 }), 'folder of trusted signing keys: JWKS files (*.json) and armored OpenPGP keys (*.asc)'),
-  requireSignatures: S('--require-signatures', Type.Boolean(), 'leave releases without a valid signature out of the graph', false),
+  adminRateLimit: S(
+    '--admin-rate-limit',
+    Type.Integer({ minimum: 1, maximum: 100000 }),
+    'admin writes per subject per minute',
+    120,
+  ),
+  trustKeys: S(
+    '--trust-keys',
+    Type.String({ minLength: 1 }),
+    'folder of trusted signing keys: JWKS files (*.json) and armored OpenPGP keys (*.asc)',
+  ),
+  requireSignatures: S(
+    '--require-signatures',
+    Type.Boolean(),
+    'leave releases without a valid signature out of the graph',
+    false,
+  ),
   autoPromote: S('--auto-promote', Type.Boolean(), 'apply every channel feeder on a schedule (actor "feeder")', false),
-  autoPromoteInterval: S('--auto-promote-interval', Type.Integer({ minimum: 1, maximum: 86400 }), 'seconds between two feeder passes', 60),
+  autoPromoteInterval: S(
+    '--auto-promote-interval',
+    Type.Integer({ minimum: 1, maximum: 86400 }),
+    'seconds between two feeder passes',
+    60,
+  ),
 };
 
 /** The resolved settings, as one schema. */
@@ -74,9 +121,11 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     const raw = flags[key] ?? env[s.env];
     let value: unknown = raw ?? s.default;
     if (typeof raw === 'string' && s.schema.type === 'integer') value = /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
-    if (typeof raw === 'string' && s.schema.type === 'boolean') value = raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : raw;
+    if (typeof raw === 'string' && s.schema.type === 'boolean')
+      value = raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : raw;
     if (value === undefined) continue;
-    for (const p of schemaProblems(s.schema, value, 'configuration')) problems.push(`${s.flag} (${s.env}): ${p.message}, got '${String(value)}'`);
+    for (const p of schemaProblems(s.schema, value, 'configuration'))
+      problems.push(`${s.flag} (${s.env}): ${p.message}, got '${String(value)}'`);
     out[key] = value;
   }
   if (problems.length) throw new ConfigError(problems.join('\n'));

@@ -32,7 +32,11 @@ const STATUS: Record<ErrorKind, number> = {
 
 export class ApiError extends Error {
   readonly statusCode: number;
-  constructor(readonly kind: ErrorKind, readonly value: string, statusCode?: number) {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly value: string,
+    statusCode?: number,
+  ) {
     super(value);
     this.statusCode = statusCode ?? STATUS[kind];
   }

@@ -51,7 +51,9 @@ describe('release lifecycle', () => {
     // stable waits a week after fast.
     r = await promote('internal-channels', 'stable', '4.16.1');
     expect(r.status).toBe(409);
-    expect(r.body.value).toMatch(/^feeder.delay: 4.16.1 entered fast at 2026-01-01T00:00:00.000Z; the feeder delay P1W of stable ends at 2026-01-08T00:00:00.000Z/);
+    expect(r.body.value).toMatch(
+      /^feeder.delay: 4.16.1 entered fast at 2026-01-01T00:00:00.000Z; the feeder delay P1W of stable ends at 2026-01-08T00:00:00.000Z/,
+    );
     clock.advance(7 * DAY);
     expect((await promote('internal-channels', 'stable', '4.16.1')).status).toBe(201);
     expect((await promote('channels', 'stable-4.16', '4.16.1')).status).toBe(201);
@@ -83,8 +85,17 @@ describe('release lifecycle', () => {
     expect(g.nodes[1]!.metadata['io.openshift.upgrades.graph.release.channels']).toBe('eus-4.16,fast-4.16,stable-4.16');
 
     const audit = await api('GET', '/api/v1/audit?limit=3', undefined, undefined);
-    const entries = audit.body.entries as Array<{ actor: string; action: string; reason: string | null; after: { bypassed?: { rule: string } } }>;
-    expect(entries[0]).toMatchObject({ actor: 'alice', action: 'channel.promote.forced', reason: 'hotfix for a customer' });
+    const entries = audit.body.entries as Array<{
+      actor: string;
+      action: string;
+      reason: string | null;
+      after: { bypassed?: { rule: string } };
+    }>;
+    expect(entries[0]).toMatchObject({
+      actor: 'alice',
+      action: 'channel.promote.forced',
+      reason: 'hotfix for a customer',
+    });
     expect(entries[0]!.after.bypassed!.rule).toBe('tombstone');
   });
 
@@ -96,7 +107,14 @@ describe('release lifecycle', () => {
     expect(r.status).toBe(409);
     expect(r.body.value).toMatch(/^tombstone/);
 
-    r = await api('POST', '/api/v1/risks', { to: '4.16.1', from: '4[.]15[.].*', url: 'https://issues.example/1', name: 'Boom', message: 'It breaks.', matchingRules: [{ type: 'PromQL', promql: { promql: 'group(cluster_version)' } }] });
+    r = await api('POST', '/api/v1/risks', {
+      to: '4.16.1',
+      from: '4[.]15[.].*',
+      url: 'https://issues.example/1',
+      name: 'Boom',
+      message: 'It breaks.',
+      matchingRules: [{ type: 'PromQL', promql: { promql: 'group(cluster_version)' } }],
+    });
     expect(r.status).toBe(201);
     expect(r.body.id).toBe('4.16.1-Boom');
     await api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.1' });
@@ -105,7 +123,18 @@ describe('release lifecycle', () => {
     let g = await graph('fast-4.16');
     expect(g.edges).toEqual([]);
     expect(g.conditionalEdges[0]!.edges).toEqual([{ from: '4.15.1', to: '4.16.1' }]);
-    expect((await api('POST', '/api/v1/risks', { to: '4.16.1', from: '.*', name: 'Boom', url: 'https://x.example/', message: 'm', matchingRules: [{ type: 'Always' }] })).status).toBe(409);
+    expect(
+      (
+        await api('POST', '/api/v1/risks', {
+          to: '4.16.1',
+          from: '.*',
+          name: 'Boom',
+          url: 'https://x.example/',
+          message: 'm',
+          matchingRules: [{ type: 'Always' }],
+        })
+      ).status,
+    ).toBe(409);
 
     expect((await api('DELETE', '/api/v1/risks/4.16.1-Boom?reason=fixed')).status).toBe(200);
     g = await graph('fast-4.16');
@@ -151,7 +180,12 @@ describe('release lifecycle', () => {
     const auditBefore = (await api('GET', '/api/v1/audit')).body.entries;
     const r = await api('POST', '/api/v1/channels/fast-4.16/versions?dryRun=true', { version: '4.16.1' });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ dryRun: true, changed: true, edges: [{ arch: 'amd64', from: '4.15.1', to: '4.16.1' }], conditionalEdges: [] });
+    expect(r.body).toMatchObject({
+      dryRun: true,
+      changed: true,
+      edges: [{ arch: 'amd64', from: '4.15.1', to: '4.16.1' }],
+      conditionalEdges: [],
+    });
     const refused = await api('POST', '/api/v1/channels/stable-4.16/versions?dryRun=true', { version: '4.16.1' });
     expect(refused.body).toMatchObject({ changed: false, refusal: { rule: 'feeder.source' } });
     expect(await versions('fast-4.16')).toEqual(['4.15.1']);
@@ -178,7 +212,13 @@ describe('dry runs under --require-signatures', () => {
       'releases/amd64/4.16.2.signature-1': await signPayload(keys.privateFile, payloadOf(4162)),
       'channels/fast-4.16.yaml': 'name: fast-4.16\nversions: [4.15.1]\n',
     });
-    const s = await startServer({ graphData: tree, auth: { secretFile, rateLimit: 1000 }, clock, trust: await TrustStore.load(trustDir), requireSignatures: true });
+    const s = await startServer({
+      graphData: tree,
+      auth: { secretFile, rateLimit: 1000 },
+      clock,
+      trust: await TrustStore.load(trustDir),
+      requireSignatures: true,
+    });
     try {
       const dryRun = async (version: string): Promise<Record<string, unknown>> => {
         const res = await fetch(`${s.url}/api/v1/channels/fast-4.16/versions?dryRun=true`, {
@@ -190,7 +230,12 @@ describe('dry runs under --require-signatures', () => {
         return (await res.json()) as Record<string, unknown>;
       };
       expect(await dryRun('4.16.1')).toMatchObject({ dryRun: true, changed: true, edges: [], conditionalEdges: [] });
-      expect(await dryRun('4.16.2')).toMatchObject({ dryRun: true, changed: true, edges: [{ arch: 'amd64', from: '4.15.1', to: '4.16.2' }], conditionalEdges: [] });
+      expect(await dryRun('4.16.2')).toMatchObject({
+        dryRun: true,
+        changed: true,
+        edges: [{ arch: 'amd64', from: '4.15.1', to: '4.16.2' }],
+        conditionalEdges: [],
+      });
     } finally {
       await s.close();
     }
@@ -199,7 +244,14 @@ describe('dry runs under --require-signatures', () => {
 
 describe('graph-data tarball', () => {
   it('serves the current state as a tar.gz that imports back to the same graph', async () => {
-    await api('POST', '/api/v1/risks', { to: '4.16.1', from: '.*', url: 'https://issues.example/2', name: 'R', message: 'm', matchingRules: [{ type: 'Always' }] });
+    await api('POST', '/api/v1/risks', {
+      to: '4.16.1',
+      from: '.*',
+      url: 'https://issues.example/2',
+      name: 'R',
+      message: 'm',
+      matchingRules: [{ type: 'Always' }],
+    });
     const res = await fetch(`${server.url}/api/upgrades_info/graph-data`);
     expect(res.headers.get('content-type')).toBe('application/gzip');
     const d = tempDir();
@@ -215,7 +267,12 @@ describe('graph-data tarball', () => {
         const b = await (await fetch(`${copy.url}/graph?channel=${c}`)).text();
         expect(b, c).toBe(a);
       }
-      expect(read.tree!.channels.filter((c) => c.internal).map((c) => c.name).sort()).toEqual(['candidate', 'fast', 'stable']);
+      expect(
+        read
+          .tree!.channels.filter((c) => c.internal)
+          .map((c) => c.name)
+          .sort(),
+      ).toEqual(['candidate', 'fast', 'stable']);
     } finally {
       await copy.close();
     }
@@ -227,13 +284,25 @@ describe('automatic promotion', () => {
     await api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.1' });
     await api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.3' });
     let done = server.admin.feeders.autoPromote();
-    expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual(['internal/fast:4.16.1', 'internal/fast:4.16.3', 'public/fast-4.16:4.16.1', 'public/fast-4.16:4.16.3']);
+    expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual([
+      'internal/fast:4.16.1',
+      'internal/fast:4.16.3',
+      'public/fast-4.16:4.16.1',
+      'public/fast-4.16:4.16.3',
+    ]);
     clock.advance(9 * DAY);
     done = server.admin.feeders.autoPromote();
-    expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual(['internal/stable:4.16.1', 'internal/stable:4.16.3', 'public/stable-4.16:4.16.1']);
+    expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual([
+      'internal/stable:4.16.1',
+      'internal/stable:4.16.3',
+      'public/stable-4.16:4.16.1',
+    ]);
     clock.advance(2 * DAY);
     done = server.admin.feeders.autoPromote();
-    expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual(['public/eus-4.16:4.16.1', 'public/eus-4.16:4.16.3']);
+    expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual([
+      'public/eus-4.16:4.16.1',
+      'public/eus-4.16:4.16.3',
+    ]);
     expect(server.admin.feeders.autoPromote()).toEqual([]);
     expect(await versions('stable-4.16')).toEqual(['4.15.1', '4.16.1']); // 4.16.3 is tombstoned there
     const audit = (await api('GET', '/api/v1/audit?actor=feeder&limit=100')).body.entries as unknown[];
@@ -257,7 +326,11 @@ describe('consistency', () => {
     const results = await Promise.all(writers);
     await Promise.all(readers);
     expect(results.every((r) => r.status === 200 || r.status === 201)).toBe(true);
-    const same = await Promise.all(Array.from({ length: 5 }, () => api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.2' })));
+    const same = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.2' }),
+      ),
+    );
     expect(same.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 201]);
   });
 });

@@ -15,7 +15,12 @@ describe('authorization', () => {
     ['releases:write', 'DELETE', '/api/v1/releases/amd64/4.16.3', undefined],
     ['channels:write', 'PUT', '/api/v1/channels/candidate-4.17', { versions: ['4.16.1'] }],
     ['channels:write', 'PUT', '/api/v1/internal-channels/candidate', { versions: ['4.16.1'] }],
-    ['channels:write', 'POST', '/api/v1/channels/stable-4.14/versions', { version: '4.15.1', force: true, reason: 'test' }],
+    [
+      'channels:write',
+      'POST',
+      '/api/v1/channels/stable-4.14/versions',
+      { version: '4.15.1', force: true, reason: 'test' },
+    ],
     ['channels:write', 'POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.1' }],
     ['channels:write', 'DELETE', '/api/v1/channels/stable-4.14/versions/4.14.1', undefined],
     ['channels:write', 'DELETE', '/api/v1/internal-channels/candidate/versions/4.14.1', undefined],
@@ -24,13 +29,20 @@ describe('authorization', () => {
   ];
 
   it('answers 401 without a token or with an expired, wrongly signed or wrong-audience one, 403 without the scope, and lets the right scope through', async () => {
-    const expired = await token('releases:write,channels:write,risks:write', { ttl: '1m', now: new Date(clock.now() - 3600e3) });
+    const expired = await token('releases:write,channels:write,risks:write', {
+      ttl: '1m',
+      now: new Date(clock.now() - 3600e3),
+    });
     const wrongAudience = await token('releases:write,channels:write,risks:write', { audience: 'someone-else' });
     const forged = `${tokens.all!.slice(0, -4)}AAAA`;
     for (const [scope, method, path, body] of writes) {
       const label = `${method} ${path}`;
       expect((await api(method, path, body, '')).status, `${label} without token`).toBe(401);
-      for (const [name, t] of [['expired', expired], ['wrong audience', wrongAudience], ['forged', forged]] as const) {
+      for (const [name, t] of [
+        ['expired', expired],
+        ['wrong audience', wrongAudience],
+        ['forged', forged],
+      ] as const) {
         const r = await api(method, path, body, t);
         expect(r.status, `${label} ${name}`).toBe(401);
         expect(r.body.kind).toBe('unauthorized');
@@ -50,19 +62,39 @@ describe('authorization', () => {
     dirs.push(d);
     const rsa = await generateKeyPair('RS256', { extractable: true });
     const ed = await generateKeyPair('EdDSA', { extractable: true });
-    const jwks = { keys: [{ ...(await exportJWK(rsa.publicKey)), kid: 'old', alg: 'RS256' }, { ...(await exportJWK(ed.publicKey)), kid: 'new', alg: 'EdDSA' }] };
+    const jwks = {
+      keys: [
+        { ...(await exportJWK(rsa.publicKey)), kid: 'old', alg: 'RS256' },
+        { ...(await exportJWK(ed.publicKey)), kid: 'new', alg: 'EdDSA' },
+      ],
+    };
     writeFileSync(join(d.path, 'jwks.json'), JSON.stringify(jwks));
     const tree = join(d.path, 'tree');
     const s = await startServer({ graphData: ladder(tree), auth: { jwks: join(d.path, 'jwks.json') } });
     try {
       const sign = (alg: string, kid: string, key: CryptoKey): Promise<string> =>
-        new SignJWT({ scope: 'channels:write' }).setProtectedHeader({ alg, kid }).setSubject('bob').setIssuer('cincy').setAudience('cincy-admin').setIssuedAt().setExpirationTime('5m').sign(key);
+        new SignJWT({ scope: 'channels:write' })
+          .setProtectedHeader({ alg, kid })
+          .setSubject('bob')
+          .setIssuer('cincy')
+          .setAudience('cincy-admin')
+          .setIssuedAt()
+          .setExpirationTime('5m')
+          .sign(key);
       for (const t of [await sign('RS256', 'old', rsa.privateKey), await sign('EdDSA', 'new', ed.privateKey)]) {
-        const r = await fetch(`${s.url}/api/v1/internal-channels/candidate/versions`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ version: '4.16.1' }) });
+        const r = await fetch(`${s.url}/api/v1/internal-channels/candidate/versions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ version: '4.16.1' }),
+        });
         expect([200, 201]).toContain(r.status);
       }
       const wrongKid = await sign('EdDSA', 'old', ed.privateKey);
-      const r = await fetch(`${s.url}/api/v1/internal-channels/candidate/versions`, { method: 'POST', headers: { authorization: `Bearer ${wrongKid}`, 'content-type': 'application/json' }, body: JSON.stringify({ version: '4.16.1' }) });
+      const r = await fetch(`${s.url}/api/v1/internal-channels/candidate/versions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${wrongKid}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ version: '4.16.1' }),
+      });
       expect(r.status).toBe(401);
     } finally {
       await s.close();
@@ -75,7 +107,13 @@ describe('authorization', () => {
     const s = await startServer({ graphData: ladder(join(d.path, 'tree')), auth: { secretFile, rateLimit: 3 }, clock });
     try {
       const post = async (t: string): Promise<number> =>
-        (await fetch(`${s.url}/api/v1/internal-channels/candidate/versions`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ version: '4.16.1' }) })).status;
+        (
+          await fetch(`${s.url}/api/v1/internal-channels/candidate/versions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ version: '4.16.1' }),
+          })
+        ).status;
       const alice = await token('channels:write', { subject: 'alice' });
       const bob = await token('channels:write', { subject: 'bob' });
       expect([await post(alice), await post(alice), await post(alice)]).not.toContain(429);

@@ -14,21 +14,48 @@ function setup(): { graphData: string; secret: string; db: string; work: string 
   const work = dir();
   const secret = join(work, 'secret');
   writeFileSync(secret, 'an-admin-secret-of-more-than-thirty-two-bytes\n');
-  const graphData = writeTree(join(work, 'tree'), { 'internal-channels/candidate.yaml': 'name: candidate\nversions: []\n' });
+  const graphData = writeTree(join(work, 'tree'), {
+    'internal-channels/candidate.yaml': 'name: candidate\nversions: []\n',
+  });
   return { graphData, secret, db: join(work, 'cincy.db'), work };
 }
 
 describe('admin commands over HTTP', () => {
   it('token, release add, promote (dry run, refusal, success), withdraw, risk add/ls/rm and audit', async () => {
     const s = setup();
-    const server = await serve(['--db', s.db, '--graph-data', s.graphData, '--admin-jwt-secret-file', s.secret, '--log-level', 'debug']);
-    const t = cincy(['token', 'create', '--admin-jwt-secret-file', s.secret, '--scope', 'releases:write,channels:write,risks:write', '--ttl', '10m', '--subject', 'carol']);
+    const server = await serve([
+      '--db',
+      s.db,
+      '--graph-data',
+      s.graphData,
+      '--admin-jwt-secret-file',
+      s.secret,
+      '--log-level',
+      'debug',
+    ]);
+    const t = cincy([
+      'token',
+      'create',
+      '--admin-jwt-secret-file',
+      s.secret,
+      '--scope',
+      'releases:write,channels:write,risks:write',
+      '--ttl',
+      '10m',
+      '--subject',
+      'carol',
+    ]);
     expect(t.code, t.stderr).toBe(0);
     const env = { CINCY_SERVER: server.url, CINCY_TOKEN: t.stdout.trim() };
-    expect(cincy(['token', 'create', '--admin-jwt-secret-file', s.secret, '--scope', 'everything']).stderr).toContain('--scope: unknown scope everything');
+    expect(cincy(['token', 'create', '--admin-jwt-secret-file', s.secret, '--scope', 'everything']).stderr).toContain(
+      '--scope: unknown scope everything',
+    );
 
     const file = join(s.work, '4.1.2.json');
-    writeFileSync(file, release('4.1.2', { previous: ['4.1.1'], payload: `quay.example/ocp/release@sha256:${'c'.repeat(64)}` }));
+    writeFileSync(
+      file,
+      release('4.1.2', { previous: ['4.1.1'], payload: `quay.example/ocp/release@sha256:${'c'.repeat(64)}` }),
+    );
     const added = cincy(['release', 'add', file], env);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toMatch(/^VERSION\s+ARCHITECTURE\s+PAYLOAD\n4\.1\.2\s+amd64\s+quay/);
@@ -43,9 +70,14 @@ describe('admin commands over HTTP', () => {
     expect(missing.stderr).toContain('409 promotion_refused: release: 4.9.9 is not a known release');
 
     const riskFile = join(s.work, '4.1.2-Wobbly.yaml');
-    writeFileSync(riskFile, 'to: 4.1.2\nfrom: 4[.]1[.]1\nurl: https://issues.example/9\nname: Wobbly\nmessage: Nodes wobble.\nmatchingRules:\n- type: Always\n');
+    writeFileSync(
+      riskFile,
+      'to: 4.1.2\nfrom: 4[.]1[.]1\nurl: https://issues.example/9\nname: Wobbly\nmessage: Nodes wobble.\nmatchingRules:\n- type: Always\n',
+    );
     expect(cincy(['risk', 'add', riskFile], env).stdout).toMatch(/4\.1\.2-Wobbly\s+4\.1\.2\s+4\[\.\]1\[\.\]1\s+Wobbly/);
-    const graph = (await (await fetch(`${server.url}/graph?channel=stable-4.1`)).json()) as { conditionalEdges: Array<{ edges: unknown[] }> };
+    const graph = (await (await fetch(`${server.url}/graph?channel=stable-4.1`)).json()) as {
+      conditionalEdges: Array<{ edges: unknown[] }>;
+    };
     expect(graph.conditionalEdges.map((c) => c.edges)).toContainEqual([{ from: '4.1.1', to: '4.1.2' }]);
     expect(cincy(['risk', 'ls'], env).stdout).toContain('4.1.2-Wobbly');
     expect(cincy(['risk', 'rm', '4.1.2-Wobbly', '--reason', 'fixed'], env).stdout).toBe('4.1.2-Wobbly withdrawn\n');
@@ -53,7 +85,8 @@ describe('admin commands over HTTP', () => {
 
     const audit = cincy(['audit', '--actor', 'carol'], env);
     expect(audit.stdout.split('\n')[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+REASON$/);
-    for (const action of ['release.add', 'channel.promote', 'risk.add', 'risk.delete', 'channel.withdraw']) expect(audit.stdout).toContain(action);
+    for (const action of ['release.add', 'channel.promote', 'risk.add', 'risk.delete', 'channel.withdraw'])
+      expect(audit.stdout).toContain(action);
     expect(cincy(['release', 'ls', '--channel', 'stable-4.1', '-o', 'json'], env).stdout).not.toContain('4.1.2');
 
     expect(server.log()).not.toContain(env.CINCY_TOKEN);
@@ -62,7 +95,14 @@ describe('admin commands over HTTP', () => {
 
   it('keeps a write acknowledged with 2xx after kill -9 right after the response', async () => {
     const s = setup();
-    const token = cincy(['token', 'create', '--admin-jwt-secret-file', s.secret, '--scope', 'channels:write']).stdout.trim();
+    const token = cincy([
+      'token',
+      'create',
+      '--admin-jwt-secret-file',
+      s.secret,
+      '--scope',
+      'channels:write',
+    ]).stdout.trim();
     const first = await serve(['--db', s.db, '--graph-data', s.graphData, '--admin-jwt-secret-file', s.secret]);
     const res = await fetch(`${first.url}/api/v1/channels/fast-4.1`, {
       method: 'PUT',
@@ -73,7 +113,9 @@ describe('admin commands over HTTP', () => {
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
     const second = await serve(['--db', s.db, '--graph-data', s.graphData]);
-    const g = (await (await fetch(`${second.url}/graph?channel=fast-4.1`)).json()) as { nodes: Array<{ version: string }> };
+    const g = (await (await fetch(`${second.url}/graph?channel=fast-4.1`)).json()) as {
+      nodes: Array<{ version: string }>;
+    };
     expect(g.nodes.map((n) => n.version)).toEqual(['4.1.0', '4.1.1']);
   });
 

@@ -9,8 +9,17 @@ import { NOT_EXPOSED, recommended, updateStatus } from '../src/agent/recommendat
 import type { Risk } from '../src/graph/model.js';
 
 const AT = '2026-01-01T00:00:00Z';
-const risk = (name: string, rules: Risk['matchingRules'] = [{ type: 'Always' }]): Risk => ({ name, url: `https://issues.example/${name}`, message: `${name} hurts.`, matchingRules: rules });
-const node = (version: string, metadata: Record<string, string> = {}): GraphResponse['nodes'][number] => ({ version, payload: `quay.example/r@sha256:${version.replace(/\D/g, '').padEnd(64, '0')}`, metadata });
+const risk = (name: string, rules: Risk['matchingRules'] = [{ type: 'Always' }]): Risk => ({
+  name,
+  url: `https://issues.example/${name}`,
+  message: `${name} hurts.`,
+  matchingRules: rules,
+});
+const node = (version: string, metadata: Record<string, string> = {}): GraphResponse['nodes'][number] => ({
+  version,
+  payload: `quay.example/r@sha256:${version.replace(/\D/g, '').padEnd(64, '0')}`,
+  metadata,
+});
 
 async function reason(p: Promise<unknown>): Promise<string> {
   try {
@@ -24,14 +33,34 @@ async function reason(p: Promise<unknown>): Promise<string> {
 
 describe('agent rules', () => {
   it('checks its inputs in the order of the cluster-version-operator', async () => {
-    const base = { upstream: 'http://127.0.0.1:1/graph', clusterID: '8f2c1f6e-3b0a-4c1e-9d4f-1a2b3c4d5e6f', arch: 'amd64', channel: 'stable-4.16', version: '4.16.3' };
-    expect(await reason(fetchGraph({ ...base, upstream: '', defaultUpstream: '' }))).toBe('NoUpstream: No updateService server has been set to retrieve updates.');
-    expect(await reason(fetchGraph({ ...base, upstream: 'not a url', clusterID: 'x' }))).toMatch(/^InvalidURI: failed to parse update service URL: /);
-    expect(await reason(fetchGraph({ ...base, clusterID: 'not-a-uuid', arch: '' }))).toBe('InvalidID: invalid cluster ID: not-a-uuid');
-    expect(await reason(fetchGraph({ ...base, arch: '', version: undefined }))).toBe('NoArchitecture: Architecture has not been configured.');
-    expect(await reason(fetchGraph({ ...base, version: undefined, channel: undefined }))).toBe('NoCurrentVersion: The cluster version does not have a semantic version assigned and cannot calculate valid upgrades.');
-    expect(await reason(fetchGraph({ ...base, channel: undefined, version: 'v4.16' }))).toBe('NoChannel: The update channel has not been configured.');
-    expect(await reason(fetchGraph({ ...base, version: '4.16' }))).toBe('InvalidCurrentVersion: The current cluster version is not a valid semantic version and cannot be used to calculate upgrades.');
+    const base = {
+      upstream: 'http://127.0.0.1:1/graph',
+      clusterID: '8f2c1f6e-3b0a-4c1e-9d4f-1a2b3c4d5e6f',
+      arch: 'amd64',
+      channel: 'stable-4.16',
+      version: '4.16.3',
+    };
+    expect(await reason(fetchGraph({ ...base, upstream: '', defaultUpstream: '' }))).toBe(
+      'NoUpstream: No updateService server has been set to retrieve updates.',
+    );
+    expect(await reason(fetchGraph({ ...base, upstream: 'not a url', clusterID: 'x' }))).toMatch(
+      /^InvalidURI: failed to parse update service URL: /,
+    );
+    expect(await reason(fetchGraph({ ...base, clusterID: 'not-a-uuid', arch: '' }))).toBe(
+      'InvalidID: invalid cluster ID: not-a-uuid',
+    );
+    expect(await reason(fetchGraph({ ...base, arch: '', version: undefined }))).toBe(
+      'NoArchitecture: Architecture has not been configured.',
+    );
+    expect(await reason(fetchGraph({ ...base, version: undefined, channel: undefined }))).toBe(
+      'NoCurrentVersion: The cluster version does not have a semantic version assigned and cannot calculate valid upgrades.',
+    );
+    expect(await reason(fetchGraph({ ...base, channel: undefined, version: 'v4.16' }))).toBe(
+      'NoChannel: The update channel has not been configured.',
+    );
+    expect(await reason(fetchGraph({ ...base, version: '4.16' }))).toBe(
+      'InvalidCurrentVersion: The current cluster version is not a valid semantic version and cannot be used to calculate upgrades.',
+    );
     expect(await reason(fetchGraph(base))).toMatch(/^RemoteFailed: Unable to retrieve available updates: /);
   });
 
@@ -44,8 +73,20 @@ describe('agent rules', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/graph?keep=1`;
-      expect(await reason(fetchGraph({ upstream: url, clusterID: '8f2c1f6e-3b0a-4c1e-9d4f-1a2b3c4d5e6f', arch: 'amd64', channel: 'stable-4.16', version: '4.16.3' }))).toBe('ResponseFailed: Unable to retrieve available updates: unexpected HTTP status: 503 Service Unavailable');
-      expect(seen.url).toBe('/graph?arch=amd64&channel=stable-4.16&id=8f2c1f6e-3b0a-4c1e-9d4f-1a2b3c4d5e6f&keep=1&version=4.16.3');
+      expect(
+        await reason(
+          fetchGraph({
+            upstream: url,
+            clusterID: '8f2c1f6e-3b0a-4c1e-9d4f-1a2b3c4d5e6f',
+            arch: 'amd64',
+            channel: 'stable-4.16',
+            version: '4.16.3',
+          }),
+        ),
+      ).toBe('ResponseFailed: Unable to retrieve available updates: unexpected HTTP status: 503 Service Unavailable');
+      expect(seen.url).toBe(
+        '/graph?arch=amd64&channel=stable-4.16&id=8f2c1f6e-3b0a-4c1e-9d4f-1a2b3c4d5e6f&keep=1&version=4.16.3',
+      );
       expect(seen.accept).toBe('application/json');
       expect(seen.ua).toMatch(/^ClusterVersionOperator\/4\.16\.3/);
     } finally {
@@ -59,16 +100,33 @@ describe('agent rules', () => {
       ['{"edges":[]}', /no nodes list/],
       ['{"nodes":[{"version":"4.16","payload":"x"}]}', /not a semantic version/],
       ['{"nodes":[{"version":"4.16.3","payload":"x"}],"edges":[[0,"1"]]}', /edge 0 is not a pair/],
-      ['{"nodes":[{"version":"4.16.3","payload":"x","metadata":{"release.openshift.io/architecture":"amd64"}}]}', /architecture value "amd64"/],
-      ['{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[{"from":"4.16.3","to":"4.16.9"}],"risks":[{"name":"A","url":"u","message":"m","matchingRules":[]}]}]}', /names a version that is not a node/],
-      ['{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[]}]}', /at least one risk/],
-      ['{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[null]}]}', /a risk needs a name, url and message/],
-      ['{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[{"name":"A","url":"u","message":"m","matchingRules":{}}]}]}', /matchingRules must be a list/],
+      [
+        '{"nodes":[{"version":"4.16.3","payload":"x","metadata":{"release.openshift.io/architecture":"amd64"}}]}',
+        /architecture value "amd64"/,
+      ],
+      [
+        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[{"from":"4.16.3","to":"4.16.9"}],"risks":[{"name":"A","url":"u","message":"m","matchingRules":[]}]}]}',
+        /names a version that is not a node/,
+      ],
+      [
+        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[]}]}',
+        /at least one risk/,
+      ],
+      [
+        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[null]}]}',
+        /a risk needs a name, url and message/,
+      ],
+      [
+        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[{"name":"A","url":"u","message":"m","matchingRules":{}}]}]}',
+        /matchingRules must be a list/,
+      ],
     ] as const;
     for (const [text, message] of bad) {
       expect(() => parseGraph(text), text).toThrow(message);
     }
-    expect(parseGraph('{"nodes":[{"version":"4.16.3+build.1","payload":"x","metadata":null}]}').nodes[0]!.metadata).toEqual({});
+    expect(
+      parseGraph('{"nodes":[{"version":"4.16.3+build.1","payload":"x","metadata":null}]}').nodes[0]!.metadata,
+    ).toEqual({});
   });
 
   it('prunes invalid rules, drops a risk left with none, and offers only the current version as multi when migrating', () => {
@@ -76,14 +134,31 @@ describe('agent rules', () => {
       nodes: [node('4.16.3'), node('4.16.4'), node('4.16.5')],
       edges: [],
       conditionalEdges: [
-        { edges: [{ from: '4.16.3', to: '4.16.4' }], risks: [risk('A', [{ type: 'Future' }, { type: 'PromQL', promql: { promql: 'up' } }])] },
-        { edges: [{ from: '4.16.3', to: '4.16.5' }], risks: [risk('B', [{ type: 'Always', promql: { promql: 'x' } } as never, { type: 'PromQL', promql: { promql: ' ' } }])] },
+        {
+          edges: [{ from: '4.16.3', to: '4.16.4' }],
+          risks: [risk('A', [{ type: 'Future' }, { type: 'PromQL', promql: { promql: 'up' } }])],
+        },
+        {
+          edges: [{ from: '4.16.3', to: '4.16.5' }],
+          risks: [
+            risk('B', [
+              { type: 'Always', promql: { promql: 'x' } } as never,
+              { type: 'PromQL', promql: { promql: ' ' } },
+            ]),
+          ],
+        },
       ],
     };
     const u = updatesFrom(g, '4.16.3');
     expect(u.conditional.map((c) => c.release.version)).toEqual(['4.16.4']);
     expect(u.conditional[0]!.risks[0]!.matchingRules).toEqual([{ type: 'PromQL', promql: { promql: 'up' } }]);
-    expect(updatesFrom({ ...g, nodes: [node('4.16.3', { 'release.openshift.io/architecture': 'multi' }), ...g.nodes.slice(1)] }, '4.16.3', true)).toEqual({
+    expect(
+      updatesFrom(
+        { ...g, nodes: [node('4.16.3', { 'release.openshift.io/architecture': 'multi' }), ...g.nodes.slice(1)] },
+        '4.16.3',
+        true,
+      ),
+    ).toEqual({
       available: [{ version: '4.16.3', image: g.nodes[0]!.payload, architecture: 'Multi' }],
       conditional: [],
     });
@@ -92,28 +167,55 @@ describe('agent rules', () => {
   it('composes the Recommended condition with its precedence, reasons and messages', () => {
     const A = risk('A');
     const weird = risk('Not a reason!');
-    expect(recommended([], new Set(), AT)).toMatchObject({ status: 'True', reason: 'NotExposedToRisks', message: NOT_EXPOSED });
+    expect(recommended([], new Set(), AT)).toMatchObject({
+      status: 'True',
+      reason: 'NotExposedToRisks',
+      message: NOT_EXPOSED,
+    });
     expect(recommended([{ risk: A, exposure: { applies: false } }], new Set(), AT).status).toBe('True');
-    expect(recommended([{ risk: weird, exposure: { applies: true } }], new Set(), AT)).toMatchObject({ status: 'False', reason: 'ExposedToRisks' });
-    const mixed = recommended([{ risk: risk('U'), exposure: { unknown: 'boom' } }, { risk: A, exposure: { applies: true } }], new Set(), AT);
+    expect(recommended([{ risk: weird, exposure: { applies: true } }], new Set(), AT)).toMatchObject({
+      status: 'False',
+      reason: 'ExposedToRisks',
+    });
+    const mixed = recommended(
+      [
+        { risk: risk('U'), exposure: { unknown: 'boom' } },
+        { risk: A, exposure: { applies: true } },
+      ],
+      new Set(),
+      AT,
+    );
     expect(mixed).toMatchObject({ status: 'False', reason: 'MultipleReasons' });
-    expect(mixed.message).toBe('Could not evaluate exposure to update risk U (boom)\n  U description: U hurts.\n  U URL: https://issues.example/U\n\nA hurts. https://issues.example/A');
-    expect(recommended([{ risk: A, exposure: { applies: true } }], new Set(['A']), AT)).toMatchObject({ status: 'True', reason: 'AllExposedRisksAccepted' });
+    expect(mixed.message).toBe(
+      'Could not evaluate exposure to update risk U (boom)\n  U description: U hurts.\n  U URL: https://issues.example/U\n\nA hurts. https://issues.example/A',
+    );
+    expect(recommended([{ risk: A, exposure: { applies: true } }], new Set(['A']), AT)).toMatchObject({
+      status: 'True',
+      reason: 'AllExposedRisksAccepted',
+    });
     const later = recommended([], new Set(), '2026-02-01T00:00:00Z');
     expect(keepTransition(later, { ...later, lastTransitionTime: AT }).lastTransitionTime).toBe(AT);
-    expect(keepTransition(later, { ...later, status: 'False', lastTransitionTime: AT }).lastTransitionTime).toBe('2026-02-01T00:00:00Z');
+    expect(keepTransition(later, { ...later, status: 'False', lastTransitionTime: AT }).lastTransitionTime).toBe(
+      '2026-02-01T00:00:00Z',
+    );
   });
 
   it('caches a PromQL result for an hour and queries at most once a second', async () => {
     let queries = 0;
     const server = createServer((_req, res) => {
       queries += 1;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ value: [0, '1'] }] } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ value: [0, '1'] }] } }));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       let now = 1_000_000;
-      const evaluator = new RiskEvaluator({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}` }, () => now, { minIntervalMs: 10, refreshMs: 3600_000, forgetMs: 86400_000 });
+      const evaluator = new RiskEvaluator(
+        { url: `http://127.0.0.1:${(server.address() as { port: number }).port}` },
+        () => now,
+        { minIntervalMs: 10, refreshMs: 3600_000, forgetMs: 86400_000 },
+      );
       const r = risk('P', [{ type: 'PromQL', promql: { promql: 'up' } }]);
       expect(await evaluator.evaluate(r)).toEqual({ applies: true });
       now += 60_000;
@@ -147,13 +249,29 @@ describe('agent rules', () => {
         }
       }
       const u = updatesFrom({ nodes, edges, conditionalEdges }, '4.16.0');
-      const conditional = u.conditional.map((c) => ({ ...c, conditions: [recommended(c.risks.map((r) => ({ risk: r, exposure: { applies: exposure.get(r.name)! } })), new Set(), AT)] }));
+      const conditional = u.conditional.map((c) => ({
+        ...c,
+        conditions: [
+          recommended(
+            c.risks.map((r) => ({ risk: r, exposure: { applies: exposure.get(r.name)! } })),
+            new Set(),
+            AT,
+          ),
+        ],
+      }));
       const s = updateStatus(u.available, conditional);
       const direct = new Set(edges.filter(([a]) => a === 0).map(([, b]) => versions[b]));
-      const safe = new Set(conditionalEdges.filter((c) => c.risks.every((r) => !exposure.get(r.name))).flatMap((c) => c.edges.map((e) => e.to)));
+      const safe = new Set(
+        conditionalEdges
+          .filter((c) => c.risks.every((r) => !exposure.get(r.name)))
+          .flatMap((c) => c.edges.map((e) => e.to)),
+      );
       const conditionalTargets = new Set(conditionalEdges.flatMap((c) => c.edges.map((e) => e.to)));
       for (const r of s.availableUpdates ?? []) {
-        expect(conditionalTargets.has(r.version) ? safe.has(r.version) : direct.has(r.version), `round ${round}: ${r.version}`).toBe(true);
+        expect(
+          conditionalTargets.has(r.version) ? safe.has(r.version) : direct.has(r.version),
+          `round ${round}: ${r.version}`,
+        ).toBe(true);
       }
       const listed = (s.availableUpdates ?? []).map((r) => r.version);
       expect(listed).toEqual([...listed].sort((a, b) => Number(b.split('.')[2]) - Number(a.split('.')[2])));

@@ -26,7 +26,9 @@ interface Rig {
   poll(prometheusUrl?: string): Promise<unknown>;
 }
 
-async function rig(o: { version?: string; channel?: string; graphData?: string; prometheus?: boolean } = {}): Promise<Rig> {
+async function rig(
+  o: { version?: string; channel?: string; graphData?: string; prometheus?: boolean } = {},
+): Promise<Rig> {
   const server = await startServer({ graphData: o.graphData ?? writeAgentTree(join(cleanup.dir(), 'tree')) });
   cleanup.add(() => server.close());
   const version = o.version ?? '4.16.3';
@@ -39,7 +41,9 @@ async function rig(o: { version?: string; channel?: string; graphData?: string; 
     payloadStore: cleanup.dir(),
   });
   cleanup.add(() => cluster.close());
-  const prometheus = o.prometheus ? await startPrometheus(new URL(cluster.url).host, cleanup.dir(), cleanup) : undefined;
+  const prometheus = o.prometheus
+    ? await startPrometheus(new URL(cluster.url).host, cleanup.dir(), cleanup)
+    : undefined;
   const cv = kindNamed('ClusterVersion');
   return {
     cluster,
@@ -53,7 +57,9 @@ async function rig(o: { version?: string; channel?: string; graphData?: string; 
 
 /** A graph server that answers what a test says, for the malformed cases our own server never produces. */
 async function stubUpstream(body: () => string): Promise<string> {
-  const server: Server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body()));
+  const server: Server = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body()),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   cleanup.add(() => new Promise((r) => server.close(r)));
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/graph`;
@@ -64,11 +70,21 @@ describe.runIf(prometheusAvailable())('the agent poll, in-process, with a real P
     const r = await rig({ prometheus: true });
     await r.poll();
     const good = r.status();
-    expect(recommendedOf(good)).toEqual({ '4.16.8': 'Unknown/EvaluationFailed', '4.16.7': 'False/Everywhere', '4.16.6': 'True/NotExposedToRisks', '4.16.5': 'False/OnAWS' });
+    expect(recommendedOf(good)).toEqual({
+      '4.16.8': 'Unknown/EvaluationFailed',
+      '4.16.7': 'False/Everywhere',
+      '4.16.6': 'True/NotExposedToRisks',
+      '4.16.5': 'False/OnAWS',
+    });
     // Prometheus down: PromQL risks become Unknown, the rest is unaffected.
     await r.poll('http://127.0.0.1:1');
     const noProm = r.status();
-    expect(recommendedOf(noProm)).toEqual({ '4.16.8': 'Unknown/EvaluationFailed', '4.16.7': 'False/Everywhere', '4.16.6': 'Unknown/EvaluationFailed', '4.16.5': 'Unknown/EvaluationFailed' });
+    expect(recommendedOf(noProm)).toEqual({
+      '4.16.8': 'Unknown/EvaluationFailed',
+      '4.16.7': 'False/Everywhere',
+      '4.16.6': 'Unknown/EvaluationFailed',
+      '4.16.5': 'Unknown/EvaluationFailed',
+    });
     expect(noProm.availableUpdates!.map((u) => u.version)).toEqual(['4.16.4']);
     await r.poll();
     // Upstream down: False/RemoteFailed, updates kept; then back.
@@ -83,22 +99,43 @@ describe.runIf(prometheusAvailable())('the agent poll, in-process, with a real P
     expect(retrieved(r.status()).status).toBe('True');
   });
 
-  it.runIf(conformanceAvailable())('on the real graph: every available update is a direct edge or a conditional one whose risks all evaluate false', async () => {
-    const r = await rig({ version: '4.14.10', channel: 'stable-4.14', graphData: join(CONFORMANCE_DIR, 'real-2024-08-09', 'graph-data'), prometheus: true });
-    await r.poll();
-    const s = r.status();
-    expect(retrieved(s).status).toBe('True');
-    const res = await fetch(`${r.graphUrl}/graph?channel=stable-4.14&arch=amd64`, { headers: { accept: 'application/json' } });
-    const g = (await res.json()) as { nodes: Array<{ version: string }>; edges: Array<[number, number]>; conditionalEdges: Array<{ edges: Array<{ from: string; to: string }> }> };
-    const from = g.nodes.findIndex((n) => n.version === '4.14.10');
-    const direct = new Set(g.edges.filter(([a]) => a === from).map(([, b]) => g.nodes[b]!.version));
-    const conditional = new Set(g.conditionalEdges.flatMap((c) => c.edges.filter((e) => e.from === '4.14.10').map((e) => e.to)));
-    const recommendedConditional = new Set(s.conditionalUpdates!.filter((c) => c.conditions[0]!.status === 'True').map((c) => c.release.version));
-    expect(s.availableUpdates!.length).toBeGreaterThan(0);
-    for (const u of s.availableUpdates!) expect(direct.has(u.version) || recommendedConditional.has(u.version), u.version).toBe(true);
-    expect(new Set(s.availableUpdates!.map((u) => u.version))).toEqual(new Set([...direct, ...recommendedConditional]));
-    expect(new Set(s.conditionalUpdates!.map((c) => c.release.version))).toEqual(conditional);
-  });
+  it.runIf(conformanceAvailable())(
+    'on the real graph: every available update is a direct edge or a conditional one whose risks all evaluate false',
+    async () => {
+      const r = await rig({
+        version: '4.14.10',
+        channel: 'stable-4.14',
+        graphData: join(CONFORMANCE_DIR, 'real-2024-08-09', 'graph-data'),
+        prometheus: true,
+      });
+      await r.poll();
+      const s = r.status();
+      expect(retrieved(s).status).toBe('True');
+      const res = await fetch(`${r.graphUrl}/graph?channel=stable-4.14&arch=amd64`, {
+        headers: { accept: 'application/json' },
+      });
+      const g = (await res.json()) as {
+        nodes: Array<{ version: string }>;
+        edges: Array<[number, number]>;
+        conditionalEdges: Array<{ edges: Array<{ from: string; to: string }> }>;
+      };
+      const from = g.nodes.findIndex((n) => n.version === '4.14.10');
+      const direct = new Set(g.edges.filter(([a]) => a === from).map(([, b]) => g.nodes[b]!.version));
+      const conditional = new Set(
+        g.conditionalEdges.flatMap((c) => c.edges.filter((e) => e.from === '4.14.10').map((e) => e.to)),
+      );
+      const recommendedConditional = new Set(
+        s.conditionalUpdates!.filter((c) => c.conditions[0]!.status === 'True').map((c) => c.release.version),
+      );
+      expect(s.availableUpdates!.length).toBeGreaterThan(0);
+      for (const u of s.availableUpdates!)
+        expect(direct.has(u.version) || recommendedConditional.has(u.version), u.version).toBe(true);
+      expect(new Set(s.availableUpdates!.map((u) => u.version))).toEqual(
+        new Set([...direct, ...recommendedConditional]),
+      );
+      expect(new Set(s.conditionalUpdates!.map((c) => c.release.version))).toEqual(conditional);
+    },
+  );
 });
 
 describe('the agent poll, in-process', () => {
@@ -109,20 +146,37 @@ describe('the agent poll, in-process', () => {
     expect(retrieved(r.status())).toMatchObject({
       status: 'False',
       reason: 'VersionNotFound',
-      message: 'Unable to retrieve available updates: currently reconciling cluster version 4.16.3 not found in the "candidate-4.17" channel',
+      message:
+        'Unable to retrieve available updates: currently reconciling cluster version 4.16.3 not found in the "candidate-4.17" channel',
     });
     r.setSpec({ channel: null });
     await r.poll();
-    expect(retrieved(r.status())).toMatchObject({ status: 'False', reason: 'NoChannel', message: 'The update channel has not been configured.' });
-    r.setSpec({ channel: 'stable-4.16', upstream: await stubUpstream(() => '{"nodes":[{"version":"four","payload":"x"}]}') });
+    expect(retrieved(r.status())).toMatchObject({
+      status: 'False',
+      reason: 'NoChannel',
+      message: 'The update channel has not been configured.',
+    });
+    r.setSpec({
+      channel: 'stable-4.16',
+      upstream: await stubUpstream(() => '{"nodes":[{"version":"four","payload":"x"}]}'),
+    });
     await r.poll();
     expect(retrieved(r.status())).toMatchObject({ status: 'False', reason: 'ResponseInvalid' });
   });
 
   it('keeps the conditional entry of a target that is also unconditional, and drops a target listed in two entries', async () => {
     const r = await rig();
-    const node = (v: string): object => ({ version: v, payload: `quay.example/ocp/release@sha256:${v.replace(/\D/g, '').padEnd(64, '0')}`, metadata: {} });
-    const risk = (name: string): object => ({ url: `https://issues.example/${name}`, name, message: 'm', matchingRules: [{ type: 'Always' }] });
+    const node = (v: string): object => ({
+      version: v,
+      payload: `quay.example/ocp/release@sha256:${v.replace(/\D/g, '').padEnd(64, '0')}`,
+      metadata: {},
+    });
+    const risk = (name: string): object => ({
+      url: `https://issues.example/${name}`,
+      name,
+      message: 'm',
+      matchingRules: [{ type: 'Always' }],
+    });
     const graph = {
       version: 1,
       nodes: [node('4.16.3'), node('4.16.4'), node('4.16.5'), node('4.16.6')],
@@ -151,8 +205,15 @@ describe('the agent poll, in-process', () => {
     expect(retrieved(r.status()).status).toBe('True');
     r.setSpec({ channel: 'candidate-4.17' }); // a change the failed polls must not act on
     const changed = JSON.stringify(r.status());
-    r.cluster.fail({ method: 'GET', path: new RegExp(`/configmaps/${TRUSTED_CA_BUNDLE.name}$`), status: 403, times: 1 });
-    await expect(r.poll()).rejects.toThrow(`cannot read ConfigMap openshift-config-managed/trusted-ca-bundle: injected failure`);
+    r.cluster.fail({
+      method: 'GET',
+      path: new RegExp(`/configmaps/${TRUSTED_CA_BUNDLE.name}$`),
+      status: 403,
+      times: 1,
+    });
+    await expect(r.poll()).rejects.toThrow(
+      `cannot read ConfigMap openshift-config-managed/trusted-ca-bundle: injected failure`,
+    );
     expect(JSON.stringify(r.status())).toBe(changed);
     r.cluster.fail({ method: 'GET', path: /\/proxies\/cluster$/, status: 500, times: 1 });
     await expect(r.poll()).rejects.toThrow('cannot read Proxy cluster: injected failure');

@@ -12,22 +12,54 @@ import { prometheusAvailable, startPrometheus } from './support/prometheus.js';
 
 const cleanup = useCleanup();
 const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
-const statusOf = async (m: Mock): Promise<Status> => ((await m.kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject(CV)) as { status: Status }).status;
+const statusOf = async (m: Mock): Promise<Status> =>
+  ((await m.kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject(CV)) as { status: Status }).status;
 const setSpec = (m: Mock, spec: Record<string, unknown>): Promise<unknown> =>
-  m.kc.makeApiClient(k8s.CustomObjectsApi).patchClusterCustomObject({ ...CV, body: { spec } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+  m.kc
+    .makeApiClient(k8s.CustomObjectsApi)
+    .patchClusterCustomObject(
+      { ...CV, body: { spec } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
 
 describe.runIf(prometheusAvailable())('agent, end to end', () => {
   let graphUrl: string;
 
   type Run = Awaited<ReturnType<typeof cincyAsync>>;
   async function cluster(): Promise<{ m: Mock; prom: string; agent: (extra?: string[]) => Promise<Run> }> {
-    graphUrl = (await serveCli(['--db', ':memory:', '--graph-data', writeAgentTree(join(cleanup.dir(), 'tree'))], cleanup)).url;
+    graphUrl = (
+      await serveCli(['--db', ':memory:', '--graph-data', writeAgentTree(join(cleanup.dir(), 'tree'))], cleanup)
+    ).url;
     const dir = cleanup.dir();
-    const m = await serveMock(['--version', '4.16.3', '--channel', 'stable-4.16', '--upstream', `${graphUrl}/api/upgrades_info/v1/graph`, '--platform', 'AWS'], dir, cleanup);
+    const m = await serveMock(
+      [
+        '--version',
+        '4.16.3',
+        '--channel',
+        'stable-4.16',
+        '--upstream',
+        `${graphUrl}/api/upgrades_info/v1/graph`,
+        '--platform',
+        'AWS',
+      ],
+      dir,
+      cleanup,
+    );
     const caFile = join(dir, 'mock-ca.crt');
     writeFileSync(caFile, Buffer.from(m.kc.getCurrentCluster()!.caData!, 'base64'));
     const prom = await startPrometheus(new URL(m.url).host, dir, cleanup, caFile);
-    const agent = (extra: string[] = []): Promise<Run> => cincyAsync(['agent', '--kubeconfig', m.kubeconfig, '--once', '--prometheus-url', prom, '--log-level', 'warn', ...extra]);
+    const agent = (extra: string[] = []): Promise<Run> =>
+      cincyAsync([
+        'agent',
+        '--kubeconfig',
+        m.kubeconfig,
+        '--once',
+        '--prometheus-url',
+        prom,
+        '--log-level',
+        'warn',
+        ...extra,
+      ]);
     return { m, prom, agent };
   }
 
@@ -38,11 +70,22 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
     const s = await statusOf(m);
     expect(retrieved(s)).toMatchObject({ status: 'True', reason: '', message: '' });
     expect(s.availableUpdates!.map((u) => u.version)).toEqual(['4.16.6', '4.16.4']);
-    expect(s.availableUpdates![1]).toMatchObject({ image: `quay.example/ocp/release@sha256:${digest('4.16.4')}`, url: 'https://errata.example/4.16.4', channels: ['stable-4.16'] });
+    expect(s.availableUpdates![1]).toMatchObject({
+      image: `quay.example/ocp/release@sha256:${digest('4.16.4')}`,
+      url: 'https://errata.example/4.16.4',
+      channels: ['stable-4.16'],
+    });
     expect(s.conditionalUpdates!.map((c) => c.release.version)).toEqual(['4.16.8', '4.16.7', '4.16.6', '4.16.5']);
-    expect(recommendedOf(s)).toEqual({ '4.16.8': 'Unknown/EvaluationFailed', '4.16.7': 'False/Everywhere', '4.16.6': 'True/NotExposedToRisks', '4.16.5': 'False/OnAWS' });
+    expect(recommendedOf(s)).toEqual({
+      '4.16.8': 'Unknown/EvaluationFailed',
+      '4.16.7': 'False/Everywhere',
+      '4.16.6': 'True/NotExposedToRisks',
+      '4.16.5': 'False/OnAWS',
+    });
     const unknown = s.conditionalUpdates![0]!.conditions[0]!;
-    expect(unknown.message).toMatch(/^Could not evaluate exposure to update risk TwoSamples \(invalid PromQL result length must be one, but is \d+\)\n {2}TwoSamples description: TwoSamples hurts\.\n {2}TwoSamples URL: https:\/\/issues\.example\/TwoSamples$/);
+    expect(unknown.message).toMatch(
+      /^Could not evaluate exposure to update risk TwoSamples \(invalid PromQL result length must be one, but is \d+\)\n {2}TwoSamples description: TwoSamples hurts\.\n {2}TwoSamples URL: https:\/\/issues\.example\/TwoSamples$/,
+    );
     expect(s.conditionalUpdates![3]!.conditions[0]!.message).toBe('OnAWS hurts. https://issues.example/OnAWS');
     expect(s.desired!.channels).toEqual(['stable-4.16']);
 
@@ -56,14 +99,24 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
     expect(report.stdout).toContain(`Upstream: ${graphUrl}/api/upgrades_info/v1/graph`);
     expect(report.stdout).toContain('Channel: stable-4.16 (available channels: stable-4.16)');
     expect(report.stdout).toMatch(/Recommended updates:\n\n {2}VERSION +IMAGE\n {2}4\.16\.6 +quay\.example/);
-    expect(report.stdout).toContain('Additional updates which are not recommended based on your cluster configuration are available');
+    expect(report.stdout).toContain(
+      'Additional updates which are not recommended based on your cluster configuration are available',
+    );
     const full = cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, '--include-not-recommended']).stdout;
     expect(full).toContain('Supported but not recommended updates:\n\n  Version: 4.16.8');
-    expect(full).toContain('  Recommended: False\n  Reason: OnAWS\n  Message: OnAWS hurts. https://issues.example/OnAWS');
+    expect(full).toContain(
+      '  Recommended: False\n  Reason: OnAWS\n  Message: OnAWS hurts. https://issues.example/OnAWS',
+    );
 
-    expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, '-o', 'json']).stdout).toContain('"conditionalUpdates"');
-    expect(cincy(['adm', 'upgrade', 'channel', 'candidate-4.17', '--kubeconfig', m.kubeconfig]).stdout).toBe('Updated the channel to "candidate-4.17"\n');
-    expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, 'channel', 'fast-4.17']).stdout).toBe('Updated the channel to "fast-4.17"\n');
+    expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, '-o', 'json']).stdout).toContain(
+      '"conditionalUpdates"',
+    );
+    expect(cincy(['adm', 'upgrade', 'channel', 'candidate-4.17', '--kubeconfig', m.kubeconfig]).stdout).toBe(
+      'Updated the channel to "candidate-4.17"\n',
+    );
+    expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, 'channel', 'fast-4.17']).stdout).toBe(
+      'Updated the channel to "fast-4.17"\n',
+    );
     await setSpec(m, { channel: 'stable-4.16' });
 
     // Accepting the risk that applies makes its update recommended.

@@ -20,14 +20,31 @@ describe('cincy CLI', () => {
     expect(help.code).toBe(0);
     for (const c of ['serve', 'import', 'validate', 'export', 'openapi']) expect(help.stdout).toContain(c);
     const serveHelp = cincy(['serve', '--help']).stdout.replace(/\s+/g, ' ');
-    for (const f of ['--graph-data', '--db', '--host', '--port', 'CINCY_PORT', 'the bundled graph-data/', './data/cincy.db', '127.0.0.1', '8080']) expect(serveHelp).toContain(f);
+    for (const f of [
+      '--graph-data',
+      '--db',
+      '--host',
+      '--port',
+      'CINCY_PORT',
+      'the bundled graph-data/',
+      './data/cincy.db',
+      '127.0.0.1',
+      '8080',
+    ])
+      expect(serveHelp).toContain(f);
   });
 
   it('validate: exit 0 with a summary for a good tree, exit 1 with "file: field: message" lines for a bad one', () => {
     const good = cincy(['validate', writeTree(dir())]);
     expect(good.code).toBe(0);
     expect(good.stdout).toMatch(/valid \(schema 1\.1\.0\): 2 releases, 1 channels, 1 blocked edges/);
-    const bad = cincy(['validate', writeTree(dir(), { 'channels/x.yaml': 'name: y\nversions: []\n', 'blocked-edges/b.yaml': 'to: 4.1.1\nfrom: .*\nurl: nope\n' })]);
+    const bad = cincy([
+      'validate',
+      writeTree(dir(), {
+        'channels/x.yaml': 'name: y\nversions: []\n',
+        'blocked-edges/b.yaml': 'to: 4.1.1\nfrom: .*\nurl: nope\n',
+      }),
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("channels/x.yaml: name: 'y' differs from the file name 'x'");
     expect(bad.stderr).toContain('blocked-edges/b.yaml: name: missing:');
@@ -68,33 +85,37 @@ describe('cincy CLI', () => {
     expect(((await res.json()) as { nodes: unknown[] }).nodes.length).toBeGreaterThan(10);
   });
 
-  it.runIf(conformanceAvailable())('export after import reproduces the meaning of the real tree, and serves from a .tar.gz', async () => {
-    const source = join(CONFORMANCE_DIR, 'real-2024-08-09', 'graph-data');
-    const db1 = join(dir(), 'a.db');
-    const db2 = join(dir(), 'b.db');
-    const out = join(dir(), 'exported');
-    expect(cincy(['import', '--graph-data', source, '--db', db1]).code).toBe(0);
-    const exported = cincy(['export', '--db', db1, out]);
-    expect(exported.code, exported.stderr).toBe(0);
-    expect(existsSync(join(out, 'releases', 'amd64', '4.16.1.json'))).toBe(true);
-    expect(readFileSync(join(out, 'version'), 'utf8')).toBe('1.1.0\n');
-    expect(cincy(['validate', out]).code).toBe(0);
-    expect(cincy(['import', '--graph-data', out, '--db', db2]).code).toBe(0);
-    const [a, b] = [db1, db2].map((p) => {
-      const s = Store.open(p);
-      const g = buildGraph(s.input());
-      s.close();
-      return g;
-    });
-    const channels = [...new Set(a!.nodes.flatMap((n) => n.channels))].sort();
-    expect(channels.length).toBe(55);
-    for (const c of channels) expect(JSON.stringify(channelView(b!, c, 'amd64')), c).toBe(JSON.stringify(channelView(a!, c, 'amd64')));
-    expect(cincy(['export', '--db', db1, out]).code).toBe(1); // not empty: refuses without --force
+  it.runIf(conformanceAvailable())(
+    'export after import reproduces the meaning of the real tree, and serves from a .tar.gz',
+    async () => {
+      const source = join(CONFORMANCE_DIR, 'real-2024-08-09', 'graph-data');
+      const db1 = join(dir(), 'a.db');
+      const db2 = join(dir(), 'b.db');
+      const out = join(dir(), 'exported');
+      expect(cincy(['import', '--graph-data', source, '--db', db1]).code).toBe(0);
+      const exported = cincy(['export', '--db', db1, out]);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(existsSync(join(out, 'releases', 'amd64', '4.16.1.json'))).toBe(true);
+      expect(readFileSync(join(out, 'version'), 'utf8')).toBe('1.1.0\n');
+      expect(cincy(['validate', out]).code).toBe(0);
+      expect(cincy(['import', '--graph-data', out, '--db', db2]).code).toBe(0);
+      const [a, b] = [db1, db2].map((p) => {
+        const s = Store.open(p);
+        const g = buildGraph(s.input());
+        s.close();
+        return g;
+      });
+      const channels = [...new Set(a!.nodes.flatMap((n) => n.channels))].sort();
+      expect(channels.length).toBe(55);
+      for (const c of channels)
+        expect(JSON.stringify(channelView(b!, c, 'amd64')), c).toBe(JSON.stringify(channelView(a!, c, 'amd64')));
+      expect(cincy(['export', '--db', db1, out]).code).toBe(1); // not empty: refuses without --force
 
-    const tarball = join(dir(), 'gd.tar.gz');
-    expect(spawnSync('tar', ['-czf', tarball, '-C', out, '.']).status).toBe(0);
-    const url = await serve(['--db', ':memory:', '--graph-data', tarball]);
-    const res = await fetch(`${url}/graph?channel=stable-4.16`, { headers: { accept: 'application/json' } });
-    expect(JSON.parse(await res.text())).toEqual(channelView(a!, 'stable-4.16', 'amd64'));
-  });
+      const tarball = join(dir(), 'gd.tar.gz');
+      expect(spawnSync('tar', ['-czf', tarball, '-C', out, '.']).status).toBe(0);
+      const url = await serve(['--db', ':memory:', '--graph-data', tarball]);
+      const res = await fetch(`${url}/graph?channel=stable-4.16`, { headers: { accept: 'application/json' } });
+      expect(JSON.parse(await res.text())).toEqual(channelView(a!, 'stable-4.16', 'amd64'));
+    },
+  );
 });

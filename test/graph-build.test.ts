@@ -5,7 +5,11 @@ import { buildGraph } from '../src/graph/build.js';
 import type { BlockedEdge, Channel, GraphInput, Release, Risk } from '../src/graph/model.js';
 import { channelView, type GraphDocument } from '../src/graph/view.js';
 
-const digest = (s: string): string => [...s.padEnd(64, '0')].map((c) => (c.charCodeAt(0) % 16).toString(16)).join('').slice(0, 64);
+const digest = (s: string): string =>
+  [...s.padEnd(64, '0')]
+    .map((c) => (c.charCodeAt(0) % 16).toString(16))
+    .join('')
+    .slice(0, 64);
 const rel = (version: string, previous: string[] = [], extra: Partial<Release> = {}): Release => ({
   version,
   arch: 'amd64',
@@ -16,39 +20,84 @@ const rel = (version: string, previous: string[] = [], extra: Partial<Release> =
   ...extra,
 });
 const chan = (name: string, versions: string[]): Channel => ({ name, internal: false, versions, tombstones: [] });
-const risk = (name: string, extra: Partial<Risk> = {}): Risk => ({ url: `https://issues.example/${name}`, name, message: `${name} message`, matchingRules: [{ type: 'Always' }], ...extra });
-const input = (p: Partial<GraphInput>): GraphInput => ({ releases: [], channels: [], blockedEdges: [], rawMetadata: {}, ...p });
+const risk = (name: string, extra: Partial<Risk> = {}): Risk => ({
+  url: `https://issues.example/${name}`,
+  name,
+  message: `${name} message`,
+  matchingRules: [{ type: 'Always' }],
+  ...extra,
+});
+const input = (p: Partial<GraphInput>): GraphInput => ({
+  releases: [],
+  channels: [],
+  blockedEdges: [],
+  rawMetadata: {},
+  ...p,
+});
 
 function view(p: Partial<GraphInput>, channel = 'stable-4.1', arch = 'amd64'): GraphDocument {
   return channelView(buildGraph(input(p)), channel, arch);
 }
-const edgeNames = (d: GraphDocument): string[] => d.edges.map(([a, b]) => `${d.nodes[a]!.version}>${d.nodes[b]!.version}`);
+const edgeNames = (d: GraphDocument): string[] =>
+  d.edges.map(([a, b]) => `${d.nodes[a]!.version}>${d.nodes[b]!.version}`);
 const condNames = (d: GraphDocument): string[] =>
   d.conditionalEdges.flatMap((c) => c.edges.map((e) => `${e.from}>${e.to}:${c.risks.map((r) => r.name).join('+')}`));
 
 const all = ['4.1.0', '4.1.1', '4.1.2', '4.1.10'];
-const line = [rel('4.1.0'), rel('4.1.1', ['4.1.0']), rel('4.1.2', ['4.1.0', '4.1.1']), rel('4.1.10', ['4.1.1', '4.1.2'])];
+const line = [
+  rel('4.1.0'),
+  rel('4.1.1', ['4.1.0']),
+  rel('4.1.2', ['4.1.0', '4.1.1']),
+  rel('4.1.10', ['4.1.1', '4.1.2']),
+];
 
 describe('graph build', () => {
   it('sorts nodes by semver and edges by index, and serializes keys in protocol order', () => {
     const d = view({ releases: [...line].reverse(), channels: [chan('stable-4.1', all)] });
     expect(d.nodes.map((n) => n.version)).toEqual(['4.1.0', '4.1.1', '4.1.2', '4.1.10']);
-    expect(d.edges).toEqual([[0, 1], [0, 2], [1, 2], [1, 3], [2, 3]]);
+    expect(d.edges).toEqual([
+      [0, 1],
+      [0, 2],
+      [1, 2],
+      [1, 3],
+      [2, 3],
+    ]);
     expect(Object.keys(d)).toEqual(['version', 'nodes', 'edges', 'conditionalEdges']);
     expect(Object.keys(d.nodes[0]!)).toEqual(['version', 'payload', 'metadata']);
   });
 
   it('adds edges from next, drops names that match no release, and never links architectures', () => {
     const d = view({
-      releases: [rel('4.1.0', ['4.0.9'], { next: ['4.1.1'] }), rel('4.1.1'), rel('4.1.0', [], { arch: 'arm64' }), rel('4.1.1', ['4.1.0+amd64'], { arch: 'arm64' })],
+      releases: [
+        rel('4.1.0', ['4.0.9'], { next: ['4.1.1'] }),
+        rel('4.1.1'),
+        rel('4.1.0', [], { arch: 'arm64' }),
+        rel('4.1.1', ['4.1.0+amd64'], { arch: 'arm64' }),
+      ],
       channels: [chan('stable-4.1', ['4.1.0', '4.1.1'])],
     });
     expect(edgeNames(d)).toEqual(['4.1.0>4.1.1']);
-    expect(edgeNames(view({ releases: [rel('4.1.0', [], { arch: 'arm64' }), rel('4.1.1', ['4.1.0+amd64'], { arch: 'arm64' })], channels: [chan('stable-4.1', ['4.1.0', '4.1.1'])] }, 'stable-4.1', 'arm64'))).toEqual([]);
+    expect(
+      edgeNames(
+        view(
+          {
+            releases: [rel('4.1.0', [], { arch: 'arm64' }), rel('4.1.1', ['4.1.0+amd64'], { arch: 'arm64' })],
+            channels: [chan('stable-4.1', ['4.1.0', '4.1.1'])],
+          },
+          'stable-4.1',
+          'arm64',
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('keeps only the requested arch and channel entries with +arch for that arch only', () => {
-    const releases = [rel('4.1.0'), rel('4.1.1', ['4.1.0']), rel('4.1.0', [], { arch: 'arm64' }), rel('4.1.1', ['4.1.0'], { arch: 'arm64' })];
+    const releases = [
+      rel('4.1.0'),
+      rel('4.1.1', ['4.1.0']),
+      rel('4.1.0', [], { arch: 'arm64' }),
+      rel('4.1.1', ['4.1.0'], { arch: 'arm64' }),
+    ];
     const channels = [chan('stable-4.1', ['4.1.0', '4.1.1+arm64'])];
     expect(view({ releases, channels }).nodes.map((n) => n.version)).toEqual(['4.1.0']);
     const arm = view({ releases, channels }, 'stable-4.1', 'arm64');
@@ -58,12 +107,35 @@ describe('graph build', () => {
   });
 
   it('orders channel metadata by the text after the first dash, as a string (4.10 before 4.9)', () => {
-    const d = view({ releases: [rel('4.9.0')], channels: [chan('stable-4.9', ['4.9.0']), chan('candidate-4.10', ['4.9.0']), chan('fast-4.9', ['4.9.0']), chan('eus-4.10', ['4.9.0']), { ...chan('stable', ['4.9.0']), internal: true }] }, 'stable-4.9');
-    expect(d.nodes[0]!.metadata['io.openshift.upgrades.graph.release.channels']).toBe('candidate-4.10,eus-4.10,fast-4.9,stable-4.9');
+    const d = view(
+      {
+        releases: [rel('4.9.0')],
+        channels: [
+          chan('stable-4.9', ['4.9.0']),
+          chan('candidate-4.10', ['4.9.0']),
+          chan('fast-4.9', ['4.9.0']),
+          chan('eus-4.10', ['4.9.0']),
+          { ...chan('stable', ['4.9.0']), internal: true },
+        ],
+      },
+      'stable-4.9',
+    );
+    expect(d.nodes[0]!.metadata['io.openshift.upgrades.graph.release.channels']).toBe(
+      'candidate-4.10,eus-4.10,fast-4.9,stable-4.9',
+    );
   });
 
   it('computes manifestref, marks multi releases, and never serves the internal arch key', () => {
-    const d = view({ releases: [rel('4.1.0', [], { arch: 'multi', metadata: { 'io.openshift.upgrades.graph.release.arch': 'multi' } })], channels: [chan('stable-4.1', ['4.1.0'])] }, 'stable-4.1', 'multi');
+    const d = view(
+      {
+        releases: [
+          rel('4.1.0', [], { arch: 'multi', metadata: { 'io.openshift.upgrades.graph.release.arch': 'multi' } }),
+        ],
+        channels: [chan('stable-4.1', ['4.1.0'])],
+      },
+      'stable-4.1',
+      'multi',
+    );
     const md = d.nodes[0]!.metadata;
     expect(md['io.openshift.upgrades.graph.release.manifestref']).toBe(d.nodes[0]!.payload.split('@')[1]);
     expect(md['release.openshift.io/architecture']).toBe('multi');
@@ -73,7 +145,10 @@ describe('graph build', () => {
 
   it('merges raw metadata into every arch; comma lists never repeat an item, other keys append', () => {
     const d = view({
-      releases: [rel('4.1.0'), rel('4.1.1', [], { metadata: { 'io.openshift.upgrades.graph.previous.add': '4.1.0', description: 'a' } })],
+      releases: [
+        rel('4.1.0'),
+        rel('4.1.1', [], { metadata: { 'io.openshift.upgrades.graph.previous.add': '4.1.0', description: 'a' } }),
+      ],
       channels: [chan('stable-4.1', ['4.1.0', '4.1.1'])],
       rawMetadata: { '4.1.1': { 'io.openshift.upgrades.graph.previous.add': '4.1.0', description: 'b' } },
     });
@@ -84,14 +159,22 @@ describe('graph build', () => {
 
   it('applies next.add, previous.remove (list and *), next.remove and release.remove', () => {
     const releases = [
-      rel('4.1.0', [], { metadata: { 'io.openshift.upgrades.graph.next.add': '4.1.10', 'io.openshift.upgrades.graph.next.remove': '4.1.1' } }),
+      rel('4.1.0', [], {
+        metadata: {
+          'io.openshift.upgrades.graph.next.add': '4.1.10',
+          'io.openshift.upgrades.graph.next.remove': '4.1.1',
+        },
+      }),
       rel('4.1.1', ['4.1.0']),
       rel('4.1.2', ['4.1.0', '4.1.1'], { metadata: { 'io.openshift.upgrades.graph.previous.remove': '4.1.1' } }),
       rel('4.1.10', ['4.1.2']),
       rel('4.1.11', ['4.1.10', '4.1.2'], { metadata: { 'io.openshift.upgrades.graph.previous.remove': '*' } }),
       rel('4.1.12', ['4.1.11'], { metadata: { 'io.openshift.upgrades.graph.release.remove': 'true' } }),
     ];
-    const d = view({ releases, channels: [chan('stable-4.1', ['4.1.0', '4.1.1', '4.1.2', '4.1.10', '4.1.11', '4.1.12'])] });
+    const d = view({
+      releases,
+      channels: [chan('stable-4.1', ['4.1.0', '4.1.1', '4.1.2', '4.1.10', '4.1.11', '4.1.12'])],
+    });
     expect(d.nodes.map((n) => n.version)).toEqual(['4.1.0', '4.1.1', '4.1.2', '4.1.10', '4.1.11']);
     expect(edgeNames(d)).toEqual(['4.1.0>4.1.2', '4.1.0>4.1.10', '4.1.2>4.1.10']);
   });
@@ -155,7 +238,11 @@ describe('graph build', () => {
 
   it('keeps a rule of an unknown type and serves it as given', () => {
     const rules = [{ type: 'Always' }, { type: 'FutureRule', future: { x: 1 } }];
-    const d = view({ releases: line, channels: [chan('stable-4.1', all)], blockedEdges: [{ id: 'x', to: '4.1.10', from: '.*', risk: risk('A', { matchingRules: rules }) }] });
+    const d = view({
+      releases: line,
+      channels: [chan('stable-4.1', all)],
+      blockedEdges: [{ id: 'x', to: '4.1.10', from: '.*', risk: risk('A', { matchingRules: rules }) }],
+    });
     expect(d.conditionalEdges[0]!.risks[0]!.matchingRules).toEqual(rules);
   });
 
@@ -170,14 +257,20 @@ describe('graph build', () => {
     // A backtracking engine needs about 2^200 steps for this search; RE2 semantics need one pass.
     const long = `4.1.0-${'a'.repeat(200)}`;
     const releases = [rel(long), rel('4.1.1', [long])];
-    const d = view({ releases, channels: [chan('stable-4.1', [long, '4.1.1'])], blockedEdges: [{ id: 'x', to: '4.1.1', from: '(a+)+c$', risk: risk('A') }] });
+    const d = view({
+      releases,
+      channels: [chan('stable-4.1', [long, '4.1.1'])],
+      blockedEdges: [{ id: 'x', to: '4.1.1', from: '(a+)+c$', risk: risk('A') }],
+    });
     expect(condNames(d)).toEqual([]);
     expect(edgeNames(d)).toHaveLength(1);
   });
 
   it('gives the same bytes for the same input in any order', () => {
     const a = JSON.stringify(view({ releases: line, channels: [chan('stable-4.1', all)] }));
-    const b = JSON.stringify(view({ releases: [...line].reverse(), channels: [chan('stable-4.1', [...all].reverse())] }));
+    const b = JSON.stringify(
+      view({ releases: [...line].reverse(), channels: [chan('stable-4.1', [...all].reverse())] }),
+    );
     expect(a).toBe(b);
   });
 });

@@ -3,7 +3,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addEdge, addNode, applyEdgeLabelsAndRisks, applySecondaryMetadata, emptyGraph, type WorkGraph } from '../src/graph/build.js';
+import {
+  addEdge,
+  addNode,
+  applyEdgeLabelsAndRisks,
+  applySecondaryMetadata,
+  emptyGraph,
+  type WorkGraph,
+} from '../src/graph/build.js';
 import { edgeList, finish } from '../src/graph/finish.js';
 import { LABEL } from '../src/graph/model.js';
 import { splitArch } from '../src/graph/version.js';
@@ -19,7 +26,13 @@ function workGraph(raw: RawGraph): WorkGraph {
   const g = emptyGraph();
   for (const n of raw.nodes) {
     const { version, arch } = splitArch(n.version);
-    addNode(g, { version, arch: arch ?? 'amd64', payload: n.payload, metadata: n.metadata && { ...n.metadata }, channels: [] });
+    addNode(g, {
+      version,
+      arch: arch ?? 'amd64',
+      payload: n.payload,
+      metadata: n.metadata && { ...n.metadata },
+      channels: [],
+    });
   }
   for (const [from, to] of raw.edges) addEdge(g, from, to);
   return g;
@@ -34,11 +47,16 @@ function comparable(g: WorkGraph) {
     payload: n.payload,
     metadata: n.metadata && Object.fromEntries(Object.entries(n.metadata).filter(([k]) => !ignored.has(k))),
   }));
-  const edges = edgeList(full).map(([a, b]) => `${nodes[a]!.version} -> ${nodes[b]!.version}`).sort();
+  const edges = edgeList(full)
+    .map(([a, b]) => `${nodes[a]!.version} -> ${nodes[b]!.version}`)
+    .sort();
   return { nodes, edges };
 }
 
-const sets = (): string[] => readdirSync(CONFORMANCE_DIR).filter((d) => d.startsWith('cincinnati-gb-')).sort();
+const sets = (): string[] =>
+  readdirSync(CONFORMANCE_DIR)
+    .filter((d) => d.startsWith('cincinnati-gb-'))
+    .sort();
 
 describe.runIf(conformanceAvailable())('graph-builder stages on the reference fixture', () => {
   for (const set of conformanceAvailable() ? sets() : []) {
@@ -50,7 +68,9 @@ describe.runIf(conformanceAvailable())('graph-builder stages on the reference fi
       const ours = workGraph(JSON.parse(readFileSync(join(dir, 'graph-gb-raw.json'), 'utf8')) as RawGraph);
       applySecondaryMetadata(ours, tree);
       applyEdgeLabelsAndRisks(ours, tree.blockedEdges);
-      const expected = workGraph(JSON.parse(readFileSync(join(dir, 'graph-gb-with-quay-metadata.json'), 'utf8')) as RawGraph);
+      const expected = workGraph(
+        JSON.parse(readFileSync(join(dir, 'graph-gb-with-quay-metadata.json'), 'utf8')) as RawGraph,
+      );
       applyEdgeLabelsAndRisks(expected, []);
       const got = comparable(ours);
       const want = comparable(expected);

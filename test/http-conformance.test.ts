@@ -18,12 +18,17 @@ describe.runIf(conformanceAvailable())('conformance over HTTP', () => {
         const expected = expectedChannels(set);
         const mismatches: string[] = [];
         for (const { channel, doc } of expected) {
-          const res = await fetch(`${server.url}/api/upgrades_info/v1/graph?channel=${channel}&arch=amd64`, { headers: { accept: 'application/json' } });
+          const res = await fetch(`${server.url}/api/upgrades_info/v1/graph?channel=${channel}&arch=amd64`, {
+            headers: { accept: 'application/json' },
+          });
           expect(res.status).toBe(200);
           const got = normalise((await res.json()) as Parameters<typeof normalise>[0]);
           const want = normalise(doc);
-          const diffs = (Object.keys(want) as Array<keyof typeof want>).filter((k) => JSON.stringify(got[k]) !== JSON.stringify(want[k]));
-          if (diffs.length) mismatches.push(`${channel}: ${diffs.map((k) => `${k} ${sample(got[k], want[k])}`).join('; ')}`);
+          const diffs = (Object.keys(want) as Array<keyof typeof want>).filter(
+            (k) => JSON.stringify(got[k]) !== JSON.stringify(want[k]),
+          );
+          if (diffs.length)
+            mismatches.push(`${channel}: ${diffs.map((k) => `${k} ${sample(got[k], want[k])}`).join('; ')}`);
         }
         console.log(`conformance: ${expected.length - mismatches.length}/${expected.length} channels exact (${set})`);
         expect(mismatches).toEqual([]);
@@ -38,7 +43,13 @@ function sample(got: unknown, want: unknown): string {
     new Map(Object.entries(v as object).map(([k, x]) => [Array.isArray(v) ? String(x) : k, JSON.stringify(x)]));
   const g = entries(got);
   const w = entries(want);
-  const extra = [...g].filter(([k, v]) => w.get(k) !== v).slice(0, 3).map(([k, v]) => `+${k}=${v}`);
-  const missing = [...w].filter(([k, v]) => g.get(k) !== v).slice(0, 3).map(([k, v]) => `-${k}=${v}`);
+  const extra = [...g]
+    .filter(([k, v]) => w.get(k) !== v)
+    .slice(0, 3)
+    .map(([k, v]) => `+${k}=${v}`);
+  const missing = [...w]
+    .filter(([k, v]) => g.get(k) !== v)
+    .slice(0, 3)
+    .map(([k, v]) => `-${k}=${v}`);
   return [...extra, ...missing].join(' ');
 }

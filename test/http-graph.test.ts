@@ -22,15 +22,26 @@ afterAll(async () => {
   dir.remove();
 });
 
-const get = (path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> => fetch(`${server.url}${path}`, { headers, method });
+const get = (path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> =>
+  fetch(`${server.url}${path}`, { headers, method });
 
 /** A raw request, so the body is seen exactly as sent (fetch decompresses). */
-function raw(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | undefined>; body: Buffer }> {
+function raw(
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, string | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${server.url}${path}`, { headers, method }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string | undefined>, body: Buffer.concat(chunks) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers as Record<string, string | undefined>,
+          body: Buffer.concat(chunks),
+        }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -39,11 +50,13 @@ function raw(path: string, headers: Record<string, string> = {}, method = 'GET')
 
 describe('GET /graph', () => {
   it('serves the channel on every path with the same body', async () => {
-    const bodies = await Promise.all(['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph'].map(async (p) => {
-      const res = await get(`${p}?channel=${CHANNEL}`, { accept: 'application/json' });
-      expect(res.status).toBe(200);
-      return res.text();
-    }));
+    const bodies = await Promise.all(
+      ['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph'].map(async (p) => {
+        const res = await get(`${p}?channel=${CHANNEL}`, { accept: 'application/json' });
+        expect(res.status).toBe(200);
+        return res.text();
+      }),
+    );
     expect(new Set(bodies).size).toBe(1);
     const doc = JSON.parse(bodies[0]!) as { nodes: Array<{ version: string }>; conditionalEdges: unknown[] };
     expect(doc.nodes.map((n) => n.version)).toEqual(['4.1.0', '4.1.1']);
@@ -54,9 +67,27 @@ describe('GET /graph', () => {
     const cases: Array<[string, number, object]> = [
       ['/graph', 400, { kind: 'missing_params', value: 'mandatory client parameters missing: channel' }],
       ['/graph?arch=amd64', 400, { kind: 'missing_params', value: 'mandatory client parameters missing: channel' }],
-      ['/graph?channel=x:y', 400, { kind: 'invalid_params', value: "invalid client parameters: channel 'x:y' does not match regex '^[0-9a-z\\-\\.]+$'" }],
-      [`/graph?channel=${CHANNEL}&arch=AMD_64`, 400, { kind: 'invalid_params', value: "invalid client parameters: arch 'AMD_64' does not match regex '^[0-9a-z]+$'" }],
-      [`/graph?channel=${CHANNEL}&channel=fast-4.1`, 400, { kind: 'invalid_params', value: 'invalid client parameters: channel given more than once' }],
+      [
+        '/graph?channel=x:y',
+        400,
+        {
+          kind: 'invalid_params',
+          value: "invalid client parameters: channel 'x:y' does not match regex '^[0-9a-z\\-\\.]+$'",
+        },
+      ],
+      [
+        `/graph?channel=${CHANNEL}&arch=AMD_64`,
+        400,
+        {
+          kind: 'invalid_params',
+          value: "invalid client parameters: arch 'AMD_64' does not match regex '^[0-9a-z]+$'",
+        },
+      ],
+      [
+        `/graph?channel=${CHANNEL}&channel=fast-4.1`,
+        400,
+        { kind: 'invalid_params', value: 'invalid client parameters: channel given more than once' },
+      ],
     ];
     for (const [path, status, body] of cases) {
       const res = await get(path);
@@ -72,7 +103,10 @@ describe('GET /graph', () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ version: 1, nodes: [], edges: [], conditionalEdges: [] });
     }
-    const cvo = await get(`/graph?arch=amd64&channel=${CHANNEL}&id=8f2c1f6e-3b0a-4c1e-9d4f-1a2b3c4d5e6f&version=4.1.0&foo=bar`, { accept: 'application/json', 'user-agent': 'ClusterVersionOperator/4.1.0' });
+    const cvo = await get(
+      `/graph?arch=amd64&channel=${CHANNEL}&id=8f2c1f6e-3b0a-4c1e-9d4f-1a2b3c4d5e6f&version=4.1.0&foo=bar`,
+      { accept: 'application/json', 'user-agent': 'ClusterVersionOperator/4.1.0' },
+    );
     const plain = await get(`/graph?channel=${CHANNEL}`, { accept: 'application/json' });
     expect(await cvo.text()).toBe(await plain.text());
   });
@@ -83,7 +117,11 @@ describe('GET /graph', () => {
       ['application/json', 200, 'application/json'],
       ['application/vnd.redhat.cincinnati.v1+json', 200, 'application/vnd.redhat.cincinnati.v1+json'],
       ['text/plain;q=0.5, application/json;q=0.9', 200, 'application/json'],
-      ['application/json;q=0.2, application/vnd.redhat.cincinnati.v1+json;q=0.8', 200, 'application/vnd.redhat.cincinnati.v1+json'],
+      [
+        'application/json;q=0.2, application/vnd.redhat.cincinnati.v1+json;q=0.8',
+        200,
+        'application/vnd.redhat.cincinnati.v1+json',
+      ],
       ['text/html, application/*;q=0.1', 200],
       ['*/*', 200],
       ['text/html', 406],
@@ -103,7 +141,10 @@ describe('GET /graph', () => {
   it('compresses with gzip and br to the same document, with an ETag per representation', async () => {
     const identity = await raw(`/graph?channel=${CHANNEL}`, { accept: 'application/json' });
     const gz = await raw(`/graph?channel=${CHANNEL}`, { accept: 'application/json', 'accept-encoding': 'gzip' });
-    const br = await raw(`/graph?channel=${CHANNEL}`, { accept: 'application/json', 'accept-encoding': 'br;q=1, gzip;q=0.5' });
+    const br = await raw(`/graph?channel=${CHANNEL}`, {
+      accept: 'application/json',
+      'accept-encoding': 'br;q=1, gzip;q=0.5',
+    });
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(br.headers['content-encoding']).toBe('br');
     expect(identity.headers['content-encoding']).toBeUndefined();
@@ -127,7 +168,11 @@ describe('GET /graph', () => {
       expect(res.body.length).toBe(0);
       expect(res.headers.etag).toBe(etag);
     }
-    const gz = await raw(`/graph?channel=${CHANNEL}`, { accept: 'application/json', 'accept-encoding': 'gzip', 'if-none-match': etag });
+    const gz = await raw(`/graph?channel=${CHANNEL}`, {
+      accept: 'application/json',
+      'accept-encoding': 'gzip',
+      'if-none-match': etag,
+    });
     expect(gz.status).toBe(200);
   });
 
@@ -144,10 +189,16 @@ describe('GET /graph', () => {
   });
 
   it('allows any origin for GET and HEAD', async () => {
-    const res = await get(`/graph?channel=${CHANNEL}`, { accept: 'application/json', origin: 'https://console.example' });
+    const res = await get(`/graph?channel=${CHANNEL}`, {
+      accept: 'application/json',
+      origin: 'https://console.example',
+    });
     expect(res.headers.get('access-control-allow-origin')).toBe('https://console.example');
     expect(res.headers.get('vary')).toMatch(/Origin/);
-    const pre = await fetch(`${server.url}/graph?channel=${CHANNEL}`, { method: 'OPTIONS', headers: { origin: 'https://console.example', 'access-control-request-method': 'GET' } });
+    const pre = await fetch(`${server.url}/graph?channel=${CHANNEL}`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://console.example', 'access-control-request-method': 'GET' },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-methods')).toBe('GET, HEAD');
   });
@@ -190,7 +241,9 @@ describe('service routes', () => {
 
   it('serves the OpenAPI document equal to the checked-in openapi/openapi.json', async () => {
     const served = await (await get('/openapi')).json();
-    const checkedIn = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'openapi', 'openapi.json'), 'utf8')) as unknown;
+    const checkedIn = JSON.parse(
+      readFileSync(join(import.meta.dirname, '..', 'openapi', 'openapi.json'), 'utf8'),
+    ) as unknown;
     expect(served, 'openapi/openapi.json is stale: run `npm run openapi`').toEqual(checkedIn);
     expect((served as { openapi: string }).openapi).toBe('3.1.0');
     expect(Object.keys((served as { paths: object }).paths)).toContain('/api/upgrades_info/v1/graph');

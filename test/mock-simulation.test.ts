@@ -7,7 +7,17 @@ import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { kubeTime } from '../src/clock.js';
 import { seedInventory } from '../src/cluster/mock/inventory.js';
-import { CURRENT, DESIRED, MCD_STATE, PHASE, RHEL_KUBELET, RHEL_LABEL, kubeletVersionFor, maxUnavailableOf, renderedConfig } from '../src/cluster/mock/mco.js';
+import {
+  CURRENT,
+  DESIRED,
+  MCD_STATE,
+  PHASE,
+  RHEL_KUBELET,
+  RHEL_LABEL,
+  kubeletVersionFor,
+  maxUnavailableOf,
+  renderedConfig,
+} from '../src/cluster/mock/mco.js';
 import { defaultOperatorDuration } from '../src/cluster/mock/operators.js';
 import { SCENARIO, ScenarioError, scenarioFileData } from '../src/cluster/mock/scenario.js';
 import { reconcile } from '../src/cluster/mock/simulation.js';
@@ -22,21 +32,44 @@ const OLD = '4.16.3';
 const NEW = '4.16.5';
 const IMAGE = `quay.io/openshift-release-dev/ocp-release@sha256:${'a'.repeat(64)}`;
 
-const K = { node: kindNamed('Node'), pool: kindNamed('MachineConfigPool'), co: kindNamed('ClusterOperator'), deploy: kindNamed('Deployment'), cm: kindNamed('ConfigMap'), job: kindNamed('Job') };
+const K = {
+  node: kindNamed('Node'),
+  pool: kindNamed('MachineConfigPool'),
+  co: kindNamed('ClusterOperator'),
+  deploy: kindNamed('Deployment'),
+  cm: kindNamed('ConfigMap'),
+  job: kindNamed('Job'),
+};
 
 function operatorDeployment(name: string, namespace: string, co: string, version: string): KubeObject {
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     metadata: { name, namespace, annotations: { 'operator.cincy.io/cluster-operator': co } },
-    spec: { replicas: 1, template: { spec: { containers: [{ name: 'operator', image: 'example/operator', env: [{ name: 'RELEASE_VERSION', value: version }] }] } } },
+    spec: {
+      replicas: 1,
+      template: {
+        spec: {
+          containers: [
+            { name: 'operator', image: 'example/operator', env: [{ name: 'RELEASE_VERSION', value: version }] },
+          ],
+        },
+      },
+    },
   };
 }
 
 /** Runs release `version` in the Deployment(s) of operator `co`, as applying a payload does. */
 function runRelease(s: ClusterState, co: string, version: string): void {
-  for (const d of s.list(K.deploy).filter((x) => x.metadata.annotations?.['operator.cincy.io/cluster-operator'] === co)) {
-    const spec = d.spec as { template: { spec: { containers: Array<{ env: Array<{ name: string; value: string }> }> } } };
-    spec.template.spec.containers[0]!.env = spec.template.spec.containers[0]!.env.map((e) => (e.name === 'RELEASE_VERSION' ? { ...e, value: version } : e));
+  for (const d of s
+    .list(K.deploy)
+    .filter((x) => x.metadata.annotations?.['operator.cincy.io/cluster-operator'] === co)) {
+    const spec = d.spec as {
+      template: { spec: { containers: Array<{ env: Array<{ name: string; value: string }> }> } };
+    };
+    spec.template.spec.containers[0]!.env = spec.template.spec.containers[0]!.env.map((e) =>
+      e.name === 'RELEASE_VERSION' ? { ...e, value: version } : e,
+    );
     s.update(K.deploy, d.metadata.namespace, d.metadata.name, d);
   }
 }
@@ -46,48 +79,116 @@ function setScenario(s: ClusterState, data: Record<string, unknown>): void {
   try {
     s.patch(K.cm, SCENARIO.namespace, SCENARIO.name, { data: json });
   } catch {
-    s.create(K.cm, SCENARIO.namespace, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: SCENARIO.name }, data: json });
+    s.create(K.cm, SCENARIO.namespace, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: SCENARIO.name },
+      data: json,
+    });
   }
 }
 
 /** A worker pool of the given nodes (created a minute apart, in order) running OLD, and the machine-config operator. */
-function workerPool(nodes: Array<{ name: string; zone?: string }>, spec: Record<string, unknown> = {}, file?: string): ClusterState {
+function workerPool(
+  nodes: Array<{ name: string; zone?: string }>,
+  spec: Record<string, unknown> = {},
+  file?: string,
+): ClusterState {
   const s = new ClusterState(file);
-  s.create(K.deploy, 'openshift-machine-config-operator', operatorDeployment('machine-config-operator', 'openshift-machine-config-operator', 'machine-config', OLD), T0 - 86_400_000);
+  s.create(
+    K.deploy,
+    'openshift-machine-config-operator',
+    operatorDeployment('machine-config-operator', 'openshift-machine-config-operator', 'machine-config', OLD),
+    T0 - 86_400_000,
+  );
   const rendered = renderedConfig('worker', OLD);
   s.create(K.pool, undefined, {
-    apiVersion: '', kind: 'MachineConfigPool', metadata: { name: 'worker' },
-    spec: { configuration: { name: rendered }, nodeSelector: { matchLabels: { 'node-role.kubernetes.io/worker': '' } }, ...spec },
+    apiVersion: '',
+    kind: 'MachineConfigPool',
+    metadata: { name: 'worker' },
+    spec: {
+      configuration: { name: rendered },
+      nodeSelector: { matchLabels: { 'node-role.kubernetes.io/worker': '' } },
+      ...spec,
+    },
     status: { configuration: { name: rendered } },
   });
   nodes.forEach((n, i) => {
-    s.create(K.node, undefined, {
-      apiVersion: 'v1', kind: 'Node',
-      metadata: { name: n.name, labels: { 'node-role.kubernetes.io/worker': '', ...(n.zone && { 'topology.kubernetes.io/zone': n.zone }) }, annotations: { [CURRENT]: rendered, [DESIRED]: rendered, [MCD_STATE]: 'Done' } },
-      spec: {},
-      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastTransitionTime: kubeTime(T0 - 86_400_000) }], nodeInfo: { kubeletVersion: kubeletVersionFor(OLD) } },
-    }, T0 - 86_400_000 + i * MIN);
+    s.create(
+      K.node,
+      undefined,
+      {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: {
+          name: n.name,
+          labels: { 'node-role.kubernetes.io/worker': '', ...(n.zone && { 'topology.kubernetes.io/zone': n.zone }) },
+          annotations: { [CURRENT]: rendered, [DESIRED]: rendered, [MCD_STATE]: 'Done' },
+        },
+        spec: {},
+        status: {
+          conditions: [
+            { type: 'Ready', status: 'True', reason: 'KubeletReady', lastTransitionTime: kubeTime(T0 - 86_400_000) },
+          ],
+          nodeInfo: { kubeletVersion: kubeletVersionFor(OLD) },
+        },
+      },
+      T0 - 86_400_000 + i * MIN,
+    );
   });
   return s;
 }
 
 const nodes = (s: ClusterState): KubeObject[] => s.list(K.node);
-const cordoned = (s: ClusterState): string[] => nodes(s).filter((n) => (n.spec as { unschedulable?: boolean }).unschedulable).map((n) => n.metadata.name);
-const ready = (n: KubeObject): boolean => ((n.status as { conditions: Array<{ type: string; status: string }> }).conditions.find((c) => c.type === 'Ready')?.status === 'True');
-const unavailable = (s: ClusterState): string[] => nodes(s).filter((n) => (n.spec as { unschedulable?: boolean }).unschedulable || !ready(n) || n.metadata.annotations?.[PHASE]).map((n) => n.metadata.name);
-const poolStatus = (s: ClusterState, name = 'worker'): Record<string, unknown> & { conditions: Array<{ type: string; status: string; lastTransitionTime: string }> } =>
+const cordoned = (s: ClusterState): string[] =>
+  nodes(s)
+    .filter((n) => (n.spec as { unschedulable?: boolean }).unschedulable)
+    .map((n) => n.metadata.name);
+const ready = (n: KubeObject): boolean =>
+  (n.status as { conditions: Array<{ type: string; status: string }> }).conditions.find((c) => c.type === 'Ready')
+    ?.status === 'True';
+const unavailable = (s: ClusterState): string[] =>
+  nodes(s)
+    .filter(
+      (n) => (n.spec as { unschedulable?: boolean }).unschedulable || !ready(n) || n.metadata.annotations?.[PHASE],
+    )
+    .map((n) => n.metadata.name);
+const poolStatus = (
+  s: ClusterState,
+  name = 'worker',
+): Record<string, unknown> & { conditions: Array<{ type: string; status: string; lastTransitionTime: string }> } =>
   s.get(K.pool, undefined, name).status as never;
-const co = (s: ClusterState, name: string): { versions: Array<{ name: string; version: string }>; conditions: Array<{ type: string; status: string; reason: string; message: string; lastTransitionTime: string }> } =>
-  s.get(K.co, undefined, name).status as never;
-const cond = (s: ClusterState, name: string, type: string): { status: string; reason: string; message: string; lastTransitionTime: string } => co(s, name).conditions.find((c) => c.type === type)!;
+const co = (
+  s: ClusterState,
+  name: string,
+): {
+  versions: Array<{ name: string; version: string }>;
+  conditions: Array<{ type: string; status: string; reason: string; message: string; lastTransitionTime: string }>;
+} => s.get(K.co, undefined, name).status as never;
+const cond = (
+  s: ClusterState,
+  name: string,
+  type: string,
+): { status: string; reason: string; message: string; lastTransitionTime: string } =>
+  co(s, name).conditions.find((c) => c.type === type)!;
 
 /** A pool of five nodes whose updates take different times: node 2 finishes first, then 1 (cordoned at the start), then 3, 5, 4. */
 const OUT_OF_ORDER_TIMINGS = {
   nodeDefaults: { cordon: '0s', update: '1m', reboot: '1m', uncordon: '0s' },
-  nodes: { 'node-1': { drain: '13m' }, 'node-2': { drain: '8m' }, 'node-3': { drain: '18m' }, 'node-4': { drain: '14m' }, 'node-5': { drain: '6m' } },
+  nodes: {
+    'node-1': { drain: '13m' },
+    'node-2': { drain: '8m' },
+    'node-3': { drain: '18m' },
+    'node-4': { drain: '14m' },
+    'node-5': { drain: '6m' },
+  },
 };
 const seedPool = (file?: string): ClusterState => {
-  const s = workerPool([1, 2, 3, 4, 5].map((i) => ({ name: `node-${i}` })), { maxUnavailable: 3 }, file);
+  const s = workerPool(
+    [1, 2, 3, 4, 5].map((i) => ({ name: `node-${i}` })),
+    { maxUnavailable: 3 },
+    file,
+  );
   setScenario(s, OUT_OF_ORDER_TIMINGS);
   return s;
 };
@@ -115,9 +216,24 @@ describe('the Machine Config Operator simulation', () => {
         expect(unavailable(s)).toEqual(['node-1', 'node-2', 'node-3']);
       }
       if (t === T0 + 12 * MIN) {
-        expect(poolStatus(s)).toMatchObject({ machineCount: 5, updatedMachineCount: 1, readyMachineCount: 1, unavailableMachineCount: 3, degradedMachineCount: 0, configuration: { name: renderedConfig('worker', OLD) } });
-        expect(poolStatus(s).conditions.map((c) => `${c.type}=${c.status}`)).toEqual(['Updated=False', 'Updating=True', 'Degraded=False']);
-        expect(s.get(K.node, undefined, 'node-4').metadata.annotations).toMatchObject({ [DESIRED]: target, [MCD_STATE]: 'Working', [PHASE]: 'drain' });
+        expect(poolStatus(s)).toMatchObject({
+          machineCount: 5,
+          updatedMachineCount: 1,
+          readyMachineCount: 1,
+          unavailableMachineCount: 3,
+          degradedMachineCount: 0,
+          configuration: { name: renderedConfig('worker', OLD) },
+        });
+        expect(poolStatus(s).conditions.map((c) => `${c.type}=${c.status}`)).toEqual([
+          'Updated=False',
+          'Updating=True',
+          'Degraded=False',
+        ]);
+        expect(s.get(K.node, undefined, 'node-4').metadata.annotations).toMatchObject({
+          [DESIRED]: target,
+          [MCD_STATE]: 'Working',
+          [PHASE]: 'drain',
+        });
       }
     }
     expect(changes).toEqual([
@@ -135,7 +251,13 @@ describe('the Machine Config Operator simulation', () => {
       expect(ready(n)).toBe(true);
       expect((n.status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toBe('v1.29.5');
     }
-    expect(poolStatus(s)).toMatchObject({ machineCount: 5, updatedMachineCount: 5, readyMachineCount: 5, unavailableMachineCount: 0, configuration: { name: target } });
+    expect(poolStatus(s)).toMatchObject({
+      machineCount: 5,
+      updatedMachineCount: 5,
+      readyMachineCount: 5,
+      unavailableMachineCount: 0,
+      configuration: { name: target },
+    });
     const updated = poolStatus(s).conditions.find((c) => c.type === 'Updated')!;
     expect([updated.status, updated.lastTransitionTime]).toEqual(['True', kubeTime(T0 + 26 * MIN)]);
   });
@@ -154,7 +276,9 @@ describe('the Machine Config Operator simulation', () => {
     expect(view(coarse)).toEqual(view(fine));
     // Node 4 started when node 2 finished (10 min), drained 14, updated 1, rebooted 1: Ready again at 26 minutes.
     const n4 = coarse.get(K.node, undefined, 'node-4');
-    expect((n4.status as { conditions: Array<{ lastTransitionTime: string }> }).conditions[0]!.lastTransitionTime).toBe(kubeTime(T0 + 26 * MIN));
+    expect((n4.status as { conditions: Array<{ lastTransitionTime: string }> }).conditions[0]!.lastTransitionTime).toBe(
+      kubeTime(T0 + 26 * MIN),
+    );
   });
 
   it('writes nothing when nothing changed', () => {
@@ -168,7 +292,13 @@ describe('the Machine Config Operator simulation', () => {
   });
 
   it('takes nodes by zone, then oldest first, then by name', () => {
-    const s = workerPool([{ name: 'w-b-old', zone: 'zone-b' }, { name: 'w-a-1', zone: 'zone-a' }, { name: 'w-a-0', zone: 'zone-a' }, { name: 'w-c', zone: 'zone-c' }, { name: 'w-a-2', zone: 'zone-a' }]);
+    const s = workerPool([
+      { name: 'w-b-old', zone: 'zone-b' },
+      { name: 'w-a-1', zone: 'zone-a' },
+      { name: 'w-a-0', zone: 'zone-a' },
+      { name: 'w-c', zone: 'zone-c' },
+      { name: 'w-a-2', zone: 'zone-a' },
+    ]);
     setScenario(s, { nodeDefaults: { cordon: '0s', drain: '1m', update: '0s', reboot: '1m', uncordon: '0s' } });
     runRelease(s, 'machine-config', NEW);
     const order: string[] = [];
@@ -182,8 +312,18 @@ describe('the Machine Config Operator simulation', () => {
   });
 
   it('reads maxUnavailable as an integer or a percentage of the pool, at least 1', () => {
-    expect([maxUnavailableOf('40%', 5), maxUnavailableOf('10%', 5), maxUnavailableOf(3, 5), maxUnavailableOf('2', 5), maxUnavailableOf(undefined, 5), maxUnavailableOf(0, 5)]).toEqual([2, 1, 3, 2, 1, 1]);
-    const s = workerPool([1, 2, 3, 4, 5].map((i) => ({ name: `node-${i}` })), { maxUnavailable: '40%' });
+    expect([
+      maxUnavailableOf('40%', 5),
+      maxUnavailableOf('10%', 5),
+      maxUnavailableOf(3, 5),
+      maxUnavailableOf('2', 5),
+      maxUnavailableOf(undefined, 5),
+      maxUnavailableOf(0, 5),
+    ]).toEqual([2, 1, 3, 2, 1, 1]);
+    const s = workerPool(
+      [1, 2, 3, 4, 5].map((i) => ({ name: `node-${i}` })),
+      { maxUnavailable: '40%' },
+    );
     runRelease(s, 'machine-config', NEW);
     reconcile(s, T0);
     expect(cordoned(s)).toEqual(['node-1', 'node-2']);
@@ -195,9 +335,18 @@ describe('the Machine Config Operator simulation', () => {
     reconcile(s, T0);
     reconcile(s, T0 + 60 * MIN);
     expect(cordoned(s)).toEqual([]);
-    expect(nodes(s).map((n) => n.metadata.annotations?.[CURRENT])).toEqual([renderedConfig('worker', OLD), renderedConfig('worker', OLD)]);
-    expect(s.get(K.pool, undefined, 'worker').spec).toMatchObject({ configuration: { name: renderedConfig('worker', NEW) } });
-    expect(poolStatus(s).conditions.map((c) => `${c.type}=${c.status}`)).toEqual(['Updated=False', 'Updating=False', 'Degraded=False']);
+    expect(nodes(s).map((n) => n.metadata.annotations?.[CURRENT])).toEqual([
+      renderedConfig('worker', OLD),
+      renderedConfig('worker', OLD),
+    ]);
+    expect(s.get(K.pool, undefined, 'worker').spec).toMatchObject({
+      configuration: { name: renderedConfig('worker', NEW) },
+    });
+    expect(poolStatus(s).conditions.map((c) => `${c.type}=${c.status}`)).toEqual([
+      'Updated=False',
+      'Updating=False',
+      'Degraded=False',
+    ]);
     s.patch(K.pool, undefined, 'worker', { spec: { paused: false } });
     reconcile(s, T0 + 61 * MIN);
     expect(cordoned(s)).toEqual(['node-1']);
@@ -209,7 +358,8 @@ describe('the Machine Config Operator simulation', () => {
     setScenario(s, { nodes: Object.fromEntries([0, 1, 2].map((i) => [`worker-${i}`, { drain: '30m' }])) });
     reconcile(s, T0);
     runRelease(s, 'machine-config', NEW);
-    const masterDone = (): boolean => (poolStatus(s, 'master').configuration as { name: string }).name === renderedConfig('master', NEW);
+    const masterDone = (): boolean =>
+      (poolStatus(s, 'master').configuration as { name: string }).name === renderedConfig('master', NEW);
     let t = T0;
     for (; t < T0 + 120 * MIN && !masterDone(); t += 30_000) {
       reconcile(s, t);
@@ -217,7 +367,10 @@ describe('the Machine Config Operator simulation', () => {
     }
     expect(cond(s, 'machine-config', 'Progressing')).toMatchObject({ status: 'False' });
     expect(co(s, 'machine-config').versions.map((v) => v.version)).toEqual([NEW]);
-    expect(poolStatus(s, 'master')).toMatchObject({ updatedMachineCount: 3, configuration: { name: renderedConfig('master', NEW) } });
+    expect(poolStatus(s, 'master')).toMatchObject({
+      updatedMachineCount: 3,
+      configuration: { name: renderedConfig('master', NEW) },
+    });
     expect(poolStatus(s, 'worker')).toMatchObject({ updatedMachineCount: 0 });
     expect(poolStatus(s, 'worker').conditions.find((c) => c.type === 'Updating')!.status).toBe('True');
     // Three masters one at a time at the default 10s + 2m + 3m + 4m + 10s each: 28 minutes.
@@ -230,28 +383,44 @@ describe('RHEL workers', () => {
   it('get the new configuration but not the kubelet: NotReady until it is updated by other means, and the pool waits', () => {
     const s = new ClusterState();
     seedInventory(s, { version: OLD, image: IMAGE, arch: 'amd64', rhelWorkers: 1 });
-    expect(nodes(s).filter((n) => n.metadata.labels?.[RHEL_LABEL] === 'rhel').map((n) => n.metadata.name)).toEqual(['worker-2']);
+    expect(
+      nodes(s)
+        .filter((n) => n.metadata.labels?.[RHEL_LABEL] === 'rhel')
+        .map((n) => n.metadata.name),
+    ).toEqual(['worker-2']);
     reconcile(s, T0);
     runRelease(s, 'machine-config', NEW);
     let t = T0;
     const rhel = (): KubeObject => s.get(K.node, undefined, 'worker-2');
-    for (; t < T0 + 120 * MIN && rhel().metadata.annotations?.[PHASE] !== 'awaiting-kubelet'; t += 30_000) reconcile(s, t);
+    for (; t < T0 + 120 * MIN && rhel().metadata.annotations?.[PHASE] !== 'awaiting-kubelet'; t += 30_000)
+      reconcile(s, t);
     // Its configuration applied, its old kubelet NotReady, still cordoned: unavailable, and not updated.
     expect(rhel().metadata.annotations?.[CURRENT]).toBe(renderedConfig('worker', NEW));
     expect(ready(rhel())).toBe(false);
-    expect((rhel().status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toBe(kubeletVersionFor(OLD));
+    expect((rhel().status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toBe(
+      kubeletVersionFor(OLD),
+    );
     expect(unavailable(s)).toEqual(['worker-2']);
     for (const end = t + 60 * MIN; t < end; t += 30_000) reconcile(s, t);
     expect(unavailable(s)).toEqual(['worker-2']); // it waits for ever
-    expect(poolStatus(s, 'worker')).toMatchObject({ machineCount: 3, updatedMachineCount: 2, unavailableMachineCount: 1 });
+    expect(poolStatus(s, 'worker')).toMatchObject({
+      machineCount: 3,
+      updatedMachineCount: 2,
+      unavailableMachineCount: 1,
+    });
     expect(poolStatus(s, 'worker').conditions.find((c) => c.type === 'Updated')!.status).toBe('False');
     expect(poolStatus(s, 'master')).toMatchObject({ updatedMachineCount: 3 }); // the control plane is not held up
     // Updated by other means (openshift-ansible), as the annotation says: Ready, uncordoned, done.
     s.patch(K.node, undefined, 'worker-2', { metadata: { annotations: { [RHEL_KUBELET]: NEW } } });
     for (const end = t + 5 * MIN; t < end; t += 30_000) reconcile(s, t);
     expect(unavailable(s)).toEqual([]);
-    expect((rhel().status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toBe(kubeletVersionFor(NEW));
-    expect(poolStatus(s, 'worker')).toMatchObject({ updatedMachineCount: 3, configuration: { name: renderedConfig('worker', NEW) } });
+    expect((rhel().status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toBe(
+      kubeletVersionFor(NEW),
+    );
+    expect(poolStatus(s, 'worker')).toMatchObject({
+      updatedMachineCount: 3,
+      configuration: { name: renderedConfig('worker', NEW) },
+    });
   });
 });
 
@@ -264,7 +433,8 @@ describe('the cluster operator simulation', () => {
   };
 
   it('gives each operator a deterministic duration: 1–4 minutes, 8–10 for etcd and kube-apiserver', () => {
-    const within = (names: string[], low: number, high: number): boolean => names.every((n) => defaultOperatorDuration(n) >= low && defaultOperatorDuration(n) < high);
+    const within = (names: string[], low: number, high: number): boolean =>
+      names.every((n) => defaultOperatorDuration(n) >= low && defaultOperatorDuration(n) < high);
     expect(within(['dns', 'ingress', 'console', 'network'], MIN, 4 * MIN)).toBe(true);
     expect(within(['etcd', 'kube-apiserver'], 8 * MIN, 10 * MIN)).toBe(true);
     expect(defaultOperatorDuration('dns')).toBe(defaultOperatorDuration('dns'));
@@ -275,14 +445,25 @@ describe('the cluster operator simulation', () => {
     expect(co(s, 'etcd').versions.map((v) => v.name)).toEqual(['operator', 'raw-internal', 'etcd']);
     runRelease(s, 'etcd', NEW);
     reconcile(s, T0);
-    expect(cond(s, 'etcd', 'Progressing')).toMatchObject({ status: 'True', reason: 'Upgrading', message: `Working towards ${NEW}`, lastTransitionTime: kubeTime(T0) });
+    expect(cond(s, 'etcd', 'Progressing')).toMatchObject({
+      status: 'True',
+      reason: 'Upgrading',
+      message: `Working towards ${NEW}`,
+      lastTransitionTime: kubeTime(T0),
+    });
     expect(co(s, 'etcd').versions.every((v) => v.version === OLD)).toBe(true);
     const done = T0 + defaultOperatorDuration('etcd');
     reconcile(s, done - 1000);
     expect(co(s, 'etcd').versions[0]!.version).toBe(OLD);
     reconcile(s, done + 20_000);
-    expect(co(s, 'etcd').versions).toEqual(['operator', 'raw-internal', 'etcd'].map((name) => ({ name, version: NEW })));
-    expect(cond(s, 'etcd', 'Progressing')).toMatchObject({ status: 'False', reason: 'AsExpected', lastTransitionTime: kubeTime(done) });
+    expect(co(s, 'etcd').versions).toEqual(
+      ['operator', 'raw-internal', 'etcd'].map((name) => ({ name, version: NEW })),
+    );
+    expect(cond(s, 'etcd', 'Progressing')).toMatchObject({
+      status: 'False',
+      reason: 'AsExpected',
+      lastTransitionTime: kubeTime(done),
+    });
     expect(cond(s, 'etcd', 'Available')).toMatchObject({ status: 'True', reason: 'AsExpected' });
     expect(cond(s, 'etcd', 'Available').lastTransitionTime).toBe('2026-03-02T11:10:00Z'); // it never flipped
     expect(s.get(K.co, undefined, 'etcd').metadata.annotations ?? {}).toEqual({});
@@ -291,14 +472,27 @@ describe('the cluster operator simulation', () => {
 
   it('turns Degraded or unavailable as the scenario says, without reporting the new version', () => {
     const s = cluster();
-    setScenario(s, { operators: { dns: { behavior: 'degraded', duration: '2m' }, ingress: { behavior: 'unavailable', duration: '3m' } } });
+    setScenario(s, {
+      operators: {
+        dns: { behavior: 'degraded', duration: '2m' },
+        ingress: { behavior: 'unavailable', duration: '3m' },
+      },
+    });
     runRelease(s, 'dns', NEW);
     runRelease(s, 'ingress', NEW);
     reconcile(s, T0);
     reconcile(s, T0 + 10 * MIN);
-    expect(cond(s, 'dns', 'Degraded')).toMatchObject({ status: 'True', reason: 'SimulatedFailure', lastTransitionTime: kubeTime(T0 + 2 * MIN) });
+    expect(cond(s, 'dns', 'Degraded')).toMatchObject({
+      status: 'True',
+      reason: 'SimulatedFailure',
+      lastTransitionTime: kubeTime(T0 + 2 * MIN),
+    });
     expect(cond(s, 'dns', 'Degraded').message).toMatch(/^Simulated failure/);
-    expect(cond(s, 'ingress', 'Available')).toMatchObject({ status: 'False', reason: 'SimulatedFailure', lastTransitionTime: kubeTime(T0 + 3 * MIN) });
+    expect(cond(s, 'ingress', 'Available')).toMatchObject({
+      status: 'False',
+      reason: 'SimulatedFailure',
+      lastTransitionTime: kubeTime(T0 + 3 * MIN),
+    });
     expect([co(s, 'dns').versions[0]!.version, co(s, 'ingress').versions[0]!.version]).toEqual([OLD, OLD]);
     expect(cond(s, 'dns', 'Progressing').status).toBe('True');
     // The scenario is read on every pass: fixed, the operator completes.
@@ -323,21 +517,44 @@ describe('the Job simulation', () => {
     writeFileSync(join(store, 'sha256', hex, 'release-manifests', 'release-metadata'), '{}');
     const s = new ClusterState();
     const job = (ns: string, name: string, image: string): void =>
-      void s.create(K.job, ns, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name }, spec: { template: { spec: { containers: [{ name: 'payload', image }] } } } });
+      void s.create(K.job, ns, {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { name },
+        spec: { template: { spec: { containers: [{ name: 'payload', image }] } } },
+      });
     job('openshift-cluster-version', 'version-4.16.5-abcde', `quay.io/ocp/release@sha256:${hex}`);
     job('openshift-cluster-version', 'version-4.16.6-fghij', `quay.io/ocp/release@sha256:${'c'.repeat(64)}`);
     job('openshift-monitoring', 'migration', 'quay.io/ocp/tool:1');
-    const status = (ns: string, name: string): Record<string, unknown> => s.get(K.job, ns, name).status as Record<string, unknown>;
+    const status = (ns: string, name: string): Record<string, unknown> =>
+      s.get(K.job, ns, name).status as Record<string, unknown>;
     reconcile(s, T0, { payloadStore: store });
-    expect(status('openshift-cluster-version', 'version-4.16.5-abcde')).toEqual({ startTime: kubeTime(T0), active: 1, ready: 0 });
+    expect(status('openshift-cluster-version', 'version-4.16.5-abcde')).toEqual({
+      startTime: kubeTime(T0),
+      active: 1,
+      ready: 0,
+    });
     reconcile(s, T0 + 20_000, { payloadStore: store });
-    expect(status('openshift-cluster-version', 'version-4.16.5-abcde')).toMatchObject({ succeeded: 1, active: 0, completionTime: kubeTime(T0 + 20_000), conditions: [{ type: 'Complete', status: 'True' }] });
+    expect(status('openshift-cluster-version', 'version-4.16.5-abcde')).toMatchObject({
+      succeeded: 1,
+      active: 0,
+      completionTime: kubeTime(T0 + 20_000),
+      conditions: [{ type: 'Complete', status: 'True' }],
+    });
     const failed = status('openshift-cluster-version', 'version-4.16.6-fghij');
-    expect(failed).toMatchObject({ failed: 1, conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }] });
-    expect((failed.conditions as Array<{ message: string }>)[0]!.message).toContain(`quay.io/ocp/release@sha256:${'c'.repeat(64)}`);
+    expect(failed).toMatchObject({
+      failed: 1,
+      conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }],
+    });
+    expect((failed.conditions as Array<{ message: string }>)[0]!.message).toContain(
+      `quay.io/ocp/release@sha256:${'c'.repeat(64)}`,
+    );
     expect(status('openshift-monitoring', 'migration').succeeded).toBeUndefined();
     reconcile(s, T0 + 30_000, { payloadStore: store });
-    expect(status('openshift-monitoring', 'migration')).toMatchObject({ succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] });
+    expect(status('openshift-monitoring', 'migration')).toMatchObject({
+      succeeded: 1,
+      conditions: [{ type: 'Complete', status: 'True' }],
+    });
   });
 });
 
@@ -349,7 +566,12 @@ describe('a restarted simulation', () => {
     reconcile(first, T0);
     reconcile(first, T0 + 12 * MIN);
     first.flush();
-    const phases = (s: ClusterState): unknown => nodes(s).map((n) => [n.metadata.name, n.metadata.annotations?.[PHASE], n.metadata.annotations?.['cincy.mock/phase-end']]);
+    const phases = (s: ClusterState): unknown =>
+      nodes(s).map((n) => [
+        n.metadata.name,
+        n.metadata.annotations?.[PHASE],
+        n.metadata.annotations?.['cincy.mock/phase-end'],
+      ]);
     const again = new ClusterState(file);
     expect(phases(again)).toEqual(phases(first));
     const rv = again.resourceVersion;
@@ -365,7 +587,8 @@ describe('a restarted simulation', () => {
   it('persists a burst of writes once per interval, and everything on flush', () => {
     const file = join(cleanup.dir(), 'state.json');
     const s = new ClusterState(file, 60_000);
-    for (let i = 0; i < 5; i++) s.create(K.cm, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } });
+    for (let i = 0; i < 5; i++)
+      s.create(K.cm, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } });
     expect((JSON.parse(readFileSync(file, 'utf8')) as { objects: unknown[] }).objects).toHaveLength(1); // the first write went at once
     s.flush();
     expect((JSON.parse(readFileSync(file, 'utf8')) as { objects: unknown[] }).objects).toHaveLength(5);
@@ -381,12 +604,22 @@ describe('scenario files', () => {
   const known = { operators: ['dns', 'etcd'], nodes: ['worker-0'] };
 
   it('turn into ConfigMap data', () => {
-    const f = write('platform: GCP\noperators:\n  etcd: {duration: 10m, behavior: degraded}\nnodeDefaults: {drain: 5m}\nnodes:\n  worker-0: {reboot: 90s}\n');
-    expect(scenarioFileData(f, known)).toEqual({ platform: 'GCP', operators: '{"etcd":{"duration":"10m","behavior":"degraded"}}', nodeDefaults: '{"drain":"5m"}', nodes: '{"worker-0":{"reboot":"90s"}}' });
+    const f = write(
+      'platform: GCP\noperators:\n  etcd: {duration: 10m, behavior: degraded}\nnodeDefaults: {drain: 5m}\nnodes:\n  worker-0: {reboot: 90s}\n',
+    );
+    expect(scenarioFileData(f, known)).toEqual({
+      platform: 'GCP',
+      operators: '{"etcd":{"duration":"10m","behavior":"degraded"}}',
+      nodeDefaults: '{"drain":"5m"}',
+      nodes: '{"worker-0":{"reboot":"90s"}}',
+    });
   });
 
   it.each([
-    ['operators:\n  etcd: {behavior: broken}\n', 'operators.etcd.behavior: "broken" is not a behavior (one of normal, degraded, unavailable)'],
+    [
+      'operators:\n  etcd: {behavior: broken}\n',
+      'operators.etcd.behavior: "broken" is not a behavior (one of normal, degraded, unavailable)',
+    ],
     ['operators:\n  etcd: {duration: soon}\n', 'operators.etcd.duration: "soon" is not a duration'],
     ['operators:\n  etdc: {duration: 1m}\n', 'operators.etdc: no such ClusterOperator'],
     ['nodes:\n  worker-0: {drain: 5}\n', 'nodes.worker-0.drain: 5 is not a duration'],
@@ -404,16 +637,39 @@ describe('the mock cluster over HTTP, on a scaled clock', () => {
     const dir = cleanup.dir();
     const m = await serveMock(['--plain-http', '--state', join(dir, 'state.json')], dir, cleanup);
     const api = k8s.KubernetesObjectApi.makeApiClient(m.kc);
-    const spec = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } };
+    const spec = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+      },
+    };
     await api.create(spec);
-    const read = (await api.read({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' } })) as k8s.V1Deployment;
+    const read = (await api.read({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default' },
+    })) as k8s.V1Deployment;
     expect(read.spec?.replicas).toBe(2);
-    for (const [apiVersion, kind, namespace] of [['rbac.authorization.k8s.io/v1', 'ClusterRole', undefined], ['v1', 'ServiceAccount', 'default'], ['apiextensions.k8s.io/v1', 'CustomResourceDefinition', undefined]] as const) {
+    for (const [apiVersion, kind, namespace] of [
+      ['rbac.authorization.k8s.io/v1', 'ClusterRole', undefined],
+      ['v1', 'ServiceAccount', 'default'],
+      ['apiextensions.k8s.io/v1', 'CustomResourceDefinition', undefined],
+    ] as const) {
       await api.create({ apiVersion, kind, metadata: { name: 'x', ...(namespace && { namespace }) } });
-      expect((await api.read({ apiVersion, kind, metadata: { name: 'x', ...(namespace && { namespace }) } })).metadata?.name).toBe('x');
+      expect(
+        (await api.read({ apiVersion, kind, metadata: { name: 'x', ...(namespace && { namespace }) } })).metadata?.name,
+      ).toBe('x');
     }
     // RBAC names carry colons, which the client percent-encodes in the path.
-    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'system:openshift:operator:dns' } };
+    const role = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'system:openshift:operator:dns' },
+    };
     await api.create(role);
     expect((await api.read(role)).metadata?.name).toBe('system:openshift:operator:dns');
     await api.replace({ ...role, rules: [] });
@@ -421,31 +677,63 @@ describe('the mock cluster over HTTP, on a scaled clock', () => {
 
   it('updates an operator when its Deployment runs a new release, and `cincy get` shows it', async () => {
     const dir = cleanup.dir();
-    const m = await serveMock(['--time-scale', '600', '--plain-http', '--state', join(dir, 'state.json')], dir, cleanup);
+    const m = await serveMock(
+      ['--time-scale', '600', '--plain-http', '--state', join(dir, 'state.json')],
+      dir,
+      cleanup,
+    );
     const core = m.kc.makeApiClient(k8s.CoreV1Api);
     const clock = await core.readNamespacedConfigMap({ namespace: 'openshift-config', name: 'cincy-mock-clock' });
     expect(clock.data?.scale).toBe('600');
     const apps = m.kc.makeApiClient(k8s.AppsV1Api);
     const all = await apps.listDeploymentForAllNamespaces();
     const dns = all.items.find((d) => d.metadata?.annotations?.['operator.cincy.io/cluster-operator'] === 'dns')!;
-    dns.spec!.template.spec!.containers[0]!.env = dns.spec!.template.spec!.containers[0]!.env!.map((e) => (e.name === 'RELEASE_VERSION' ? { name: e.name, value: NEW } : e));
-    await apps.replaceNamespacedDeployment({ namespace: dns.metadata!.namespace!, name: dns.metadata!.name!, body: dns });
+    dns.spec!.template.spec!.containers[0]!.env = dns.spec!.template.spec!.containers[0]!.env!.map((e) =>
+      e.name === 'RELEASE_VERSION' ? { name: e.name, value: NEW } : e,
+    );
+    await apps.replaceNamespacedDeployment({
+      namespace: dns.metadata!.namespace!,
+      name: dns.metadata!.name!,
+      body: dns,
+    });
     const custom = m.kc.makeApiClient(k8s.CustomObjectsApi);
-    const dnsCo = async (): Promise<{ status: { versions: Array<{ version: string }> } }> => (await custom.getClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'clusteroperators', name: 'dns' })) as never;
+    const dnsCo = async (): Promise<{ status: { versions: Array<{ version: string }> } }> =>
+      (await custom.getClusterCustomObject({
+        group: 'config.openshift.io',
+        version: 'v1',
+        plural: 'clusteroperators',
+        name: 'dns',
+      })) as never;
     const started = Date.now();
-    while ((await dnsCo()).status.versions[0]!.version !== NEW && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 50));
+    while ((await dnsCo()).status.versions[0]!.version !== NEW && Date.now() - started < 10_000)
+      await new Promise((r) => setTimeout(r, 50));
     expect((await dnsCo()).status.versions[0]!.version).toBe(NEW);
 
-    const get = (...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => cincyAsync(['get', ...args, '--kubeconfig', m.kubeconfig]);
-    const [co, nodes, mcp, cv, json, pods, nope] = await Promise.all([get('co'), get('nodes'), get('mcp'), get('clusterversion'), get('co', 'dns', '-o', 'json'), get('pods'), get('co', 'nope')]);
+    const get = (...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+      cincyAsync(['get', ...args, '--kubeconfig', m.kubeconfig]);
+    const [co, nodes, mcp, cv, json, pods, nope] = await Promise.all([
+      get('co'),
+      get('nodes'),
+      get('mcp'),
+      get('clusterversion'),
+      get('co', 'dns', '-o', 'json'),
+      get('pods'),
+      get('co', 'nope'),
+    ]);
     expect(co.stdout.split('\n')[0]).toMatch(/^NAME +VERSION +AVAILABLE +PROGRESSING +DEGRADED +SINCE +MESSAGE$/);
     expect(co.stdout).toMatch(/^dns +4\.16\.5 +True +False +False +\d+d$/m);
     expect(co.stdout).toMatch(/^etcd +4\.16\.3 +True +False +False +\d+d$/m);
     expect(nodes.stdout.split('\n')[0]).toMatch(/^NAME +STATUS +ROLES +AGE +VERSION$/);
     expect(nodes.stdout).toMatch(/^master-0 +Ready +master +\d+d +v1\.29\.3$/m);
-    expect(mcp.stdout.split('\n')[0]).toMatch(/^NAME +CONFIG +UPDATED +UPDATING +DEGRADED +MACHINECOUNT +READYMACHINECOUNT +UPDATEDMACHINECOUNT +DEGRADEDMACHINECOUNT +AGE$/);
-    expect(mcp.stdout).toMatch(new RegExp(`^worker +${renderedConfig('worker', OLD)} +True +False +False +3 +3 +3 +0 +\\d+d$`, 'm'));
-    expect(cv.stdout).toMatch(/^NAME +VERSION +AVAILABLE +PROGRESSING +SINCE +STATUS\nversion +4\.16\.3 +True +False +\d+d +Cluster version is 4\.16\.3\n$/);
+    expect(mcp.stdout.split('\n')[0]).toMatch(
+      /^NAME +CONFIG +UPDATED +UPDATING +DEGRADED +MACHINECOUNT +READYMACHINECOUNT +UPDATEDMACHINECOUNT +DEGRADEDMACHINECOUNT +AGE$/,
+    );
+    expect(mcp.stdout).toMatch(
+      new RegExp(`^worker +${renderedConfig('worker', OLD)} +True +False +False +3 +3 +3 +0 +\\d+d$`, 'm'),
+    );
+    expect(cv.stdout).toMatch(
+      /^NAME +VERSION +AVAILABLE +PROGRESSING +SINCE +STATUS\nversion +4\.16\.3 +True +False +\d+d +Cluster version is 4\.16\.3\n$/,
+    );
     expect(JSON.parse(json.stdout)).toMatchObject({ metadata: { name: 'dns' } });
     expect(pods).toMatchObject({ code: 1, stderr: expect.stringContaining("unknown resource type 'pods'") });
     expect(nope).toMatchObject({ code: 1, stderr: expect.stringContaining('"nope" not found') });
@@ -456,12 +744,28 @@ describe('the mock cluster over HTTP, on a scaled clock', () => {
     const state = join(dir, 'state.json');
     const m = await serveMock(['--time-scale', '600', '--plain-http', '--state', state], dir, cleanup);
     const apps = m.kc.makeApiClient(k8s.AppsV1Api);
-    const mco = await apps.readNamespacedDeployment({ namespace: 'openshift-machine-config-operator', name: 'machine-config-operator' });
-    mco.spec!.template.spec!.containers[0]!.env = mco.spec!.template.spec!.containers[0]!.env!.map((e) => (e.name === 'RELEASE_VERSION' ? { name: e.name, value: NEW } : e));
-    await apps.replaceNamespacedDeployment({ namespace: 'openshift-machine-config-operator', name: 'machine-config-operator', body: mco });
+    const mco = await apps.readNamespacedDeployment({
+      namespace: 'openshift-machine-config-operator',
+      name: 'machine-config-operator',
+    });
+    mco.spec!.template.spec!.containers[0]!.env = mco.spec!.template.spec!.containers[0]!.env!.map((e) =>
+      e.name === 'RELEASE_VERSION' ? { name: e.name, value: NEW } : e,
+    );
+    await apps.replaceNamespacedDeployment({
+      namespace: 'openshift-machine-config-operator',
+      name: 'machine-config-operator',
+      body: mco,
+    });
     const custom = m.kc.makeApiClient(k8s.CustomObjectsApi);
     const mcoCo = async (): Promise<string> =>
-      ((await custom.getClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'clusteroperators', name: 'machine-config' })) as { status: { versions: Array<{ version: string }> } }).status.versions[0]!.version;
+      (
+        (await custom.getClusterCustomObject({
+          group: 'config.openshift.io',
+          version: 'v1',
+          plural: 'clusteroperators',
+          name: 'machine-config',
+        })) as { status: { versions: Array<{ version: string }> } }
+      ).status.versions[0]!.version;
     let sawCordoned = false;
     const started = Date.now();
     while ((await mcoCo()) !== NEW && Date.now() - started < 20_000) {
@@ -470,15 +774,21 @@ describe('the mock cluster over HTTP, on a scaled clock', () => {
     }
     expect(await mcoCo()).toBe(NEW);
     expect(sawCordoned).toBe(true);
-    expect(cincy(['get', 'mcp', 'master', '--kubeconfig', m.kubeconfig]).stdout).toMatch(new RegExp(`^master +${renderedConfig('master', NEW)} +True +False +False +3 +3 +3 +0 `, 'm'));
+    expect(cincy(['get', 'mcp', 'master', '--kubeconfig', m.kubeconfig]).stdout).toMatch(
+      new RegExp(`^master +${renderedConfig('master', NEW)} +True +False +False +3 +3 +3 +0 `, 'm'),
+    );
     const simNow = async (): Promise<number> => {
-      const cm = await m.kc.makeApiClient(k8s.CoreV1Api).readNamespacedConfigMap({ namespace: 'openshift-config', name: 'cincy-mock-clock' });
+      const cm = await m.kc
+        .makeApiClient(k8s.CoreV1Api)
+        .readNamespacedConfigMap({ namespace: 'openshift-config', name: 'cincy-mock-clock' });
       return Number(cm.data!.simEpoch) + (Date.now() - Number(cm.data!.realEpoch)) * Number(cm.data!.scale);
     };
     const before = await simNow();
     await m.stop();
     const again = await serveMock(['--time-scale', '1', '--plain-http', '--state', state], dir, cleanup);
-    const cm = await again.kc.makeApiClient(k8s.CoreV1Api).readNamespacedConfigMap({ namespace: 'openshift-config', name: 'cincy-mock-clock' });
+    const cm = await again.kc
+      .makeApiClient(k8s.CoreV1Api)
+      .readNamespacedConfigMap({ namespace: 'openshift-config', name: 'cincy-mock-clock' });
     expect(cm.data!.scale).toBe('1');
     expect(Number(cm.data!.simEpoch)).toBeGreaterThanOrEqual(before);
     expect(Number(cm.data!.simEpoch)).toBeLessThan(before + 60 * 60_000); // continued (at 600× while it was down), not restarted from real time
@@ -488,7 +798,16 @@ describe('the mock cluster over HTTP, on a scaled clock', () => {
     const dir = cleanup.dir();
     const f = join(dir, 'scenario.yaml');
     writeFileSync(f, 'operators:\n  etcd: {behavior: flaky}\n');
-    const r = cincy(['mock-cluster', '--plain-http', '--port', '0', '--state', join(dir, 'state.json'), '--scenario', f]);
+    const r = cincy([
+      'mock-cluster',
+      '--plain-http',
+      '--port',
+      '0',
+      '--state',
+      join(dir, 'state.json'),
+      '--scenario',
+      f,
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${f}: operators.etcd.behavior: "flaky" is not a behavior`);
   });

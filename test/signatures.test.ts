@@ -8,7 +8,12 @@ import { parse as parseYaml } from 'yaml';
 import { generateKeys, signatureConfigMap, signPayload } from '../src/cli/signatures.js';
 import { createToken } from '../src/cli/token.js';
 import { makeStatement } from '../src/signatures/statement.js';
-import { MAX_SIGNATURE_BYTES as MAX_BYTES, SignatureRefused, TrustStore, verifySignature } from '../src/signatures/verify.js';
+import {
+  MAX_SIGNATURE_BYTES as MAX_BYTES,
+  SignatureRefused,
+  TrustStore,
+  verifySignature,
+} from '../src/signatures/verify.js';
 import * as openpgp from 'openpgp';
 import { cincy, serveCli, useCleanup } from './support/cli.js';
 import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';
@@ -37,7 +42,9 @@ describe.runIf(conformanceAvailable())('the real OpenShift OpenPGP signature', (
     copyFileSync(join(dir, 'public-key.asc'), join(trustDir.path, 'openshift.asc'));
     const trust = await TrustStore.load(trustDir.path);
     trustDir.remove();
-    const message = JSON.parse(readFileSync(join(dir, 'message.json'), 'utf8')) as { critical: { image: { 'docker-manifest-digest': string } } };
+    const message = JSON.parse(readFileSync(join(dir, 'message.json'), 'utf8')) as {
+      critical: { image: { 'docker-manifest-digest': string } };
+    };
     const digest = message.critical.image['docker-manifest-digest'];
     const bytes = readFileSync(join(dir, 'signature-3'));
     const v = await verifySignature(bytes, digest, trust);
@@ -53,7 +60,12 @@ describe('JWS signatures', () => {
   let trust: TrustStore;
   let keys: Record<string, { kid: string; alg: string; privateKey: CryptoKey }>;
   const statement = (digest = `sha256:${HEX_B}`, extra: object = {}): Uint8Array =>
-    new TextEncoder().encode(JSON.stringify({ ...makeStatement(`quay.example/ocp/release@${digest}`, 'test', new Date('2026-06-01T00:00:00Z')), ...extra }));
+    new TextEncoder().encode(
+      JSON.stringify({
+        ...makeStatement(`quay.example/ocp/release@${digest}`, 'test', new Date('2026-06-01T00:00:00Z')),
+        ...extra,
+      }),
+    );
   const compact = (kid: string, content: Uint8Array = statement()): Promise<string> =>
     new CompactSign(content).setProtectedHeader({ alg: keys[kid]!.alg, kid }).sign(keys[kid]!.privateKey);
 
@@ -83,18 +95,37 @@ describe('JWS signatures', () => {
       const v = await verifySignature(Buffer.from(await compact(kid)), `sha256:${HEX_B}`, trust);
       expect(v).toMatchObject({ envelope: 'jws', keyId: kid });
     }
-    const flat = await new FlattenedSign(statement()).setProtectedHeader({ alg: 'EdDSA', kid: 'ed' }).sign(keys.ed!.privateKey);
+    const flat = await new FlattenedSign(statement())
+      .setProtectedHeader({ alg: 'EdDSA', kid: 'ed' })
+      .sign(keys.ed!.privateKey);
     expect((await verifySignature(Buffer.from(JSON.stringify(flat)), `sha256:${HEX_B}`, trust)).keyId).toBe('ed');
-    const general = await new GeneralSign(statement()).addSignature(keys['ec-new']!.privateKey).setProtectedHeader({ alg: 'ES256', kid: 'ec-new' }).sign();
-    expect((await verifySignature(Buffer.from(JSON.stringify(general)), `sha256:${HEX_B}`, trust)).keyId).toBe('ec-new');
+    const general = await new GeneralSign(statement())
+      .addSignature(keys['ec-new']!.privateKey)
+      .setProtectedHeader({ alg: 'ES256', kid: 'ec-new' })
+      .sign();
+    expect((await verifySignature(Buffer.from(JSON.stringify(general)), `sha256:${HEX_B}`, trust)).keyId).toBe(
+      'ec-new',
+    );
   });
 
   it('refuses each failure with its own reason', async () => {
     const digest = `sha256:${HEX_B}`;
     const stranger = await generateKeyPair('EdDSA');
-    const strangerJws = await new CompactSign(statement()).setProtectedHeader({ alg: 'EdDSA', kid: 'stranger' }).sign(stranger.privateKey);
-    const forgedJws = await new CompactSign(statement()).setProtectedHeader({ alg: 'EdDSA', kid: 'ed' }).sign(stranger.privateKey);
-    const wrongType = new TextEncoder().encode(JSON.stringify({ critical: { type: 'cosign container image signature', image: { 'docker-manifest-digest': digest }, identity: { 'docker-reference': 'x' } } }));
+    const strangerJws = await new CompactSign(statement())
+      .setProtectedHeader({ alg: 'EdDSA', kid: 'stranger' })
+      .sign(stranger.privateKey);
+    const forgedJws = await new CompactSign(statement())
+      .setProtectedHeader({ alg: 'EdDSA', kid: 'ed' })
+      .sign(stranger.privateKey);
+    const wrongType = new TextEncoder().encode(
+      JSON.stringify({
+        critical: {
+          type: 'cosign container image signature',
+          image: { 'docker-manifest-digest': digest },
+          identity: { 'docker-reference': 'x' },
+        },
+      }),
+    );
     const extraField = statement(digest, { extra: true });
     const cases: Array<[string, Uint8Array | string]> = [
       ['bad_envelope', 'this is not a signature'],
@@ -107,7 +138,15 @@ describe('JWS signatures', () => {
       ['key_revoked', await compact('revoked', statement(digest, { optional: { timestamp: 0 } }))], // a backdated statement changes nothing
       ['key_expired', await compact('expired')],
       ['invalid_statement', await compact('ed', statement(digest, { optional: { timestamp: 1e17 } }))],
-      ['unknown_key', JSON.stringify(await new GeneralSign(statement()).addSignature(stranger.privateKey).setProtectedHeader({ alg: 'EdDSA', kid: 'stranger' }).sign())],
+      [
+        'unknown_key',
+        JSON.stringify(
+          await new GeneralSign(statement())
+            .addSignature(stranger.privateKey)
+            .setProtectedHeader({ alg: 'EdDSA', kid: 'stranger' })
+            .sign(),
+        ),
+      ],
       ['too_large', 'x'.repeat(60 * 1024)],
     ];
     for (const [reason, sig] of cases) {
@@ -120,7 +159,10 @@ describe('JWS signatures', () => {
     // openpgp.js types keep these members private; an attacker's bytes are built with them anyway.
     const literal = new openpgp.LiteralDataPacket() as unknown as { setBytes(b: Uint8Array, f: number): void };
     literal.setBytes(new Uint8Array(20 * 1024 * 1024), openpgp.enums.literal.binary);
-    const compressed = new openpgp.CompressedDataPacket() as unknown as { algorithm: number; packets: openpgp.PacketList<openpgp.AnyPacket> };
+    const compressed = new openpgp.CompressedDataPacket() as unknown as {
+      algorithm: number;
+      packets: openpgp.PacketList<openpgp.AnyPacket>;
+    };
     compressed.algorithm = openpgp.enums.compression.zlib;
     compressed.packets = new openpgp.PacketList();
     compressed.packets.push(literal as unknown as openpgp.AnyPacket);
@@ -165,22 +207,45 @@ describe('signatures over HTTP', () => {
     writeFileSync(join(dir, 'secret'), 'signature-test-secret-0123456789abcdef\n');
     const tree = writeTree(join(dir, 'tree'));
     // 4.1.0 is signed in the tree, next to its release record.
-    writeFileSync(join(tree, 'releases', 'amd64', '4.1.0.signature-1'), await signPayload(privateFile, `quay.example/ocp/release@sha256:${HEX_A}`));
-    server = await startServer({ graphData: tree, auth: { secretFile: join(dir, 'secret') }, trust: await TrustStore.load(join(dir, 'trust')), requireSignatures: true });
-    token = await createToken({ adminJwtSecretFile: join(dir, 'secret'), scope: 'releases:write', ttl: '10m', subject: 'signer' });
+    writeFileSync(
+      join(tree, 'releases', 'amd64', '4.1.0.signature-1'),
+      await signPayload(privateFile, `quay.example/ocp/release@sha256:${HEX_A}`),
+    );
+    server = await startServer({
+      graphData: tree,
+      auth: { secretFile: join(dir, 'secret') },
+      trust: await TrustStore.load(join(dir, 'trust')),
+      requireSignatures: true,
+    });
+    token = await createToken({
+      adminJwtSecretFile: join(dir, 'secret'),
+      scope: 'releases:write',
+      ttl: '10m',
+      subject: 'signer',
+    });
   });
   afterAll(async () => {
     await server?.close();
   });
 
   const post = (version: string, body: string, type = 'application/jose'): Promise<Response> =>
-    fetch(`${server.url}/api/v1/releases/amd64/${version}/signatures`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': type }, body });
+    fetch(`${server.url}/api/v1/releases/amd64/${version}/signatures`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': type },
+      body,
+    });
   const versions = async (): Promise<string[]> =>
-    ((await (await fetch(`${server.url}/graph?channel=stable-4.1`)).json()) as { nodes: Array<{ version: string }> }).nodes.map((n) => n.version);
+    (
+      (await (await fetch(`${server.url}/graph?channel=stable-4.1`)).json()) as { nodes: Array<{ version: string }> }
+    ).nodes.map((n) => n.version);
 
   it('hides an unsigned release under --require-signatures, and says why', async () => {
     expect(await versions()).toEqual(['4.1.0']);
-    const info = (await (await fetch(`${server.url}/api/v1/releases/amd64/4.1.1`)).json()) as { served: boolean; withheldBecause: string; signatures: unknown[] };
+    const info = (await (await fetch(`${server.url}/api/v1/releases/amd64/4.1.1`)).json()) as {
+      served: boolean;
+      withheldBecause: string;
+      signatures: unknown[];
+    };
     expect(info).toMatchObject({ served: false, signatures: [] });
     expect(info.withheldBecause).toMatch(/no signature of its payload digest is vouched for/);
   });
@@ -189,15 +254,30 @@ describe('signatures over HTTP', () => {
     const jws = await signPayload(privateFile, PAYLOAD_B);
     const bad = await post('4.1.1', await signPayload(privateFile, `quay.example/ocp/release@sha256:${HEX_A}`));
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ kind: 'invalid_signature', value: expect.stringMatching(/^digest_mismatch: /) });
-    const noToken = await fetch(`${server.url}/api/v1/releases/amd64/4.1.1/signatures`, { method: 'POST', headers: { 'content-type': 'application/jose' }, body: jws });
+    expect(await bad.json()).toMatchObject({
+      kind: 'invalid_signature',
+      value: expect.stringMatching(/^digest_mismatch: /),
+    });
+    const noToken = await fetch(`${server.url}/api/v1/releases/amd64/4.1.1/signatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/jose' },
+      body: jws,
+    });
     expect(noToken.status).toBe(401);
     const first = await post('4.1.1', jws);
     expect(first.status).toBe(201);
-    expect(await first.json()).toMatchObject({ n: 1, envelope: 'jws', keyId: 'k1', url: `/signatures/sha256=${HEX_B}/signature-1` });
+    expect(await first.json()).toMatchObject({
+      n: 1,
+      envelope: 'jws',
+      keyId: 'k1',
+      url: `/signatures/sha256=${HEX_B}/signature-1`,
+    });
     expect((await post('4.1.1', jws)).status).toBe(200);
     expect(await versions()).toEqual(['4.1.0', '4.1.1']);
-    const info = (await (await fetch(`${server.url}/api/v1/releases/amd64/4.1.1`)).json()) as { served: boolean; signatures: Array<{ envelope: string; keyId: string; verifiedAt: string }> };
+    const info = (await (await fetch(`${server.url}/api/v1/releases/amd64/4.1.1`)).json()) as {
+      served: boolean;
+      signatures: Array<{ envelope: string; keyId: string; verifiedAt: string }>;
+    };
     expect(info.served).toBe(true);
     expect(info.signatures[0]).toMatchObject({ envelope: 'jws', keyId: 'k1' });
   });
@@ -205,7 +285,9 @@ describe('signatures over HTTP', () => {
   it('stores a JSON-serialized JWS exactly as sent, and answers a too large body with the reason', async () => {
     const key = await importJWK(JSON.parse(readFileSync(privateFile, 'utf8')) as JWK, 'EdDSA');
     const content = new TextEncoder().encode(JSON.stringify(makeStatement(PAYLOAD_B, 'test', new Date())));
-    const body = JSON.stringify(await new FlattenedSign(content).setProtectedHeader({ alg: 'EdDSA', kid: 'k1' }).sign(key));
+    const body = JSON.stringify(
+      await new FlattenedSign(content).setProtectedHeader({ alg: 'EdDSA', kid: 'k1' }).sign(key),
+    );
     const pretty = JSON.stringify(JSON.parse(body), null, 2);
     const res = await post('4.1.1', pretty, 'application/json');
     expect(res.status).toBe(201);
@@ -226,7 +308,9 @@ describe('signatures over HTTP', () => {
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toBe('application/octet-stream');
         expect(Buffer.from(await res.arrayBuffer()).equals(s.bytes)).toBe(true);
-        const again = await fetch(`${server.url}${prefix}/sha256=${HEX_B}/signature-${s.n}`, { headers: { 'if-none-match': res.headers.get('etag')! } });
+        const again = await fetch(`${server.url}${prefix}/sha256=${HEX_B}/signature-${s.n}`, {
+          headers: { 'if-none-match': res.headers.get('etag')! },
+        });
         expect(again.status).toBe(304);
       }
       expect((await fetch(`${server.url}${prefix}/sha256=${HEX_B}/signature-${stored.length + 1}`)).status).toBe(404);
@@ -237,14 +321,24 @@ describe('signatures over HTTP', () => {
   });
 
   it('prints a ConfigMap for a disconnected cluster, by version or digest', async () => {
-    const cm = parseYaml(signatureConfigMap(`sha256:${HEX_B}`, [Buffer.from('one'), Buffer.from('two')])) as Record<string, never>;
+    const cm = parseYaml(signatureConfigMap(`sha256:${HEX_B}`, [Buffer.from('one'), Buffer.from('two')])) as Record<
+      string,
+      never
+    >;
     expect(cm).toEqual({
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: `sha256-${HEX_B}`, namespace: 'openshift-config-managed', labels: { 'release.openshift.io/verification-signatures': '' } },
+      metadata: {
+        name: `sha256-${HEX_B}`,
+        namespace: 'openshift-config-managed',
+        labels: { 'release.openshift.io/verification-signatures': '' },
+      },
       binaryData: { [`sha256-${HEX_B}-1`]: 'b25l', [`sha256-${HEX_B}-2`]: 'dHdv' },
     });
-    const served = await serveCli(['--db', ':memory:', '--graph-data', join(dir, 'tree'), '--trust-keys', join(dir, 'trust')], cleanup);
+    const served = await serveCli(
+      ['--db', ':memory:', '--graph-data', join(dir, 'tree'), '--trust-keys', join(dir, 'trust')],
+      cleanup,
+    );
     for (const arg of ['4.1.0', `sha256:${HEX_A}`]) {
       const r = cincy(['signatures', 'configmap', arg, '--server', served.url]);
       expect(r.code, r.stderr).toBe(0);
@@ -253,20 +347,34 @@ describe('signatures over HTTP', () => {
       const bytes = Buffer.from(doc.binaryData[`sha256-${HEX_A}-1`]!, 'base64');
       expect(bytes.toString()).toBe(readFileSync(join(dir, 'tree', 'releases', 'amd64', '4.1.0.signature-1'), 'utf8'));
     }
-    expect(cincy(['signatures', 'configmap', '4.1.1', '--server', served.url]).stderr).toContain('has no signature for');
+    expect(cincy(['signatures', 'configmap', '4.1.1', '--server', served.url]).stderr).toContain(
+      'has no signature for',
+    );
   });
 
   it('stops counting a signature whose key is no longer trusted', async () => {
     const db = join(dir, 'trust-change.db');
-    const first = await startServer({ graphData: join(dir, 'tree'), db, trust: await TrustStore.load(join(dir, 'trust')), requireSignatures: true });
+    const first = await startServer({
+      graphData: join(dir, 'tree'),
+      db,
+      trust: await TrustStore.load(join(dir, 'trust')),
+      requireSignatures: true,
+    });
     await first.close();
     const other = await generateKeys({ alg: 'EdDSA', kid: 'k2', out: join(dir, 'keys2') });
     mkdirSync(join(dir, 'trust2'));
     copyFileSync(other.jwksFile, join(dir, 'trust2', 'k2.json'));
-    const second = await startServer({ graphData: join(dir, 'tree'), db, trust: await TrustStore.load(join(dir, 'trust2')), requireSignatures: true });
+    const second = await startServer({
+      graphData: join(dir, 'tree'),
+      db,
+      trust: await TrustStore.load(join(dir, 'trust2')),
+      requireSignatures: true,
+    });
     try {
       expect(second.store.signatures.all()).toHaveLength(1); // still stored, never removed
-      expect(((await (await fetch(`${second.url}/graph?channel=stable-4.1`)).json()) as { nodes: unknown[] }).nodes).toEqual([]);
+      expect(
+        ((await (await fetch(`${second.url}/graph?channel=stable-4.1`)).json()) as { nodes: unknown[] }).nodes,
+      ).toEqual([]);
     } finally {
       await second.close();
     }
@@ -276,13 +384,20 @@ describe('signatures over HTTP', () => {
     const res = await fetch(`${server.url}/api/upgrades_info/graph-data`);
     const file = join(dir, 'state.tar.gz');
     writeFileSync(file, Buffer.from(await res.arrayBuffer()));
-    const copy = await startServer({ graphData: file, trust: await TrustStore.load(join(dir, 'trust')), requireSignatures: true });
+    const copy = await startServer({
+      graphData: file,
+      trust: await TrustStore.load(join(dir, 'trust')),
+      requireSignatures: true,
+    });
     try {
-      expect(copy.store.signatures.all().map((s) => [s.digest, s.n, s.sha256])).toEqual(server.store.signatures.all().map((s) => [s.digest, s.n, s.sha256]));
-      expect(await (await fetch(`${copy.url}/graph?channel=stable-4.1`)).text()).toBe(await (await fetch(`${server.url}/graph?channel=stable-4.1`)).text());
+      expect(copy.store.signatures.all().map((s) => [s.digest, s.n, s.sha256])).toEqual(
+        server.store.signatures.all().map((s) => [s.digest, s.n, s.sha256]),
+      );
+      expect(await (await fetch(`${copy.url}/graph?channel=stable-4.1`)).text()).toBe(
+        await (await fetch(`${server.url}/graph?channel=stable-4.1`)).text(),
+      );
     } finally {
       await copy.close();
     }
   });
 });
-

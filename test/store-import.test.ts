@@ -34,7 +34,9 @@ describe('store import', () => {
     store(path).close();
     const s = store(path);
     const rows = s.db.prepare('SELECT version, name FROM schema_migrations').all();
-    const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort();
+    const files = readdirSync(MIGRATIONS_DIR)
+      .filter((f) => f.endsWith('.sql'))
+      .sort();
     expect(files.length).toBeGreaterThanOrEqual(3);
     expect(rows).toEqual(files.map((name, i) => ({ version: i + 1, name })));
     expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -47,7 +49,10 @@ describe('store import', () => {
     expect(first.channels.added).toBe(1);
     expect(first.blockedEdges.added).toBe(1);
     expect(s.importTree(await readTree(), { source: 'a' }).skipped).toBe(true);
-    const changed = s.importTree(await readTree({ 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions:\n- 4.1.0\n' }), { source: 'b' });
+    const changed = s.importTree(
+      await readTree({ 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions:\n- 4.1.0\n' }),
+      { source: 'b' },
+    );
     expect(changed.channels.changed).toBe(1);
     expect(changed.releases.unchanged).toBe(2);
     expect(s.channels.get('public', 'stable-4.1')!.versions).toEqual(['4.1.0']);
@@ -83,7 +88,10 @@ describe('store import', () => {
     try {
       s.importTree(conflicting, { source: 'b' });
     } catch (err) {
-      expect((err as ImportRejected).problems[0]).toMatchObject({ file: 'releases/amd64/4.1.1.json', field: 'payload' });
+      expect((err as ImportRejected).problems[0]).toMatchObject({
+        file: 'releases/amd64/4.1.1.json',
+        field: 'payload',
+      });
     }
     expect(snapshot(s)).toBe(before);
   });
@@ -94,8 +102,10 @@ describe('store import', () => {
     const before = snapshot(s);
     const tree = await readTree({ 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0]\n' });
     // The raw-metadata statement fails after releases and channels were written in the transaction.
-    s.db.exec('CREATE TRIGGER fail_raw BEFORE INSERT ON raw_metadata BEGIN SELECT RAISE(ABORT, \'disk on fire\'); END');
-    expect(() => s.importTree({ ...tree, rawMetadata: { '4.1.0': { description: 'x' } } }, { source: 'b' })).toThrow(/disk on fire/);
+    s.db.exec("CREATE TRIGGER fail_raw BEFORE INSERT ON raw_metadata BEGIN SELECT RAISE(ABORT, 'disk on fire'); END");
+    expect(() => s.importTree({ ...tree, rawMetadata: { '4.1.0': { description: 'x' } } }, { source: 'b' })).toThrow(
+      /disk on fire/,
+    );
     expect(snapshot(s)).toBe(before);
     expect(s.lastImport()!.contentHash).not.toBe(tree.contentHash);
   });
@@ -129,18 +139,37 @@ describe('store import', () => {
       ...channels,
       'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0, 4.1.1, 4.1.2]\n',
       'channels/fast-4.1.yaml': 'name: fast-4.1\ntombstones: [4.0.9]\nversions: [4.1.0]\n',
-      'releases/amd64/4.1.2.json': release('4.1.2', { previous: ['4.1.1'], payload: `quay.example/ocp/release@sha256:${'e'.repeat(64)}` }),
+      'releases/amd64/4.1.2.json': release('4.1.2', {
+        previous: ['4.1.1'],
+        payload: `quay.example/ocp/release@sha256:${'e'.repeat(64)}`,
+      }),
     });
     const summary = s.importTree(changed, { source: 'b' });
     expect(summary.blockedEdges.unchanged).toBe(1);
     expect(s.channels.get('public', 'fast-4.1')).toMatchObject({ versions: ['4.1.0', '4.1.1'], tombstones: ['4.0.9'] });
-    expect(s.channels.get('public', 'stable-4.1')).toMatchObject({ versions: ['4.1.1', '4.1.2'], tombstones: ['4.1.0'] });
+    expect(s.channels.get('public', 'stable-4.1')).toMatchObject({
+      versions: ['4.1.1', '4.1.2'],
+      tombstones: ['4.1.0'],
+    });
     expect(s.blockedEdges.get('4.1.1-Risk')).toBeUndefined();
     // A tree that drops a version it listed before removes it; prune makes the store equal to the tree.
-    s.importTree(await readTree({ ...channels, 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0, 4.1.1]\n', 'releases/amd64/4.1.2.json': release('4.1.2', { previous: ['4.1.1'], payload: `quay.example/ocp/release@sha256:${'e'.repeat(64)}` }) }), { source: 'c' });
+    s.importTree(
+      await readTree({
+        ...channels,
+        'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0, 4.1.1]\n',
+        'releases/amd64/4.1.2.json': release('4.1.2', {
+          previous: ['4.1.1'],
+          payload: `quay.example/ocp/release@sha256:${'e'.repeat(64)}`,
+        }),
+      }),
+      { source: 'c' },
+    );
     expect(s.channels.get('public', 'stable-4.1')!.versions).toEqual(['4.1.1']);
     s.importTree(changed, { source: 'd', prune: true });
-    expect(s.channels.get('public', 'stable-4.1')).toMatchObject({ versions: ['4.1.0', '4.1.1', '4.1.2'], tombstones: [] });
+    expect(s.channels.get('public', 'stable-4.1')).toMatchObject({
+      versions: ['4.1.0', '4.1.1', '4.1.2'],
+      tombstones: [],
+    });
     expect(s.blockedEdges.get('4.1.1-Risk')).toBeDefined();
   });
 });
@@ -181,7 +210,10 @@ describe('serving through a bad tree', () => {
     expect(server.service.current).toBe(before);
     const res = await fetch(`${server.url}/graph?channel=stable-4.1`, { headers: { accept: 'application/json' } });
     expect(((await res.json()) as { nodes: unknown[] }).nodes).toHaveLength(2);
-    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { status: string; lastBuildFailure: { message: string } };
+    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as {
+      status: string;
+      lastBuildFailure: { message: string };
+    };
     expect(ready.status).toBe('ready');
     expect(ready.lastBuildFailure.message).toMatch(/JSON/);
     expect(await (await fetch(`${server.url}/metrics`)).text()).toContain('cincy_graph_build_failures_total 1');

@@ -10,7 +10,8 @@ import { writeTree } from './support/trees.js';
 const CHROMIUM = '/usr/bin/chromium';
 function chromiumAvailable(): boolean {
   if (existsSync(CHROMIUM)) return true;
-  if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing (CI=true: nothing may skip; .ci/run installs the chromium package)`);
+  if (process.env.CI === 'true')
+    throw new Error(`${CHROMIUM} is missing (CI=true: nothing may skip; .ci/run installs the chromium package)`);
   console.warn(`\n*** SKIPPING the Swagger UI browser test: ${CHROMIUM} not found (apt-get install chromium) ***\n`);
   return false;
 }
@@ -25,10 +26,24 @@ describe.runIf(chromiumAvailable())('Swagger UI in a browser', () => {
     const secretFile = join(dir.path, 'secret');
     writeFileSync(secretFile, 'swagger-ui-test-secret-0123456789abcdef\n');
     server = await startServer({ graphData: writeTree(join(dir.path, 'tree')), auth: { secretFile } });
-    token = await createToken({ adminJwtSecretFile: secretFile, scope: 'channels:write', ttl: '10m', subject: 'browser-user' });
+    token = await createToken({
+      adminJwtSecretFile: secretFile,
+      scope: 'channels:write',
+      ttl: '10m',
+      subject: 'browser-user',
+    });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -52,16 +67,23 @@ describe.runIf(chromiumAvailable())('Swagger UI in a browser', () => {
     await op.locator('tr[data-param-name="name"] input').fill('candidate-4.2');
     await op.locator('textarea.body-param__text').fill(JSON.stringify({ versions: ['4.1.0', '4.1.1'] }));
     await op.locator('.execute').click();
-    await expect(op.locator('.live-responses-table tbody .response-col_status').first().textContent({ timeout: 10_000 })).resolves.toContain('401');
+    await expect(
+      op.locator('.live-responses-table tbody .response-col_status').first().textContent({ timeout: 10_000 }),
+    ).resolves.toContain('401');
 
     await page.locator('.auth-wrapper .authorize').click();
     await page.locator('.auth-container input').first().fill(token);
     await page.locator('.auth-btn-wrapper .modal-btn.authorize').click();
     await page.locator('.auth-btn-wrapper .btn-done').click();
 
-    await op.locator('.btn-clear').click().catch(() => undefined);
+    await op
+      .locator('.btn-clear')
+      .click()
+      .catch(() => undefined);
     await op.locator('.execute').click();
-    await expect(op.locator('.live-responses-table tbody .response-col_status').first().textContent({ timeout: 10_000 })).resolves.toContain('201');
+    await expect(
+      op.locator('.live-responses-table tbody .response-col_status').first().textContent({ timeout: 10_000 }),
+    ).resolves.toContain('201');
     await page.screenshot({ path: join(dir.path, 'swagger.png'), fullPage: false });
 
     expect(server.store.channels.get('public', 'candidate-4.2')!.versions).toEqual(['4.1.0', '4.1.1']);

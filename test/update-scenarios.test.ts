@@ -61,29 +61,54 @@ async function rig(scenario?: Record<string, unknown>): Promise<Rig> {
   await updates.poll();
   const admin = cluster.client();
   const start = (): RunningOperator => {
-    const op = startOperator(cluster, { trust, payloads: fixtures.payloads, signatureStores: [`${server.url}/signatures`] });
+    const op = startOperator(cluster, {
+      trust,
+      payloads: fixtures.payloads,
+      signatureStores: [`${server.url}/signatures`],
+    });
     cleanup.add(() => op.stop());
     return op;
   };
-  return { cluster, server: server.url, operator: start(), ask: (r) => requestUpdate(admin, r), poll: () => updates.poll(), startOperator: start };
+  return {
+    cluster,
+    server: server.url,
+    operator: start(),
+    ask: (r) => requestUpdate(admin, r),
+    poll: () => updates.poll(),
+    startOperator: start,
+  };
 }
 
-const stagesDone = (c: InProcessCluster): number => Number((c.get('ConfigMap', PROGRESS.namespace, PROGRESS.name)?.data as Record<string, string> | undefined)?.stagesDone ?? 0);
-const applied = (op: RunningOperator) => op.lines.filter((l) => l.msg === 'applied') as unknown as Array<{ file: string; runlevel: number }>;
-const stagesOf = (version: string) => taskGraph(loadPayload(new PayloadStore(fixtures.payloads).pathOf(image(version))).manifests);
+const stagesDone = (c: InProcessCluster): number =>
+  Number(
+    (c.get('ConfigMap', PROGRESS.namespace, PROGRESS.name)?.data as Record<string, string> | undefined)?.stagesDone ??
+      0,
+  );
+const applied = (op: RunningOperator) =>
+  op.lines.filter((l) => l.msg === 'applied') as unknown as Array<{ file: string; runlevel: number }>;
+const stagesOf = (version: string) =>
+  taskGraph(loadPayload(new PayloadStore(fixtures.payloads).pathOf(image(version))).manifests);
 
 describe('the update executor, in-process', () => {
   it('applies every runlevel in order and completes, the operator handing over to its new self', async () => {
     const r = await rig();
     await r.ask({ to: '4.16.5' });
-    const done = await r.cluster.runUntil('4.16.5 completed', () => history0(r.cluster)?.state === 'Completed' && history0(r.cluster)?.version === '4.16.5' && r.cluster.cv());
+    const done = await r.cluster.runUntil(
+      '4.16.5 completed',
+      () => history0(r.cluster)?.state === 'Completed' && history0(r.cluster)?.version === '4.16.5' && r.cluster.cv(),
+    );
     expect(done.status.history?.[0]).toMatchObject({ version: '4.16.5', image: image('4.16.5'), verified: true });
     expect(condition(done, 'Progressing')).toMatchObject({ status: 'False', message: 'Cluster version is 4.16.5' });
-    const total = stagesOf('4.16.5').reduce((n, s) => n + s.tasks.reduce((m, t) => m + t.manifests.reduce((k, f) => k + f.docs.length, 0), 0), 0);
+    const total = stagesOf('4.16.5').reduce(
+      (n, s) => n + s.tasks.reduce((m, t) => m + t.manifests.reduce((k, f) => k + f.docs.length, 0), 0),
+      0,
+    );
     const lines = applied(r.operator);
     expect(lines.length).toBe(total);
     for (let i = 1; i < lines.length; i++) expect(lines[i]!.runlevel).toBeGreaterThanOrEqual(lines[i - 1]!.runlevel);
-    expect(r.operator.lines.some((l) => l.msg.startsWith('the cluster-version-operator Deployment changed'))).toBe(true);
+    expect(r.operator.lines.some((l) => l.msg.startsWith('the cluster-version-operator Deployment changed'))).toBe(
+      true,
+    );
     // The record of a finished update is gone.
     expect(r.cluster.get('ConfigMap', PROGRESS.namespace, PROGRESS.name)).toBeUndefined();
   });
@@ -98,7 +123,11 @@ describe('the update executor, in-process', () => {
     await r.cluster.runUntil('the update completed', () => history0(r.cluster)?.state === 'Completed');
     const resumed = second.lines.find((l) => l.msg === 'resuming the update where it was');
     expect(resumed?.stagesDone).toBe(atKill);
-    const finished = new Set(stagesOf('4.16.5').slice(0, atKill).flatMap((s) => s.tasks.flatMap((t) => t.manifests.map((m) => m.file))));
+    const finished = new Set(
+      stagesOf('4.16.5')
+        .slice(0, atKill)
+        .flatMap((s) => s.tasks.flatMap((t) => t.manifests.map((m) => m.file))),
+    );
     expect(applied(second).filter((l) => finished.has(l.file))).toEqual([]);
     expect(applied(second).length).toBeGreaterThan(0);
   });
@@ -106,16 +135,24 @@ describe('the update executor, in-process', () => {
   it('resumes where it was when reading its progress fails for a moment, instead of starting over', async () => {
     const r = await rig({ operators: { console: { behavior: 'degraded' } } });
     await r.ask({ to: '4.16.5' });
-    await r.cluster.runUntil('the wait on console', () => /waiting on .*console/.test(condition(r.cluster.cv(), 'Progressing')?.message ?? ''));
+    await r.cluster.runUntil('the wait on console', () =>
+      /waiting on .*console/.test(condition(r.cluster.cv(), 'Progressing')?.message ?? ''),
+    );
     await r.operator.kill();
     const before = r.cluster.get('ConfigMap', PROGRESS.namespace, PROGRESS.name)!.data as Record<string, string>;
     // The new operator's first read of its progress meets a server error.
     r.cluster.fail({ method: 'GET', path: new RegExp(`/configmaps/${PROGRESS.name}$`), status: 500, times: 1 });
     const second = r.startOperator();
     await r.cluster.runUntil('Failing after 40 minutes', () => condition(r.cluster.cv(), 'Failing')?.status === 'True');
-    expect(second.lines.find((l) => l.msg === 'resuming the update where it was')?.stagesDone).toBe(Number(before.stagesDone));
+    expect(second.lines.find((l) => l.msg === 'resuming the update where it was')?.stagesDone).toBe(
+      Number(before.stagesDone),
+    );
     expect(second.lines.find((l) => l.msg === 'update sync failed; will try again')).toBeDefined();
-    const finished = new Set(stagesOf('4.16.5').slice(0, Number(before.stagesDone)).flatMap((s) => s.tasks.flatMap((t) => t.manifests.map((m) => m.file))));
+    const finished = new Set(
+      stagesOf('4.16.5')
+        .slice(0, Number(before.stagesDone))
+        .flatMap((s) => s.tasks.flatMap((t) => t.manifests.map((m) => m.file))),
+    );
     expect(applied(second).filter((l) => finished.has(l.file))).toEqual([]);
     // The 40 minutes count from when the wait began, before the restart.
     const after = r.cluster.get('ConfigMap', PROGRESS.namespace, PROGRESS.name)!.data as Record<string, string>;
@@ -126,25 +163,41 @@ describe('the update executor, in-process', () => {
     const r = await rig();
     r.cluster.fail({ method: 'DELETE', path: new RegExp(`/configmaps/${PROGRESS.name}$`), status: 500, times: 1 });
     await r.ask({ to: '4.16.5' });
-    await r.cluster.runUntil('4.16.5 completed', () => history0(r.cluster)?.state === 'Completed' && history0(r.cluster)?.version === '4.16.5');
-    await r.cluster.runUntil('the progress record gone', () => !r.cluster.get('ConfigMap', PROGRESS.namespace, PROGRESS.name));
+    await r.cluster.runUntil(
+      '4.16.5 completed',
+      () => history0(r.cluster)?.state === 'Completed' && history0(r.cluster)?.version === '4.16.5',
+    );
+    await r.cluster.runUntil(
+      'the progress record gone',
+      () => !r.cluster.get('ConfigMap', PROGRESS.namespace, PROGRESS.name),
+    );
     expect(r.operator.lines.some((l) => l.msg === 'update sync failed; will try again')).toBe(true);
-    expect(r.cluster.requests.filter((q) => q.method === 'DELETE' && q.path.endsWith(`/configmaps/${PROGRESS.name}`)).length).toBeGreaterThanOrEqual(2);
+    expect(
+      r.cluster.requests.filter((q) => q.method === 'DELETE' && q.path.endsWith(`/configmaps/${PROGRESS.name}`)).length,
+    ).toBeGreaterThanOrEqual(2);
   });
 
   it('refuses an unsigned release unless forced, and records the forced risk', async () => {
     const r = await rig();
     await r.ask({ to: '4.16.7' });
-    const refused = await r.cluster.runUntil('the refusal', () => ((c) => c?.status === 'False' && c)(condition(r.cluster.cv(), 'ReleaseAccepted')));
+    const refused = await r.cluster.runUntil('the refusal', () =>
+      ((c) => c?.status === 'False' && c)(condition(r.cluster.cv(), 'ReleaseAccepted')),
+    );
     expect(refused.reason).toBe('RetrievePayload');
     expect(refused.message).toMatch(
-      new RegExp(`^Retrieving payload failed version="4\\.16\\.7" image="${image('4.16.7').replace(/[.]/g, '\\.')}" failure=The update cannot be verified: unable to verify sha256:[0-9a-f]{64} against keyrings: ${KID}`),
+      new RegExp(
+        `^Retrieving payload failed version="4\\.16\\.7" image="${image('4.16.7').replace(/[.]/g, '\\.')}" failure=The update cannot be verified: unable to verify sha256:[0-9a-f]{64} against keyrings: ${KID}`,
+      ),
     );
     expect(r.cluster.cv().status.history).toHaveLength(1);
     await r.ask({ to: '4.16.7', force: true });
-    const entry = await r.cluster.runUntil('the forced update', () => ((h) => h?.version === '4.16.7' && h)(history0(r.cluster)));
+    const entry = await r.cluster.runUntil('the forced update', () =>
+      ((h) => h?.version === '4.16.7' && h)(history0(r.cluster)),
+    );
     expect(entry).toMatchObject({ state: 'Partial', verified: false, completionTime: null });
-    expect(entry.acceptedRisks).toMatch(/^Target release version="4\.16\.7" image="\S+" cannot be verified, but continuing anyway because the update was forced: The update cannot be verified/);
+    expect(entry.acceptedRisks).toMatch(
+      /^Target release version="4\.16\.7" image="\S+" cannot be verified, but continuing anyway because the update was forced: The update cannot be verified/,
+    );
   });
 
   it('checks each precondition, and force takes the update through blocking failures', async () => {
@@ -153,7 +206,12 @@ describe('the update executor, in-process', () => {
       r.cluster
         .runUntil(`the ${precondition} refusal`, () => {
           const c = condition(r.cluster.cv(), 'ReleaseAccepted');
-          return c?.status === 'False' && c.message.includes(`version="${version}"`) && c.message.includes(`"${precondition}"`) && c;
+          return (
+            c?.status === 'False' &&
+            c.message.includes(`version="${version}"`) &&
+            c.message.includes(`"${precondition}"`) &&
+            c
+          );
         })
         .then((c) => c.message);
     await r.ask({ toImage: image('4.15.8'), allowExplicitUpgrade: true });
@@ -161,10 +219,14 @@ describe('the update executor, in-process', () => {
       `Preconditions failed for payload loaded version="4.15.8" image="${image('4.15.8')}": Precondition "ClusterVersionRollback" failed because of "Downgrade": the update from 4.15.9 to 4.15.8 is a rollback, which is not supported`,
     );
     await r.ask({ to: '4.17.1' });
-    expect(await refusal('4.17.1', 'MinorVersionHop')).toContain('Precondition "MinorVersionHop" failed because of "MinorVersionHop": the update from 4.15.9 to 4.17.1 skips a minor version; update to 4.16 first');
+    expect(await refusal('4.17.1', 'MinorVersionHop')).toContain(
+      'Precondition "MinorVersionHop" failed because of "MinorVersionHop": the update from 4.15.9 to 4.17.1 skips a minor version; update to 4.16 first',
+    );
     const etcd = r.cluster.get('ClusterOperator', undefined, 'etcd')!;
     const conditions = (etcd.status as { conditions: Array<{ type: string }> }).conditions.map((c) =>
-      c.type === 'Upgradeable' ? { ...c, status: 'False', reason: 'AdminAckRequired', message: 'Acknowledge the API removals first.' } : c,
+      c.type === 'Upgradeable'
+        ? { ...c, status: 'False', reason: 'AdminAckRequired', message: 'Acknowledge the API removals first.' }
+        : c,
     );
     r.cluster.state.patch(kindNamed('ClusterOperator'), undefined, 'etcd', { status: { conditions } }, 'status');
     await r.ask({ to: '4.16.5' });
@@ -173,31 +235,47 @@ describe('the update executor, in-process', () => {
     );
     expect(condition(r.cluster.cv(), 'Upgradeable')).toMatchObject({ status: 'False', reason: 'AdminAckRequired' });
     // A version nobody recommends is invalid, not attempted.
-    r.cluster.state.patch(kindNamed('ClusterVersion'), undefined, 'version', { spec: { desiredUpdate: { version: '4.16.99', image: null, force: false } } });
+    r.cluster.state.patch(kindNamed('ClusterVersion'), undefined, 'version', {
+      spec: { desiredUpdate: { version: '4.16.99', image: null, force: false } },
+    });
     const invalid = await r.cluster.runUntil('Invalid', () => condition(r.cluster.cv(), 'Invalid'));
     expect(invalid).toMatchObject({
       status: 'True',
       reason: 'InvalidClusterVersion',
-      message: 'The cluster version is invalid: spec.desiredUpdate.version: Invalid value: "4.16.99": when image is empty the update must be a previous version or an available update',
+      message:
+        'The cluster version is invalid: spec.desiredUpdate.version: Invalid value: "4.16.99": when image is empty the update must be a previous version or an available update',
     });
     await r.ask({ to: '4.16.6', allowNotRecommended: true, force: true });
-    const entry = await r.cluster.runUntil('the forced update', () => ((h) => h?.version === '4.16.6' && h)(history0(r.cluster)));
+    const entry = await r.cluster.runUntil('the forced update', () =>
+      ((h) => h?.version === '4.16.6' && h)(history0(r.cluster)),
+    );
     expect(entry.verified).toBe(true);
-    expect(entry.acceptedRisks).toContain('Forced through blocking failures: Precondition "ClusterVersionUpgradeable" failed because of "AdminAckRequired"');
+    expect(entry.acceptedRisks).toContain(
+      'Forced through blocking failures: Precondition "ClusterVersionUpgradeable" failed because of "AdminAckRequired"',
+    );
     expect(condition(r.cluster.cv(), 'Invalid')).toBeUndefined();
   });
 
   it('refuses a payload it cannot retrieve, cannot load, or that is another version, even forced', async () => {
     const r = await rig();
     const refused = (version: string) =>
-      r.cluster.runUntil(`the refusal of ${version}`, () => ((c) => c?.status === 'False' && c.message.includes(`version="${version}"`) && c)(condition(r.cluster.cv(), 'ReleaseAccepted')));
+      r.cluster.runUntil(`the refusal of ${version}`, () =>
+        ((c) => c?.status === 'False' && c.message.includes(`version="${version}"`) && c)(
+          condition(r.cluster.cv(), 'ReleaseAccepted'),
+        ),
+      );
     await r.ask({ to: '4.16.9', force: true });
     expect(await refused('4.16.9')).toMatchObject({
       reason: 'RetrievePayload',
-      message: expect.stringMatching(/^Retrieving payload failed version="4\.16\.9" image="\S+" failure=Unable to download and prepare the update: BackoffLimitExceeded: .*quay\.example\/ocp\/release@sha256:[0-9a-f]{64}/),
+      message: expect.stringMatching(
+        /^Retrieving payload failed version="4\.16\.9" image="\S+" failure=Unable to download and prepare the update: BackoffLimitExceeded: .*quay\.example\/ocp\/release@sha256:[0-9a-f]{64}/,
+      ),
     });
     await r.ask({ to: '4.16.10', force: true });
-    expect(await refused('4.16.10')).toMatchObject({ reason: 'LoadPayload', message: expect.stringContaining('failure=0000_50_console_06_deployment.yaml: ') });
+    expect(await refused('4.16.10')).toMatchObject({
+      reason: 'LoadPayload',
+      message: expect.stringContaining('failure=0000_50_console_06_deployment.yaml: '),
+    });
     await r.ask({ to: '4.16.8', force: true });
     expect(await refused('4.16.8')).toMatchObject({
       reason: 'VerifyPayloadVersion',
@@ -205,21 +283,36 @@ describe('the update executor, in-process', () => {
     });
     expect(r.cluster.cv().status.history).toHaveLength(1);
     const jobs = r.cluster.state.list(kindNamed('Job'), 'openshift-cluster-version').map((j) => j.metadata.name);
-    expect(jobs.sort()).toEqual([expect.stringMatching(/^version-4\.16\.10-/), expect.stringMatching(/^version-4\.16\.8-/), expect.stringMatching(/^version-4\.16\.9-/)]);
+    expect(jobs.sort()).toEqual([
+      expect.stringMatching(/^version-4\.16\.10-/),
+      expect.stringMatching(/^version-4\.16\.8-/),
+      expect.stringMatching(/^version-4\.16\.9-/),
+    ]);
   });
 
   it('reports a degraded operator as Failing after 40 minutes of waiting on it, until a new request supersedes the update', async () => {
     const r = await rig({ operators: { console: { behavior: 'degraded' } } });
     await r.ask({ to: '4.16.5' });
-    await r.cluster.runUntil('the wait on console', () => /waiting on .*console/.test(condition(r.cluster.cv(), 'Progressing')?.message ?? ''));
-    const since = (r.cluster.get('ConfigMap', PROGRESS.namespace, PROGRESS.name)!.data as Record<string, string>).waitingSince;
+    await r.cluster.runUntil('the wait on console', () =>
+      /waiting on .*console/.test(condition(r.cluster.cv(), 'Progressing')?.message ?? ''),
+    );
+    const since = (r.cluster.get('ConfigMap', PROGRESS.namespace, PROGRESS.name)!.data as Record<string, string>)
+      .waitingSince;
     // A restart during the wait keeps counting from when it began.
     await r.operator.kill();
     r.startOperator();
-    const failing = await r.cluster.runUntil('Failing', () => ((c) => c?.status === 'True' && c)(condition(r.cluster.cv(), 'Failing')));
-    expect(failing).toMatchObject({ reason: 'ClusterOperatorDegraded', message: 'Cluster operator console is degraded' });
+    const failing = await r.cluster.runUntil('Failing', () =>
+      ((c) => c?.status === 'True' && c)(condition(r.cluster.cv(), 'Failing')),
+    );
+    expect(failing).toMatchObject({
+      reason: 'ClusterOperatorDegraded',
+      message: 'Cluster operator console is degraded',
+    });
     const cv = r.cluster.cv();
-    expect(condition(cv, 'Progressing')).toMatchObject({ status: 'True', message: 'Unable to apply 4.16.5: wait has exceeded 40 minutes for these operators: console' });
+    expect(condition(cv, 'Progressing')).toMatchObject({
+      status: 'True',
+      message: 'Unable to apply 4.16.5: wait has exceeded 40 minutes for these operators: console',
+    });
     expect(cv.status.history?.[0]).toMatchObject({ version: '4.16.5', state: 'Partial' });
     const waited = Date.parse(failing.lastTransitionTime) - Number(since);
     expect(waited).toBeGreaterThanOrEqual(40 * 60_000 - 1000);
@@ -229,7 +322,9 @@ describe('the update executor, in-process', () => {
     await r.poll(); // the updates from 4.16.5, the release now desired
     expect(r.cluster.cv().status.conditionalUpdates?.some((c) => c.release.version === '4.16.6')).toBe(true);
     await r.ask({ to: '4.16.6', allowNotRecommended: true, allowUpgradeWithWarnings: true });
-    const history = await r.cluster.runUntil('the superseding update', () => ((h) => h?.[0]?.version === '4.16.6' && h)(r.cluster.cv().status.history));
+    const history = await r.cluster.runUntil('the superseding update', () =>
+      ((h) => h?.[0]?.version === '4.16.6' && h)(r.cluster.cv().status.history),
+    );
     expect(history[0]).toMatchObject({ state: 'Partial', completionTime: null });
     expect(history[1]).toMatchObject({ version: '4.16.5', state: 'Partial', completionTime: expect.any(String) });
     expect(history[2]).toMatchObject({ version: '4.15.9', state: 'Completed' });
@@ -241,7 +336,13 @@ describe('the agent on a real cluster', () => {
     const server = await startServer({ graphData: fixtures.tree, trust });
     cleanup.add(() => server.close());
     const run = async (followMockClock: boolean): Promise<string[]> => {
-      const cluster = await InProcessCluster.start({ version: '4.15.9', image: image('4.15.9'), channel: 'stable-4.16', upstream: `${server.url}/graph`, payloadStore: fixtures.payloads });
+      const cluster = await InProcessCluster.start({
+        version: '4.15.9',
+        image: image('4.15.9'),
+        channel: 'stable-4.16',
+        upstream: `${server.url}/graph`,
+        payloadStore: fixtures.payloads,
+      });
       cleanup.add(() => cluster.close());
       const stop = new AbortController();
       const agent = runAgent({
@@ -255,7 +356,8 @@ describe('the agent on a real cluster', () => {
       });
       // Until both loops have looked at the cluster: the poll wrote its lists, the executor its Upgradeable.
       const cv = (): ClusterVersion => cluster.cv();
-      for (let i = 0; i < 500 && !(cv().status.availableUpdates && condition(cv(), 'Upgradeable')); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let i = 0; i < 500 && !(cv().status.availableUpdates && condition(cv(), 'Upgradeable')); i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       stop.abort();
       await agent;
       return cluster.requests.map((q) => q.path);

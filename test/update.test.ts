@@ -31,13 +31,19 @@ beforeAll(async () => {
   mkdirSync(shared.trust);
   copyFileSync(join(keys, `${KID}.jwks.json`), join(shared.trust, `${KID}.jwks.json`));
   shared.payloads = join(dir.path, 'payloads');
-  const made = await Promise.all(payloadVersions().map(([v, madeAs]) => cincyAsync(['payload', 'create', '--version', madeAs, '--image', image(v), '--store', shared.payloads])));
+  const made = await Promise.all(
+    payloadVersions().map(([v, madeAs]) =>
+      cincyAsync(['payload', 'create', '--version', madeAs, '--image', image(v), '--store', shared.payloads]),
+    ),
+  );
   for (const r of made) expect(r.code, r.stderr).toBe(0);
   breakPayload(shared.payloads);
   const signatures: Record<string, string> = {};
   for (const v of SIGNED) {
     const out = join(dir.path, `sig-${v}`);
-    expect(cincy(['sign', '--key', join(keys, `${KID}.private.jwk.json`), '--payload', image(v), '--out', out]).code).toBe(0);
+    expect(
+      cincy(['sign', '--key', join(keys, `${KID}.private.jwk.json`), '--payload', image(v), '--out', out]).code,
+    ).toBe(0);
     signatures[v] = readFileSync(out, 'utf8');
   }
   shared.tree = writeUpdateTree(join(dir.path, 'tree'), signatures);
@@ -51,10 +57,27 @@ interface Agent {
 }
 
 function startAgent(m: Mock, server: string): Agent {
-  const child = spawn(process.execPath, [
-    BIN, 'agent', '--kubeconfig', m.kubeconfig, '--interval', '1', '--payload-store', shared.payloads, '--trust-keys', shared.trust,
-    '--signature-store', `${server}/signatures`, '--log-level', 'debug', '--follow-mock-clock',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'agent',
+      '--kubeconfig',
+      m.kubeconfig,
+      '--interval',
+      '1',
+      '--payload-store',
+      shared.payloads,
+      '--trust-keys',
+      shared.trust,
+      '--signature-store',
+      `${server}/signatures`,
+      '--log-level',
+      'debug',
+      '--follow-mock-clock',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
@@ -63,7 +86,11 @@ function startAgent(m: Mock, server: string): Agent {
   return {
     child,
     kill,
-    lines: () => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string }),
+    lines: () =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { msg: string }),
   };
 }
 
@@ -77,14 +104,28 @@ interface Rig {
 }
 
 async function rig(opts: { scale: number; scenario?: object }): Promise<Rig> {
-  const server = (await serveCli(['--db', ':memory:', '--graph-data', shared.tree, '--trust-keys', shared.trust], cleanup)).url;
+  const server = (
+    await serveCli(['--db', ':memory:', '--graph-data', shared.tree, '--trust-keys', shared.trust], cleanup)
+  ).url;
   const dir = cleanup.dir();
   const scenario = opts.scenario ? [join(dir, 'scenario.yaml')] : [];
   if (opts.scenario) writeFileSync(scenario[0]!, JSON.stringify(opts.scenario));
   const m = await serveMock(
     [
-      '--version', '4.15.9', '--image', image('4.15.9'), '--channel', 'stable-4.16', '--upstream', `${server}/api/upgrades_info/v1/graph`,
-      '--time-scale', String(opts.scale), '--payload-store', shared.payloads, '--state', join(dir, 'state.json'),
+      '--version',
+      '4.15.9',
+      '--image',
+      image('4.15.9'),
+      '--channel',
+      'stable-4.16',
+      '--upstream',
+      `${server}/api/upgrades_info/v1/graph`,
+      '--time-scale',
+      String(opts.scale),
+      '--payload-store',
+      shared.payloads,
+      '--state',
+      join(dir, 'state.json'),
       ...(opts.scenario ? ['--scenario', scenario[0]!] : []),
     ],
     dir,
@@ -92,18 +133,28 @@ async function rig(opts: { scale: number; scenario?: object }): Promise<Rig> {
   );
   const custom = m.kc.makeApiClient(k8s.CustomObjectsApi);
   const cv = async (): Promise<ClusterVersion> => (await custom.getClusterCustomObject(CV)) as ClusterVersion;
-  const until = async <T,>(what: string, f: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> => {
+  const until = async <T>(what: string, f: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const v = await f();
       if (v) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; status: ${JSON.stringify((await cv()).status.conditions)}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}; status: ${JSON.stringify((await cv()).status.conditions)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   };
   const agent = startAgent(m, server);
-  await until('the recommendations', async () => (await cv()).status.availableUpdates?.some((u) => u.version === '4.16.5'));
-  return { m, server, agent, cv, until, upgrade: (...args) => cincyAsync(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, ...args]) };
+  await until('the recommendations', async () =>
+    (await cv()).status.availableUpdates?.some((u) => u.version === '4.16.5'),
+  );
+  return {
+    m,
+    server,
+    agent,
+    cv,
+    until,
+    upgrade: (...args) => cincyAsync(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, ...args]),
+  };
 }
 
 const condition = (cv: ClusterVersion, type: string) => cv.status.conditions?.find((c) => c.type === type);
@@ -125,18 +176,30 @@ describe('executing an update on the mock cluster', () => {
     let reportDuringUpdate = '';
     let poolsAtCompletion: Pool[] = [];
     const custom = r.m.kc.makeApiClient(k8s.CustomObjectsApi);
-    const pools = async (): Promise<Pool[]> => ((await custom.listClusterCustomObject({ group: 'machineconfiguration.openshift.io', version: 'v1', plural: 'machineconfigpools' })) as { items: Pool[] }).items;
-    const completed = await r.until('the control plane at 4.16.5', async () => {
-      const cv = await r.cv();
-      const p = condition(cv, 'Progressing');
-      if (p?.status === 'True') {
-        progressing.add(p.message);
-        if (!reportDuringUpdate && /waiting on/.test(p.message)) reportDuringUpdate = (await r.upgrade()).stdout;
-      }
-      if (cv.status.history?.[0]?.version !== '4.16.5' || cv.status.history[0].state !== 'Completed') return undefined;
-      poolsAtCompletion = await pools();
-      return cv;
-    }, 120_000);
+    const pools = async (): Promise<Pool[]> =>
+      (
+        (await custom.listClusterCustomObject({
+          group: 'machineconfiguration.openshift.io',
+          version: 'v1',
+          plural: 'machineconfigpools',
+        })) as { items: Pool[] }
+      ).items;
+    const completed = await r.until(
+      'the control plane at 4.16.5',
+      async () => {
+        const cv = await r.cv();
+        const p = condition(cv, 'Progressing');
+        if (p?.status === 'True') {
+          progressing.add(p.message);
+          if (!reportDuringUpdate && /waiting on/.test(p.message)) reportDuringUpdate = (await r.upgrade()).stdout;
+        }
+        if (cv.status.history?.[0]?.version !== '4.16.5' || cv.status.history[0].state !== 'Completed')
+          return undefined;
+        poolsAtCompletion = await pools();
+        return cv;
+      },
+      120_000,
+    );
 
     // Steps 1, 2, 6: resolved from the recommendations, verified, recorded.
     const [entry, previous] = completed.status.history!;
@@ -144,19 +207,39 @@ describe('executing an update on the mock cluster', () => {
     expect(entry!.acceptedRisks).toBeUndefined();
     expect(Date.parse(entry!.completionTime!)).toBeGreaterThan(Date.parse(entry!.startedTime));
     expect(previous).toMatchObject({ version: '4.15.9', state: 'Completed' });
-    expect(completed.status.desired).toMatchObject({ version: '4.16.5', image: image('4.16.5'), url: 'https://errata.example/4.16.5' });
-    expect(condition(completed, 'ReleaseAccepted')).toMatchObject({ status: 'True', reason: 'PayloadLoaded', message: `Payload loaded version="4.16.5" image="${image('4.16.5')}" architecture="amd64"` });
-    expect(condition(completed, 'Progressing')).toMatchObject({ status: 'False', message: 'Cluster version is 4.16.5' });
+    expect(completed.status.desired).toMatchObject({
+      version: '4.16.5',
+      image: image('4.16.5'),
+      url: 'https://errata.example/4.16.5',
+    });
+    expect(condition(completed, 'ReleaseAccepted')).toMatchObject({
+      status: 'True',
+      reason: 'PayloadLoaded',
+      message: `Payload loaded version="4.16.5" image="${image('4.16.5')}" architecture="amd64"`,
+    });
+    expect(condition(completed, 'Progressing')).toMatchObject({
+      status: 'False',
+      message: 'Cluster version is 4.16.5',
+    });
     expect(condition(completed, 'Available')).toMatchObject({ status: 'True', message: 'Done applying 4.16.5' });
     expect(condition(completed, 'Failing')).toMatchObject({ status: 'False' });
 
     // Step 3: the Job that extracted the payload.
-    const jobs = await r.m.kc.makeApiClient(k8s.BatchV1Api).listNamespacedJob({ namespace: 'openshift-cluster-version' });
-    expect(jobs.items.map((j) => j.metadata!.name)).toEqual([expect.stringMatching(/^version-4\.16\.5-[a-z0-9]{1,5}$/)]);
+    const jobs = await r.m.kc
+      .makeApiClient(k8s.BatchV1Api)
+      .listNamespacedJob({ namespace: 'openshift-cluster-version' });
+    expect(jobs.items.map((j) => j.metadata!.name)).toEqual([
+      expect.stringMatching(/^version-4\.16\.5-[a-z0-9]{1,5}$/),
+    ]);
 
     // Step 11: progress as the CVO words it, and as adm upgrade shows it.
-    const total = loadPayload(new PayloadStore(shared.payloads).pathOf(image('4.16.5'))).manifests.reduce((n, m) => n + m.docs.length, 0);
-    const counts = [...progressing].map((msg) => /^Working towards 4\.16\.5: (\d+) of (\d+) done \((\d+)% complete\)/.exec(msg)).filter((m) => m !== null);
+    const total = loadPayload(new PayloadStore(shared.payloads).pathOf(image('4.16.5'))).manifests.reduce(
+      (n, m) => n + m.docs.length,
+      0,
+    );
+    const counts = [...progressing]
+      .map((msg) => /^Working towards 4\.16\.5: (\d+) of (\d+) done \((\d+)% complete\)/.exec(msg))
+      .filter((m) => m !== null);
     expect(counts.length).toBeGreaterThan(5);
     for (const m of counts) expect(Number(m[2])).toBe(total);
     expect([...progressing].some((msg) => /, waiting on [a-z-]+/.test(msg))).toBe(true);
@@ -166,7 +249,8 @@ describe('executing an update on the mock cluster', () => {
     const lines = r.agent.lines();
     const applied = lines.filter((l) => l.msg === 'applied') as unknown as Array<{ runlevel: number; file: string }>;
     expect(applied.length).toBe(total);
-    for (let i = 1; i < applied.length; i++) expect(applied[i]!.runlevel).toBeGreaterThanOrEqual(applied[i - 1]!.runlevel);
+    for (let i = 1; i < applied.length; i++)
+      expect(applied[i]!.runlevel).toBeGreaterThanOrEqual(applied[i - 1]!.runlevel);
     const handover = lines.findIndex((l) => l.msg.startsWith('the cluster-version-operator Deployment changed'));
     expect(handover).toBeGreaterThan(-1);
     expect(lines.slice(handover).some((l) => l.msg === 'resuming the update where it was')).toBe(true);
@@ -179,15 +263,37 @@ describe('executing an update on the mock cluster', () => {
     expect(worker.status.updatedMachineCount).toBeLessThan(worker.status.machineCount);
 
     // The Machine Config Operator's rollout: every node ends on the new configuration.
-    const done = await r.until('every node updated', async () => {
-      const ps = await pools();
-      return ps.every((p) => p.status.updatedMachineCount === p.status.machineCount && p.status.configuration?.name === p.spec.configuration?.name) && ps;
-    }, 60_000);
-    expect(done.map((p) => p.status.configuration?.name)).toEqual([expect.stringMatching(/^rendered-master-/), expect.stringMatching(/^rendered-worker-/)]);
-    const operators = (await custom.listClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'clusteroperators' })) as { items: Array<{ metadata: { name: string }; status: { versions: Array<{ name: string; version: string }> } }> };
-    for (const co of operators.items) expect(co.status.versions.find((v) => v.name === 'operator')?.version, co.metadata.name).toBe('4.16.5');
+    const done = await r.until(
+      'every node updated',
+      async () => {
+        const ps = await pools();
+        return (
+          ps.every(
+            (p) =>
+              p.status.updatedMachineCount === p.status.machineCount &&
+              p.status.configuration?.name === p.spec.configuration?.name,
+          ) && ps
+        );
+      },
+      60_000,
+    );
+    expect(done.map((p) => p.status.configuration?.name)).toEqual([
+      expect.stringMatching(/^rendered-master-/),
+      expect.stringMatching(/^rendered-worker-/),
+    ]);
+    const operators = (await custom.listClusterCustomObject({
+      group: 'config.openshift.io',
+      version: 'v1',
+      plural: 'clusteroperators',
+    })) as {
+      items: Array<{ metadata: { name: string }; status: { versions: Array<{ name: string; version: string }> } }>;
+    };
+    for (const co of operators.items)
+      expect(co.status.versions.find((v) => v.name === 'operator')?.version, co.metadata.name).toBe('4.16.5');
     const mcp = await cincyAsync(['get', 'mcp', '--kubeconfig', r.m.kubeconfig]);
-    expect(mcp.stdout).toMatch(/^NAME\s+CONFIG\s+UPDATED\s+UPDATING\s+DEGRADED\s+MACHINECOUNT\s+READYMACHINECOUNT\s+UPDATEDMACHINECOUNT\s+DEGRADEDMACHINECOUNT\s+AGE\n/);
+    expect(mcp.stdout).toMatch(
+      /^NAME\s+CONFIG\s+UPDATED\s+UPDATING\s+DEGRADED\s+MACHINECOUNT\s+READYMACHINECOUNT\s+UPDATEDMACHINECOUNT\s+DEGRADEDMACHINECOUNT\s+AGE\n/,
+    );
     expect(mcp.stdout).toMatch(/\nworker\s+rendered-worker-\S+\s+True\s+False\s+False\s+3\s+3\s+3\s+0\s/);
 
     // After the update the CVO keeps the release's objects: a deleted one comes back.
@@ -195,8 +301,17 @@ describe('executing an update on the mock cluster', () => {
     const cm = manifests.flatMap((m) => m.docs).find((d) => d.kind === 'ConfigMap' && d.metadata.namespace)!;
     const core = r.m.kc.makeApiClient(k8s.CoreV1Api);
     await core.deleteNamespacedConfigMap({ namespace: cm.metadata.namespace!, name: cm.metadata.name });
-    await r.until(`${cm.metadata.name} back`, async () => core.readNamespacedConfigMap({ namespace: cm.metadata.namespace!, name: cm.metadata.name }).catch(() => undefined), 60_000);
-    const reconciled = await r.until('the reconcile pass', async () => r.agent.lines().find((l) => l.msg === 'release reconciled' && (l as unknown as { created: number }).created > 0));
+    await r.until(
+      `${cm.metadata.name} back`,
+      async () =>
+        core
+          .readNamespacedConfigMap({ namespace: cm.metadata.namespace!, name: cm.metadata.name })
+          .catch(() => undefined),
+      60_000,
+    );
+    const reconciled = await r.until('the reconcile pass', async () =>
+      r.agent.lines().find((l) => l.msg === 'release reconciled' && (l as unknown as { created: number }).created > 0),
+    );
     expect(reconciled).toMatchObject({ version: '4.16.5', manifests: total, created: 1 });
 
     // SIGTERM ends every wait of the agent and it exits cleanly.

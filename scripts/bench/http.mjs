@@ -28,7 +28,14 @@ export function get(port, path, { headers = {}, agent, timeoutMs = 10_000 } = {}
     const req = http.get({ host: HOST, port, path, headers, agent: agent ?? false, timeout: timeoutMs }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), ms: performance.now() - t0 }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+          ms: performance.now() - t0,
+        }),
+      );
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`GET ${path}: no answer within ${timeoutMs} ms`)));
@@ -46,7 +53,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 export async function waitReady(proc, port, t0, { everyMs = 20, timeoutMs = 120_000 } = {}) {
   while (performance.now() - t0 < timeoutMs) {
-    if (proc.exited) throw new Error(`${proc.name} exited with ${proc.code ?? proc.signal} before it was ready:\n${proc.output.trim()}`);
+    if (proc.exited)
+      throw new Error(
+        `${proc.name} exited with ${proc.code ?? proc.signal} before it was ready:\n${proc.output.trim()}`,
+      );
     try {
       const res = await get(port, '/readyz', { timeoutMs: 5000 });
       if (res.status === 200) return { ms: performance.now() - t0, body: JSON.parse(res.body.toString()) };

@@ -56,7 +56,16 @@ export async function startNginx(dir, gzipBytes) {
   const port = await freePort();
   writeFileSync(join(dir, 'nginx.conf'), config(port));
   // -e: the error log before the config is read (else nginx opens /var/log/nginx/error.log).
-  const proc = start('nginx', 'nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log'), '-g', 'daemon off;']);
+  const proc = start('nginx', 'nginx', [
+    '-p',
+    dir,
+    '-c',
+    join(dir, 'nginx.conf'),
+    '-e',
+    join(dir, 'error.log'),
+    '-g',
+    'daemon off;',
+  ]);
   await waitReady(proc, port, performance.now(), { timeoutMs: 10_000 });
   return { proc, port };
 }
@@ -66,5 +75,6 @@ export async function checkSameBytes(port, path, gzipBytes) {
   const res = await get(port, path, { headers: { accept: 'application/json', 'accept-encoding': 'gzip' } });
   if (res.status !== 200) throw new Error(`nginx: GET ${path} → ${res.status}`);
   if (res.headers['content-encoding'] !== 'gzip') throw new Error(`nginx: no Content-Encoding: gzip on ${path}`);
-  if (!res.body.equals(gzipBytes)) throw new Error(`nginx: served ${res.body.length} bytes, not the ${gzipBytes.length} cincy served`);
+  if (!res.body.equals(gzipBytes))
+    throw new Error(`nginx: served ${res.body.length} bytes, not the ${gzipBytes.length} cincy served`);
 }

@@ -95,4 +95,3 @@ export function installCleanupHandlers() {
 }
 
 export const hasCommand = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
-

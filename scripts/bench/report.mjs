@@ -12,15 +12,21 @@ export class Report {
    */
   add(measure, input, value, { unit = '', digits = 1, target, note = '' } = {}) {
     const number = typeof value === 'number';
-    const shown = !number ? value : Number.isFinite(value) ? `${value.toFixed(digits)}${unit ? ` ${unit}` : ''}${note}` : 'n/a';
+    const shown = !number
+      ? value
+      : Number.isFinite(value)
+        ? `${value.toFixed(digits)}${unit ? ` ${unit}` : ''}${note}`
+        : 'n/a';
     let met = '—';
-    if (target && number && Number.isFinite(value)) met = (target.op === '<=' ? value <= target.limit : value >= target.limit) ? 'yes' : '**no**';
+    if (target && number && Number.isFinite(value))
+      met = (target.op === '<=' ? value <= target.limit : value >= target.limit) ? 'yes' : '**no**';
     this.rows.push({ measure, input, value: shown, target: target?.text ?? '—', met });
   }
 
   /** Rows for numbers a failed step did not produce, so the table shows the gap. */
   notRun(measures, input, reason, targets = {}) {
-    for (const m of measures) this.rows.push({ measure: m, input, value: `not run: ${reason}`, target: targets[m]?.text ?? '—', met: '—' });
+    for (const m of measures)
+      this.rows.push({ measure: m, input, value: `not run: ${reason}`, target: targets[m]?.text ?? '—', met: '—' });
   }
 
   fail(step, err) {
@@ -32,7 +38,8 @@ export class Report {
   markdown() {
     const esc = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
     const lines = ['| measure | input | value | target | met |', '| --- | --- | --- | --- | --- |'];
-    for (const r of this.rows) lines.push(`| ${esc(r.measure)} | ${esc(r.input)} | ${esc(r.value)} | ${esc(r.target)} | ${r.met} |`);
+    for (const r of this.rows)
+      lines.push(`| ${esc(r.measure)} | ${esc(r.input)} | ${esc(r.value)} | ${esc(r.target)} | ${r.met} |`);
     return lines.join('\n');
   }
 }

@@ -51,7 +51,9 @@ function releasesByArch(root) {
 export function channelsToRequest(root, extraNames = []) {
   const byArch = releasesByArch(root);
   const arches = ['amd64', ...[...byArch.keys()].filter((a) => a !== 'amd64')];
-  const files = existsSync(join(root, 'channels')) ? readdirSync(join(root, 'channels')).filter((n) => /\.ya?ml$/.test(n)) : [];
+  const files = existsSync(join(root, 'channels'))
+    ? readdirSync(join(root, 'channels')).filter((n) => /\.ya?ml$/.test(n))
+    : [];
   const versionsOf = new Map(extraNames.map((n) => [n, []]));
   for (const f of files) versionsOf.set(stem(f), channelVersions(readFileSync(join(root, 'channels', f), 'utf8')));
 

@@ -2,7 +2,16 @@
 import { run } from './procs.mjs';
 
 /** One fixed load shape for both servers, so their numbers compare. */
-export const WRK_ARGS = ['-t2', '-c64', '-d10s', '--latency', '-H', 'Accept: application/json', '-H', 'Accept-Encoding: gzip'];
+export const WRK_ARGS = [
+  '-t2',
+  '-c64',
+  '-d10s',
+  '--latency',
+  '-H',
+  'Accept: application/json',
+  '-H',
+  'Accept-Encoding: gzip',
+];
 
 export async function runWrk(name, url) {
   const out = await run(`wrk (${name})`, 'wrk', [...WRK_ARGS, url], { timeoutMs: 60_000 });

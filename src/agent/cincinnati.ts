@@ -10,11 +10,23 @@ import type { ClusterRelease } from './clusterVersion.js';
 export const DEFAULT_UPSTREAM = 'https://api.openshift.com/api/upgrades_info/v1/graph';
 
 export type RetrievedReason =
-  | 'NoUpstream' | 'InvalidURI' | 'InvalidID' | 'NoArchitecture' | 'NoCurrentVersion' | 'NoChannel' | 'InvalidCurrentVersion'
-  | 'RemoteFailed' | 'ResponseFailed' | 'ResponseInvalid' | 'VersionNotFound';
+  | 'NoUpstream'
+  | 'InvalidURI'
+  | 'InvalidID'
+  | 'NoArchitecture'
+  | 'NoCurrentVersion'
+  | 'NoChannel'
+  | 'InvalidCurrentVersion'
+  | 'RemoteFailed'
+  | 'ResponseFailed'
+  | 'ResponseInvalid'
+  | 'VersionNotFound';
 
 export class RetrieveError extends Error {
-  constructor(readonly reason: RetrievedReason, message: string) {
+  constructor(
+    readonly reason: RetrievedReason,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -50,7 +62,8 @@ export interface TransportOptions {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // The semver.org grammar, build metadata included, as the CVO's Go semver reads it.
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 export const isSemver = (v: unknown): v is string => typeof v === 'string' && SEMVER.test(v);
 
 /** Checks the inputs in the CVO's order, then fetches and validates the graph. */
@@ -65,10 +78,17 @@ export async function fetchGraph(input: FetchInput, transport: TransportOptions 
   }
   if (!UUID.test(input.clusterID)) throw new RetrieveError('InvalidID', `invalid cluster ID: ${input.clusterID}`);
   if (!input.arch) throw new RetrieveError('NoArchitecture', 'Architecture has not been configured.');
-  if (!input.version) throw new RetrieveError('NoCurrentVersion', 'The cluster version does not have a semantic version assigned and cannot calculate valid upgrades.');
+  if (!input.version)
+    throw new RetrieveError(
+      'NoCurrentVersion',
+      'The cluster version does not have a semantic version assigned and cannot calculate valid upgrades.',
+    );
   if (!input.channel) throw new RetrieveError('NoChannel', 'The update channel has not been configured.');
   if (!isSemver(input.version)) {
-    throw new RetrieveError('InvalidCurrentVersion', 'The current cluster version is not a valid semantic version and cannot be used to calculate upgrades.');
+    throw new RetrieveError(
+      'InvalidCurrentVersion',
+      'The current cluster version is not a valid semantic version and cannot be used to calculate upgrades.',
+    );
   }
   url.searchParams.set('arch', input.arch);
   url.searchParams.set('channel', input.channel);
@@ -90,10 +110,17 @@ export async function fetchGraph(input: FetchInput, transport: TransportOptions 
   } catch (err) {
     throw new RetrieveError('RemoteFailed', `Unable to retrieve available updates: ${describe(err)}`);
   }
-  if (status !== 200) throw new RetrieveError('ResponseFailed', `Unable to retrieve available updates: unexpected HTTP status: ${status} ${statusText(status)}`);
+  if (status !== 200)
+    throw new RetrieveError(
+      'ResponseFailed',
+      `Unable to retrieve available updates: unexpected HTTP status: ${status} ${statusText(status)}`,
+    );
   const graph = parseGraph(text);
   if (!graph.nodes.some((n) => n.version === input.version)) {
-    throw new RetrieveError('VersionNotFound', `Unable to retrieve available updates: currently reconciling cluster version ${input.version} not found in the "${input.channel}" channel`);
+    throw new RetrieveError(
+      'VersionNotFound',
+      `Unable to retrieve available updates: currently reconciling cluster version ${input.version} not found in the "${input.channel}" channel`,
+    );
   }
   return graph;
 }
@@ -107,7 +134,11 @@ const statusText = (s: number): string => STATUS_CODES[s] ?? 'Unknown';
 
 function dispatcher(url: URL, t: TransportOptions): Dispatcher {
   const connect = t.ca ? { ca: t.ca } : undefined;
-  const bypass = (t.noProxy ?? '').split(',').map((h) => h.trim()).filter(Boolean).some((h) => h === '*' || url.hostname === h || url.hostname.endsWith(h.startsWith('.') ? h : `.${h}`));
+  const bypass = (t.noProxy ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean)
+    .some((h) => h === '*' || url.hostname === h || url.hostname.endsWith(h.startsWith('.') ? h : `.${h}`));
   if (t.proxy && !bypass) return new ProxyAgent({ uri: t.proxy, ...(connect && { requestTls: connect }) });
   return new Agent(connect ? { connect } : {});
 }
@@ -120,7 +151,8 @@ export interface GraphResponse {
 
 /** Parses and validates a response as the CVO does: any defect fails the whole fetch (ResponseInvalid). */
 export function parseGraph(text: string): GraphResponse {
-  const invalid = (m: string): RetrieveError => new RetrieveError('ResponseInvalid', `Unable to retrieve available updates: ${m}`);
+  const invalid = (m: string): RetrieveError =>
+    new RetrieveError('ResponseInvalid', `Unable to retrieve available updates: ${m}`);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -130,33 +162,59 @@ export function parseGraph(text: string): GraphResponse {
   const g = doc as Partial<GraphResponse>;
   if (!g || typeof g !== 'object' || !Array.isArray(g.nodes)) throw invalid('the graph has no nodes list');
   g.nodes.forEach((n, i) => {
-    if (!n || typeof n !== 'object' || !isSemver(n.version)) throw invalid(`node ${i}: version ${JSON.stringify(n?.version)} is not a semantic version`);
+    if (!n || typeof n !== 'object' || !isSemver(n.version))
+      throw invalid(`node ${i}: version ${JSON.stringify(n?.version)} is not a semantic version`);
     if (typeof n.payload !== 'string') throw invalid(`node ${n.version}: payload is not a string`);
     if (n.metadata === null) n.metadata = {}; // Go reads a null map as an empty one
-    if (n.metadata !== undefined && (typeof n.metadata !== 'object' || Array.isArray(n.metadata) || Object.values(n.metadata).some((v) => typeof v !== 'string'))) throw invalid(`node ${n.version}: metadata values must be strings`);
+    if (
+      n.metadata !== undefined &&
+      (typeof n.metadata !== 'object' ||
+        Array.isArray(n.metadata) ||
+        Object.values(n.metadata).some((v) => typeof v !== 'string'))
+    )
+      throw invalid(`node ${n.version}: metadata values must be strings`);
     const arch = n.metadata?.[LABEL.architecture];
-    if (arch !== undefined && arch !== 'multi') throw invalid(`node ${n.version}: unrecognized ${LABEL.architecture} value "${arch}"`);
+    if (arch !== undefined && arch !== 'multi')
+      throw invalid(`node ${n.version}: unrecognized ${LABEL.architecture} value "${arch}"`);
   });
   const edges = g.edges ?? [];
   if (!Array.isArray(edges)) throw invalid('edges is not a list');
   edges.forEach((e, i) => {
-    if (!Array.isArray(e) || e.length !== 2 || !e.every((x) => Number.isInteger(x) && x >= 0 && x < g.nodes!.length)) throw invalid(`edge ${i} is not a pair of node indices`);
+    if (!Array.isArray(e) || e.length !== 2 || !e.every((x) => Number.isInteger(x) && x >= 0 && x < g.nodes!.length))
+      throw invalid(`edge ${i} is not a pair of node indices`);
   });
   const conditionalEdges = g.conditionalEdges ?? [];
   if (!Array.isArray(conditionalEdges)) throw invalid('conditionalEdges is not a list');
   const versions = new Set(g.nodes.map((n) => n.version));
   for (const ce of conditionalEdges) {
-    if (!ce || !Array.isArray(ce.edges) || !Array.isArray(ce.risks) || ce.risks.length === 0) throw invalid('a conditional edge entry needs edges and at least one risk');
+    if (!ce || !Array.isArray(ce.edges) || !Array.isArray(ce.risks) || ce.risks.length === 0)
+      throw invalid('a conditional edge entry needs edges and at least one risk');
     for (const e of ce.edges) {
-      if (!versions.has(e?.from) || !versions.has(e?.to)) throw invalid(`conditional edge ${JSON.stringify(e)} names a version that is not a node`);
+      if (!versions.has(e?.from) || !versions.has(e?.to))
+        throw invalid(`conditional edge ${JSON.stringify(e)} names a version that is not a node`);
     }
     for (const r of ce.risks) {
-      const ok = r && typeof r === 'object' && ['name', 'url', 'message'].every((k) => typeof (r as unknown as Record<string, unknown>)[k] === 'string' && (r as unknown as Record<string, string>)[k] !== '');
+      const ok =
+        r &&
+        typeof r === 'object' &&
+        ['name', 'url', 'message'].every(
+          (k) =>
+            typeof (r as unknown as Record<string, unknown>)[k] === 'string' &&
+            (r as unknown as Record<string, string>)[k] !== '',
+        );
       if (!ok) throw invalid(`a risk needs a name, url and message: ${JSON.stringify(r)?.slice(0, 200)}`);
-      if (!Array.isArray(r.matchingRules) || r.matchingRules.some((m) => !m || typeof m !== 'object' || typeof m.type !== 'string')) throw invalid(`risk ${r.name}: matchingRules must be a list of rules with a type`);
+      if (
+        !Array.isArray(r.matchingRules) ||
+        r.matchingRules.some((m) => !m || typeof m !== 'object' || typeof m.type !== 'string')
+      )
+        throw invalid(`risk ${r.name}: matchingRules must be a list of rules with a type`);
     }
   }
-  return { nodes: g.nodes.map((n) => ({ ...n, metadata: n.metadata ?? {} })), edges: edges as Array<[number, number]>, conditionalEdges };
+  return {
+    nodes: g.nodes.map((n) => ({ ...n, metadata: n.metadata ?? {} })),
+    edges: edges as Array<[number, number]>,
+    conditionalEdges,
+  };
 }
 
 const releaseOf = (n: GraphResponse['nodes'][number]): ClusterRelease => {
@@ -172,7 +230,13 @@ const releaseOf = (n: GraphResponse['nodes'][number]): ClusterRelease => {
 
 /** A rule a cluster can evaluate: Always without promql, PromQL with a query; others are dropped. */
 function validRules(rules: MatchingRule[]): MatchingRule[] {
-  return rules.filter((r) => (r.type === 'Always' && !('promql' in r)) || (r.type === 'PromQL' && typeof (r as { promql?: { promql?: unknown } }).promql?.promql === 'string' && (r as { promql: { promql: string } }).promql.promql.trim() !== ''));
+  return rules.filter(
+    (r) =>
+      (r.type === 'Always' && !('promql' in r)) ||
+      (r.type === 'PromQL' &&
+        typeof (r as { promql?: { promql?: unknown } }).promql?.promql === 'string' &&
+        (r as { promql: { promql: string } }).promql.promql.trim() !== ''),
+  );
 }
 
 /**
@@ -187,7 +251,8 @@ export function updatesFrom(graph: GraphResponse, current: string, migrateToMult
   if (migrateToMulti) return { available: index >= 0 ? [releaseOf(graph.nodes[index]!)] : [], conditional: [] };
 
   const available = new Map<string, ClusterRelease>();
-  for (const [from, to] of graph.edges) if (from === index) available.set(graph.nodes[to]!.version, releaseOf(graph.nodes[to]!));
+  for (const [from, to] of graph.edges)
+    if (from === index) available.set(graph.nodes[to]!.version, releaseOf(graph.nodes[to]!));
 
   const byVersion = new Map(graph.nodes.map((n) => [n.version, n]));
   const entries = new Map<string, ConditionalUpdate[]>();
@@ -207,5 +272,8 @@ export function updatesFrom(graph: GraphResponse, current: string, migrateToMult
     if (risks.some((r) => r.matchingRules.length === 0)) continue; // a risk left with no rule drops the update
     conditional.push({ release: list[0]!.release, risks });
   }
-  return { available: [...available.values()].sort(byDesc), conditional: conditional.sort((a, b) => byDesc(a.release, b.release)) };
+  return {
+    available: [...available.values()].sort(byDesc),
+    conditional: conditional.sort((a, b) => byDesc(a.release, b.release)),
+  };
 }

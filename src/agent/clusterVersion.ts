@@ -50,7 +50,13 @@ export interface ClusterVersionStatus {
 
 export interface ClusterVersion {
   metadata: { resourceVersion?: string; generation?: number };
-  spec: { clusterID: string; channel?: string; upstream?: string; desiredUpdate?: DesiredUpdate; signatureStores?: Array<{ url: string }> };
+  spec: {
+    clusterID: string;
+    channel?: string;
+    upstream?: string;
+    desiredUpdate?: DesiredUpdate;
+    signatureStores?: Array<{ url: string }>;
+  };
   status: ClusterVersionStatus;
 }
 
@@ -69,7 +75,9 @@ export class ClusterVersionClient {
    * Writes `change(fresh status)` through the status subresource; nothing when it changes nothing.
    * Returns whether it wrote.
    */
-  async writeStatus(change: (status: ClusterVersionStatus, cv: ClusterVersion) => ClusterVersionStatus): Promise<boolean> {
+  async writeStatus(
+    change: (status: ClusterVersionStatus, cv: ClusterVersion) => ClusterVersionStatus,
+  ): Promise<boolean> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const cv = await this.get();
       const status = change(structuredClone(cv.status ?? {}), cv);

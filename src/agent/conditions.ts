@@ -11,7 +11,9 @@ export interface Condition {
 
 /** Keeps the previous lastTransitionTime when the status did not change. */
 export function keepTransition(next: Condition, previous: Condition | undefined): Condition {
-  return previous && previous.status === next.status ? { ...next, lastTransitionTime: previous.lastTransitionTime } : next;
+  return previous && previous.status === next.status
+    ? { ...next, lastTransitionTime: previous.lastTransitionTime }
+    : next;
 }
 
 /** Sets a condition, keeping lastTransitionTime while its status holds. */

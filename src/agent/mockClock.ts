@@ -22,7 +22,11 @@ export function followMockClock(kc: k8s.KubeConfig, log: Logger): { clock: Follo
     const text = JSON.stringify(data ?? null);
     if (text === declared) return;
     declared = text;
-    if (!data) log.warn({ configMap: CLOCK_CONFIGMAP }, '--follow-mock-clock: the cluster declares no clock; following real time');
+    if (!data)
+      log.warn(
+        { configMap: CLOCK_CONFIGMAP },
+        '--follow-mock-clock: the cluster declares no clock; following real time',
+      );
     clock.source = clockFromData(data);
     if (data) log.info({ scale: (clock.source as ScaledClock).scale }, "following the mock cluster's clock");
   };

@@ -56,11 +56,24 @@ export class UpdatesPoller {
     const cv = await this.clusterVersion();
     let computed: ReturnType<typeof updateStatus> | undefined;
     let channels: string[] | undefined;
-    let retrieved: Condition = { type: 'RetrievedUpdates', status: 'True', lastTransitionTime: at, reason: '', message: '' };
+    let retrieved: Condition = {
+      type: 'RetrievedUpdates',
+      status: 'True',
+      lastTransitionTime: at,
+      reason: '',
+      message: '',
+    };
     try {
       const current = cv.status.desired?.version;
       const graph = await fetchGraph(
-        { upstream: cv.spec.upstream, defaultUpstream: this.o.defaultUpstream, clusterID: cv.spec.clusterID, arch: await this.arch(cv), channel: cv.spec.channel, version: current },
+        {
+          upstream: cv.spec.upstream,
+          defaultUpstream: this.o.defaultUpstream,
+          clusterID: cv.spec.clusterID,
+          arch: await this.arch(cv),
+          channel: cv.spec.channel,
+          version: current,
+        },
         await clusterTransport(this.o.kc, this.o.transport),
       );
       const migrate = cv.spec.desiredUpdate?.architecture === 'Multi' && cv.status.desired?.architecture !== 'Multi';
@@ -75,36 +88,70 @@ export class UpdatesPoller {
       channels = (node?.metadata[LABEL.channels] ?? '').split(',').filter(Boolean).sort();
     } catch (err) {
       if (!(err instanceof RetrieveError)) throw err;
-      retrieved = { type: 'RetrievedUpdates', status: 'False', lastTransitionTime: at, reason: err.reason, message: err.message };
+      retrieved = {
+        type: 'RetrievedUpdates',
+        status: 'False',
+        lastTransitionTime: at,
+        reason: err.reason,
+        message: err.message,
+      };
     }
     const written = await this.write(retrieved, computed, channels, cv.status.desired?.version);
-    const status = computed ?? { availableUpdates: cv.status.availableUpdates ?? null, conditionalUpdates: cv.status.conditionalUpdates ?? [] };
+    const status = computed ?? {
+      availableUpdates: cv.status.availableUpdates ?? null,
+      conditionalUpdates: cv.status.conditionalUpdates ?? [],
+    };
     return {
       retrieved,
       available: status.availableUpdates?.length ?? 0,
       conditional: status.conditionalUpdates.length,
-      recommendedConditional: status.conditionalUpdates.filter((c) => c.conditions.some((k) => k.type === 'Recommended' && k.status === 'True')).length,
+      recommendedConditional: status.conditionalUpdates.filter((c) =>
+        c.conditions.some((k) => k.type === 'Recommended' && k.status === 'True'),
+      ).length,
       written,
     };
   }
 
   /** Each risk once per name, with the definition of the highest target carrying it. */
-  private async evaluate(conditional: ConditionalUpdate[], cv: ClusterVersion, at: string): Promise<Array<ConditionalUpdate & { conditions: Condition[] }>> {
+  private async evaluate(
+    conditional: ConditionalUpdate[],
+    cv: ClusterVersion,
+    at: string,
+  ): Promise<Array<ConditionalUpdate & { conditions: Condition[] }>> {
     const definitions = new Map<string, Risk>();
     for (const c of conditional) for (const r of c.risks) if (!definitions.has(r.name)) definitions.set(r.name, r);
     const exposures = new Map<string, Exposure>();
     for (const [name, risk] of definitions) exposures.set(name, await this.o.evaluator.evaluate(risk));
     const accepted = new Set((cv.spec.desiredUpdate?.acceptRisks ?? []).map((r) => r.name));
-    const previous = new Map((cv.status.conditionalUpdates ?? []).map((c) => [c.release.version, c.conditions.find((k) => k.type === 'Recommended')]));
+    const previous = new Map(
+      (cv.status.conditionalUpdates ?? []).map((c) => [
+        c.release.version,
+        c.conditions.find((k) => k.type === 'Recommended'),
+      ]),
+    );
     return conditional.map((c) => ({
       ...c,
       // The definition evaluated (from the highest target) is also the one the condition quotes.
-      conditions: [keepTransition(recommended(c.risks.map((risk) => ({ risk: definitions.get(risk.name)!, exposure: exposures.get(risk.name)! })), accepted, at), previous.get(c.release.version))],
+      conditions: [
+        keepTransition(
+          recommended(
+            c.risks.map((risk) => ({ risk: definitions.get(risk.name)!, exposure: exposures.get(risk.name)! })),
+            accepted,
+            at,
+          ),
+          previous.get(c.release.version),
+        ),
+      ],
     }));
   }
 
   /** Writes the poll's fields through the status subresource; nothing when nothing changed. */
-  private write(retrieved: Condition, computed: ReturnType<typeof updateStatus> | undefined, channels: string[] | undefined, version: string | undefined): Promise<boolean> {
+  private write(
+    retrieved: Condition,
+    computed: ReturnType<typeof updateStatus> | undefined,
+    channels: string[] | undefined,
+    version: string | undefined,
+  ): Promise<boolean> {
     return this.cv.writeStatus((status) => {
       // An update was accepted while this poll ran: its results are for the old version. The version
       // change makes the next poll come at once.
@@ -112,7 +159,10 @@ export class UpdatesPoller {
       const next = {
         ...status,
         conditions: setCondition(status.conditions, retrieved),
-        ...(computed && { availableUpdates: computed.availableUpdates, conditionalUpdates: computed.conditionalUpdates }),
+        ...(computed && {
+          availableUpdates: computed.availableUpdates,
+          conditionalUpdates: computed.conditionalUpdates,
+        }),
         // The channels the current release is in: what `adm upgrade` offers as available channels.
         ...(channels && status.desired && { desired: { ...status.desired, channels } }),
       };

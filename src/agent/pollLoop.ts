@@ -22,7 +22,13 @@ const FALLBACK_CHECK_MS = 30_000;
 
 /** The fields of a ClusterVersion whose change makes the agent fetch the graph again at once. */
 export const triggerOf = (cv: ClusterVersion): string =>
-  JSON.stringify([cv.spec.channel, cv.spec.upstream, cv.spec.desiredUpdate?.architecture ?? '', cv.status.desired?.version, cv.status.desired?.architecture ?? '']);
+  JSON.stringify([
+    cv.spec.channel,
+    cv.spec.upstream,
+    cv.spec.desiredUpdate?.architecture ?? '',
+    cv.status.desired?.version,
+    cv.status.desired?.architecture ?? '',
+  ]);
 
 export async function runPollLoop(poller: UpdatesPoller, o: PollLoopOptions): Promise<void> {
   const clock = o.clock ?? systemClock;
@@ -33,7 +39,10 @@ export async function runPollLoop(poller: UpdatesPoller, o: PollLoopOptions): Pr
     try {
       const r = await poller.poll();
       const { status, reason } = r.retrieved;
-      o.log.info({ retrieved: status, reason, available: r.available, conditional: r.conditional, written: r.written }, 'poll');
+      o.log.info(
+        { retrieved: status, reason, available: r.available, conditional: r.conditional, written: r.written },
+        'poll',
+      );
       o.report?.(r);
     } catch (err) {
       o.log.error({ err }, 'poll failed; will try again');

@@ -54,7 +54,8 @@ export class RiskEvaluator {
     if (cached && now - cached.at < this.limits.refreshMs && 'matches' in cached.result) return cached.result;
     // Throttled: with a result at hand, an early re-evaluation waits for a later pass.
     if (cached && now - this.lastQueryAt < this.limits.minIntervalMs) return cached.result;
-    if (now - this.lastQueryAt < this.limits.minIntervalMs) await new Promise((r) => setTimeout(r, this.limits.minIntervalMs - (now - this.lastQueryAt)));
+    if (now - this.lastQueryAt < this.limits.minIntervalMs)
+      await new Promise((r) => setTimeout(r, this.limits.minIntervalMs - (now - this.lastQueryAt)));
     this.lastQueryAt = this.now();
     const result = await this.query(query);
     this.cache.set(query, { at: this.now(), result });
@@ -63,19 +64,32 @@ export class RiskEvaluator {
 
   private async query(query: string): Promise<{ matches: boolean } | { error: string }> {
     if (!this.prometheus.url) return { error: 'no Prometheus URL is configured' };
-    const url = new URL('api/v1/query', this.prometheus.url.endsWith('/') ? this.prometheus.url : `${this.prometheus.url}/`);
+    const url = new URL(
+      'api/v1/query',
+      this.prometheus.url.endsWith('/') ? this.prometheus.url : `${this.prometheus.url}/`,
+    );
     url.searchParams.set('query', query);
     try {
       const res = await request(url, {
-        headers: { accept: 'application/json', ...(this.prometheus.tokenFile && { authorization: `Bearer ${readFileSync(this.prometheus.tokenFile, 'utf8').trim()}` }) },
+        headers: {
+          accept: 'application/json',
+          ...(this.prometheus.tokenFile && {
+            authorization: `Bearer ${readFileSync(this.prometheus.tokenFile, 'utf8').trim()}`,
+          }),
+        },
         dispatcher: this.dispatcher,
         headersTimeout: this.prometheus.timeoutMs ?? 30_000,
         bodyTimeout: this.prometheus.timeoutMs ?? 30_000,
       });
       const text = await res.body.text();
-      if (res.statusCode !== 200) return { error: `query failed with HTTP status ${res.statusCode}: ${text.slice(0, 200)}` };
-      const doc = JSON.parse(text) as { status?: string; data?: { resultType?: string; result?: Array<{ value?: [number, string] }> } };
-      if (doc.status !== 'success' || doc.data?.resultType !== 'vector') return { error: `query returned ${doc.data?.resultType ?? doc.status}, not a vector` };
+      if (res.statusCode !== 200)
+        return { error: `query failed with HTTP status ${res.statusCode}: ${text.slice(0, 200)}` };
+      const doc = JSON.parse(text) as {
+        status?: string;
+        data?: { resultType?: string; result?: Array<{ value?: [number, string] }> };
+      };
+      if (doc.status !== 'success' || doc.data?.resultType !== 'vector')
+        return { error: `query returned ${doc.data?.resultType ?? doc.status}, not a vector` };
       const samples = doc.data.result ?? [];
       if (samples.length !== 1) return { error: `invalid PromQL result length must be one, but is ${samples.length}` };
       const value = samples[0]!.value?.[1];
@@ -83,8 +97,9 @@ export class RiskEvaluator {
       if (value === '1') return { matches: true };
       return { error: `invalid PromQL result value ${value}, must be 0 or 1` };
     } catch (err) {
-      return { error: `${(err as Error).message}${(err as Error & { cause?: Error }).cause ? `: ${(err as Error & { cause: Error }).cause.message}` : ''}` };
+      return {
+        error: `${(err as Error).message}${(err as Error & { cause?: Error }).cause ? `: ${(err as Error & { cause: Error }).cause.message}` : ''}`,
+      };
     }
   }
 }
-

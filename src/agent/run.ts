@@ -55,6 +55,14 @@ async function executeUpdates(o: AgentOptions, u: UpdateOptions, watch: ClusterV
   // Signatures are checked against real time: key expiry and revocation are facts of the world.
   const verifier = new ReleaseVerifier(u.trust, o.kc.makeApiClient(k8s.CoreV1Api), u.signatureStores);
   const make = (): ClusterVersionOperator =>
-    new ClusterVersionOperator({ kc: o.kc, clock, payloads: u.payloads, verifier, workers: u.workers, log: o.log, signal: o.signal });
+    new ClusterVersionOperator({
+      kc: o.kc,
+      clock,
+      payloads: u.payloads,
+      verifier,
+      workers: u.workers,
+      log: o.log,
+      signal: o.signal,
+    });
   await runUpdateLoop(make, { clock, log: o.log, signal: o.signal, beforeSync, changed: () => watch.next() });
 }

@@ -9,7 +9,10 @@ import type { TransportOptions } from './cincinnati.js';
 export const TRUSTED_CA_BUNDLE = { namespace: 'openshift-config-managed', name: 'trusted-ca-bundle' };
 
 /** `configured` (flags) first; the cluster's bundle and proxy fill what it leaves open; then HTTPS_PROXY. */
-export async function clusterTransport(kc: k8s.KubeConfig, configured: TransportOptions = {}): Promise<TransportOptions> {
+export async function clusterTransport(
+  kc: k8s.KubeConfig,
+  configured: TransportOptions = {},
+): Promise<TransportOptions> {
   const t: TransportOptions = { ...configured };
   if (!t.ca) {
     const bundle = await readOrAbsent('ConfigMap openshift-config-managed/trusted-ca-bundle', () =>
@@ -19,7 +22,9 @@ export async function clusterTransport(kc: k8s.KubeConfig, configured: Transport
     if (pem) t.ca = pem;
   }
   const proxy = (await readOrAbsent('Proxy cluster', () =>
-    kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'proxies', name: 'cluster' }),
+    kc
+      .makeApiClient(k8s.CustomObjectsApi)
+      .getClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'proxies', name: 'cluster' }),
   )) as { status?: { httpsProxy?: string; noProxy?: string } } | undefined;
   if (proxy?.status?.httpsProxy) return { ...t, proxy: proxy.status.httpsProxy, noProxy: proxy.status.noProxy };
   const env = process.env.HTTPS_PROXY ?? process.env.https_proxy;

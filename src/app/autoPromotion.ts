@@ -8,7 +8,12 @@ export interface SchedulerLog {
   error(obj: object, msg: string): void;
 }
 
-export function startAutoPromotion(feeders: FeederPass, intervalMs: number, log: SchedulerLog, clock: Clock): { stop(): void } {
+export function startAutoPromotion(
+  feeders: FeederPass,
+  intervalMs: number,
+  log: SchedulerLog,
+  clock: Clock,
+): { stop(): void } {
   const tick = (): void => {
     try {
       const promoted = feeders.autoPromote();

@@ -19,7 +19,10 @@ export class GraphService {
   readonly signatures: SignaturePolicy;
   private readonly clock: Clock;
 
-  constructor(readonly store: Store, options: { signatures?: SignaturePolicy; clock?: Clock } = {}) {
+  constructor(
+    readonly store: Store,
+    options: { signatures?: SignaturePolicy; clock?: Clock } = {},
+  ) {
     this.signatures = options.signatures ?? SignaturePolicy.off();
     this.clock = options.clock ?? new ScaledClock(1);
   }
@@ -44,7 +47,10 @@ export class GraphService {
       return true;
     } catch (err) {
       this.buildFailures += 1;
-      this.lastBuildFailure = { at: new Date(this.clock.now()).toISOString(), message: err instanceof Error ? err.message : String(err) };
+      this.lastBuildFailure = {
+        at: new Date(this.clock.now()).toISOString(),
+        message: err instanceof Error ? err.message : String(err),
+      };
       return false;
     }
   }

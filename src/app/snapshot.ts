@@ -26,7 +26,10 @@ export class GraphView {
     let b = this.encoded.get(encoding);
     if (!b) {
       // Brotli at quality 5: near-11 size for a JSON graph at a fraction of the time.
-      b = encoding === 'gzip' ? gzipSync(this.identity, { level: 6 }) : brotliCompressSync(this.identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } });
+      b =
+        encoding === 'gzip'
+          ? gzipSync(this.identity, { level: 6 })
+          : brotliCompressSync(this.identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } });
       this.encoded.set(encoding, b);
     }
     return b;
@@ -39,7 +42,12 @@ export class GraphSnapshot {
   readonly channels: ReadonlySet<string>;
   readonly arches: ReadonlySet<string>;
 
-  constructor(readonly graph: FullGraph, readonly builtAt: Date, channels: Iterable<string>, readonly buildSeconds: number) {
+  constructor(
+    readonly graph: FullGraph,
+    readonly builtAt: Date,
+    channels: Iterable<string>,
+    readonly buildSeconds: number,
+  ) {
     this.channels = new Set(channels);
     this.arches = new Set(graph.nodes.map((n) => n.arch));
   }
@@ -48,7 +56,12 @@ export class GraphSnapshot {
     const started = process.hrtime.bigint();
     const graph = buildGraph(input);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    return new GraphSnapshot(graph, builtAt, input.channels.filter((c) => !c.internal).map((c) => c.name), seconds);
+    return new GraphSnapshot(
+      graph,
+      builtAt,
+      input.channels.filter((c) => !c.internal).map((c) => c.name),
+      seconds,
+    );
   }
 
   /** Unknown channels and arches share one empty view, so odd requests cannot grow the cache. */

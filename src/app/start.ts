@@ -36,25 +36,47 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
   const store = Store.open(opts.db, { clock });
   const signatures = new SignaturePolicy(opts.requireSignatures ?? false, opts.trust);
   const service = new GraphService(store, { signatures, clock });
-  const problems = await importTree(store, opts.graphData, opts.trust ?? TrustStore.empty(), opts.log, new Date(clock.now()));
+  const problems = await importTree(
+    store,
+    opts.graphData,
+    opts.trust ?? TrustStore.empty(),
+    opts.log,
+    new Date(clock.now()),
+  );
   if (problems.length) {
     if (!store.hasContent()) {
       store.close();
-      return { ok: false, problems: [`${opts.graphData} is invalid and the store ${opts.db} has nothing to serve:`, ...problems] };
+      return {
+        ok: false,
+        problems: [`${opts.graphData} is invalid and the store ${opts.db} has nothing to serve:`, ...problems],
+      };
     }
     opts.log.error({ problems }, `graph-data ${opts.graphData} rejected; serving what the store has`);
-    service.lastImportFailure = { at: new Date(clock.now()).toISOString(), message: `${opts.graphData}: ${problems.length} problem(s)`, problems: problems.slice(0, 100) };
+    service.lastImportFailure = {
+      at: new Date(clock.now()).toISOString(),
+      message: `${opts.graphData}: ${problems.length} problem(s)`,
+      problems: problems.slice(0, 100),
+    };
   }
   if (!service.rebuild()) {
     store.close();
     return { ok: false, problems: [`graph build failed: ${service.lastBuildFailure?.message}`] };
   }
   const snap = service.current!;
-  opts.log.info({ releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds }, 'graph built');
+  opts.log.info(
+    { releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds },
+    'graph built',
+  );
   return { ok: true, store, service, admin: createAdminServices(store, service, { clock, trust: opts.trust }) };
 }
 
-async function importTree(store: Store, graphData: string, trust: TrustStore, log: StartLog, now: Date): Promise<string[]> {
+async function importTree(
+  store: Store,
+  graphData: string,
+  trust: TrustStore,
+  log: StartLog,
+  now: Date,
+): Promise<string[]> {
   const read = await readGraphData(graphData);
   for (const w of read.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data warning');
   if (!read.tree) return read.errors.map(formatProblem);

@@ -13,7 +13,10 @@ export interface ClientOptions {
 }
 
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly body: { kind?: string; value?: string }) {
+  constructor(
+    readonly status: number,
+    readonly body: { kind?: string; value?: string },
+  ) {
     super(`${status} ${body.kind ?? 'error'}: ${body.value ?? ''}`);
   }
 }
@@ -29,9 +32,15 @@ export async function call(opts: ClientOptions, method: string, path: string, bo
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let res: Response;
   try {
-    res = await fetch(serverUrl(opts.server, path), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(serverUrl(opts.server, path), {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   } catch (err) {
-    throw new Error(`cannot reach ${opts.server}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`);
+    throw new Error(
+      `cannot reach ${opts.server}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`,
+    );
   }
   const text = await res.text();
   const parsed: unknown = text ? JSON.parse(text) : undefined;
@@ -57,34 +66,47 @@ const channelPath = (channel: string, internal?: boolean): string =>
 /** Registers the admin commands; `run` wraps an action so its exit code reaches main. */
 export function addAdminCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
   const release = program.command('release').description('manage release records over the admin API');
-  client(release.command('add').description('add release records (JSON files, one record or a list each)').argument('<file...>'))
-    .action((files: string[], opts: ClientOptions) =>
-      run(async () => {
-        const records = files.flatMap((f) => {
-          const doc = JSON.parse(readFileSync(f, 'utf8')) as unknown;
-          return Array.isArray(doc) ? doc : [doc];
-        });
-        const r = (await call(opts, 'POST', '/api/v1/releases', records)) as { releases: Array<Record<string, unknown>> };
-        print(opts, r, r.releases, ['version', 'architecture', 'payload']);
-        return 0;
-      })(),
-    );
-  client(release.command('ls').description('list releases').option('--arch <arch>').option('--channel <name>').option('--version <v>', 'a version or a prefix such as 4.16.*'))
-    .action((opts: ClientOptions & { arch?: string; channel?: string; version?: string }) =>
-      run(async () => {
-        const q = new URLSearchParams({ limit: '1000' });
-        for (const k of ['arch', 'channel', 'version'] as const) if (opts[k]) q.set(k, opts[k]!);
-        const all: Array<Record<string, unknown>> = [];
-        for (;;) {
-          const page = (await call(opts, 'GET', `/api/v1/releases?${q}`)) as { releases: Array<Record<string, unknown>>; nextCursor?: string };
-          all.push(...page.releases);
-          if (!page.nextCursor) break;
-          q.set('cursor', page.nextCursor);
-        }
-        print(opts, all, all, ['version', 'architecture', 'payload']);
-        return 0;
-      })(),
-    );
+  client(
+    release
+      .command('add')
+      .description('add release records (JSON files, one record or a list each)')
+      .argument('<file...>'),
+  ).action((files: string[], opts: ClientOptions) =>
+    run(async () => {
+      const records = files.flatMap((f) => {
+        const doc = JSON.parse(readFileSync(f, 'utf8')) as unknown;
+        return Array.isArray(doc) ? doc : [doc];
+      });
+      const r = (await call(opts, 'POST', '/api/v1/releases', records)) as { releases: Array<Record<string, unknown>> };
+      print(opts, r, r.releases, ['version', 'architecture', 'payload']);
+      return 0;
+    })(),
+  );
+  client(
+    release
+      .command('ls')
+      .description('list releases')
+      .option('--arch <arch>')
+      .option('--channel <name>')
+      .option('--version <v>', 'a version or a prefix such as 4.16.*'),
+  ).action((opts: ClientOptions & { arch?: string; channel?: string; version?: string }) =>
+    run(async () => {
+      const q = new URLSearchParams({ limit: '1000' });
+      for (const k of ['arch', 'channel', 'version'] as const) if (opts[k]) q.set(k, opts[k]!);
+      const all: Array<Record<string, unknown>> = [];
+      for (;;) {
+        const page = (await call(opts, 'GET', `/api/v1/releases?${q}`)) as {
+          releases: Array<Record<string, unknown>>;
+          nextCursor?: string;
+        };
+        all.push(...page.releases);
+        if (!page.nextCursor) break;
+        q.set('cursor', page.nextCursor);
+      }
+      print(opts, all, all, ['version', 'architecture', 'payload']);
+      return 0;
+    })(),
+  );
 
   client(
     program
@@ -96,23 +118,44 @@ export function addAdminCommands(program: Command, run: (f: () => Promise<number
       .option('--force', 'bypass the feeder rules (needs --reason)')
       .option('--reason <text>', 'why (recorded in the audit log)')
       .option('--dry-run', 'show what would change and the edges that would appear; change nothing'),
-  ).action((version: string, opts: ClientOptions & { to: string; internal?: boolean; force?: boolean; reason?: string; dryRun?: boolean }) =>
-    run(async () => {
-      const body = { version, ...(opts.force && { force: true }), ...(opts.reason && { reason: opts.reason }) };
-      const r = (await call(opts, 'POST', `${channelPath(opts.to, opts.internal)}/versions${opts.dryRun ? '?dryRun=true' : ''}`, body)) as {
-        changed: boolean;
-        forced: boolean;
-        refusal?: { rule: string; message: string };
-        edges?: Array<Record<string, unknown>>;
-        conditionalEdges?: Array<Record<string, unknown>>;
-      };
-      if (opts.output === 'json') return print(opts, r, [], []), 0;
-      const what = opts.dryRun ? (r.refusal ? `would be refused: ${r.refusal.rule}: ${r.refusal.message}` : r.changed ? 'would be promoted' : 'already there') : r.changed ? 'promoted' : 'already there, nothing changed';
-      process.stdout.write(`${version} → ${opts.to}: ${what}${r.forced ? ' (forced)' : ''}\n`);
-      if (r.edges?.length) process.stdout.write(`edges that would appear:\n${recordTable(r.edges, ['arch', 'from', 'to'])}`);
-      if (r.conditionalEdges?.length) process.stdout.write(`conditional edges that would appear:\n${recordTable(r.conditionalEdges, ['arch', 'from', 'to', 'risks'])}`);
-      return 0;
-    })(),
+  ).action(
+    (
+      version: string,
+      opts: ClientOptions & { to: string; internal?: boolean; force?: boolean; reason?: string; dryRun?: boolean },
+    ) =>
+      run(async () => {
+        const body = { version, ...(opts.force && { force: true }), ...(opts.reason && { reason: opts.reason }) };
+        const r = (await call(
+          opts,
+          'POST',
+          `${channelPath(opts.to, opts.internal)}/versions${opts.dryRun ? '?dryRun=true' : ''}`,
+          body,
+        )) as {
+          changed: boolean;
+          forced: boolean;
+          refusal?: { rule: string; message: string };
+          edges?: Array<Record<string, unknown>>;
+          conditionalEdges?: Array<Record<string, unknown>>;
+        };
+        if (opts.output === 'json') return (print(opts, r, [], []), 0);
+        const what = opts.dryRun
+          ? r.refusal
+            ? `would be refused: ${r.refusal.rule}: ${r.refusal.message}`
+            : r.changed
+              ? 'would be promoted'
+              : 'already there'
+          : r.changed
+            ? 'promoted'
+            : 'already there, nothing changed';
+        process.stdout.write(`${version} → ${opts.to}: ${what}${r.forced ? ' (forced)' : ''}\n`);
+        if (r.edges?.length)
+          process.stdout.write(`edges that would appear:\n${recordTable(r.edges, ['arch', 'from', 'to'])}`);
+        if (r.conditionalEdges?.length)
+          process.stdout.write(
+            `conditional edges that would appear:\n${recordTable(r.conditionalEdges, ['arch', 'from', 'to', 'risks'])}`,
+          );
+        return 0;
+      })(),
   );
 
   client(
@@ -126,7 +169,11 @@ export function addAdminCommands(program: Command, run: (f: () => Promise<number
   ).action((version: string, opts: ClientOptions & { from: string; internal?: boolean; reason?: string }) =>
     run(async () => {
       const q = opts.reason ? `?reason=${encodeURIComponent(opts.reason)}` : '';
-      const r = await call(opts, 'DELETE', `${channelPath(opts.from, opts.internal)}/versions/${encodeURIComponent(version)}${q}`);
+      const r = await call(
+        opts,
+        'DELETE',
+        `${channelPath(opts.from, opts.internal)}/versions/${encodeURIComponent(version)}${q}`,
+      );
       if (opts.output === 'json') print(opts, r, [], []);
       else process.stdout.write(`${version} withdrawn from ${opts.from}\n`);
       return 0;
@@ -134,28 +181,38 @@ export function addAdminCommands(program: Command, run: (f: () => Promise<number
   );
 
   const risk = program.command('risk').description('declare and withdraw risks (blocked edges)');
-  client(risk.command('add').description('declare risks or hard blocks from blocked-edges files (YAML or JSON; the id is the file name)').argument('<file...>'))
-    .action((files: string[], opts: ClientOptions) =>
-      run(async () => {
-        const added = [];
-        for (const f of files) {
-          const doc = parseYaml(readFileSync(f, 'utf8'), { maxAliasCount: 100 }) as Record<string, unknown>;
-          added.push((await call(opts, 'POST', '/api/v1/risks', { id: basename(f).replace(/\.(ya?ml|json)$/, ''), ...doc })) as Record<string, unknown>);
-        }
-        print(opts, added, added.map(riskRow), ['id', 'to', 'from', 'name']);
-        return 0;
-      })(),
-    );
-  client(risk.command('rm').description('withdraw a risk or hard block').argument('<id>').option('--reason <text>'))
-    .action((id: string, opts: ClientOptions & { reason?: string }) =>
-      run(async () => {
-        const q = opts.reason ? `?reason=${encodeURIComponent(opts.reason)}` : '';
-        const r = await call(opts, 'DELETE', `/api/v1/risks/${encodeURIComponent(id)}${q}`);
-        if (opts.output === 'json') print(opts, r, [], []);
-        else process.stdout.write(`${id} withdrawn\n`);
-        return 0;
-      })(),
-    );
+  client(
+    risk
+      .command('add')
+      .description('declare risks or hard blocks from blocked-edges files (YAML or JSON; the id is the file name)')
+      .argument('<file...>'),
+  ).action((files: string[], opts: ClientOptions) =>
+    run(async () => {
+      const added = [];
+      for (const f of files) {
+        const doc = parseYaml(readFileSync(f, 'utf8'), { maxAliasCount: 100 }) as Record<string, unknown>;
+        added.push(
+          (await call(opts, 'POST', '/api/v1/risks', {
+            id: basename(f).replace(/\.(ya?ml|json)$/, ''),
+            ...doc,
+          })) as Record<string, unknown>,
+        );
+      }
+      print(opts, added, added.map(riskRow), ['id', 'to', 'from', 'name']);
+      return 0;
+    })(),
+  );
+  client(
+    risk.command('rm').description('withdraw a risk or hard block').argument('<id>').option('--reason <text>'),
+  ).action((id: string, opts: ClientOptions & { reason?: string }) =>
+    run(async () => {
+      const q = opts.reason ? `?reason=${encodeURIComponent(opts.reason)}` : '';
+      const r = await call(opts, 'DELETE', `/api/v1/risks/${encodeURIComponent(id)}${q}`);
+      if (opts.output === 'json') print(opts, r, [], []);
+      else process.stdout.write(`${id} withdrawn\n`);
+      return 0;
+    })(),
+  );
   client(risk.command('ls').description('list risks and hard blocks')).action((opts: ClientOptions) =>
     run(async () => {
       const r = (await call(opts, 'GET', '/api/v1/risks')) as { risks: Array<Record<string, unknown>> };
@@ -164,17 +221,28 @@ export function addAdminCommands(program: Command, run: (f: () => Promise<number
     })(),
   );
 
-  client(program.command('audit').description('who changed what, newest first').option('--since <time>', 'ISO time').option('--actor <subject>').option('--limit <n>', 'entries', '50'))
-    .action((opts: ClientOptions & { since?: string; actor?: string; limit: string }) =>
-      run(async () => {
-        const q = new URLSearchParams({ limit: opts.limit });
-        if (opts.since) q.set('since', opts.since);
-        if (opts.actor) q.set('actor', opts.actor);
-        const r = (await call(opts, 'GET', `/api/v1/audit?${q}`)) as { entries: Array<Record<string, unknown>> };
-        print(opts, r, r.entries, ['at', 'actor', 'action', 'target', 'reason']);
-        return 0;
-      })(),
-    );
+  client(
+    program
+      .command('audit')
+      .description('who changed what, newest first')
+      .option('--since <time>', 'ISO time')
+      .option('--actor <subject>')
+      .option('--limit <n>', 'entries', '50'),
+  ).action((opts: ClientOptions & { since?: string; actor?: string; limit: string }) =>
+    run(async () => {
+      const q = new URLSearchParams({ limit: opts.limit });
+      if (opts.since) q.set('since', opts.since);
+      if (opts.actor) q.set('actor', opts.actor);
+      const r = (await call(opts, 'GET', `/api/v1/audit?${q}`)) as { entries: Array<Record<string, unknown>> };
+      print(opts, r, r.entries, ['at', 'actor', 'action', 'target', 'reason']);
+      return 0;
+    })(),
+  );
 }
 
-const riskRow = (r: Record<string, unknown>): Record<string, unknown> => ({ id: r.id, to: r.to, from: r.from, name: (r.risk as { name?: string } | undefined)?.name ?? '(hard block)' });
+const riskRow = (r: Record<string, unknown>): Record<string, unknown> => ({
+  id: r.id,
+  to: r.to,
+  from: r.from,
+  name: (r.risk as { name?: string } | undefined)?.name ?? '(hard block)',
+});

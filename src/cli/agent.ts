@@ -42,7 +42,8 @@ const SA = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** In a cluster, the defaults of the CVO: the Thanos querier, the service account's token and the service CA. */
 function prometheusOptions(o: AgentCliOptions): { url?: string; tokenFile?: string; ca?: string } {
-  const inCluster = (flag: string | undefined, file: string): string | undefined => flag ?? (o.inCluster && existsSync(file) ? file : undefined);
+  const inCluster = (flag: string | undefined, file: string): string | undefined =>
+    flag ?? (o.inCluster && existsSync(file) ? file : undefined);
   const tokenFile = inCluster(o.prometheusTokenFile, `${SA}/token`);
   if (tokenFile) read(tokenFile, '--prometheus-token-file'); // fail early on an unreadable file
   return {
@@ -56,17 +57,23 @@ function prometheusOptions(o: AgentCliOptions): { url?: string; tokenFile?: stri
 function reportToTerminal(r: PollResult): void {
   if (!process.stderr.isTTY) return;
   const { status, reason, message } = r.retrieved;
-  const what = status === 'True' ? `${r.available} available, ${r.conditional - r.recommendedConditional} not recommended` : `${reason}: ${message}`;
+  const what =
+    status === 'True'
+      ? `${r.available} available, ${r.conditional - r.recommendedConditional} not recommended`
+      : `${reason}: ${message}`;
   process.stderr.write(`${new Date().toISOString()} updates: ${what}${r.written ? '' : ' (unchanged)'}\n`);
 }
 
 export async function agentCommand(o: AgentCliOptions): Promise<number> {
   const interval = Number(o.interval);
-  if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval: '${o.interval}' is not a number of seconds`);
+  if (!Number.isFinite(interval) || interval < 1)
+    throw new Error(`--interval: '${o.interval}' is not a number of seconds`);
   const workers = Number(o.workers);
-  if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new Error(`--workers: '${o.workers}' is not a whole number from 1 to 64`);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+    throw new Error(`--workers: '${o.workers}' is not a whole number from 1 to 64`);
   for (const url of o.signatureStore) {
-    if (!/^(https?|file):\/\//.test(url)) throw new Error(`--signature-store: '${url}' is not an http, https or file URL`);
+    if (!/^(https?|file):\/\//.test(url))
+      throw new Error(`--signature-store: '${url}' is not an http, https or file URL`);
   }
   const trust = o.trustKeys ? await TrustStore.load(o.trustKeys) : TrustStore.empty();
   const log = pino({ level: o.logLevel });
@@ -79,7 +86,10 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
   if (o.once) {
     const r = await new UpdatesPoller({ kc, ...poller }).poll();
     const { status, reason } = r.retrieved;
-    log.info({ retrieved: status, reason, available: r.available, conditional: r.conditional, written: r.written }, 'poll');
+    log.info(
+      { retrieved: status, reason, available: r.available, conditional: r.conditional, written: r.written },
+      'poll',
+    );
     reportToTerminal(r);
     return 0;
   }
@@ -91,7 +101,9 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
     signal: stop.signal,
     poller,
     intervalMs: interval * 1000,
-    update: o.update ? { payloads: new PayloadStore(o.payloadStore), trust, signatureStores: o.signatureStore, workers } : undefined,
+    update: o.update
+      ? { payloads: new PayloadStore(o.payloadStore), trust, signatureStores: o.signatureStore, workers }
+      : undefined,
     followMockClock: o.followMockClock,
     report: reportToTerminal,
   });

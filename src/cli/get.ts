@@ -13,7 +13,9 @@ import { table } from './table.js';
 type Obj = {
   metadata: { name: string; creationTimestamp?: string; labels?: Record<string, string> };
   spec?: Record<string, unknown>;
-  status?: Record<string, unknown> & { conditions?: Array<{ type: string; status: string; lastTransitionTime?: string; message?: string }> };
+  status?: Record<string, unknown> & {
+    conditions?: Array<{ type: string; status: string; lastTransitionTime?: string; message?: string }>;
+  };
 };
 
 interface Printer {
@@ -22,7 +24,8 @@ interface Printer {
   row(o: Obj, age: (time: string | undefined) => string): string[];
 }
 
-const cond = (o: Obj, type: string): { status: string; lastTransitionTime?: string; message?: string } | undefined => o.status?.conditions?.find((c) => c.type === type);
+const cond = (o: Obj, type: string): { status: string; lastTransitionTime?: string; message?: string } | undefined =>
+  o.status?.conditions?.find((c) => c.type === type);
 const st = (o: Obj, type: string): string => cond(o, type)?.status ?? '';
 
 const PRINTERS: Record<string, Printer> = {
@@ -32,9 +35,19 @@ const PRINTERS: Record<string, Printer> = {
     row: (o, age) => {
       const versions = (o.status?.versions ?? []) as Array<{ name: string; version: string }>;
       // The message of what needs attention first: Degraded, then unavailable, then progressing.
-      const notable = (type: string, status: string): string | undefined => (cond(o, type)?.status === status ? cond(o, type)?.message || undefined : undefined);
-      const message = notable('Degraded', 'True') ?? notable('Available', 'False') ?? notable('Progressing', 'True') ?? '';
-      return [o.metadata.name, versions.find((v) => v.name === 'operator')?.version ?? '', st(o, 'Available'), st(o, 'Progressing'), st(o, 'Degraded'), age(cond(o, 'Available')?.lastTransitionTime), message.replace(/\n/g, ' ')];
+      const notable = (type: string, status: string): string | undefined =>
+        cond(o, type)?.status === status ? cond(o, type)?.message || undefined : undefined;
+      const message =
+        notable('Degraded', 'True') ?? notable('Available', 'False') ?? notable('Progressing', 'True') ?? '';
+      return [
+        o.metadata.name,
+        versions.find((v) => v.name === 'operator')?.version ?? '',
+        st(o, 'Available'),
+        st(o, 'Progressing'),
+        st(o, 'Degraded'),
+        age(cond(o, 'Available')?.lastTransitionTime),
+        message.replace(/\n/g, ' '),
+      ];
     },
   },
   nodes: {
@@ -44,17 +57,48 @@ const PRINTERS: Record<string, Printer> = {
       const ready = cond(o, 'Ready')?.status;
       const status = `${ready === 'True' ? 'Ready' : ready === 'False' ? 'NotReady' : 'Unknown'}${o.spec?.unschedulable ? ',SchedulingDisabled' : ''}`;
       const prefix = KUBE_LABEL.nodeRolePrefix;
-      const roles = Object.keys(o.metadata.labels ?? {}).filter((l) => l.startsWith(prefix)).map((l) => l.slice(prefix.length)).sort();
-      return [o.metadata.name, status, roles.join(',') || '<none>', age(o.metadata.creationTimestamp), (o.status?.nodeInfo as { kubeletVersion?: string } | undefined)?.kubeletVersion ?? ''];
+      const roles = Object.keys(o.metadata.labels ?? {})
+        .filter((l) => l.startsWith(prefix))
+        .map((l) => l.slice(prefix.length))
+        .sort();
+      return [
+        o.metadata.name,
+        status,
+        roles.join(',') || '<none>',
+        age(o.metadata.creationTimestamp),
+        (o.status?.nodeInfo as { kubeletVersion?: string } | undefined)?.kubeletVersion ?? '',
+      ];
     },
   },
   machineconfigpools: {
     path: '/apis/machineconfiguration.openshift.io/v1/machineconfigpools',
-    columns: ['NAME', 'CONFIG', 'UPDATED', 'UPDATING', 'DEGRADED', 'MACHINECOUNT', 'READYMACHINECOUNT', 'UPDATEDMACHINECOUNT', 'DEGRADEDMACHINECOUNT', 'AGE'],
+    columns: [
+      'NAME',
+      'CONFIG',
+      'UPDATED',
+      'UPDATING',
+      'DEGRADED',
+      'MACHINECOUNT',
+      'READYMACHINECOUNT',
+      'UPDATEDMACHINECOUNT',
+      'DEGRADEDMACHINECOUNT',
+      'AGE',
+    ],
     row: (o, age) => {
       const s = (o.status ?? {}) as { configuration?: { name?: string }; [k: string]: unknown };
       const n = (k: string): string => String(s[k] ?? '');
-      return [o.metadata.name, s.configuration?.name ?? '', st(o, 'Updated'), st(o, 'Updating'), st(o, 'Degraded'), n('machineCount'), n('readyMachineCount'), n('updatedMachineCount'), n('degradedMachineCount'), age(o.metadata.creationTimestamp)];
+      return [
+        o.metadata.name,
+        s.configuration?.name ?? '',
+        st(o, 'Updated'),
+        st(o, 'Updating'),
+        st(o, 'Degraded'),
+        n('machineCount'),
+        n('readyMachineCount'),
+        n('updatedMachineCount'),
+        n('degradedMachineCount'),
+        age(o.metadata.creationTimestamp),
+      ];
     },
   },
   clusterversions: {
@@ -62,16 +106,30 @@ const PRINTERS: Record<string, Printer> = {
     columns: ['NAME', 'VERSION', 'AVAILABLE', 'PROGRESSING', 'SINCE', 'STATUS'],
     row: (o, age) => {
       const history = (o.status?.history ?? []) as Array<{ state: string; version: string }>;
-      return [o.metadata.name, history.find((h) => h.state === 'Completed')?.version ?? '', st(o, 'Available'), st(o, 'Progressing'), age(cond(o, 'Progressing')?.lastTransitionTime), cond(o, 'Progressing')?.message ?? ''];
+      return [
+        o.metadata.name,
+        history.find((h) => h.state === 'Completed')?.version ?? '',
+        st(o, 'Available'),
+        st(o, 'Progressing'),
+        age(cond(o, 'Progressing')?.lastTransitionTime),
+        cond(o, 'Progressing')?.message ?? '',
+      ];
     },
   },
 };
 
 const ALIASES: Record<string, string> = {
-  clusteroperators: 'clusteroperators', clusteroperator: 'clusteroperators', co: 'clusteroperators',
-  nodes: 'nodes', node: 'nodes', no: 'nodes',
-  machineconfigpools: 'machineconfigpools', machineconfigpool: 'machineconfigpools', mcp: 'machineconfigpools',
-  clusterversions: 'clusterversions', clusterversion: 'clusterversions',
+  clusteroperators: 'clusteroperators',
+  clusteroperator: 'clusteroperators',
+  co: 'clusteroperators',
+  nodes: 'nodes',
+  node: 'nodes',
+  no: 'nodes',
+  machineconfigpools: 'machineconfigpools',
+  machineconfigpool: 'machineconfigpools',
+  mcp: 'machineconfigpools',
+  clusterversions: 'clusterversions',
+  clusterversion: 'clusterversions',
 };
 
 /** An age as kubectl prints it (its HumanDuration): 45s, 5m30s, 22m, 3h10m, 22h, 3d4h, 120d, 2y30d. */
@@ -124,7 +182,13 @@ async function getJson(kc: k8s.KubeConfig, path: string): Promise<unknown> {
           body = undefined; // not JSON: the status and text say what happened
         }
         if (res.statusCode === 200 && body !== undefined) resolve(body);
-        else reject(new HttpError(res.statusCode ?? 0, (body as { message?: string } | undefined)?.message ?? `${res.statusCode} ${text.slice(0, 200)}`));
+        else
+          reject(
+            new HttpError(
+              res.statusCode ?? 0,
+              (body as { message?: string } | undefined)?.message ?? `${res.statusCode} ${text.slice(0, 200)}`,
+            ),
+          );
       });
     });
     req.on('error', (err) => reject(new Error(`${cluster.server}: ${err.message}`)));
@@ -132,15 +196,25 @@ async function getJson(kc: k8s.KubeConfig, path: string): Promise<unknown> {
   });
 }
 
-export async function getCommand(kind: string, name: string | undefined, o: { kubeconfig?: string; output?: string }): Promise<number> {
+export async function getCommand(
+  kind: string,
+  name: string | undefined,
+  o: { kubeconfig?: string; output?: string },
+): Promise<number> {
   const resource = ALIASES[kind.toLowerCase()];
-  if (!resource) throw new Error(`get: unknown resource type '${kind}' (one of clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion)`);
-  if (o.output !== undefined && o.output !== 'json') throw new Error(`-o: '${o.output}' is not an output format (json, or none for a table)`);
+  if (!resource)
+    throw new Error(
+      `get: unknown resource type '${kind}' (one of clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion)`,
+    );
+  if (o.output !== undefined && o.output !== 'json')
+    throw new Error(`-o: '${o.output}' is not an output format (json, or none for a table)`);
   const printer = PRINTERS[resource]!;
   const kc = loadKubeConfig(o);
   let items: Obj[];
   try {
-    items = name ? [(await getJson(kc, `${printer.path}/${encodeURIComponent(name)}`)) as Obj] : ((await getJson(kc, printer.path)) as { items: Obj[] }).items;
+    items = name
+      ? [(await getJson(kc, `${printer.path}/${encodeURIComponent(name)}`)) as Obj]
+      : ((await getJson(kc, printer.path)) as { items: Obj[] }).items;
   } catch (err) {
     if (err instanceof HttpError && err.code === 404) throw new Error(`get: ${err.message}`);
     throw err;
@@ -151,7 +225,10 @@ export async function getCommand(kind: string, name: string | undefined, o: { ku
   }
   let now = Date.now();
   try {
-    const cm = (await getJson(kc, `/api/v1/namespaces/${CLOCK_CONFIGMAP.namespace}/configmaps/${CLOCK_CONFIGMAP.name}`)) as { data?: Record<string, string> };
+    const cm = (await getJson(
+      kc,
+      `/api/v1/namespaces/${CLOCK_CONFIGMAP.namespace}/configmaps/${CLOCK_CONFIGMAP.name}`,
+    )) as { data?: Record<string, string> };
     now = clockFromData(cm.data).now();
   } catch (err) {
     if (!(err instanceof HttpError && err.code === 404)) throw err;
@@ -162,7 +239,13 @@ export async function getCommand(kind: string, name: string | undefined, o: { ku
   }
   const age = (time: string | undefined): string => (time ? humanDuration(now - Date.parse(time)) : '<unknown>');
   // Three spaces between columns, as kubectl's tabwriter pads them.
-  process.stdout.write(table(printer.columns, items.map((i) => printer.row(i, age)), 3));
+  process.stdout.write(
+    table(
+      printer.columns,
+      items.map((i) => printer.row(i, age)),
+      3,
+    ),
+  );
   return 0;
 }
 
@@ -174,5 +257,7 @@ export function addGetCommand(program: Command, run: (f: () => Promise<number>) 
     .argument('[name]', 'only this object')
     .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
     .option('-o, --output <format>', 'json (default: a table)')
-    .action((kind: string, name: string | undefined, opts: { kubeconfig?: string; output?: string }) => run(() => getCommand(kind, name, opts))());
+    .action((kind: string, name: string | undefined, opts: { kubeconfig?: string; output?: string }) =>
+      run(() => getCommand(kind, name, opts))(),
+    );
 }

@@ -17,9 +17,11 @@ import { addGetCommand } from './get.js';
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
-  const run = <A extends unknown[]>(f: (...args: A) => Promise<number> | number) => async (...args: A) => {
-    code = await f(...args);
-  };
+  const run =
+    <A extends unknown[]>(f: (...args: A) => Promise<number> | number) =>
+    async (...args: A) => {
+      code = await f(...args);
+    };
   const program = new Command('cincy')
     .description('Cincinnati update graph server for OpenShift-style clusters')
     .version(PACKAGE_VERSION)
@@ -27,14 +29,18 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .showHelpAfterError();
 
-  const serveCmd = program.command('serve').description('import the graph-data tree if its content is new, build the graph and serve it');
+  const serveCmd = program
+    .command('serve')
+    .description('import the graph-data tree if its content is new, build the graph and serve it');
   for (const s of Object.values(SETTINGS) as Setting[]) {
     const boolean = s.schema.type === 'boolean';
-    const shown = s.default === undefined || boolean ? '' : ` (default: ${String(s.default).replace(BUNDLED_GRAPH_DATA, 'the bundled graph-data/')})`;
+    const shown =
+      s.default === undefined || boolean
+        ? ''
+        : ` (default: ${String(s.default).replace(BUNDLED_GRAPH_DATA, 'the bundled graph-data/')})`;
     serveCmd.addOption(new Option(boolean ? s.flag : `${s.flag} <value>`, `${s.description} [env ${s.env}]${shown}`));
   }
   serveCmd.action(run(() => serve(serveCmd.opts())));
-
 
   program
     .command('import')
@@ -42,7 +48,10 @@ export async function main(argv: string[]): Promise<number> {
     .requiredOption('--graph-data <path>', 'graph-data directory or .tar.gz')
     .requiredOption('--db <file>', 'SQLite database file')
     .option('--prune', 'also remove what the tree does not mention')
-    .option('--trust-keys <dir>', 'verify the tree\'s signatures against these keys (JWKS *.json, OpenPGP *.asc); refused ones are not stored')
+    .option(
+      '--trust-keys <dir>',
+      "verify the tree's signatures against these keys (JWKS *.json, OpenPGP *.asc); refused ones are not stored",
+    )
     .action(run((opts: { graphData: string; db: string; prune?: boolean; trustKeys?: string }) => importCommand(opts)));
 
   program
@@ -65,23 +74,30 @@ export async function main(argv: string[]): Promise<number> {
     .command('create')
     .description('print an admin token (JWT) for local use')
     .option('--admin-jwt-secret-file <file>', 'the HS256 secret file the server uses')
-    .option('--private-key <file>', 'a private JWK (RS256, ES256 or EdDSA) whose public key is in the server\'s --admin-jwks')
+    .option(
+      '--private-key <file>',
+      "a private JWK (RS256, ES256 or EdDSA) whose public key is in the server's --admin-jwks",
+    )
     .requiredOption('--scope <list>', 'comma-separated: releases:write, channels:write, risks:write')
     .option('--ttl <duration>', 'lifetime: 30m, 1h, 7d', '1h')
     .option('--subject <name>', 'who the token speaks for (the audit actor)', process.env.USER ?? 'admin')
     .option('--issuer <iss>', 'iss claim', 'cincy')
     .option('--audience <aud>', 'aud claim', 'cincy-admin')
-    .action(run(async (opts: TokenOptions) => {
-      process.stdout.write(`${await createToken(opts)}\n`);
-      return 0;
-    }));
+    .action(
+      run(async (opts: TokenOptions) => {
+        process.stdout.write(`${await createToken(opts)}\n`);
+        return 0;
+      }),
+    );
 
   addAdminCommands(program, (f) => run(f));
   addSignatureCommands(program, (f) => run(f));
 
   program
     .command('mock-cluster')
-    .description('start a cluster that speaks the Kubernetes API (ClusterVersion, ClusterOperators, nodes, pools…) over HTTPS with its own CA (openssl), state persisted')
+    .description(
+      'start a cluster that speaks the Kubernetes API (ClusterVersion, ClusterOperators, nodes, pools…) over HTTPS with its own CA (openssl), state persisted',
+    )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0: any free port)', '6443')
     .option('--state <file>', 'JSON file the state is kept in (restart and nothing is lost)')
@@ -92,35 +108,74 @@ export async function main(argv: string[]): Promise<number> {
     .option('--upstream <url>', 'spec.upstream of the ClusterVersion')
     .option('--image <pullspec>', 'the release image the cluster runs')
     .option('--platform <name>', 'infrastructure platform reported in metrics', 'AWS')
-    .option('--rhel-workers <n>', 'how many of the 3 workers run RHEL (their kubelet is updated by other means: annotate cincy.mock/rhel-kubelet=<version>)', '0')
+    .option(
+      '--rhel-workers <n>',
+      'how many of the 3 workers run RHEL (their kubelet is updated by other means: annotate cincy.mock/rhel-kubelet=<version>)',
+      '0',
+    )
     .option('--token <token>', 'bearer token clients must send (default: random, kept next to --state)')
     .option('--kubeconfig-out <file>', 'write a kubeconfig for this cluster')
-    .option('--plain-http', 'serve plain HTTP instead of HTTPS (kubectl and client-go send no credentials over it; client-node does)')
+    .option(
+      '--plain-http',
+      'serve plain HTTP instead of HTTPS (kubectl and client-go send no credentials over it; client-node does)',
+    )
     .option('--cert-dir <dir>', 'where the CA and certificate are kept (default: next to --state)')
-    .option('--time-scale <n>', 'simulated seconds per real second (the clock is kept in ConfigMap openshift-config/cincy-mock-clock)', '1')
+    .option(
+      '--time-scale <n>',
+      'simulated seconds per real second (the clock is kept in ConfigMap openshift-config/cincy-mock-clock)',
+      '1',
+    )
     .addOption(payloadStoreOption('--payload-store', 'where the payload Job looks for release payloads'))
-    .option('--scenario <file>', 'YAML: operators {<co>: {duration, behavior: normal|degraded|unavailable}}, nodes {<node>: {drain, update, reboot…}}, nodeDefaults, platform…')
+    .option(
+      '--scenario <file>',
+      'YAML: operators {<co>: {duration, behavior: normal|degraded|unavailable}}, nodes {<node>: {drain, update, reboot…}}, nodeDefaults, platform…',
+    )
     .action(run((opts: MockClusterOptions) => mockClusterCommand(opts)));
 
   program
     .command('agent')
-    .description('keep a cluster\'s ClusterVersion availableUpdates, conditionalUpdates and RetrievedUpdates current, as the cluster-version-operator does')
+    .description(
+      "keep a cluster's ClusterVersion availableUpdates, conditionalUpdates and RetrievedUpdates current, as the cluster-version-operator does",
+    )
     .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
     .option('--in-cluster', 'use the service account of the pod it runs in')
     .option('--once', 'poll once and exit')
     .option('--interval <seconds>', 'polls come at a random time in [interval, 2 × interval)', '120')
-    .option('--prometheus-url <url>', 'Prometheus (or Thanos querier) for PromQL risks (in cluster: https://thanos-querier.openshift-monitoring.svc:9091)')
-    .option('--prometheus-token-file <file>', 'bearer token for Prometheus, read before each query (in cluster: the service account\'s)')
+    .option(
+      '--prometheus-url <url>',
+      'Prometheus (or Thanos querier) for PromQL risks (in cluster: https://thanos-querier.openshift-monitoring.svc:9091)',
+    )
+    .option(
+      '--prometheus-token-file <file>',
+      "bearer token for Prometheus, read before each query (in cluster: the service account's)",
+    )
     .option('--prometheus-ca-file <file>', 'CA bundle of Prometheus (in cluster: the service CA)')
     .option('--ca-file <file>', 'CA bundle the update service certificate is checked against')
-    .option('--default-upstream <url>', 'used when spec.upstream is empty', 'https://api.openshift.com/api/upgrades_info/v1/graph')
+    .option(
+      '--default-upstream <url>',
+      'used when spec.upstream is empty',
+      'https://api.openshift.com/api/upgrades_info/v1/graph',
+    )
     .option('--log-level <level>', 'log level', 'info')
     .option('--no-update', 'only keep the update lists current; never execute spec.desiredUpdate')
-    .addOption(payloadStoreOption('--payload-store', 'where release payloads are extracted to (the Job\'s shared volume)'))
-    .option('--trust-keys <dir>', 'keys release signatures are verified against (JWKS *.json, OpenPGP *.asc); without them an update needs force')
-    .option('--signature-store <url>', 'signature store base URL (repeatable), after spec.signatureStores', (v: string, all: string[]) => [...all, v], [] as string[])
+    .addOption(
+      payloadStoreOption('--payload-store', "where release payloads are extracted to (the Job's shared volume)"),
+    )
+    .option(
+      '--trust-keys <dir>',
+      'keys release signatures are verified against (JWKS *.json, OpenPGP *.asc); without them an update needs force',
+    )
+    .option(
+      '--signature-store <url>',
+      'signature store base URL (repeatable), after spec.signatureStores',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .option('--workers <n>', 'manifests of different components applied at once', '16')
-    .option('--follow-mock-clock', 'execute updates on the simulated clock a cincy mock cluster declares (ConfigMap openshift-config/cincy-mock-clock); for the mock cluster only')
+    .option(
+      '--follow-mock-clock',
+      'execute updates on the simulated clock a cincy mock cluster declares (ConfigMap openshift-config/cincy-mock-clock); for the mock cluster only',
+    )
     .action(run((opts: AgentCliOptions) => agentCommand(opts)));
 
   addAdmCommands(program, (f) => run(f));

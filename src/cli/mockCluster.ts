@@ -38,7 +38,9 @@ export interface MockClusterOptions {
 export function kubeconfig(server: string, token: string, ca?: string): string {
   // Over HTTPS the client checks the server against our CA; over plain HTTP there is no certificate
   // to check, and the Kubernetes client wants that said.
-  const cluster = ca ? { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') } : { server, 'insecure-skip-tls-verify': true };
+  const cluster = ca
+    ? { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') }
+    : { server, 'insecure-skip-tls-verify': true };
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
@@ -62,19 +64,35 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   const port = Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: '${o.port}' is not a port number`);
   const scale = Number(o.timeScale ?? '1');
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new Error(`--time-scale: '${o.timeScale}' is not a positive number`);
+  if (!(scale > 0) || !Number.isFinite(scale))
+    throw new Error(`--time-scale: '${o.timeScale}' is not a positive number`);
   const state = new ClusterState(o.state);
   const fresh = state.empty;
   const clock = declareClock(state, scale);
   state.now = () => clock.now(); // creationTimestamps in simulated time, as the clients read it
   if (fresh) {
-    const image = o.image ?? `quay.io/openshift-release-dev/ocp-release@sha256:${createHash('sha256').update(o.version).digest('hex')}`;
+    const image =
+      o.image ??
+      `quay.io/openshift-release-dev/ocp-release@sha256:${createHash('sha256').update(o.version).digest('hex')}`;
     const rhelWorkers = Number(o.rhelWorkers ?? 0);
-    if (!Number.isInteger(rhelWorkers) || rhelWorkers < 0 || rhelWorkers > 3) throw new Error(`--rhel-workers: '${o.rhelWorkers}' is not a whole number from 0 to 3`);
-    seedInventory(state, { version: o.version, image, channel: o.channel, upstream: o.upstream, arch: o.arch, installedVersion: o.installedVersion, platform: o.platform, rhelWorkers });
+    if (!Number.isInteger(rhelWorkers) || rhelWorkers < 0 || rhelWorkers > 3)
+      throw new Error(`--rhel-workers: '${o.rhelWorkers}' is not a whole number from 0 to 3`);
+    seedInventory(state, {
+      version: o.version,
+      image,
+      channel: o.channel,
+      upstream: o.upstream,
+      arch: o.arch,
+      installedVersion: o.installedVersion,
+      platform: o.platform,
+      rhelWorkers,
+    });
   }
   if (o.scenario) loadScenario(state, o.scenario);
-  const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore, warn: (m) => process.stderr.write(`mock-cluster: ${m}\n`) });
+  const stopSimulation = startSimulation(state, clock, {
+    payloadStore: o.payloadStore,
+    warn: (m) => process.stderr.write(`mock-cluster: ${m}\n`),
+  });
   const token = o.token ?? keptToken(o.state);
   const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
   const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);
@@ -82,7 +100,9 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   await new Promise<void>((resolve) => server.listen(port, o.host, resolve));
   const url = `${tls ? 'https' : 'http'}://${o.host}:${(server.address() as AddressInfo).port}`;
   if (o.kubeconfigOut) writeFileSync(o.kubeconfigOut, kubeconfig(url, token, tls?.ca), { mode: 0o600 });
-  process.stdout.write(`mock cluster listening at ${url}${o.kubeconfigOut ? `; kubeconfig in ${o.kubeconfigOut}` : `; token ${token}`}\n`);
+  process.stdout.write(
+    `mock cluster listening at ${url}${o.kubeconfigOut ? `; kubeconfig in ${o.kubeconfigOut}` : `; token ${token}`}\n`,
+  );
   const stop = (): void => {
     stopSimulation();
     state.flush(); // writes are coalesced; the last ones must reach the file
@@ -96,9 +116,18 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
 
 /** Loads a scenario file into the scenario ConfigMap (its keys replace the ones there). */
 function loadScenario(state: ClusterState, file: string): void {
-  const known = { operators: state.list(kindNamed('ClusterOperator')).map((c) => c.metadata.name), nodes: state.list(kindNamed('Node')).map((n) => n.metadata.name) };
+  const known = {
+    operators: state.list(kindNamed('ClusterOperator')).map((c) => c.metadata.name),
+    nodes: state.list(kindNamed('Node')).map((n) => n.metadata.name),
+  };
   const data = scenarioFileData(file, known);
   const cm = kindNamed('ConfigMap');
   if (state.find(cm, SCENARIO.namespace, SCENARIO.name)) state.patch(cm, SCENARIO.namespace, SCENARIO.name, { data });
-  else state.create(cm, SCENARIO.namespace, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: SCENARIO.name, namespace: SCENARIO.namespace }, data });
+  else
+    state.create(cm, SCENARIO.namespace, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: SCENARIO.name, namespace: SCENARIO.namespace },
+      data,
+    });
 }

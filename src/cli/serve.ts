@@ -12,10 +12,18 @@ export async function serve(flags: ServeFlags): Promise<number> {
   // Tokens never reach the log: requests are logged without headers, and this is a second guard.
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
   const trust = config.trustKeys ? await TrustStore.load(config.trustKeys) : TrustStore.empty();
-  if (config.requireSignatures && trust.size === 0) logger.warn({}, '--require-signatures without --trust-keys: no release can be verified, the graph will be empty');
+  if (config.requireSignatures && trust.size === 0)
+    logger.warn({}, '--require-signatures without --trust-keys: no release can be verified, the graph will be empty');
   // One clock for the store, the graph, the admin services, token checks and auto-promotion.
   const clock = new ScaledClock(1);
-  const started = await startService({ graphData: config.graphData, db: config.db, log: logger, trust, requireSignatures: config.requireSignatures, clock });
+  const started = await startService({
+    graphData: config.graphData,
+    db: config.db,
+    log: logger,
+    trust,
+    requireSignatures: config.requireSignatures,
+    clock,
+  });
   if (!started.ok) {
     process.stderr.write(`cincy: cannot serve: ${started.problems.join('\n  ')}\n`);
     return 1;
@@ -27,9 +35,17 @@ export async function serve(flags: ServeFlags): Promise<number> {
     cacheMaxAge: config.cacheMaxAge,
     logger,
     clock,
-    auth: { secretFile: config.adminJwtSecretFile, jwks: config.adminJwks, issuer: config.adminIssuer, audience: config.adminAudience, rateLimit: config.adminRateLimit },
+    auth: {
+      secretFile: config.adminJwtSecretFile,
+      jwks: config.adminJwks,
+      issuer: config.adminIssuer,
+      audience: config.adminAudience,
+      rateLimit: config.adminRateLimit,
+    },
   });
-  const scheduler = config.autoPromote ? startAutoPromotion(admin.feeders, config.autoPromoteInterval * 1000, logger, clock) : undefined;
+  const scheduler = config.autoPromote
+    ? startAutoPromotion(admin.feeders, config.autoPromoteInterval * 1000, logger, clock)
+    : undefined;
 
   const stop = async (signal: string): Promise<void> => {
     logger.info({ signal }, 'shutting down');

@@ -11,15 +11,24 @@ import { call, HttpError, serverUrl, type ClientOptions } from './admin.js';
 
 const ALGS = ['EdDSA', 'ES256', 'RS256'] as const;
 
-export async function generateKeys(opts: { alg: (typeof ALGS)[number]; kid: string; out: string }): Promise<{ privateFile: string; jwksFile: string }> {
+export async function generateKeys(opts: {
+  alg: (typeof ALGS)[number];
+  kid: string;
+  out: string;
+}): Promise<{ privateFile: string; jwksFile: string }> {
   const { publicKey, privateKey } = await generateKeyPair(opts.alg, { extractable: true });
   const meta = { kid: opts.kid, alg: opts.alg, use: 'sig' };
   mkdirSync(opts.out, { recursive: true });
   const privateFile = join(opts.out, `${opts.kid}.private.jwk.json`);
   const jwksFile = join(opts.out, `${opts.kid}.jwks.json`);
   // Never over an existing key: a second run with the same kid would orphan what the first one signed.
-  writeFileSync(privateFile, `${JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  writeFileSync(jwksFile, `${JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), ...meta }] }, null, 2)}\n`, { flag: 'wx' });
+  writeFileSync(privateFile, `${JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }, null, 2)}\n`, {
+    mode: 0o600,
+    flag: 'wx',
+  });
+  writeFileSync(jwksFile, `${JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), ...meta }] }, null, 2)}\n`, {
+    flag: 'wx',
+  });
   return { privateFile, jwksFile };
 }
 
@@ -30,7 +39,9 @@ export async function signPayload(keyFile: string, payload: string, now = new Da
   if (!jwk.kid) throw new Error(`--key: ${keyFile} has no kid (cincy keys generate writes one)`);
   const alg = jwk.alg ?? (jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'EC' ? 'ES256' : 'EdDSA');
   const statement = makeStatement(payload, `cincy ${PACKAGE_VERSION}`, now);
-  return new CompactSign(new TextEncoder().encode(JSON.stringify(statement))).setProtectedHeader({ alg, kid: jwk.kid }).sign(await importJWK(jwk, alg));
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(statement)))
+    .setProtectedHeader({ alg, kid: jwk.kid })
+    .sign(await importJWK(jwk, alg));
 }
 
 /** The ConfigMap the cluster-version-operator reads signatures from (openshift-config-managed). */
@@ -39,7 +50,11 @@ export function signatureConfigMap(digest: string, signatures: Buffer[]): string
   return stringify({
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: `sha256-${hex}`, namespace: 'openshift-config-managed', labels: { 'release.openshift.io/verification-signatures': '' } },
+    metadata: {
+      name: `sha256-${hex}`,
+      namespace: 'openshift-config-managed',
+      labels: { 'release.openshift.io/verification-signatures': '' },
+    },
     binaryData: Object.fromEntries(signatures.map((b, i) => [`sha256-${hex}-${i + 1}`, b.toString('base64')])),
   });
 }
@@ -49,7 +64,9 @@ export function addSignatureCommands(program: Command, run: (f: () => Promise<nu
     .command('keys')
     .description('signing keys')
     .command('generate')
-    .description('make a signing key pair: <kid>.private.jwk.json (for cincy sign) and <kid>.jwks.json (for --trust-keys)')
+    .description(
+      'make a signing key pair: <kid>.private.jwk.json (for cincy sign) and <kid>.jwks.json (for --trust-keys)',
+    )
     .addOption(new Option('--alg <alg>', 'algorithm').choices([...ALGS]).default('EdDSA'))
     .option('--kid <id>', 'key id', `cincy-${new Date().toISOString().slice(0, 10)}`)
     .requiredOption('--out <dir>', 'folder to write the two files to')
@@ -88,7 +105,11 @@ export function addSignatureCommands(program: Command, run: (f: () => Promise<nu
       run(async () => {
         let digest = /^(sha256:)?[0-9a-f]{64}$/.test(release) ? `sha256:${release.replace(/^sha256:/, '')}` : undefined;
         if (!digest) {
-          const r = (await call(opts, 'GET', `/api/v1/releases/${encodeURIComponent(opts.arch)}/${encodeURIComponent(release)}`)) as { release: { payload: string } };
+          const r = (await call(
+            opts,
+            'GET',
+            `/api/v1/releases/${encodeURIComponent(opts.arch)}/${encodeURIComponent(release)}`,
+          )) as { release: { payload: string } };
           digest = r.release.payload.slice(r.release.payload.indexOf('@') + 1);
         }
         const signatures: Buffer[] = [];
@@ -101,7 +122,9 @@ export function addSignatureCommands(program: Command, run: (f: () => Promise<nu
         if (signatures.length === 0) throw new Error(`${opts.server} has no signature for ${digest}`);
         // Clusters verify OpenPGP signed messages; a JWS alone does not let them verify the release.
         if (signatures.every((b) => /^\s*(eyJ|\{)/.test(b.subarray(0, 8).toString('latin1')))) {
-          process.stderr.write(`warning: every signature of ${digest} is a JWS; a cluster verifies OpenPGP signatures only\n`);
+          process.stderr.write(
+            `warning: every signature of ${digest} is a JWS; a cluster verifies OpenPGP signatures only\n`,
+          );
         }
         process.stdout.write(signatureConfigMap(digest, signatures));
         return 0;

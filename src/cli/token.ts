@@ -23,9 +23,15 @@ export function parseTtl(text: string): number {
 }
 
 export async function createToken(opts: TokenOptions, now = new Date()): Promise<string> {
-  const scopes = opts.scope.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = opts.scope
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (scopes.length === 0 || unknown.length) throw new Error(`--scope: ${unknown.length ? `unknown scope ${unknown.join(', ')}` : 'none given'} (known: ${SCOPES.join(', ')})`);
+  if (scopes.length === 0 || unknown.length)
+    throw new Error(
+      `--scope: ${unknown.length ? `unknown scope ${unknown.join(', ')}` : 'none given'} (known: ${SCOPES.join(', ')})`,
+    );
   const seconds = parseTtl(opts.ttl);
   const iat = Math.floor(now.getTime() / 1000);
   const jwt = new SignJWT({ scope: scopes.join(' ') })
@@ -34,8 +40,10 @@ export async function createToken(opts: TokenOptions, now = new Date()): Promise
     .setAudience(opts.audience ?? DEFAULT_AUDIENCE)
     .setIssuedAt(iat)
     .setExpirationTime(iat + seconds);
-  if (opts.adminJwtSecretFile && opts.privateKey) throw new Error('give either --admin-jwt-secret-file or --private-key, not both');
-  if (opts.adminJwtSecretFile) return jwt.setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(readSecret(opts.adminJwtSecretFile));
+  if (opts.adminJwtSecretFile && opts.privateKey)
+    throw new Error('give either --admin-jwt-secret-file or --private-key, not both');
+  if (opts.adminJwtSecretFile)
+    return jwt.setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(readSecret(opts.adminJwtSecretFile));
   if (!opts.privateKey) throw new Error('--admin-jwt-secret-file or --private-key is required');
   const jwk = JSON.parse(readFileSync(opts.privateKey, 'utf8')) as JWK;
   const alg = jwk.alg ?? (jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'EC' ? 'ES256' : 'EdDSA');

@@ -133,7 +133,11 @@ export function mergeMetadata(target: Record<string, string>, extra: Record<stri
   }
 }
 
-const splitList = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+const splitList = (s: string): string[] =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
 const joinList = (items: string[]): string => [...new Set(items)].join(',');
 const byId = (a: BlockedEdge, b: BlockedEdge): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -175,7 +179,11 @@ export function applyEdgeLabelsAndRisks(g: WorkGraph, blockedEdges: BlockedEdge[
     const remove = md[LABEL.previousRemove];
     if (remove !== undefined) {
       if (remove.trim() === '*') parents.clear();
-      else for (const p of splitList(remove)) { const j = resolve(g, p, node.arch); if (j !== undefined) parents.delete(j); }
+      else
+        for (const p of splitList(remove)) {
+          const j = resolve(g, p, node.arch);
+          if (j !== undefined) parents.delete(j);
+        }
     }
     const regex = md[LABEL.previousRemoveRegex];
     if (regex !== undefined && regex !== '') removeMatching(g, ids, i, regex);

@@ -4,7 +4,11 @@ import type { EdgeChange } from '../schemas/admin.js';
 import type { FullGraph } from './model.js';
 import { channelView } from './view.js';
 
-export function edgesGained(before: FullGraph, after: FullGraph, channel: string): { edges: EdgeChange[]; conditionalEdges: EdgeChange[] } {
+export function edgesGained(
+  before: FullGraph,
+  after: FullGraph,
+  channel: string,
+): { edges: EdgeChange[]; conditionalEdges: EdgeChange[] } {
   const edges: EdgeChange[] = [];
   const conditionalEdges: EdgeChange[] = [];
   for (const arch of [...new Set(after.nodes.map((n) => n.arch))].sort()) {
@@ -16,7 +20,9 @@ export function edgesGained(before: FullGraph, after: FullGraph, channel: string
     }
     const hadConditional = new Set(v0.conditionalEdges.flatMap((c) => c.edges.map((e) => `${e.from}>${e.to}`)));
     for (const c of v1.conditionalEdges) {
-      for (const e of c.edges) if (!hadConditional.has(`${e.from}>${e.to}`)) conditionalEdges.push({ arch, ...e, risks: c.risks.map((r) => r.name) });
+      for (const e of c.edges)
+        if (!hadConditional.has(`${e.from}>${e.to}`))
+          conditionalEdges.push({ arch, ...e, risks: c.risks.map((r) => r.name) });
     }
   }
   return { edges, conditionalEdges };

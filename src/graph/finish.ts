@@ -10,7 +10,12 @@ export function finish(g: WorkGraph): FullGraph {
   const order = g.nodes
     .map((_, i) => i)
     .filter((i) => !g.removed.has(i))
-    .sort((a, b) => parsed[a]!.compare(parsed[b]!) || cmp(g.nodes[a]!.arch, g.nodes[b]!.arch) || cmp(g.nodes[a]!.version, g.nodes[b]!.version));
+    .sort(
+      (a, b) =>
+        parsed[a]!.compare(parsed[b]!) ||
+        cmp(g.nodes[a]!.arch, g.nodes[b]!.arch) ||
+        cmp(g.nodes[a]!.version, g.nodes[b]!.version),
+    );
   const renumber = new Map<number, number>();
   order.forEach((old, i) => renumber.set(old, i));
   const nodes = order.map((old) => {
@@ -32,7 +37,12 @@ export function finish(g: WorkGraph): FullGraph {
   const edgeOffsets = new Int32Array(nodes.length + 1);
   outgoing.forEach((targets, i) => (edgeOffsets[i + 1] = edgeOffsets[i]! + targets.length));
   const edgeTargets = new Int32Array(edgeOffsets[nodes.length]!);
-  outgoing.forEach((targets, i) => edgeTargets.set(targets.sort((a, b) => a - b), edgeOffsets[i]!));
+  outgoing.forEach((targets, i) =>
+    edgeTargets.set(
+      targets.sort((a, b) => a - b),
+      edgeOffsets[i]!,
+    ),
+  );
 
   // Pairs with the same risks share one array and one short key: there are few distinct risk sets.
   const riskIds = riskIdentities(g);
@@ -57,7 +67,10 @@ export function finish(g: WorkGraph): FullGraph {
     edgeTargets,
     edgeOffsets,
     conditional,
-    conditionalOffsets: offsets(conditional.map((c) => c.from), nodes.length),
+    conditionalOffsets: offsets(
+      conditional.map((c) => c.from),
+      nodes.length,
+    ),
     warnings: g.warnings,
   };
 }
@@ -109,4 +122,3 @@ function sortKeys(md: Record<string, string>): Record<string, string> {
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-

@@ -32,70 +32,269 @@ interface Operator {
 
 const OPERATORS: Operator[] = [
   { co: 'config-operator', rl: 5, deployment: 'openshift-config-operator', crds: ['Config.operator.openshift.io'] },
-  { co: 'cloud-credential', rl: 10, crds: ['CredentialsRequest.cloudcredential.openshift.io', 'CloudCredential.operator.openshift.io'] },
+  {
+    co: 'cloud-credential',
+    rl: 10,
+    crds: ['CredentialsRequest.cloudcredential.openshift.io', 'CloudCredential.operator.openshift.io'],
+  },
   { co: 'etcd', rl: 12, crds: ['Etcd.operator.openshift.io'], versions: ['raw-internal', 'etcd'], operands: ['etcd'] },
-  { co: 'kube-apiserver', rl: 20, crds: ['KubeAPIServer.operator.openshift.io'], versions: ['raw-internal', 'kube-apiserver'], operands: ['hyperkube'] },
-  { co: 'kube-controller-manager', rl: 25, crds: ['KubeControllerManager.operator.openshift.io'], versions: ['raw-internal', 'kube-controller-manager'] },
-  { co: 'kube-scheduler', rl: 25, crds: ['KubeScheduler.operator.openshift.io'], versions: ['raw-internal', 'kube-scheduler'] },
+  {
+    co: 'kube-apiserver',
+    rl: 20,
+    crds: ['KubeAPIServer.operator.openshift.io'],
+    versions: ['raw-internal', 'kube-apiserver'],
+    operands: ['hyperkube'],
+  },
+  {
+    co: 'kube-controller-manager',
+    rl: 25,
+    crds: ['KubeControllerManager.operator.openshift.io'],
+    versions: ['raw-internal', 'kube-controller-manager'],
+  },
+  {
+    co: 'kube-scheduler',
+    rl: 25,
+    crds: ['KubeScheduler.operator.openshift.io'],
+    versions: ['raw-internal', 'kube-scheduler'],
+  },
   { co: 'cloud-controller-manager', rl: 26, deployment: 'cluster-cloud-controller-manager-operator' },
-  { co: 'machine-api', rl: 30, namespace: 'openshift-machine-api', crds: ['Machine.machine.openshift.io', 'MachineSet.machine.openshift.io', 'MachineHealthCheck.machine.openshift.io'] },
+  {
+    co: 'machine-api',
+    rl: 30,
+    namespace: 'openshift-machine-api',
+    crds: [
+      'Machine.machine.openshift.io',
+      'MachineSet.machine.openshift.io',
+      'MachineHealthCheck.machine.openshift.io',
+    ],
+  },
   { co: 'machine-approver', rl: 30, namespace: 'openshift-cluster-machine-approver', deployment: 'machine-approver' },
   { co: 'control-plane-machine-set', rl: 30, crds: ['ControlPlaneMachineSet.machine.openshift.io'] },
-  { co: 'cluster-autoscaler', rl: 30, crds: ['ClusterAutoscaler.autoscaling.openshift.io', 'MachineAutoscaler.autoscaling.openshift.io'] },
   {
-    co: 'baremetal', rl: 30, deployment: 'cluster-baremetal-operator',
-    crds: ['Provisioning.metal3.io', 'BareMetalHost.metal3.io', 'BMCEventSubscription.metal3.io', 'FirmwareSchema.metal3.io', 'HostFirmwareSettings.metal3.io', 'PreprovisioningImage.metal3.io'],
+    co: 'cluster-autoscaler',
+    rl: 30,
+    crds: ['ClusterAutoscaler.autoscaling.openshift.io', 'MachineAutoscaler.autoscaling.openshift.io'],
   },
-  { co: 'kube-storage-version-migrator', rl: 40, crds: ['KubeStorageVersionMigrator.operator.openshift.io', 'StorageVersionMigration.migration.k8s.io', 'StorageState.migration.k8s.io'] },
-  { co: 'service-ca', rl: 40, crds: ['ServiceCA.operator.openshift.io'] },
-  { co: 'openshift-apiserver', rl: 40, namespace: 'openshift-apiserver-operator', crds: ['OpenShiftAPIServer.operator.openshift.io'], versions: ['openshift-apiserver'] },
-  { co: 'authentication', rl: 40, crds: ['Authentication.operator.openshift.io'], versions: ['oauth-apiserver', 'oauth-openshift'], operands: ['oauth-server'] },
-  { co: 'openshift-controller-manager', rl: 50, namespace: 'openshift-controller-manager-operator', crds: ['OpenShiftControllerManager.operator.openshift.io'] },
   {
-    co: 'console', rl: 50,
-    crds: ['Console.operator.openshift.io', 'ConsoleCLIDownload.console.openshift.io', 'ConsoleExternalLogLink.console.openshift.io', 'ConsoleLink.console.openshift.io',
-      'ConsoleNotification.console.openshift.io', 'ConsolePlugin.console.openshift.io', 'ConsoleQuickStart.console.openshift.io', 'ConsoleYAMLSample.console.openshift.io'],
+    co: 'baremetal',
+    rl: 30,
+    deployment: 'cluster-baremetal-operator',
+    crds: [
+      'Provisioning.metal3.io',
+      'BareMetalHost.metal3.io',
+      'BMCEventSubscription.metal3.io',
+      'FirmwareSchema.metal3.io',
+      'HostFirmwareSettings.metal3.io',
+      'PreprovisioningImage.metal3.io',
+    ],
+  },
+  {
+    co: 'kube-storage-version-migrator',
+    rl: 40,
+    crds: [
+      'KubeStorageVersionMigrator.operator.openshift.io',
+      'StorageVersionMigration.migration.k8s.io',
+      'StorageState.migration.k8s.io',
+    ],
+  },
+  { co: 'service-ca', rl: 40, crds: ['ServiceCA.operator.openshift.io'] },
+  {
+    co: 'openshift-apiserver',
+    rl: 40,
+    namespace: 'openshift-apiserver-operator',
+    crds: ['OpenShiftAPIServer.operator.openshift.io'],
+    versions: ['openshift-apiserver'],
+  },
+  {
+    co: 'authentication',
+    rl: 40,
+    crds: ['Authentication.operator.openshift.io'],
+    versions: ['oauth-apiserver', 'oauth-openshift'],
+    operands: ['oauth-server'],
+  },
+  {
+    co: 'openshift-controller-manager',
+    rl: 50,
+    namespace: 'openshift-controller-manager-operator',
+    crds: ['OpenShiftControllerManager.operator.openshift.io'],
+  },
+  {
+    co: 'console',
+    rl: 50,
+    crds: [
+      'Console.operator.openshift.io',
+      'ConsoleCLIDownload.console.openshift.io',
+      'ConsoleExternalLogLink.console.openshift.io',
+      'ConsoleLink.console.openshift.io',
+      'ConsoleNotification.console.openshift.io',
+      'ConsolePlugin.console.openshift.io',
+      'ConsoleQuickStart.console.openshift.io',
+      'ConsoleYAMLSample.console.openshift.io',
+    ],
     operands: ['console'],
   },
-  { co: 'csi-snapshot-controller', rl: 50, crds: ['CSISnapshotController.operator.openshift.io', 'VolumeSnapshot.snapshot.storage.k8s.io', 'VolumeSnapshotClass.snapshot.storage.k8s.io', 'VolumeSnapshotContent.snapshot.storage.k8s.io'] },
-  { co: 'image-registry', rl: 50, namespace: 'openshift-image-registry', deployment: 'cluster-image-registry-operator', crds: ['Config.imageregistry.operator.openshift.io', 'ImagePruner.imageregistry.operator.openshift.io'] },
+  {
+    co: 'csi-snapshot-controller',
+    rl: 50,
+    crds: [
+      'CSISnapshotController.operator.openshift.io',
+      'VolumeSnapshot.snapshot.storage.k8s.io',
+      'VolumeSnapshotClass.snapshot.storage.k8s.io',
+      'VolumeSnapshotContent.snapshot.storage.k8s.io',
+    ],
+  },
+  {
+    co: 'image-registry',
+    rl: 50,
+    namespace: 'openshift-image-registry',
+    deployment: 'cluster-image-registry-operator',
+    crds: ['Config.imageregistry.operator.openshift.io', 'ImagePruner.imageregistry.operator.openshift.io'],
+  },
   { co: 'ingress', rl: 50, crds: ['IngressController.operator.openshift.io'], operands: ['haproxy-router'] },
   { co: 'marketplace', rl: 50, namespace: 'openshift-marketplace' },
   {
-    co: 'monitoring', rl: 50, namespace: 'openshift-monitoring', deployment: 'cluster-monitoring-operator',
-    crds: ['Alertmanager.monitoring.coreos.com', 'AlertmanagerConfig.monitoring.coreos.com', 'PodMonitor.monitoring.coreos.com', 'Probe.monitoring.coreos.com', 'Prometheus.monitoring.coreos.com',
-      'PrometheusRule.monitoring.coreos.com', 'ServiceMonitor.monitoring.coreos.com', 'ThanosRuler.monitoring.coreos.com', 'AlertingRule.monitoring.openshift.io', 'AlertRelabelConfig.monitoring.openshift.io'],
+    co: 'monitoring',
+    rl: 50,
+    namespace: 'openshift-monitoring',
+    deployment: 'cluster-monitoring-operator',
+    crds: [
+      'Alertmanager.monitoring.coreos.com',
+      'AlertmanagerConfig.monitoring.coreos.com',
+      'PodMonitor.monitoring.coreos.com',
+      'Probe.monitoring.coreos.com',
+      'Prometheus.monitoring.coreos.com',
+      'PrometheusRule.monitoring.coreos.com',
+      'ServiceMonitor.monitoring.coreos.com',
+      'ThanosRuler.monitoring.coreos.com',
+      'AlertingRule.monitoring.openshift.io',
+      'AlertRelabelConfig.monitoring.openshift.io',
+    ],
     operands: ['prometheus'],
   },
-  { co: 'node-tuning', rl: 50, namespace: 'openshift-cluster-node-tuning-operator', deployment: 'cluster-node-tuning-operator', crds: ['Tuned.tuned.openshift.io', 'Profile.tuned.openshift.io', 'PerformanceProfile.performance.openshift.io'] },
   {
-    co: 'operator-lifecycle-manager', rl: 50, namespace: 'openshift-operator-lifecycle-manager', deployment: 'olm-operator',
-    crds: ['ClusterServiceVersion.operators.coreos.com', 'InstallPlan.operators.coreos.com', 'OperatorGroup.operators.coreos.com', 'Subscription.operators.coreos.com', 'OperatorCondition.operators.coreos.com', 'OLMConfig.operators.coreos.com'],
+    co: 'node-tuning',
+    rl: 50,
+    namespace: 'openshift-cluster-node-tuning-operator',
+    deployment: 'cluster-node-tuning-operator',
+    crds: ['Tuned.tuned.openshift.io', 'Profile.tuned.openshift.io', 'PerformanceProfile.performance.openshift.io'],
   },
-  { co: 'operator-lifecycle-manager-catalog', rl: 50, namespace: 'openshift-catalogd', deployment: 'catalog-operator', crds: ['CatalogSource.operators.coreos.com'] },
-  { co: 'operator-lifecycle-manager-packageserver', rl: 50, namespace: 'openshift-package-server-manager', deployment: 'package-server-manager' },
-  { co: 'storage', rl: 50, namespace: 'openshift-cluster-storage-operator', deployment: 'cluster-storage-operator', crds: ['Storage.operator.openshift.io', 'ClusterCSIDriver.operator.openshift.io'] },
-  { co: 'network', rl: 70, crds: ['Network.operator.openshift.io', 'EgressRouter.network.operator.openshift.io', 'OperatorPKI.network.operator.openshift.io'], operands: ['ovn-kubernetes'] },
-  { co: 'dns', rl: 70, crds: ['DNS.operator.openshift.io', 'DNSRecord.ingress.operator.openshift.io'], operands: ['coredns'] },
   {
-    co: 'machine-config', rl: 80,
-    crds: ['MachineConfig.machineconfiguration.openshift.io', 'MachineConfigPool.machineconfiguration.openshift.io', 'KubeletConfig.machineconfiguration.openshift.io',
-      'ContainerRuntimeConfig.machineconfiguration.openshift.io', 'ControllerConfig.machineconfiguration.openshift.io', 'MachineConfiguration.operator.openshift.io'],
+    co: 'operator-lifecycle-manager',
+    rl: 50,
+    namespace: 'openshift-operator-lifecycle-manager',
+    deployment: 'olm-operator',
+    crds: [
+      'ClusterServiceVersion.operators.coreos.com',
+      'InstallPlan.operators.coreos.com',
+      'OperatorGroup.operators.coreos.com',
+      'Subscription.operators.coreos.com',
+      'OperatorCondition.operators.coreos.com',
+      'OLMConfig.operators.coreos.com',
+    ],
+  },
+  {
+    co: 'operator-lifecycle-manager-catalog',
+    rl: 50,
+    namespace: 'openshift-catalogd',
+    deployment: 'catalog-operator',
+    crds: ['CatalogSource.operators.coreos.com'],
+  },
+  {
+    co: 'operator-lifecycle-manager-packageserver',
+    rl: 50,
+    namespace: 'openshift-package-server-manager',
+    deployment: 'package-server-manager',
+  },
+  {
+    co: 'storage',
+    rl: 50,
+    namespace: 'openshift-cluster-storage-operator',
+    deployment: 'cluster-storage-operator',
+    crds: ['Storage.operator.openshift.io', 'ClusterCSIDriver.operator.openshift.io'],
+  },
+  {
+    co: 'network',
+    rl: 70,
+    crds: [
+      'Network.operator.openshift.io',
+      'EgressRouter.network.operator.openshift.io',
+      'OperatorPKI.network.operator.openshift.io',
+    ],
+    operands: ['ovn-kubernetes'],
+  },
+  {
+    co: 'dns',
+    rl: 70,
+    crds: ['DNS.operator.openshift.io', 'DNSRecord.ingress.operator.openshift.io'],
+    operands: ['coredns'],
+  },
+  {
+    co: 'machine-config',
+    rl: 80,
+    crds: [
+      'MachineConfig.machineconfiguration.openshift.io',
+      'MachineConfigPool.machineconfiguration.openshift.io',
+      'KubeletConfig.machineconfiguration.openshift.io',
+      'ContainerRuntimeConfig.machineconfiguration.openshift.io',
+      'ControllerConfig.machineconfiguration.openshift.io',
+      'MachineConfiguration.operator.openshift.io',
+    ],
     operands: ['rhel-coreos'],
   },
-  { co: 'openshift-samples', rl: 90, namespace: 'openshift-cluster-samples-operator', deployment: 'cluster-samples-operator', crds: ['Config.samples.operator.openshift.io'] },
-  { co: 'insights', rl: 90, namespace: 'openshift-insights', crds: ['InsightsOperator.operator.openshift.io', 'DataGather.insights.openshift.io'] },
+  {
+    co: 'openshift-samples',
+    rl: 90,
+    namespace: 'openshift-cluster-samples-operator',
+    deployment: 'cluster-samples-operator',
+    crds: ['Config.samples.operator.openshift.io'],
+  },
+  {
+    co: 'insights',
+    rl: 90,
+    namespace: 'openshift-insights',
+    crds: ['InsightsOperator.operator.openshift.io', 'DataGather.insights.openshift.io'],
+  },
 ];
 
 /** The config.openshift.io kinds the config-operator installs at runlevel 03, before anything reads them. */
 const CONFIG_KINDS = [
-  'APIServer', 'Authentication', 'Build', 'ClusterImagePolicy', 'Console', 'DNS', 'FeatureGate', 'Image', 'ImageContentPolicy', 'ImageDigestMirrorSet',
-  'ImageTagMirrorSet', 'Infrastructure', 'Ingress', 'Network', 'Node', 'OAuth', 'OperatorHub', 'Project', 'Proxy', 'Scheduler',
+  'APIServer',
+  'Authentication',
+  'Build',
+  'ClusterImagePolicy',
+  'Console',
+  'DNS',
+  'FeatureGate',
+  'Image',
+  'ImageContentPolicy',
+  'ImageDigestMirrorSet',
+  'ImageTagMirrorSet',
+  'Infrastructure',
+  'Ingress',
+  'Network',
+  'Node',
+  'OAuth',
+  'OperatorHub',
+  'Project',
+  'Proxy',
+  'Scheduler',
 ];
 
 const MONITORING_DASHBOARDS = [
-  'api-performance', 'cluster-total', 'etcd', 'k8s-resources-cluster', 'k8s-resources-namespace', 'k8s-resources-node', 'k8s-resources-pod',
-  'k8s-resources-workload', 'k8s-resources-workloads-namespace', 'namespace-by-pod', 'node-cluster-rsrc-use', 'node-rsrc-use', 'pod-total', 'prometheus',
+  'api-performance',
+  'cluster-total',
+  'etcd',
+  'k8s-resources-cluster',
+  'k8s-resources-namespace',
+  'k8s-resources-node',
+  'k8s-resources-pod',
+  'k8s-resources-workload',
+  'k8s-resources-workloads-namespace',
+  'namespace-by-pod',
+  'node-cluster-rsrc-use',
+  'node-rsrc-use',
+  'pod-total',
+  'prometheus',
 ];
 
 const CVO = { component: 'cluster-version-operator', namespace: 'openshift-cluster-version' };
@@ -120,27 +319,50 @@ function crd(kindGroup: string): object {
   const dot = kindGroup.indexOf('.');
   const kind = kindGroup.slice(0, dot);
   const group = kindGroup.slice(dot + 1);
-  const clusterScoped = group.startsWith('config.') || group.endsWith('operator.openshift.io') || group === 'machineconfiguration.openshift.io';
+  const clusterScoped =
+    group.startsWith('config.') ||
+    group.endsWith('operator.openshift.io') ||
+    group === 'machineconfiguration.openshift.io';
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural(kind)}.${group}`, annotations: { ...PROFILE, 'api-approved.openshift.io': 'https://github.com/openshift/api/pull/470' } },
+    metadata: {
+      name: `${plural(kind)}.${group}`,
+      annotations: { ...PROFILE, 'api-approved.openshift.io': 'https://github.com/openshift/api/pull/470' },
+    },
     spec: {
       group,
       names: { kind, listKind: `${kind}List`, plural: plural(kind), singular: kind.toLowerCase() },
       scope: clusterScoped ? 'Cluster' : 'Namespaced',
-      versions: [{
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
-      }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+              },
+            },
+          },
+        },
+      ],
     },
   };
 }
 
-function deployment(namespace: string, name: string, image: string, env: Array<{ name: string; value: string }>, annotations: Record<string, string>, args: string[] = []): object {
+function deployment(
+  namespace: string,
+  name: string,
+  image: string,
+  env: Array<{ name: string; value: string }>,
+  annotations: Record<string, string>,
+  args: string[] = [],
+): object {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -156,7 +378,15 @@ function deployment(namespace: string, name: string, image: string, env: Array<{
           priorityClassName: 'system-cluster-critical',
           nodeSelector: { [KUBE_LABEL.masterRole]: '' },
           tolerations: [{ key: KUBE_LABEL.masterRole, operator: 'Exists', effect: 'NoSchedule' }],
-          containers: [{ name: 'operator', image, ...(args.length && { args }), env, resources: { requests: { cpu: '10m', memory: '50Mi' } } }],
+          containers: [
+            {
+              name: 'operator',
+              image,
+              ...(args.length && { args }),
+              env,
+              resources: { requests: { cpu: '10m', memory: '50Mi' } },
+            },
+          ],
         },
       },
     },
@@ -164,7 +394,8 @@ function deployment(namespace: string, name: string, image: string, env: Array<{
 }
 
 export function generatePayload(o: GenerateOptions): Map<string, string> {
-  for (const v of [o.version, ...(o.previous ?? [])]) if (semver.valid(v) !== v) throw new Error(`version: ${v} is not a semantic version`);
+  for (const v of [o.version, ...(o.previous ?? [])])
+    if (semver.valid(v) !== v) throw new Error(`version: ${v} is not a semantic version`);
   const { version, image } = o;
   const repo = image.includes('@') ? image.slice(0, image.indexOf('@')) : image.replace(/:[^:/]*$/, '');
   const artRepo = `${repo.includes('/') ? repo.slice(0, repo.lastIndexOf('/')) : repo}/ocp-v4.0-art-dev`;
@@ -180,13 +411,22 @@ export function generatePayload(o: GenerateOptions): Map<string, string> {
     if (files.has(file)) throw new Error(`generator bug: ${file} twice`);
     files.set(file, docs.map((d) => stringify(d)).join('---\n'));
   };
-  const meta = (name: string, namespace?: string, extra: object = {}): object => ({ name, ...(namespace && { namespace }), annotations: { ...PROFILE }, ...extra });
+  const meta = (name: string, namespace?: string, extra: object = {}): object => ({
+    name,
+    ...(namespace && { namespace }),
+    annotations: { ...PROFILE },
+    ...extra,
+  });
   const rbacSubject = (name: string, namespace: string): object => ({ kind: 'ServiceAccount', name, namespace });
 
   // Runlevel 00: the CVO itself. Its Deployment runs the release image, so applying it is the CVO's restart.
   const cvo = (nn: string, ...docs: object[]): void => put(0, CVO.component, nn, ...docs);
   imageOf(CVO.component);
-  cvo('00_namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: meta(CVO.namespace, undefined, { labels: { name: CVO.namespace, 'openshift.io/run-level': '1' } }) });
+  cvo('00_namespace', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: meta(CVO.namespace, undefined, { labels: { name: CVO.namespace, 'openshift.io/run-level': '1' } }),
+  });
   cvo('01_clusterversions.crd', crd('ClusterVersion.config.openshift.io'));
   cvo('01_clusteroperators.crd', crd('ClusterOperator.config.openshift.io'));
   cvo('02_serviceaccount', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(CVO.component, CVO.namespace) });
@@ -197,13 +437,35 @@ export function generatePayload(o: GenerateOptions): Map<string, string> {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
     subjects: [rbacSubject(CVO.component, CVO.namespace)],
   });
-  cvo('03_service', { apiVersion: 'v1', kind: 'Service', metadata: meta(CVO.component, CVO.namespace), spec: { selector: { app: CVO.component }, ports: [{ name: 'metrics', port: 9099, targetPort: 9099 }] } });
-  cvo('03_deployment', deployment(CVO.namespace, CVO.component, image, [{ name: 'RELEASE_VERSION', value: version }], {}, [
-    'start', `--release-image=${image}`, '--enable-auto-update=false', '--listen=0.0.0.0:9099', '--serving-cert-file=/etc/tls/serving-cert/tls.crt', '--v=2',
-  ]));
+  cvo('03_service', {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: meta(CVO.component, CVO.namespace),
+    spec: { selector: { app: CVO.component }, ports: [{ name: 'metrics', port: 9099, targetPort: 9099 }] },
+  });
+  cvo(
+    '03_deployment',
+    deployment(CVO.namespace, CVO.component, image, [{ name: 'RELEASE_VERSION', value: version }], {}, [
+      'start',
+      `--release-image=${image}`,
+      '--enable-auto-update=false',
+      '--listen=0.0.0.0:9099',
+      '--serving-cert-file=/etc/tls/serving-cert/tls.crt',
+      '--v=2',
+    ]),
+  );
 
   // Runlevel 03: the config.openshift.io API every later operator reads, and the namespaces holding configuration.
-  put(3, 'config-operator', '00_namespaces', ...['openshift-config', 'openshift-config-managed'].map((ns) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns) })));
+  put(
+    3,
+    'config-operator',
+    '00_namespaces',
+    ...['openshift-config', 'openshift-config-managed'].map((ns) => ({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: meta(ns),
+    })),
+  );
   for (const k of CONFIG_KINDS) put(3, 'config-operator', `01_${plural(k)}.crd`, crd(`${k}.config.openshift.io`));
 
   for (const op of OPERATORS) {
@@ -211,42 +473,103 @@ export function generatePayload(o: GenerateOptions): Map<string, string> {
     const name = deploymentOf(op);
     const f = (nn: string, ...docs: object[]): void => put(op.rl, op.co, nn, ...docs);
     const rbac = 'rbac.authorization.k8s.io/v1';
-    f('00_namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: meta(ns, undefined, { labels: { name: ns, 'openshift.io/cluster-monitoring': 'true' } }) });
+    f('00_namespace', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: meta(ns, undefined, { labels: { name: ns, 'openshift.io/cluster-monitoring': 'true' } }),
+    });
     for (const k of op.crds ?? []) {
       const kind = k.slice(0, k.indexOf('.'));
       const group = k.slice(k.indexOf('.') + 1);
       f(`01_${plural(kind)}${group.startsWith('operator.') ? '' : `-${group.split('.')[0]}`}.crd`, crd(k));
     }
     f('02_serviceaccount', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(name, ns) });
-    f('03_clusterrole', { apiVersion: rbac, kind: 'ClusterRole', metadata: meta(`system:openshift:operator:${op.co}`), rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] });
+    f('03_clusterrole', {
+      apiVersion: rbac,
+      kind: 'ClusterRole',
+      metadata: meta(`system:openshift:operator:${op.co}`),
+      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+    });
     f('03_clusterrolebinding', {
-      apiVersion: rbac, kind: 'ClusterRoleBinding', metadata: meta(`system:openshift:operator:${op.co}`),
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `system:openshift:operator:${op.co}` }, subjects: [rbacSubject(name, ns)],
+      apiVersion: rbac,
+      kind: 'ClusterRoleBinding',
+      metadata: meta(`system:openshift:operator:${op.co}`),
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: `system:openshift:operator:${op.co}`,
+      },
+      subjects: [rbacSubject(name, ns)],
     });
-    f('03_role', { apiVersion: rbac, kind: 'Role', metadata: meta(name, 'openshift-config'), rules: [{ apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch'] }] });
+    f('03_role', {
+      apiVersion: rbac,
+      kind: 'Role',
+      metadata: meta(name, 'openshift-config'),
+      rules: [{ apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch'] }],
+    });
     f('03_rolebinding', {
-      apiVersion: rbac, kind: 'RoleBinding', metadata: meta(name, 'openshift-config'),
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [rbacSubject(name, ns)],
+      apiVersion: rbac,
+      kind: 'RoleBinding',
+      metadata: meta(name, 'openshift-config'),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [rbacSubject(name, ns)],
     });
-    f('03_role-prometheus', { apiVersion: rbac, kind: 'Role', metadata: meta('prometheus-k8s', ns), rules: [{ apiGroups: [''], resources: ['services', 'endpoints', 'pods'], verbs: ['get', 'list', 'watch'] }] });
+    f('03_role-prometheus', {
+      apiVersion: rbac,
+      kind: 'Role',
+      metadata: meta('prometheus-k8s', ns),
+      rules: [{ apiGroups: [''], resources: ['services', 'endpoints', 'pods'], verbs: ['get', 'list', 'watch'] }],
+    });
     f('03_rolebinding-prometheus', {
-      apiVersion: rbac, kind: 'RoleBinding', metadata: meta('prometheus-k8s', ns),
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'prometheus-k8s' }, subjects: [rbacSubject('prometheus-k8s', 'openshift-monitoring')],
+      apiVersion: rbac,
+      kind: 'RoleBinding',
+      metadata: meta('prometheus-k8s', ns),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'prometheus-k8s' },
+      subjects: [rbacSubject('prometheus-k8s', 'openshift-monitoring')],
     });
-    f('04_configmap-config', { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(`${name}-config`, ns), data: { 'config.yaml': `apiVersion: operator.openshift.io/v1alpha1\nkind: GenericOperatorConfig\nleaderElection:\n  namespace: ${ns}\n` } });
-    f('04_configmap-trusted-ca-bundle', { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('trusted-ca-bundle', ns, { labels: { 'config.openshift.io/inject-trusted-cabundle': 'true' } }), data: {} });
+    f('04_configmap-config', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta(`${name}-config`, ns),
+      data: {
+        'config.yaml': `apiVersion: operator.openshift.io/v1alpha1\nkind: GenericOperatorConfig\nleaderElection:\n  namespace: ${ns}\n`,
+      },
+    });
+    f('04_configmap-trusted-ca-bundle', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta('trusted-ca-bundle', ns, { labels: { 'config.openshift.io/inject-trusted-cabundle': 'true' } }),
+      data: {},
+    });
     // About half the operators serve a webhook or API and get the service CA injected (chosen by hash, so it is stable).
     if (parseInt(sha256(op.co).slice(0, 2), 16) % 2 === 0) {
-      f('04_configmap-service-ca', { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('service-ca-bundle', ns, { annotations: { ...PROFILE, 'service.beta.openshift.io/inject-cabundle': 'true' } }), data: {} });
+      f('04_configmap-service-ca', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: meta('service-ca-bundle', ns, {
+          annotations: { ...PROFILE, 'service.beta.openshift.io/inject-cabundle': 'true' },
+        }),
+        data: {},
+      });
     }
     f('05_service', {
-      apiVersion: 'v1', kind: 'Service', metadata: meta('metrics', ns, { annotations: { ...PROFILE, 'service.beta.openshift.io/serving-cert-secret-name': `${name}-serving-cert` } }),
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: meta('metrics', ns, {
+        annotations: { ...PROFILE, 'service.beta.openshift.io/serving-cert-secret-name': `${name}-serving-cert` },
+      }),
       spec: { selector: { app: name }, ports: [{ name: 'https', port: 8443, targetPort: 8443 }] },
     });
-    const env = [{ name: 'RELEASE_VERSION', value: version }, ...(op.operands ?? []).map((t) => ({ name: envName(t), value: imageOf(t) }))];
+    const env = [
+      { name: 'RELEASE_VERSION', value: version },
+      ...(op.operands ?? []).map((t) => ({ name: envName(t), value: imageOf(t) })),
+    ];
     f('06_deployment', deployment(ns, name, imageOf(name), env, { [KUBE_LABEL.clusterOperator]: op.co }));
     f('07_clusteroperator', {
-      apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: meta(op.co), spec: {},
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterOperator',
+      metadata: meta(op.co),
+      spec: {},
       status: { versions: ['operator', ...(op.versions ?? [])].map((n) => ({ name: n, version })) },
     });
   }
@@ -254,39 +577,85 @@ export function generatePayload(o: GenerateOptions): Map<string, string> {
   // Extras real payloads carry: a node DaemonSet, the console dashboards (runlevel 90), and one migration Job.
   const dns = OPERATORS.find((x) => x.co === 'dns')!;
   put(dns.rl, 'dns', '06_daemonset-node-resolver', {
-    apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: meta('node-resolver', namespaceOf(dns)),
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: meta('node-resolver', namespaceOf(dns)),
     spec: {
       selector: { matchLabels: { app: 'node-resolver' } },
-      template: { metadata: { labels: { app: 'node-resolver' } }, spec: { containers: [{ name: 'dns-node-resolver', image: imageOf('coredns'), command: ['/bin/bash', '-c', 'exec sleep infinity'] }] } },
+      template: {
+        metadata: { labels: { app: 'node-resolver' } },
+        spec: {
+          containers: [
+            {
+              name: 'dns-node-resolver',
+              image: imageOf('coredns'),
+              command: ['/bin/bash', '-c', 'exec sleep infinity'],
+            },
+          ],
+        },
+      },
     },
   });
   for (const d of MONITORING_DASHBOARDS) {
     put(90, 'monitoring', `01_dashboard-${d}`, {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(`grafana-dashboard-${d}`, 'openshift-config-managed', { labels: { 'console.openshift.io/dashboard': 'true' } }),
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta(`grafana-dashboard-${d}`, 'openshift-config-managed', {
+        labels: { 'console.openshift.io/dashboard': 'true' },
+      }),
       data: { [`${d}.json`]: JSON.stringify({ title: d, uid: sha256(d).slice(0, 32), panels: [] }) },
     });
   }
   const job = OPERATORS.find((x) => x.co === JOB.co)!;
   put(job.rl, job.co, `08_${JOB.name}.job`, {
-    apiVersion: 'batch/v1', kind: 'Job', metadata: meta(JOB.name, namespaceOf(job)),
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: meta(JOB.name, namespaceOf(job)),
     spec: {
       backoffLimit: 3,
-      template: { spec: { restartPolicy: 'Never', serviceAccountName: deploymentOf(job), containers: [{ name: 'migrate', image: imageOf(deploymentOf(job)), args: ['migrate', `--to=${version}`] }] } },
+      template: {
+        spec: {
+          restartPolicy: 'Never',
+          serviceAccountName: deploymentOf(job),
+          containers: [{ name: 'migrate', image: imageOf(deploymentOf(job)), args: ['migrate', `--to=${version}`] }],
+        },
+      },
     },
   });
 
-  files.set('image-references', `${JSON.stringify({
-    kind: 'ImageStream',
-    apiVersion: 'image.openshift.io/v1',
-    metadata: { name: version, creationTimestamp: null },
-    spec: { tags: [...tags].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, ref]) => ({ name, from: { kind: 'DockerImage', name: ref } })) },
-  }, null, 2)}\n`);
-  const metadata: Record<string, string> = { ...(o.url && { url: o.url }), ...(o.arch === 'multi' && { [LABEL.architecture]: 'multi' }) };
-  files.set('release-metadata', `${JSON.stringify({
-    kind: 'cincinnati-metadata-v0',
-    version,
-    previous: [...(o.previous ?? [])].sort(semver.compare),
-    ...(Object.keys(metadata).length && { metadata }),
-  }, null, 2)}\n`);
+  files.set(
+    'image-references',
+    `${JSON.stringify(
+      {
+        kind: 'ImageStream',
+        apiVersion: 'image.openshift.io/v1',
+        metadata: { name: version, creationTimestamp: null },
+        spec: {
+          tags: [...tags]
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([name, ref]) => ({ name, from: { kind: 'DockerImage', name: ref } })),
+        },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  const metadata: Record<string, string> = {
+    ...(o.url && { url: o.url }),
+    ...(o.arch === 'multi' && { [LABEL.architecture]: 'multi' }),
+  };
+  files.set(
+    'release-metadata',
+    `${JSON.stringify(
+      {
+        kind: 'cincinnati-metadata-v0',
+        version,
+        previous: [...(o.previous ?? [])].sort(semver.compare),
+        ...(Object.keys(metadata).length && { metadata }),
+      },
+      null,
+      2,
+    )}\n`,
+  );
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

@@ -73,12 +73,15 @@ function releaseMetadata(dir: string): ReleaseMetadata {
   const file = 'release-metadata';
   const m = readJson(dir, file);
   if (!isObject(m)) throw new PayloadError(file, 'must be a JSON object');
-  if (m.kind !== 'cincinnati-metadata-v0') throw new PayloadError(file, `kind: must be cincinnati-metadata-v0, not ${JSON.stringify(m.kind)}`);
-  if (!nonEmpty(m.version) || semver.valid(m.version) !== m.version) throw new PayloadError(file, `version: ${JSON.stringify(m.version)} is not a semantic version`);
+  if (m.kind !== 'cincinnati-metadata-v0')
+    throw new PayloadError(file, `kind: must be cincinnati-metadata-v0, not ${JSON.stringify(m.kind)}`);
+  if (!nonEmpty(m.version) || semver.valid(m.version) !== m.version)
+    throw new PayloadError(file, `version: ${JSON.stringify(m.version)} is not a semantic version`);
   if (m.previous !== undefined) {
     if (!Array.isArray(m.previous)) throw new PayloadError(file, 'previous: must be a list of versions');
     m.previous.forEach((v, i) => {
-      if (typeof v !== 'string' || semver.valid(v) !== v) throw new PayloadError(file, `previous[${i}]: ${JSON.stringify(v)} is not a semantic version`);
+      if (typeof v !== 'string' || semver.valid(v) !== v)
+        throw new PayloadError(file, `previous[${i}]: ${JSON.stringify(v)} is not a semantic version`);
     });
   }
   if (m.metadata !== undefined && !isObject(m.metadata)) throw new PayloadError(file, 'metadata: must be an object');
@@ -89,16 +92,23 @@ function imageReferences(dir: string, version: string): Map<string, string> {
   const file = 'image-references';
   const s = readJson(dir, file);
   if (!isObject(s) || s.kind !== 'ImageStream') throw new PayloadError(file, 'kind: must be ImageStream');
-  if (s.apiVersion !== 'image.openshift.io/v1') throw new PayloadError(file, `apiVersion: must be image.openshift.io/v1, not ${JSON.stringify(s.apiVersion)}`);
+  if (s.apiVersion !== 'image.openshift.io/v1')
+    throw new PayloadError(file, `apiVersion: must be image.openshift.io/v1, not ${JSON.stringify(s.apiVersion)}`);
   const name = isObject(s.metadata) ? s.metadata.name : undefined;
-  if (name !== version) throw new PayloadError(file, `metadata.name: ${JSON.stringify(name)} is not the release-metadata version ${version}`);
+  if (name !== version)
+    throw new PayloadError(
+      file,
+      `metadata.name: ${JSON.stringify(name)} is not the release-metadata version ${version}`,
+    );
   const tags = isObject(s.spec) ? s.spec.tags : undefined;
   if (!Array.isArray(tags)) throw new PayloadError(file, 'spec.tags: must be a list');
   const images = new Map<string, string>();
   tags.forEach((t: unknown, i) => {
     const from = isObject(t) && isObject(t.from) ? t.from : {};
-    if (!isObject(t) || !nonEmpty(t.name)) throw new PayloadError(file, `spec.tags[${i}].name: must be a non-empty string`);
-    if (from.kind !== 'DockerImage' || !nonEmpty(from.name)) throw new PayloadError(file, `spec.tags[${i}].from: must be {kind: DockerImage, name: <pull spec>}`);
+    if (!isObject(t) || !nonEmpty(t.name))
+      throw new PayloadError(file, `spec.tags[${i}].name: must be a non-empty string`);
+    if (from.kind !== 'DockerImage' || !nonEmpty(from.name))
+      throw new PayloadError(file, `spec.tags[${i}].from: must be {kind: DockerImage, name: <pull spec>}`);
     if (images.has(t.name)) throw new PayloadError(file, `spec.tags[${i}].name: ${t.name} appears twice`);
     images.set(t.name, from.name);
   });
@@ -124,8 +134,10 @@ function manifest(dir: string, file: string): Manifest {
       if (!nonEmpty(value[field])) throw new PayloadError(file, `${at}: ${field}: must be a non-empty string`);
     }
     if (!isObject(value.metadata)) throw new PayloadError(file, `${at}: metadata: must be an object`);
-    if (!nonEmpty(value.metadata.name)) throw new PayloadError(file, `${at}: metadata.name: must be a non-empty string`);
-    if (value.metadata.namespace !== undefined && !nonEmpty(value.metadata.namespace)) throw new PayloadError(file, `${at}: metadata.namespace: must be a non-empty string`);
+    if (!nonEmpty(value.metadata.name))
+      throw new PayloadError(file, `${at}: metadata.name: must be a non-empty string`);
+    if (value.metadata.namespace !== undefined && !nonEmpty(value.metadata.namespace))
+      throw new PayloadError(file, `${at}: metadata.namespace: must be a non-empty string`);
     docs.push(value as KubeDoc);
   });
   return { file, runlevel: Number(m[1]), component: m[2]!, docs };
@@ -137,7 +149,8 @@ function manifest(dir: string, file: string): Manifest {
  */
 export function loadPayload(dir: string): Payload {
   if (existsSync(join(dir, 'release-manifests'))) dir = join(dir, 'release-manifests');
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new PayloadError('release-manifests', `${dir} is not a folder`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new PayloadError('release-manifests', `${dir} is not a folder`);
   const metadata = releaseMetadata(dir);
   const images = imageReferences(dir, metadata.version);
   const names = readdirSync(dir, { withFileTypes: true })

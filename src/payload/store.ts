@@ -20,7 +20,10 @@ export class PayloadStore {
   /** 'sha256:<hex>' of a pull spec `<repo>@sha256:<hex>`. */
   digestOf(image: string): string {
     const m = BY_DIGEST.exec(image);
-    if (!m) throw new Error(`${image}: a release image must be pinned by digest (<repo>@sha256:<64 hex digits>); a tag does not name fixed content`);
+    if (!m)
+      throw new Error(
+        `${image}: a release image must be pinned by digest (<repo>@sha256:<64 hex digits>); a tag does not name fixed content`,
+      );
     return `sha256:${m[1]}`;
   }
 
@@ -42,7 +45,8 @@ export class PayloadStore {
   write(image: string, files: Map<string, string>): string {
     const target = join(this.dir, 'sha256', this.digestOf(image).slice('sha256:'.length));
     for (const name of files.keys()) {
-      if (!name || name.startsWith('.') || /[/\\]/.test(name)) throw new Error(`${name}: not a plain file name (payload files sit directly in release-manifests/)`);
+      if (!name || name.startsWith('.') || /[/\\]/.test(name))
+        throw new Error(`${name}: not a plain file name (payload files sit directly in release-manifests/)`);
     }
     const nonce = `${process.pid}-${randomBytes(4).toString('hex')}`;
     const staging = `${target}.tmp-${nonce}`;

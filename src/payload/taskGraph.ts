@@ -28,7 +28,9 @@ function stage(runlevel: number, manifests: Manifest[]): Stage {
 
 export function taskGraph(manifests: Manifest[]): Stage[] {
   // By runlevel as a number ('0000_5_' and '0000_05_' are one runlevel), then by file name.
-  const sorted = [...manifests].sort((a, b) => a.runlevel - b.runlevel || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const sorted = [...manifests].sort(
+    (a, b) => a.runlevel - b.runlevel || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0),
+  );
   const stages: Stage[] = [];
   let pending: Manifest[] = [];
   const flush = (): void => {
@@ -69,6 +71,9 @@ export async function runStage(stage: Stage, workers: number, runTask: (t: Task)
   await Promise.all(Array.from({ length: Math.min(Math.floor(workers), stage.tasks.length) }, worker));
   if (failures.length) {
     const why = failures.map((e) => (e instanceof Error ? e.message : String(e))).join('; ');
-    throw new AggregateError(failures, `runlevel ${stage.runlevel}: ${failures.length} of ${stage.tasks.length} tasks failed: ${why}`);
+    throw new AggregateError(
+      failures,
+      `runlevel ${stage.runlevel}: ${failures.length} of ${stage.tasks.length} tasks failed: ${why}`,
+    );
   }
 }

@@ -1,6 +1,7 @@
 // ISO-8601 durations as feeders write them (P1W, PT48H, PT0H, P2D), in milliseconds.
 const UNIT_MS = { Y: 365 * 86400e3, M: 30 * 86400e3, W: 7 * 86400e3, D: 86400e3, H: 3600e3, TM: 60e3, S: 1e3 } as const;
-const DURATION = /^P(?!$)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+const DURATION =
+  /^P(?!$)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 export function isIsoDuration(text: string): boolean {
   return DURATION.test(text);

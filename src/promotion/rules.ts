@@ -26,14 +26,25 @@ export function checkPromotion(c: PromotionCase): Refusal | undefined {
   if (c.releases.length === 0) return { rule: 'release', message: `${version} is not a known release` };
   const bare = splitArch(version).version;
   if (target.tombstones.some((t) => t === version || t === bare)) {
-    return { rule: 'tombstone', message: `${version} is in the tombstones of ${target.name}: promotion must not add it again` };
+    return {
+      rule: 'tombstone',
+      message: `${version} is in the tombstones of ${target.name}: promotion must not add it again`,
+    };
   }
   const feeder = target.feeder;
   if (!feeder) return undefined;
-  if (!c.source) return { rule: 'feeder.source', message: `the feeder of ${target.name} names channel '${feeder.name}', which does not exist` };
-  if (!c.sourceAddedAt) return { rule: 'feeder.source', message: `${version} is not in ${feeder.name}, the feeder of ${target.name}` };
+  if (!c.source)
+    return {
+      rule: 'feeder.source',
+      message: `the feeder of ${target.name} names channel '${feeder.name}', which does not exist`,
+    };
+  if (!c.sourceAddedAt)
+    return { rule: 'feeder.source', message: `${version} is not in ${feeder.name}, the feeder of ${target.name}` };
   if (feeder.filter !== undefined && !compilePattern(feeder.filter).matchesStart(bare)) {
-    return { rule: 'feeder.filter', message: `${bare} does not match the feeder filter '${feeder.filter}' of ${target.name}` };
+    return {
+      rule: 'feeder.filter',
+      message: `${bare} does not match the feeder filter '${feeder.filter}' of ${target.name}`,
+    };
   }
   const delay = feeder.delay === undefined ? undefined : durationMs(feeder.delay);
   const errata = feeder.errata === 'public';
@@ -44,7 +55,13 @@ export function checkPromotion(c: PromotionCase): Refusal | undefined {
   if (delay !== undefined) {
     const ready = new Date(c.sourceAddedAt.getTime() + delay).toISOString();
     const alt = errata ? ' and it has no public errata (url metadata)' : '';
-    return { rule: 'feeder.delay', message: `${version} entered ${feeder.name} at ${c.sourceAddedAt.toISOString()}; the feeder delay ${feeder.delay} of ${target.name} ends at ${ready}${alt}` };
+    return {
+      rule: 'feeder.delay',
+      message: `${version} entered ${feeder.name} at ${c.sourceAddedAt.toISOString()}; the feeder delay ${feeder.delay} of ${target.name} ends at ${ready}${alt}`,
+    };
   }
-  return { rule: 'feeder.errata', message: `${version} has no public errata (url metadata), which the feeder of ${target.name} requires` };
+  return {
+    rule: 'feeder.errata',
+    message: `${version} has no public errata (url metadata), which the feeder of ${target.name} requires`,
+  };
 }

@@ -8,8 +8,13 @@ export const SCOPES = ['releases:write', 'channels:write', 'risks:write'] as con
 export type Scope = (typeof SCOPES)[number];
 
 export const ChannelNameParams = Type.Object({ name: Type.String({ pattern: CHANNEL_PATTERN }) });
-export const InternalChannelParams = Type.Object({ name: Type.Union([Type.Literal('candidate'), Type.Literal('fast'), Type.Literal('stable')]) });
-export const ReleaseParams = Type.Object({ arch: Type.String({ pattern: '^[0-9a-z]+$' }), version: Type.String({ minLength: 1, maxLength: 256 }) });
+export const InternalChannelParams = Type.Object({
+  name: Type.Union([Type.Literal('candidate'), Type.Literal('fast'), Type.Literal('stable')]),
+});
+export const ReleaseParams = Type.Object({
+  arch: Type.String({ pattern: '^[0-9a-z]+$' }),
+  version: Type.String({ minLength: 1, maxLength: 256 }),
+});
 
 export const ChannelBody = Type.Object(
   {
@@ -47,8 +52,18 @@ export const DryRunQuery = Type.Object({ dryRun: Type.Optional(Type.Boolean({ de
 export const ReasonQuery = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) });
 
 /** The rules of a channel's feeder, in the order they are checked; a refusal names the first one broken. */
-export const PROMOTION_RULES = ['release', 'tombstone', 'feeder.source', 'feeder.filter', 'feeder.delay', 'feeder.errata'] as const;
-export const RefusalSchema = Type.Object({ rule: Type.Union(PROMOTION_RULES.map((r) => Type.Literal(r))), message: Type.String() });
+export const PROMOTION_RULES = [
+  'release',
+  'tombstone',
+  'feeder.source',
+  'feeder.filter',
+  'feeder.delay',
+  'feeder.errata',
+] as const;
+export const RefusalSchema = Type.Object({
+  rule: Type.Union(PROMOTION_RULES.map((r) => Type.Literal(r))),
+  message: Type.String(),
+});
 export type Refusal = Static<typeof RefusalSchema>;
 
 export const EdgeChange = Type.Object({
@@ -63,11 +78,15 @@ export const PromotionResult = Type.Object({
   channel: Type.String(),
   kind: ChannelKindSchema,
   version: Type.String(),
-  changed: Type.Boolean({ description: 'false when the version was already in the channel (or a dry run was refused)' }),
+  changed: Type.Boolean({
+    description: 'false when the version was already in the channel (or a dry run was refused)',
+  }),
   forced: Type.Boolean(),
   dryRun: Type.Boolean(),
   refusal: Type.Optional(RefusalSchema),
-  edges: Type.Optional(Type.Array(EdgeChange, { description: 'edges the served graph of the channel gains (dry runs only)' })),
+  edges: Type.Optional(
+    Type.Array(EdgeChange, { description: 'edges the served graph of the channel gains (dry runs only)' }),
+  ),
   conditionalEdges: Type.Optional(Type.Array(EdgeChange)),
 });
 export type PromotionResult = Static<typeof PromotionResult>;
@@ -75,11 +94,16 @@ export type PromotionResult = Static<typeof PromotionResult>;
 export const WithdrawalResult = Type.Object({ changed: Type.Boolean() });
 export type WithdrawalResult = Static<typeof WithdrawalResult>;
 
-export const ReleaseBody = Type.Union([ReleaseRecordSchema, Type.Array(ReleaseRecordSchema, { minItems: 1, maxItems: 5000 })]);
+export const ReleaseBody = Type.Union([
+  ReleaseRecordSchema,
+  Type.Array(ReleaseRecordSchema, { minItems: 1, maxItems: 5000 }),
+]);
 export const ReleaseListQuery = Type.Object({
   arch: Type.Optional(Type.String({ pattern: '^[0-9a-z]+$' })),
   channel: Type.Optional(Type.String({ pattern: CHANNEL_PATTERN })),
-  version: Type.Optional(Type.String({ maxLength: 256, description: 'a version, or a prefix ending with * such as 4.16.*' })),
+  version: Type.Optional(
+    Type.String({ maxLength: 256, description: 'a version, or a prefix ending with * such as 4.16.*' }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
 });
@@ -115,7 +139,10 @@ export const SignatureDoc = Type.Object({
 });
 export type SignatureDoc = Static<typeof SignatureDoc>;
 
-export const ReleaseList = Type.Object({ releases: Type.Array(ReleaseRecordSchema), nextCursor: Type.Optional(Type.String()) });
+export const ReleaseList = Type.Object({
+  releases: Type.Array(ReleaseRecordSchema),
+  nextCursor: Type.Optional(Type.String()),
+});
 export type ReleaseList = Static<typeof ReleaseList>;
 export type ReleaseListQuery = Static<typeof ReleaseListQuery>;
 
@@ -138,14 +165,24 @@ export const BlockedEdgeDoc = Type.Object({
 export const RiskList = Type.Object({ risks: Type.Array(BlockedEdgeDoc) });
 export const RiskAdded = Type.Composite([
   BlockedEdgeDoc,
-  Type.Object({ warnings: Type.Optional(Type.Array(Type.String(), { description: 'what is kept as given, such as a rule of an unknown type' })) }),
+  Type.Object({
+    warnings: Type.Optional(
+      Type.Array(Type.String(), { description: 'what is kept as given, such as a rule of an unknown type' }),
+    ),
+  }),
 ]);
 export type RiskAdded = Static<typeof RiskAdded>;
 export const RiskDeleted = Type.Object({ deleted: BlockedEdgeDoc });
 
 export const ReleaseDetail = Type.Object({
   release: ReleaseRecordSchema,
-  channels: Type.Array(Type.Object({ name: Type.String(), kind: ChannelKindSchema, addedAt: Type.String({ description: 'when the release entered the channel' }) })),
+  channels: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      kind: ChannelKindSchema,
+      addedAt: Type.String({ description: 'when the release entered the channel' }),
+    }),
+  ),
   risks: Type.Array(BlockedEdgeDoc),
   signatures: Type.Array(SignatureDoc),
   served: Type.Boolean({ description: 'false when the graph withholds the release (--require-signatures)' }),

@@ -8,8 +8,18 @@ export const MEDIA_TYPES = ['application/vnd.redhat.cincinnati.v1+json', 'applic
 
 export const GraphQuerySchema = Type.Object(
   {
-    channel: Type.String({ pattern: CHANNEL_PATTERN, description: 'Channel name, e.g. stable-4.14', examples: ['stable-4.16'] }),
-    arch: Type.Optional(Type.String({ pattern: ARCH_PATTERN, default: 'amd64', description: 'Architecture: amd64, arm64, s390x, ppc64le or multi' })),
+    channel: Type.String({
+      pattern: CHANNEL_PATTERN,
+      description: 'Channel name, e.g. stable-4.14',
+      examples: ['stable-4.16'],
+    }),
+    arch: Type.Optional(
+      Type.String({
+        pattern: ARCH_PATTERN,
+        default: 'amd64',
+        description: 'Architecture: amd64, arm64, s390x, ppc64le or multi',
+      }),
+    ),
     id: Type.Optional(Type.String({ description: 'Cluster UUID; does not change the graph' })),
     version: Type.Optional(Type.String({ description: 'Current cluster version; does not change the graph' })),
   },

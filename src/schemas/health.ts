@@ -5,12 +5,22 @@ import { Type, type Static } from '@sinclair/typebox';
 export const FailureSchema = Type.Object({ at: Type.String(), message: Type.String() });
 export type Failure = Static<typeof FailureSchema>;
 
-export const ImportFailureSchema = Type.Composite([FailureSchema, Type.Object({ problems: Type.Array(Type.String()) })]);
+export const ImportFailureSchema = Type.Composite([
+  FailureSchema,
+  Type.Object({ problems: Type.Array(Type.String()) }),
+]);
 export type ImportFailure = Static<typeof ImportFailureSchema>;
 
 export const ReadinessSchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
-  graph: Type.Optional(Type.Object({ builtAt: Type.String(), releases: Type.Integer(), channels: Type.Integer(), buildSeconds: Type.Number() })),
+  graph: Type.Optional(
+    Type.Object({
+      builtAt: Type.String(),
+      releases: Type.Integer(),
+      channels: Type.Integer(),
+      buildSeconds: Type.Number(),
+    }),
+  ),
   lastBuildFailure: Type.Optional(FailureSchema),
   lastImportFailure: Type.Optional(ImportFailureSchema),
 });

@@ -9,13 +9,25 @@ import { checkStatement, StatementError, type Statement } from './statement.js';
 import type { Problem } from '../validation/problems.js';
 
 export type Envelope = 'jws' | 'openpgp';
-export type RefusalReason = 'bad_envelope' | 'unknown_key' | 'bad_signature' | 'key_revoked' | 'key_expired' | 'invalid_statement' | 'wrong_type' | 'digest_mismatch' | 'too_large';
+export type RefusalReason =
+  | 'bad_envelope'
+  | 'unknown_key'
+  | 'bad_signature'
+  | 'key_revoked'
+  | 'key_expired'
+  | 'invalid_statement'
+  | 'wrong_type'
+  | 'digest_mismatch'
+  | 'too_large';
 
 /** The cluster-version-operator reads at most 50 KiB of a signature. */
 export const MAX_SIGNATURE_BYTES = 50 * 1024;
 
 export class SignatureRefused extends Error {
-  constructor(readonly reason: RefusalReason, message: string) {
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -79,15 +91,26 @@ export class TrustStore {
         }
         if (!Array.isArray(doc.keys)) throw new Error(`--trust-keys: ${file}: a JWKS needs a "keys" list`);
         doc.keys.forEach((k: JWK & { revokedAfter?: string; exp?: unknown }, i) => {
-          if (typeof k.kid !== 'string' || !k.kid) throw new Error(`--trust-keys: ${file}: keys[${i}].kid: every key needs a kid`);
-          if (jws.some((other) => other.jwk.kid === k.kid)) throw new Error(`--trust-keys: ${file}: keys[${i}].kid: '${k.kid}' is used by another trusted key`);
-          if (!['RSA', 'EC', 'OKP'].includes(String(k.kty))) throw new Error(`--trust-keys: ${file}: keys[${i}].kty: '${String(k.kty)}'; only public keys (RSA, EC, OKP) sign statements`);
+          if (typeof k.kid !== 'string' || !k.kid)
+            throw new Error(`--trust-keys: ${file}: keys[${i}].kid: every key needs a kid`);
+          if (jws.some((other) => other.jwk.kid === k.kid))
+            throw new Error(`--trust-keys: ${file}: keys[${i}].kid: '${k.kid}' is used by another trusted key`);
+          if (!['RSA', 'EC', 'OKP'].includes(String(k.kty)))
+            throw new Error(
+              `--trust-keys: ${file}: keys[${i}].kty: '${String(k.kty)}'; only public keys (RSA, EC, OKP) sign statements`,
+            );
           if ('d' in k) throw new Error(`--trust-keys: ${file}: keys[${i}]: a private key; trust only public keys`);
           const revokedAfter = k.revokedAfter === undefined ? undefined : new Date(k.revokedAfter);
-          if (revokedAfter && Number.isNaN(revokedAfter.getTime())) throw new Error(`--trust-keys: ${file}: keys[${i}].revokedAfter: not a time`);
-          if (k.exp !== undefined && typeof k.exp !== 'number') throw new Error(`--trust-keys: ${file}: keys[${i}].exp: seconds since the epoch`);
+          if (revokedAfter && Number.isNaN(revokedAfter.getTime()))
+            throw new Error(`--trust-keys: ${file}: keys[${i}].revokedAfter: not a time`);
+          if (k.exp !== undefined && typeof k.exp !== 'number')
+            throw new Error(`--trust-keys: ${file}: keys[${i}].exp: seconds since the epoch`);
           const expiresAt = typeof k.exp === 'number' ? new Date(k.exp * 1000) : undefined;
-          jws.push({ jwk: k as JWK & { kid: string }, ...(revokedAfter && { revokedAfter }), ...(expiresAt && { expiresAt }) });
+          jws.push({
+            jwk: k as JWK & { kid: string },
+            ...(revokedAfter && { revokedAfter }),
+            ...(expiresAt && { expiresAt }),
+          });
           keyrings.set(name, (keyrings.get(name) ?? new Set()).add(k.kid));
         });
       } else if (name.endsWith('.asc')) {
@@ -109,7 +132,8 @@ export class TrustStore {
 
   /** Whether a stored signature, verified at `verifiedAt` with key `keyId`, is still vouched for by these keys. */
   vouches(envelope: Envelope, keyId: string, verifiedAt: Date): boolean {
-    if (envelope === 'openpgp') return this.pgp.some((k) => k.getKeys().some((sub) => sub.getKeyID().toHex() === keyId));
+    if (envelope === 'openpgp')
+      return this.pgp.some((k) => k.getKeys().some((sub) => sub.getKeyID().toHex() === keyId));
     const key = this.jws.find((k) => k.jwk.kid === keyId);
     return !!key && keyEnd(key, verifiedAt) === undefined;
   }
@@ -117,18 +141,35 @@ export class TrustStore {
 
 /** Why a JWS key may not vouch for a signature verified at `at`, or undefined. */
 function keyEnd(key: JwsKey, at: Date): { reason: 'key_revoked' | 'key_expired'; message: string } | undefined {
-  if (key.revokedAfter && at > key.revokedAfter) return { reason: 'key_revoked', message: `key '${key.jwk.kid}' was revoked after ${key.revokedAfter.toISOString()}` };
-  if (key.expiresAt && at > key.expiresAt) return { reason: 'key_expired', message: `key '${key.jwk.kid}' expired at ${key.expiresAt.toISOString()}` };
+  if (key.revokedAfter && at > key.revokedAfter)
+    return {
+      reason: 'key_revoked',
+      message: `key '${key.jwk.kid}' was revoked after ${key.revokedAfter.toISOString()}`,
+    };
+  if (key.expiresAt && at > key.expiresAt)
+    return { reason: 'key_expired', message: `key '${key.jwk.kid}' expired at ${key.expiresAt.toISOString()}` };
   return undefined;
 }
 
 /** Checks one signature for a release digest (`sha256:<hex>`); throws SignatureRefused with the reason. */
-export async function verifySignature(bytes: Uint8Array, digest: string, trust: TrustStore, now: Date = new Date()): Promise<Verified> {
-  if (bytes.length > MAX_SIGNATURE_BYTES) throw new SignatureRefused('too_large', `a signature is at most ${MAX_SIGNATURE_BYTES} bytes; this one is ${bytes.length}`);
+export async function verifySignature(
+  bytes: Uint8Array,
+  digest: string,
+  trust: TrustStore,
+  now: Date = new Date(),
+): Promise<Verified> {
+  if (bytes.length > MAX_SIGNATURE_BYTES)
+    throw new SignatureRefused(
+      'too_large',
+      `a signature is at most ${MAX_SIGNATURE_BYTES} bytes; this one is ${bytes.length}`,
+    );
   if (bytes.length === 0) throw new SignatureRefused('bad_envelope', 'empty signature');
   const text = Buffer.from(bytes).toString('utf8').trim();
   try {
-    const verified = /^[\w-]+\.[\w-]*\.[\w-]+$/.test(text) || text.startsWith('{') ? await verifyJws(text, trust, now) : await verifyPgp(bytes, text, trust);
+    const verified =
+      /^[\w-]+\.[\w-]*\.[\w-]+$/.test(text) || text.startsWith('{')
+        ? await verifyJws(text, trust, now)
+        : await verifyPgp(bytes, text, trust);
     return { ...verified, statement: checkStatement(verified.content, digest) } satisfies Verified;
   } catch (err) {
     if (err instanceof SignatureRefused) throw err;
@@ -138,14 +179,23 @@ export async function verifySignature(bytes: Uint8Array, digest: string, trust: 
   }
 }
 
-async function verifyJws(text: string, trust: TrustStore, now: Date): Promise<{ envelope: Envelope; keyId: string; content: Uint8Array }> {
+async function verifyJws(
+  text: string,
+  trust: TrustStore,
+  now: Date,
+): Promise<{ envelope: Envelope; keyId: string; content: Uint8Array }> {
   let usedKid = '';
   const getKey = async (header: { kid?: string; alg?: string }): Promise<CryptoKey | Uint8Array> => {
     const key = trust.jws.find((k) => k.jwk.kid === header.kid);
-    if (!key) throw new SignatureRefused('unknown_key', header.kid ? `no trusted key has kid '${header.kid}'` : 'the JWS header names no kid');
+    if (!key)
+      throw new SignatureRefused(
+        'unknown_key',
+        header.kid ? `no trusted key has kid '${header.kid}'` : 'the JWS header names no kid',
+      );
     usedKid = key.jwk.kid;
     const alg = header.alg ?? key.jwk.alg;
-    if (!alg || !['RS256', 'ES256', 'EdDSA'].includes(alg)) throw new SignatureRefused('bad_signature', `algorithm ${String(alg)} is not accepted (RS256, ES256, EdDSA)`);
+    if (!alg || !['RS256', 'ES256', 'EdDSA'].includes(alg))
+      throw new SignatureRefused('bad_signature', `algorithm ${String(alg)} is not accepted (RS256, ES256, EdDSA)`);
     return (await importJWK(key.jwk, alg)) as CryptoKey | Uint8Array;
   };
   let content: Uint8Array;
@@ -155,19 +205,31 @@ async function verifyJws(text: string, trust: TrustStore, now: Date): Promise<{ 
       // jose swallows errors of the key lookup for a general JWS, so say here when no key is known.
       const kids = (Array.isArray(doc.signatures) ? doc.signatures : [doc]).map((sig) => protectedKid(sig.protected));
       if (!kids.some((kid) => trust.jws.some((k) => k.jwk.kid === kid))) {
-        throw new SignatureRefused('unknown_key', `no trusted key has kid ${kids.map((k) => `'${k ?? ''}'`).join(', ')}`);
+        throw new SignatureRefused(
+          'unknown_key',
+          `no trusted key has kid ${kids.map((k) => `'${k ?? ''}'`).join(', ')}`,
+        );
       }
-      content = (Array.isArray(doc.signatures) ? await generalVerify(doc as never, getKey) : await flattenedVerify(doc as never, getKey)).payload;
+      content = (
+        Array.isArray(doc.signatures)
+          ? await generalVerify(doc as never, getKey)
+          : await flattenedVerify(doc as never, getKey)
+      ).payload;
     } else {
       content = (await compactVerify(text, getKey)).payload;
     }
   } catch (err) {
     if (err instanceof SignatureRefused) throw err;
-    if (err instanceof joseErrors.JWSSignatureVerificationFailed) throw new SignatureRefused('bad_signature', `the JWS signature of key '${usedKid}' does not verify`);
-    if (err instanceof SyntaxError || err instanceof joseErrors.JWSInvalid) throw new SignatureRefused('bad_envelope', `not a valid JWS: ${err.message}`);
+    if (err instanceof joseErrors.JWSSignatureVerificationFailed)
+      throw new SignatureRefused('bad_signature', `the JWS signature of key '${usedKid}' does not verify`);
+    if (err instanceof SyntaxError || err instanceof joseErrors.JWSInvalid)
+      throw new SignatureRefused('bad_envelope', `not a valid JWS: ${err.message}`);
     throw new SignatureRefused('bad_signature', `JWS refused: ${(err as Error).message}`);
   }
-  const end = keyEnd(trust.jws.find((k) => k.jwk.kid === usedKid)!, now);
+  const end = keyEnd(
+    trust.jws.find((k) => k.jwk.kid === usedKid)!,
+    now,
+  );
   if (end) throw new SignatureRefused(end.reason, `${end.message}; no signature of it is accepted after that`);
   return { envelope: 'jws', keyId: usedKid, content };
 }
@@ -180,22 +242,36 @@ function protectedKid(header: string | undefined): string | undefined {
   }
 }
 
-async function verifyPgp(bytes: Uint8Array, text: string, trust: TrustStore): Promise<{ envelope: Envelope; keyId: string; content: Uint8Array }> {
+async function verifyPgp(
+  bytes: Uint8Array,
+  text: string,
+  trust: TrustStore,
+): Promise<{ envelope: Envelope; keyId: string; content: Uint8Array }> {
   let message: openpgp.Message<Uint8Array>;
   try {
     message = text.startsWith('-----BEGIN PGP MESSAGE-----')
       ? ((await openpgp.readMessage({ armoredMessage: text, config: PGP_CONFIG })) as openpgp.Message<Uint8Array>)
       : await openpgp.readMessage({ binaryMessage: bytes, config: PGP_CONFIG });
   } catch (err) {
-    throw new SignatureRefused('bad_envelope', `neither a JWS nor an OpenPGP signed message: ${(err as Error).message}`);
+    throw new SignatureRefused(
+      'bad_envelope',
+      `neither a JWS nor an OpenPGP signed message: ${(err as Error).message}`,
+    );
   }
   const signers = message.getSigningKeyIDs().map((id) => id.toHex());
   if (signers.length === 0) throw new SignatureRefused('bad_envelope', 'the OpenPGP message is not signed');
   const keys = trust.pgp.filter((k) => k.getKeys().some((sub) => signers.includes(sub.getKeyID().toHex())));
-  if (keys.length === 0) throw new SignatureRefused('unknown_key', `no trusted OpenPGP key has id ${signers.join(', ')}`);
+  if (keys.length === 0)
+    throw new SignatureRefused('unknown_key', `no trusted OpenPGP key has id ${signers.join(', ')}`);
   let result;
   try {
-    result = await openpgp.verify({ message, verificationKeys: keys, expectSigned: true, format: 'binary', config: PGP_CONFIG });
+    result = await openpgp.verify({
+      message,
+      verificationKeys: keys,
+      expectSigned: true,
+      format: 'binary',
+      config: PGP_CONFIG,
+    });
   } catch (err) {
     throw pgpRefusal(err, signers);
   }
@@ -213,8 +289,10 @@ async function verifyPgp(bytes: Uint8Array, text: string, trust: TrustStore): Pr
 
 function pgpRefusal(err: unknown, signers: string[]): SignatureRefused {
   const msg = (err as Error).message;
-  if (/revoked/i.test(msg)) return new SignatureRefused('key_revoked', `OpenPGP key ${signers.join(', ')} is revoked: ${msg}`);
-  if (/expired/i.test(msg)) return new SignatureRefused('key_expired', `OpenPGP key ${signers.join(', ')} had expired when it signed: ${msg}`);
+  if (/revoked/i.test(msg))
+    return new SignatureRefused('key_revoked', `OpenPGP key ${signers.join(', ')} is revoked: ${msg}`);
+  if (/expired/i.test(msg))
+    return new SignatureRefused('key_expired', `OpenPGP key ${signers.join(', ')} had expired when it signed: ${msg}`);
   return new SignatureRefused('bad_signature', `the OpenPGP signature does not verify: ${msg}`);
 }
 

@@ -14,15 +14,19 @@ export function exportTree(store: Store): Map<string, string | Buffer> {
   const input = store.input();
   const files = new Map<string, string | Buffer>();
   files.set('version', `${store.lastImport()?.schemaVersion ?? '1.1.0'}\n`);
-  for (const c of input.channels) files.set(`${c.internal ? 'internal-channels' : 'channels'}/${c.name}.yaml`, channelYaml(c));
+  for (const c of input.channels)
+    files.set(`${c.internal ? 'internal-channels' : 'channels'}/${c.name}.yaml`, channelYaml(c));
   for (const e of input.blockedEdges) files.set(`blocked-edges/${e.id}.yaml`, blockedEdgeYaml(e));
-  if (Object.keys(input.rawMetadata).length) files.set('raw/metadata.json', `${JSON.stringify(input.rawMetadata, null, 2)}\n`);
+  if (Object.keys(input.rawMetadata).length)
+    files.set('raw/metadata.json', `${JSON.stringify(input.rawMetadata, null, 2)}\n`);
   for (const r of input.releases) files.set(`releases/${r.arch}/${r.version}.json`, releaseJson(r));
-  for (const s of store.signatures.all()) files.set(`signatures/sha256/${s.digest.slice('sha256:'.length)}/signature-${s.n}`, s.bytes);
+  for (const s of store.signatures.all())
+    files.set(`signatures/sha256/${s.digest.slice('sha256:'.length)}/signature-${s.n}`, s.bytes);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-const bySemver = (a: string, b: string): number => compareVersions(splitArch(a).version, splitArch(b).version) || (a < b ? -1 : a > b ? 1 : 0);
+const bySemver = (a: string, b: string): number =>
+  compareVersions(splitArch(a).version, splitArch(b).version) || (a < b ? -1 : a > b ? 1 : 0);
 
 function channelYaml(c: Channel): string {
   const doc: Record<string, unknown> = {};
@@ -36,7 +40,13 @@ function channelYaml(c: Channel): string {
 function blockedEdgeYaml(e: BlockedEdge): string {
   const doc: Record<string, unknown> = { to: e.to, from: e.from };
   if (e.fixedIn !== undefined) doc.fixedIn = e.fixedIn;
-  if (e.risk) Object.assign(doc, { url: e.risk.url, name: e.risk.name, message: e.risk.message, matchingRules: e.risk.matchingRules });
+  if (e.risk)
+    Object.assign(doc, {
+      url: e.risk.url,
+      name: e.risk.name,
+      message: e.risk.message,
+      matchingRules: e.risk.matchingRules,
+    });
   if (e.autoExtend !== undefined) doc.autoExtend = e.autoExtend;
   return stringify(doc);
 }

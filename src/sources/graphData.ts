@@ -76,7 +76,10 @@ export function readGraphDataDir(root: string, onProgress?: Progress): ReadResul
   };
 
   const channels: Channel[] = [];
-  for (const [files, internal] of [[channelFiles, false], [internalFiles, true]] as const) {
+  for (const [files, internal] of [
+    [channelFiles, false],
+    [internalFiles, true],
+  ] as const) {
     const seen = new Map<string, string>();
     for (const f of files) {
       const c = readChannel(r, f, internal);

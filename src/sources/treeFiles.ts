@@ -11,7 +11,8 @@ import { checkRawMetadata } from '../validation/rawMetadata.js';
 import { checkReleaseDocument, releaseFromRecord } from '../validation/releaseRecords.js';
 import { stem, type TreeReader } from './treeReader.js';
 
-const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isMapping = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function readSchemaVersion(r: TreeReader): string | undefined {
   const path = join(r.root, 'version');
@@ -68,8 +69,10 @@ export function readRelease(r: TreeReader, path: string, dirArch: string): Relea
   const before = r.errors.length;
   const rec = checkReleaseDocument(doc, file, r.errors);
   if (!rec) return undefined;
-  if (rec.architecture !== dirArch) r.error(file, 'architecture', `'${rec.architecture}' but the file is under releases/${dirArch}/`);
-  if (rec.version !== stem(path)) r.error(file, 'version', `'${rec.version}' differs from the file name '${stem(path)}'`);
+  if (rec.architecture !== dirArch)
+    r.error(file, 'architecture', `'${rec.architecture}' but the file is under releases/${dirArch}/`);
+  if (rec.version !== stem(path))
+    r.error(file, 'version', `'${rec.version}' differs from the file name '${stem(path)}'`);
   return r.errors.length === before ? releaseFromRecord(rec) : undefined;
 }
 

@@ -91,7 +91,10 @@ export class TreeReader {
     } catch {
       return [];
     }
-    return names.filter((n) => extensions.some((e) => n.endsWith(e))).sort().map((n) => join(this.root, dir, n));
+    return names
+      .filter((n) => extensions.some((e) => n.endsWith(e)))
+      .sort()
+      .map((n) => join(this.root, dir, n));
   }
 
   /** Subfolders, links to folders included (the files read through them are checked to stay inside the tree). */

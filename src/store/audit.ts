@@ -18,7 +18,15 @@ export class AuditRepository {
   record(e: Omit<AuditEntry, 'id'>): void {
     this.db
       .prepare('INSERT INTO audit (at, actor, action, target, before, after, reason) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(e.at, e.actor, e.action, e.target, e.before === undefined ? null : JSON.stringify(e.before), e.after === undefined ? null : JSON.stringify(e.after), e.reason);
+      .run(
+        e.at,
+        e.actor,
+        e.action,
+        e.target,
+        e.before === undefined ? null : JSON.stringify(e.before),
+        e.after === undefined ? null : JSON.stringify(e.after),
+        e.reason,
+      );
   }
 
   /** Newest first. */
@@ -34,7 +42,13 @@ export class AuditRepository {
       params.push(filter.actor);
     }
     const sql = `SELECT * FROM audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    const rows = this.db.prepare(sql).all(...params, filter.limit ?? 100) as Array<Omit<AuditEntry, 'before' | 'after'> & { before: string | null; after: string | null }>;
-    return rows.map((r) => ({ ...r, before: r.before && (JSON.parse(r.before) as unknown), after: r.after && (JSON.parse(r.after) as unknown) }));
+    const rows = this.db.prepare(sql).all(...params, filter.limit ?? 100) as Array<
+      Omit<AuditEntry, 'before' | 'after'> & { before: string | null; after: string | null }
+    >;
+    return rows.map((r) => ({
+      ...r,
+      before: r.before && (JSON.parse(r.before) as unknown),
+      after: r.after && (JSON.parse(r.after) as unknown),
+    }));
   }
 }

@@ -37,9 +37,11 @@ export class BlockedEdgeRepository {
     if (before && JSON.stringify(before) === JSON.stringify(fromRow(this.toRow(e)))) return 'unchanged';
     const r = this.toRow(e);
     this.db
-      .prepare(`INSERT INTO blocked_edges VALUES (?, ?, ?, ?, ?, ?, ?)
+      .prepare(
+        `INSERT INTO blocked_edges VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET to_version = excluded.to_version, from_regex = excluded.from_regex, risk = excluded.risk,
-                  fixed_in = excluded.fixed_in, auto_extend = excluded.auto_extend, updated_at = excluded.updated_at`)
+                  fixed_in = excluded.fixed_in, auto_extend = excluded.auto_extend, updated_at = excluded.updated_at`,
+      )
       .run(r.id, r.to_version, r.from_regex, r.risk, r.fixed_in, r.auto_extend, at);
     return before ? 'changed' : 'added';
   }

@@ -19,8 +19,12 @@ export class ChannelRepository {
 
   get(kind: ChannelKind, name: string): Channel | undefined {
     return this.select(
-      this.db.prepare('SELECT kind, name, feeder, tombstones FROM channels WHERE kind = ? AND name = ?').all(kind, name),
-      this.db.prepare('SELECT kind, channel, version FROM channel_versions WHERE kind = ? AND channel = ? ORDER BY position').all(kind, name),
+      this.db
+        .prepare('SELECT kind, name, feeder, tombstones FROM channels WHERE kind = ? AND name = ?')
+        .all(kind, name),
+      this.db
+        .prepare('SELECT kind, channel, version FROM channel_versions WHERE kind = ? AND channel = ? ORDER BY position')
+        .all(kind, name),
     )[0];
   }
 
@@ -44,7 +48,12 @@ export class ChannelRepository {
       else byChannel.set(key, [m.version]);
     }
     return rows.map((r) => {
-      const c: Channel = { name: r.name, internal: r.kind === 'internal', versions: byChannel.get(`${r.kind}/${r.name}`) ?? [], tombstones: JSON.parse(r.tombstones) as string[] };
+      const c: Channel = {
+        name: r.name,
+        internal: r.kind === 'internal',
+        versions: byChannel.get(`${r.kind}/${r.name}`) ?? [],
+        tombstones: JSON.parse(r.tombstones) as string[],
+      };
       if (r.feeder) c.feeder = JSON.parse(r.feeder) as Feeder;
       return c;
     });
@@ -56,50 +65,72 @@ export class ChannelRepository {
     const before = this.get(kind, c.name);
     const feeder = c.feeder ? JSON.stringify(c.feeder) : null;
     this.db
-      .prepare(`INSERT INTO channels (kind, name, feeder, tombstones, updated_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (kind, name) DO UPDATE SET feeder = excluded.feeder, tombstones = excluded.tombstones, updated_at = excluded.updated_at`)
+      .prepare(
+        `INSERT INTO channels (kind, name, feeder, tombstones, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (kind, name) DO UPDATE SET feeder = excluded.feeder, tombstones = excluded.tombstones, updated_at = excluded.updated_at`,
+      )
       .run(kind, c.name, feeder, JSON.stringify(c.tombstones), at);
     const unique = [...new Set(c.versions)];
-    const del = this.db.prepare('DELETE FROM channel_versions WHERE kind = ? AND channel = ? AND version NOT IN (SELECT value FROM json_each(?))');
+    const del = this.db.prepare(
+      'DELETE FROM channel_versions WHERE kind = ? AND channel = ? AND version NOT IN (SELECT value FROM json_each(?))',
+    );
     del.run(kind, c.name, JSON.stringify(unique));
-    const put = this.db.prepare(`INSERT INTO channel_versions (kind, channel, version, position, added_at) VALUES (?, ?, ?, ?, ?)
+    const put = this.db
+      .prepare(`INSERT INTO channel_versions (kind, channel, version, position, added_at) VALUES (?, ?, ?, ?, ?)
                                  ON CONFLICT (kind, channel, version) DO UPDATE SET position = excluded.position`);
     unique.forEach((v, i) => put.run(kind, c.name, v, i, at));
     if (!before) return 'added';
-    const same = JSON.stringify([before.versions, before.feeder ?? null, before.tombstones]) === JSON.stringify([unique, c.feeder ?? null, c.tombstones]);
+    const same =
+      JSON.stringify([before.versions, before.feeder ?? null, before.tombstones]) ===
+      JSON.stringify([unique, c.feeder ?? null, c.tombstones]);
     return same ? 'unchanged' : 'changed';
   }
 
   /** The versions of a channel in order, with the time each entered it. */
   members(kind: ChannelKind, name: string): Array<{ version: string; addedAt: string }> {
     return this.db
-      .prepare('SELECT version, added_at AS addedAt FROM channel_versions WHERE kind = ? AND channel = ? ORDER BY position')
+      .prepare(
+        'SELECT version, added_at AS addedAt FROM channel_versions WHERE kind = ? AND channel = ? ORDER BY position',
+      )
       .all(kind, name) as Array<{ version: string; addedAt: string }>;
   }
 
   /** When a version entered a channel, if it is a member. */
   memberSince(kind: ChannelKind, name: string, version: string): Date | undefined {
-    const row = this.db.prepare('SELECT added_at FROM channel_versions WHERE kind = ? AND channel = ? AND version = ?').get(kind, name, version) as
-      | { added_at: string }
-      | undefined;
+    const row = this.db
+      .prepare('SELECT added_at FROM channel_versions WHERE kind = ? AND channel = ? AND version = ?')
+      .get(kind, name, version) as { added_at: string } | undefined;
     return row && new Date(row.added_at);
   }
 
   /** Adds one version at the end; false when it was already a member. */
   addVersion(kind: ChannelKind, name: string, version: string, at: string): boolean {
-    const next = (this.db.prepare('SELECT coalesce(max(position) + 1, 0) AS p FROM channel_versions WHERE kind = ? AND channel = ?').get(kind, name) as { p: number }).p;
-    const r = this.db.prepare('INSERT OR IGNORE INTO channel_versions (kind, channel, version, position, added_at) VALUES (?, ?, ?, ?, ?)').run(kind, name, version, next, at);
+    const next = (
+      this.db
+        .prepare('SELECT coalesce(max(position) + 1, 0) AS p FROM channel_versions WHERE kind = ? AND channel = ?')
+        .get(kind, name) as { p: number }
+    ).p;
+    const r = this.db
+      .prepare(
+        'INSERT OR IGNORE INTO channel_versions (kind, channel, version, position, added_at) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(kind, name, version, next, at);
     if (r.changes > 0) this.touch(kind, name, at);
     return r.changes > 0;
   }
 
   /** Removes a version and, with `tombstone`, records it so promotion never adds it again. */
   removeVersion(kind: ChannelKind, name: string, version: string, at: string, tombstone: boolean): boolean {
-    const removed = this.db.prepare('DELETE FROM channel_versions WHERE kind = ? AND channel = ? AND version = ?').run(kind, name, version).changes > 0;
+    const removed =
+      this.db
+        .prepare('DELETE FROM channel_versions WHERE kind = ? AND channel = ? AND version = ?')
+        .run(kind, name, version).changes > 0;
     if (tombstone) {
       const c = this.get(kind, name);
       if (c && !c.tombstones.includes(version)) {
-        this.db.prepare('UPDATE channels SET tombstones = ? WHERE kind = ? AND name = ?').run(JSON.stringify([...c.tombstones, version]), kind, name);
+        this.db
+          .prepare('UPDATE channels SET tombstones = ? WHERE kind = ? AND name = ?')
+          .run(JSON.stringify([...c.tombstones, version]), kind, name);
       }
     }
     this.touch(kind, name, at);

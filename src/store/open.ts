@@ -24,8 +24,12 @@ export function openDb(path: string, migrationsDir = MIGRATIONS_DIR, clock: Cloc
 export function migrate(db: Db, dir: string, clock: Clock = new ScaledClock(1)): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((r) => r.version));
-  const files = readdirSync(dir).filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f)).sort();
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((r) => r.version),
+  );
+  const files = readdirSync(dir)
+    .filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f))
+    .sort();
   const done: string[] = [];
   for (const file of files) {
     const version = Number(file.slice(0, 3));
@@ -33,7 +37,11 @@ export function migrate(db: Db, dir: string, clock: Clock = new ScaledClock(1)):
     const sql = readFileSync(join(dir, file), 'utf8');
     db.transaction(() => {
       db.exec(sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, file, new Date(clock.now()).toISOString());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        version,
+        file,
+        new Date(clock.now()).toISOString(),
+      );
     })();
     done.push(file);
   }

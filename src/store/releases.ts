@@ -33,7 +33,9 @@ export class ReleaseRepository {
     this.getStmt = db.prepare('SELECT * FROM releases WHERE arch = ? AND version = ?');
     this.insertStmt = db.prepare('INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     this.byVersionStmt = db.prepare('SELECT * FROM releases WHERE version = ? ORDER BY arch');
-    this.updateStmt = db.prepare('UPDATE releases SET payload = ?, previous = ?, next = ?, metadata = ?, updated_at = ? WHERE arch = ? AND version = ?');
+    this.updateStmt = db.prepare(
+      'UPDATE releases SET payload = ?, previous = ?, next = ?, metadata = ?, updated_at = ? WHERE arch = ? AND version = ?',
+    );
   }
 
   all(): Release[] {
@@ -61,7 +63,10 @@ export class ReleaseRepository {
       this.insertStmt.run(r.arch, r.version, ...cols, at, at);
       return 'added';
     }
-    if (JSON.stringify([existing.payload, existing.previous, existing.next, existing.metadata]) === JSON.stringify([r.payload, r.previous, r.next, r.metadata])) {
+    if (
+      JSON.stringify([existing.payload, existing.previous, existing.next, existing.metadata]) ===
+      JSON.stringify([r.payload, r.previous, r.next, r.metadata])
+    ) {
       return 'unchanged';
     }
     this.updateStmt.run(...cols, at, r.arch, r.version);

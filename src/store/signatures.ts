@@ -21,7 +21,15 @@ interface Row {
   verified_at: string;
   sha256: string;
 }
-const fromRow = (r: Row): StoredSignature => ({ digest: r.digest, n: r.n, envelope: r.envelope, keyId: r.key_id, bytes: r.bytes, verifiedAt: r.verified_at, sha256: r.sha256 });
+const fromRow = (r: Row): StoredSignature => ({
+  digest: r.digest,
+  n: r.n,
+  envelope: r.envelope,
+  keyId: r.key_id,
+  bytes: r.bytes,
+  verifiedAt: r.verified_at,
+  sha256: r.sha256,
+});
 
 export class SignatureRepository {
   constructor(private readonly db: Db) {}
@@ -31,7 +39,8 @@ export class SignatureRepository {
   }
 
   get(digest: string, n: number): StoredSignature | undefined {
-    const row = this.db.prepare('SELECT * FROM signatures WHERE digest = ? AND n = ?').get(digest, n) as Row | undefined;
+    const row = this.db.prepare('SELECT * FROM signatures WHERE digest = ? AND n = ?').get(digest, n) as
+      Row | undefined;
     return row && fromRow(row);
   }
 
@@ -42,11 +51,18 @@ export class SignatureRepository {
   /** Adds a signature under the next number; the same bytes again return the stored one with `added: false`. */
   add(s: Omit<StoredSignature, 'n' | 'sha256'>): { signature: StoredSignature; added: boolean } {
     const sha256 = createHash('sha256').update(s.bytes).digest('hex');
-    const same = this.db.prepare('SELECT * FROM signatures WHERE digest = ? AND sha256 = ?').get(s.digest, sha256) as Row | undefined;
+    const same = this.db.prepare('SELECT * FROM signatures WHERE digest = ? AND sha256 = ?').get(s.digest, sha256) as
+      Row | undefined;
     if (same) return { signature: fromRow(same), added: false };
-    const n = (this.db.prepare('SELECT coalesce(max(n), 0) + 1 AS n FROM signatures WHERE digest = ?').get(s.digest) as { n: number }).n;
+    const n = (
+      this.db.prepare('SELECT coalesce(max(n), 0) + 1 AS n FROM signatures WHERE digest = ?').get(s.digest) as {
+        n: number;
+      }
+    ).n;
     this.db
-      .prepare('INSERT INTO signatures (digest, n, envelope, key_id, bytes, sha256, verified_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO signatures (digest, n, envelope, key_id, bytes, sha256, verified_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
       .run(s.digest, n, s.envelope, s.keyId, s.bytes, sha256, s.verifiedAt);
     return { signature: { ...s, n, sha256 }, added: true };
   }

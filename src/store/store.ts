@@ -48,7 +48,10 @@ export class Store {
   readonly signatures: SignatureRepository;
   private readonly clock: Clock;
 
-  constructor(readonly db: Db, options: StoreOptions = {}) {
+  constructor(
+    readonly db: Db,
+    options: StoreOptions = {},
+  ) {
     this.releases = new ReleaseRepository(db);
     this.channels = new ChannelRepository(db);
     this.blockedEdges = new BlockedEdgeRepository(db);
@@ -85,14 +88,17 @@ export class Store {
   }
 
   rawMetadata(): RawMetadata {
-    const rows = this.db.prepare('SELECT version, metadata FROM raw_metadata ORDER BY version').all() as Array<{ version: string; metadata: string }>;
+    const rows = this.db.prepare('SELECT version, metadata FROM raw_metadata ORDER BY version').all() as Array<{
+      version: string;
+      metadata: string;
+    }>;
     return Object.fromEntries(rows.map((r) => [r.version, JSON.parse(r.metadata) as Record<string, string>]));
   }
 
   lastImport(): { contentHash: string; schemaVersion: string; importedAt: string } | undefined {
-    const row = this.db.prepare('SELECT content_hash, schema_version, imported_at FROM imports ORDER BY id DESC LIMIT 1').get() as
-      | { content_hash: string; schema_version: string; imported_at: string }
-      | undefined;
+    const row = this.db
+      .prepare('SELECT content_hash, schema_version, imported_at FROM imports ORDER BY id DESC LIMIT 1')
+      .get() as { content_hash: string; schema_version: string; imported_at: string } | undefined;
     return row && { contentHash: row.content_hash, schemaVersion: row.schema_version, importedAt: row.imported_at };
   }
 
@@ -108,12 +114,24 @@ export class Store {
    * elsewhere stays. `prune` makes the store equal to the tree instead. A release already stored
    * with another payload rejects the whole import; nothing is written then.
    */
-  importTree(tree: GraphDataTree, opts: { source: string; prune?: boolean; force?: boolean; actor?: string; signatures?: VerifiedFile[] }): ImportSummary {
-    const summary: ImportSummary = { skipped: false, contentHash: tree.contentHash, releases: zero(), channels: zero(), blockedEdges: zero(), rawMetadata: zero(), signatures: zero() };
+  importTree(
+    tree: GraphDataTree,
+    opts: { source: string; prune?: boolean; force?: boolean; actor?: string; signatures?: VerifiedFile[] },
+  ): ImportSummary {
+    const summary: ImportSummary = {
+      skipped: false,
+      contentHash: tree.contentHash,
+      releases: zero(),
+      channels: zero(),
+      blockedEdges: zero(),
+      rawMetadata: zero(),
+      signatures: zero(),
+    };
     const at = new Date(this.clock.now()).toISOString();
     const addSignatures = (): void => {
       // Only ever added, and only verified ones (the caller checked them against the trust store).
-      for (const sig of opts.signatures ?? []) summary.signatures[this.signatures.add({ ...sig, verifiedAt: at }).added ? 'added' : 'unchanged'] += 1;
+      for (const sig of opts.signatures ?? [])
+        summary.signatures[this.signatures.add({ ...sig, verifiedAt: at }).added ? 'added' : 'unchanged'] += 1;
     };
     if (!opts.force && !opts.prune && this.lastImport()?.contentHash === tree.contentHash) {
       // The same tree: only signatures may have become verifiable (the trust keys may have changed).
@@ -124,9 +142,17 @@ export class Store {
     this.generation += 1;
     const previous = this.importedState();
     const remember = this.db.prepare('INSERT OR REPLACE INTO imported_state (kind, key, content) VALUES (?, ?, ?)');
-    const putRaw = this.db.prepare('INSERT INTO raw_metadata VALUES (?, ?) ON CONFLICT (version) DO UPDATE SET metadata = excluded.metadata');
+    const putRaw = this.db.prepare(
+      'INSERT INTO raw_metadata VALUES (?, ?) ON CONFLICT (version) DO UPDATE SET metadata = excluded.metadata',
+    );
     /** Applies one entity unless the tree brings it exactly as last time. */
-    const apply = <T>(counts: Counts, kind: ImportedKind, key: string, value: T, write: (value: T) => UpsertOutcome): void => {
+    const apply = <T>(
+      counts: Counts,
+      kind: ImportedKind,
+      key: string,
+      value: T,
+      write: (value: T) => UpsertOutcome,
+    ): void => {
       const content = JSON.stringify(value);
       if (!prune && previous.get(`${kind}/${key}`) === content) counts.unchanged += 1;
       else counts[write(value)] += 1;
@@ -138,21 +164,32 @@ export class Store {
       for (const r of tree.releases) {
         const stored = this.releases.get(r.arch, r.version);
         if (stored && stored.payload !== r.payload) {
-          conflicts.push({ file: `releases/${r.arch}/${r.version}.json`, field: 'payload', message: `${r.payload} differs from the stored payload ${stored.payload} of this release` });
+          conflicts.push({
+            file: `releases/${r.arch}/${r.version}.json`,
+            field: 'payload',
+            message: `${r.payload} differs from the stored payload ${stored.payload} of this release`,
+          });
         }
       }
       if (conflicts.length) throw new ImportRejected(conflicts);
       if (prune) this.db.exec('DELETE FROM imported_state');
 
-      for (const r of tree.releases) apply(summary.releases, 'release', `${r.arch}/${r.version}`, r, (v) => this.releases.upsert(v, at));
+      for (const r of tree.releases)
+        apply(summary.releases, 'release', `${r.arch}/${r.version}`, r, (v) => this.releases.upsert(v, at));
       for (const c of tree.channels) {
         const key = `${channelKind(c)}/${c.name}`;
         const before = previous.get(`channel/${key}`);
-        apply(summary.channels, 'channel', key, { versions: c.versions, feeder: c.feeder ?? null, tombstones: c.tombstones }, () =>
-          this.channels.upsert(prune ? c : mergeChannel(c, this.channels.get(channelKind(c), c.name), before), at),
+        apply(
+          summary.channels,
+          'channel',
+          key,
+          { versions: c.versions, feeder: c.feeder ?? null, tombstones: c.tombstones },
+          () =>
+            this.channels.upsert(prune ? c : mergeChannel(c, this.channels.get(channelKind(c), c.name), before), at),
         );
       }
-      for (const e of tree.blockedEdges) apply(summary.blockedEdges, 'blocked_edge', e.id, e, (v) => this.blockedEdges.upsert(v, at));
+      for (const e of tree.blockedEdges)
+        apply(summary.blockedEdges, 'blocked_edge', e.id, e, (v) => this.blockedEdges.upsert(v, at));
       const rawBefore = this.rawMetadata();
       for (const [version, md] of Object.entries(tree.rawMetadata)) {
         apply(summary.rawMetadata, 'raw_metadata', version, md, (v) => {
@@ -166,13 +203,17 @@ export class Store {
 
       if (prune) {
         const releases = new Set(tree.releases.map((r) => `${r.arch}/${r.version}`));
-        for (const r of this.releases.all()) if (!releases.has(`${r.arch}/${r.version}`) && this.releases.delete(r.arch, r.version)) summary.releases.removed += 1;
+        for (const r of this.releases.all())
+          if (!releases.has(`${r.arch}/${r.version}`) && this.releases.delete(r.arch, r.version))
+            summary.releases.removed += 1;
         const channels = new Set(tree.channels.map((c) => `${channelKind(c)}/${c.name}`));
         for (const c of this.channels.all()) {
-          if (!channels.has(`${channelKind(c)}/${c.name}`) && this.channels.delete(channelKind(c), c.name)) summary.channels.removed += 1;
+          if (!channels.has(`${channelKind(c)}/${c.name}`) && this.channels.delete(channelKind(c), c.name))
+            summary.channels.removed += 1;
         }
         const edges = new Set(tree.blockedEdges.map((e) => e.id));
-        for (const e of this.blockedEdges.all()) if (!edges.has(e.id) && this.blockedEdges.delete(e.id)) summary.blockedEdges.removed += 1;
+        for (const e of this.blockedEdges.all())
+          if (!edges.has(e.id) && this.blockedEdges.delete(e.id)) summary.blockedEdges.removed += 1;
         for (const version of Object.keys(rawBefore)) {
           if (!(version in tree.rawMetadata)) {
             this.db.prepare('DELETE FROM raw_metadata WHERE version = ?').run(version);
@@ -180,17 +221,38 @@ export class Store {
           }
         }
       }
-      const recorded = { releases: summary.releases, channels: summary.channels, blockedEdges: summary.blockedEdges, rawMetadata: summary.rawMetadata, signatures: summary.signatures, prune };
+      const recorded = {
+        releases: summary.releases,
+        channels: summary.channels,
+        blockedEdges: summary.blockedEdges,
+        rawMetadata: summary.rawMetadata,
+        signatures: summary.signatures,
+        prune,
+      };
       this.db
-        .prepare('INSERT INTO imports (content_hash, source, schema_version, imported_at, summary) VALUES (?, ?, ?, ?, ?)')
+        .prepare(
+          'INSERT INTO imports (content_hash, source, schema_version, imported_at, summary) VALUES (?, ?, ?, ?, ?)',
+        )
         .run(tree.contentHash, opts.source, tree.schemaVersion, at, JSON.stringify(recorded));
-      this.audit.record({ at, actor: opts.actor ?? 'import', action: 'import', target: opts.source, before: undefined, after: { contentHash: tree.contentHash, ...recorded }, reason: null });
+      this.audit.record({
+        at,
+        actor: opts.actor ?? 'import',
+        action: 'import',
+        target: opts.source,
+        before: undefined,
+        after: { contentHash: tree.contentHash, ...recorded },
+        reason: null,
+      });
     })();
     return summary;
   }
 
   private importedState(): Map<string, string> {
-    const rows = this.db.prepare('SELECT kind, key, content FROM imported_state').all() as Array<{ kind: string; key: string; content: string }>;
+    const rows = this.db.prepare('SELECT kind, key, content FROM imported_state').all() as Array<{
+      kind: string;
+      key: string;
+      content: string;
+    }>;
     return new Map(rows.map((r) => [`${r.kind}/${r.key}`, r.content]));
   }
 }
@@ -204,7 +266,9 @@ type ImportedKind = 'release' | 'channel' | 'blocked_edge' | 'raw_metadata';
  */
 export function mergeChannel(tree: Channel, stored: Channel | undefined, lastImported: string | undefined): Channel {
   if (!stored) return tree;
-  const base = lastImported ? (JSON.parse(lastImported) as { versions: string[]; feeder: Feeder | null; tombstones: string[] }) : { versions: [], feeder: null, tombstones: [] };
+  const base = lastImported
+    ? (JSON.parse(lastImported) as { versions: string[]; feeder: Feeder | null; tombstones: string[] })
+    : { versions: [], feeder: null, tombstones: [] };
   const merge = (current: string[], before: string[], after: string[]): string[] => {
     const dropped = new Set(before.filter((v) => !after.includes(v)));
     const added = after.filter((v) => !before.includes(v));

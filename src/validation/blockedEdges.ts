@@ -3,7 +3,13 @@
 import type { BlockedEdge } from '../graph/model.js';
 import { patternError } from '../graph/pattern.js';
 import { isUri } from '../schemas/formats.js';
-import { AlwaysRuleSchema, HARD_BLOCK_KEYS, PromQLRuleSchema, RISK_ONLY_KEYS, type MatchingRule } from '../schemas/graphData.js';
+import {
+  AlwaysRuleSchema,
+  HARD_BLOCK_KEYS,
+  PromQLRuleSchema,
+  RISK_ONLY_KEYS,
+  type MatchingRule,
+} from '../schemas/graphData.js';
 import { schemaProblems, type Problem } from './problems.js';
 import { checkVersionReference } from './versionReferences.js';
 
@@ -11,14 +17,21 @@ const ALLOWED_KEYS: ReadonlySet<string> = new Set([...HARD_BLOCK_KEYS, ...RISK_O
 const RISK_KEYS = ['url', 'name', 'message', 'matchingRules'] as const;
 
 /** The blocked edge a document describes, or undefined after recording why it is not one. */
-export function classifyBlockedEdge(doc: unknown, file: string, id: string, errors: Problem[], warnings: Problem[]): BlockedEdge | undefined {
+export function classifyBlockedEdge(
+  doc: unknown,
+  file: string,
+  id: string,
+  errors: Problem[],
+  warnings: Problem[],
+): BlockedEdge | undefined {
   const err = (field: string, message: string): void => void errors.push({ file, field, message });
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     err('(document)', 'a blocked edge is a mapping with to and from');
     return undefined;
   }
   const d = doc as Record<string, unknown>;
-  for (const k of Object.keys(d)) if (!ALLOWED_KEYS.has(k)) err(k, `unknown key (a blocked edge has ${[...ALLOWED_KEYS].join(', ')})`);
+  for (const k of Object.keys(d))
+    if (!ALLOWED_KEYS.has(k)) err(k, `unknown key (a blocked edge has ${[...ALLOWED_KEYS].join(', ')})`);
   for (const k of ['to', 'from'] as const) {
     if (typeof d[k] !== 'string' || d[k] === '') err(k, 'required, a non-empty string');
   }
@@ -45,11 +58,16 @@ function riskOf(d: Record<string, unknown>, file: string, errors: Problem[], war
   if (riskKeys.length === 0) return undefined;
   const missing = RISK_KEYS.filter((k) => d[k] === undefined);
   for (const k of missing) {
-    err(k, `missing: a risk has url, name, message and matchingRules (this file has ${riskKeys.join(', ')}); a hard block has only to and from`);
+    err(
+      k,
+      `missing: a risk has url, name, message and matchingRules (this file has ${riskKeys.join(', ')}); a hard block has only to and from`,
+    );
   }
-  if (d.url !== undefined && (typeof d.url !== 'string' || !isUri(d.url))) err('url', `'${String(d.url)}' is not a URI`);
+  if (d.url !== undefined && (typeof d.url !== 'string' || !isUri(d.url)))
+    err('url', `'${String(d.url)}' is not a URI`);
   for (const k of ['name', 'message'] as const) {
-    if (d[k] !== undefined && (typeof d[k] !== 'string' || (d[k] as string).trim() === '')) err(k, 'must be a non-empty string');
+    if (d[k] !== undefined && (typeof d[k] !== 'string' || (d[k] as string).trim() === ''))
+      err(k, 'must be a non-empty string');
   }
   const rules = d.matchingRules;
   if (rules !== undefined) {
@@ -57,7 +75,12 @@ function riskOf(d: Record<string, unknown>, file: string, errors: Problem[], war
     else rules.forEach((rule, i) => checkRule(rule, `matchingRules[${i}]`, file, errors, warnings));
   }
   if (missing.length) return undefined;
-  return { url: d.url as string, name: d.name as string, message: d.message as string, matchingRules: rules as MatchingRule[] };
+  return {
+    url: d.url as string,
+    name: d.name as string,
+    message: d.message as string,
+    matchingRules: rules as MatchingRule[],
+  };
 }
 
 /** Always and PromQL rules are checked against their schemas; a rule of another type is kept, with a warning. */
@@ -69,5 +92,10 @@ export function checkRule(rule: unknown, field: string, file: string, errors: Pr
   const type = (rule as { type: string }).type;
   const schema = type === 'Always' ? AlwaysRuleSchema : type === 'PromQL' ? PromQLRuleSchema : undefined;
   if (schema) errors.push(...schemaProblems(schema, rule, file, `/${field.replace(/\[(\d+)\]/g, '/$1')}`));
-  else warnings.push({ file, field: `${field}.type`, message: `unknown rule type '${type}': kept and served (clusters skip rule types they do not know)` });
+  else
+    warnings.push({
+      file,
+      field: `${field}.type`,
+      message: `unknown rule type '${type}': kept and served (clusters skip rule types they do not know)`,
+    });
 }

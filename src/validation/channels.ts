@@ -15,6 +15,10 @@ export function checkChannel(c: ChannelFile, file: string, errors: Problem[]): v
     if (e) errors.push({ file, field: 'feeder.filter', message: `invalid regular expression: ${e}` });
   }
   if (c.feeder?.delay !== undefined && !isIsoDuration(c.feeder.delay)) {
-    errors.push({ file, field: 'feeder.delay', message: `'${c.feeder.delay}' is not an ISO-8601 duration such as P1W or PT48H` });
+    errors.push({
+      file,
+      field: 'feeder.delay',
+      message: `'${c.feeder.delay}' is not an ISO-8601 duration such as P1W or PT48H`,
+    });
   }
 }

@@ -6,7 +6,12 @@ import { schemaProblems, type Problem } from './problems.js';
 import { isVersionReference } from './versionReferences.js';
 
 /** Metadata the build computes from the release records and channels. */
-const COMPUTED_LABELS: ReadonlySet<string> = new Set([LABEL.channels, LABEL.manifestref, LABEL.arch, LABEL.architecture]);
+const COMPUTED_LABELS: ReadonlySet<string> = new Set([
+  LABEL.channels,
+  LABEL.manifestref,
+  LABEL.arch,
+  LABEL.architecture,
+]);
 
 /** Checks raw metadata; returns it when it has the schema's shape (the problems say whether a later rule failed). */
 export function checkRawMetadata(doc: unknown, file: string, errors: Problem[]): RawMetadata | undefined {
@@ -15,7 +20,8 @@ export function checkRawMetadata(doc: unknown, file: string, errors: Problem[]):
   if (problems.length) return undefined;
   const raw = doc as RawMetadata;
   for (const [version, metadata] of Object.entries(raw)) {
-    if (!isVersionReference(version)) errors.push({ file, field: version, message: 'not a semantic version (optionally with +arch)' });
+    if (!isVersionReference(version))
+      errors.push({ file, field: version, message: 'not a semantic version (optionally with +arch)' });
     for (const key of Object.keys(metadata)) {
       if (!COMPUTED_LABELS.has(key)) continue;
       const message = 'computed by the server from the release records and channels; it cannot be set here';

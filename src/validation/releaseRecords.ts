@@ -21,11 +21,16 @@ export function checkReleaseDocument(doc: unknown, file: string, errors: Problem
 /** Checks of a release record beyond its schema. */
 export function checkReleaseRecord(rec: ReleaseRecord, file: string, errors: Problem[]): void {
   if (!isReleaseVersion(rec.version) || rec.version.includes('+')) {
-    errors.push({ file, field: 'version', message: `'${rec.version}' is not a semantic version without build metadata` });
+    errors.push({
+      file,
+      field: 'version',
+      message: `'${rec.version}' is not a semantic version without build metadata`,
+    });
   }
   for (const key of ['previous', 'next'] as const) {
     (rec[key] ?? []).forEach((v, i) => {
-      if (!isVersionReference(v)) errors.push({ file, field: `${key}[${i}]`, message: `'${v}' is not a semantic version` });
+      if (!isVersionReference(v))
+        errors.push({ file, field: `${key}[${i}]`, message: `'${v}' is not a semantic version` });
     });
   }
   // Clusters reject a release whose architecture label says anything but multi (and only on a multi release).

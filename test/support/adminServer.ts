@@ -15,7 +15,11 @@ const digest = (n: number): string => n.toString(16).padStart(64, '0');
 /** The payload of a release numbered `n`; rec numbers a release by the digits of its version unless told. */
 export const payloadOf = (n: number): string => `quay.example/ocp/release@sha256:${digest(n)}`;
 export const rec = (version: string, previous: string[], url = `https://errata.example/${version}`, n = 0): string =>
-  release(version, { previous, payload: payloadOf(n || Number(version.replace(/\D/g, ''))), metadata: url ? { url } : {} });
+  release(version, {
+    previous,
+    payload: payloadOf(n || Number(version.replace(/\D/g, ''))),
+    metadata: url ? { url } : {},
+  });
 
 /** The files of writeTree's default tree, left out of a tree of these tests' own. */
 export const WITHOUT_DEFAULT_FILES = {
@@ -35,11 +39,15 @@ export function ladder(root: string): string {
     'releases/amd64/4.16.2.json': rec('4.16.2', ['4.15.1', '4.16.1'], ''),
     'releases/amd64/4.16.3.json': rec('4.16.3', ['4.16.1', '4.16.2']),
     'internal-channels/candidate.yaml': 'name: candidate\nversions: [4.14.1, 4.15.1]\n',
-    'internal-channels/fast.yaml': 'name: fast\nfeeder:\n  name: candidate\n  errata: public\nversions: [4.14.1, 4.15.1]\n',
+    'internal-channels/fast.yaml':
+      'name: fast\nfeeder:\n  name: candidate\n  errata: public\nversions: [4.14.1, 4.15.1]\n',
     'internal-channels/stable.yaml': 'name: stable\nfeeder:\n  name: fast\n  delay: P1W\nversions: [4.14.1, 4.15.1]\n',
-    'channels/fast-4.16.yaml': 'name: fast-4.16\nfeeder:\n  name: fast\n  filter: 4[.](15|16)[.][0-9].*\nversions: [4.15.1]\n',
-    'channels/stable-4.16.yaml': 'name: stable-4.16\nfeeder:\n  name: stable\n  filter: 4[.](15|16)[.][0-9].*\ntombstones: [4.16.3]\nversions: [4.15.1]\n',
-    'channels/eus-4.16.yaml': 'name: eus-4.16\nfeeder:\n  name: stable\n  filter: 4[.](14|15|16)[.][0-9].*\n  delay: PT48H\nversions: [4.14.1, 4.15.1]\n',
+    'channels/fast-4.16.yaml':
+      'name: fast-4.16\nfeeder:\n  name: fast\n  filter: 4[.](15|16)[.][0-9].*\nversions: [4.15.1]\n',
+    'channels/stable-4.16.yaml':
+      'name: stable-4.16\nfeeder:\n  name: stable\n  filter: 4[.](15|16)[.][0-9].*\ntombstones: [4.16.3]\nversions: [4.15.1]\n',
+    'channels/eus-4.16.yaml':
+      'name: eus-4.16\nfeeder:\n  name: stable\n  filter: 4[.](14|15|16)[.][0-9].*\n  delay: PT48H\nversions: [4.14.1, 4.15.1]\n',
     'channels/stable-4.14.yaml': 'name: stable-4.14\nversions: [4.14.1]\n',
   });
 }
@@ -50,20 +58,47 @@ export let secretFile: string;
 export const dirs: Array<{ remove(): void }> = [];
 export const tokens: Record<string, string> = {};
 
-export async function token(scope: string, extra: { ttl?: string; audience?: string; subject?: string; now?: Date } = {}): Promise<string> {
-  return createToken({ adminJwtSecretFile: secretFile, scope, ttl: extra.ttl ?? '1h', subject: extra.subject ?? 'alice', audience: extra.audience }, extra.now ?? new Date(clock.now()));
+export async function token(
+  scope: string,
+  extra: { ttl?: string; audience?: string; subject?: string; now?: Date } = {},
+): Promise<string> {
+  return createToken(
+    {
+      adminJwtSecretFile: secretFile,
+      scope,
+      ttl: extra.ttl ?? '1h',
+      subject: extra.subject ?? 'alice',
+      audience: extra.audience,
+    },
+    extra.now ?? new Date(clock.now()),
+  );
 }
 
-export async function api(method: string, path: string, body?: unknown, auth: string | undefined = tokens.all): Promise<{ status: number; body: Record<string, unknown> & { kind?: string; value?: string } }> {
+export async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+  auth: string | undefined = tokens.all,
+): Promise<{ status: number; body: Record<string, unknown> & { kind?: string; value?: string } }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (auth) headers.authorization = `Bearer ${auth}`;
-  const res = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-export const graph = async (channel: string): Promise<{ nodes: Array<{ version: string; metadata: Record<string, string> }>; edges: Array<[number, number]>; conditionalEdges: Array<{ edges: Array<{ from: string; to: string }> }> }> =>
+export const graph = async (
+  channel: string,
+): Promise<{
+  nodes: Array<{ version: string; metadata: Record<string, string> }>;
+  edges: Array<[number, number]>;
+  conditionalEdges: Array<{ edges: Array<{ from: string; to: string }> }>;
+}> =>
   (await fetch(`${server.url}/graph?channel=${channel}`, { headers: { accept: 'application/json' } })).json() as never;
 /** The content hash of the state the server exports as graph-data. */
 export async function stateHash(): Promise<string> {
@@ -75,7 +110,8 @@ export async function stateHash(): Promise<string> {
   expect(read.errors).toEqual([]);
   return read.tree!.contentHash;
 }
-export const versions = async (channel: string): Promise<string[]> => (await graph(channel)).nodes.map((n) => n.version);
+export const versions = async (channel: string): Promise<string[]> =>
+  (await graph(channel)).nodes.map((n) => n.version);
 
 /** A fresh ladder server before each test of the calling file; the temporary folders go after it. */
 export function useLadderServer(): void {
@@ -85,7 +121,11 @@ export function useLadderServer(): void {
     secretFile = join(d.path, 'secret');
     writeFileSync(secretFile, 'a-secret-that-is-long-enough-for-hs256-0123456789\n');
     clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
-    server = await startServer({ graphData: ladder(join(d.path, 'tree')), auth: { secretFile, rateLimit: 1000 }, clock });
+    server = await startServer({
+      graphData: ladder(join(d.path, 'tree')),
+      auth: { secretFile, rateLimit: 1000 },
+      clock,
+    });
     tokens.all = await token('releases:write,channels:write,risks:write', { ttl: '30d' });
   });
   afterAll(async () => {

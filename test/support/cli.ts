@@ -23,15 +23,28 @@ export function useCleanup(): { add(f: () => unknown): void; dir(): string } {
   };
 }
 
-export function cincy(args: string[], env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+export function cincy(
+  args: string[],
+  env: Record<string, string> = {},
+): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Like `cincy`, without blocking this process (servers it talks to may live in it). */
-export function cincyAsync(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function cincyAsync(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -52,7 +65,9 @@ export interface Served {
 
 /** Starts `cincy serve` on a free port (logging at info, so it says where it listens). */
 export function serveCli(args: string[], cleanup: { add(f: () => unknown): void }): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--log-level', 'info', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--log-level', 'info', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   cleanup.add(() => child.kill('SIGKILL'));
   let out = '';
   return new Promise((resolve, reject) => {

@@ -3,30 +3,39 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { canonicalJson } from '../../src/canonicalJson.js';
 
-export const CONFORMANCE_DIR = resolve(process.env.CINCY_CONFORMANCE_DIR ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'conformance'));
+export const CONFORMANCE_DIR = resolve(
+  process.env.CINCY_CONFORMANCE_DIR ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'conformance'),
+);
 
 /** True when the fixtures are there; under CI=true their absence is a failure, never a skip. */
 export function conformanceAvailable(): boolean {
   if (existsSync(CONFORMANCE_DIR)) return true;
-  if (process.env.CI === 'true') throw new Error(`conformance fixtures missing at ${CONFORMANCE_DIR} (CI=true: nothing may skip)`);
+  if (process.env.CI === 'true')
+    throw new Error(`conformance fixtures missing at ${CONFORMANCE_DIR} (CI=true: nothing may skip)`);
   console.warn(`\n*** SKIPPING conformance tests: ${CONFORMANCE_DIR} not found (set CINCY_CONFORMANCE_DIR) ***\n`);
   return false;
 }
 
 export function realSets(): string[] {
   if (!existsSync(CONFORMANCE_DIR)) return [];
-  return readdirSync(CONFORMANCE_DIR).filter((d) => d.startsWith('real-')).sort();
+  return readdirSync(CONFORMANCE_DIR)
+    .filter((d) => d.startsWith('real-'))
+    .sort();
 }
 
 interface Doc {
   nodes: Array<{ version: string; payload: string; metadata?: Record<string, string> }>;
   edges?: Array<[number, number]>;
-  conditionalEdges?: Array<{ edges: Array<{ from: string; to: string }>; risks: Array<{ name: string; url: string; message: string; matchingRules: unknown }> }>;
+  conditionalEdges?: Array<{
+    edges: Array<{ from: string; to: string }>;
+    risks: Array<{ name: string; url: string; message: string; matchingRules: unknown }>;
+  }>;
 }
 
 const canon = canonicalJson;
 
-const sortedRecord = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)));
+const sortedRecord = <T>(r: Record<string, T>): Record<string, T> =>
+  Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 /**
  * The views two graphs of a channel are compared on: nodes, channel lists, errata URLs, edges, and the risk
@@ -51,7 +60,8 @@ export function normalise(g: Doc) {
   for (const ce of g.conditionalEdges ?? []) {
     const names = ce.risks.map((r) => r.name);
     if (new Set(names).size !== names.length) duplicates.push(`risk named twice: ${names.join(',')}`);
-    for (const r of ce.risks) (risks[r.name] ??= new Set()).add(canon({ url: r.url, message: r.message, matchingRules: r.matchingRules }));
+    for (const r of ce.risks)
+      (risks[r.name] ??= new Set()).add(canon({ url: r.url, message: r.message, matchingRules: r.matchingRules }));
     for (const e of ce.edges) {
       const k = `${e.from} -> ${e.to}`;
       if (cond[k]) duplicates.push(`pair in two entries: ${k}`);
@@ -65,7 +75,11 @@ export function normalise(g: Doc) {
     urls: sortedRecord(urls),
     edges: [...edges].sort(),
     cond: sortedRecord(cond),
-    risks: Object.fromEntries(Object.entries(risks).map(([k, v]) => [k, [...v].sort()]).sort()),
+    risks: Object.fromEntries(
+      Object.entries(risks)
+        .map(([k, v]) => [k, [...v].sort()])
+        .sort(),
+    ),
     overlap,
     duplicates,
   };

@@ -25,7 +25,10 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-export function startOperator(cluster: InProcessCluster, o: { trust: TrustStore; payloads: string; signatureStores: string[]; workers?: number }): RunningOperator {
+export function startOperator(
+  cluster: InProcessCluster,
+  o: { trust: TrustStore; payloads: string; signatureStores: string[]; workers?: number },
+): RunningOperator {
   const kc = cluster.client();
   const lines: LogLine[] = [];
   const log = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
@@ -33,7 +36,15 @@ export function startOperator(cluster: InProcessCluster, o: { trust: TrustStore;
   const verifier = new ReleaseVerifier(o.trust, kc.makeApiClient(k8s.CoreV1Api), o.signatureStores);
   const payloads = new PayloadStore(o.payloads);
   const make = (): ClusterVersionOperator =>
-    new ClusterVersionOperator({ kc, clock: cluster.clock, payloads, verifier, workers: o.workers ?? 16, log, signal: abort.signal });
+    new ClusterVersionOperator({
+      kc,
+      clock: cluster.clock,
+      payloads,
+      verifier,
+      workers: o.workers ?? 16,
+      log,
+      signal: abort.signal,
+    });
   const loop = runUpdateLoop(make, { clock: cluster.clock, log, signal: abort.signal });
   return {
     lines,
@@ -53,7 +64,10 @@ export function startOperator(cluster: InProcessCluster, o: { trust: TrustStore;
  * Polls of the update lists, as the agent's poll loop makes them. The risk evaluator's pause of a second
  * between PromQL queries is left out (its rules are tested on their own), so a poll takes milliseconds.
  */
-export function poller(cluster: InProcessCluster, prometheusUrl?: string): { poll(): Promise<PollResult>; kc: k8s.KubeConfig } {
+export function poller(
+  cluster: InProcessCluster,
+  prometheusUrl?: string,
+): { poll(): Promise<PollResult>; kc: k8s.KubeConfig } {
   const kc = cluster.client();
   const limits = { minIntervalMs: 0, refreshMs: 3600_000, forgetMs: 86400_000 };
   const evaluator = new RiskEvaluator({ url: prometheusUrl }, Date.now, limits);

@@ -63,7 +63,12 @@ export class InProcessCluster {
     }
     const made: { cluster?: InProcessCluster } = {};
     const tokens = new Set<string>();
-    const server = mockClusterServer({ state, tokens, metrics: () => clusterMetrics(state), intercept: (r) => made.cluster?.intercept(r) });
+    const server = mockClusterServer({
+      state,
+      tokens,
+      metrics: () => clusterMetrics(state),
+      intercept: (r) => made.cluster?.intercept(r),
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const cluster = new InProcessCluster(state, clock, server, url, o.payloadStore, tokens);
@@ -118,7 +123,8 @@ export class InProcessCluster {
     for (;;) {
       const found = until();
       if (found) return found;
-      if (this.clock.now() > deadline) throw new Error(`${what}: not after ${maxMs / 60_000} minutes of cluster time; ${this.describe()}`);
+      if (this.clock.now() > deadline)
+        throw new Error(`${what}: not after ${maxMs / 60_000} minutes of cluster time; ${this.describe()}`);
       await this.settle(what);
       const settled = until();
       if (settled) return settled;
@@ -138,7 +144,8 @@ export class InProcessCluster {
       const still = this.inflight === 0 && this.clock.sleepers > 0 && this.activity === seen;
       quiet = still ? quiet + 1 : 0;
       seen = this.activity;
-      if (Date.now() - started > 30_000) throw new Error(`${what}: the code under test neither waits on the clock nor finishes; ${this.describe()}`);
+      if (Date.now() - started > 30_000)
+        throw new Error(`${what}: the code under test neither waits on the clock nor finishes; ${this.describe()}`);
     }
   }
 
@@ -156,7 +163,11 @@ export class InProcessCluster {
     const fault = this.faults.find((f) => f.left > 0 && (f.method ?? r.method) === r.method && f.path.test(r.path));
     if (!fault) return undefined;
     fault.left -= 1;
-    return new KubeError(fault.status, fault.status === 403 ? 'Forbidden' : 'InternalError', `injected failure of ${r.method} ${r.path}`);
+    return new KubeError(
+      fault.status,
+      fault.status === 403 ? 'Forbidden' : 'InternalError',
+      `injected failure of ${r.method} ${r.path}`,
+    );
   }
 
   private track(url: string, res: { once(event: 'close', f: () => void): unknown }): void {

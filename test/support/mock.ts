@@ -15,7 +15,9 @@ export interface Mock {
 
 export function serveMock(args: string[], dir: string, cleanup: { add(f: () => unknown): void }): Promise<Mock> {
   const kubeconfig = join(dir, 'kubeconfig');
-  const child = spawn(process.execPath, [BIN, 'mock-cluster', '--port', '0', '--kubeconfig-out', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'mock-cluster', '--port', '0', '--kubeconfig-out', kubeconfig, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stop = (): Promise<void> =>
     new Promise((resolve) => {
       if (child.exitCode !== null) return resolve();

@@ -9,8 +9,11 @@ export const PROMETHEUS = '/usr/bin/prometheus';
 /** True when the binary is here; under CI=true its absence fails, never skips. */
 export function prometheusAvailable(): boolean {
   if (existsSync(PROMETHEUS)) return true;
-  if (process.env.CI === 'true') throw new Error(`${PROMETHEUS} is missing (CI=true: nothing may skip; .ci/run installs the prometheus package)`);
-  console.warn(`\n*** SKIPPING tests that need a real Prometheus: ${PROMETHEUS} not found (apt-get install prometheus) ***\n`);
+  if (process.env.CI === 'true')
+    throw new Error(`${PROMETHEUS} is missing (CI=true: nothing may skip; .ci/run installs the prometheus package)`);
+  console.warn(
+    `\n*** SKIPPING tests that need a real Prometheus: ${PROMETHEUS} not found (apt-get install prometheus) ***\n`,
+  );
   return false;
 }
 
@@ -26,15 +29,37 @@ export function freePort(): Promise<number> {
 }
 
 /** Starts Prometheus scraping `target` (host:port) every second; resolves once a scrape has landed. */
-export async function startPrometheus(target: string, dir: string, cleanup: { add(f: () => unknown): void }, caFile?: string): Promise<string> {
+export async function startPrometheus(
+  target: string,
+  dir: string,
+  cleanup: { add(f: () => unknown): void },
+  caFile?: string,
+): Promise<string> {
   const port = await freePort();
   const config = join(dir, 'prometheus.yml');
   const tls = caFile ? `    scheme: https\n    tls_config:\n      ca_file: ${caFile}\n` : '';
-  writeFileSync(config, `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: mock-cluster\n${tls}    static_configs:\n      - targets: ['${target}']\n`);
-  const child = spawn(PROMETHEUS, [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  writeFileSync(
+    config,
+    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: mock-cluster\n${tls}    static_configs:\n      - targets: ['${target}']\n`,
+  );
+  const child = spawn(
+    PROMETHEUS,
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${join(dir, 'tsdb')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-  cleanup.add(() => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))));
+  cleanup.add(
+    () =>
+      new Promise<void>((resolve) =>
+        child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')),
+      ),
+  );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 150; i++) {
     if (child.exitCode !== null) throw new Error(`prometheus exited ${child.exitCode}: ${err}`);

@@ -24,8 +24,22 @@ export interface TestServer {
 
 export const quietLog = { info: () => {}, warn: () => {}, error: () => {} };
 
-export async function startServer(opts: { graphData: string; db?: string; auth?: AuthConfig; clock?: Clock; trust?: TrustStore; requireSignatures?: boolean }): Promise<TestServer> {
-  const started = await startService({ graphData: opts.graphData, db: opts.db ?? ':memory:', log: quietLog, trust: opts.trust, requireSignatures: opts.requireSignatures, clock: opts.clock });
+export async function startServer(opts: {
+  graphData: string;
+  db?: string;
+  auth?: AuthConfig;
+  clock?: Clock;
+  trust?: TrustStore;
+  requireSignatures?: boolean;
+}): Promise<TestServer> {
+  const started = await startService({
+    graphData: opts.graphData,
+    db: opts.db ?? ':memory:',
+    log: quietLog,
+    trust: opts.trust,
+    requireSignatures: opts.requireSignatures,
+    clock: opts.clock,
+  });
   if (!started.ok) throw new Error(started.problems.join('\n'));
   const app = await buildApp({ service: started.service, admin: started.admin, auth: opts.auth, clock: opts.clock });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -4,16 +4,29 @@ import { dirname, join } from 'node:path';
 
 const PAYLOAD = `quay.example/ocp/release@sha256:${'a'.repeat(64)}`;
 export const release = (version: string, extra: object = {}): string =>
-  JSON.stringify({ kind: 'cincinnati-metadata-v0', version, previous: [], next: [], metadata: {}, payload: PAYLOAD, architecture: 'amd64', ...extra });
+  JSON.stringify({
+    kind: 'cincinnati-metadata-v0',
+    version,
+    previous: [],
+    next: [],
+    metadata: {},
+    payload: PAYLOAD,
+    architecture: 'amd64',
+    ...extra,
+  });
 
 /** A small valid tree; `files` overrides or adds files (undefined removes one). */
 export function writeTree(root: string, files: Record<string, string | undefined> = {}): string {
   const all: Record<string, string | undefined> = {
     version: '1.1.0\n',
     'channels/stable-4.1.yaml': 'name: stable-4.1\nversions:\n- 4.1.0\n- 4.1.1\n',
-    'blocked-edges/4.1.1-Risk.yaml': 'to: 4.1.1\nfrom: 4[.]1[.]0\nurl: https://issues.example/1\nname: Risk\nmessage: It breaks.\nmatchingRules:\n- type: Always\n',
+    'blocked-edges/4.1.1-Risk.yaml':
+      'to: 4.1.1\nfrom: 4[.]1[.]0\nurl: https://issues.example/1\nname: Risk\nmessage: It breaks.\nmatchingRules:\n- type: Always\n',
     'releases/amd64/4.1.0.json': release('4.1.0'),
-    'releases/amd64/4.1.1.json': release('4.1.1', { previous: ['4.1.0'], payload: `quay.example/ocp/release@sha256:${'b'.repeat(64)}` }),
+    'releases/amd64/4.1.1.json': release('4.1.1', {
+      previous: ['4.1.0'],
+      payload: `quay.example/ocp/release@sha256:${'b'.repeat(64)}`,
+    }),
     ...files,
   };
   for (const [path, content] of Object.entries(all)) {
@@ -23,4 +36,3 @@ export function writeTree(root: string, files: Record<string, string | undefined
   }
   return root;
 }
-

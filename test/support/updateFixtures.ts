@@ -8,7 +8,8 @@ import { generatePayload } from '../../src/payload/generate.js';
 import { PayloadStore } from '../../src/payload/store.js';
 import { release, writeTree } from './trees.js';
 
-export const image = (v: string): string => `quay.example/ocp/release@sha256:${Buffer.from(`release ${v}`).toString('hex').padEnd(64, '0').slice(0, 64)}`;
+export const image = (v: string): string =>
+  `quay.example/ocp/release@sha256:${Buffer.from(`release ${v}`).toString('hex').padEnd(64, '0').slice(0, 64)}`;
 export const SIGNED = ['4.15.8', '4.16.5', '4.16.6', '4.17.1', '4.16.8', '4.16.9', '4.16.10'];
 export const UNSIGNED = ['4.16.7'];
 /** Payloads that go wrong: 4.16.8's says it is 4.16.4, 4.16.9 has none, 4.16.10's has a broken manifest. */
@@ -22,7 +23,10 @@ export const payloadVersions = (): Array<[string, string]> =>
 
 /** Breaks the payload of 4.16.10 after it is made. */
 export function breakPayload(payloads: string): void {
-  writeFileSync(join(new PayloadStore(payloads).pathOf(image('4.16.10')), BROKEN_MANIFEST), 'kind: Deployment\nmetadata: [not, a, map\n');
+  writeFileSync(
+    join(new PayloadStore(payloads).pathOf(image('4.16.10')), BROKEN_MANIFEST),
+    'kind: Deployment\nmetadata: [not, a, map\n',
+  );
 }
 
 /** The tree: 4.15.9 running, updates to 4.16.x (4.16.6 also from 4.16.5) and 4.17.1, one Always risk, the signatures given. */
@@ -34,15 +38,22 @@ export function writeUpdateTree(dir: string, signatures: Record<string, string>)
     'releases/amd64/4.1.1.json': undefined,
     'releases/amd64/4.15.8.json': release('4.15.8', { payload: image('4.15.8') }),
     'releases/amd64/4.15.9.json': release('4.15.9', { previous: ['4.15.8'], payload: image('4.15.9') }),
-    'channels/stable-4.16.yaml': 'name: stable-4.16\nversions: [4.15.8, 4.15.9, 4.16.5, 4.16.6, 4.16.7, 4.16.8, 4.16.9, 4.16.10, 4.17.1]\n',
-    'blocked-edges/4.16.6-Everywhere.yaml': 'to: 4.16.6\nfrom: .*\nurl: https://issues.example/1\nname: Everywhere\nmessage: It breaks everywhere.\nmatchingRules:\n- type: Always\n',
+    'channels/stable-4.16.yaml':
+      'name: stable-4.16\nversions: [4.15.8, 4.15.9, 4.16.5, 4.16.6, 4.16.7, 4.16.8, 4.16.9, 4.16.10, 4.17.1]\n',
+    'blocked-edges/4.16.6-Everywhere.yaml':
+      'to: 4.16.6\nfrom: .*\nurl: https://issues.example/1\nname: Everywhere\nmessage: It breaks everywhere.\nmatchingRules:\n- type: Always\n',
   };
   for (const v of ['4.16.5', '4.16.6', '4.16.7', '4.16.8', '4.16.9', '4.16.10', '4.17.1']) {
     // 4.16.6 is also an update from 4.16.5, for a request that supersedes an update to 4.16.5.
     const previous = v === '4.16.6' ? ['4.15.9', '4.16.5'] : ['4.15.9'];
-    files[`releases/amd64/${v}.json`] = release(v, { previous, payload: image(v), metadata: { url: `https://errata.example/${v}` } });
+    files[`releases/amd64/${v}.json`] = release(v, {
+      previous,
+      payload: image(v),
+      metadata: { url: `https://errata.example/${v}` },
+    });
   }
-  for (const [v, signature] of Object.entries(signatures)) files[`signatures/sha256/${image(v).split('sha256:')[1]}/signature-1`] = signature;
+  for (const [v, signature] of Object.entries(signatures))
+    files[`signatures/sha256/${image(v).split('sha256:')[1]}/signature-1`] = signature;
   return writeTree(dir, files);
 }
 
@@ -62,7 +73,8 @@ export async function makeUpdateFixtures(dir: string): Promise<UpdateFixtures> {
   copyFileSync(key.jwksFile, join(trust, `${KID}.jwks.json`));
   const payloads = join(dir, 'payloads');
   const store = new PayloadStore(payloads);
-  for (const [v, madeAs] of payloadVersions()) store.write(image(v), generatePayload({ version: madeAs, image: image(v) }));
+  for (const [v, madeAs] of payloadVersions())
+    store.write(image(v), generatePayload({ version: madeAs, image: image(v) }));
   breakPayload(payloads);
   const signatures: Record<string, string> = {};
   for (const v of SIGNED) signatures[v] = await signPayload(key.privateFile, image(v));

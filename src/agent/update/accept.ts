@@ -18,22 +18,42 @@ export type Acceptance =
   | { kind: 'refused'; reason: string; message: string }
   | { kind: 'superseded' };
 
-export async function acceptRelease(ctx: OperatorContext, progress: ProgressStore, cv: ClusterVersion, target: Target): Promise<Acceptance> {
+export async function acceptRelease(
+  ctx: OperatorContext,
+  progress: ProgressStore,
+  cv: ClusterVersion,
+  target: Target,
+): Promise<Acceptance> {
   const { release, force } = target;
   const image = release.image;
   const said = (version: string): string => `version="${version}" image="${image}"`;
   const refuse = async (reason: string, message: string): Promise<Acceptance> => {
     ctx.log.warn({ reason, message }, 'release not accepted');
-    const refused = { type: 'ReleaseAccepted', status: 'False' as const, lastTransitionTime: ctx.at(), reason, message };
+    const refused = {
+      type: 'ReleaseAccepted',
+      status: 'False' as const,
+      lastTransitionTime: ctx.at(),
+      reason,
+      message,
+    };
     await ctx.cv.writeStatus((s) => ({ ...s, conditions: setCondition(s.conditions, refused) }));
     return { kind: 'refused', reason, message };
   };
 
   const risks: string[] = [];
-  const verification = await ctx.verifier.verify(image, cv.spec.signatureStores?.map((s) => s.url));
+  const verification = await ctx.verifier.verify(
+    image,
+    cv.spec.signatureStores?.map((s) => s.url),
+  );
   if (!verification.verified) {
-    if (!force) return refuse('RetrievePayload', `Retrieving payload failed ${said(release.version)} failure=${verification.message}`);
-    risks.push(`Target release ${said(release.version)} cannot be verified, but continuing anyway because the update was forced: ${verification.message}`);
+    if (!force)
+      return refuse(
+        'RetrievePayload',
+        `Retrieving payload failed ${said(release.version)} failure=${verification.message}`,
+      );
+    risks.push(
+      `Target release ${said(release.version)} cannot be verified, but continuing anyway because the update was forced: ${verification.message}`,
+    );
   }
   const stillWanted = async (): Promise<boolean> => {
     const r = resolveDesired(await ctx.cv.get());
@@ -41,7 +61,11 @@ export async function acceptRelease(ctx: OperatorContext, progress: ProgressStor
   };
   const job = await retrievePayload(ctx, release, async () => !(await stillWanted()));
   if (job === ABANDONED) return { kind: 'superseded' };
-  if (job) return refuse('RetrievePayload', `Retrieving payload failed ${said(release.version)} failure=Unable to download and prepare the update: ${job}`);
+  if (job)
+    return refuse(
+      'RetrievePayload',
+      `Retrieving payload failed ${said(release.version)} failure=Unable to download and prepare the update: ${job}`,
+    );
   let payload: Payload;
   try {
     payload = loadPayload(ctx.payloads.pathOf(image));
@@ -63,7 +87,8 @@ export async function acceptRelease(ctx: OperatorContext, progress: ProgressStor
     blocking.length === 1
       ? describePrecondition(blocking[0]!)
       : `Multiple precondition checks failed:\n* ${blocking.map(describePrecondition).join('\n* ')}`;
-  if (blocking.length && !force) return refuse('PreconditionChecks', `Preconditions failed for payload loaded ${said(payload.version)}: ${summary}`);
+  if (blocking.length && !force)
+    return refuse('PreconditionChecks', `Preconditions failed for payload loaded ${said(payload.version)}: ${summary}`);
   if (blocking.length) risks.push(`Forced through blocking failures: ${summary}`);
   risks.push(...failed.filter((p) => !p.blocking).map(describePrecondition));
 
@@ -81,9 +106,23 @@ export async function acceptRelease(ctx: OperatorContext, progress: ProgressStor
   await progress.write({ version: desired.version, image, stagesDone: 0, done: 0 });
   const accepted = `Payload loaded ${said(payload.version)} architecture="${arch}"`;
   await ctx.cv.writeStatus((s, fresh) => {
-    const history = (s.history ?? []).map((h, i) => (i === 0 && h.completionTime === null ? { ...h, completionTime: at } : h));
-    let conditions = setCondition(s.conditions, { type: 'ReleaseAccepted', status: 'True', lastTransitionTime: at, reason: 'PayloadLoaded', message: accepted });
-    conditions = setCondition(conditions, { type: 'Progressing', status: 'True', lastTransitionTime: at, reason: '', message: working(desired.version, 0, total) });
+    const history = (s.history ?? []).map((h, i) =>
+      i === 0 && h.completionTime === null ? { ...h, completionTime: at } : h,
+    );
+    let conditions = setCondition(s.conditions, {
+      type: 'ReleaseAccepted',
+      status: 'True',
+      lastTransitionTime: at,
+      reason: 'PayloadLoaded',
+      message: accepted,
+    });
+    conditions = setCondition(conditions, {
+      type: 'Progressing',
+      status: 'True',
+      lastTransitionTime: at,
+      reason: '',
+      message: working(desired.version, 0, total),
+    });
     conditions = setCondition(conditions, { type: 'Failing', lastTransitionTime: at, ...NOT_FAILING });
     const entry = {
       state: 'Partial' as const,
@@ -94,8 +133,17 @@ export async function acceptRelease(ctx: OperatorContext, progress: ProgressStor
       verified: verification.verified,
       ...(risks.length ? { acceptedRisks: risks.join('\n') } : {}),
     };
-    return { ...s, desired, observedGeneration: fresh.metadata.generation ?? s.observedGeneration, history: [entry, ...history].slice(0, 100), conditions };
+    return {
+      ...s,
+      desired,
+      observedGeneration: fresh.metadata.generation ?? s.observedGeneration,
+      history: [entry, ...history].slice(0, 100),
+      conditions,
+    };
   });
-  ctx.log.info({ version: desired.version, image, verified: verification.verified, acceptedRisks: risks, manifests: total }, 'release accepted');
+  ctx.log.info(
+    { version: desired.version, image, verified: verification.verified, acceptedRisks: risks, manifests: total },
+    'release accepted',
+  );
   return { kind: 'accepted', desired, payload };
 }

@@ -18,7 +18,13 @@ export interface Applied {
 }
 
 /** Applies one document, retrying with backoff; the last failure is thrown with the CVO's wording. */
-export async function applyWithRetry(ctx: OperatorContext, doc: KubeDoc, m: Manifest, index: number, total: number): Promise<Applied> {
+export async function applyWithRetry(
+  ctx: OperatorContext,
+  doc: KubeDoc,
+  m: Manifest,
+  index: number,
+  total: number,
+): Promise<Applied> {
   const { first, factor, steps, cap } = TIMING.backoff;
   for (let attempt = 0, wait = first; ; attempt++, wait = Math.min(cap, wait * factor)) {
     try {
@@ -39,7 +45,8 @@ export async function applyManifest(ctx: OperatorContext, doc: KubeDoc, m: Manif
   const body: KubeDoc = { ...doc };
   delete body.status;
   // A Job's template cannot change: the new release's Job replaces the old one, and runs again.
-  const recreate = existing && doc.kind === 'Job' && canonicalJson(jobTemplate(existing)) !== canonicalJson(jobTemplate(doc));
+  const recreate =
+    existing && doc.kind === 'Job' && canonicalJson(jobTemplate(existing)) !== canonicalJson(jobTemplate(doc));
   if (recreate) {
     await ctx.objects.delete(existing);
     await waitGone(ctx, existing);
@@ -59,7 +66,8 @@ export async function applyManifest(ctx: OperatorContext, doc: KubeDoc, m: Manif
   if (failed) throw new Error(`job ${doc.metadata.namespace}/${doc.metadata.name}: ${String(failed)}`);
   const { kind, metadata } = doc;
   ctx.log.debug({ file: m.file, runlevel: m.runlevel, component: m.component, kind, name: metadata.name }, 'applied');
-  const isCvo = kind === 'Deployment' && metadata.namespace === CVO_DEPLOYMENT.namespace && metadata.name === CVO_DEPLOYMENT.name;
+  const isCvo =
+    kind === 'Deployment' && metadata.namespace === CVO_DEPLOYMENT.namespace && metadata.name === CVO_DEPLOYMENT.name;
   return { handover: isCvo && firstImage(existing) !== firstImage(doc), created: !existing };
 }
 
@@ -70,4 +78,5 @@ async function waitGone(ctx: OperatorContext, o: KubeDoc): Promise<void> {
 const jobTemplate = (o: unknown): unknown => (o as { spec?: { template?: unknown } }).spec?.template;
 
 type WithContainers = { spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } } };
-const firstImage = (o: unknown): string | undefined => (o as WithContainers | undefined)?.spec?.template?.spec?.containers?.[0]?.image;
+const firstImage = (o: unknown): string | undefined =>
+  (o as WithContainers | undefined)?.spec?.template?.spec?.containers?.[0]?.image;

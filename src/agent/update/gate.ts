@@ -19,7 +19,8 @@ export interface ClusterOperatorObject {
   status?: { conditions?: Condition[]; versions?: Array<{ name: string; version: string }> };
 }
 
-export type OperatorReason = 'ClusterOperatorNotAvailable' | 'ClusterOperatorDegraded' | 'ClusterOperatorNoVersions' | 'ClusterOperatorUpdating';
+export type OperatorReason =
+  'ClusterOperatorNotAvailable' | 'ClusterOperatorDegraded' | 'ClusterOperatorNoVersions' | 'ClusterOperatorUpdating';
 
 /**
  * The ClusterOperators whose manifests are in a stage, with the versions they must reach. A manifest
@@ -32,7 +33,10 @@ export function expectedOperators(stage: Stage, version: string): ExpectedOperat
     .filter((d: KubeDoc) => d.kind === 'ClusterOperator')
     .map((d) => ({
       name: d.metadata.name,
-      versions: ((d.status as Versions)?.versions ?? []).map((v) => ({ name: v.name, version: v.version === '0.0.1-snapshot' ? version : v.version })),
+      versions: ((d.status as Versions)?.versions ?? []).map((v) => ({
+        name: v.name,
+        version: v.version === '0.0.1-snapshot' ? version : v.version,
+      })),
     }));
 }
 
@@ -51,7 +55,10 @@ const PHRASE: Record<OperatorReason, [string, string]> = {
 };
 
 /** What keeps one operator from being done, or undefined when it is done. */
-export function operatorReason(expected: ExpectedOperator, co: ClusterOperatorObject | undefined): OperatorReason | undefined {
+export function operatorReason(
+  expected: ExpectedOperator,
+  co: ClusterOperatorObject | undefined,
+): OperatorReason | undefined {
   if (!co) return 'ClusterOperatorNotAvailable';
   const cond = (type: string): string | undefined => co.status?.conditions?.find((c) => c.type === type)?.status;
   const versions = co.status?.versions ?? [];
@@ -70,23 +77,50 @@ export interface GateVerdict {
 }
 
 /** The verdict after waiting `waitedMs` on the operators of a runlevel. */
-export function gateOperators(expected: ExpectedOperator[], operators: ClusterOperatorObject[], waitedMs: number, version: string, done: number, total: number): GateVerdict {
+export function gateOperators(
+  expected: ExpectedOperator[],
+  operators: ClusterOperatorObject[],
+  waitedMs: number,
+  version: string,
+  done: number,
+  total: number,
+): GateVerdict {
   const byName = new Map(operators.map((o) => [o.metadata.name, o]));
-  const blocked = expected.map((e) => ({ name: e.name, reason: operatorReason(e, byName.get(e.name)) })).filter((b): b is { name: string; reason: OperatorReason } => !!b.reason);
+  const blocked = expected
+    .map((e) => ({ name: e.name, reason: operatorReason(e, byName.get(e.name)) }))
+    .filter((b): b is { name: string; reason: OperatorReason } => !!b.reason);
   const ok = { status: 'False' as const, reason: '', message: '' };
-  if (blocked.length === 0) return { done: true, progressing: { status: 'True', reason: '', message: working(version, done, total) }, failing: ok };
+  if (blocked.length === 0)
+    return {
+      done: true,
+      progressing: { status: 'True', reason: '', message: working(version, done, total) },
+      failing: ok,
+    };
   const failing = waitedMs >= FAIL_AFTER_MS ? blocked.filter((b) => b.reason !== 'ClusterOperatorUpdating') : [];
   if (failing.length) {
     const reasons = [...new Set(failing.map((f) => f.reason))];
     const names = failing.map((f) => f.name);
-    const reason = reasons.length > 1 ? 'MultipleErrors' : failing.length > 1 ? reasons[0]!.replace('ClusterOperator', 'ClusterOperators') : reasons[0]!;
+    const reason =
+      reasons.length > 1
+        ? 'MultipleErrors'
+        : failing.length > 1
+          ? reasons[0]!.replace('ClusterOperator', 'ClusterOperators')
+          : reasons[0]!;
     const message =
       reasons.length > 1
         ? `Multiple errors are preventing progress:\n${failing.map((f) => `* Cluster operator ${f.name} ${PHRASE[f.reason][0]}`).join('\n')}`
         : failing.length > 1
           ? `Cluster operators ${names.join(', ')} ${PHRASE[reasons[0]!][1]}`
           : `Cluster operator ${names[0]} ${PHRASE[reasons[0]!][0]}`;
-    return { done: false, progressing: { status: 'True', reason, message: `Unable to apply ${version}: wait has exceeded 40 minutes for these operators: ${names.join(', ')}` }, failing: { status: 'True', reason, message } };
+    return {
+      done: false,
+      progressing: {
+        status: 'True',
+        reason,
+        message: `Unable to apply ${version}: wait has exceeded 40 minutes for these operators: ${names.join(', ')}`,
+      },
+      failing: { status: 'True', reason, message },
+    };
   }
   const slow = blocked.filter((b) => b.reason === 'ClusterOperatorUpdating' && waitedMs >= slowAfter(b.name));
   const waiting = blocked.map((b) => b.name).join(', ');

@@ -47,7 +47,10 @@ export class ClusterVersionOperator {
       reason: 'InvalidClusterVersion',
       message: `The cluster version is invalid: ${resolution.message}`,
     };
-    await ctx.cv.writeStatus((s) => ({ ...s, conditions: invalid ? setCondition(s.conditions, invalid) : removeCondition(s.conditions, 'Invalid') }));
+    await ctx.cv.writeStatus((s) => ({
+      ...s,
+      conditions: invalid ? setCondition(s.conditions, invalid) : removeCondition(s.conditions, 'Invalid'),
+    }));
 
     if (resolution.kind === 'target' && !this.recentlyRefused(resolution.target.release.image)) {
       const acceptance = await acceptRelease(ctx, this.progress, cv, resolution.target);
@@ -66,8 +69,16 @@ export class ClusterVersionOperator {
     return resolution.kind === 'none' ? 'idle' : 'waiting';
   }
 
-  private async applyRelease(desired: ClusterRelease, payload?: Parameters<typeof applyRelease>[3]): Promise<SyncResult> {
-    const result = await applyRelease(this.ctx, { progress: this.progress, superseded: () => this.superseded(desired) }, desired, payload);
+  private async applyRelease(
+    desired: ClusterRelease,
+    payload?: Parameters<typeof applyRelease>[3],
+  ): Promise<SyncResult> {
+    const result = await applyRelease(
+      this.ctx,
+      { progress: this.progress, superseded: () => this.superseded(desired) },
+      desired,
+      payload,
+    );
     if (result === 'completed') {
       this.cleanedUp = desired.image;
       this.nextReconcile = this.ctx.clock.now() + TIMING.reconcile; // everything was just applied
@@ -95,6 +106,8 @@ export class ClusterVersionOperator {
   /** Whether spec.desiredUpdate now asks for something other than the release under way. */
   private async superseded(desired: ClusterRelease): Promise<boolean> {
     const r = resolveDesired(await this.ctx.cv.get());
-    return r.kind === 'target' && r.target.release.image !== desired.image && !this.recentlyRefused(r.target.release.image);
+    return (
+      r.kind === 'target' && r.target.release.image !== desired.image && !this.recentlyRefused(r.target.release.image)
+    );
   }
 }

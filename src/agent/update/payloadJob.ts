@@ -20,12 +20,24 @@ export type JobOutcome = string | typeof ABANDONED | undefined;
  * the image rather than at random, so that an operator started again finds the Job it made.
  */
 export function payloadJobName(release: ClusterRelease): string {
-  const hash = createHash('sha256').update(release.image).digest('base64url').replace(/[^a-z0-9]/g, '').slice(0, 5) || 'x';
-  return `version-${release.version || 'image'}-${hash}`.toLowerCase().replace(/[^a-z0-9.-]/g, '-').slice(0, 63);
+  const hash =
+    createHash('sha256')
+      .update(release.image)
+      .digest('base64url')
+      .replace(/[^a-z0-9]/g, '')
+      .slice(0, 5) || 'x';
+  return `version-${release.version || 'image'}-${hash}`
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]/g, '-')
+    .slice(0, 63);
 }
 
 /** Runs the payload Job of a release (again, when an earlier one failed) and waits for it. */
-export async function retrievePayload(ctx: OperatorContext, release: ClusterRelease, abandon?: () => Promise<boolean>): Promise<JobOutcome> {
+export async function retrievePayload(
+  ctx: OperatorContext,
+  release: ClusterRelease,
+  abandon?: () => Promise<boolean>,
+): Promise<JobOutcome> {
   const name = payloadJobName(release);
   const header = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: 'openshift-cluster-version' } };
   let job = await ctx.read(header);
@@ -40,7 +52,12 @@ export async function retrievePayload(ctx: OperatorContext, release: ClusterRele
       spec: {
         backoffLimit: 0,
         activeDeadlineSeconds: TIMING.jobTimeout / 1000,
-        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'payload', image: release.image, command: ['/bin/sh', '-c', copy] }] } },
+        template: {
+          spec: {
+            restartPolicy: 'Never',
+            containers: [{ name: 'payload', image: release.image, command: ['/bin/sh', '-c', copy] }],
+          },
+        },
       },
     } as k8s.KubernetesObject);
   }
@@ -48,7 +65,11 @@ export async function retrievePayload(ctx: OperatorContext, release: ClusterRele
 }
 
 /** Waits for a Job to finish, at most TIMING.jobTimeout; ABANDONED as soon as `abandon` says so. */
-export async function waitForJob(ctx: OperatorContext, ref: ObjectRef, abandon?: () => Promise<boolean>): Promise<JobOutcome> {
+export async function waitForJob(
+  ctx: OperatorContext,
+  ref: ObjectRef,
+  abandon?: () => Promise<boolean>,
+): Promise<JobOutcome> {
   const deadline = ctx.clock.now() + TIMING.jobTimeout;
   while (ctx.clock.now() < deadline && !ctx.stopped) {
     const state = jobState((await ctx.read(ref)) ?? {});

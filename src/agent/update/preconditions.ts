@@ -15,29 +15,60 @@ export interface Precondition {
   blocking: boolean;
 }
 
-export const describePrecondition = (p: Precondition): string => `Precondition "${p.name}" failed because of "${p.reason}": ${p.message}`;
+export const describePrecondition = (p: Precondition): string =>
+  `Precondition "${p.name}" failed because of "${p.reason}": ${p.message}`;
 
 /** Step 5, for an update from `current` to the payload's version. */
-export function preconditions(current: string, target: Target, version: string, upgradeable: Condition | undefined): Precondition[] {
+export function preconditions(
+  current: string,
+  target: Target,
+  version: string,
+  upgradeable: Condition | undefined,
+): Precondition[] {
   const out: Precondition[] = [];
   const from = semver.parse(current);
   const to = semver.parse(version);
   if (from && to) {
     if (semver.lt(to, from)) {
-      out.push({ name: 'ClusterVersionRollback', reason: 'Downgrade', message: `the update from ${current} to ${version} is a rollback, which is not supported`, blocking: true });
+      out.push({
+        name: 'ClusterVersionRollback',
+        reason: 'Downgrade',
+        message: `the update from ${current} to ${version} is a rollback, which is not supported`,
+        blocking: true,
+      });
     }
     const minorUpdate = to.major !== from.major || to.minor !== from.minor;
     if (to.major !== from.major || to.minor > from.minor + 1) {
-      out.push({ name: 'MinorVersionHop', reason: 'MinorVersionHop', message: `the update from ${current} to ${version} skips a minor version; update to ${from.major}.${from.minor + 1} first`, blocking: true });
+      out.push({
+        name: 'MinorVersionHop',
+        reason: 'MinorVersionHop',
+        message: `the update from ${current} to ${version} skips a minor version; update to ${from.major}.${from.minor + 1} first`,
+        blocking: true,
+      });
     }
     if (minorUpdate && semver.gt(to, from) && upgradeable?.status === 'False') {
-      out.push({ name: 'ClusterVersionUpgradeable', reason: upgradeable.reason || 'NotUpgradeable', message: upgradeable.message, blocking: true });
+      out.push({
+        name: 'ClusterVersionUpgradeable',
+        reason: upgradeable.reason || 'NotUpgradeable',
+        message: upgradeable.message,
+        blocking: true,
+      });
     }
   }
   if (target.recommended && target.recommended.status !== 'True') {
-    out.push({ name: 'RecommendedUpdate', reason: target.recommended.reason, message: target.recommended.message, blocking: false });
+    out.push({
+      name: 'RecommendedUpdate',
+      reason: target.recommended.reason,
+      message: target.recommended.message,
+      blocking: false,
+    });
   } else if (target.explicit) {
-    out.push({ name: 'RecommendedUpdate', reason: 'UnknownUpdate', message: `${version} is not in the update recommendations of this cluster`, blocking: false });
+    out.push({
+      name: 'RecommendedUpdate',
+      reason: 'UnknownUpdate',
+      message: `${version} is not in the update recommendations of this cluster`,
+      blocking: false,
+    });
   }
   return out;
 }
@@ -45,18 +76,33 @@ export function preconditions(current: string, target: Target, version: string, 
 /** The cluster's Upgradeable condition, from the ClusterOperators that say they must not take a minor update. */
 export function upgradeableFrom(operators: ClusterOperatorObject[], at: string): Condition {
   const blocked = operators
-    .map((co) => ({ name: co.metadata.name, c: co.status?.conditions?.find((k) => k.type === 'Upgradeable' && k.status === 'False') }))
+    .map((co) => ({
+      name: co.metadata.name,
+      c: co.status?.conditions?.find((k) => k.type === 'Upgradeable' && k.status === 'False'),
+    }))
     .filter((x): x is { name: string; c: Condition } => !!x.c);
-  if (blocked.length === 0) return { type: 'Upgradeable', status: 'True', lastTransitionTime: at, reason: '', message: '' };
+  if (blocked.length === 0)
+    return { type: 'Upgradeable', status: 'True', lastTransitionTime: at, reason: '', message: '' };
   if (blocked.length === 1) {
     const { name, c } = blocked[0]!;
-    return { type: 'Upgradeable', status: 'False', lastTransitionTime: at, reason: c.reason || 'ClusterOperatorNotUpgradeable', message: `Cluster operator ${name} should not be upgraded between minor versions: ${c.message}` };
+    return {
+      type: 'Upgradeable',
+      status: 'False',
+      lastTransitionTime: at,
+      reason: c.reason || 'ClusterOperatorNotUpgradeable',
+      message: `Cluster operator ${name} should not be upgraded between minor versions: ${c.message}`,
+    };
   }
   return {
     type: 'Upgradeable',
     status: 'False',
     lastTransitionTime: at,
     reason: 'ClusterOperatorsNotUpgradeable',
-    message: `Multiple cluster operators should not be upgraded between minor versions:\n${blocked.map(({ name, c }) => `* Cluster operator ${name} should not be upgraded between minor versions: ${c.reason}: ${c.message}`).join('\n')}`,
+    message: `Multiple cluster operators should not be upgraded between minor versions:\n${blocked
+      .map(
+        ({ name, c }) =>
+          `* Cluster operator ${name} should not be upgraded between minor versions: ${c.reason}: ${c.message}`,
+      )
+      .join('\n')}`,
   };
 }

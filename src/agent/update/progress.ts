@@ -44,7 +44,10 @@ export class ProgressStore {
 
   async write(p: Progress): Promise<void> {
     const data = { version: p.version, image: p.image, stagesDone: String(p.stagesDone), done: String(p.done) };
-    const body = { metadata: { ...PROGRESS }, data: p.waitingSince === undefined ? data : { ...data, waitingSince: String(p.waitingSince) } };
+    const body = {
+      metadata: { ...PROGRESS },
+      data: p.waitingSince === undefined ? data : { ...data, waitingSince: String(p.waitingSince) },
+    };
     try {
       await this.core.replaceNamespacedConfigMap({ ...PROGRESS, body });
     } catch (err) {

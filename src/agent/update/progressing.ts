@@ -11,7 +11,12 @@ export interface ConditionState {
 export const NOT_FAILING: ConditionState = { status: 'False', reason: '', message: '' };
 
 /** Status with Progressing and (when given) Failing set. */
-export function withProgress(s: ClusterVersionStatus, at: string, progressing: ConditionState, failing?: ConditionState): ClusterVersionStatus {
+export function withProgress(
+  s: ClusterVersionStatus,
+  at: string,
+  progressing: ConditionState,
+  failing?: ConditionState,
+): ClusterVersionStatus {
   let conditions = setCondition(s.conditions, { type: 'Progressing', lastTransitionTime: at, ...progressing });
   if (failing) conditions = setCondition(conditions, { type: 'Failing', lastTransitionTime: at, ...failing });
   return { ...s, conditions };

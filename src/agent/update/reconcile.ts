@@ -11,14 +11,21 @@ import type { KubeDoc, OperatorContext } from './context.js';
  * One pass over the running release; 'interrupted' when a new desired update (or shutdown) cut it short. A
  * release whose payload the store does not hold (the one the cluster was installed with, say) is left alone.
  */
-export async function reconcileRelease(ctx: OperatorContext, desired: ClusterRelease, superseded: () => Promise<boolean>): Promise<'done' | 'interrupted'> {
+export async function reconcileRelease(
+  ctx: OperatorContext,
+  desired: ClusterRelease,
+  superseded: () => Promise<boolean>,
+): Promise<'done' | 'interrupted'> {
   if (!ctx.payloads.has(desired.image)) return 'done';
   let manifests;
   try {
     manifests = loadPayload(ctx.payloads.pathOf(desired.image)).manifests;
   } catch (err) {
     if (!(err instanceof PayloadError)) throw err;
-    ctx.log.warn({ err: err.message, version: desired.version }, 'the running release\'s payload does not load; not reconciling it');
+    ctx.log.warn(
+      { err: err.message, version: desired.version },
+      "the running release's payload does not load; not reconciling it",
+    );
     return 'done';
   }
   const total = manifests.reduce((n, m) => n + m.docs.length, 0);
@@ -28,7 +35,8 @@ export async function reconcileRelease(ctx: OperatorContext, desired: ClusterRel
       // A new desired update goes first; the next pass comes soon enough.
       if (ctx.stopped || (await superseded())) return 'interrupted';
       await runStage(stage, ctx.workers, async (task) => {
-        for (const m of task.manifests) for (const doc of m.docs as KubeDoc[]) if ((await applyManifest(ctx, doc, m)).created) created += 1;
+        for (const m of task.manifests)
+          for (const doc of m.docs as KubeDoc[]) if ((await applyManifest(ctx, doc, m)).created) created += 1;
       });
     }
     ctx.log.info({ version: desired.version, manifests: total, created }, 'release reconciled');

@@ -16,8 +16,10 @@ export interface Target {
 
 export type Resolution = { kind: 'none' } | { kind: 'target'; target: Target } | { kind: 'invalid'; message: string };
 
-const sameRelease = (a: { version?: string; image?: string }, b: { version?: string; image?: string } | undefined): boolean =>
-  !!b && (!a.version || a.version === b.version) && (!a.image || a.image === b.image);
+const sameRelease = (
+  a: { version?: string; image?: string },
+  b: { version?: string; image?: string } | undefined,
+): boolean => !!b && (!a.version || a.version === b.version) && (!a.image || a.image === b.image);
 
 /** Step 1: what spec.desiredUpdate asks for, resolved against status; `none` when the cluster is there already. */
 export function resolveDesired(cv: ClusterVersion): Resolution {
@@ -26,7 +28,8 @@ export function resolveDesired(cv: ClusterVersion): Resolution {
   const force = d.force === true;
   const available = cv.status.availableUpdates ?? [];
   const conditional = cv.status.conditionalUpdates ?? [];
-  const matches = (r: ClusterRelease): boolean => (d.image ? r.image === d.image : r.version === d.version) && (!d.version || r.version === d.version);
+  const matches = (r: ClusterRelease): boolean =>
+    (d.image ? r.image === d.image : r.version === d.version) && (!d.version || r.version === d.version);
   const listed = available.find(matches);
   if (listed) return { kind: 'target', target: { release: listed, force, explicit: false } };
   const c = conditional.find((u) => matches(u.release));
@@ -38,12 +41,20 @@ export function resolveDesired(cv: ClusterVersion): Resolution {
     if (rec?.status === 'True' || c.risks.every((r) => accepted.has(r.name))) {
       return { kind: 'target', target: { release: c.release, force, recommended: rec, explicit: false } };
     }
-    return { kind: 'invalid', message: `spec.desiredUpdate.${d.image ? 'image' : 'version'}: Invalid value: "${d.image ?? d.version}": the update is not recommended for this cluster (${rec?.reason ?? 'Unknown'}); accept its risks (${c.risks.map((r) => r.name).join(', ')}) in spec.desiredUpdate.acceptRisks to take it` };
+    const field = d.image ? 'image' : 'version';
+    const risks = c.risks.map((r) => r.name).join(', ');
+    const why = `the update is not recommended for this cluster (${rec?.reason ?? 'Unknown'})`;
+    const message = `spec.desiredUpdate.${field}: Invalid value: "${d.image ?? d.version}": ${why}; accept its risks (${risks}) in spec.desiredUpdate.acceptRisks to take it`;
+    return { kind: 'invalid', message };
   }
-  if (d.image) return { kind: 'target', target: { release: { version: d.version ?? '', image: d.image }, force, explicit: true } };
+  if (d.image)
+    return { kind: 'target', target: { release: { version: d.version ?? '', image: d.image }, force, explicit: true } };
   // A version the cluster ran before (a rollback, which the preconditions then refuse unless forced).
   const ran = cv.status.history?.find((h) => h.version === d.version && h.state === 'Completed');
-  if (ran) return { kind: 'target', target: { release: { version: ran.version, image: ran.image }, force, explicit: true } };
-  return { kind: 'invalid', message: `spec.desiredUpdate.version: Invalid value: "${d.version}": when image is empty the update must be a previous version or an available update` };
+  if (ran)
+    return { kind: 'target', target: { release: { version: ran.version, image: ran.image }, force, explicit: true } };
+  return {
+    kind: 'invalid',
+    message: `spec.desiredUpdate.version: Invalid value: "${d.version}": when image is empty the update must be a previous version or an available update`,
+  };
 }
-

@@ -20,13 +20,24 @@ export interface RunlevelOptions {
   superseded: () => Promise<boolean>;
 }
 
-export async function applyRelease(ctx: OperatorContext, o: RunlevelOptions, desired: ClusterRelease, loaded?: Payload): Promise<SyncResult> {
+export async function applyRelease(
+  ctx: OperatorContext,
+  o: RunlevelOptions,
+  desired: ClusterRelease,
+  loaded?: Payload,
+): Promise<SyncResult> {
   let payload = loaded;
   if (!payload) {
     // The shared volume lost it (a new pod): retrieve it again.
     if (!ctx.payloads.has(desired.image)) {
       const error = await retrievePayload(ctx, desired);
-      if (error) return failing(ctx, 'RetrievePayload', `Unable to download and prepare the update: ${String(error)}`, desired.version);
+      if (error)
+        return failing(
+          ctx,
+          'RetrievePayload',
+          `Unable to download and prepare the update: ${String(error)}`,
+          desired.version,
+        );
     }
     payload = loadPayload(ctx.payloads.pathOf(desired.image));
   }
@@ -37,7 +48,10 @@ export async function applyRelease(ctx: OperatorContext, o: RunlevelOptions, des
   const progress = saved && saved.version === desired.version && saved.image === desired.image ? saved : fresh;
   if (progress.stagesDone > 0) {
     const { stagesDone, done } = progress;
-    ctx.log.info({ version: desired.version, stagesDone, stages: stages.length, done }, 'resuming the update where it was');
+    ctx.log.info(
+      { version: desired.version, stagesDone, stages: stages.length, done },
+      'resuming the update where it was',
+    );
   }
   let done = progress.done;
   for (let i = progress.stagesDone; i < stages.length; i++) {
@@ -46,7 +60,10 @@ export async function applyRelease(ctx: OperatorContext, o: RunlevelOptions, des
     const stage = stages[i]!;
     const doneBefore = done;
     let handover = false;
-    const reporter = new ProgressReporter((n) => ctx.cv.writeStatus((s) => withProgress(s, ctx.at(), progressing(desired, n, total))), ctx.log);
+    const reporter = new ProgressReporter(
+      (n) => ctx.cv.writeStatus((s) => withProgress(s, ctx.at(), progressing(desired, n, total))),
+      ctx.log,
+    );
     try {
       await runStage(stage, ctx.workers, async (task) => {
         for (const m of task.manifests) {
@@ -69,13 +86,22 @@ export async function applyRelease(ctx: OperatorContext, o: RunlevelOptions, des
     await ctx.cv.writeStatus((s) => withProgress(s, ctx.at(), progressing(desired, done, total), NOT_FAILING));
     const resumedWait = i === progress.stagesDone ? progress.waitingSince : undefined;
     const waitingSince = resumedWait ?? ctx.clock.now();
-    await o.progress.write({ version: desired.version, image: desired.image, stagesDone: i, done: doneBefore, waitingSince });
+    await o.progress.write({
+      version: desired.version,
+      image: desired.image,
+      stagesDone: i,
+      done: doneBefore,
+      waitingSince,
+    });
     const gate = await awaitOperators(ctx, o, stage, desired, { done, total, waitingSince });
     if (gate !== 'ok') return gate;
     await o.progress.write({ version: desired.version, image: desired.image, stagesDone: i + 1, done });
     ctx.log.info({ runlevel: stage.runlevel, stage: i + 1, stages: stages.length, done, total }, 'runlevel done');
     if (handover && i + 1 < stages.length) {
-      ctx.log.info({ stagesDone: i + 1 }, 'the cluster-version-operator Deployment changed: handing over to the new operator');
+      ctx.log.info(
+        { stagesDone: i + 1 },
+        'the cluster-version-operator Deployment changed: handing over to the new operator',
+      );
       return 'handover';
     }
   }
@@ -120,9 +146,22 @@ async function failing(ctx: OperatorContext, reason: string, message: string, ve
 async function complete(ctx: OperatorContext, progress: ProgressStore, version: string, total: number): Promise<void> {
   const at = ctx.at();
   await ctx.cv.writeStatus((s) => {
-    const next = withProgress(s, at, { status: 'False', reason: '', message: `Cluster version is ${version}` }, NOT_FAILING);
-    next.conditions = setCondition(next.conditions, { type: 'Available', status: 'True', lastTransitionTime: at, reason: '', message: `Done applying ${version}` });
-    next.history = (s.history ?? []).map((h, i) => (i === 0 && h.version === version ? { ...h, state: 'Completed' as const, completionTime: at } : h));
+    const next = withProgress(
+      s,
+      at,
+      { status: 'False', reason: '', message: `Cluster version is ${version}` },
+      NOT_FAILING,
+    );
+    next.conditions = setCondition(next.conditions, {
+      type: 'Available',
+      status: 'True',
+      lastTransitionTime: at,
+      reason: '',
+      message: `Done applying ${version}`,
+    });
+    next.history = (s.history ?? []).map((h, i) =>
+      i === 0 && h.version === version ? { ...h, state: 'Completed' as const, completionTime: at } : h,
+    );
     return next;
   });
   ctx.log.info({ version, manifests: total }, 'update completed');

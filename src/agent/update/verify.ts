@@ -27,33 +27,63 @@ export class ReleaseVerifier {
   async verify(image: string, clusterStores?: string[]): Promise<Verification> {
     const at = image.lastIndexOf('@');
     const digest = at < 0 ? '' : image.slice(at + 1);
-    if (!new RegExp(PAYLOAD_PATTERN).test(image)) return { verified: false, message: 'The update cannot be verified: release images that are not accessed via digest cannot be verified' };
-    if (this.trust.size === 0) return { verified: false, message: `The update cannot be verified: unable to verify ${digest}: no verification keys are configured (--trust-keys)` };
+    if (!new RegExp(PAYLOAD_PATTERN).test(image))
+      return {
+        verified: false,
+        message: 'The update cannot be verified: release images that are not accessed via digest cannot be verified',
+      };
+    if (this.trust.size === 0)
+      return {
+        verified: false,
+        message: `The update cannot be verified: unable to verify ${digest}: no verification keys are configured (--trust-keys)`,
+      };
     // Every keyring (a file of --trust-keys) must be satisfied by at least one signature.
-    const keyrings = this.trust.keyrings.size ? [...this.trust.keyrings] : [['trusted keys', new Set([...this.trust.jws.map((k) => k.jwk.kid)])] as const];
+    const keyrings = this.trust.keyrings.size
+      ? [...this.trust.keyrings]
+      : [['trusted keys', new Set([...this.trust.jws.map((k) => k.jwk.kid)])] as const];
     const unsatisfied = new Map(keyrings);
     const problems: string[] = [];
     const keyIds: string[] = [];
-    for await (const { source, bytes } of this.signatures(digest, clusterStores?.length ? clusterStores : this.stores, problems)) {
+    for await (const { source, bytes } of this.signatures(
+      digest,
+      clusterStores?.length ? clusterStores : this.stores,
+      problems,
+    )) {
       try {
         const v = await verifySignature(bytes, digest, this.trust, this.now());
         keyIds.push(v.keyId);
-        for (const [name, ids] of unsatisfied) if (ids.has(v.keyId) || !this.trust.keyrings.size) unsatisfied.delete(name);
+        for (const [name, ids] of unsatisfied)
+          if (ids.has(v.keyId) || !this.trust.keyrings.size) unsatisfied.delete(name);
         if (unsatisfied.size === 0) return { verified: true, keyId: keyIds.join(', '), source };
       } catch (err) {
         problems.push(`${source}: ${(err as Error).message}`);
       }
     }
-    return { verified: false, message: `The update cannot be verified: unable to verify ${digest} against keyrings: ${[...unsatisfied.keys()].join(', ')}${problems.length ? ` (${problems.join('; ')})` : keyIds.length ? '' : ' (no signature found)'}` };
+    const unmet = [...unsatisfied.keys()].join(', ');
+    const detail = problems.length ? ` (${problems.join('; ')})` : keyIds.length ? '' : ' (no signature found)';
+    return {
+      verified: false,
+      message: `The update cannot be verified: unable to verify ${digest} against keyrings: ${unmet}${detail}`,
+    };
   }
 
-  private async *signatures(digest: string, stores: string[], problems: string[]): AsyncGenerator<{ source: string; bytes: Uint8Array }> {
+  private async *signatures(
+    digest: string,
+    stores: string[],
+    problems: string[],
+  ): AsyncGenerator<{ source: string; bytes: Uint8Array }> {
     const name = digest.replace(':', '-');
     try {
-      const list = await this.core.listNamespacedConfigMap({ namespace: 'openshift-config-managed', labelSelector: LABEL });
+      const list = await this.core.listNamespacedConfigMap({
+        namespace: 'openshift-config-managed',
+        labelSelector: LABEL,
+      });
       for (const cm of list.items.filter((c) => c.metadata?.name === name)) {
-        for (const [key, value] of Object.entries(cm.binaryData ?? {}).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))) {
-          if (key.startsWith(`${name}-`)) yield { source: `configmap ${name} ${key}`, bytes: Buffer.from(value, 'base64') };
+        for (const [key, value] of Object.entries(cm.binaryData ?? {}).sort(([a], [b]) =>
+          a.localeCompare(b, 'en', { numeric: true }),
+        )) {
+          if (key.startsWith(`${name}-`))
+            yield { source: `configmap ${name} ${key}`, bytes: Buffer.from(value, 'base64') };
         }
       }
     } catch (err) {

@@ -13,14 +13,30 @@ export class ChannelWrites {
     const problems: Problem[] = [];
     checkChannel({ name, ...body }, 'body', problems);
     if (problems.length) throw invalidRequest(problems);
-    const channel: Channel = { name, internal: kind === 'internal', versions: body.versions, tombstones: body.tombstones ?? [] };
+    const channel: Channel = {
+      name,
+      internal: kind === 'internal',
+      versions: body.versions,
+      tombstones: body.tombstones ?? [],
+    };
     if (body.feeder) channel.feeder = body.feeder;
     const store = this.writes.store;
     return this.writes.run((at) => {
       const before = store.channels.get(kind, name);
       const outcome = store.channels.upsert(channel, at);
-      if (outcome !== 'unchanged') this.writes.record(at, actor, before ? 'channel.replace' : 'channel.create', `${kind}/${name}`, before, channel);
-      return { result: { channel: store.channels.get(kind, name)!, created: !before }, changed: outcome !== 'unchanged' };
+      if (outcome !== 'unchanged')
+        this.writes.record(
+          at,
+          actor,
+          before ? 'channel.replace' : 'channel.create',
+          `${kind}/${name}`,
+          before,
+          channel,
+        );
+      return {
+        result: { channel: store.channels.get(kind, name)!, created: !before },
+        changed: outcome !== 'unchanged',
+      };
     });
   }
 }

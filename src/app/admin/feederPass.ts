@@ -70,6 +70,7 @@ export function feederOrder(channels: Channel[]): Channel[] {
     seen.add(key(c));
     if (c.feeder) out.push(c);
   };
-  for (const c of [...fed].sort((a, b) => Number(b.internal) - Number(a.internal) || (a.name < b.name ? -1 : 1))) visit(c, 0);
+  for (const c of [...fed].sort((a, b) => Number(b.internal) - Number(a.internal) || (a.name < b.name ? -1 : 1)))
+    visit(c, 0);
   return out;
 }

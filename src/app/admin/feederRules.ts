@@ -46,7 +46,14 @@ export class FeederRules {
     const now = new Date(this.clock.now());
     const raw = this.store.rawMetadata(); // read once: a pass checks many versions
     return (version) =>
-      checkPromotion({ version, target, source: source?.channel, sourceAddedAt: since.get(version), releases: this.releasesOf(version, raw), now });
+      checkPromotion({
+        version,
+        target,
+        source: source?.channel,
+        sourceAddedAt: since.get(version),
+        releases: this.releasesOf(version, raw),
+        now,
+      });
   }
 
   private releasesOf(version: string, rawMetadata: RawMetadata): Release[] {

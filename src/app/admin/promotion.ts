@@ -14,26 +14,47 @@ export class Promotion {
   ) {}
 
   promote(kind: ChannelKind, name: string, req: PromoteBody, actor: Actor, dryRun = false): PromotionResult {
-    if (req.force && !req.reason?.trim()) throw new ApiError('invalid_request', 'body.reason: a forced promotion needs a reason');
+    if (req.force && !req.reason?.trim())
+      throw new ApiError('invalid_request', 'body.reason: a forced promotion needs a reason');
     if (dryRun) return this.promoteIn(this.writes.now().toISOString(), kind, name, req, actor, true).result;
     return this.writes.run((at) => this.promoteIn(at, kind, name, req, actor, false));
   }
 
   /** One promotion inside the caller's transaction. */
-  promoteIn(at: string, kind: ChannelKind, name: string, req: PromoteBody, actor: Actor, dryRun: boolean): { result: PromotionResult; changed: boolean } {
+  promoteIn(
+    at: string,
+    kind: ChannelKind,
+    name: string,
+    req: PromoteBody,
+    actor: Actor,
+    dryRun: boolean,
+  ): { result: PromotionResult; changed: boolean } {
     const store = this.writes.store;
     const base = { channel: name, kind, version: req.version, forced: false, dryRun };
-    if (store.channels.memberSince(kind, name, req.version)) return { result: { ...base, changed: false }, changed: false };
+    if (store.channels.memberSince(kind, name, req.version))
+      return { result: { ...base, changed: false }, changed: false };
     const refusal = this.rules.refusal(kind, name, req.version);
     if (refusal && (!req.force || refusal.rule === 'release')) {
       if (dryRun) return { result: { ...base, changed: false, refusal }, changed: false };
       throw new ApiError('promotion_refused', `${refusal.rule}: ${refusal.message}`);
     }
     const forced = refusal !== undefined;
-    if (dryRun) return { result: { ...base, forced, changed: true, ...this.edgesGained(kind, name, req.version) }, changed: false };
+    if (dryRun)
+      return {
+        result: { ...base, forced, changed: true, ...this.edgesGained(kind, name, req.version) },
+        changed: false,
+      };
     store.channels.addVersion(kind, name, req.version, at);
     const after = { version: req.version, ...(refusal && { bypassed: refusal }) };
-    this.writes.record(at, actor, forced ? 'channel.promote.forced' : 'channel.promote', `${kind}/${name}`, null, after, req.reason ?? null);
+    this.writes.record(
+      at,
+      actor,
+      forced ? 'channel.promote.forced' : 'channel.promote',
+      `${kind}/${name}`,
+      null,
+      after,
+      req.reason ?? null,
+    );
     return { result: { ...base, forced, changed: true }, changed: true };
   }
 
@@ -44,7 +65,15 @@ export class Promotion {
       if (!channel) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
       const removed = store.channels.removeVersion(kind, name, version, at, true);
       if (!removed) throw new ApiError('does_not_exist', `${version} is not in ${kind} channel ${name}`);
-      this.writes.record(at, actor, 'channel.withdraw', `${kind}/${name}`, { version }, { tombstoned: version }, reason);
+      this.writes.record(
+        at,
+        actor,
+        'channel.withdraw',
+        `${kind}/${name}`,
+        { version },
+        { tombstoned: version },
+        reason,
+      );
       return { result: { changed: true }, changed: true };
     });
   }
@@ -53,11 +82,17 @@ export class Promotion {
    * The edges the channel's served graph would gain with the version in it. Both graphs are built as
    * served (the signature policy applied), so a withheld release gains no edge.
    */
-  private edgesGained(kind: ChannelKind, name: string, version: string): Pick<PromotionResult, 'edges' | 'conditionalEdges'> {
+  private edgesGained(
+    kind: ChannelKind,
+    name: string,
+    version: string,
+  ): Pick<PromotionResult, 'edges' | 'conditionalEdges'> {
     if (kind === 'internal') return { edges: [], conditionalEdges: [] };
     const graph = this.writes.graph;
     const input = this.writes.store.input();
-    const channels = input.channels.map((c) => (!c.internal && c.name === name ? { ...c, versions: [...c.versions, version] } : c));
+    const channels = input.channels.map((c) =>
+      !c.internal && c.name === name ? { ...c, versions: [...c.versions, version] } : c,
+    );
     const after: GraphInput = { ...input, channels };
     // The served snapshot is the graph of the store as it is (every write rebuilds it).
     return edgesGained(graph.current?.graph ?? graph.preview(input), graph.preview(after), name);

@@ -44,13 +44,18 @@ export class AdminQueries {
     let start = 0;
     if (q.cursor) {
       const after = decodeCursor(q.cursor);
-      start = list.findIndex((r) => compareVersions(r.version, after.version) > 0 || (r.version === after.version && r.arch > after.arch));
+      start = list.findIndex(
+        (r) => compareVersions(r.version, after.version) > 0 || (r.version === after.version && r.arch > after.arch),
+      );
       if (start < 0) start = list.length;
     }
     const limit = q.limit ?? 100;
     const page = list.slice(start, start + limit);
     const last = page[page.length - 1];
-    return { releases: page.map(releaseRecord), ...(start + limit < list.length && last && { nextCursor: encodeCursor(last) }) };
+    return {
+      releases: page.map(releaseRecord),
+      ...(start + limit < list.length && last && { nextCursor: encodeCursor(last) }),
+    };
   }
 
   /** One release with the channels it is in (and since when), its risks and signatures, and whether it is served. */
@@ -66,7 +71,14 @@ export class AdminQueries {
     const risks = this.store.blockedEdges.all().filter((e) => e.to === version || e.to === `${version}+${arch}`);
     const signatures = this.store.signatures.list(payloadDigest(release.payload)).map(signatureDoc);
     const withheld = this.graph.withheld(release);
-    return { release: releaseRecord(release), channels, risks, signatures, served: withheld === undefined, ...(withheld && { withheldBecause: withheld }) };
+    return {
+      release: releaseRecord(release),
+      channels,
+      risks,
+      signatures,
+      served: withheld === undefined,
+      ...(withheld && { withheldBecause: withheld }),
+    };
   }
 
   /** Signature `n` of a payload digest, as stored. */
@@ -75,14 +87,23 @@ export class AdminQueries {
   }
 
   channels(kind: ChannelKind): ChannelDoc[] {
-    return this.store.channels.all().filter((c) => channelKind(c) === kind).map((c) => this.channel(kind, c.name));
+    return this.store.channels
+      .all()
+      .filter((c) => channelKind(c) === kind)
+      .map((c) => this.channel(kind, c.name));
   }
 
   /** A channel with the time each version entered it. */
   channel(kind: ChannelKind, name: string): ChannelDoc {
     const c = this.store.channels.get(kind, name);
     if (!c) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
-    return { name: c.name, kind, versions: this.store.channels.members(kind, name), ...(c.feeder && { feeder: c.feeder }), tombstones: c.tombstones };
+    return {
+      name: c.name,
+      kind,
+      versions: this.store.channels.members(kind, name),
+      ...(c.feeder && { feeder: c.feeder }),
+      tombstones: c.tombstones,
+    };
   }
 
   risks(): BlockedEdge[] {
@@ -92,13 +113,15 @@ export class AdminQueries {
   /** Newest first; `since` is a date-time. */
   audit(q: { since?: string; actor?: string; limit?: number }): AuditEntry[] {
     const since = q.since === undefined ? undefined : new Date(q.since);
-    if (since && Number.isNaN(since.getTime())) throw new ApiError('invalid_params', `invalid client parameters: since '${q.since}' is not a time`);
+    if (since && Number.isNaN(since.getTime()))
+      throw new ApiError('invalid_params', `invalid client parameters: since '${q.since}' is not a time`);
     return this.store.audit.list({ ...q, since: since?.toISOString() });
   }
 
   /** The state as a graph-data .tar.gz (importable by cincy import), made again only after a write. */
   graphDataTarball(): Promise<GraphDataTarball> {
-    if (this.tarball?.generation !== this.store.generation) this.tarball = { generation: this.store.generation, made: exportTarball(this.store) };
+    if (this.tarball?.generation !== this.store.generation)
+      this.tarball = { generation: this.store.generation, made: exportTarball(this.store) };
     return this.tarball.made;
   }
 }
@@ -108,7 +131,8 @@ const encodeCursor = (r: Release): string => Buffer.from(JSON.stringify([r.versi
 function decodeCursor(cursor: string): { version: string; arch: string } {
   try {
     const [version, arch] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [unknown, unknown];
-    if (typeof version === 'string' && typeof arch === 'string' && compareVersions(version, version) === 0) return { version, arch };
+    if (typeof version === 'string' && typeof arch === 'string' && compareVersions(version, version) === 0)
+      return { version, arch };
   } catch {
     // fall through to the error below
   }

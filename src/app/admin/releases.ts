@@ -17,7 +17,9 @@ export class ReleaseWrites {
     const records: unknown[] = Array.isArray(body) ? body : [body];
     if (records.length === 0) throw new ApiError('invalid_request', 'body: an empty list holds no release');
     const problems: Problem[] = [];
-    const checked = records.map((rec, i) => checkReleaseDocument(rec, records.length > 1 ? `body[${i}]` : 'body', problems));
+    const checked = records.map((rec, i) =>
+      checkReleaseDocument(rec, records.length > 1 ? `body[${i}]` : 'body', problems),
+    );
     if (problems.length) throw invalidRequest(problems);
     const releases = checked.map((rec) => releaseFromRecord(rec!));
     const store = this.writes.store;
@@ -27,7 +29,10 @@ export class ReleaseWrites {
       for (const r of releases) {
         const stored = store.releases.get(r.arch, r.version);
         if (stored && stored.payload !== r.payload) {
-          throw new ApiError('conflict', `release ${r.version} (${r.arch}) is stored with payload ${stored.payload}; refusing ${r.payload}`);
+          throw new ApiError(
+            'conflict',
+            `release ${r.version} (${r.arch}) is stored with payload ${stored.payload}; refusing ${r.payload}`,
+          );
         }
         const outcome = store.releases.upsert(r, at);
         const action = outcome === 'added' ? 'release.add' : 'release.update';

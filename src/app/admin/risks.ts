@@ -12,18 +12,25 @@ export class RiskWrites {
 
   /** Declares a risk or hard block; `id` defaults to `<to>-<name>`. Warnings name what is kept as given. */
   addRisk(body: unknown, actor: Actor): RiskAdded {
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('invalid_request', 'body: a JSON object is expected');
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new ApiError('invalid_request', 'body: a JSON object is expected');
     const { id: requestedId, ...doc } = body as Record<string, unknown>;
     const problems: Problem[] = [];
     const warnings: Problem[] = [];
     const name = typeof doc.name === 'string' ? doc.name : 'block';
     const id = typeof requestedId === 'string' && requestedId !== '' ? requestedId : `${String(doc.to)}-${name}`;
-    if (!/^[\w.+-]+$/.test(id)) problems.push({ file: 'body', field: 'id', message: `'${id}' may hold only letters, digits, '.', '+', '-' and '_'` });
+    if (!/^[\w.+-]+$/.test(id))
+      problems.push({
+        file: 'body',
+        field: 'id',
+        message: `'${id}' may hold only letters, digits, '.', '+', '-' and '_'`,
+      });
     const edge = classifyBlockedEdge(doc, 'body', id, problems, warnings);
     if (problems.length || !edge) throw invalidRequest(problems);
     const store = this.writes.store;
     return this.writes.run((at) => {
-      if (store.blockedEdges.get(id)) throw new ApiError('conflict', `a blocked edge with id '${id}' exists; delete it first or give another id`);
+      if (store.blockedEdges.get(id))
+        throw new ApiError('conflict', `a blocked edge with id '${id}' exists; delete it first or give another id`);
       store.blockedEdges.upsert(edge, at);
       this.writes.record(at, actor, edge.risk ? 'risk.add' : 'block.add', id, null, edge);
       const kept = warnings.map((w) => `body.${w.field}: ${w.message}`);

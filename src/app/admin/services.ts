@@ -24,7 +24,11 @@ export interface AdminServices {
   queries: AdminQueries;
 }
 
-export function createAdminServices(store: Store, graph: GraphService, options: { clock?: Clock; trust?: TrustStore } = {}): AdminServices {
+export function createAdminServices(
+  store: Store,
+  graph: GraphService,
+  options: { clock?: Clock; trust?: TrustStore } = {},
+): AdminServices {
   const clock = options.clock ?? new ScaledClock(1);
   const writes = new AuditedWrites(store, graph, clock);
   const promotion = new Promotion(writes, new FeederRules(store, clock));

@@ -8,10 +8,20 @@ import type { StoredSignature } from '../../store/signatures.js';
 import type { Actor, AuditedWrites } from './writes.js';
 
 /** Where the signature store serves a signature: the layout the cluster-version-operator reads. */
-export const signatureUrl = (digest: string, n: number): string => `/signatures/${digest.replace(':', '=')}/signature-${n}`;
+export const signatureUrl = (digest: string, n: number): string =>
+  `/signatures/${digest.replace(':', '=')}/signature-${n}`;
 
-export function signatureDoc(s: Pick<StoredSignature, 'n' | 'digest' | 'envelope' | 'keyId' | 'verifiedAt'>): SignatureDoc {
-  return { n: s.n, digest: s.digest, envelope: s.envelope, keyId: s.keyId, verifiedAt: s.verifiedAt, url: signatureUrl(s.digest, s.n) };
+export function signatureDoc(
+  s: Pick<StoredSignature, 'n' | 'digest' | 'envelope' | 'keyId' | 'verifiedAt'>,
+): SignatureDoc {
+  return {
+    n: s.n,
+    digest: s.digest,
+    envelope: s.envelope,
+    keyId: s.keyId,
+    verifiedAt: s.verifiedAt,
+    url: signatureUrl(s.digest, s.n),
+  };
 }
 
 export class SignatureWrites {
@@ -21,7 +31,12 @@ export class SignatureWrites {
   ) {}
 
   /** Verifies a signature of a release's payload digest and stores it; `added` is false for bytes stored already. */
-  async addSignature(arch: string, version: string, bytes: Buffer, actor: Actor): Promise<{ signature: SignatureDoc; added: boolean }> {
+  async addSignature(
+    arch: string,
+    version: string,
+    bytes: Buffer,
+    actor: Actor,
+  ): Promise<{ signature: SignatureDoc; added: boolean }> {
     const { store, graph } = this.writes;
     const release = store.releases.get(arch, version);
     if (!release) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);
@@ -34,11 +49,21 @@ export class SignatureWrites {
       throw err;
     }
     return this.writes.run((at) => {
-      const r = store.signatures.add({ digest, envelope: verified.envelope, keyId: verified.keyId, bytes, verifiedAt: at });
+      const r = store.signatures.add({
+        digest,
+        envelope: verified.envelope,
+        keyId: verified.keyId,
+        bytes,
+        verifiedAt: at,
+      });
       const { n, envelope, keyId } = r.signature;
-      if (r.added) this.writes.record(at, actor, 'signature.add', `${arch}/${version}`, null, { digest, n, envelope, keyId });
+      if (r.added)
+        this.writes.record(at, actor, 'signature.add', `${arch}/${version}`, null, { digest, n, envelope, keyId });
       // Only a graph that withholds unsigned releases changes with a signature.
-      return { result: { signature: signatureDoc(r.signature), added: r.added }, changed: r.added && graph.signatures.required };
+      return {
+        result: { signature: signatureDoc(r.signature), added: r.added },
+        changed: r.added && graph.signatures.required,
+      };
     });
   }
 }

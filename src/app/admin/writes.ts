@@ -31,7 +31,15 @@ export class AuditedWrites {
   }
 
   /** An audit entry, inside the caller's transaction. */
-  record(at: string, actor: Actor, action: string, target: string, before: unknown, after: unknown, reason: string | null = null): void {
+  record(
+    at: string,
+    actor: Actor,
+    action: string,
+    target: string,
+    before: unknown,
+    after: unknown,
+    reason: string | null = null,
+  ): void {
     this.store.audit.record({ at, actor: actor.subject, action, target, before, after, reason });
   }
 }

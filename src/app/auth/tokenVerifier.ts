@@ -42,7 +42,11 @@ export class TokenVerifier {
 
   /** Throws 401 when no key is configured: every admin write is refused then. */
   requireEnabled(): void {
-    if (!this.key) throw new ApiError('unauthorized', 'admin writes are disabled: start the server with --admin-jwt-secret-file or --admin-jwks');
+    if (!this.key)
+      throw new ApiError(
+        'unauthorized',
+        'admin writes are disabled: start the server with --admin-jwt-secret-file or --admin-jwks',
+      );
   }
 
   /**
@@ -59,7 +63,10 @@ export class TokenVerifier {
     }
     const verified = { subject: String(payload.sub), scopes: scopesOf(payload) };
     if (!verified.scopes.includes(scope)) {
-      throw new ApiError('forbidden', `token of '${verified.subject}' lacks scope ${scope} (has: ${verified.scopes.join(' ') || 'none'})`);
+      throw new ApiError(
+        'forbidden',
+        `token of '${verified.subject}' lacks scope ${scope} (has: ${verified.scopes.join(' ') || 'none'})`,
+      );
     }
     return { token: verified, allowance: this.rateLimit.count(verified.subject) };
   }
@@ -90,7 +97,8 @@ function scopesOf(payload: JWTPayload): string[] {
 
 function tokenError(err: unknown): string {
   if (err instanceof joseErrors.JWTExpired) return 'expired';
-  if (err instanceof joseErrors.JWTClaimValidationFailed) return `claim ${err.claim} ${err.reason === 'check_failed' ? 'does not match' : err.reason}`;
+  if (err instanceof joseErrors.JWTClaimValidationFailed)
+    return `claim ${err.claim} ${err.reason === 'check_failed' ? 'does not match' : err.reason}`;
   if (err instanceof joseErrors.JWKSNoMatchingKey) return 'no key matches its kid';
   if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'algorithm not allowed';
   if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'signature does not verify';

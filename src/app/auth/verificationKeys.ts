@@ -19,14 +19,17 @@ export function readSecret(file: string): Uint8Array {
   }
   const bytes = new TextEncoder().encode(text);
   if (bytes.length < MIN_SECRET_BYTES) {
-    throw new Error(`--admin-jwt-secret-file: ${file} holds ${bytes.length} bytes; at least ${MIN_SECRET_BYTES} are needed (e.g. openssl rand -hex 32)`);
+    throw new Error(
+      `--admin-jwt-secret-file: ${file} holds ${bytes.length} bytes; at least ${MIN_SECRET_BYTES} are needed (e.g. openssl rand -hex 32)`,
+    );
   }
   return bytes;
 }
 
 /** The key of --admin-jwt-secret-file or --admin-jwks; undefined when neither is given. */
 export function loadVerificationKey(source: { secretFile?: string; jwks?: string }): VerificationKey | undefined {
-  if (source.secretFile && source.jwks) throw new Error('give either --admin-jwt-secret-file or --admin-jwks, not both');
+  if (source.secretFile && source.jwks)
+    throw new Error('give either --admin-jwt-secret-file or --admin-jwks, not both');
   if (source.secretFile) return { kind: 'secret', key: readSecret(source.secretFile) };
   if (!source.jwks) return undefined;
   if (/^https?:\/\//.test(source.jwks)) {

@@ -14,15 +14,30 @@ export interface ObjectCondition {
   [key: string]: unknown;
 }
 
-export const conditionsOf = (o: KubeObject): ObjectCondition[] => ((o.status as { conditions?: ObjectCondition[] } | undefined)?.conditions ?? []);
-export const conditionOf = (o: KubeObject, type: string): ObjectCondition | undefined => conditionsOf(o).find((c) => c.type === type);
+export const conditionsOf = (o: KubeObject): ObjectCondition[] =>
+  (o.status as { conditions?: ObjectCondition[] } | undefined)?.conditions ?? [];
+export const conditionOf = (o: KubeObject, type: string): ObjectCondition | undefined =>
+  conditionsOf(o).find((c) => c.type === type);
 
 /** Sets a condition of `o.status.conditions`; lastTransitionTime becomes `at` only when the status flips. */
-export function setObjectCondition(o: KubeObject, type: string, status: 'True' | 'False', reason: string, message: string, at: number): void {
+export function setObjectCondition(
+  o: KubeObject,
+  type: string,
+  status: 'True' | 'False',
+  reason: string,
+  message: string,
+  at: number,
+): void {
   const s = (o.status ??= {}) as { conditions?: ObjectCondition[] };
   const list = (s.conditions ??= []);
   const old = list.find((c) => c.type === type);
-  const next: ObjectCondition = { type, status, lastTransitionTime: old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : kubeTime(at), reason, message };
+  const next: ObjectCondition = {
+    type,
+    status,
+    lastTransitionTime: old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : kubeTime(at),
+    reason,
+    message,
+  };
   if (old) list.splice(list.indexOf(old), 1, { ...old, ...next });
   else list.push(next);
 }
@@ -53,7 +68,10 @@ export function save(state: ClusterState, kind: ResourceKind, before: KubeObject
   let wrote = false;
   let stored = before;
   if (main(after) !== main(before)) {
-    stored = state.update(kind, after.metadata.namespace, after.metadata.name, { ...after, metadata: { ...after.metadata, resourceVersion: before.metadata.resourceVersion } });
+    stored = state.update(kind, after.metadata.namespace, after.metadata.name, {
+      ...after,
+      metadata: { ...after.metadata, resourceVersion: before.metadata.resourceVersion },
+    });
     wrote = true;
   }
   if (canonicalJson(after.status ?? null) !== canonicalJson(before.status ?? null)) {

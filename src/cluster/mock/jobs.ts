@@ -18,14 +18,23 @@ interface JobStatus {
   ready?: number;
 }
 
-const isPayloadJob = (j: KubeObject): boolean => j.metadata.namespace === 'openshift-cluster-version' && j.metadata.name.startsWith('version-');
-const imageOf = (j: KubeObject): string => (j.spec as { template?: { spec?: { containers?: Array<{ image?: string }> } } })?.template?.spec?.containers?.[0]?.image ?? '';
+const isPayloadJob = (j: KubeObject): boolean =>
+  j.metadata.namespace === 'openshift-cluster-version' && j.metadata.name.startsWith('version-');
+const imageOf = (j: KubeObject): string =>
+  (j.spec as { template?: { spec?: { containers?: Array<{ image?: string }> } } })?.template?.spec?.containers?.[0]
+    ?.image ?? '';
 
-export function reconcileJobs(state: ClusterState, now: number, hasPayload: (image: string) => boolean, payloadStore = 'the payload store'): void {
+export function reconcileJobs(
+  state: ClusterState,
+  now: number,
+  hasPayload: (image: string) => boolean,
+  payloadStore = 'the payload store',
+): void {
   const kind = kindNamed('Job');
   for (const before of state.list(kind)) {
     if ((before.spec as { suspend?: boolean } | undefined)?.suspend) continue;
-    if (conditionsOf(before).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')) continue;
+    if (conditionsOf(before).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True'))
+      continue;
     const job = clone(before);
     const s = (job.status ??= {}) as JobStatus;
     const started = s.startTime ? Date.parse(s.startTime) : now;
@@ -41,7 +50,14 @@ export function reconcileJobs(state: ClusterState, now: number, hasPayload: (ima
       } else {
         s.failed = 1;
         const why = image ? `the release image ${image} is not in ${payloadStore}` : 'the Job names no container image';
-        setObjectCondition(job, 'Failed', 'True', 'BackoffLimitExceeded', `Job has reached the specified backoff limit: ${why}`, end);
+        setObjectCondition(
+          job,
+          'Failed',
+          'True',
+          'BackoffLimitExceeded',
+          `Job has reached the specified backoff limit: ${why}`,
+          end,
+        );
       }
     }
     save(state, kind, before, job);

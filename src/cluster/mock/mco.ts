@@ -8,7 +8,16 @@
 // that moment, not at the next tick).
 import { createHash } from 'node:crypto';
 import { kubeTime } from '../../clock.js';
-import { annotation, clone, conditionOf, isoMs, save, setAnnotation, setObjectCondition, timeAnnotation } from './controller.js';
+import {
+  annotation,
+  clone,
+  conditionOf,
+  isoMs,
+  save,
+  setAnnotation,
+  setObjectCondition,
+  timeAnnotation,
+} from './controller.js';
 import { NODE_PHASES, type NodePhase, type Scenario } from './scenario.js';
 import { kindNamed, type ClusterState, type KubeObject } from './state.js';
 import { KUBE_LABEL } from '../labels.js';
@@ -29,9 +38,19 @@ export const RHEL_KUBELET = 'cincy.mock/rhel-kubelet';
 const AWAITING_KUBELET = 'awaiting-kubelet';
 const UNSCHEDULABLE_TAINT = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
 
-export const DEFAULT_NODE_TIMINGS: Record<NodePhase, number> = { cordon: 10_000, drain: 120_000, update: 180_000, reboot: 240_000, uncordon: 10_000 };
+export const DEFAULT_NODE_TIMINGS: Record<NodePhase, number> = {
+  cordon: 10_000,
+  drain: 120_000,
+  update: 180_000,
+  reboot: 240_000,
+  uncordon: 10_000,
+};
 
-export const renderedConfig = (pool: string, version: string): string => `rendered-${pool}-${createHash('sha256').update(pool + version).digest('hex').slice(0, 32)}`;
+export const renderedConfig = (pool: string, version: string): string =>
+  `rendered-${pool}-${createHash('sha256')
+    .update(pool + version)
+    .digest('hex')
+    .slice(0, 32)}`;
 
 /** The kubelet a release ships: Kubernetes minor = OpenShift minor + 13 (4.16 → 1.29). */
 export function kubeletVersionFor(version: string): string {
@@ -42,7 +61,13 @@ export function kubeletVersionFor(version: string): string {
 /** maxUnavailable: an integer, or "N%" of the pool rounded down; at least 1; default 1. */
 export function maxUnavailableOf(v: unknown, machineCount: number): number {
   const pct = typeof v === 'string' ? /^(\d+)%$/.exec(v.trim()) : null;
-  const n = pct ? Math.floor((Number(pct[1]) * machineCount) / 100) : typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : 1;
+  const n = pct
+    ? Math.floor((Number(pct[1]) * machineCount) / 100)
+    : typeof v === 'number'
+      ? v
+      : typeof v === 'string' && /^\d+$/.test(v)
+        ? Number(v)
+        : 1;
   return Math.max(1, Math.floor(n));
 }
 
@@ -63,16 +88,21 @@ interface NodeSpec {
 
 const ready = (n: KubeObject): boolean => conditionOf(n, 'Ready')?.status === 'True';
 const working = (n: KubeObject): boolean => annotation(n, PHASE) !== undefined;
-const unavailable = (n: KubeObject): boolean => working(n) || !ready(n) || !!(n.spec as NodeSpec | undefined)?.unschedulable;
+const unavailable = (n: KubeObject): boolean =>
+  working(n) || !ready(n) || !!(n.spec as NodeSpec | undefined)?.unschedulable;
 const matchesPool = (pool: KubeObject, n: KubeObject): boolean =>
-  Object.entries((pool.spec as PoolSpec).nodeSelector?.matchLabels ?? { none: '\0' }).every(([k, v]) => n.metadata.labels?.[k] === v);
+  Object.entries((pool.spec as PoolSpec).nodeSelector?.matchLabels ?? { none: '\0' }).every(
+    ([k, v]) => n.metadata.labels?.[k] === v,
+  );
 
 /** `version`: the release the machine-config operator's Deployment runs (none: the pools keep their targets). */
 export function reconcileMco(state: ClusterState, now: number, scenario: Scenario, version: string | undefined): void {
   const poolKind = kindNamed('MachineConfigPool');
   const nodeKind = kindNamed('Node');
   // A node in several pools belongs to the master pool (as with compact clusters), else the first by name.
-  const pools = state.list(poolKind).sort((a, b) => Number(b.metadata.name === 'master') - Number(a.metadata.name === 'master'));
+  const pools = state
+    .list(poolKind)
+    .sort((a, b) => Number(b.metadata.name === 'master') - Number(a.metadata.name === 'master'));
   const nodes = state.list(nodeKind);
   const claimed = new Set<string>();
   for (let poolBefore of pools) {
@@ -80,7 +110,10 @@ export function reconcileMco(state: ClusterState, now: number, scenario: Scenari
     if (rendered && (poolBefore.spec as PoolSpec | undefined)?.configuration?.name !== rendered) {
       // The new target first, so the status below observes the generation it makes.
       const next = clone(poolBefore);
-      next.spec = { ...(next.spec as object), configuration: { ...(next.spec as PoolSpec | undefined)?.configuration, name: rendered } };
+      next.spec = {
+        ...(next.spec as object),
+        configuration: { ...(next.spec as PoolSpec | undefined)?.configuration, name: rendered },
+      };
       setAnnotation(next, RELEASE, version);
       poolBefore = state.update(poolKind, undefined, next.metadata.name, next);
     }
@@ -101,17 +134,24 @@ export function reconcileMco(state: ClusterState, now: number, scenario: Scenari
 function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: number, scenario: Scenario): number {
   const spec = pool.spec as PoolSpec;
   const max = maxUnavailableOf(spec.maxUnavailable, nodes.length);
-  const duration = (n: KubeObject, p: NodePhase): number => scenario.nodes[n.metadata.name]?.[p] ?? scenario.nodeDefaults[p] ?? DEFAULT_NODE_TIMINGS[p];
+  const duration = (n: KubeObject, p: NodePhase): number =>
+    scenario.nodes[n.metadata.name]?.[p] ?? scenario.nodeDefaults[p] ?? DEFAULT_NODE_TIMINGS[p];
   const created = (n: KubeObject): number => Date.parse(n.metadata.creationTimestamp ?? '') || 0;
   const candidates = nodes
     .filter((n) => !working(n) && annotation(n, CURRENT) !== target)
-    .sort((a, b) => (a.metadata.labels?.[ZONE] ?? '').localeCompare(b.metadata.labels?.[ZONE] ?? '') || created(a) - created(b) || a.metadata.name.localeCompare(b.metadata.name));
+    .sort(
+      (a, b) =>
+        (a.metadata.labels?.[ZONE] ?? '').localeCompare(b.metadata.labels?.[ZONE] ?? '') ||
+        created(a) - created(b) ||
+        a.metadata.name.localeCompare(b.metadata.name),
+    );
   let last: number | undefined;
 
   const enter = (n: KubeObject, phase: NodePhase, t: number): void => {
     setAnnotation(n, PHASE, phase);
     setAnnotation(n, PHASE_END, isoMs(t + duration(n, phase)));
-    if (phase === 'reboot') setObjectCondition(n, 'Ready', 'False', 'KubeletNotReady', `node is rebooting into ${annotation(n, DESIRED)}`, t);
+    if (phase === 'reboot')
+      setObjectCondition(n, 'Ready', 'False', 'KubeletNotReady', `node is rebooting into ${annotation(n, DESIRED)}`, t);
   };
   const start = (n: KubeObject, t: number): void => {
     setAnnotation(n, DESIRED, target);
@@ -119,7 +159,10 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
     setAnnotation(n, RELEASE, annotation(pool, RELEASE));
     const s = (n.spec ??= {}) as NodeSpec;
     s.unschedulable = true;
-    s.taints = [...(s.taints ?? []).filter((x) => x.key !== UNSCHEDULABLE_TAINT.key), { ...UNSCHEDULABLE_TAINT, timeAdded: kubeTime(t) }];
+    s.taints = [
+      ...(s.taints ?? []).filter((x) => x.key !== UNSCHEDULABLE_TAINT.key),
+      { ...UNSCHEDULABLE_TAINT, timeAdded: kubeTime(t) },
+    ];
     enter(n, 'cordon', t);
   };
   const isRhel = (n: KubeObject): boolean => n.metadata.labels?.[RHEL_LABEL] === 'rhel';
@@ -128,7 +171,15 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
       setAnnotation(n, CURRENT, annotation(n, DESIRED));
       setAnnotation(n, PHASE, AWAITING_KUBELET);
       setAnnotation(n, PHASE_END, undefined);
-      setObjectCondition(n, 'Ready', 'False', 'KubeletNotReady', `RHEL node: the configuration of ${annotation(n, RELEASE)} does not run on its old kubelet; update the kubelet by other means (openshift-ansible), then annotate ${RHEL_KUBELET}=${annotation(n, RELEASE)}`, t);
+      setObjectCondition(
+        n,
+        'Ready',
+        'False',
+        'KubeletNotReady',
+        `RHEL node: the configuration of ${annotation(n, RELEASE)} does not run on its old kubelet; ` +
+          `update the kubelet by other means (openshift-ansible), then annotate ${RHEL_KUBELET}=${annotation(n, RELEASE)}`,
+        t,
+      );
       return;
     }
     if (phase === AWAITING_KUBELET) {
@@ -167,7 +218,8 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
   // Phase ends up to now, earliest first; when none is left, nodes start now (their phases may end at once).
   for (;;) {
     // A RHEL worker waiting for its kubelet is due only once someone updated it.
-    const kubeletUpdated = (n: KubeObject): boolean => annotation(n, PHASE) !== AWAITING_KUBELET || annotation(n, RHEL_KUBELET) === annotation(n, RELEASE);
+    const kubeletUpdated = (n: KubeObject): boolean =>
+      annotation(n, PHASE) !== AWAITING_KUBELET || annotation(n, RHEL_KUBELET) === annotation(n, RELEASE);
     const due = nodes
       .filter((n) => working(n) && kubeletUpdated(n))
       .map((n) => ({ n, end: timeAnnotation(n, PHASE_END) ?? now }))
@@ -185,7 +237,9 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
 /** The counters and conditions `oc get mcp` shows. */
 function poolStatus(pool: KubeObject, nodes: KubeObject[], target: string, at: number): void {
   const s = (pool.status ??= {}) as PoolStatus;
-  const updated = nodes.filter((n) => !working(n) && annotation(n, CURRENT) === target && annotation(n, MCD_STATE) !== 'Degraded');
+  const updated = nodes.filter(
+    (n) => !working(n) && annotation(n, CURRENT) === target && annotation(n, MCD_STATE) !== 'Degraded',
+  );
   const degraded = nodes.filter((n) => annotation(n, MCD_STATE) === 'Degraded').length;
   const done = updated.length === nodes.length;
   const paused = !!(pool.spec as PoolSpec).paused;
@@ -198,9 +252,30 @@ function poolStatus(pool: KubeObject, nodes: KubeObject[], target: string, at: n
     degradedMachineCount: degraded,
     configuration: { ...s.configuration, name: done ? target : (s.configuration?.name ?? target) },
   });
-  setObjectCondition(pool, 'Updated', done ? 'True' : 'False', '', done ? `All nodes are updated with MachineConfig ${target}` : '', at);
-  setObjectCondition(pool, 'Updating', !done && !paused ? 'True' : 'False', '', !done && !paused ? `All nodes are updating to MachineConfig ${target}` : '', at);
-  setObjectCondition(pool, 'Degraded', degraded > 0 ? 'True' : 'False', '', degraded > 0 ? `${degraded} nodes are reporting degraded status on sync` : '', at);
+  setObjectCondition(
+    pool,
+    'Updated',
+    done ? 'True' : 'False',
+    '',
+    done ? `All nodes are updated with MachineConfig ${target}` : '',
+    at,
+  );
+  setObjectCondition(
+    pool,
+    'Updating',
+    !done && !paused ? 'True' : 'False',
+    '',
+    !done && !paused ? `All nodes are updating to MachineConfig ${target}` : '',
+    at,
+  );
+  setObjectCondition(
+    pool,
+    'Degraded',
+    degraded > 0 ? 'True' : 'False',
+    '',
+    degraded > 0 ? `${degraded} nodes are reporting degraded status on sync` : '',
+    at,
+  );
 }
 
 /** Whether `pool` runs the rendered config of `version` on all its nodes (what the machine-config operator waits for). */

@@ -25,14 +25,21 @@ interface CoStatus {
 }
 
 export function releaseVersionOf(d: KubeObject): string | undefined {
-  const c = (d.spec as { template?: { spec?: { containers?: Array<{ env?: Array<{ name: string; value?: string }> }> } } })?.template?.spec?.containers?.[0];
+  const c = (
+    d.spec as { template?: { spec?: { containers?: Array<{ env?: Array<{ name: string; value?: string }> }> } } }
+  )?.template?.spec?.containers?.[0];
   return c?.env?.find((e) => e.name === 'RELEASE_VERSION')?.value;
 }
 
-/** The release each operator's Deployment runs, by ClusterOperator name. When two Deployments claim one operator (an old name and a new one), the last written wins. */
+/**
+ * The release each operator's Deployment runs, by ClusterOperator name. When two Deployments claim one
+ * operator (an old name and a new one), the last written wins.
+ */
 export function operatorReleases(state: ClusterState): Map<string, string> {
   const releases = new Map<string, string>();
-  const deployments = state.list(kindNamed('Deployment')).sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
+  const deployments = state
+    .list(kindNamed('Deployment'))
+    .sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
   for (const d of deployments) {
     const co = annotation(d, CO_ANNOTATION);
     const v = releaseVersionOf(d);
@@ -41,15 +48,26 @@ export function operatorReleases(state: ClusterState): Map<string, string> {
   return releases;
 }
 
-export function reconcileOperators(state: ClusterState, now: number, scenario: Scenario, releases: Map<string, string>): void {
+export function reconcileOperators(
+  state: ClusterState,
+  now: number,
+  scenario: Scenario,
+  releases: Map<string, string>,
+): void {
   const coKind = kindNamed('ClusterOperator');
   for (const [name, v] of releases) {
     // The operator creates its ClusterOperator when the CVO has not yet.
     const before =
       state.find(coKind, undefined, name) ??
-      state.create(coKind, undefined, { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name }, spec: {} });
+      state.create(coKind, undefined, {
+        apiVersion: 'config.openshift.io/v1',
+        kind: 'ClusterOperator',
+        metadata: { name },
+        spec: {},
+      });
     const current = (before.status as CoStatus | undefined)?.versions?.find((x) => x.name === 'operator')?.version;
-    if (current === v && annotation(before, TARGET) === undefined && annotation(before, DEADLINE) === undefined) continue; // the usual case: nothing to do
+    if (current === v && annotation(before, TARGET) === undefined && annotation(before, DEADLINE) === undefined)
+      continue; // the usual case: nothing to do
     const co = clone(before);
     const s = (co.status ??= {}) as CoStatus;
     if (current === v) {
@@ -66,11 +84,28 @@ export function reconcileOperators(state: ClusterState, now: number, scenario: S
       const at = name === 'machine-config' ? now : deadline;
       setObjectCondition(co, 'Progressing', 'True', 'Upgrading', `Working towards ${v}`, now);
       if (due && behavior === 'degraded') {
-        setObjectCondition(co, 'Degraded', 'True', 'SimulatedFailure', `Simulated failure (scenario): ${name} could not roll out ${v}`, at);
+        setObjectCondition(
+          co,
+          'Degraded',
+          'True',
+          'SimulatedFailure',
+          `Simulated failure (scenario): ${name} could not roll out ${v}`,
+          at,
+        );
       } else if (due && behavior === 'unavailable') {
-        setObjectCondition(co, 'Available', 'False', 'SimulatedFailure', `Simulated outage (scenario): ${name} is not available while rolling out ${v}`, at);
+        setObjectCondition(
+          co,
+          'Available',
+          'False',
+          'SimulatedFailure',
+          `Simulated outage (scenario): ${name} is not available while rolling out ${v}`,
+          at,
+        );
       } else if (due) {
-        s.versions = (s.versions?.length ? s.versions : [{ name: 'operator', version: v }]).map((x) => ({ ...x, version: v }));
+        s.versions = (s.versions?.length ? s.versions : [{ name: 'operator', version: v }]).map((x) => ({
+          ...x,
+          version: v,
+        }));
         setObjectCondition(co, 'Available', 'True', 'AsExpected', '', at);
         setObjectCondition(co, 'Progressing', 'False', 'AsExpected', `Cluster version is ${v}`, at);
         setObjectCondition(co, 'Degraded', 'False', 'AsExpected', '', at);

@@ -47,7 +47,8 @@ function timings(v: unknown, field: string, fail: Fail): NodeTimings {
   if (!isObject(v)) fail(field, `must be a mapping of phase to duration (phases: ${NODE_PHASES.join(', ')})`);
   const out: NodeTimings = {};
   for (const [phase, d] of Object.entries(v as object)) {
-    if (!(NODE_PHASES as readonly string[]).includes(phase)) fail(`${field}.${phase}`, `unknown phase (one of ${NODE_PHASES.join(', ')})`);
+    if (!(NODE_PHASES as readonly string[]).includes(phase))
+      fail(`${field}.${phase}`, `unknown phase (one of ${NODE_PHASES.join(', ')})`);
     out[phase as NodePhase] = duration(d, `${field}.${phase}`, fail);
   }
   return out;
@@ -57,7 +58,11 @@ function timings(v: unknown, field: string, fail: Fail): NodeTimings {
  * Checks the scenario's structured parts (already parsed from JSON or YAML). `known` lists the operators
  * and nodes that exist, when the caller knows them, so a misspelt name is an error rather than ignored.
  */
-export function checkScenario(v: { operators?: unknown; nodes?: unknown; nodeDefaults?: unknown }, fail: Fail, known?: { operators: string[]; nodes: string[] }): Scenario {
+export function checkScenario(
+  v: { operators?: unknown; nodes?: unknown; nodeDefaults?: unknown },
+  fail: Fail,
+  known?: { operators: string[]; nodes: string[] },
+): Scenario {
   const out: Scenario = { operators: {}, nodes: {}, nodeDefaults: {} };
   if (v.operators !== undefined) {
     if (!isObject(v.operators)) fail('operators', 'must be a mapping of ClusterOperator name to {duration, behavior}');
@@ -65,10 +70,15 @@ export function checkScenario(v: { operators?: unknown; nodes?: unknown; nodeDef
       const f = `operators.${co}`;
       if (known && !known.operators.includes(co)) fail(f, 'no such ClusterOperator in this cluster');
       if (!isObject(spec)) fail(f, 'must be a mapping with duration and/or behavior');
-      for (const k of Object.keys(spec as object)) if (k !== 'duration' && k !== 'behavior') fail(`${f}.${k}`, 'unknown field (duration, behavior)');
+      for (const k of Object.keys(spec as object))
+        if (k !== 'duration' && k !== 'behavior') fail(`${f}.${k}`, 'unknown field (duration, behavior)');
       const { duration: d, behavior = 'normal' } = spec as { duration?: unknown; behavior?: unknown };
-      if (!(BEHAVIORS as readonly unknown[]).includes(behavior)) fail(`${f}.behavior`, `${JSON.stringify(behavior)} is not a behavior (one of ${BEHAVIORS.join(', ')})`);
-      out.operators[co] = { behavior: behavior as Behavior, ...(d !== undefined && { duration: duration(d, `${f}.duration`, fail) }) };
+      if (!(BEHAVIORS as readonly unknown[]).includes(behavior))
+        fail(`${f}.behavior`, `${JSON.stringify(behavior)} is not a behavior (one of ${BEHAVIORS.join(', ')})`);
+      out.operators[co] = {
+        behavior: behavior as Behavior,
+        ...(d !== undefined && { duration: duration(d, `${f}.duration`, fail) }),
+      };
     }
   }
   if (v.nodes !== undefined) {
@@ -111,7 +121,10 @@ const TEXT_KEYS = ['platform', 'region', 'featureSet', 'proxy'];
  * Reads a scenario YAML file and returns the ConfigMap data it stands for (structured keys as JSON).
  * Errors name the file and the field.
  */
-export function scenarioFileData(file: string, known?: { operators: string[]; nodes: string[] }): Record<string, string> {
+export function scenarioFileData(
+  file: string,
+  known?: { operators: string[]; nodes: string[] },
+): Record<string, string> {
   const fail: Fail = (field, problem) => {
     throw new ScenarioError(`${file}: ${field}: ${problem}`);
   };
@@ -135,6 +148,7 @@ export function scenarioFileData(file: string, known?: { operators: string[]; no
   }
   // Durations are stored as written ("5m"), so the ConfigMap reads as the file did.
   checkScenario(d, fail, known);
-  for (const key of ['operators', 'nodes', 'nodeDefaults']) if (d[key] !== undefined) data[key] = JSON.stringify(d[key]);
+  for (const key of ['operators', 'nodes', 'nodeDefaults'])
+    if (d[key] !== undefined) data[key] = JSON.stringify(d[key]);
   return data;
 }

@@ -4,7 +4,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { timingSafeEqual } from 'node:crypto';
-import { apiVersionOf, type ClusterState, KINDS, KubeError, parseLabelSelector, type KubeObject, type ResourceKind } from './state.js';
+import {
+  apiVersionOf,
+  type ClusterState,
+  KINDS,
+  KubeError,
+  parseLabelSelector,
+  type KubeObject,
+  type ResourceKind,
+} from './state.js';
 
 export interface MockServerOptions {
   state: ClusterState;
@@ -23,10 +31,30 @@ export interface MockServerOptions {
 
 const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 const SHORT_NAMES: Record<string, string[]> = {
-  clusteroperators: ['co'], configmaps: ['cm'], machineconfigpools: ['mcp'], namespaces: ['ns'], nodes: ['no'], serviceaccounts: ['sa'], services: ['svc'],
-  deployments: ['deploy'], daemonsets: ['ds'], customresourcedefinitions: ['crd', 'crds'],
+  clusteroperators: ['co'],
+  configmaps: ['cm'],
+  machineconfigpools: ['mcp'],
+  namespaces: ['ns'],
+  nodes: ['no'],
+  serviceaccounts: ['sa'],
+  services: ['svc'],
+  deployments: ['deploy'],
+  daemonsets: ['ds'],
+  customresourcedefinitions: ['crd', 'crds'],
 };
-const HAS_STATUS = new Set(['clusterversions', 'clusteroperators', 'proxies', 'nodes', 'namespaces', 'jobs', 'machineconfigpools', 'services', 'deployments', 'daemonsets', 'customresourcedefinitions']);
+const HAS_STATUS = new Set([
+  'clusterversions',
+  'clusteroperators',
+  'proxies',
+  'nodes',
+  'namespaces',
+  'jobs',
+  'machineconfigpools',
+  'services',
+  'deployments',
+  'daemonsets',
+  'customresourcedefinitions',
+]);
 
 export function mockClusterServer(opts: MockServerOptions): Server {
   const watches = new Set<ServerResponse>();
@@ -37,7 +65,9 @@ export function mockClusterServer(opts: MockServerOptions): Server {
       else res.end();
     });
   };
-  const server: Server = opts.tls ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key }, listener) : createServer(listener);
+  const server: Server = opts.tls
+    ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key }, listener)
+    : createServer(listener);
   // Open watches would keep close() waiting for ever.
   server.on('close', () => watches.forEach((w) => w.end()));
   const close = server.close.bind(server);
@@ -54,7 +84,8 @@ function send(res: ServerResponse, code: number, body: unknown): void {
   res.end(text);
 }
 
-const bearer = (req: IncomingMessage): string | undefined => /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+const bearer = (req: IncomingMessage): string | undefined =>
+  /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
 
 function authorized(req: IncomingMessage, tokens: ReadonlySet<string>): boolean {
   const given = bearer(req);
@@ -100,7 +131,10 @@ export function route(path: string): Target | undefined {
   // Names such as system:openshift:… arrive percent-encoded.
   let parts: string[];
   try {
-    parts = rest.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+    parts = rest
+      .split('/')
+      .filter(Boolean)
+      .map((p) => decodeURIComponent(p));
   } catch (err) {
     if (!(err instanceof URIError)) throw err;
     return undefined; // malformed percent-encoding: no such resource
@@ -116,7 +150,12 @@ export function route(path: string): Target | undefined {
   return { kind, namespace, name: parts[1], subresource: parts[2] as 'status' | undefined };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, opts: MockServerOptions, watches: Set<ServerResponse>): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: MockServerOptions,
+  watches: Set<ServerResponse>,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://mock');
   const path = url.pathname.replace(/\/$/, '');
   if (['/healthz', '/livez', '/readyz'].includes(path)) {
@@ -134,19 +173,34 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: MockServe
   if (discovery) return send(res, 200, discovery);
 
   const t = route(path);
-  if (!t) throw new KubeError(404, 'NotFound', `the server could not find the requested resource (${req.method} ${path})`);
+  if (!t)
+    throw new KubeError(404, 'NotFound', `the server could not find the requested resource (${req.method} ${path})`);
   const { kind, namespace, name, subresource } = t;
-  if (subresource && !HAS_STATUS.has(kind.plural)) throw new KubeError(404, 'NotFound', `${kind.plural} has no status subresource`);
+  if (subresource && !HAS_STATUS.has(kind.plural))
+    throw new KubeError(404, 'NotFound', `${kind.plural} has no status subresource`);
   const state = opts.state;
   switch (req.method) {
     case 'GET': {
       const watch = ['1', 'true'].includes(url.searchParams.get('watch') ?? '');
       const selector = parseLabelSelector(url.searchParams.get('labelSelector') ?? undefined);
       const fieldName = /^metadata\.name=(.+)$/.exec(url.searchParams.get('fieldSelector') ?? '')?.[1];
-      if (watch) return startWatch(req, res, state, watches, { kind, namespace, name: name ?? fieldName, selector }, url.searchParams);
+      if (watch)
+        return startWatch(
+          req,
+          res,
+          state,
+          watches,
+          { kind, namespace, name: name ?? fieldName, selector },
+          url.searchParams,
+        );
       if (name) return send(res, 200, state.get(kind, namespace, name));
       const items = state.list(kind, namespace, selector).filter((o) => !fieldName || o.metadata.name === fieldName);
-      return send(res, 200, { kind: `${kind.kind}List`, apiVersion: apiVersionOf(kind), metadata: { resourceVersion: state.resourceVersion }, items });
+      return send(res, 200, {
+        kind: `${kind.kind}List`,
+        apiVersion: apiVersionOf(kind),
+        metadata: { resourceVersion: state.resourceVersion },
+        items,
+      });
     }
     case 'POST': {
       if (name) throw new KubeError(405, 'MethodNotAllowed', 'POST goes to the collection');
@@ -158,13 +212,23 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: MockServe
     case 'PUT': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PUT needs a name');
       const b = (await body(req)) as KubeObject;
-      if (b?.metadata?.name !== undefined && b.metadata.name !== name) throw new KubeError(400, 'BadRequest', `the name of the object (${b.metadata.name}) does not match the name on the URL (${name})`);
+      if (b?.metadata?.name !== undefined && b.metadata.name !== name)
+        throw new KubeError(
+          400,
+          'BadRequest',
+          `the name of the object (${b.metadata.name}) does not match the name on the URL (${name})`,
+        );
       return send(res, 200, state.update(kind, namespace, name, b, subresource));
     }
     case 'PATCH': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PATCH needs a name');
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
-      if (type === 'application/json-patch+json') throw new KubeError(415, 'UnsupportedMediaType', 'JSON patches are not supported; send application/merge-patch+json');
+      if (type === 'application/json-patch+json')
+        throw new KubeError(
+          415,
+          'UnsupportedMediaType',
+          'JSON patches are not supported; send application/merge-patch+json',
+        );
       return send(res, 200, state.patch(kind, namespace, name, await body(req), subresource));
     }
     case 'DELETE':
@@ -180,7 +244,12 @@ function startWatch(
   res: ServerResponse,
   state: ClusterState,
   watches: Set<ServerResponse>,
-  w: { kind: ResourceKind; namespace: string | undefined; name: string | undefined; selector: (l: Record<string, string>) => boolean },
+  w: {
+    kind: ResourceKind;
+    namespace: string | undefined;
+    name: string | undefined;
+    selector: (l: Record<string, string>) => boolean;
+  },
   params: URLSearchParams,
 ): void {
   res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
@@ -192,7 +261,10 @@ function startWatch(
     res.end();
   };
   try {
-    stop = state.watch({ ...w, send: (event) => res.write(`${JSON.stringify(event)}\n`) }, params.get('resourceVersion') ?? undefined);
+    stop = state.watch(
+      { ...w, send: (event) => res.write(`${JSON.stringify(event)}\n`) },
+      params.get('resourceVersion') ?? undefined,
+    );
   } catch (err) {
     const e = err instanceof KubeError ? err : new KubeError(500, 'InternalError', String(err));
     res.write(`${JSON.stringify({ type: 'ERROR', object: e.status() })}\n`);
@@ -219,7 +291,8 @@ function discoveryDoc(path: string): object | undefined {
     });
     return { kind: 'APIGroupList', apiVersion: 'v1', groups };
   }
-  if (path === '/version') return { major: '1', minor: '29', gitVersion: 'v1.29.0-cincy-mock', platform: 'linux/amd64' };
+  if (path === '/version')
+    return { major: '1', minor: '29', gitVersion: 'v1.29.0-cincy-mock', platform: 'linux/amd64' };
   const m = /^\/api\/(v1)$/.exec(path) ?? /^\/apis\/([^/]+\/[^/]+)$/.exec(path);
   if (!m) return undefined;
   const kinds = KINDS.filter((k) => apiVersionOf(k) === m[1]);
@@ -229,8 +302,25 @@ function discoveryDoc(path: string): object | undefined {
     apiVersion: 'v1',
     groupVersion: m[1],
     resources: kinds.flatMap((k) => [
-      { name: k.plural, singularName: k.kind.toLowerCase(), namespaced: k.namespaced, kind: k.kind, verbs: VERBS, ...(SHORT_NAMES[k.plural] && { shortNames: SHORT_NAMES[k.plural] }) },
-      ...(HAS_STATUS.has(k.plural) ? [{ name: `${k.plural}/status`, singularName: '', namespaced: k.namespaced, kind: k.kind, verbs: ['get', 'patch', 'update'] }] : []),
+      {
+        name: k.plural,
+        singularName: k.kind.toLowerCase(),
+        namespaced: k.namespaced,
+        kind: k.kind,
+        verbs: VERBS,
+        ...(SHORT_NAMES[k.plural] && { shortNames: SHORT_NAMES[k.plural] }),
+      },
+      ...(HAS_STATUS.has(k.plural)
+        ? [
+            {
+              name: `${k.plural}/status`,
+              singularName: '',
+              namespaced: k.namespaced,
+              kind: k.kind,
+              verbs: ['get', 'patch', 'update'],
+            },
+          ]
+        : []),
     ]),
   };
 }

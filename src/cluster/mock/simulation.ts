@@ -47,16 +47,49 @@ export function reconcileWorkloads(state: ClusterState, now: number): void {
       const s = (before.status ?? {}) as { observedGeneration?: number };
       if (s.observedGeneration === before.metadata.generation) continue;
       const o = clone(before);
-      const spec = (o.spec ?? {}) as { replicas?: number; template?: { spec?: { nodeSelector?: Record<string, string> } } };
+      const spec = (o.spec ?? {}) as {
+        replicas?: number;
+        template?: { spec?: { nodeSelector?: Record<string, string> } };
+      };
       if (kind.kind === 'Deployment') {
         const n = spec.replicas ?? 1;
-        o.status = { ...(o.status as object), observedGeneration: o.metadata.generation, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n, unavailableReplicas: 0 };
-        setObjectCondition(o, 'Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', now);
-        setObjectCondition(o, 'Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${o.metadata.name}" has successfully progressed.`, now);
+        o.status = {
+          ...(o.status as object),
+          observedGeneration: o.metadata.generation,
+          replicas: n,
+          updatedReplicas: n,
+          readyReplicas: n,
+          availableReplicas: n,
+          unavailableReplicas: 0,
+        };
+        setObjectCondition(
+          o,
+          'Available',
+          'True',
+          'MinimumReplicasAvailable',
+          'Deployment has minimum availability.',
+          now,
+        );
+        setObjectCondition(
+          o,
+          'Progressing',
+          'True',
+          'NewReplicaSetAvailable',
+          `ReplicaSet "${o.metadata.name}" has successfully progressed.`,
+          now,
+        );
       } else {
         const selector = Object.entries(spec.template?.spec?.nodeSelector ?? {});
         const n = nodes.filter((x) => selector.every(([k, v]) => x.metadata.labels?.[k] === v)).length;
-        o.status = { observedGeneration: o.metadata.generation, desiredNumberScheduled: n, currentNumberScheduled: n, updatedNumberScheduled: n, numberReady: n, numberAvailable: n, numberMisscheduled: 0 };
+        o.status = {
+          observedGeneration: o.metadata.generation,
+          desiredNumberScheduled: n,
+          currentNumberScheduled: n,
+          updatedNumberScheduled: n,
+          numberReady: n,
+          numberAvailable: n,
+          numberMisscheduled: 0,
+        };
       }
       save(state, kind, before, o);
     }
@@ -69,15 +102,26 @@ export function reconcileWorkloads(state: ClusterState, now: number): void {
  */
 export function declareClock(state: ClusterState, scale: number): ScaledClock {
   const cm = kindNamed('ConfigMap');
-  const existing = state.find(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name) as { data?: Record<string, string> } | undefined;
+  const existing = state.find(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name) as
+    { data?: Record<string, string> } | undefined;
   const clock = existing ? clockFromData(existing.data).rescaled(scale) : new ScaledClock(scale);
   if (existing) state.patch(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name, { data: clockData(clock) });
-  else state.create(cm, CLOCK_CONFIGMAP.namespace, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CLOCK_CONFIGMAP.name }, data: clockData(clock) });
+  else
+    state.create(cm, CLOCK_CONFIGMAP.namespace, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: CLOCK_CONFIGMAP.name },
+      data: clockData(clock),
+    });
   return clock;
 }
 
 /** Runs reconcile every `intervalMs` of real time until the returned stop() (the timer does not keep the process alive). */
-export function startSimulation(state: ClusterState, clock: Clock, o: SimulationOptions & { intervalMs?: number; warn?: (message: string) => void } = {}): () => void {
+export function startSimulation(
+  state: ClusterState,
+  clock: Clock,
+  o: SimulationOptions & { intervalMs?: number; warn?: (message: string) => void } = {},
+): () => void {
   const said = new Set<string>();
   const tick = (): void => {
     let problems: string[];

@@ -17,23 +17,47 @@ export interface ResourceKind {
 
 export const KINDS: ResourceKind[] = [
   { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', kind: 'ClusterVersion', namespaced: false },
-  { group: 'config.openshift.io', version: 'v1', plural: 'clusteroperators', kind: 'ClusterOperator', namespaced: false },
+  {
+    group: 'config.openshift.io',
+    version: 'v1',
+    plural: 'clusteroperators',
+    kind: 'ClusterOperator',
+    namespaced: false,
+  },
   { group: 'config.openshift.io', version: 'v1', plural: 'proxies', kind: 'Proxy', namespaced: false },
   { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false },
   { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false },
   { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true },
   { group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true },
-  { group: 'machineconfiguration.openshift.io', version: 'v1', plural: 'machineconfigpools', kind: 'MachineConfigPool', namespaced: false },
+  {
+    group: 'machineconfiguration.openshift.io',
+    version: 'v1',
+    plural: 'machineconfigpools',
+    kind: 'MachineConfigPool',
+    namespaced: false,
+  },
   { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
   { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
   { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
   { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
   { group: 'apps', version: 'v1', plural: 'daemonsets', kind: 'DaemonSet', namespaced: true },
   { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    plural: 'clusterrolebindings',
+    kind: 'ClusterRoleBinding',
+    namespaced: false,
+  },
   { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
   { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
-  { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false },
+  {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    plural: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    namespaced: false,
+  },
 ];
 
 /** The kind named `kind` (e.g. 'Node'); every kind name is unique in KINDS. */
@@ -75,7 +99,15 @@ export class KubeError extends Error {
   }
 
   status(): object {
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      code: this.code,
+    };
   }
 }
 
@@ -124,7 +156,8 @@ export class ClusterState {
   /** An object; a 404 KubeError when there is none. */
   get(kind: ResourceKind, namespace: string | undefined, name: string): KubeObject {
     const o = this.find(kind, namespace, name);
-    if (!o) throw new KubeError(404, 'NotFound', `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${name}" not found`);
+    if (!o)
+      throw new KubeError(404, 'NotFound', `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${name}" not found`);
     return o;
   }
 
@@ -136,22 +169,40 @@ export class ClusterState {
 
   list(kind: ResourceKind, namespace?: string, selector: LabelSelector = matchAll): KubeObject[] {
     return [...this.objects.values()]
-      .filter((o) => o.kind === kind.kind && (namespace === undefined || o.metadata.namespace === namespace) && selector(o.metadata.labels ?? {}))
-      .sort((a, b) => `${a.metadata.namespace ?? ''}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace ?? ''}/${b.metadata.name}`))
+      .filter(
+        (o) =>
+          o.kind === kind.kind &&
+          (namespace === undefined || o.metadata.namespace === namespace) &&
+          selector(o.metadata.labels ?? {}),
+      )
+      .sort((a, b) =>
+        `${a.metadata.namespace ?? ''}/${a.metadata.name}`.localeCompare(
+          `${b.metadata.namespace ?? ''}/${b.metadata.name}`,
+        ),
+      )
       .map(clone);
   }
 
   /** `createdAt` (ms) backdates creationTimestamp, for the inventory of a cluster installed in the past. */
   create(kind: ResourceKind, namespace: string | undefined, body: KubeObject, createdAt = this.now()): KubeObject {
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new KubeError(400, 'BadRequest', 'the body must be an object');
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new KubeError(400, 'BadRequest', 'the body must be an object');
     const name = body.metadata?.name;
     if (!name) throw new KubeError(422, 'Invalid', 'metadata.name: Required value');
-    if (this.objects.has(keyOf(kind, namespace, name))) throw new KubeError(409, 'AlreadyExists', `${kind.plural} "${name}" already exists`);
+    if (this.objects.has(keyOf(kind, namespace, name)))
+      throw new KubeError(409, 'AlreadyExists', `${kind.plural} "${name}" already exists`);
     const o: KubeObject = {
       ...clone(body),
       apiVersion: apiVersionOf(kind),
       kind: kind.kind,
-      metadata: { ...clone(body.metadata), name, ...(kind.namespaced && { namespace }), uid: randomUUID(), generation: 1, creationTimestamp: kubeTime(createdAt) },
+      metadata: {
+        ...clone(body.metadata),
+        name,
+        ...(kind.namespaced && { namespace }),
+        uid: randomUUID(),
+        generation: 1,
+        creationTimestamp: kubeTime(createdAt),
+      },
     };
     return this.put(kind, o, 'ADDED');
   }
@@ -161,22 +212,47 @@ export class ClusterState {
    * stored status is kept and a spec change bumps metadata.generation. A resourceVersion in the body
    * that is not the stored one is a conflict.
    */
-  update(kind: ResourceKind, namespace: string | undefined, name: string, body: KubeObject, subresource?: 'status'): KubeObject {
+  update(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    name: string,
+    body: KubeObject,
+    subresource?: 'status',
+  ): KubeObject {
     const current = this.get(kind, namespace, name);
-    if (!body || typeof body !== 'object' || Array.isArray(body) || (body.metadata !== undefined && (typeof body.metadata !== 'object' || body.metadata === null))) {
+    if (
+      !body ||
+      typeof body !== 'object' ||
+      Array.isArray(body) ||
+      (body.metadata !== undefined && (typeof body.metadata !== 'object' || body.metadata === null))
+    ) {
       throw new KubeError(400, 'BadRequest', 'the body must be an object with an object metadata');
     }
     const rv = body.metadata?.resourceVersion;
     if (rv !== undefined && rv !== '' && rv !== current.metadata.resourceVersion) {
-      throw new KubeError(409, 'Conflict', `Operation cannot be fulfilled on ${kind.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+      throw new KubeError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${kind.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
     }
     let next: KubeObject;
     if (subresource === 'status') {
       next = { ...current, status: clone(body.status) };
     } else {
       next = { ...clone(body), apiVersion: current.apiVersion, kind: current.kind, status: current.status };
-      next.metadata = { ...clone(body.metadata), name, ...(kind.namespaced && { namespace }), uid: current.metadata.uid, creationTimestamp: current.metadata.creationTimestamp, generation: current.metadata.generation };
-      if (JSON.stringify(stripMeta(next)) !== JSON.stringify(stripMeta(current)) && JSON.stringify(next.spec) !== JSON.stringify(current.spec)) {
+      next.metadata = {
+        ...clone(body.metadata),
+        name,
+        ...(kind.namespaced && { namespace }),
+        uid: current.metadata.uid,
+        creationTimestamp: current.metadata.creationTimestamp,
+        generation: current.metadata.generation,
+      };
+      if (
+        JSON.stringify(stripMeta(next)) !== JSON.stringify(stripMeta(current)) &&
+        JSON.stringify(next.spec) !== JSON.stringify(current.spec)
+      ) {
         next.metadata.generation = (current.metadata.generation ?? 1) + 1;
       }
     }
@@ -185,8 +261,15 @@ export class ClusterState {
   }
 
   /** An RFC 7386 JSON merge patch. */
-  patch(kind: ResourceKind, namespace: string | undefined, name: string, patch: unknown, subresource?: 'status'): KubeObject {
-    if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw new KubeError(400, 'BadRequest', 'a merge patch is a JSON object');
+  patch(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    subresource?: 'status',
+  ): KubeObject {
+    if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
+      throw new KubeError(400, 'BadRequest', 'a merge patch is a JSON object');
     const current = this.get(kind, namespace, name);
     const merged = mergePatch(current, patch) as KubeObject;
     const rv = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
@@ -211,13 +294,15 @@ export class ClusterState {
   watch(w: Watcher, resourceVersion: string | undefined): () => void {
     if (resourceVersion && resourceVersion !== '0') {
       const since = Number(resourceVersion);
-      if (!Number.isInteger(since)) throw new KubeError(400, 'BadRequest', `invalid resourceVersion '${resourceVersion}'`);
+      if (!Number.isInteger(since))
+        throw new KubeError(400, 'BadRequest', `invalid resourceVersion '${resourceVersion}'`);
       if (since < this.revision && (this.history.length === 0 || this.history[0]!.rv > since + 1)) {
         throw new KubeError(410, 'Expired', `too old resource version: ${since} (${this.revision})`);
       }
       for (const h of this.history) if (h.rv > since && matches(w, h.kind, h.event.object)) w.send(h.event);
     } else {
-      for (const o of this.list(w.kind, w.namespace, w.selector)) if (!w.name || o.metadata.name === w.name) w.send({ type: 'ADDED', object: o });
+      for (const o of this.list(w.kind, w.namespace, w.selector))
+        if (!w.name || o.metadata.name === w.name) w.send({ type: 'ADDED', object: o });
     }
     this.watchers.add(w);
     return () => this.watchers.delete(w);
@@ -277,7 +362,12 @@ export class ClusterState {
 }
 
 function matches(w: Watcher, kind: ResourceKind, o: KubeObject): boolean {
-  return w.kind === kind && (w.namespace === undefined || o.metadata.namespace === w.namespace) && (!w.name || o.metadata.name === w.name) && w.selector(o.metadata.labels ?? {});
+  return (
+    w.kind === kind &&
+    (w.namespace === undefined || o.metadata.namespace === w.namespace) &&
+    (!w.name || o.metadata.name === w.name) &&
+    w.selector(o.metadata.labels ?? {})
+  );
 }
 
 export function kindFor(o: KubeObject): ResourceKind {
@@ -286,13 +376,20 @@ export function kindFor(o: KubeObject): ResourceKind {
   return k;
 }
 
-const keyOf = (kind: ResourceKind, namespace: string | undefined, name: string): string => `${kind.plural}/${namespace ?? ''}/${name}`;
+const keyOf = (kind: ResourceKind, namespace: string | undefined, name: string): string =>
+  `${kind.plural}/${namespace ?? ''}/${name}`;
 const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
-const stripMeta = (o: KubeObject): object => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, generation: undefined } });
+const stripMeta = (o: KubeObject): object => ({
+  ...o,
+  metadata: { ...o.metadata, resourceVersion: undefined, generation: undefined },
+});
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return clone(patch);
-  const out: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
     else out[k] = mergePatch(out[k], v);
@@ -313,7 +410,9 @@ export function parseLabelSelector(text: string | undefined): LabelSelector {
     if ((m = /^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(p))) {
       const [, key, op, list] = m as unknown as [string, string, string, string];
       const values = list.split(',').map((v) => v.trim());
-      tests.push(op === 'in' ? (l) => key in l && values.includes(l[key]!) : (l) => !(key in l) || !values.includes(l[key]!));
+      tests.push(
+        op === 'in' ? (l) => key in l && values.includes(l[key]!) : (l) => !(key in l) || !values.includes(l[key]!),
+      );
     } else if ((m = /^([\w./-]+)\s*(==|=|!=)\s*([\w./-]*)$/.exec(p))) {
       const [, key, op, value] = m as unknown as [string, string, string, string];
       tests.push(op === '!=' ? (l) => l[key] !== value : (l) => l[key] === value);

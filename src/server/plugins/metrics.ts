@@ -9,7 +9,12 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { service: Gr
   collectDefaultMetrics({ register: registry, prefix: 'cincy_' });
   const service = opts.service;
 
-  const requests = new Counter({ name: 'cincy_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: 'cincy_http_requests_total',
+    help: 'HTTP requests by route, method and status',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'cincy_http_request_duration_seconds',
     help: 'Time to serve a request, by route',
@@ -78,8 +83,12 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { service: Gr
     timer.observe(reply.elapsedTime / 1000);
   });
 
-  app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['health'], produces: ['text/plain'] } }, async (_req, reply) => {
-    reply.header('content-type', registry.contentType);
-    return registry.metrics();
-  });
+  app.get(
+    '/metrics',
+    { schema: { summary: 'Prometheus metrics', tags: ['health'], produces: ['text/plain'] } },
+    async (_req, reply) => {
+      reply.header('content-type', registry.contentType);
+      return registry.metrics();
+    },
+  );
 });

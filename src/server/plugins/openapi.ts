@@ -18,7 +18,10 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { version: st
         { name: 'graph', description: 'The Cincinnati graph clusters read' },
         { name: 'releases', description: 'Release records (admin)' },
         { name: 'channels', description: 'Public channels and promotion (admin)' },
-        { name: 'internal channels', description: 'The promotion ladder: candidate, fast, stable (admin; never served)' },
+        {
+          name: 'internal channels',
+          description: 'The promotion ladder: candidate, fast, stable (admin; never served)',
+        },
         { name: 'risks', description: 'Conditional risks and hard blocks on edges (admin)' },
         { name: 'audit', description: 'Who changed what' },
         { name: 'signatures', description: 'Release signatures: ingest, and the signature store clusters read' },
@@ -26,7 +29,12 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { version: st
       ],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT with the scopes releases:write, channels:write or risks:write (cincy token create)' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'A JWT with the scopes releases:write, channels:write or risks:write (cincy token create)',
+          },
         },
       },
     },

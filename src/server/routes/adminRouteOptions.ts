@@ -9,5 +9,12 @@ export interface AdminRouteOptions {
   tokens: TokenVerifier;
 }
 
-export const WRITE_ERRORS = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 429: ErrorSchema };
+export const WRITE_ERRORS = {
+  400: ErrorSchema,
+  401: ErrorSchema,
+  403: ErrorSchema,
+  404: ErrorSchema,
+  409: ErrorSchema,
+  429: ErrorSchema,
+};
 export const BEARER_AUTH = [{ bearerAuth: [] }];

@@ -31,7 +31,11 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
     const tag = kind === 'public' ? 'channels' : 'internal channels';
 
     app.get(base, {
-      schema: { summary: `List ${tag}`, tags: [tag], response: { 200: Type.Object({ channels: Type.Array(ChannelDoc) }) } },
+      schema: {
+        summary: `List ${tag}`,
+        tags: [tag],
+        response: { 200: Type.Object({ channels: Type.Array(ChannelDoc) }) },
+      },
       handler: async () => ({ channels: admin.queries.channels(kind) }),
     });
 
@@ -75,7 +79,13 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
         response: { 200: PromotionResult, 201: PromotionResult, ...WRITE_ERRORS },
       },
       handler: async (request, reply) => {
-        const r = admin.promotion.promote(kind, request.params.name, request.body, actorOf(request), request.query.dryRun === true);
+        const r = admin.promotion.promote(
+          kind,
+          request.params.name,
+          request.body,
+          actorOf(request),
+          request.query.dryRun === true,
+        );
         return reply.code(r.changed && !r.dryRun ? 201 : 200).send(r);
       },
     });

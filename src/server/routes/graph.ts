@@ -4,7 +4,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { IncomingHttpHeaders } from 'node:http';
 import Negotiator from 'negotiator';
 import { ApiError } from '../../errors.js';
-import { ARCH_PATTERN, CHANNEL_PATTERN, ErrorSchema, GraphDocumentSchema, GraphQuerySchema, MEDIA_TYPES } from '../../schemas/cincinnati.js';
+import {
+  ARCH_PATTERN,
+  CHANNEL_PATTERN,
+  ErrorSchema,
+  GraphDocumentSchema,
+  GraphQuerySchema,
+  MEDIA_TYPES,
+} from '../../schemas/cincinnati.js';
 import type { GraphService } from '../../app/graphService.js';
 import type { Encoding } from '../../app/snapshot.js';
 
@@ -32,7 +39,13 @@ export async function graphRoutes(fastify: FastifyInstance, opts: GraphRouteOpti
         tags: ['graph'],
         querystring: GraphQuerySchema,
         produces: [...MEDIA_TYPES],
-        response: { 200: GraphDocumentSchema, 304: { type: 'null', description: 'Not modified' }, 400: ErrorSchema, 406: ErrorSchema, 503: ErrorSchema },
+        response: {
+          200: GraphDocumentSchema,
+          304: { type: 'null', description: 'Not modified' },
+          400: ErrorSchema,
+          406: ErrorSchema,
+          503: ErrorSchema,
+        },
       },
       handler: (request, reply) => serveGraph(request.query, request.headers, reply, opts.service, cacheControl),
     });
@@ -40,11 +53,20 @@ export async function graphRoutes(fastify: FastifyInstance, opts: GraphRouteOpti
 }
 
 /** The query is checked here, not by the schema: clients get the protocol's exact error bodies. */
-function serveGraph(query: Record<string, unknown>, headers: IncomingHttpHeaders, reply: FastifyReply, service: GraphService, cacheControl: string): FastifyReply {
+function serveGraph(
+  query: Record<string, unknown>,
+  headers: IncomingHttpHeaders,
+  reply: FastifyReply,
+  service: GraphService,
+  cacheControl: string,
+): FastifyReply {
   const { channel, arch } = graphParams(query);
   const { media, encoding } = negotiate(headers.accept, headers['accept-encoding']);
   if (!media) {
-    throw new ApiError('invalid_content_type', `no acceptable media type in Accept '${String(headers.accept).slice(0, 200)}'; served: ${MEDIA_TYPES.join(', ')}`);
+    throw new ApiError(
+      'invalid_content_type',
+      `no acceptable media type in Accept '${String(headers.accept).slice(0, 200)}'; served: ${MEDIA_TYPES.join(', ')}`,
+    );
   }
   const snapshot = service.current;
   if (!snapshot) throw new ApiError('service_unavailable', 'no graph has been built yet');
@@ -88,18 +110,28 @@ function negotiate(accept: string | undefined, acceptEncoding: string | undefine
 /** The protocol's parameter rules with its exact messages; unknown parameters are ignored. */
 export function graphParams(query: Record<string, unknown>): { channel: string; arch: string } {
   const missing = ['channel'].filter((k) => query[k] === undefined || query[k] === '');
-  if (missing.length) throw new ApiError('missing_params', `mandatory client parameters missing: ${missing.sort().join(', ')}`);
+  if (missing.length)
+    throw new ApiError('missing_params', `mandatory client parameters missing: ${missing.sort().join(', ')}`);
   const channel = single(query, 'channel')!;
   const arch = single(query, 'arch') ?? 'amd64';
-  if (!CHANNEL_RE.test(channel)) throw new ApiError('invalid_params', `invalid client parameters: channel '${clip(channel)}' does not match regex '${CHANNEL_PATTERN}'`);
-  if (!ARCH_RE.test(arch)) throw new ApiError('invalid_params', `invalid client parameters: arch '${clip(arch)}' does not match regex '${ARCH_PATTERN}'`);
+  if (!CHANNEL_RE.test(channel))
+    throw new ApiError(
+      'invalid_params',
+      `invalid client parameters: channel '${clip(channel)}' does not match regex '${CHANNEL_PATTERN}'`,
+    );
+  if (!ARCH_RE.test(arch))
+    throw new ApiError(
+      'invalid_params',
+      `invalid client parameters: arch '${clip(arch)}' does not match regex '${ARCH_PATTERN}'`,
+    );
   return { channel, arch };
 }
 
 function single(query: Record<string, unknown>, key: string): string | undefined {
   const v = query[key];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new ApiError('invalid_params', `invalid client parameters: ${key} given more than once`);
+  if (typeof v !== 'string')
+    throw new ApiError('invalid_params', `invalid client parameters: ${key} given more than once`);
   return v;
 }
 

@@ -3,9 +3,16 @@ import type { FastifyInstance } from 'fastify';
 import type { AdminRouteOptions } from './adminRouteOptions.js';
 import { noneMatch } from './graph.js';
 
-export async function graphDataRoutes(app: FastifyInstance, { admin }: Pick<AdminRouteOptions, 'admin'>): Promise<void> {
+export async function graphDataRoutes(
+  app: FastifyInstance,
+  { admin }: Pick<AdminRouteOptions, 'admin'>,
+): Promise<void> {
   app.get('/api/upgrades_info/graph-data', {
-    schema: { summary: 'The current state as a graph-data .tar.gz (importable by cincy import)', tags: ['graph'], produces: ['application/gzip'] },
+    schema: {
+      summary: 'The current state as a graph-data .tar.gz (importable by cincy import)',
+      tags: ['graph'],
+      produces: ['application/gzip'],
+    },
     handler: async (request, reply) => {
       const { bytes, etag } = await admin.queries.graphDataTarball();
       reply.header('content-type', 'application/gzip');

@@ -8,7 +8,13 @@ import { ReadinessSchema } from '../../schemas/health.js';
 
 export async function healthRoutes(fastify: FastifyInstance, opts: { service: GraphService }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/livez', { schema: { summary: 'Liveness', tags: ['health'], response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+  app.get(
+    '/livez',
+    {
+      schema: { summary: 'Liveness', tags: ['health'], response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
   app.get('/readyz', {
     schema: {
       summary: 'Readiness: 200 once a graph is served (also when a later rebuild failed), 503 before',
@@ -20,7 +26,14 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
       const snap = s.current;
       const body = {
         status: snap ? ('ready' as const) : ('not ready' as const),
-        ...(snap && { graph: { builtAt: snap.builtAt.toISOString(), releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds } }),
+        ...(snap && {
+          graph: {
+            builtAt: snap.builtAt.toISOString(),
+            releases: snap.graph.nodes.length,
+            channels: snap.channels.size,
+            buildSeconds: snap.buildSeconds,
+          },
+        }),
         ...(s.lastBuildFailure && { lastBuildFailure: s.lastBuildFailure }),
         ...(s.lastImportFailure && { lastImportFailure: s.lastImportFailure }),
       };

@@ -2,7 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ReasonQuery, ReleaseBody, ReleaseDetail, ReleaseList, ReleaseListQuery, ReleaseParams } from '../../schemas/admin.js';
+import {
+  ReasonQuery,
+  ReleaseBody,
+  ReleaseDetail,
+  ReleaseList,
+  ReleaseListQuery,
+  ReleaseParams,
+} from '../../schemas/admin.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { ReleaseRecordSchema } from '../../schemas/graphData.js';
 import { actorOf, requireScope } from '../auth.js';

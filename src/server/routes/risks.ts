@@ -10,14 +10,24 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/api/v1/risks', {
-    schema: { summary: 'List blocked edges: conditional risks and hard blocks', tags: ['risks'], response: { 200: RiskList } },
+    schema: {
+      summary: 'List blocked edges: conditional risks and hard blocks',
+      tags: ['risks'],
+      response: { 200: RiskList },
+    },
     handler: async () => ({ risks: admin.queries.risks() }),
   });
 
   app.post('/api/v1/risks', {
     attachValidation: true, // the risk service classifies and validates it like a blocked-edges file
     preValidation: requireScope(tokens, 'risks:write'),
-    schema: { summary: 'Declare a risk on edges (or a hard block)', tags: ['risks'], security: BEARER_AUTH, body: RiskBody, response: { 201: RiskAdded, ...WRITE_ERRORS } },
+    schema: {
+      summary: 'Declare a risk on edges (or a hard block)',
+      tags: ['risks'],
+      security: BEARER_AUTH,
+      body: RiskBody,
+      response: { 201: RiskAdded, ...WRITE_ERRORS },
+    },
     handler: async (request, reply) => {
       return reply.code(201).send(admin.risks.addRisk(request.body, actorOf(request)));
     },
@@ -33,6 +43,8 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
       querystring: ReasonQuery,
       response: { 200: RiskDeleted, ...WRITE_ERRORS },
     },
-    handler: async (request) => ({ deleted: admin.risks.deleteRisk(request.params.id, actorOf(request), request.query.reason ?? null) }),
+    handler: async (request) => ({
+      deleted: admin.risks.deleteRisk(request.params.id, actorOf(request), request.query.reason ?? null),
+    }),
   });
 }

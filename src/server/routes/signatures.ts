@@ -11,14 +11,24 @@ import { actorOf, requireScope } from '../auth.js';
 import { BEARER_AUTH, type AdminRouteOptions } from './adminRouteOptions.js';
 import { noneMatch } from './graph.js';
 
-export const SIGNATURE_BODY_TYPES = ['application/octet-stream', 'application/jose', 'application/jose+json', 'application/pgp-signature', 'text/plain'];
+export const SIGNATURE_BODY_TYPES = [
+  'application/octet-stream',
+  'application/jose',
+  'application/jose+json',
+  'application/pgp-signature',
+  'text/plain',
+];
 
 export async function signatureRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // Signature bodies are bytes, kept exactly as sent, JSON ones too (in this plugin only). The limit is
   // looser than a signature's so that verification answers too_large with a 400.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser([...SIGNATURE_BODY_TYPES, 'application/json'], { parseAs: 'buffer', bodyLimit: 16 * MAX_SIGNATURE_BYTES }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(
+    [...SIGNATURE_BODY_TYPES, 'application/json'],
+    { parseAs: 'buffer', bodyLimit: 16 * MAX_SIGNATURE_BYTES },
+    (_req, body, done) => done(null, body),
+  );
 
   app.post('/api/v1/releases/:arch/:version/signatures', {
     preValidation: requireScope(tokens, 'releases:write'),
@@ -30,12 +40,23 @@ export async function signatureRoutes(fastify: FastifyInstance, { admin, tokens 
       tags: ['signatures'],
       security: BEARER_AUTH,
       params: ReleaseParams,
-      response: { 200: SignatureDoc, 201: SignatureDoc, 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
+      response: {
+        200: SignatureDoc,
+        201: SignatureDoc,
+        400: ErrorSchema,
+        401: ErrorSchema,
+        403: ErrorSchema,
+        404: ErrorSchema,
+      },
     },
     handler: async (request, reply) => {
       const { arch, version } = request.params;
       const bytes = Buffer.isBuffer(request.body) ? request.body : undefined;
-      if (!bytes) throw new ApiError('invalid_request', `body: the signature bytes, sent as one of ${SIGNATURE_BODY_TYPES.join(', ')}`);
+      if (!bytes)
+        throw new ApiError(
+          'invalid_request',
+          `body: the signature bytes, sent as one of ${SIGNATURE_BODY_TYPES.join(', ')}`,
+        );
       const { signature, added } = await admin.signatures.addSignature(arch, version, bytes, actorOf(request));
       return reply.code(added ? 201 : 200).send(signature);
     },
@@ -46,7 +67,10 @@ export async function signatureRoutes(fastify: FastifyInstance, { admin, tokens 
       schema: {
         summary: 'A signature in the layout of the cluster-version-operator signature store',
         tags: ['signatures'],
-        params: Type.Object({ digest: Type.String({ pattern: '^sha256=[0-9a-f]{64}$' }), name: Type.String({ pattern: '^signature-[1-9][0-9]{0,5}$' }) }),
+        params: Type.Object({
+          digest: Type.String({ pattern: '^sha256=[0-9a-f]{64}$' }),
+          name: Type.String({ pattern: '^signature-[1-9][0-9]{0,5}$' }),
+        }),
         produces: ['application/octet-stream'],
         response: { 304: { type: 'null', description: 'Not modified' }, 404: ErrorSchema },
       },
