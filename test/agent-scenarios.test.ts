@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TRUSTED_CA_BUNDLE } from '../src/agent/transport.js';
-import { kindNamed } from '../src/cluster/mock/state.js';
+import { kindNamed } from '../src/cluster/mock/kinds.js';
 import { recommendedOf, retrieved, writeAgentTree, type Status } from './support/agentFixtures.js';
 import { useCleanup } from './support/cli.js';
 import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';

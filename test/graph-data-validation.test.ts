@@ -181,6 +181,17 @@ describe('graph-data validation', () => {
     ]);
   });
 
+  it('reports a folder it cannot read instead of taking it for an absent one', async () => {
+    const root = tree({ 'blocked-edges/4.1.1-Risk.yaml': undefined });
+    rmSync(join(root, 'blocked-edges'), { recursive: true, force: true });
+    symlinkSync('blocked-edges', join(root, 'blocked-edges')); // a link to itself: ELOOP
+    const r = await readGraphData(root);
+    expect(r.tree).toBeUndefined();
+    expect(r.errors.map(formatProblem)).toEqual([
+      expect.stringMatching(/^blocked-edges: -: cannot read the folder: ELOOP/),
+    ]);
+  });
+
   it('refuses versions that are not strict semver, and computed labels in raw metadata', async () => {
     const p = await problems({
       'releases/amd64/v4.1.0.json': release('v4.1.0'),

@@ -21,7 +21,8 @@ import {
 import { defaultOperatorDuration } from '../src/cluster/mock/operators.js';
 import { SCENARIO, ScenarioError, scenarioFileData } from '../src/cluster/mock/scenario.js';
 import { reconcile } from '../src/cluster/mock/simulation.js';
-import { ClusterState, kindNamed, type KubeObject } from '../src/cluster/mock/state.js';
+import { kindNamed, type KubeObject } from '../src/cluster/mock/kinds.js';
+import { ClusterState } from '../src/cluster/mock/state.js';
 import { cincy, cincyAsync, useCleanup } from './support/cli.js';
 import { serveMock } from './support/mock.js';
 

@@ -10,7 +10,7 @@ import { RiskEvaluator } from '../src/agent/risks.js';
 import { runAgent } from '../src/agent/run.js';
 import { PROGRESS } from '../src/agent/update/progress.js';
 import { requestUpdate, type UpgradeRequest } from '../src/cli/adm.js';
-import { kindNamed } from '../src/cluster/mock/state.js';
+import { kindNamed } from '../src/cluster/mock/kinds.js';
 import { CLOCK_CONFIGMAP } from '../src/cluster/simulatedClock.js';
 import { loadPayload } from '../src/payload/load.js';
 import { PayloadStore } from '../src/payload/store.js';

@@ -8,11 +8,13 @@ import { join } from 'node:path';
 import { ensureServerTls } from '../cluster/mock/tls.js';
 import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
-import { clusterMetrics, seedInventory } from '../cluster/mock/inventory.js';
+import { seedInventory } from '../cluster/mock/inventory.js';
+import { clusterMetrics } from '../cluster/mock/metrics.js';
 import { SCENARIO, scenarioFileData } from '../cluster/mock/scenario.js';
 import { mockClusterServer } from '../cluster/mock/server.js';
 import { declareClock, startSimulation } from '../cluster/mock/simulation.js';
-import { ClusterState, kindNamed } from '../cluster/mock/state.js';
+import { kindNamed } from '../cluster/mock/kinds.js';
+import { ClusterState } from '../cluster/mock/state.js';
 
 export interface MockClusterOptions {
   host: string;

@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import { makeStatement } from '../signatures/statement.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { call, HttpError, serverUrl, type ClientOptions } from './admin.js';
+import { KUBE_LABEL } from '../cluster/labels.js';
 
 const ALGS = ['EdDSA', 'ES256', 'RS256'] as const;
 
@@ -53,7 +54,7 @@ export function signatureConfigMap(digest: string, signatures: Buffer[]): string
     metadata: {
       name: `sha256-${hex}`,
       namespace: 'openshift-config-managed',
-      labels: { 'release.openshift.io/verification-signatures': '' },
+      labels: { [KUBE_LABEL.verificationSignatures]: '' },
     },
     binaryData: Object.fromEntries(signatures.map((b, i) => [`sha256-${hex}-${i + 1}`, b.toString('base64')])),
   });

@@ -48,7 +48,8 @@ export function checkStatement(bytes: Uint8Array, digest: string): Statement {
   let doc: unknown;
   try {
     doc = JSON.parse(Buffer.from(bytes).toString('utf8'));
-  } catch {
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
     throw new StatementError('invalid_statement', 'the signed content is not JSON');
   }
   const type = (doc as { critical?: { type?: unknown } } | null)?.critical?.type;

@@ -236,9 +236,10 @@ async function verifyJws(
 
 function protectedKid(header: string | undefined): string | undefined {
   try {
-    return (JSON.parse(Buffer.from(header ?? '', 'base64url').toString('utf8')) as { kid?: string }).kid;
-  } catch {
-    return undefined;
+    return (JSON.parse(Buffer.from(header ?? '', 'base64url').toString('utf8')) as { kid?: string } | null)?.kid;
+  } catch (err) {
+    if (err instanceof SyntaxError) return undefined; // not a JWS header: verification refuses it next
+    throw err;
   }
 }
 
@@ -280,8 +281,9 @@ async function verifyPgp(
     try {
       await sig.verified;
       return { envelope: 'openpgp', keyId: sig.keyID.toHex(), content: result.data };
-    } catch {
-      // a signature by another key, or one that does not verify: try the next
+    } catch (err) {
+      // `verified` rejects exactly when this signature is by another key or does not verify: try the next.
+      void err;
     }
   }
   throw new SignatureRefused('bad_signature', 'no OpenPGP signature of the message verifies against a trusted key');

@@ -29,15 +29,16 @@ export interface ReadResult {
   warnings: Problem[];
 }
 
-export type Progress = (done: number, total: number) => void;
+export type ReadProgress = (done: number, total: number) => void;
 
 /** Reads a directory or a `.tar.gz` of one. */
-export async function readGraphData(path: string, onProgress?: Progress): Promise<ReadResult> {
+export async function readGraphData(path: string, onProgress?: ReadProgress): Promise<ReadResult> {
   let st;
   try {
     st = statSync(path);
-  } catch {
-    return failed(path, 'no such file or directory');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return failed(path, code === 'ENOENT' ? 'no such file or directory' : `cannot read: ${(err as Error).message}`);
   }
   if (st.isDirectory()) return readGraphDataDir(path, onProgress);
   if (!/\.(tar\.gz|tgz)$/.test(path)) return failed(path, 'expected a directory or a .tar.gz file');
@@ -59,7 +60,7 @@ function failed(file: string, message: string): ReadResult {
   return { tree: undefined, errors: [{ file, field: '-', message }], warnings: [] };
 }
 
-export function readGraphDataDir(root: string, onProgress?: Progress): ReadResult {
+export function readGraphDataDir(root: string, onProgress?: ReadProgress): ReadResult {
   const r = new TreeReader(root);
   const schemaVersion = readSchemaVersion(r);
 

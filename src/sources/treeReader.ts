@@ -88,7 +88,8 @@ export class TreeReader {
     let names: string[];
     try {
       names = readdirSync(join(this.root, dir));
-    } catch {
+    } catch (err) {
+      if (!absent(err)) this.error(dir, '-', `cannot read the folder: ${(err as Error).message}`);
       return [];
     }
     return names
@@ -99,27 +100,31 @@ export class TreeReader {
 
   /** Subfolders, links to folders included (the files read through them are checked to stay inside the tree). */
   dirs(dir: string): string[] {
+    let names: string[];
     try {
-      return readdirSync(join(this.root, dir))
-        .filter((name) => {
-          try {
-            return statSync(join(this.root, dir, name)).isDirectory();
-          } catch {
-            return false;
-          }
-        })
-        .sort();
-    } catch {
+      names = readdirSync(join(this.root, dir));
+    } catch (err) {
+      if (!absent(err)) this.error(dir, '-', `cannot read the folder: ${(err as Error).message}`);
       return [];
     }
+    const isDir = (name: string): boolean => {
+      try {
+        return statSync(join(this.root, dir, name)).isDirectory();
+      } catch (err) {
+        if (!absent(err)) this.error(`${dir}/${name}`, '-', `cannot read: ${(err as Error).message}`);
+        return false; // a link to nothing is not a folder
+      }
+    };
+    return names.filter(isDir).sort();
   }
 
+  /** Whether something is at `path`; when that cannot be told, yes, so that reading it reports why. */
   exists(path: string): boolean {
     try {
       lstatSync(path);
       return true;
-    } catch {
-      return false;
+    } catch (err) {
+      return !absent(err);
     }
   }
 
@@ -130,3 +135,6 @@ export class TreeReader {
 
 /** A file's name without its folder and its .yaml, .yml or .json ending. */
 export const stem = (path: string): string => path.slice(path.lastIndexOf(sep) + 1).replace(/\.(ya?ml|json)$/, '');
+
+/** Nothing there: the path, or a folder on the way to it, does not exist. */
+const absent = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');

@@ -8,11 +8,14 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { ManualClock } from '../../src/clock.js';
-import { clusterMetrics, seedInventory, type InventoryOptions } from '../../src/cluster/mock/inventory.js';
+import { seedInventory, type InventoryOptions } from '../../src/cluster/mock/inventory.js';
+import { clusterMetrics } from '../../src/cluster/mock/metrics.js';
 import { SCENARIO } from '../../src/cluster/mock/scenario.js';
 import { mockClusterServer } from '../../src/cluster/mock/server.js';
 import { reconcile } from '../../src/cluster/mock/simulation.js';
-import { ClusterState, KubeError, kindNamed, type KubeObject } from '../../src/cluster/mock/state.js';
+import { kindNamed, type KubeObject } from '../../src/cluster/mock/kinds.js';
+import { KubeError } from '../../src/cluster/mock/kubeError.js';
+import { ClusterState } from '../../src/cluster/mock/state.js';
 import type { ClusterVersion } from '../../src/agent/clusterVersion.js';
 
 /** An API failure to inject: requests matching `method` and `path` answer `status` (`times` times; default always). */

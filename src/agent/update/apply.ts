@@ -5,7 +5,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { canonicalJson } from '../../canonicalJson.js';
 import { apiMessage, isConflict } from '../../cluster/apiError.js';
 import type { Manifest } from '../../payload/load.js';
-import type { KubeDoc, OperatorContext } from './context.js';
+import type { ApiObject, OperatorContext } from './context.js';
 import { waitForJob } from './payloadJob.js';
 import { TIMING } from './timing.js';
 
@@ -20,7 +20,7 @@ export interface Applied {
 /** Applies one document, retrying with backoff; the last failure is thrown with the CVO's wording. */
 export async function applyWithRetry(
   ctx: OperatorContext,
-  doc: KubeDoc,
+  doc: ApiObject,
   m: Manifest,
   index: number,
   total: number,
@@ -40,9 +40,9 @@ export async function applyWithRetry(
 }
 
 /** Applies one document once. */
-export async function applyManifest(ctx: OperatorContext, doc: KubeDoc, m: Manifest): Promise<Applied> {
+export async function applyManifest(ctx: OperatorContext, doc: ApiObject, m: Manifest): Promise<Applied> {
   const existing = await ctx.read(doc);
-  const body: KubeDoc = { ...doc };
+  const body: ApiObject = { ...doc };
   delete body.status;
   // A Job's template cannot change: the new release's Job replaces the old one, and runs again.
   const recreate =
@@ -71,7 +71,7 @@ export async function applyManifest(ctx: OperatorContext, doc: KubeDoc, m: Manif
   return { handover: isCvo && firstImage(existing) !== firstImage(doc), created: !existing };
 }
 
-async function waitGone(ctx: OperatorContext, o: KubeDoc): Promise<void> {
+async function waitGone(ctx: OperatorContext, o: ApiObject): Promise<void> {
   for (let i = 0; i < 100 && (await ctx.read(o)); i++) await ctx.pause(1_000);
 }
 

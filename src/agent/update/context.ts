@@ -11,8 +11,8 @@ import type { ReleaseVerifier } from './verify.js';
 
 /** What names an object. */
 export type ObjectRef = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string } };
-/** An object as a manifest gives it or the API returns it. */
-export type KubeDoc = k8s.KubernetesObject & ObjectRef & { status?: unknown; [key: string]: unknown };
+/** An object as the API returns it, or a manifest document on its way to the API. */
+export type ApiObject = k8s.KubernetesObject & ObjectRef & { status?: unknown; [key: string]: unknown };
 
 export interface OperatorOptions {
   kc: k8s.KubeConfig;
@@ -65,9 +65,9 @@ export class OperatorContext {
   }
 
   /** An object, or undefined when it does not exist. */
-  async read(ref: ObjectRef): Promise<KubeDoc | undefined> {
+  async read(ref: ObjectRef): Promise<ApiObject | undefined> {
     try {
-      return (await this.objects.read(ref)) as KubeDoc;
+      return (await this.objects.read(ref)) as ApiObject;
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;

@@ -5,7 +5,7 @@ import { loadPayload, PayloadError } from '../../payload/load.js';
 import { runStage, taskGraph } from '../../payload/taskGraph.js';
 import type { ClusterRelease } from '../clusterVersion.js';
 import { applyManifest } from './apply.js';
-import type { KubeDoc, OperatorContext } from './context.js';
+import type { ApiObject, OperatorContext } from './context.js';
 
 /**
  * One pass over the running release; 'interrupted' when a new desired update (or shutdown) cut it short. A
@@ -36,7 +36,7 @@ export async function reconcileRelease(
       if (ctx.stopped || (await superseded())) return 'interrupted';
       await runStage(stage, ctx.workers, async (task) => {
         for (const m of task.manifests)
-          for (const doc of m.docs as KubeDoc[]) if ((await applyManifest(ctx, doc, m)).created) created += 1;
+          for (const doc of m.docs as ApiObject[]) if ((await applyManifest(ctx, doc, m)).created) created += 1;
       });
     }
     ctx.log.info({ version: desired.version, manifests: total, created }, 'release reconciled');

@@ -6,7 +6,7 @@ import { runStage, taskGraph, type Stage } from '../../payload/taskGraph.js';
 import { setCondition, type ClusterRelease } from '../clusterVersion.js';
 import { applyWithRetry } from './apply.js';
 import { NOT_FAILING, withProgress } from './progressing.js';
-import type { KubeDoc, OperatorContext } from './context.js';
+import type { ApiObject, OperatorContext } from './context.js';
 import { expectedOperators, gateOperators, working } from './gate.js';
 import { retrievePayload } from './payloadJob.js';
 import { ProgressReporter, type Progress, type ProgressStore } from './progress.js';
@@ -67,7 +67,7 @@ export async function applyRelease(
     try {
       await runStage(stage, ctx.workers, async (task) => {
         for (const m of task.manifests) {
-          for (const doc of m.docs as KubeDoc[]) {
+          for (const doc of m.docs as ApiObject[]) {
             if ((await applyWithRetry(ctx, doc, m, done + 1, total)).handover) handover = true;
             done += 1;
           }

@@ -3,7 +3,7 @@
 // the whole state as a graph-data tarball, made once per store generation.
 import { ApiError } from '../../errors.js';
 import { payloadDigest, type BlockedEdge, type Release } from '../../graph/model.js';
-import { compareVersions } from '../../graph/version.js';
+import { compareVersions, isReleaseVersion } from '../../graph/version.js';
 import type { ChannelDoc, ChannelKind, ReleaseDetail, ReleaseList, ReleaseListQuery } from '../../schemas/admin.js';
 import { exportTarball, releaseRecord } from '../../sources/export.js';
 import type { AuditEntry } from '../../store/audit.js';
@@ -129,12 +129,15 @@ export class AdminQueries {
 const encodeCursor = (r: Release): string => Buffer.from(JSON.stringify([r.version, r.arch])).toString('base64url');
 
 function decodeCursor(cursor: string): { version: string; arch: string } {
+  const refused = new ApiError('invalid_params', 'invalid client parameters: cursor is not one this server gave');
+  let decoded: unknown;
   try {
-    const [version, arch] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [unknown, unknown];
-    if (typeof version === 'string' && typeof arch === 'string' && compareVersions(version, version) === 0)
-      return { version, arch };
-  } catch {
-    // fall through to the error below
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+  } catch (err) {
+    if (err instanceof SyntaxError) throw refused;
+    throw err;
   }
-  throw new ApiError('invalid_params', 'invalid client parameters: cursor is not one this server gave');
+  const [version, arch] = Array.isArray(decoded) ? (decoded as unknown[]) : [];
+  if (typeof version !== 'string' || typeof arch !== 'string' || !isReleaseVersion(version)) throw refused;
+  return { version, arch };
 }

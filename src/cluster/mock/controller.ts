@@ -3,7 +3,8 @@
 // a new resourceVersion and a watch event, so a controller that rewrote the same thing would flood watchers).
 import { canonicalJson } from '../../canonicalJson.js';
 import { kubeTime } from '../../clock.js';
-import type { ClusterState, KubeObject, ResourceKind } from './state.js';
+import type { KubeObject, ResourceKind } from './kinds.js';
+import type { ClusterState } from './state.js';
 
 export interface ObjectCondition {
   type: string;

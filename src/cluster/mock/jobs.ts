@@ -4,7 +4,8 @@
 // complete after a while. Status as batch/v1 reports it; the start time is the job's clock.
 import { kubeTime } from '../../clock.js';
 import { clone, conditionsOf, save, setObjectCondition } from './controller.js';
-import { kindNamed, type ClusterState, type KubeObject } from './state.js';
+import { kindNamed, type KubeObject } from './kinds.js';
+import { type ClusterState } from './state.js';
 
 export const PAYLOAD_JOB_MS = 20_000;
 export const OTHER_JOB_MS = 30_000;

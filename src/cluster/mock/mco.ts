@@ -19,7 +19,8 @@ import {
   timeAnnotation,
 } from './controller.js';
 import { NODE_PHASES, type NodePhase, type Scenario } from './scenario.js';
-import { kindNamed, type ClusterState, type KubeObject } from './state.js';
+import { kindNamed, type KubeObject } from './kinds.js';
+import { type ClusterState } from './state.js';
 import { KUBE_LABEL } from '../labels.js';
 
 export const CURRENT = KUBE_LABEL.currentConfig;

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { annotation, clone, isoMs, save, setAnnotation, setObjectCondition, timeAnnotation } from './controller.js';
 import { poolUpdatedTo } from './mco.js';
 import type { Scenario } from './scenario.js';
-import { kindNamed, type ClusterState, type KubeObject } from './state.js';
+import { kindNamed, type KubeObject } from './kinds.js';
+import { type ClusterState } from './state.js';
 import { KUBE_LABEL } from '../labels.js';
 
 export const CO_ANNOTATION = KUBE_LABEL.clusterOperator;

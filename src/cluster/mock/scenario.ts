@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { parseDuration } from '../../clock.js';
-import { kindNamed, type ClusterState } from './state.js';
+import { kindNamed } from './kinds.js';
+import { type ClusterState } from './state.js';
 
 /** Where the scenario lives (the /metrics knobs too): a ConfigMap tests and people can edit through the API. */
 export const SCENARIO = { namespace: 'openshift-config', name: 'cincy-mock-scenario' };

@@ -4,15 +4,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { timingSafeEqual } from 'node:crypto';
-import {
-  apiVersionOf,
-  type ClusterState,
-  KINDS,
-  KubeError,
-  parseLabelSelector,
-  type KubeObject,
-  type ResourceKind,
-} from './state.js';
+import { apiVersionOf, KINDS, type KubeObject, type ResourceKind } from './kinds.js';
+import { KubeError } from './kubeError.js';
+import { parseLabelSelector } from './labelSelector.js';
+import { type ClusterState } from './state.js';
 
 export interface MockServerOptions {
   state: ClusterState;

@@ -11,7 +11,8 @@ import { reconcileJobs } from './jobs.js';
 import { reconcileMco } from './mco.js';
 import { operatorReleases, reconcileOperators } from './operators.js';
 import { EMPTY_SCENARIO, readScenario, type Scenario } from './scenario.js';
-import { kindNamed, type ClusterState } from './state.js';
+import { kindNamed } from './kinds.js';
+import { type ClusterState } from './state.js';
 
 export interface SimulationOptions {
   /** The payload store folder payload Jobs look in (default DEFAULT_PAYLOAD_STORE). */

@@ -6,110 +6,9 @@ import { canonicalJson } from '../../canonicalJson.js';
 import { kubeTime } from '../../clock.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-
-export interface ResourceKind {
-  group: string; // '' for the core group
-  version: string;
-  plural: string;
-  kind: string;
-  namespaced: boolean;
-}
-
-export const KINDS: ResourceKind[] = [
-  { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', kind: 'ClusterVersion', namespaced: false },
-  {
-    group: 'config.openshift.io',
-    version: 'v1',
-    plural: 'clusteroperators',
-    kind: 'ClusterOperator',
-    namespaced: false,
-  },
-  { group: 'config.openshift.io', version: 'v1', plural: 'proxies', kind: 'Proxy', namespaced: false },
-  { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false },
-  { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false },
-  { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true },
-  { group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true },
-  {
-    group: 'machineconfiguration.openshift.io',
-    version: 'v1',
-    plural: 'machineconfigpools',
-    kind: 'MachineConfigPool',
-    namespaced: false,
-  },
-  { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
-  { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
-  { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
-  { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
-  { group: 'apps', version: 'v1', plural: 'daemonsets', kind: 'DaemonSet', namespaced: true },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
-  {
-    group: 'rbac.authorization.k8s.io',
-    version: 'v1',
-    plural: 'clusterrolebindings',
-    kind: 'ClusterRoleBinding',
-    namespaced: false,
-  },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
-  {
-    group: 'apiextensions.k8s.io',
-    version: 'v1',
-    plural: 'customresourcedefinitions',
-    kind: 'CustomResourceDefinition',
-    namespaced: false,
-  },
-];
-
-/** The kind named `kind` (e.g. 'Node'); every kind name is unique in KINDS. */
-export function kindNamed(kind: string): ResourceKind {
-  const k = KINDS.find((x) => x.kind === kind);
-  if (!k) throw new Error(`unknown kind ${kind}`);
-  return k;
-}
-
-export const apiVersionOf = (k: ResourceKind): string => (k.group ? `${k.group}/${k.version}` : k.version);
-
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    creationTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    [key: string]: unknown;
-  };
-  spec?: unknown;
-  status?: unknown;
-  [key: string]: unknown;
-}
-
-/** An API error in the shape of a Kubernetes Status. */
-export class KubeError extends Error {
-  constructor(
-    readonly code: number,
-    readonly reason: string,
-    message: string,
-  ) {
-    super(message);
-  }
-
-  status(): object {
-    return {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: this.message,
-      reason: this.reason,
-      code: this.code,
-    };
-  }
-}
+import { apiVersionOf, kindFor, type KubeObject, type ResourceKind } from './kinds.js';
+import { KubeError } from './kubeError.js';
+import { matchAll, type LabelSelector } from './labelSelector.js';
 
 export type WatchEvent = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject };
 interface Watcher {
@@ -370,12 +269,6 @@ function matches(w: Watcher, kind: ResourceKind, o: KubeObject): boolean {
   );
 }
 
-export function kindFor(o: KubeObject): ResourceKind {
-  const k = KINDS.find((x) => x.kind === o.kind && apiVersionOf(x) === o.apiVersion);
-  if (!k) throw new Error(`unknown kind ${o.apiVersion} ${o.kind}`);
-  return k;
-}
-
 const keyOf = (kind: ResourceKind, namespace: string | undefined, name: string): string =>
   `${kind.plural}/${namespace ?? ''}/${name}`;
 const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
@@ -395,36 +288,4 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     else out[k] = mergePatch(out[k], v);
   }
   return out;
-}
-
-export type LabelSelector = (labels: Record<string, string>) => boolean;
-const matchAll: LabelSelector = () => true;
-
-/** Parses a label selector: `a=b`, `a==b`, `a!=b`, `a in (x,y)`, `a notin (x)`, `a`, `!a`, comma-joined. */
-export function parseLabelSelector(text: string | undefined): LabelSelector {
-  if (!text) return matchAll;
-  const tests: LabelSelector[] = [];
-  for (const part of text.match(/(?:[^,(]+(?:\([^)]*\))?)+/g) ?? []) {
-    const p = part.trim();
-    let m: RegExpExecArray | null;
-    if ((m = /^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(p))) {
-      const [, key, op, list] = m as unknown as [string, string, string, string];
-      const values = list.split(',').map((v) => v.trim());
-      tests.push(
-        op === 'in' ? (l) => key in l && values.includes(l[key]!) : (l) => !(key in l) || !values.includes(l[key]!),
-      );
-    } else if ((m = /^([\w./-]+)\s*(==|=|!=)\s*([\w./-]*)$/.exec(p))) {
-      const [, key, op, value] = m as unknown as [string, string, string, string];
-      tests.push(op === '!=' ? (l) => l[key] !== value : (l) => l[key] === value);
-    } else if ((m = /^!([\w./-]+)$/.exec(p))) {
-      const key = m[1]!;
-      tests.push((l) => !(key in l));
-    } else if ((m = /^([\w./-]+)$/.exec(p))) {
-      const key = m[1]!;
-      tests.push((l) => key in l);
-    } else {
-      throw new KubeError(400, 'BadRequest', `unable to parse requirement: ${p}`);
-    }
-  }
-  return (labels) => tests.every((t) => t(labels));
 }
