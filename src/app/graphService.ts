@@ -1,7 +1,7 @@
 // Keeps the served snapshot: rebuilds from the store, swaps on success, and on failure keeps the
 // last good graph and remembers why (readiness and metrics report it). Every graph it builds, the
 // served one and previews alike, goes through the signature policy.
-import { ScaledClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { buildGraph } from '../graph/build.js';
 import type { FullGraph, GraphInput, Release } from '../graph/model.js';
 import type { Failure, ImportFailure } from '../schemas/health.js';
@@ -24,7 +24,7 @@ export class GraphService {
     options: { signatures?: SignaturePolicy; clock?: Clock } = {},
   ) {
     this.signatures = options.signatures ?? SignaturePolicy.off();
-    this.clock = options.clock ?? new ScaledClock(1);
+    this.clock = options.clock ?? systemClock;
   }
 
   /** Why a release is left out of the graph, or undefined when it is served. */

@@ -1,6 +1,6 @@
 // What `serve` does before listening: open the store, import the graph-data tree when its content is
 // new, and build the first snapshot. Shared by the CLI and the tests so both start the same way.
-import { ScaledClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { readGraphData } from '../sources/graphData.js';
 import { formatProblem } from '../validation/problems.js';
 import { ImportRejected, Store } from '../store/store.js';
@@ -32,7 +32,7 @@ export interface StartOptions {
 }
 
 export async function startService(opts: StartOptions): Promise<StartResult> {
-  const clock = opts.clock ?? new ScaledClock(1);
+  const clock = opts.clock ?? systemClock;
   const store = Store.open(opts.db, { clock });
   const signatures = new SignaturePolicy(opts.requireSignatures ?? false, opts.trust);
   const service = new GraphService(store, { signatures, clock });

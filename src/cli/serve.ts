@@ -1,6 +1,6 @@
 // `cincy serve`: start the service (import if new, build), then listen until a signal.
 import pino from 'pino';
-import { ScaledClock } from '../clock.js';
+import { systemClock } from '../clock.js';
 import { resolveServeConfig, type ServeFlags } from '../config.js';
 import { startAutoPromotion } from '../app/autoPromotion.js';
 import { buildApp } from '../server/app.js';
@@ -15,7 +15,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
   if (config.requireSignatures && trust.size === 0)
     logger.warn({}, '--require-signatures without --trust-keys: no release can be verified, the graph will be empty');
   // One clock for the store, the graph, the admin services, token checks and auto-promotion.
-  const clock = new ScaledClock(1);
+  const clock = systemClock;
   const started = await startService({
     graphData: config.graphData,
     db: config.db,

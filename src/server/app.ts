@@ -2,7 +2,7 @@
 // listens; tests use the same factory with the same options.
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { ScaledClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { GraphService } from '../app/graphService.js';
 import { metricsPlugin } from './plugins/metrics.js';
@@ -62,7 +62,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { service: opts.service });
   await app.register(graphRoutes, { service: opts.service, cacheMaxAge: opts.cacheMaxAge ?? 30 });
   await app.register(healthRoutes, { service: opts.service });
-  const clock = opts.clock ?? new ScaledClock(1);
+  const clock = opts.clock ?? systemClock;
   const tokens = new TokenVerifier(opts.auth ?? {}, clock);
   const adminRouteOptions = { admin: opts.admin, tokens };
   await app.register(releaseRoutes, adminRouteOptions);

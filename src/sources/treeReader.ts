@@ -85,14 +85,7 @@ export class TreeReader {
 
   /** Files of a folder with one of the extensions, sorted; none when the folder is absent. */
   list(dir: string, extensions: string[]): string[] {
-    let names: string[];
-    try {
-      names = readdirSync(join(this.root, dir));
-    } catch (err) {
-      if (!absent(err)) this.error(dir, '-', `cannot read the folder: ${(err as Error).message}`);
-      return [];
-    }
-    return names
+    return this.entries(dir)
       .filter((n) => extensions.some((e) => n.endsWith(e)))
       .sort()
       .map((n) => join(this.root, dir, n));
@@ -100,13 +93,6 @@ export class TreeReader {
 
   /** Subfolders, links to folders included (the files read through them are checked to stay inside the tree). */
   dirs(dir: string): string[] {
-    let names: string[];
-    try {
-      names = readdirSync(join(this.root, dir));
-    } catch (err) {
-      if (!absent(err)) this.error(dir, '-', `cannot read the folder: ${(err as Error).message}`);
-      return [];
-    }
     const isDir = (name: string): boolean => {
       try {
         return statSync(join(this.root, dir, name)).isDirectory();
@@ -115,7 +101,17 @@ export class TreeReader {
         return false; // a link to nothing is not a folder
       }
     };
-    return names.filter(isDir).sort();
+    return this.entries(dir).filter(isDir).sort();
+  }
+
+  /** The names in a folder of the tree; none when it is absent, and an error recorded when it cannot be read. */
+  private entries(dir: string): string[] {
+    try {
+      return readdirSync(join(this.root, dir));
+    } catch (err) {
+      if (!absent(err)) this.error(dir, '-', `cannot read the folder: ${(err as Error).message}`);
+      return [];
+    }
   }
 
   /** Whether something is at `path`; when that cannot be told, yes, so that reading it reports why. */

@@ -3,13 +3,13 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { ScaledClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export type Db = Database.Database;
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
 
-export function openDb(path: string, migrationsDir = MIGRATIONS_DIR, clock: Clock = new ScaledClock(1)): Db {
+export function openDb(path: string, migrationsDir = MIGRATIONS_DIR, clock: Clock = systemClock): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -21,7 +21,7 @@ export function openDb(path: string, migrationsDir = MIGRATIONS_DIR, clock: Cloc
 }
 
 /** Applies every `NNN_name.sql` not yet recorded, each in its own transaction. */
-export function migrate(db: Db, dir: string, clock: Clock = new ScaledClock(1)): string[] {
+export function migrate(db: Db, dir: string, clock: Clock = systemClock): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const applied = new Set(

@@ -1,6 +1,6 @@
 // The store of record: the repositories over one database, what a build reads, and the import of a
 // graph-data tree as one transaction (upsert; prune only when asked).
-import { ScaledClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { Channel, GraphInput } from '../graph/model.js';
 import type { Feeder, RawMetadata } from '../schemas/graphData.js';
 import type { GraphDataTree } from '../sources/graphData.js';
@@ -57,7 +57,7 @@ export class Store {
     this.blockedEdges = new BlockedEdgeRepository(db);
     this.audit = new AuditRepository(db);
     this.signatures = new SignatureRepository(db);
-    this.clock = options.clock ?? new ScaledClock(1);
+    this.clock = options.clock ?? systemClock;
   }
 
   static open(path: string, options: StoreOptions = {}): Store {

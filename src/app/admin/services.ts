@@ -1,6 +1,6 @@
 // The admin services over one store and graph service, on one clock: a service per job, each write
 // validated, audited and rebuilt through AuditedWrites.
-import { ScaledClock, type Clock } from '../../clock.js';
+import { systemClock, type Clock } from '../../clock.js';
 import { TrustStore } from '../../signatures/verify.js';
 import type { Store } from '../../store/store.js';
 import type { GraphService } from '../graphService.js';
@@ -29,7 +29,7 @@ export function createAdminServices(
   graph: GraphService,
   options: { clock?: Clock; trust?: TrustStore } = {},
 ): AdminServices {
-  const clock = options.clock ?? new ScaledClock(1);
+  const clock = options.clock ?? systemClock;
   const writes = new AuditedWrites(store, graph, clock);
   const promotion = new Promotion(writes, new FeederRules(store, clock));
   return {

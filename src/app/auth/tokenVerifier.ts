@@ -2,7 +2,7 @@
 // issuer, audience and expiry checked, the scope a write needs, and the rate limit of its subject.
 // Reads stay public; the HTTP layer only finds the token in the request and calls this.
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { ScaledClock, type Clock } from '../../clock.js';
+import { systemClock, type Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { Scope } from '../../schemas/admin.js';
 import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, loadVerificationKey, type VerificationKey } from './verificationKeys.js';
@@ -34,7 +34,7 @@ export class TokenVerifier {
 
   constructor(
     private readonly config: AuthConfig,
-    private readonly clock: Clock = new ScaledClock(1),
+    private readonly clock: Clock = systemClock,
   ) {
     this.key = loadVerificationKey(config);
     this.rateLimit = new WriteRateLimit(config.rateLimit ?? 120, clock);
