@@ -197,6 +197,21 @@ describe('the agent poll, in-process', () => {
     expect(s.conditionalUpdates!.map((c) => c.release.version)).toEqual(['4.16.4']);
   });
 
+  it("asks for the control plane's architecture, its own only when it may not list nodes, and fails the poll on another error", async () => {
+    const r = await rig();
+    const asked = (): string[] => r.cluster.requests.filter((q) => q.path === '/api/v1/nodes').map(() => 'nodes');
+    await r.poll();
+    expect(asked()).toHaveLength(1);
+    r.cluster.fail({ method: 'GET', path: /^\/api\/v1\/nodes$/, status: 403, times: 1 });
+    await r.poll(); // forbidden: the agent's own architecture (amd64 here, as the nodes say)
+    expect(retrieved(r.status()).status).toBe('True');
+    r.setSpec({ channel: 'candidate-4.17' }); // a change the failed poll must not act on
+    const before = JSON.stringify(r.status());
+    r.cluster.fail({ method: 'GET', path: /^\/api\/v1\/nodes$/, status: 500, times: 1 });
+    await expect(r.poll()).rejects.toThrow('injected failure of GET /api/v1/nodes');
+    expect(JSON.stringify(r.status())).toBe(before);
+  });
+
   it('fails the poll, keeping the updates it had, when the CA bundle or the proxy cannot be read; absent, they are not needed', async () => {
     const r = await rig();
     // No trusted-ca-bundle ConfigMap and no Proxy object (404): the system's CAs, no proxy.

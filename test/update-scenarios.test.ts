@@ -132,6 +132,25 @@ describe('the update executor, in-process', () => {
     expect(applied(second).length).toBeGreaterThan(0);
   });
 
+  it('starts over, rather than taking the update for done, when its progress record is malformed', async () => {
+    const r = await rig();
+    await r.ask({ to: '4.16.5' });
+    await r.cluster.runUntil('two runlevels done', () => stagesDone(r.cluster) >= 2);
+    await r.operator.kill();
+    r.cluster.state.patch(kindNamed('ConfigMap'), PROGRESS.namespace, PROGRESS.name, { data: { stagesDone: 'two' } });
+    const second = r.startOperator();
+    await r.cluster.runUntil('4.16.5 completed', () =>
+      ((h) => h?.state === 'Completed' && h.version === '4.16.5')(history0(r.cluster)),
+    );
+    expect(second.lines.some((l) => l.msg === 'resuming the update where it was')).toBe(false);
+    expect(applied(second).length).toBe(
+      stagesOf('4.16.5').reduce(
+        (n, s) => n + s.tasks.reduce((m, t) => m + t.manifests.reduce((k, f) => k + f.docs.length, 0), 0),
+        0,
+      ),
+    );
+  });
+
   it('resumes where it was when reading its progress fails for a moment, instead of starting over', async () => {
     const r = await rig({ operators: { console: { behavior: 'degraded' } } });
     await r.ask({ to: '4.16.5' });
@@ -159,22 +178,37 @@ describe('the update executor, in-process', () => {
     expect(after.waitingSince).toBe(before.waitingSince);
   });
 
-  it('removes the record of a finished update at the next pass when removing it failed at completion', async () => {
+  it('removes the record of a finished update at a later pass when removing it failed at completion, without reconciling early', async () => {
     const r = await rig();
-    r.cluster.fail({ method: 'DELETE', path: new RegExp(`/configmaps/${PROGRESS.name}$`), status: 500, times: 1 });
     await r.ask({ to: '4.16.5' });
-    await r.cluster.runUntil(
-      '4.16.5 completed',
-      () => history0(r.cluster)?.state === 'Completed' && history0(r.cluster)?.version === '4.16.5',
+    const deletes = () =>
+      r.cluster.requests.filter((q) => q.method === 'DELETE' && q.path.endsWith(`/configmaps/${PROGRESS.name}`));
+    // Once the update is under way (the record exists), the next removal of the record fails: the one at completion.
+    await r.cluster.runUntil('4.16.5 under way', () => stagesDone(r.cluster) >= 1);
+    const before = deletes().length;
+    r.cluster.fail({ method: 'DELETE', path: new RegExp(`/configmaps/${PROGRESS.name}$`), status: 500, times: 1 });
+    await r.cluster.runUntil('4.16.5 completed', () =>
+      ((h) => h?.state === 'Completed' && h.version === '4.16.5')(history0(r.cluster)),
     );
     await r.cluster.runUntil(
       'the progress record gone',
       () => !r.cluster.get('ConfigMap', PROGRESS.namespace, PROGRESS.name),
     );
-    expect(r.operator.lines.some((l) => l.msg === 'update sync failed; will try again')).toBe(true);
-    expect(
-      r.cluster.requests.filter((q) => q.method === 'DELETE' && q.path.endsWith(`/configmaps/${PROGRESS.name}`)).length,
-    ).toBeGreaterThanOrEqual(2);
+    expect(deletes().length).toBe(before + 2); // the failed one at completion, then the one that worked
+    const msgs = r.operator.lines.map((l) => l.msg);
+    const completed = msgs.indexOf('update completed');
+    expect(msgs.indexOf('the record of the finished update was not removed; will try again')).toBeGreaterThan(
+      completed,
+    );
+    // Everything was just applied: the next reconcile pass is 30 minutes away, not at the retry.
+    await r.cluster.runUntil(
+      '10 more minutes',
+      (
+        (end) => () =>
+          r.cluster.clock.now() >= end
+      )(r.cluster.clock.now() + 10 * 60_000),
+    );
+    expect(r.operator.lines.map((l) => l.msg)).not.toContain('release reconciled');
   });
 
   it('refuses an unsigned release unless forced, and records the forced risk', async () => {
@@ -356,9 +390,10 @@ describe('the agent on a real cluster', () => {
       });
       // Until both loops have looked at the cluster: the poll wrote its lists, the executor its Upgradeable.
       const cv = (): ClusterVersion => cluster.cv();
-      for (let i = 0; i < 500 && !(cv().status.availableUpdates && condition(cv(), 'Upgradeable')); i++)
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      const looked = (): boolean => !!(cv().status.availableUpdates && condition(cv(), 'Upgradeable'));
+      for (let i = 0; i < 1000 && !looked(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
       stop.abort();
+      expect(looked(), 'both loops looked at the cluster within 10 s').toBe(true);
       await agent;
       return cluster.requests.map((q) => q.path);
     };

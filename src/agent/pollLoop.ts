@@ -11,7 +11,7 @@ export interface PollLoopOptions {
   intervalMs: number;
   log: Logger;
   signal: AbortSignal;
-  watch?: ClusterVersionWatch;
+  watch?: Pick<ClusterVersionWatch, 'next'>;
   /** Told of every poll that ran (the command line prints a line on a terminal). */
   report?: (r: PollResult) => void;
   clock?: Clock;
@@ -30,7 +30,10 @@ export const triggerOf = (cv: ClusterVersion): string =>
     cv.status.desired?.architecture ?? '',
   ]);
 
-export async function runPollLoop(poller: UpdatesPoller, o: PollLoopOptions): Promise<void> {
+/** What the loop asks of the poller. */
+export type Poller = Pick<UpdatesPoller, 'poll' | 'clusterVersion'>;
+
+export async function runPollLoop(poller: Poller, o: PollLoopOptions): Promise<void> {
   const clock = o.clock ?? systemClock;
   const random = o.random ?? Math.random;
   while (!o.signal.aborted) {
@@ -74,7 +77,7 @@ async function nextChange(clock: Clock, ms: number, o: PollLoopOptions): Promise
 }
 
 /** The trigger fields as they are now; `fallback` when the ClusterVersion cannot be read (the poll then says why). */
-async function trigger(poller: UpdatesPoller, log: Logger, fallback: string): Promise<string> {
+async function trigger(poller: Poller, log: Logger, fallback: string): Promise<string> {
   try {
     return triggerOf(await poller.clusterVersion());
   } catch (err) {

@@ -36,6 +36,7 @@ export interface AgentOptions {
 }
 
 export async function runAgent(o: AgentOptions): Promise<void> {
+  if (o.signal.aborted) return;
   const watch = new ClusterVersionWatch(o.kc).start();
   o.signal.addEventListener('abort', () => watch.stop(), { once: true });
   const poller = new UpdatesPoller({ kc: o.kc, ...o.poller });

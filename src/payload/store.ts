@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { PayloadError } from './load.js';
 
 /** Where payloads are kept unless --payload-store (or CINCY_PAYLOAD_STORE) says otherwise. */
 export const DEFAULT_PAYLOAD_STORE = 'data/payloads';
@@ -20,10 +21,9 @@ export class PayloadStore {
   /** 'sha256:<hex>' of a pull spec `<repo>@sha256:<hex>`. */
   digestOf(image: string): string {
     const m = BY_DIGEST.exec(image);
-    if (!m)
-      throw new Error(
-        `${image}: a release image must be pinned by digest (<repo>@sha256:<64 hex digits>); a tag does not name fixed content`,
-      );
+    const why =
+      'a release image must be pinned by digest (<repo>@sha256:<64 hex digits>); a tag does not name fixed content';
+    if (!m) throw new PayloadError(image, why);
     return `sha256:${m[1]}`;
   }
 

@@ -7,7 +7,7 @@ import { controlPlaneArch } from '../architecture.js';
 import { setCondition, type ClusterRelease, type ClusterVersion } from '../clusterVersion.js';
 import { NOT_FAILING } from './progressing.js';
 import type { OperatorContext } from './context.js';
-import { working } from './gate.js';
+import { working } from './progressing.js';
 import { ABANDONED, retrievePayload } from './payloadJob.js';
 import { describePrecondition, preconditions, upgradeableFrom } from './preconditions.js';
 import type { ProgressStore } from './progress.js';

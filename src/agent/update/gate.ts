@@ -7,6 +7,7 @@
 import type { KubeDoc } from '../../payload/load.js';
 import type { Stage } from '../../payload/taskGraph.js';
 import type { Condition } from '../conditions.js';
+import { working } from './progressing.js';
 
 export interface ExpectedOperator {
   name: string;
@@ -39,10 +40,6 @@ export function expectedOperators(stage: Stage, version: string): ExpectedOperat
       })),
     }));
 }
-
-/** The Progressing message while the CVO works through the manifests. */
-export const working = (version: string, done: number, total: number): string =>
-  `Working towards ${version}: ${done} of ${total} done (${total ? Math.floor((done * 100) / total) : 0}% complete)`;
 
 export const FAIL_AFTER_MS = 40 * 60_000;
 const slowAfter = (name: string): number => (name === 'machine-config' ? 90 : 30) * 60_000;

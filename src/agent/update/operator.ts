@@ -4,6 +4,7 @@
 // release, keeps that release's objects in place (reconcile.ts). Everything it knows is in the cluster:
 // a new operator, after a hand-over or a kill, resumes from there. The steps are numbered as README.md's
 // "Executing an update" numbers them.
+import { apiMessage } from '../../cluster/apiError.js';
 import { setCondition, removeCondition, type ClusterRelease } from '../clusterVersion.js';
 import { acceptRelease } from './accept.js';
 import { OperatorContext, type OperatorOptions } from './context.js';
@@ -11,10 +12,14 @@ import { upgradeableFrom } from './preconditions.js';
 import { ProgressStore } from './progress.js';
 import { reconcileRelease } from './reconcile.js';
 import { resolveDesired } from './resolve.js';
-import { applyRelease, type SyncResult } from './runlevels.js';
+import { applyRelease, type RunResult } from './runlevels.js';
+import type { Payload } from '../../payload/load.js';
 import { TIMING } from './timing.js';
 
-export type { OperatorOptions, SyncResult };
+export type { OperatorOptions };
+
+/** How a pass ended: nothing to do, to be tried again, a new operator to take over, done, or a new request first. */
+export type SyncResult = 'idle' | RunResult;
 
 export class ClusterVersionOperator {
   private readonly ctx: OperatorContext;
@@ -69,34 +74,34 @@ export class ClusterVersionOperator {
     return resolution.kind === 'none' ? 'idle' : 'waiting';
   }
 
-  private async applyRelease(
-    desired: ClusterRelease,
-    payload?: Parameters<typeof applyRelease>[3],
-  ): Promise<SyncResult> {
-    const result = await applyRelease(
-      this.ctx,
-      { progress: this.progress, superseded: () => this.superseded(desired) },
-      desired,
-      payload,
-    );
+  private async applyRelease(desired: ClusterRelease, payload?: Payload): Promise<SyncResult> {
+    const superseded = (): Promise<boolean> => this.superseded(desired);
+    const result = await applyRelease(this.ctx, { progress: this.progress, superseded }, desired, payload);
     if (result === 'completed') {
-      this.cleanedUp = desired.image;
       this.nextReconcile = this.ctx.clock.now() + TIMING.reconcile; // everything was just applied
+      await this.forgetFinished(desired);
     }
     return result;
   }
 
   /** The cluster is at its release: forget the finished update's progress, and reconcile when it is time. */
   private async settled(desired: ClusterRelease, nothingAsked: boolean): Promise<void> {
-    if (this.cleanedUp !== desired.image) {
-      // Completion removes the record; this catches a removal that failed then, and a restarted operator.
-      await this.progress.clear();
-      this.cleanedUp = desired.image;
-    }
+    // Completion removes the record; this catches a removal that failed then, and a restarted operator.
+    if (this.cleanedUp !== desired.image) await this.forgetFinished(desired);
     if (!nothingAsked || this.ctx.clock.now() < this.nextReconcile) return;
     this.nextReconcile = this.ctx.clock.now() + TIMING.reconcile;
     const pass = await reconcileRelease(this.ctx, desired, () => this.superseded(desired));
     if (pass === 'interrupted') this.nextReconcile = 0;
+  }
+
+  /** Removes the progress record of a finished update; when that fails, a later pass tries again. */
+  private async forgetFinished(desired: ClusterRelease): Promise<void> {
+    try {
+      await this.progress.clear();
+      this.cleanedUp = desired.image;
+    } catch (err) {
+      this.ctx.log.warn({ err: apiMessage(err) }, 'the record of the finished update was not removed; will try again');
+    }
   }
 
   private recentlyRefused(image: string): boolean {

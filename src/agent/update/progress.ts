@@ -1,9 +1,7 @@
 // Where an update is, kept in the cluster and never only in memory, so that a new operator (after the CVO
 // Deployment is replaced, or after a kill) resumes at the first runlevel not yet done: the ConfigMap
-// openshift-cluster-version/cincy-update-progress. And the Progressing message's "N of M", written from
-// parallel tasks without ever going backwards.
+// openshift-cluster-version/cincy-update-progress.
 import type * as k8s from '@kubernetes/client-node';
-import type { Logger } from 'pino';
 import { isNotFound } from '../../cluster/apiError.js';
 
 export const PROGRESS = { namespace: 'openshift-cluster-version', name: 'cincy-update-progress' };
@@ -22,7 +20,11 @@ export interface Progress {
 export class ProgressStore {
   constructor(private readonly core: k8s.CoreV1Api) {}
 
-  /** The progress recorded, or undefined when there is none. Any other failure is thrown: guessing "none" would start over. */
+  /**
+   * The progress recorded, or undefined when there is none. A failure to read is thrown: guessing "none"
+   * would start over. A record that does not hold whole numbers counts as none (the update starts over,
+   * applying everything again), never as "everything done".
+   */
   async read(): Promise<Progress | undefined> {
     let cm: k8s.V1ConfigMap;
     try {
@@ -32,12 +34,15 @@ export class ProgressStore {
       throw err;
     }
     const d = cm.data ?? {};
+    const stagesDone = Number(d.stagesDone ?? 0);
+    const done = Number(d.done ?? 0);
+    if (![stagesDone, done].every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined;
     const since = Number(d.waitingSince);
     return {
       version: d.version ?? '',
       image: d.image ?? '',
-      stagesDone: Number(d.stagesDone ?? 0),
-      done: Number(d.done ?? 0),
+      stagesDone,
+      done,
       ...(d.waitingSince && Number.isFinite(since) ? { waitingSince: since } : {}),
     };
   }
@@ -65,41 +70,5 @@ export class ProgressStore {
       if (isNotFound(err)) return false;
       throw err;
     }
-  }
-}
-
-/**
- * Progress writes from parallel tasks, one at a time and always the latest count, so "N of M" never
- * goes backwards and a status write that fails never fails a task.
- */
-export class ProgressReporter {
-  private latest: number | undefined;
-  private running: Promise<void> | undefined;
-
-  constructor(
-    private readonly write: (done: number) => Promise<unknown>,
-    private readonly log: Logger,
-  ) {}
-
-  report(done: number): void {
-    this.latest = Math.max(done, this.latest ?? 0);
-    this.running ??= this.drain();
-  }
-
-  async flush(): Promise<void> {
-    await this.running;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.latest !== undefined) {
-      const n = this.latest;
-      this.latest = undefined;
-      try {
-        await this.write(n);
-      } catch (err) {
-        this.log.warn({ err }, 'progress not written');
-      }
-    }
-    this.running = undefined;
   }
 }

@@ -5,14 +5,15 @@ import { loadPayload, type Payload } from '../../payload/load.js';
 import { runStage, taskGraph, type Stage } from '../../payload/taskGraph.js';
 import { setCondition, type ClusterRelease } from '../clusterVersion.js';
 import { applyWithRetry } from './apply.js';
-import { NOT_FAILING, withProgress } from './progressing.js';
+import { NOT_FAILING, ProgressReporter, withProgress, working } from './progressing.js';
 import type { ApiObject, OperatorContext } from './context.js';
-import { expectedOperators, gateOperators, working } from './gate.js';
+import { expectedOperators, gateOperators } from './gate.js';
 import { retrievePayload } from './payloadJob.js';
-import { ProgressReporter, type Progress, type ProgressStore } from './progress.js';
+import type { Progress, ProgressStore } from './progress.js';
 import { TIMING } from './timing.js';
 
-export type SyncResult = 'idle' | 'waiting' | 'handover' | 'completed' | 'superseded';
+/** How applying a release ended: to be tried again, a new operator to take over, done, or a new request first. */
+export type RunResult = 'waiting' | 'handover' | 'completed' | 'superseded';
 
 export interface RunlevelOptions {
   progress: ProgressStore;
@@ -25,7 +26,7 @@ export async function applyRelease(
   o: RunlevelOptions,
   desired: ClusterRelease,
   loaded?: Payload,
-): Promise<SyncResult> {
+): Promise<RunResult> {
   let payload = loaded;
   if (!payload) {
     // The shared volume lost it (a new pod): retrieve it again.
@@ -105,7 +106,7 @@ export async function applyRelease(
       return 'handover';
     }
   }
-  await complete(ctx, o.progress, desired.version, total);
+  await complete(ctx, desired.version, total);
   return 'completed';
 }
 
@@ -134,7 +135,7 @@ async function awaitOperators(
 }
 
 /** Reports an update that cannot go on for now, then waits before the next try. */
-async function failing(ctx: OperatorContext, reason: string, message: string, version: string): Promise<SyncResult> {
+async function failing(ctx: OperatorContext, reason: string, message: string, version: string): Promise<RunResult> {
   ctx.log.error({ reason, message }, 'update failing');
   const progressing = { status: 'True' as const, reason, message: `Unable to apply ${version}: ${message}` };
   await ctx.cv.writeStatus((s) => withProgress(s, ctx.at(), progressing, { status: 'True', reason, message }));
@@ -143,7 +144,7 @@ async function failing(ctx: OperatorContext, reason: string, message: string, ve
 }
 
 /** Step 10: the control plane is done; the nodes may still be updating. */
-async function complete(ctx: OperatorContext, progress: ProgressStore, version: string, total: number): Promise<void> {
+async function complete(ctx: OperatorContext, version: string, total: number): Promise<void> {
   const at = ctx.at();
   await ctx.cv.writeStatus((s) => {
     const next = withProgress(
@@ -165,5 +166,4 @@ async function complete(ctx: OperatorContext, progress: ProgressStore, version: 
     return next;
   });
   ctx.log.info({ version, manifests: total }, 'update completed');
-  await progress.clear();
 }
