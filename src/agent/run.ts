@@ -37,12 +37,23 @@ export interface AgentOptions {
 
 export async function runAgent(o: AgentOptions): Promise<void> {
   if (o.signal.aborted) return;
+  // Either loop failing for good (each retries what fails within a pass) stops the other, so the agent
+  // exits with the error instead of running half.
+  const stop = new AbortController();
+  o.signal.addEventListener('abort', () => stop.abort(), { once: true });
   const watch = new ClusterVersionWatch(o.kc).start();
-  o.signal.addEventListener('abort', () => watch.stop(), { once: true });
+  stop.signal.addEventListener('abort', () => watch.stop(), { once: true });
+  const inner = { ...o, signal: stop.signal };
   const poller = new UpdatesPoller({ kc: o.kc, ...o.poller });
-  const updates = o.update ? executeUpdates(o, o.update, watch) : Promise.resolve();
-  await runPollLoop(poller, { intervalMs: o.intervalMs, log: o.log, signal: o.signal, watch, report: o.report });
-  await updates;
+  const loops = [
+    runPollLoop(poller, { intervalMs: o.intervalMs, log: o.log, signal: stop.signal, watch, report: o.report }),
+    o.update ? executeUpdates(inner, o.update, watch) : Promise.resolve(),
+  ];
+  const failed = (err: unknown): never => {
+    stop.abort();
+    throw err;
+  };
+  await Promise.all(loops.map((loop) => loop.catch(failed)));
 }
 
 async function executeUpdates(o: AgentOptions, u: UpdateOptions, watch: ClusterVersionWatch): Promise<void> {

@@ -3,6 +3,9 @@
 // talks to it through the real Kubernetes client, as it would to a cluster. A test moves time with
 // `runUntil`: whenever everything under test waits on the clock and no request is under way, the
 // controllers run and the clock jumps to the next wake-up, so an hour of cluster time takes a second or two.
+// Requests are counted where the server sees them: while one task of a runlevel sleeps (a retry's backoff),
+// the clock may move as another task is between two requests. Tests therefore assert outcomes and bounds
+// (at least 40 minutes, less than 45), never an exact time.
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
