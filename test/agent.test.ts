@@ -9,9 +9,9 @@ import { digest, recommendedOf, retrieved, writeAgentTree, type Status } from '.
 import { cincy, cincyAsync, serveCli, useCleanup } from './support/cli.js';
 import { serveMock, type Mock } from './support/mock.js';
 import { prometheusAvailable, startPrometheus } from './support/prometheus.js';
+import { CV } from '../src/agent/clusterVersion.js';
 
 const cleanup = useCleanup();
-const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
 const statusOf = async (m: Mock): Promise<Status> =>
   ((await m.kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject(CV)) as { status: Status }).status;
 const setSpec = (m: Mock, spec: Record<string, unknown>): Promise<unknown> =>

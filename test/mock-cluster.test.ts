@@ -7,9 +7,9 @@ import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { serveMock, type Mock } from './support/mock.js';
 import { useCleanup } from './support/cli.js';
+import { CV } from '../src/agent/clusterVersion.js';
 
 const cleanup = useCleanup();
-const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
 
 async function start(args: string[] = [], dir = cleanup.dir()): Promise<Mock & { dir: string }> {
   return { ...(await serveMock(['--state', join(dir, 'state.json'), ...args], dir, cleanup)), dir };

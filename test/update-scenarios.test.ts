@@ -12,7 +12,7 @@ import { PROGRESS } from '../src/agent/update/progress.js';
 import { requestUpdate, type UpgradeRequest } from '../src/cli/adm.js';
 import { kindNamed } from '../src/cluster/mock/kinds.js';
 import { CLOCK_CONFIGMAP } from '../src/cluster/simulatedClock.js';
-import { loadPayload } from '../src/payload/load.js';
+import { documentCount, loadPayload } from '../src/payload/load.js';
 import { PayloadStore } from '../src/payload/store.js';
 import { taskGraph } from '../src/payload/taskGraph.js';
 import { TrustStore } from '../src/signatures/verify.js';
@@ -86,8 +86,10 @@ const stagesDone = (c: InProcessCluster): number =>
   );
 const applied = (op: RunningOperator) =>
   op.lines.filter((l) => l.msg === 'applied') as unknown as Array<{ file: string; runlevel: number }>;
-const stagesOf = (version: string) =>
-  taskGraph(loadPayload(new PayloadStore(fixtures.payloads).pathOf(image(version))).manifests);
+const manifestsOf = (version: string) =>
+  loadPayload(new PayloadStore(fixtures.payloads).pathOf(image(version))).manifests;
+const stagesOf = (version: string) => taskGraph(manifestsOf(version));
+const documentsOf = (version: string): number => documentCount(manifestsOf(version));
 
 describe('the update executor, in-process', () => {
   it('applies every runlevel in order and completes, the operator handing over to its new self', async () => {
@@ -99,10 +101,7 @@ describe('the update executor, in-process', () => {
     );
     expect(done.status.history?.[0]).toMatchObject({ version: '4.16.5', image: image('4.16.5'), verified: true });
     expect(condition(done, 'Progressing')).toMatchObject({ status: 'False', message: 'Cluster version is 4.16.5' });
-    const total = stagesOf('4.16.5').reduce(
-      (n, s) => n + s.tasks.reduce((m, t) => m + t.manifests.reduce((k, f) => k + f.docs.length, 0), 0),
-      0,
-    );
+    const total = documentsOf('4.16.5');
     const lines = applied(r.operator);
     expect(lines.length).toBe(total);
     for (let i = 1; i < lines.length; i++) expect(lines[i]!.runlevel).toBeGreaterThanOrEqual(lines[i - 1]!.runlevel);
@@ -143,12 +142,7 @@ describe('the update executor, in-process', () => {
       ((h) => h?.state === 'Completed' && h.version === '4.16.5')(history0(r.cluster)),
     );
     expect(second.lines.some((l) => l.msg === 'resuming the update where it was')).toBe(false);
-    expect(applied(second).length).toBe(
-      stagesOf('4.16.5').reduce(
-        (n, s) => n + s.tasks.reduce((m, t) => m + t.manifests.reduce((k, f) => k + f.docs.length, 0), 0),
-        0,
-      ),
-    );
+    expect(applied(second).length).toBe(documentsOf('4.16.5'));
   });
 
   it('resumes where it was when reading its progress fails for a moment, instead of starting over', async () => {

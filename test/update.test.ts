@@ -8,8 +8,8 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterVersion } from '../src/agent/clusterVersion.js';
-import { loadPayload } from '../src/payload/load.js';
+import { CV, type ClusterVersion } from '../src/agent/clusterVersion.js';
+import { documentCount, loadPayload } from '../src/payload/load.js';
 import { PayloadStore } from '../src/payload/store.js';
 import { cincy, cincyAsync, serveCli, useCleanup } from './support/cli.js';
 import { serveMock, type Mock } from './support/mock.js';
@@ -18,7 +18,6 @@ import { breakPayload, image, KID, payloadVersions, SIGNED, writeUpdateTree } fr
 
 const cleanup = useCleanup();
 const BIN = join(import.meta.dirname, '..', 'bin', 'cincy.js');
-const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
 /** Keys, signatures, payloads and a graph shared by every test: made once with the CLI. */
 const shared = { dir: '', trust: '', payloads: '', tree: '' };
 
@@ -233,10 +232,7 @@ describe('executing an update on the mock cluster', () => {
     ]);
 
     // Step 11: progress as the CVO words it, and as adm upgrade shows it.
-    const total = loadPayload(new PayloadStore(shared.payloads).pathOf(image('4.16.5'))).manifests.reduce(
-      (n, m) => n + m.docs.length,
-      0,
-    );
+    const total = documentCount(loadPayload(new PayloadStore(shared.payloads).pathOf(image('4.16.5'))).manifests);
     const counts = [...progressing]
       .map((msg) => /^Working towards 4\.16\.5: (\d+) of (\d+) done \((\d+)% complete\)/.exec(msg))
       .filter((m) => m !== null);

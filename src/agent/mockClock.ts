@@ -4,7 +4,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { FollowedClock, ScaledClock } from '../clock.js';
-import { isNotFound } from '../cluster/apiError.js';
+import { unlessNotFound } from '../cluster/apiError.js';
 import { CLOCK_CONFIGMAP, clockFromData } from '../cluster/simulatedClock.js';
 
 /** A clock that follows the declared one; `refresh` reads the declaration again (the mock may have been restarted at another scale). */
@@ -13,12 +13,7 @@ export function followMockClock(kc: k8s.KubeConfig, log: Logger): { clock: Follo
   const clock = new FollowedClock(new ScaledClock(1));
   let declared = '';
   const refresh = async (): Promise<void> => {
-    let data: Record<string, string> | undefined;
-    try {
-      data = (await core.readNamespacedConfigMap({ ...CLOCK_CONFIGMAP })).data;
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    const data = (await unlessNotFound(core.readNamespacedConfigMap({ ...CLOCK_CONFIGMAP })))?.data;
     const text = JSON.stringify(data ?? null);
     if (text === declared) return;
     declared = text;

@@ -30,6 +30,12 @@ export const triggerOf = (cv: ClusterVersion): string =>
     cv.status.desired?.architecture ?? '',
   ]);
 
+/** The log line of one poll. */
+export function logPoll(log: Logger, r: PollResult): void {
+  const { available, conditional, written } = r;
+  log.info({ retrieved: r.retrieved.status, reason: r.retrieved.reason, available, conditional, written }, 'poll');
+}
+
 /** What the loop asks of the poller. */
 export type Poller = Pick<UpdatesPoller, 'poll' | 'clusterVersion'>;
 
@@ -41,11 +47,7 @@ export async function runPollLoop(poller: Poller, o: PollLoopOptions): Promise<v
     const before = await trigger(poller, o.log, '');
     try {
       const r = await poller.poll();
-      const { status, reason } = r.retrieved;
-      o.log.info(
-        { retrieved: status, reason, available: r.available, conditional: r.conditional, written: r.written },
-        'poll',
-      );
+      logPoll(o.log, r);
       o.report?.(r);
     } catch (err) {
       o.log.error({ err }, 'poll failed; will try again');

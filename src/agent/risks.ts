@@ -21,7 +21,11 @@ interface Cached {
   result: { matches: boolean } | { error: string };
 }
 
+/** At most one query a second overall; a rule evaluated again after an hour; forgotten after a day. */
+const DEFAULT_LIMITS = { minIntervalMs: 1000, refreshMs: 3600_000, forgetMs: 86400_000 };
+
 export class RiskEvaluator {
+  private readonly limits: typeof DEFAULT_LIMITS;
   private readonly cache = new Map<string, Cached>();
   private lastQueryAt = -Infinity;
   private readonly dispatcher: Agent;
@@ -29,8 +33,9 @@ export class RiskEvaluator {
   constructor(
     private readonly prometheus: PrometheusOptions,
     private readonly now: () => number = Date.now,
-    private readonly limits = { minIntervalMs: 1000, refreshMs: 3600_000, forgetMs: 86400_000 },
+    limits: Partial<typeof DEFAULT_LIMITS> = {},
   ) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
     this.dispatcher = new Agent(prometheus.ca ? { connect: { ca: prometheus.ca } } : {});
   }
 

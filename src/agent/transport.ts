@@ -3,7 +3,7 @@
 // Proxy object `cluster`. Either may be absent (404: the system's CAs, no proxy); any other failure to read
 // them fails the poll, which keeps the updates it had, rather than going on with the wrong trust or route.
 import * as k8s from '@kubernetes/client-node';
-import { apiMessage, isNotFound } from '../cluster/apiError.js';
+import { apiMessage, unlessNotFound } from '../cluster/apiError.js';
 import type { TransportOptions } from './cincinnati.js';
 
 export const TRUSTED_CA_BUNDLE = { namespace: 'openshift-config-managed', name: 'trusted-ca-bundle' };
@@ -31,11 +31,9 @@ export async function clusterTransport(
   return env ? { ...t, proxy: env, noProxy: process.env.NO_PROXY ?? process.env.no_proxy } : t;
 }
 
-async function readOrAbsent<T>(what: string, read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
+/** The object, or undefined when it does not exist; any other failure is said with what was read. */
+function readOrAbsent<T>(what: string, read: () => Promise<T>): Promise<T | undefined> {
+  return unlessNotFound(read()).catch((err: unknown) => {
     throw new Error(`cannot read ${what}: ${apiMessage(err)}`);
-  }
+  });
 }

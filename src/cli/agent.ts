@@ -4,6 +4,7 @@ import pino from 'pino';
 import type { PollResult } from '../agent/poll.js';
 import { UpdatesPoller } from '../agent/poll.js';
 import { RiskEvaluator } from '../agent/risks.js';
+import { logPoll } from '../agent/pollLoop.js';
 import { runAgent } from '../agent/run.js';
 import { PayloadStore } from '../payload/store.js';
 import { TrustStore } from '../signatures/verify.js';
@@ -85,11 +86,7 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
   };
   if (o.once) {
     const r = await new UpdatesPoller({ kc, ...poller }).poll();
-    const { status, reason } = r.retrieved;
-    log.info(
-      { retrieved: status, reason, available: r.available, conditional: r.conditional, written: r.written },
-      'poll',
-    );
+    logPoll(log, r);
     reportToTerminal(r);
     return 0;
   }

@@ -9,6 +9,16 @@ export function apiStatus(err: unknown): number | undefined {
 }
 
 export const isNotFound = (err: unknown): boolean => apiStatus(err) === 404;
+
+/** What an API call answers, or undefined when its object does not exist (404); any other failure is thrown. */
+export async function unlessNotFound<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
 export const isConflict = (err: unknown): boolean => apiStatus(err) === 409;
 export const isForbidden = (err: unknown): boolean => apiStatus(err) === 403;
 

@@ -34,6 +34,9 @@ export interface Payload {
   images: Map<string, string>;
 }
 
+/** How many Kubernetes documents the manifests hold: the M of "N of M done". */
+export const documentCount = (manifests: Manifest[]): number => manifests.reduce((n, m) => n + m.docs.length, 0);
+
 export class PayloadError extends Error {
   constructor(
     readonly file: string,

@@ -2,7 +2,7 @@
 // (its loop, with a log kept in memory) and the poller, each with a client identity of its own.
 import * as k8s from '@kubernetes/client-node';
 import pino from 'pino';
-import { UpdatesPoller, type PollResult } from '../../src/agent/poll.js';
+import { UpdatesPoller } from '../../src/agent/poll.js';
 import { RiskEvaluator } from '../../src/agent/risks.js';
 import { ClusterVersionOperator } from '../../src/agent/update/operator.js';
 import { runUpdateLoop } from '../../src/agent/update/loop.js';
@@ -64,13 +64,7 @@ export function startOperator(
  * Polls of the update lists, as the agent's poll loop makes them. The risk evaluator's pause of a second
  * between PromQL queries is left out (its rules are tested on their own), so a poll takes milliseconds.
  */
-export function poller(
-  cluster: InProcessCluster,
-  prometheusUrl?: string,
-): { poll(): Promise<PollResult>; kc: k8s.KubeConfig } {
-  const kc = cluster.client();
-  const limits = { minIntervalMs: 0, refreshMs: 3600_000, forgetMs: 86400_000 };
-  const evaluator = new RiskEvaluator({ url: prometheusUrl }, Date.now, limits);
-  const p = new UpdatesPoller({ kc, evaluator, clock: cluster.clock });
-  return { kc, poll: () => p.poll() };
+export function poller(cluster: InProcessCluster, prometheusUrl?: string): UpdatesPoller {
+  const evaluator = new RiskEvaluator({ url: prometheusUrl }, Date.now, { minIntervalMs: 0 });
+  return new UpdatesPoller({ kc: cluster.client(), evaluator, clock: cluster.clock });
 }

@@ -2,7 +2,7 @@
 // ReleaseAccepted=False condition saying why not, in the cluster-version-operator's words
 // (pkg/cvo/sync_worker.go): the signature, the payload Job, loading the payload and checking its
 // version, the preconditions; then status.desired, a Partial history entry and ReleaseAccepted=True.
-import { loadPayload, PayloadError, type Payload } from '../../payload/load.js';
+import { documentCount, loadPayload, PayloadError, type Payload } from '../../payload/load.js';
 import { controlPlaneArch } from '../architecture.js';
 import { setCondition, type ClusterRelease, type ClusterVersion } from '../clusterVersion.js';
 import { NOT_FAILING } from './progressing.js';
@@ -102,7 +102,7 @@ export async function acceptRelease(
   };
   const arch = cv.status.desired?.architecture === 'Multi' ? 'multi' : await controlPlaneArch(ctx.core);
   const at = ctx.at();
-  const total = payload.manifests.reduce((n, m) => n + m.docs.length, 0);
+  const total = documentCount(payload.manifests);
   await progress.write({ version: desired.version, image, stagesDone: 0, done: 0 });
   const accepted = `Payload loaded ${said(payload.version)} architecture="${arch}"`;
   await ctx.cv.writeStatus((s, fresh) => {

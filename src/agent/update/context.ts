@@ -3,7 +3,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { kubeTime, type Clock } from '../../clock.js';
-import { isNotFound } from '../../cluster/apiError.js';
+import { unlessNotFound } from '../../cluster/apiError.js';
 import type { PayloadStore } from '../../payload/store.js';
 import { ClusterVersionClient } from '../clusterVersion.js';
 import type { ClusterOperatorObject } from './gate.js';
@@ -66,12 +66,7 @@ export class OperatorContext {
 
   /** An object, or undefined when it does not exist. */
   async read(ref: ObjectRef): Promise<ApiObject | undefined> {
-    try {
-      return (await this.objects.read(ref)) as ApiObject;
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    return (await unlessNotFound(this.objects.read(ref))) as ApiObject | undefined;
   }
 
   async operators(): Promise<ClusterOperatorObject[]> {

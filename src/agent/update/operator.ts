@@ -43,7 +43,6 @@ export class ClusterVersionOperator {
     const { ctx } = this;
     const cv = await ctx.cv.get();
     const upgradeable = upgradeableFrom(await ctx.operators(), ctx.at());
-    await ctx.cv.writeStatus((s) => ({ ...s, conditions: setCondition(s.conditions, upgradeable) }));
     const resolution = resolveDesired(cv);
     const invalid = resolution.kind === 'invalid' && {
       type: 'Invalid',
@@ -52,10 +51,10 @@ export class ClusterVersionOperator {
       reason: 'InvalidClusterVersion',
       message: `The cluster version is invalid: ${resolution.message}`,
     };
-    await ctx.cv.writeStatus((s) => ({
-      ...s,
-      conditions: invalid ? setCondition(s.conditions, invalid) : removeCondition(s.conditions, 'Invalid'),
-    }));
+    await ctx.cv.writeStatus((s) => {
+      const conditions = setCondition(s.conditions, upgradeable);
+      return { ...s, conditions: invalid ? setCondition(conditions, invalid) : removeCondition(conditions, 'Invalid') };
+    });
 
     if (resolution.kind === 'target' && !this.recentlyRefused(resolution.target.release.image)) {
       const acceptance = await acceptRelease(ctx, this.progress, cv, resolution.target);

@@ -2,7 +2,7 @@
 // Deployment is replaced, or after a kill) resumes at the first runlevel not yet done: the ConfigMap
 // openshift-cluster-version/cincy-update-progress.
 import type * as k8s from '@kubernetes/client-node';
-import { isNotFound } from '../../cluster/apiError.js';
+import { unlessNotFound } from '../../cluster/apiError.js';
 
 export const PROGRESS = { namespace: 'openshift-cluster-version', name: 'cincy-update-progress' };
 
@@ -26,13 +26,8 @@ export class ProgressStore {
    * applying everything again), never as "everything done".
    */
   async read(): Promise<Progress | undefined> {
-    let cm: k8s.V1ConfigMap;
-    try {
-      cm = await this.core.readNamespacedConfigMap({ ...PROGRESS });
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    const cm = await unlessNotFound(this.core.readNamespacedConfigMap({ ...PROGRESS }));
+    if (!cm) return undefined;
     const d = cm.data ?? {};
     const stagesDone = Number(d.stagesDone ?? 0);
     const done = Number(d.done ?? 0);
@@ -53,22 +48,12 @@ export class ProgressStore {
       metadata: { ...PROGRESS },
       data: p.waitingSince === undefined ? data : { ...data, waitingSince: String(p.waitingSince) },
     };
-    try {
-      await this.core.replaceNamespacedConfigMap({ ...PROGRESS, body });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      await this.core.createNamespacedConfigMap({ namespace: PROGRESS.namespace, body });
-    }
+    const replaced = await unlessNotFound(this.core.replaceNamespacedConfigMap({ ...PROGRESS, body }));
+    if (!replaced) await this.core.createNamespacedConfigMap({ namespace: PROGRESS.namespace, body });
   }
 
-  /** Forgets the progress of a finished update; true when there was something to forget. */
-  async clear(): Promise<boolean> {
-    try {
-      await this.core.deleteNamespacedConfigMap({ ...PROGRESS });
-      return true;
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
+  /** Forgets the progress of a finished update (already gone is as good). */
+  async clear(): Promise<void> {
+    await unlessNotFound(this.core.deleteNamespacedConfigMap({ ...PROGRESS }));
   }
 }

@@ -1,7 +1,7 @@
 // After an update the cluster-version-operator keeps the cluster's objects as the release delivers them
 // (its reconciling mode, pkg/cvo/sync_worker.go): every manifest applied again, runlevel by runlevel,
 // without waiting on operators, so an object deleted or changed by hand comes back.
-import { loadPayload, PayloadError } from '../../payload/load.js';
+import { documentCount, loadPayload, PayloadError } from '../../payload/load.js';
 import { runStage, taskGraph } from '../../payload/taskGraph.js';
 import type { ClusterRelease } from '../clusterVersion.js';
 import { applyManifest } from './apply.js';
@@ -28,7 +28,7 @@ export async function reconcileRelease(
     );
     return 'done';
   }
-  const total = manifests.reduce((n, m) => n + m.docs.length, 0);
+  const total = documentCount(manifests);
   let created = 0;
   try {
     for (const stage of taskGraph(manifests)) {

@@ -1,7 +1,7 @@
 // Steps 7 to 10 of an update: the runlevels not yet done, each applied (components in parallel, each
 // component's files in order) and then gated on its ClusterOperators; progress kept in the cluster after
 // every runlevel; a hand-over when the CVO's own Deployment changed; the history entry completed at the end.
-import { loadPayload, type Payload } from '../../payload/load.js';
+import { documentCount, loadPayload, type Payload } from '../../payload/load.js';
 import { runStage, taskGraph, type Stage } from '../../payload/taskGraph.js';
 import { setCondition, type ClusterRelease } from '../clusterVersion.js';
 import { applyWithRetry } from './apply.js';
@@ -43,7 +43,7 @@ export async function applyRelease(
     payload = loadPayload(ctx.payloads.pathOf(desired.image));
   }
   const stages = taskGraph(payload.manifests);
-  const total = payload.manifests.reduce((n, m) => n + m.docs.length, 0);
+  const total = documentCount(payload.manifests);
   const saved = await o.progress.read();
   const fresh: Progress = { version: desired.version, image: desired.image, stagesDone: 0, done: 0 };
   const progress = saved && saved.version === desired.version && saved.image === desired.image ? saved : fresh;
