@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { buildGraph } from '../graph/build.js';
 import type { FullGraph, GraphInput, Release } from '../graph/model.js';
 import type { Failure, ImportFailure } from '../schemas/health.js';
+import type { StoredSignature } from '../store/signatures.js';
 import type { Store } from '../store/store.js';
 import { SignaturePolicy } from './signaturePolicy.js';
 import { GraphSnapshot } from './snapshot.js';
@@ -27,10 +28,10 @@ export class GraphService {
     this.clock = options.clock ?? systemClock;
   }
 
-  /** Why a release is left out of the graph, or undefined when it is served. */
-  withheld(release: Pick<Release, 'payload'>): string | undefined {
+  /** Why a release is left out of the graph, or undefined when it is served; `signatures` are its payload's. */
+  withheld(release: Pick<Release, 'payload'>, signatures: StoredSignature[]): string | undefined {
     if (!this.signatures.required) return undefined;
-    return this.signatures.withheld(release, this.signatures.vouchedDigests(this.store.signatures));
+    return this.signatures.withheld(release, this.signatures.vouchedDigests({ all: () => signatures }));
   }
 
   /** The graph an input gives, as it would be served (not swapped in). */

@@ -5,7 +5,7 @@ import { payloadDigest, type GraphInput, type Release } from '../graph/model.js'
 import { TrustStore } from '../signatures/verify.js';
 import type { StoredSignature } from '../store/signatures.js';
 
-export const UNSIGNED_REASON =
+const UNSIGNED_REASON =
   'no signature of its payload digest is vouched for by the trusted keys, and the server runs with --require-signatures';
 
 /** Where stored signatures are read from (the store's signature repository). */

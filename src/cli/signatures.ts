@@ -9,6 +9,7 @@ import { makeStatement } from '../signatures/statement.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { call, HttpError, serverUrl, type ClientOptions } from './admin.js';
 import { KUBE_LABEL } from '../cluster/labels.js';
+import { signatureStorePath } from '../signatures/storePath.js';
 
 const ALGS = ['EdDSA', 'ES256', 'RS256'] as const;
 
@@ -115,7 +116,7 @@ export function addSignatureCommands(program: Command, run: (f: () => Promise<nu
         }
         const signatures: Buffer[] = [];
         for (let n = 1; n <= 1000; n++) {
-          const res = await fetch(serverUrl(opts.server, `signatures/${digest.replace(':', '=')}/signature-${n}`));
+          const res = await fetch(serverUrl(opts.server, `signatures/${signatureStorePath(digest, n)}`));
           if (res.status === 404) break;
           if (!res.ok) throw new HttpError(res.status, {});
           signatures.push(Buffer.from(await res.arrayBuffer()));

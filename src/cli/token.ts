@@ -16,7 +16,7 @@ export interface TokenOptions {
 }
 
 /** `90s`, `30m`, `1h`, `7d`, or plain seconds. */
-export function parseTtl(text: string): number {
+function parseTtl(text: string): number {
   const m = /^(\d+)([smhd]?)$/.exec(text.trim());
   if (!m || Number(m[1]) === 0) throw new Error(`--ttl: '${text}' is not a duration such as 30m, 1h or 7d`);
   return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];

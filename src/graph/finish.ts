@@ -111,7 +111,7 @@ function offsets(sources: number[], n: number): Int32Array {
 }
 
 /** The served form of a risk, with its keys in the served order. */
-export function canonicalRisk(r: Risk): Risk {
+function canonicalRisk(r: Risk): Risk {
   return { url: r.url, name: r.name, message: r.message, matchingRules: r.matchingRules };
 }
 

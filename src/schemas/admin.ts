@@ -1,7 +1,7 @@
 // Request and response bodies of the admin API. Release records and blocked edges reuse the
 // graph-data schemas, so the API and the tree accept exactly the same documents.
 import { Type, type Static } from '@sinclair/typebox';
-import { CHANNEL_PATTERN } from './cincinnati.js';
+import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
 import { FeederSchema, ReleaseRecordSchema } from './graphData.js';
 
 export const SCOPES = ['releases:write', 'channels:write', 'risks:write'] as const;
@@ -12,7 +12,7 @@ export const InternalChannelParams = Type.Object({
   name: Type.Union([Type.Literal('candidate'), Type.Literal('fast'), Type.Literal('stable')]),
 });
 export const ReleaseParams = Type.Object({
-  arch: Type.String({ pattern: '^[0-9a-z]+$' }),
+  arch: Type.String({ pattern: ARCH_PATTERN }),
   version: Type.String({ minLength: 1, maxLength: 256 }),
 });
 
@@ -99,7 +99,7 @@ export const ReleaseBody = Type.Union([
   Type.Array(ReleaseRecordSchema, { minItems: 1, maxItems: 5000 }),
 ]);
 export const ReleaseListQuery = Type.Object({
-  arch: Type.Optional(Type.String({ pattern: '^[0-9a-z]+$' })),
+  arch: Type.Optional(Type.String({ pattern: ARCH_PATTERN })),
   channel: Type.Optional(Type.String({ pattern: CHANNEL_PATTERN })),
   version: Type.Optional(
     Type.String({ maxLength: 256, description: 'a version, or a prefix ending with * such as 4.16.*' }),

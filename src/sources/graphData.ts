@@ -60,7 +60,7 @@ function failed(file: string, message: string): ReadResult {
   return { tree: undefined, errors: [{ file, field: '-', message }], warnings: [] };
 }
 
-export function readGraphDataDir(root: string, onProgress?: ReadProgress): ReadResult {
+function readGraphDataDir(root: string, onProgress?: ReadProgress): ReadResult {
   const r = new TreeReader(root);
   const schemaVersion = readSchemaVersion(r);
 
@@ -68,7 +68,11 @@ export function readGraphDataDir(root: string, onProgress?: ReadProgress): ReadR
   const internalFiles = r.list('internal-channels', ['.yaml', '.yml']);
   const blockedFiles = r.list('blocked-edges', ['.yaml', '.yml']);
   const archDirs = r.dirs('releases');
-  const releaseFiles = archDirs.flatMap((arch) => r.list(join('releases', arch), ['.json']).map((f) => ({ arch, f })));
+  // Each folder of releases/ is read once: its records here, the signatures beside them later.
+  const releaseFolders = archDirs.map((arch) => ({ arch, files: r.list(join('releases', arch), ['']) }));
+  const releaseFiles = releaseFolders.flatMap(({ arch, files }) =>
+    files.filter((f) => f.endsWith('.json')).map((f) => ({ arch, f })),
+  );
   const total = channelFiles.length + internalFiles.length + blockedFiles.length + releaseFiles.length + 1;
   let done = 0;
   const tick = (): void => {
@@ -114,7 +118,7 @@ export function readGraphDataDir(root: string, onProgress?: ReadProgress): ReadR
 
   const rawMetadata = readRawMetadata(r);
   tick();
-  const signatures = readSignatures(r, releases);
+  const signatures = readSignatures(r, releases, releaseFolders);
 
   const tree =
     r.errors.length === 0 && schemaVersion !== undefined

@@ -1,7 +1,7 @@
 // Unpacks a graph-data .tar.gz into a folder: no links, and a cap on the unpacked size.
 import * as tar from 'tar';
 
-export const MAX_TARBALL_BYTES = 512 * 1024 * 1024;
+const MAX_TARBALL_BYTES = 512 * 1024 * 1024;
 
 /** Unpacks `file` into `dir`; returns why it could not, or undefined. */
 export async function extractTarball(file: string, dir: string): Promise<string | undefined> {

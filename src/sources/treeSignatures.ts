@@ -12,7 +12,12 @@ export interface TreeSignature {
   bytes: Buffer;
 }
 
-export function readSignatures(r: TreeReader, releases: Release[]): TreeSignature[] {
+/** `releaseFolders`: the files of each releases/<arch>/ folder, as the reader listed them. */
+export function readSignatures(
+  r: TreeReader,
+  releases: Release[],
+  releaseFolders: Array<{ arch: string; files: string[] }>,
+): TreeSignature[] {
   const out: TreeSignature[] = [];
   for (const hex of r.dirs(join('signatures', 'sha256'))) {
     if (!/^[0-9a-f]{64}$/.test(hex)) {
@@ -26,8 +31,8 @@ export function readSignatures(r: TreeReader, releases: Release[]): TreeSignatur
     }
   }
   const digests = new Map(releases.map((rel) => [`${rel.arch}/${rel.version}`, payloadDigest(rel.payload)]));
-  for (const arch of r.dirs('releases')) {
-    for (const path of bySignatureNumber(r.list(join('releases', arch), ['']))) {
+  for (const { arch, files } of releaseFolders) {
+    for (const path of bySignatureNumber(files)) {
       const m = /\/([^/]+)\.signature-[1-9]\d*$/.exec(path);
       if (!m) continue;
       const digest = digests.get(`${arch}/${m[1]}`);

@@ -139,7 +139,6 @@ export class Store {
       return { ...summary, skipped: true };
     }
     const prune = !!opts.prune;
-    this.generation += 1;
     const previous = this.importedState();
     const remember = this.db.prepare('INSERT OR REPLACE INTO imported_state (kind, key, content) VALUES (?, ?, ?)');
     const putRaw = this.db.prepare(
@@ -159,7 +158,7 @@ export class Store {
       remember.run(kind, key, content);
     };
 
-    this.db.transaction(() => {
+    this.transaction(() => {
       const conflicts: Problem[] = [];
       for (const r of tree.releases) {
         const stored = this.releases.get(r.arch, r.version);
@@ -243,7 +242,7 @@ export class Store {
         after: { contentHash: tree.contentHash, ...recorded },
         reason: null,
       });
-    })();
+    });
     return summary;
   }
 
@@ -264,7 +263,7 @@ type ImportedKind = 'release' | 'channel' | 'blocked_edge' | 'raw_metadata';
  * added since the last import are added, those it dropped are removed, the rest (including what the
  * admin API promoted or withdrew) stays; the feeder follows the tree only when the tree changed it.
  */
-export function mergeChannel(tree: Channel, stored: Channel | undefined, lastImported: string | undefined): Channel {
+function mergeChannel(tree: Channel, stored: Channel | undefined, lastImported: string | undefined): Channel {
   if (!stored) return tree;
   const base = lastImported
     ? (JSON.parse(lastImported) as { versions: string[]; feeder: Feeder | null; tombstones: string[] })

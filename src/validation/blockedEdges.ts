@@ -84,7 +84,7 @@ function riskOf(d: Record<string, unknown>, file: string, errors: Problem[], war
 }
 
 /** Always and PromQL rules are checked against their schemas; a rule of another type is kept, with a warning. */
-export function checkRule(rule: unknown, field: string, file: string, errors: Problem[], warnings: Problem[]): void {
+function checkRule(rule: unknown, field: string, file: string, errors: Problem[], warnings: Problem[]): void {
   if (typeof rule !== 'object' || rule === null || typeof (rule as { type?: unknown }).type !== 'string') {
     errors.push({ file, field, message: 'a rule is a mapping with a type (Always or PromQL)' });
     return;

@@ -19,8 +19,8 @@ export function checkReleaseDocument(doc: unknown, file: string, errors: Problem
 }
 
 /** Checks of a release record beyond its schema. */
-export function checkReleaseRecord(rec: ReleaseRecord, file: string, errors: Problem[]): void {
-  if (!isReleaseVersion(rec.version) || rec.version.includes('+')) {
+function checkReleaseRecord(rec: ReleaseRecord, file: string, errors: Problem[]): void {
+  if (!isReleaseVersion(rec.version)) {
     errors.push({
       file,
       field: 'version',

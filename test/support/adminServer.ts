@@ -3,7 +3,7 @@
 // and the helpers the admin tests share. The server, clock and secret are live bindings.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeEach, expect } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createToken } from '../../src/cli/token.js';
 import { readGraphData } from '../../src/sources/graphData.js';
@@ -128,8 +128,10 @@ export function useLadderServer(): void {
     });
     tokens.all = await token('releases:write,channels:write,risks:write', { ttl: '30d' });
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await server?.close();
+  });
+  afterAll(() => {
     dirs.forEach((d) => d.remove());
     dirs.splice(0);
   });

@@ -8,6 +8,7 @@ import { request } from 'undici';
 import { KUBE_LABEL } from '../../cluster/labels.js';
 import { PAYLOAD_PATTERN } from '../../schemas/graphData.js';
 import { MAX_SIGNATURE_BYTES, verifySignature, type TrustStore } from '../../signatures/verify.js';
+import { signatureStorePath } from '../../signatures/storePath.js';
 
 export type Verification = { verified: true; keyId: string; source: string } | { verified: false; message: string };
 
@@ -91,7 +92,7 @@ export class ReleaseVerifier {
     }
     for (const base of stores) {
       for (let n = 1; n <= MAX_SIGNATURES; n++) {
-        const url = `${base.replace(/\/$/, '')}/${digest.replace(':', '=')}/signature-${n}`;
+        const url = `${base.replace(/\/$/, '')}/${signatureStorePath(digest, n)}`;
         let bytes: Uint8Array | undefined;
         try {
           bytes = await fetchSignature(url);

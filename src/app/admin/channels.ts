@@ -1,6 +1,7 @@
 // Channels created or replaced through the admin API, validated as a channel file is.
 import type { Channel } from '../../graph/model.js';
-import type { ChannelBody, ChannelKind } from '../../schemas/admin.js';
+import type { ChannelBody, ChannelDoc, ChannelKind } from '../../schemas/admin.js';
+import { channelDoc } from './queries.js';
 import { checkChannel } from '../../validation/channels.js';
 import type { Problem } from '../../validation/problems.js';
 import { invalidRequest, type Actor, type AuditedWrites } from './writes.js';
@@ -9,7 +10,7 @@ export class ChannelWrites {
   constructor(private readonly writes: AuditedWrites) {}
 
   /** Creates or replaces a channel; versions already in it keep the time they entered. */
-  putChannel(kind: ChannelKind, name: string, body: ChannelBody, actor: Actor): { channel: Channel; created: boolean } {
+  putChannel(kind: ChannelKind, name: string, body: ChannelBody, actor: Actor): { doc: ChannelDoc; created: boolean } {
     const problems: Problem[] = [];
     checkChannel({ name, ...body }, 'body', problems);
     if (problems.length) throw invalidRequest(problems);
@@ -34,7 +35,7 @@ export class ChannelWrites {
           channel,
         );
       return {
-        result: { channel: store.channels.get(kind, name)!, created: !before },
+        result: { doc: channelDoc(store, store.channels.get(kind, name)!), created: !before },
         changed: outcome !== 'unchanged',
       };
     });

@@ -34,17 +34,18 @@ export class FeederPass {
         if (!m) cache.set(`${kind}/${name}`, (m = rules.membersSince(kind, name)));
         return m;
       };
+      const raw = this.writes.store.rawMetadata(); // once a pass: every target checks against it
       for (const target of feederOrder(this.writes.store.channels.all())) {
         const kind = channelKind(target);
         const source = rules.feederSource(target.feeder);
         if (!source) continue;
         const members = new Set(target.versions);
         const filter = target.feeder?.filter === undefined ? undefined : compilePattern(target.feeder.filter);
-        const refusal = rules.forTarget(target, since);
+        const refusal = rules.forTarget(target, since, raw);
         for (const version of since(source.kind, source.channel.name).keys()) {
           if (members.has(version) || (filter && !filter.matchesStart(splitArch(version).version))) continue; // cheap checks first
           if (refusal(version)) continue;
-          this.promotion.promoteIn(at, kind, target.name, { version }, actor, false);
+          this.promotion.add(at, kind, target.name, version, actor);
           cache.delete(`${kind}/${target.name}`);
           done.push({ channel: target.name, kind, version });
         }
@@ -55,7 +56,7 @@ export class FeederPass {
 }
 
 /** Channels with a feeder, each after the channel its feeder names (internal names first on ties). */
-export function feederOrder(channels: Channel[]): Channel[] {
+function feederOrder(channels: Channel[]): Channel[] {
   const fed = channels.filter((c) => c.feeder);
   const key = (c: Channel): string => `${channelKind(c)}/${c.name}`;
   const byName = new Map<string, Channel>();

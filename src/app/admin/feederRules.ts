@@ -40,11 +40,14 @@ export class FeederRules {
   }
 
   /** The check of one target channel, with the target and its feeder's members read once. */
-  forTarget(target: Channel, sourceSince: MembersSince = this.membersSince): (version: string) => Refusal | undefined {
+  forTarget(
+    target: Channel,
+    sourceSince: MembersSince = this.membersSince,
+    raw: RawMetadata = this.store.rawMetadata(),
+  ): (version: string) => Refusal | undefined {
     const source = this.feederSource(target.feeder);
     const since = source ? sourceSince(source.kind, source.channel.name) : new Map<string, Date>();
     const now = new Date(this.clock.now());
-    const raw = this.store.rawMetadata(); // read once: a pass checks many versions
     return (version) =>
       checkPromotion({
         version,

@@ -3,7 +3,7 @@
 import { ApiError } from '../../errors.js';
 import { edgesGained } from '../../graph/diff.js';
 import type { GraphInput } from '../../graph/model.js';
-import type { ChannelKind, PromoteBody, PromotionResult, WithdrawalResult } from '../../schemas/admin.js';
+import type { ChannelKind, PromoteBody, PromotionResult, Refusal, WithdrawalResult } from '../../schemas/admin.js';
 import type { FeederRules } from './feederRules.js';
 import type { Actor, AuditedWrites } from './writes.js';
 
@@ -21,7 +21,7 @@ export class Promotion {
   }
 
   /** One promotion inside the caller's transaction. */
-  promoteIn(
+  private promoteIn(
     at: string,
     kind: ChannelKind,
     name: string,
@@ -44,18 +44,26 @@ export class Promotion {
         result: { ...base, forced, changed: true, ...this.edgesGained(kind, name, req.version) },
         changed: false,
       };
-    store.channels.addVersion(kind, name, req.version, at);
-    const after = { version: req.version, ...(refusal && { bypassed: refusal }) };
-    this.writes.record(
-      at,
-      actor,
-      forced ? 'channel.promote.forced' : 'channel.promote',
-      `${kind}/${name}`,
-      null,
-      after,
-      req.reason ?? null,
-    );
+    this.add(at, kind, name, req.version, actor, refusal, req.reason ?? null);
     return { result: { ...base, forced, changed: true }, changed: true };
+  }
+
+  /**
+   * Adds a version its checks let in (or that was forced past `bypassed`), with its audit entry, inside
+   * the caller's transaction.
+   */
+  add(
+    at: string,
+    kind: ChannelKind,
+    name: string,
+    version: string,
+    actor: Actor,
+    bypassed?: Refusal,
+    reason: string | null = null,
+  ): void {
+    this.writes.store.channels.addVersion(kind, name, version, at);
+    const action = bypassed ? 'channel.promote.forced' : 'channel.promote';
+    this.writes.record(at, actor, action, `${kind}/${name}`, null, { version, ...(bypassed && { bypassed }) }, reason);
   }
 
   withdraw(kind: ChannelKind, name: string, version: string, reason: string | null, actor: Actor): WithdrawalResult {

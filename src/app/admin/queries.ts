@@ -2,7 +2,7 @@
 // its channels, risks, signatures and whether it is served), channels, risks, the audit log, and
 // the whole state as a graph-data tarball, made once per store generation.
 import { ApiError } from '../../errors.js';
-import { payloadDigest, type BlockedEdge, type Release } from '../../graph/model.js';
+import { payloadDigest, type BlockedEdge, type Channel, type Release } from '../../graph/model.js';
 import { compareVersions, isReleaseVersion } from '../../graph/version.js';
 import type { ChannelDoc, ChannelKind, ReleaseDetail, ReleaseList, ReleaseListQuery } from '../../schemas/admin.js';
 import { exportTarball, releaseRecord } from '../../sources/export.js';
@@ -13,10 +13,7 @@ import type { Store } from '../../store/store.js';
 import type { GraphService } from '../graphService.js';
 import { signatureDoc } from './signatures.js';
 
-export interface GraphDataTarball {
-  bytes: Buffer;
-  etag: string;
-}
+export type GraphDataTarball = Awaited<ReturnType<typeof exportTarball>>;
 
 export class AdminQueries {
   private tarball: { generation: number; made: Promise<GraphDataTarball> } | undefined;
@@ -69,13 +66,13 @@ export class AdminQueries {
       if (since) channels.push({ name: c.name, kind: channelKind(c), addedAt: since.toISOString() });
     }
     const risks = this.store.blockedEdges.all().filter((e) => e.to === version || e.to === `${version}+${arch}`);
-    const signatures = this.store.signatures.list(payloadDigest(release.payload)).map(signatureDoc);
-    const withheld = this.graph.withheld(release);
+    const stored = this.store.signatures.list(payloadDigest(release.payload));
+    const withheld = this.graph.withheld(release, stored);
     return {
       release: releaseRecord(release),
       channels,
       risks,
-      signatures,
+      signatures: stored.map(signatureDoc),
       served: withheld === undefined,
       ...(withheld && { withheldBecause: withheld }),
     };
@@ -90,20 +87,14 @@ export class AdminQueries {
     return this.store.channels
       .all()
       .filter((c) => channelKind(c) === kind)
-      .map((c) => this.channel(kind, c.name));
+      .map((c) => channelDoc(this.store, c));
   }
 
   /** A channel with the time each version entered it. */
   channel(kind: ChannelKind, name: string): ChannelDoc {
     const c = this.store.channels.get(kind, name);
     if (!c) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
-    return {
-      name: c.name,
-      kind,
-      versions: this.store.channels.members(kind, name),
-      ...(c.feeder && { feeder: c.feeder }),
-      tombstones: c.tombstones,
-    };
+    return channelDoc(this.store, c);
   }
 
   risks(): BlockedEdge[] {
@@ -140,4 +131,16 @@ function decodeCursor(cursor: string): { version: string; arch: string } {
   const [version, arch] = Array.isArray(decoded) ? (decoded as unknown[]) : [];
   if (typeof version !== 'string' || typeof arch !== 'string' || !isReleaseVersion(version)) throw refused;
   return { version, arch };
+}
+
+/** A channel as the API shows it: its versions with the time each entered it. */
+export function channelDoc(store: Store, c: Channel): ChannelDoc {
+  const kind = channelKind(c);
+  return {
+    name: c.name,
+    kind,
+    versions: store.channels.members(kind, c.name),
+    ...(c.feeder && { feeder: c.feeder }),
+    tombstones: c.tombstones,
+  };
 }

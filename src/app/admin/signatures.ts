@@ -6,10 +6,10 @@ import type { SignatureDoc } from '../../schemas/admin.js';
 import { SignatureRefused, verifySignature, type TrustStore } from '../../signatures/verify.js';
 import type { StoredSignature } from '../../store/signatures.js';
 import type { Actor, AuditedWrites } from './writes.js';
+import { signatureStorePath } from '../../signatures/storePath.js';
 
 /** Where the signature store serves a signature: the layout the cluster-version-operator reads. */
-export const signatureUrl = (digest: string, n: number): string =>
-  `/signatures/${digest.replace(':', '=')}/signature-${n}`;
+const signatureUrl = (digest: string, n: number): string => `/signatures/${signatureStorePath(digest, n)}`;
 
 export function signatureDoc(
   s: Pick<StoredSignature, 'n' | 'digest' | 'envelope' | 'keyId' | 'verifiedAt'>,

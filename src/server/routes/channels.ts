@@ -11,6 +11,7 @@ import {
   InternalChannelParams,
   PromoteBody,
   PromotionResult,
+  PROMOTION_RULES,
   ReasonQuery,
   WithdrawalResult,
 } from '../../schemas/admin.js';
@@ -19,7 +20,7 @@ import { actorOf, requireScope } from '../auth.js';
 import { BEARER_AUTH, WRITE_ERRORS, type AdminRouteOptions } from './adminRouteOptions.js';
 
 const PROMOTION_DESCRIPTION =
-  'Refused with 409 naming the rule (release, tombstone, feeder.source, feeder.filter, feeder.delay, feeder.errata) ' +
+  `Refused with 409 naming the rule (${PROMOTION_RULES.join(', ')}) ` +
   'unless force with a reason. dryRun=true changes nothing and lists the edges that would appear.';
 
 export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
@@ -62,7 +63,7 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
       handler: async (request, reply) => {
         const { name } = request.params;
         const r = admin.channels.putChannel(kind, name, request.body, actorOf(request));
-        return reply.code(r.created ? 201 : 200).send(admin.queries.channel(kind, name));
+        return reply.code(r.created ? 201 : 200).send(r.doc);
       },
     });
 

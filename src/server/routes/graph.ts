@@ -15,7 +15,7 @@ import {
 import type { GraphService } from '../../app/graphService.js';
 import type { Encoding } from '../../app/snapshot.js';
 
-export const GRAPH_PATHS = ['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph'] as const;
+const GRAPH_PATHS = ['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph'] as const;
 const CHANNEL_RE = new RegExp(CHANNEL_PATTERN);
 const ARCH_RE = new RegExp(ARCH_PATTERN);
 const ENCODINGS: Encoding[] = ['br', 'gzip', 'identity'];
@@ -108,7 +108,7 @@ function negotiate(accept: string | undefined, acceptEncoding: string | undefine
 }
 
 /** The protocol's parameter rules with its exact messages; unknown parameters are ignored. */
-export function graphParams(query: Record<string, unknown>): { channel: string; arch: string } {
+function graphParams(query: Record<string, unknown>): { channel: string; arch: string } {
   const missing = ['channel'].filter((k) => query[k] === undefined || query[k] === '');
   if (missing.length)
     throw new ApiError('missing_params', `mandatory client parameters missing: ${missing.sort().join(', ')}`);
@@ -145,7 +145,7 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 }
 
 /** Appends to Vary (CORS has already put Origin there). */
-export function addVary(reply: FastifyReply, value: string): void {
+function addVary(reply: FastifyReply, value: string): void {
   const current = reply.getHeader('vary');
   reply.header('vary', current ? `${String(current)}, ${value}` : value);
 }

@@ -11,7 +11,7 @@ import { actorOf, requireScope } from '../auth.js';
 import { BEARER_AUTH, type AdminRouteOptions } from './adminRouteOptions.js';
 import { noneMatch } from './graph.js';
 
-export const SIGNATURE_BODY_TYPES = [
+const SIGNATURE_BODY_TYPES = [
   'application/octet-stream',
   'application/jose',
   'application/jose+json',
