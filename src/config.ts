@@ -34,8 +34,50 @@ export const SETTINGS = {
   graphData: S(
     '--graph-data',
     Type.String({ minLength: 1 }),
-    'graph-data directory or .tar.gz to import at start',
-    BUNDLED_GRAPH_DATA,
+    'graph-data directory or .tar.gz to import at start (default: the bundled graph-data/, unless a registry source is given)',
+  ),
+  releases: S(
+    '--releases',
+    Type.String({ minLength: 1 }),
+    'registry repository of release images to scrape: [http://]HOST[:PORT]/REPOSITORY (http:// means plain HTTP)',
+  ),
+  releasesTagFilter: S(
+    '--releases-tag-filter',
+    Type.String({ minLength: 1 }),
+    'RE2 pattern: only tags it matches are read from --releases',
+  ),
+  graphDataImage: S(
+    '--graph-data-image',
+    Type.String({ minLength: 1 }),
+    'graph-data container image: [http://]HOST[:PORT]/REPOSITORY:TAG or @sha256:DIGEST (re-read when its tag moves)',
+  ),
+  registryCredentials: S(
+    '--registry-credentials',
+    Type.String({ minLength: 1 }),
+    'docker/podman config.json with registry credentials (auths)',
+  ),
+  registryCa: S(
+    '--registry-ca',
+    Type.String({ minLength: 1 }),
+    'PEM CA bundle the registry certificates are checked against',
+  ),
+  scrapeInterval: S(
+    '--scrape-interval',
+    Type.String({ pattern: '^(?:\\d+h)?(?:\\d+m)?(?:\\d+s)?$', minLength: 2 }),
+    'how often the registry sources are read again: 30s, 5m, 1h',
+    '5m',
+  ),
+  registryConcurrency: S(
+    '--registry-concurrency',
+    Type.Integer({ minimum: 1, maximum: 256 }),
+    'registry requests for manifests and blobs in flight at once',
+    16,
+  ),
+  registryTimeout: S(
+    '--registry-timeout',
+    Type.Integer({ minimum: 1, maximum: 3600 }),
+    'seconds a registry request may wait for an answer, or between two chunks of one',
+    30,
   ),
   db: S('--db', Type.String({ minLength: 1 }), 'SQLite database file, or :memory:', './data/cincy.db'),
   host: S('--host', Type.String({ minLength: 1 }), 'address to listen on', '127.0.0.1'),
@@ -92,7 +134,15 @@ export const SETTINGS = {
 
 /** The resolved settings, as one schema. */
 export const ServeConfigSchema = Type.Object({
-  graphData: SETTINGS.graphData.schema,
+  graphData: Type.Optional(SETTINGS.graphData.schema),
+  releases: Type.Optional(SETTINGS.releases.schema),
+  releasesTagFilter: Type.Optional(SETTINGS.releasesTagFilter.schema),
+  graphDataImage: Type.Optional(SETTINGS.graphDataImage.schema),
+  registryCredentials: Type.Optional(SETTINGS.registryCredentials.schema),
+  registryCa: Type.Optional(SETTINGS.registryCa.schema),
+  scrapeInterval: SETTINGS.scrapeInterval.schema,
+  registryConcurrency: SETTINGS.registryConcurrency.schema,
+  registryTimeout: SETTINGS.registryTimeout.schema,
   db: SETTINGS.db.schema,
   host: SETTINGS.host.schema,
   port: SETTINGS.port.schema,
@@ -129,5 +179,8 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     out[key] = value;
   }
   if (problems.length) throw new ConfigError(problems.join('\n'));
+  // The bundled demo tree is the default only when no registry source replaces it.
+  if (out.graphData === undefined && out.releases === undefined && out.graphDataImage === undefined)
+    out.graphData = BUNDLED_GRAPH_DATA;
   return out as ServeConfig;
 }

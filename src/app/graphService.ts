@@ -4,7 +4,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import { buildGraph } from '../graph/build.js';
 import type { FullGraph, GraphInput, Release } from '../graph/model.js';
-import type { Failure, ImportFailure } from '../schemas/health.js';
+import type { Failure, ImportFailure, SourceStatus } from '../schemas/health.js';
 import type { StoredSignature } from '../store/signatures.js';
 import type { Store } from '../store/store.js';
 import { SignaturePolicy } from './signaturePolicy.js';
@@ -16,6 +16,8 @@ export class GraphService {
   /** A graph-data tree that could not be imported at start, while an older state keeps serving. */
   lastImportFailure: ImportFailure | undefined;
   buildFailures = 0;
+  /** The registry sources' status, kept up to date by the sources themselves. */
+  sources: SourceStatus[] = [];
 
   readonly signatures: SignaturePolicy;
   private readonly clock: Clock;

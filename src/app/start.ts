@@ -1,5 +1,6 @@
 // What `serve` does before listening: open the store, import the graph-data tree when its content is
-// new, and build the first snapshot. Shared by the CLI and the tests so both start the same way.
+// new, read the registry sources once, and build the first snapshot. Shared by the CLI and the tests so
+// both start the same way.
 import { systemClock, type Clock } from '../clock.js';
 import { readGraphData } from '../sources/graphData.js';
 import { formatProblem } from '../validation/problems.js';
@@ -8,6 +9,15 @@ import { createAdminServices, type AdminServices } from './admin/services.js';
 import { GraphService } from './graphService.js';
 import { SignaturePolicy } from './signaturePolicy.js';
 import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
+import type { ScrapeOptions } from '../sources/registryReleases.js';
+import {
+  registryClients,
+  registrySources,
+  SourceSettingsError,
+  type RegistrySettings,
+} from './sources/fromSettings.js';
+import { refreshAll } from './sources/refresh.js';
+import type { Source } from './sources/source.js';
 
 export interface StartLog {
   info(obj: object, msg: string): void;
@@ -16,12 +26,25 @@ export interface StartLog {
 }
 
 export type StartResult =
-  | { ok: true; store: Store; service: GraphService; admin: AdminServices }
+  | {
+      ok: true;
+      store: Store;
+      service: GraphService;
+      admin: AdminServices;
+      /** The registry sources, read once already; a scheduler reads them again. */
+      sources: Source[];
+      /** Closes the registry clients. */
+      close(): Promise<void>;
+    }
   /** Nothing to serve: the tree is invalid and the store is empty, or the first build failed. */
   | { ok: false; problems: string[] };
 
 export interface StartOptions {
-  graphData: string;
+  /** A graph-data directory or .tar.gz, imported once at start. */
+  graphData?: string;
+  /** Registry sources (release images, a graph-data image), read once before the first build. */
+  registry?: RegistrySettings;
+  onScrapeProgress?: ScrapeOptions['onProgress'];
   db: string;
   log: StartLog;
   /** Keys that signatures in the tree are verified against (none: tree signatures are not stored). */
@@ -33,41 +56,53 @@ export interface StartOptions {
 
 export async function startService(opts: StartOptions): Promise<StartResult> {
   const clock = opts.clock ?? systemClock;
+  let clients;
+  try {
+    clients = registryClients(opts.registry ?? {});
+  } catch (err) {
+    if (err instanceof SourceSettingsError) return { ok: false, problems: [err.message] };
+    throw err;
+  }
   const store = Store.open(opts.db, { clock });
+  const trust = opts.trust ?? TrustStore.empty();
   const signatures = new SignaturePolicy(opts.requireSignatures ?? false, opts.trust);
   const service = new GraphService(store, { signatures, clock });
-  const problems = await importTree(
-    store,
-    opts.graphData,
-    opts.trust ?? TrustStore.empty(),
-    opts.log,
-    new Date(clock.now()),
-  );
-  if (problems.length) {
-    if (!store.hasContent()) {
-      store.close();
-      return {
-        ok: false,
-        problems: [`${opts.graphData} is invalid and the store ${opts.db} has nothing to serve:`, ...problems],
+  const fail = async (problems: string[]): Promise<StartResult> => {
+    await clients.close();
+    store.close();
+    return { ok: false, problems };
+  };
+  if (opts.graphData) {
+    const problems = await importTree(store, opts.graphData, trust, opts.log, new Date(clock.now()));
+    if (problems.length) {
+      if (!store.hasContent())
+        return fail([`${opts.graphData} is invalid and the store ${opts.db} has nothing to serve:`, ...problems]);
+      opts.log.error({ problems }, `graph-data ${opts.graphData} rejected; serving what the store has`);
+      service.lastImportFailure = {
+        at: new Date(clock.now()).toISOString(),
+        message: `${opts.graphData}: ${problems.length} problem(s)`,
+        problems: problems.slice(0, 100),
       };
     }
-    opts.log.error({ problems }, `graph-data ${opts.graphData} rejected; serving what the store has`);
-    service.lastImportFailure = {
-      at: new Date(clock.now()).toISOString(),
-      message: `${opts.graphData}: ${problems.length} problem(s)`,
-      problems: problems.slice(0, 100),
-    };
   }
-  if (!service.rebuild()) {
-    store.close();
-    return { ok: false, problems: [`graph build failed: ${service.lastBuildFailure?.message}`] };
-  }
+  const sources = registrySources(clients, opts.registry ?? {}, store, trust, clock, opts.log, opts.onScrapeProgress);
+  // A source that cannot be read at start leaves what the store has serving; /readyz says why.
+  await refreshAll(sources);
+  service.sources = sources.map((s) => s.status);
+  if (!service.rebuild()) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
   const snap = service.current!;
   opts.log.info(
     { releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds },
     'graph built',
   );
-  return { ok: true, store, service, admin: createAdminServices(store, service, { clock, trust: opts.trust }) };
+  return {
+    ok: true,
+    store,
+    service,
+    admin: createAdminServices(store, service, { clock, trust: opts.trust }),
+    sources,
+    close: () => clients.close(),
+  };
 }
 
 async function importTree(

@@ -1,10 +1,11 @@
 // `cincy serve`: start the service (import if new, build), then listen until a signal.
 import pino from 'pino';
-import { systemClock } from '../clock.js';
+import { parseDuration, systemClock } from '../clock.js';
 import { resolveServeConfig, type ServeFlags } from '../config.js';
 import { startAutoPromotion } from '../app/autoPromotion.js';
 import { buildApp } from '../server/app.js';
 import { startService } from '../app/start.js';
+import { startSourceRefresh } from '../app/sources/refresh.js';
 import { TrustStore } from '../signatures/verify.js';
 
 export async function serve(flags: ServeFlags): Promise<number> {
@@ -18,6 +19,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const clock = systemClock;
   const started = await startService({
     graphData: config.graphData,
+    registry: config,
     db: config.db,
     log: logger,
     trust,
@@ -28,7 +30,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
     process.stderr.write(`cincy: cannot serve: ${started.problems.join('\n  ')}\n`);
     return 1;
   }
-  const { store, service, admin } = started;
+  const { store, service, admin, sources } = started;
   const app = await buildApp({
     service,
     admin,
@@ -43,6 +45,9 @@ export async function serve(flags: ServeFlags): Promise<number> {
       rateLimit: config.adminRateLimit,
     },
   });
+  const scrapes = sources.length
+    ? startSourceRefresh(sources, service, parseDuration(config.scrapeInterval)!, clock)
+    : undefined;
   const scheduler = config.autoPromote
     ? startAutoPromotion(admin.feeders, config.autoPromoteInterval * 1000, logger, clock)
     : undefined;
@@ -50,7 +55,9 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const stop = async (signal: string): Promise<void> => {
     logger.info({ signal }, 'shutting down');
     scheduler?.stop();
+    scrapes?.stop();
     await app.close();
+    await started.close();
     store.close();
     process.exit(0);
   };

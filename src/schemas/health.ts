@@ -1,5 +1,5 @@
 // The readiness body: whether a graph is served, its size, and the last build or import that failed
-// while the last good graph kept serving.
+// while the last good graph kept serving, and how the registry sources were read.
 import { Type, type Static } from '@sinclair/typebox';
 
 export const FailureSchema = Type.Object({ at: Type.String(), message: Type.String() });
@@ -10,6 +10,22 @@ export const ImportFailureSchema = Type.Composite([
   Type.Object({ problems: Type.Array(Type.String()) }),
 ]);
 export type ImportFailure = Static<typeof ImportFailureSchema>;
+
+/** A registry source read at start and every scrape interval: how its last reads went. */
+export const SourceStatusSchema = Type.Object({
+  name: Type.String({ description: 'the repository or image, as configured' }),
+  kind: Type.Union([Type.Literal('registry-releases'), Type.Literal('graph-data-image')]),
+  ready: Type.Boolean({ description: 'read once, now or by an earlier run of this store' }),
+  reads: Type.Integer(),
+  failures: Type.Integer(),
+  lastAttemptAt: Type.Optional(Type.String()),
+  lastSuccessAt: Type.Optional(Type.String()),
+  lastDurationSeconds: Type.Optional(Type.Number()),
+  releases: Type.Optional(Type.Integer({ description: 'releases the last good scrape found' })),
+  digest: Type.Optional(Type.String({ description: 'the graph-data image digest last imported' })),
+  lastFailure: Type.Optional(ImportFailureSchema),
+});
+export type SourceStatus = Static<typeof SourceStatusSchema>;
 
 export const ReadinessSchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
@@ -23,4 +39,5 @@ export const ReadinessSchema = Type.Object({
   ),
   lastBuildFailure: Type.Optional(FailureSchema),
   lastImportFailure: Type.Optional(ImportFailureSchema),
+  sources: Type.Optional(Type.Array(SourceStatusSchema)),
 });

@@ -1,7 +1,7 @@
 // The store of record: the repositories over one database, what a build reads, and the import of a
 // graph-data tree as one transaction (upsert; prune only when asked).
 import { systemClock, type Clock } from '../clock.js';
-import type { Channel, GraphInput } from '../graph/model.js';
+import type { Channel, GraphInput, Release } from '../graph/model.js';
 import type { Feeder, RawMetadata } from '../schemas/graphData.js';
 import type { GraphDataTree } from '../sources/graphData.js';
 import type { Problem } from '../validation/problems.js';
@@ -11,6 +11,7 @@ import { SignatureRepository } from './signatures.js';
 import { BlockedEdgeRepository } from './blockedEdges.js';
 import { ChannelRepository, channelKind } from './channels.js';
 import { MIGRATIONS_DIR, openDb, type Db } from './open.js';
+import { RegistryRepository, type ScrapeChanges } from './registry.js';
 import { ReleaseRepository, type UpsertOutcome } from './releases.js';
 
 export interface Counts {
@@ -46,6 +47,7 @@ export class Store {
   readonly blockedEdges: BlockedEdgeRepository;
   readonly audit: AuditRepository;
   readonly signatures: SignatureRepository;
+  readonly registry: RegistryRepository;
   private readonly clock: Clock;
 
   constructor(
@@ -57,6 +59,7 @@ export class Store {
     this.blockedEdges = new BlockedEdgeRepository(db);
     this.audit = new AuditRepository(db);
     this.signatures = new SignatureRepository(db);
+    this.registry = new RegistryRepository(db, this.releases);
     this.clock = options.clock ?? systemClock;
   }
 
@@ -244,6 +247,29 @@ export class Store {
       });
     });
     return summary;
+  }
+
+  /**
+   * Makes the releases scraped from `repository` equal to `found`, in one transaction, and audits a change.
+   * A conflict with a release of another source writes nothing and throws ImportRejected.
+   */
+  applyScrape(repository: string, found: Release[]): ScrapeChanges {
+    const at = new Date(this.clock.now()).toISOString();
+    return this.transaction(() => {
+      const { changes, conflicts } = this.registry.replace(repository, found, at);
+      if (conflicts.length) throw new ImportRejected(conflicts);
+      if (changes.added || changes.changed || changes.removed)
+        this.audit.record({
+          at,
+          actor: 'registry',
+          action: 'scrape',
+          target: repository,
+          before: undefined,
+          after: changes,
+          reason: null,
+        });
+      return changes;
+    });
   }
 
   private importedState(): Map<string, string> {

@@ -69,6 +69,42 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { service: Gr
     },
   });
 
+  // The registry sources: reads, failures, how long the last took, what it found, when it last succeeded.
+  const perSource = (name: string, help: string, value: (s: (typeof service.sources)[number]) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['source', 'kind'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of service.sources) {
+          const v = value(s);
+          if (v !== undefined) this.set({ source: s.name, kind: s.kind }, v);
+        }
+      },
+    });
+  perSource('cincy_source_reads_total', 'Reads (scrapes) of a registry source', (s) => s.reads);
+  perSource(
+    'cincy_source_failures_total',
+    'Reads of a registry source that failed (the last good graph kept serving)',
+    (s) => s.failures,
+  );
+  perSource(
+    'cincy_source_read_duration_seconds',
+    'How long the last read of a registry source took',
+    (s) => s.lastDurationSeconds,
+  );
+  perSource('cincy_source_releases', 'Releases the last good scrape of a release repository found', (s) => s.releases);
+  perSource('cincy_source_failing', '1 while the last read of a registry source failed', (s) =>
+    s.lastFailure ? 1 : 0,
+  );
+  perSource(
+    'cincy_source_last_success_timestamp_seconds',
+    'When a registry source was last read successfully (Unix time)',
+    (s) => (s.lastSuccessAt ? Date.parse(s.lastSuccessAt) / 1000 : undefined),
+  );
+
   // Label children are looked up once per label set, not hashed on every request.
   const counters = new Map<string, { inc(): void }>();
   const timers = new Map<string, { observe(v: number): void }>();

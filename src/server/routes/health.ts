@@ -1,5 +1,6 @@
 // Liveness and readiness: /livez answers 200 while the process serves; /readyz answers 200 once a
-// graph is served (still 200 when a later build or import failed, which its body reports), 503 before.
+// graph is served and every registry source was read once (still 200 when a later build, import or
+// scrape failed, which its body reports), 503 before.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -17,15 +18,18 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
   );
   app.get('/readyz', {
     schema: {
-      summary: 'Readiness: 200 once a graph is served (also when a later rebuild failed), 503 before',
+      summary:
+        'Readiness: 200 once a graph is served and the registry sources were read (also when a later read failed), 503 before',
       tags: ['health'],
       response: { 200: ReadinessSchema, 503: ReadinessSchema },
     },
     handler: async (_request, reply) => {
       const s = opts.service;
       const snap = s.current;
+      // Not ready until every registry source has been read once (now, or by an earlier run on this store).
+      const ready = snap !== undefined && s.sources.every((src) => src.ready);
       const body = {
-        status: snap ? ('ready' as const) : ('not ready' as const),
+        status: ready ? ('ready' as const) : ('not ready' as const),
         ...(snap && {
           graph: {
             builtAt: snap.builtAt.toISOString(),
@@ -36,8 +40,9 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
         }),
         ...(s.lastBuildFailure && { lastBuildFailure: s.lastBuildFailure }),
         ...(s.lastImportFailure && { lastImportFailure: s.lastImportFailure }),
+        ...(s.sources.length && { sources: s.sources }),
       };
-      return reply.code(snap ? 200 : 503).send(body);
+      return reply.code(ready ? 200 : 503).send(body);
     },
   });
 }

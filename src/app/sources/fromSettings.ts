@@ -1,0 +1,100 @@
+// The registry sources the settings ask for (--graph-data-image, --releases), each with its own client:
+// credentials from --registry-credentials, the CA bundle of --registry-ca, the timeout and concurrency.
+import { readFileSync } from 'node:fs';
+import type { Clock } from '../../clock.js';
+import { RegistryClient } from '../../registry/client.js';
+import { RegistryCredentials } from '../../registry/credentials.js';
+import { describe, parseImage, parseRepository } from '../../registry/reference.js';
+import type { TrustStore } from '../../signatures/verify.js';
+import type { Store } from '../../store/store.js';
+import { compileTagFilter, type ScrapeOptions } from '../../sources/registryReleases.js';
+import { GraphDataImageSource } from './graphDataImage.js';
+import { ReleaseScrapeSource } from './releaseScrape.js';
+import type { Source, SourceLog } from './source.js';
+
+export interface RegistrySettings {
+  releases?: string;
+  releasesTagFilter?: string;
+  graphDataImage?: string;
+  registryCredentials?: string;
+  registryCa?: string;
+  registryConcurrency?: number;
+  /** Seconds. */
+  registryTimeout?: number;
+}
+
+export class SourceSettingsError extends Error {}
+
+/** Checks the settings (names, files) before anything is read; every problem names its flag. */
+export function registryClients(settings: RegistrySettings): {
+  releases?: RegistryClient;
+  graphDataImage?: { client: RegistryClient; image: ReturnType<typeof parseImage> };
+  close(): Promise<void>;
+} {
+  try {
+    const credentials = settings.registryCredentials
+      ? RegistryCredentials.load(settings.registryCredentials)
+      : RegistryCredentials.none();
+    let ca: string | undefined;
+    if (settings.registryCa) {
+      try {
+        ca = readFileSync(settings.registryCa, 'utf8');
+      } catch (err) {
+        throw new SourceSettingsError(`--registry-ca: ${settings.registryCa}: ${(err as Error).message}`);
+      }
+      if (!ca.includes('-----BEGIN CERTIFICATE-----'))
+        throw new SourceSettingsError(`--registry-ca: ${settings.registryCa}: no PEM certificate in the file`);
+    }
+    if (settings.releasesTagFilter) compileTagFilter(settings.releasesTagFilter);
+    const options = { credentials, ca, timeoutMs: (settings.registryTimeout ?? 30) * 1000 };
+    const releases = settings.releases
+      ? new RegistryClient(parseRepository(settings.releases, '--releases'), options)
+      : undefined;
+    const image = settings.graphDataImage ? parseImage(settings.graphDataImage, '--graph-data-image') : undefined;
+    const graphDataImage = image && { client: new RegistryClient(image, options), image };
+    return {
+      releases,
+      graphDataImage,
+      close: async () => {
+        await releases?.close();
+        await graphDataImage?.client.close();
+      },
+    };
+  } catch (err) {
+    if (err instanceof SourceSettingsError) throw err;
+    throw new SourceSettingsError((err as Error).message);
+  }
+}
+
+/** The sources in the order they are read: graph-data image, then release images. */
+export function registrySources(
+  clients: ReturnType<typeof registryClients>,
+  settings: RegistrySettings,
+  store: Store,
+  trust: TrustStore,
+  clock: Clock,
+  log: SourceLog,
+  onProgress?: ScrapeOptions['onProgress'],
+): Source[] {
+  const sources: Source[] = [];
+  if (clients.graphDataImage)
+    sources.push(
+      new GraphDataImageSource(clients.graphDataImage.client, clients.graphDataImage.image, store, trust, clock, log),
+    );
+  if (clients.releases)
+    sources.push(
+      new ReleaseScrapeSource(
+        clients.releases,
+        store,
+        {
+          tagFilter: settings.releasesTagFilter,
+          concurrency: settings.registryConcurrency ?? 16,
+          onProgress,
+        },
+        clock,
+        log,
+        describe(clients.releases.ref),
+      ),
+    );
+  return sources;
+}

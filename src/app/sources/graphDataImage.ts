@@ -1,0 +1,65 @@
+// A graph-data container image as a source: each read asks which digest its tag points at, and only a new
+// digest is pulled, read and imported (the operator restarts its pod for the same reason). A bad tree is
+// rejected whole and the previous graph-data keeps serving.
+import type { Clock } from '../../clock.js';
+import type { RegistryClient } from '../../registry/client.js';
+import { describe, type ImageReference } from '../../registry/reference.js';
+import { currentDigest, readGraphDataImage } from '../../sources/graphDataImage.js';
+import { TrustStore, verifyTreeSignatures } from '../../signatures/verify.js';
+import { ImportRejected, type Store } from '../../store/store.js';
+import { formatProblem } from '../../validation/problems.js';
+import { Source, SourceRejected, type SourceLog } from './source.js';
+
+export class GraphDataImageSource extends Source {
+  constructor(
+    private readonly client: RegistryClient,
+    private readonly image: ImageReference,
+    private readonly store: Store,
+    private readonly trust: TrustStore,
+    clock: Clock,
+    log: SourceLog,
+  ) {
+    super(describe(image), 'graph-data-image', clock, log);
+    const last = this.lastImportedDigest();
+    if (last) {
+      this.status.ready = true;
+      this.status.digest = last;
+    }
+  }
+
+  /** The digest of this image the store last imported (its import source is `<image>@<digest>`). */
+  private lastImportedDigest(): string | undefined {
+    const prefix = `${this.imageName()}@`;
+    const row = this.store.db
+      .prepare('SELECT source FROM imports WHERE substr(source, 1, ?) = ? ORDER BY id DESC LIMIT 1')
+      .get(prefix.length, prefix) as { source: string } | undefined;
+    return row?.source.slice(prefix.length);
+  }
+
+  private imageName(): string {
+    return `${this.image.registry}/${this.image.repository}`;
+  }
+
+  protected async read(): Promise<boolean> {
+    const digest = await currentDigest(this.client, this.image);
+    if (digest === this.status.digest) return false;
+    const read = await readGraphDataImage(this.client, { ...this.image, digest });
+    for (const w of read.warnings) this.log.warn({ warning: formatProblem(w) }, 'graph-data warning');
+    if (!read.tree) throw new SourceRejected(`${this.status.name}: ${read.errors.length} problem(s)`, read.errors);
+    const signatures = await verifyTreeSignatures(read.tree.signatures, this.trust, new Date(this.clock.now()));
+    for (const w of signatures.warnings) this.log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
+    let summary;
+    try {
+      summary = this.store.importTree(read.tree, {
+        source: `${this.imageName()}@${read.digest}`,
+        signatures: signatures.verified,
+      });
+    } catch (err) {
+      if (err instanceof ImportRejected) throw new SourceRejected(`${this.status.name}: ${err.message}`, err.problems);
+      throw err;
+    }
+    this.status.digest = read.digest;
+    this.log.info({ source: this.status.name, digest: read.digest, summary }, 'graph-data image imported');
+    return !summary.skipped;
+  }
+}

@@ -1,0 +1,52 @@
+// The release images of a registry repository as a source: each read scrapes the repository and makes
+// the releases it brought equal to what the scrape found, in one transaction. A scrape with errors (two
+// images of one version and architecture, the registry unreachable) writes nothing.
+import type { Clock } from '../../clock.js';
+import { RegistryClient } from '../../registry/client.js';
+import { ImportRejected, type Store } from '../../store/store.js';
+import { scrapeReleases, type ScrapeOptions, type ScrapeResult } from '../../sources/registryReleases.js';
+import { formatProblem } from '../../validation/problems.js';
+import { Source, SourceRejected, type SourceLog } from './source.js';
+
+export class ReleaseScrapeSource extends Source {
+  /** The outcome of the last scrape (tests and the import command read the counts). */
+  last: ScrapeResult | undefined;
+  private readonly key: string;
+
+  constructor(
+    private readonly client: RegistryClient,
+    private readonly store: Store,
+    private readonly options: Omit<ScrapeOptions, 'now'>,
+    clock: Clock,
+    log: SourceLog,
+    name: string,
+  ) {
+    super(name, 'registry-releases', clock, log);
+    this.key = `${client.ref.registry}/${client.ref.repository}`;
+    this.status.ready = store.registry.hasScraped(this.key);
+  }
+
+  protected async read(): Promise<boolean> {
+    const result = await scrapeReleases(this.client, this.store.registry, {
+      ...this.options,
+      now: () => new Date(this.clock.now()).toISOString(),
+    });
+    this.last = result;
+    for (const w of result.warnings.slice(0, 50)) this.log.warn({ warning: formatProblem(w) }, 'registry tag skipped');
+    if (result.errors.length)
+      throw new SourceRejected(`${this.status.name}: ${result.errors.length} problem(s)`, result.errors);
+    let changes;
+    try {
+      changes = this.store.applyScrape(this.key, result.releases);
+    } catch (err) {
+      if (err instanceof ImportRejected) throw new SourceRejected(`${this.status.name}: ${err.message}`, err.problems);
+      throw err;
+    }
+    this.status.releases = result.releases.length;
+    this.log.info(
+      { source: this.status.name, tags: result.tags, skipped: result.skipped, read: result.manifestsRead, changes },
+      'registry scraped',
+    );
+    return changes.added + changes.changed + changes.removed > 0;
+  }
+}

@@ -1,0 +1,230 @@
+// Release images from a registry repository, read as the reference graph-builder reads them: every tag's
+// manifest, the file release-manifests/release-metadata found in the image's layers (top-most first), the
+// architecture from the image configuration (an index of several images is a `multi` release), and
+// `<registry>/<repository>@<manifest digest>` as the payload. What a manifest holds is remembered by digest,
+// so a rescan reads no blob twice.
+import pLimit from 'p-limit';
+import { RE2JS } from 're2js';
+import type { Release } from '../graph/model.js';
+import { ARCHES } from '../schemas/graphData.js';
+import { RegistryClient, RegistryError } from '../registry/client.js';
+import { walkLayer } from '../registry/layers.js';
+import type { Descriptor } from '../registry/manifest.js';
+import { describe, pullSpec } from '../registry/reference.js';
+import type { RegistryRepository, ReleaseMetadataDoc, ScannedManifest } from '../store/registry.js';
+import { checkReleaseDocument, releaseFromRecord } from '../validation/releaseRecords.js';
+import type { Problem } from '../validation/problems.js';
+
+export const RELEASE_METADATA = 'release-manifests/release-metadata';
+const MAX_METADATA_BYTES = 1024 * 1024;
+
+export interface ScrapeOptions {
+  /** RE2 pattern a tag must match to be read (unanchored, as a search). */
+  tagFilter?: string;
+  /** Manifests and blobs read at once. */
+  concurrency?: number;
+  /** The clock time written with each remembered manifest. */
+  now?: () => string;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface ScrapeResult {
+  releases: Release[];
+  /** Problems that make the scrape unusable (the caller keeps the last good graph). */
+  errors: Problem[];
+  /** Tags left out: not a release image, invalid release metadata, a member of a multi-arch release, filtered out. */
+  skipped: { notRelease: number; invalid: number; member: number; filtered: number; unknownArch: number };
+  tags: number;
+  /** Manifests whose layers were read in this scrape (not remembered from an earlier one). */
+  manifestsRead: number;
+  warnings: Problem[];
+}
+
+/** Compiles a tag filter, or says what is wrong with it. */
+export function compileTagFilter(pattern: string): RE2JS {
+  try {
+    return RE2JS.compile(pattern);
+  } catch (err) {
+    throw new Error(`--releases-tag-filter: '${pattern}' is not an RE2 pattern: ${(err as Error).message}`);
+  }
+}
+
+export async function scrapeReleases(
+  client: RegistryClient,
+  cache: RegistryRepository,
+  opts: ScrapeOptions = {},
+): Promise<ScrapeResult> {
+  const repo = describe(client.ref);
+  const now = opts.now ?? ((): string => new Date().toISOString());
+  const filter = opts.tagFilter ? compileTagFilter(opts.tagFilter) : undefined;
+  const result: ScrapeResult = {
+    releases: [],
+    errors: [],
+    warnings: [],
+    skipped: { notRelease: 0, invalid: 0, member: 0, filtered: 0, unknownArch: 0 },
+    tags: 0,
+    manifestsRead: 0,
+  };
+  const allTags = await client.tags();
+  const tags = filter ? allTags.filter((t) => filter.matcher(t).find()) : allTags;
+  result.skipped.filtered = allTags.length - tags.length;
+  result.tags = tags.length;
+
+  const limit = pLimit(opts.concurrency ?? 16);
+  let done = 0;
+  const scanned = await Promise.all(
+    tags.map((tag) =>
+      limit(async () => {
+        const m = await scanTag(client, cache, tag, now, () => (result.manifestsRead += 1));
+        opts.onProgress?.(++done, tags.length);
+        return { tag, m };
+      }),
+    ),
+  );
+
+  // An image that is a member of a multi-arch release tagged in the same scrape is that release, not another.
+  const members = new Set(scanned.flatMap(({ m }) => (m.kind === 'index' ? m.members : [])));
+  const byRelease = new Map<string, { tag: string; digest: string }>();
+  const file = (tag: string): string => `${repo}:${tag}`;
+  for (const { tag, m } of scanned) {
+    if (m.kind === 'other') {
+      result.skipped.notRelease += 1;
+      result.warnings.push({ file: file(tag), field: '-', message: `not a release image: ${m.reason}` });
+      continue;
+    }
+    if (members.has(m.digest)) {
+      result.skipped.member += 1;
+      continue;
+    }
+    if (!(ARCHES as readonly string[]).includes(m.arch)) {
+      result.skipped.unknownArch += 1;
+      result.warnings.push({ file: file(tag), field: 'architecture', message: `'${m.arch}' is not a known arch` });
+      continue;
+    }
+    const key = `${m.arch}/${m.metadata.version}`;
+    const seen = byRelease.get(key);
+    if (seen) {
+      if (seen.digest !== m.digest)
+        result.errors.push({
+          file: file(tag),
+          field: 'version',
+          message: `${m.metadata.version} (${m.arch}) is also the image of tag ${seen.tag} with another digest (${seen.digest} and ${m.digest})`,
+        });
+      continue;
+    }
+    byRelease.set(key, { tag, digest: m.digest });
+    const record = {
+      kind: m.metadata.kind,
+      version: m.metadata.version,
+      ...(m.metadata.previous && { previous: m.metadata.previous }),
+      ...(m.metadata.next && { next: m.metadata.next }),
+      ...(m.metadata.metadata && { metadata: m.metadata.metadata }),
+      payload: pullSpec(client.ref, m.digest),
+      architecture: m.arch,
+    };
+    const problems: Problem[] = [];
+    const checked = checkReleaseDocument(record, `${file(tag)} ${RELEASE_METADATA}`, problems);
+    // A bad release image is left out, as the reference leaves it out, and said loudly.
+    if (problems.length || !checked) {
+      result.skipped.invalid += 1;
+      result.warnings.push(...problems);
+    } else result.releases.push(releaseFromRecord(checked));
+  }
+  return result;
+}
+
+/** What one tag's manifest is: remembered, or read now (layers top-most first) and remembered. */
+async function scanTag(
+  client: RegistryClient,
+  cache: RegistryRepository,
+  tag: string,
+  now: () => string,
+  onRead: () => void,
+): Promise<ScannedManifest> {
+  // A HEAD names the digest without a body: a manifest seen before costs nothing more.
+  const known = await client.resolve(tag).catch((err: unknown) => {
+    if (err instanceof RegistryError && err.status === 404) return undefined;
+    throw err;
+  });
+  const cached = known && cache.manifest(known);
+  if (cached) return cached;
+  const fetched = await client.manifest(tag);
+  const again = cache.manifest(fetched.digest);
+  if (again) return again;
+  onRead();
+  const where = `${describe(client.ref)}:${tag}`;
+  let scanned: ScannedManifest;
+  const m = fetched.manifest;
+  if (m.kind === 'index') {
+    const images = m.manifests.filter((d) => d.platform?.os !== 'unknown'); // attestations are not members
+    const first = images[0];
+    if (!first) scanned = { digest: fetched.digest, kind: 'other', reason: 'an index without images' };
+    else {
+      const member = await client.manifest(first.digest);
+      if (member.manifest.kind !== 'image')
+        scanned = { digest: fetched.digest, kind: 'other', reason: 'an index whose first member is an index' };
+      else {
+        const metadata = await findMetadata(client, member.manifest.layers, where);
+        const arch = images.length === 1 ? (first.platform?.architecture ?? '') : 'multi';
+        scanned =
+          typeof metadata === 'string'
+            ? { digest: fetched.digest, kind: 'other', reason: metadata }
+            : { digest: fetched.digest, kind: 'index', arch, metadata, members: images.map((d) => d.digest) };
+      }
+    }
+  } else {
+    const config = await client.blobBytes(m.config.digest);
+    let arch: string;
+    try {
+      arch = (JSON.parse(config.toString('utf8')) as { architecture?: unknown }).architecture as string;
+    } catch {
+      arch = '';
+    }
+    const metadata = await findMetadata(client, m.layers, where);
+    if (typeof metadata === 'string') scanned = { digest: fetched.digest, kind: 'other', reason: metadata };
+    else if (typeof arch !== 'string' || !arch)
+      scanned = { digest: fetched.digest, kind: 'other', reason: 'the image configuration names no architecture' };
+    else scanned = { digest: fetched.digest, kind: 'release', arch, metadata };
+  }
+  cache.remember(scanned, now());
+  return scanned;
+}
+
+/**
+ * The release metadata of an image: its layers are streamed top-most first and the first one holding the
+ * file wins; the rest of that layer and the layers below are never fetched. A string says why there is none.
+ */
+async function findMetadata(
+  client: RegistryClient,
+  layers: Descriptor[],
+  where: string,
+): Promise<ReleaseMetadataDoc | string> {
+  for (const layer of [...layers].reverse()) {
+    let text: string | undefined;
+    await walkLayer(await client.blob(layer.digest), layer.mediaType, `${where} layer ${layer.digest}`, async (e) => {
+      if (e.path !== RELEASE_METADATA) return 'next';
+      text = (await e.read(MAX_METADATA_BYTES)).toString('utf8');
+      return 'stop';
+    });
+    if (text === undefined) continue;
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (err) {
+      return `${RELEASE_METADATA} is not JSON: ${(err as Error).message}`;
+    }
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return `${RELEASE_METADATA} is not an object`;
+    const d = doc as Record<string, unknown>;
+    if (d.kind !== 'cincinnati-metadata-v0')
+      return `${RELEASE_METADATA}: kind: expected cincinnati-metadata-v0, got ${JSON.stringify(d.kind)}`;
+    // Only the fields of cincinnati-metadata-v0; others are ignored, as the reference ignores them.
+    return {
+      kind: d.kind,
+      version: d.version as string,
+      ...(d.previous !== undefined && { previous: d.previous as string[] }),
+      ...(d.next !== undefined && { next: d.next as string[] }),
+      ...(d.metadata !== undefined && { metadata: d.metadata as Record<string, string> }),
+    };
+  }
+  return `no ${RELEASE_METADATA} in its ${layers.length} layer(s)`;
+}
