@@ -18,3 +18,12 @@ CREATE TABLE scraped_releases (
   version    TEXT NOT NULL,
   PRIMARY KEY (repository, arch, version)
 ) WITHOUT ROWID;
+
+-- The manifest each tag of a scraped repository pointed at when last read: a rescan reads the tag list
+-- and only the manifests of tags it has not seen (a full check of every tag runs now and then).
+CREATE TABLE registry_tags (
+  repository TEXT NOT NULL,         -- host[:port]/repository
+  tag        TEXT NOT NULL,
+  digest     TEXT NOT NULL,
+  PRIMARY KEY (repository, tag)
+) WITHOUT ROWID;

@@ -18,6 +18,7 @@ import { hasCommand, installCleanupHandlers, removeOnExit, run, start, stop } fr
 import { atLeast, atMost, percentile, Report } from './bench/report.mjs';
 import { channelsToRequest } from './bench/tree.mjs';
 import { runWrk, WRK_ARGS, wrkCaveats } from './bench/wrk.mjs';
+import { benchRegistry } from './bench/registry.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'cincy.js');
@@ -392,14 +393,19 @@ async function main() {
   ensureTools(report);
   const workDir = removeOnExit(mkdtempSync(join(tmpdir(), 'cincy-bench-')));
 
-  await benchInputSafely(report, realInput(), workDir);
-  const full = await fullInput(report, workDir);
-  if (full) await benchInputSafely(report, full, workDir);
-  else
-    report.notRun([M.cold, M.first, 'cached throughput', M.rss], 'full', 'no full-size tree', {
-      [M.first]: TARGETS.firstResponse,
-      [M.rss]: TARGETS.rssFull,
-    });
+  // `npm run bench -- --only registry` runs one part.
+  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+  if (!only || only === 'real') await benchInputSafely(report, realInput(), workDir);
+  if (!only || only === 'full') {
+    const full = await fullInput(report, workDir);
+    if (full) await benchInputSafely(report, full, workDir);
+    else
+      report.notRun([M.cold, M.first, 'cached throughput', M.rss], 'full', 'no full-size tree', {
+        [M.first]: TARGETS.firstResponse,
+        [M.rss]: TARGETS.rssFull,
+      });
+  }
+  if (!only || only === 'registry') await benchRegistry(report, { root: ROOT, cli: CLI, workDir, log });
 
   writeResults(report);
   log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);

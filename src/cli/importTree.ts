@@ -1,14 +1,18 @@
-// `cincy import` and `cincy validate`: read a tree, list every problem, import it in one transaction.
+// `cincy import` and `cincy validate`: read a tree, list every problem, import it in one transaction; and
+// scrape registry sources once into the store, as a one-shot job.
 import { SingleBar, Presets } from 'cli-progress';
 import { readGraphData } from '../sources/graphData.js';
 import { formatProblem, type Problem } from '../validation/problems.js';
 import { ImportRejected, Store, type Counts } from '../store/store.js';
 import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
+import { systemClock } from '../clock.js';
+import { registryClients, registrySources, type RegistrySettings } from '../app/sources/fromSettings.js';
+import { ReleaseScrapeSource } from '../app/sources/releaseScrape.js';
 
-function progressBar(label: string): { update: (done: number, total: number) => void; stop: () => void } {
+function progressBar(label: string, unit: string): { update: (done: number, total: number) => void; stop: () => void } {
   if (!process.stderr.isTTY) return { update: () => {}, stop: () => {} };
   const bar = new SingleBar(
-    { format: `${label} [{bar}] {value}/{total} files`, stream: process.stderr, hideCursor: true },
+    { format: `${label} [{bar}] {value}/{total} ${unit}`, stream: process.stderr, hideCursor: true },
     Presets.shades_classic,
   );
   let started = false;
@@ -18,7 +22,10 @@ function progressBar(label: string): { update: (done: number, total: number) => 
       started = true;
       bar.update(done);
     },
-    stop: () => started && bar.stop(),
+    stop: () => {
+      if (started) bar.stop();
+      started = false;
+    },
   };
 }
 
@@ -45,29 +52,77 @@ export async function validateCommand(dir: string): Promise<number> {
 const counts = (c: Counts): string =>
   `${c.added} added, ${c.changed} changed, ${c.unchanged} unchanged, ${c.removed} removed`;
 
-export async function importCommand(opts: {
-  graphData: string;
+export interface ImportOptions extends RegistrySettings {
+  graphData?: string;
   db: string;
   prune?: boolean;
   trustKeys?: string;
-}): Promise<number> {
+}
+
+export async function importCommand(opts: ImportOptions): Promise<number> {
+  if (!opts.graphData && !opts.releases && !opts.graphDataImage)
+    throw new Error('nothing to import: give --graph-data, --releases or --graph-data-image');
   const trust = opts.trustKeys ? await TrustStore.load(opts.trustKeys) : TrustStore.empty();
-  const bar = progressBar('reading');
-  const read = await readGraphData(opts.graphData, bar.update);
+  const clients = registryClients(opts);
+  const store = Store.open(opts.db);
+  try {
+    if (opts.graphData && !(await importDirectory(store, opts.graphData, opts, trust))) return 1;
+    const bar = progressBar('scraping', 'tags');
+    // Warnings as the tree's are printed; a failure is printed once, below, with its problems.
+    const log = {
+      info: () => {},
+      warn: (obj: object) => process.stderr.write(`warning: ${Object.values(obj).join(' ')}\n`),
+      error: () => {},
+    };
+    const sources = registrySources(clients, opts, store, trust, systemClock, log, bar.update);
+    let failed = 0;
+    for (const source of sources) {
+      await source.refresh();
+      bar.stop();
+      const st = source.status;
+      if (st.lastFailure) {
+        failed += 1;
+        for (const p of st.lastFailure.problems) process.stderr.write(`${p}\n`);
+        process.stderr.write(`import rejected: ${st.lastFailure.message}; the store keeps what it had\n`);
+        continue;
+      }
+      if (source instanceof ReleaseScrapeSource && source.last) {
+        const r = source.last;
+        const s = r.skipped;
+        process.stdout.write(
+          `scraped ${st.name} into ${opts.db} in ${st.lastDurationSeconds?.toFixed(1)} s: ${r.releases.length} releases from ${r.tags} tags ` +
+            `(${r.manifestsRead} manifests read, the rest remembered); skipped: ${s.notRelease} not release images, ` +
+            `${s.invalid} invalid, ${s.member} members of multi-arch releases, ${s.filtered} filtered out, ${s.unknownArch} of unknown architectures\n`,
+        );
+      } else process.stdout.write(`imported ${st.name} (${st.digest}) into ${opts.db}\n`);
+    }
+    return failed ? 1 : 0;
+  } finally {
+    store.close();
+    await clients.close();
+  }
+}
+
+/** Imports a graph-data directory or .tar.gz; false when it was rejected (the store is unchanged). */
+async function importDirectory(
+  store: Store,
+  graphData: string,
+  opts: ImportOptions,
+  trust: TrustStore,
+): Promise<boolean> {
+  const bar = progressBar('reading', 'files');
+  const read = await readGraphData(graphData, bar.update);
   bar.stop();
   printProblems(read.errors, read.warnings);
   if (!read.tree) {
-    process.stderr.write(
-      `import rejected: ${read.errors.length} problem(s) in ${opts.graphData}; the store is unchanged\n`,
-    );
-    return 1;
+    process.stderr.write(`import rejected: ${read.errors.length} problem(s) in ${graphData}; the store is unchanged\n`);
+    return false;
   }
   const signatures = await verifyTreeSignatures(read.tree.signatures, trust);
   printProblems([], signatures.warnings);
-  const store = Store.open(opts.db);
   try {
     const s = store.importTree(read.tree, {
-      source: opts.graphData,
+      source: graphData,
       prune: opts.prune,
       force: true,
       signatures: signatures.verified,
@@ -75,7 +130,7 @@ export async function importCommand(opts: {
     const risks = read.tree.blockedEdges.filter((e) => e.risk).length;
     process.stdout.write(
       [
-        `imported ${opts.graphData} into ${opts.db} (content ${s.contentHash.slice(0, 12)})`,
+        `imported ${graphData} into ${opts.db} (content ${s.contentHash.slice(0, 12)})`,
         `  releases:      ${counts(s.releases)}`,
         `  channels:      ${counts(s.channels)}`,
         `  blocked edges: ${counts(s.blockedEdges)} (${risks} risks, ${read.tree.blockedEdges.length - risks} hard blocks in the tree)`,
@@ -84,13 +139,11 @@ export async function importCommand(opts: {
         '',
       ].join('\n'),
     );
-    return 0;
+    return true;
   } catch (err) {
     if (!(err instanceof ImportRejected)) throw err;
     printProblems(err.problems, []);
     process.stderr.write(`import rejected: ${err.problems.length} problem(s); the store is unchanged\n`);
-    return 1;
-  } finally {
-    store.close();
+    return false;
   }
 }

@@ -1,6 +1,6 @@
 // The `cincy` command line: one subcommand per file of this folder.
 import { Command, CommanderError, Option } from 'commander';
-import { BUNDLED_GRAPH_DATA, ConfigError, SETTINGS, type Setting } from '../config.js';
+import { BUNDLED_GRAPH_DATA, ConfigError, resolveServeConfig, SETTINGS, type Setting } from '../config.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { exportCommand } from './exportTree.js';
 import { importCommand, validateCommand } from './importTree.js';
@@ -42,17 +42,47 @@ export async function main(argv: string[]): Promise<number> {
   }
   serveCmd.action(run(() => serve(serveCmd.opts())));
 
-  program
+  const importCmd = program
     .command('import')
-    .description('validate a graph-data tree and import it into the store in one transaction (upsert)')
-    .requiredOption('--graph-data <path>', 'graph-data directory or .tar.gz')
+    .description(
+      'import a graph-data tree (one transaction, upsert) and/or scrape registry sources into the store, once',
+    )
+    .option('--graph-data <path>', 'graph-data directory or .tar.gz')
     .requiredOption('--db <file>', 'SQLite database file')
     .option('--prune', 'also remove what the tree does not mention')
     .option(
       '--trust-keys <dir>',
       "verify the tree's signatures against these keys (JWKS *.json, OpenPGP *.asc); refused ones are not stored",
-    )
-    .action(run((opts: { graphData: string; db: string; prune?: boolean; trustKeys?: string }) => importCommand(opts)));
+    );
+  // The registry flags of serve, with the same meaning and checks.
+  const registryKeys = [
+    'releases',
+    'releasesTagFilter',
+    'graphDataImage',
+    'registryCredentials',
+    'registryCa',
+    'registryConcurrency',
+    'registryTimeout',
+  ] as const;
+  for (const key of registryKeys) {
+    const s: Setting = SETTINGS[key];
+    importCmd.addOption(new Option(`${s.flag} <value>`, s.description));
+  }
+  importCmd.action(
+    run((opts: Record<string, string | boolean | undefined>) => {
+      const registry = resolveServeConfig(
+        Object.fromEntries(registryKeys.map((k) => [k, opts[k]]).filter(([, v]) => v !== undefined)),
+        {},
+      );
+      return importCommand({
+        ...Object.fromEntries(registryKeys.map((k) => [k, registry[k]])),
+        graphData: opts.graphData as string | undefined,
+        db: opts.db as string,
+        prune: opts.prune === true,
+        trustKeys: opts.trustKeys as string | undefined,
+      });
+    }),
+  );
 
   program
     .command('validate')

@@ -206,7 +206,9 @@ export class RegistryClient {
           await delay(this.backoff(attempt));
           continue;
         }
-        throw new RegistryError(`${method} ${this.base}${path}: ${(err as Error).message}`);
+        throw new RegistryError(
+          `${method} ${this.base}${path}: ${describeNetworkError(err as Error, this.ref.secure)}`,
+        );
       }
       if (ok.includes(res.statusCode)) return res;
       const text = await readError(res);
@@ -313,6 +315,15 @@ async function readError(res: Dispatcher.ResponseData): Promise<string> {
     // not JSON: the text itself
   }
   return text.slice(0, 200).trim();
+}
+
+/** A network error in one line, with a hint for the common mistake of TLS against a plain-HTTP registry. */
+function describeNetworkError(err: Error, secure: boolean): string {
+  const cause = (err as { cause?: Error }).cause;
+  const text = `${err.message}${cause && cause.message !== err.message ? `: ${cause.message}` : ''}`.split('\n')[0]!;
+  if (secure && /wrong version number|packet length too long/i.test(text))
+    return `${text} (the registry answers plain HTTP: write it as http://HOST:PORT/…)`;
+  return text;
 }
 
 function header(value: string | string[] | undefined): string | undefined {

@@ -26,14 +26,29 @@ export interface ScrapeOptions {
   /** The clock time written with each remembered manifest. */
   now?: () => string;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Ask the registry which manifest every tag points at, seen before or not (a HEAD each). Otherwise a tag
+   * seen before is taken to point where it did, and costs no request.
+   */
+  checkKnownTags?: boolean;
 }
 
 export interface ScrapeResult {
   releases: Release[];
   /** Problems that make the scrape unusable (the caller keeps the last good graph). */
   errors: Problem[];
-  /** Tags left out: not a release image, invalid release metadata, a member of a multi-arch release, filtered out. */
-  skipped: { notRelease: number; invalid: number; member: number; filtered: number; unknownArch: number };
+  /**
+   * Tags left out: not a release image, invalid release metadata, a member of a multi-arch release, filtered
+   * out, of an unknown architecture, deleted while the scrape ran.
+   */
+  skipped: {
+    notRelease: number;
+    invalid: number;
+    member: number;
+    filtered: number;
+    unknownArch: number;
+    vanished: number;
+  };
   tags: number;
   /** Manifests whose layers were read in this scrape (not remembered from an earlier one). */
   manifestsRead: number;
@@ -61,7 +76,7 @@ export async function scrapeReleases(
     releases: [],
     errors: [],
     warnings: [],
-    skipped: { notRelease: 0, invalid: 0, member: 0, filtered: 0, unknownArch: 0 },
+    skipped: { notRelease: 0, invalid: 0, member: 0, filtered: 0, unknownArch: 0, vanished: 0 },
     tags: 0,
     manifestsRead: 0,
   };
@@ -70,17 +85,22 @@ export async function scrapeReleases(
   result.skipped.filtered = allTags.length - tags.length;
   result.tags = tags.length;
 
+  const key = `${client.ref.registry}/${client.ref.repository}`;
+  const known = cache.tags(key);
   const limit = pLimit(opts.concurrency ?? 16);
   let done = 0;
   const scanned = await Promise.all(
     tags.map((tag) =>
       limit(async () => {
-        const m = await scanTag(client, cache, tag, now, () => (result.manifestsRead += 1));
+        const seen = opts.checkKnownTags ? undefined : known.get(tag);
+        const m = await scanTag(client, cache, tag, seen, known.has(tag), now, () => (result.manifestsRead += 1));
         opts.onProgress?.(++done, tags.length);
-        return { tag, m };
+        return m && { tag, m };
       }),
     ),
-  );
+  ).then((all) => all.filter((x) => x !== undefined));
+  result.skipped.vanished = tags.length - scanned.length;
+  cache.rememberTags(key, new Map(scanned.map(({ tag, m }) => [tag, m.digest])));
 
   // An image that is a member of a multi-arch release tagged in the same scrape is that release, not another.
   const members = new Set(scanned.flatMap(({ m }) => (m.kind === 'index' ? m.members : [])));
@@ -133,22 +153,38 @@ export async function scrapeReleases(
   return result;
 }
 
-/** What one tag's manifest is: remembered, or read now (layers top-most first) and remembered. */
+/**
+ * What one tag's manifest is: remembered, or read now (layers top-most first) and remembered. `seen` is the
+ * digest the tag had when last read (trusted as is); a tag `wasKnown` but not trusted is checked with a HEAD.
+ */
 async function scanTag(
   client: RegistryClient,
   cache: RegistryRepository,
   tag: string,
+  seen: string | undefined,
+  wasKnown: boolean,
   now: () => string,
   onRead: () => void,
-): Promise<ScannedManifest> {
-  // A HEAD names the digest without a body: a manifest seen before costs nothing more.
-  const known = await client.resolve(tag).catch((err: unknown) => {
+): Promise<ScannedManifest | undefined> {
+  const trusted = seen && cache.manifest(seen);
+  if (trusted) return trusted;
+  if (wasKnown) {
+    // A HEAD names the digest without a body: a tag that did not move costs nothing more.
+    const current = await client.resolve(tag).catch((err: unknown) => {
+      if (err instanceof RegistryError && err.status === 404) return undefined;
+      throw err;
+    });
+    const cached = current && cache.manifest(current);
+    if (cached) return cached;
+  }
+  let fetched;
+  try {
+    fetched = await client.manifest(tag);
+  } catch (err) {
+    // Deleted between the tag list and now: it is simply not there any more.
     if (err instanceof RegistryError && err.status === 404) return undefined;
     throw err;
-  });
-  const cached = known && cache.manifest(known);
-  if (cached) return cached;
-  const fetched = await client.manifest(tag);
+  }
   const again = cache.manifest(fetched.digest);
   if (again) return again;
   onRead();
@@ -173,14 +209,17 @@ async function scanTag(
       }
     }
   } else {
-    const config = await client.blobBytes(m.config.digest);
-    let arch: string;
+    // The configuration (for the architecture) and the layers are fetched side by side.
+    const [config, metadata] = await Promise.all([
+      client.blobBytes(m.config.digest),
+      findMetadata(client, m.layers, where),
+    ]);
+    let arch: unknown;
     try {
-      arch = (JSON.parse(config.toString('utf8')) as { architecture?: unknown }).architecture as string;
+      arch = (JSON.parse(config.toString('utf8')) as { architecture?: unknown }).architecture;
     } catch {
-      arch = '';
+      arch = undefined;
     }
-    const metadata = await findMetadata(client, m.layers, where);
     if (typeof metadata === 'string') scanned = { digest: fetched.digest, kind: 'other', reason: metadata };
     else if (typeof arch !== 'string' || !arch)
       scanned = { digest: fetched.digest, kind: 'other', reason: 'the image configuration names no architecture' };

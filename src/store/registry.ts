@@ -71,6 +71,26 @@ export class RegistryRepository {
     );
   }
 
+  /** The digest each tag of `repository` pointed at when last read. */
+  tags(repository: string): Map<string, string> {
+    const rows = this.db
+      .prepare('SELECT tag, digest FROM registry_tags WHERE repository = ?')
+      .all(repository) as Array<{
+      tag: string;
+      digest: string;
+    }>;
+    return new Map(rows.map((r) => [r.tag, r.digest]));
+  }
+
+  /** Replaces the remembered tags of `repository`. */
+  rememberTags(repository: string, tags: Map<string, string>): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM registry_tags WHERE repository = ?').run(repository);
+      const put = this.db.prepare('INSERT INTO registry_tags (repository, tag, digest) VALUES (?, ?, ?)');
+      for (const [tag, digest] of tags) put.run(repository, tag, digest);
+    })();
+  }
+
   /** Whether an earlier scrape of `repository` stored releases (what a restart serves until it scrapes). */
   hasScraped(repository: string): boolean {
     return this.db.prepare('SELECT 1 FROM scraped_releases WHERE repository = ? LIMIT 1').get(repository) !== undefined;

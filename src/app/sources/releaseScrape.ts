@@ -8,6 +8,9 @@ import { scrapeReleases, type ScrapeOptions, type ScrapeResult } from '../../sou
 import { formatProblem } from '../../validation/problems.js';
 import { Source, SourceRejected, type SourceLog } from './source.js';
 
+/** Every 12th scrape (an hour at the default 5 minutes) checks each known tag with a HEAD, so a moved tag is seen. */
+export const FULL_CHECK_EVERY = 12;
+
 export class ReleaseScrapeSource extends Source {
   /** The outcome of the last scrape (tests and the import command read the counts). */
   last: ScrapeResult | undefined;
@@ -29,6 +32,8 @@ export class ReleaseScrapeSource extends Source {
   protected async read(): Promise<boolean> {
     const result = await scrapeReleases(this.client, this.store.registry, {
       ...this.options,
+      // Tags are taken to stay where they were; every FULL_CHECK_EVERY-th scrape asks again for each.
+      checkKnownTags: this.status.reads % FULL_CHECK_EVERY === 0,
       now: () => new Date(this.clock.now()).toISOString(),
     });
     this.last = result;
