@@ -12,6 +12,8 @@ import type { Store } from '../../src/store/store.js';
 import type { AuthConfig } from '../../src/app/auth/tokenVerifier.js';
 import type { TrustStore } from '../../src/signatures/verify.js';
 import type { Clock } from '../../src/clock.js';
+import type { RegistrySettings } from '../../src/app/sources/fromSettings.js';
+import type { Source } from '../../src/app/sources/source.js';
 
 export interface TestServer {
   url: string;
@@ -19,13 +21,16 @@ export interface TestServer {
   store: Store;
   service: GraphService;
   admin: AdminServices;
+  /** The registry sources, read once at start; `refreshAll` reads them again. */
+  sources: Source[];
   close(): Promise<void>;
 }
 
 export const quietLog = { info: () => {}, warn: () => {}, error: () => {} };
 
 export async function startServer(opts: {
-  graphData: string;
+  graphData?: string;
+  registry?: RegistrySettings;
   db?: string;
   auth?: AuthConfig;
   clock?: Clock;
@@ -34,6 +39,7 @@ export async function startServer(opts: {
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
+    registry: opts.registry,
     db: opts.db ?? ':memory:',
     log: quietLog,
     trust: opts.trust,
@@ -49,8 +55,10 @@ export async function startServer(opts: {
     store: started.store,
     service: started.service,
     admin: started.admin,
+    sources: started.sources,
     close: async () => {
       await app.close();
+      await started.close();
       started.store.close();
     },
   };

@@ -1,0 +1,360 @@
+// The registry sources against a real registry (Debian's docker-registry, images pushed with skopeo):
+// release images read as the reference graph-builder reads them, the per-digest cache, bad tags, auth and
+// TLS, and the graph-data image. The server runs in this process; the registry is a real process.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { refreshAll } from '../src/app/sources/refresh.js';
+import { RegistryClient } from '../src/registry/client.js';
+import { parseRepository } from '../src/registry/reference.js';
+import { useCleanup } from './support/cli.js';
+import { OciLayout } from './support/ociLayout.js';
+import { registryAvailable, startRegistry, type TestRegistry } from './support/registry.js';
+import { releaseImage } from './support/releaseImages.js';
+import { startServer, type TestServer } from './support/server.js';
+import { skopeoCopy } from './support/skopeo.js';
+
+const cleanup = useCleanup();
+
+/** A graph-data tree with one channel per name, each listing `versions`. */
+function tree(channels: Record<string, string[]>): string {
+  const dir = cleanup.dir();
+  mkdirSync(join(dir, 'channels'));
+  writeFileSync(join(dir, 'version'), '1.1.0\n');
+  for (const [name, versions] of Object.entries(channels))
+    writeFileSync(
+      join(dir, 'channels', `${name}.yaml`),
+      `name: ${name}\nversions:\n${versions.map((v) => `- ${v}\n`).join('')}`,
+    );
+  return dir;
+}
+
+async function graph(server: TestServer, channel: string, arch = 'amd64') {
+  const res = await fetch(`${server.url}/graph?channel=${channel}&arch=${arch}`, {
+    headers: { accept: 'application/json' },
+  });
+  return (await res.json()) as {
+    nodes: Array<{ version: string; payload: string; metadata: Record<string, string> }>;
+    edges: Array<[number, number]>;
+  };
+}
+
+const edgesOf = (g: Awaited<ReturnType<typeof graph>>): string[] =>
+  g.edges.map(([a, b]) => `${g.nodes[a]!.version}->${g.nodes[b]!.version}`).sort();
+
+async function digestOf(reg: TestRegistry, repoTag: string): Promise<string> {
+  const [repo, tag] = repoTag.split(':') as [string, string];
+  const client = new RegistryClient(parseRepository(reg.reference(repo), 'test'), {
+    ca: reg.caFile && (await import('node:fs')).readFileSync(reg.caFile, 'utf8'),
+  });
+  try {
+    return (await client.manifest(tag)).digest;
+  } finally {
+    await client.close();
+  }
+}
+
+const blobGets = async (reg: TestRegistry, repo: string): Promise<string[]> =>
+  (await reg.requests())
+    .filter((r) => r.method === 'GET' && r.path.startsWith(`/v2/${repo}/blobs/`))
+    .map((r) => r.path);
+
+describe.runIf(registryAvailable())('release images from a registry', () => {
+  it('reads each tag as the reference does: metadata from the top-most layer, arch from the config, an index as multi, payload by digest', async () => {
+    const reg = await startRegistry({ dir: cleanup.dir() }, cleanup);
+    const layout = new OciLayout(cleanup.dir());
+    const base = await layout.layer({ 'etc/os-release': 'ID=rhel\n' });
+    // Incompressible, below the release layer: it must never be fetched.
+    const big = await layout.layer({ 'usr/share/big.bin': randomBytes(6 * 1024 * 1024) });
+    await releaseImage(layout, { version: '4.15.0', below: [base], tag: 'a' });
+    await releaseImage(layout, { version: '4.15.1', previous: ['4.15.0'], below: [base, big], tag: 'b' });
+    await releaseImage(layout, { version: '4.15.2', previous: ['4.15.0', '4.15.1'], below: [base], tag: 'c' });
+    const multiMeta = { 'release.openshift.io/architecture': 'multi', url: 'https://errata.example.com/m' };
+    const m1 = await releaseImage(layout, {
+      version: '4.15.1',
+      previous: ['4.15.0'],
+      metadata: multiMeta,
+      arch: 'amd64',
+    });
+    const m2 = await releaseImage(layout, {
+      version: '4.15.1',
+      previous: ['4.15.0'],
+      metadata: multiMeta,
+      arch: 'arm64',
+      tag: 'arm-member',
+    });
+    layout.index({ manifests: [m1, m2], tag: 'multi' });
+    await releaseImage(layout, { version: '4.15.0', previous: [], metadata: multiMeta, arch: 'amd64', tag: 'm0a' });
+    layout.image({ layers: [base], arch: 'amd64', tag: 'tools' });
+
+    await skopeoCopy(layout.dir, 'a', reg, 'ocp/release:4.15.0-x86_64');
+    await skopeoCopy(layout.dir, 'b', reg, 'ocp/release:4.15.1-x86_64');
+    await skopeoCopy(layout.dir, 'c', reg, 'ocp/release:4.15.2-x86_64', { format: 'v2s2' }); // Docker schema 2
+    await skopeoCopy(layout.dir, 'multi', reg, 'ocp/release:4.15.1-multi', { all: true });
+    await skopeoCopy(layout.dir, 'arm-member', reg, 'ocp/release:4.15.1-aarch64'); // a member tagged on its own
+    await skopeoCopy(layout.dir, 'tools', reg, 'ocp/release:tools'); // not a release image
+
+    const server = await startServer({
+      graphData: tree({ 'stable-4.15': ['4.15.0', '4.15.1', '4.15.2'] }),
+      registry: { releases: reg.reference('ocp/release') },
+    });
+    cleanup.add(() => server.close());
+
+    const stored = server.store.releases
+      .all()
+      .map((r) => `${r.arch} ${r.version} ${r.payload}`)
+      .sort();
+    const pin = async (tag: string): Promise<string> =>
+      `${reg.host}/ocp/release@${await digestOf(reg, `ocp/release:${tag}`)}`;
+    expect(stored).toEqual(
+      [
+        `amd64 4.15.0 ${await pin('4.15.0-x86_64')}`,
+        `amd64 4.15.1 ${await pin('4.15.1-x86_64')}`,
+        `amd64 4.15.2 ${await pin('4.15.2-x86_64')}`,
+        `multi 4.15.1 ${await pin('4.15.1-multi')}`,
+      ].sort(),
+    );
+    const status = server.sources[0]!.status;
+    expect(status).toMatchObject({ kind: 'registry-releases', ready: true, failures: 0, releases: 4 });
+
+    const amd = await graph(server, 'stable-4.15');
+    expect(edgesOf(amd)).toEqual(['4.15.0->4.15.1', '4.15.0->4.15.2', '4.15.1->4.15.2']);
+    const n = amd.nodes.find((x) => x.version === '4.15.2')!;
+    expect(n.payload).toBe(await pin('4.15.2-x86_64'));
+    expect(n.metadata['io.openshift.upgrades.graph.release.manifestref']).toBe(n.payload.split('@')[1]);
+    expect(n.metadata.url).toBe('https://errata.example.com/4.15.2');
+    const multi = await graph(server, 'stable-4.15', 'multi');
+    expect(multi.nodes.map((x) => x.version)).toEqual(['4.15.1']);
+
+    // Top-most layer first, abandoned at the hit: the 6 MiB layer below the metadata was never fetched.
+    const gets = await blobGets(reg, 'ocp/release');
+    expect(gets).not.toContain(`/v2/ocp/release/blobs/${big.digest}`);
+
+    // A second scrape reads no blob and no manifest: the tags were seen and their digests are remembered.
+    const before = (await reg.requests()).length;
+    await refreshAll(server.sources);
+    const after = (await reg.requests()).slice(before).filter((r) => !r.path.startsWith('/cincy-log-barrier'));
+    expect(after.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v2/ocp/release/tags/list']);
+  });
+
+  it('a new tag appears on the next scrape; two images of one version fail the scrape naming both tags, and the last good releases keep serving', async () => {
+    const reg = await startRegistry({ dir: cleanup.dir() }, cleanup);
+    const layout = new OciLayout(cleanup.dir());
+    await releaseImage(layout, { version: '4.16.0', tag: 'v0' });
+    await releaseImage(layout, { version: '4.16.1', previous: ['4.16.0'], tag: 'v1' });
+    await releaseImage(layout, {
+      version: '4.16.1',
+      previous: ['4.16.0'],
+      metadata: { url: 'https://other' },
+      tag: 'v1b',
+    });
+    await skopeoCopy(layout.dir, 'v0', reg, 'ocp/release:4.16.0-x86_64');
+    const server = await startServer({
+      graphData: tree({ 'stable-4.16': ['4.16.0', '4.16.1'] }),
+      registry: { releases: reg.reference('ocp/release') },
+    });
+    cleanup.add(() => server.close());
+    expect((await graph(server, 'stable-4.16')).nodes.map((x) => x.version)).toEqual(['4.16.0']);
+
+    await skopeoCopy(layout.dir, 'v1', reg, 'ocp/release:4.16.1-x86_64');
+    expect(await refreshAll(server.sources)).toBe(true);
+    server.service.rebuild();
+    expect(edgesOf(await graph(server, 'stable-4.16'))).toEqual(['4.16.0->4.16.1']);
+    const good = server.store.releases.get('amd64', '4.16.1')!.payload;
+
+    await skopeoCopy(layout.dir, 'v1b', reg, 'ocp/release:4.16.1-rebuild');
+    expect(await refreshAll(server.sources)).toBe(false);
+    const failure = server.sources[0]!.status.lastFailure!;
+    expect(failure.problems.join('\n')).toMatch(
+      /4\.16\.1 \(amd64\) is also the image of tag 4\.16\.1-(x86_64|rebuild)/,
+    );
+    expect(failure.problems.join('\n')).toContain('4.16.1-');
+    expect(server.store.releases.get('amd64', '4.16.1')!.payload).toBe(good);
+    const ready = await (await fetch(`${server.url}/readyz`)).json();
+    expect(ready.status).toBe('ready');
+    expect(ready.sources[0].lastFailure.message).toContain('1 problem(s)');
+
+    // The duplicate removed: the next scrape succeeds and the failure is gone.
+    const digest = await digestOf(reg, 'ocp/release:4.16.1-rebuild');
+    const del = await fetch(`${reg.url}/v2/ocp/release/manifests/${digest}`, { method: 'DELETE' });
+    expect(del.status).toBe(202);
+    await refreshAll(server.sources);
+    expect(server.sources[0]!.status.lastFailure).toBeUndefined();
+  });
+
+  it('lists tags page by page (n, last and Link), and takes only the tags the RE2 filter matches', async () => {
+    const reg = await startRegistry({ dir: cleanup.dir() }, cleanup);
+    const layout = new OciLayout(cleanup.dir());
+    const tags = ['4.14.0-x86_64', '4.14.1-x86_64', '4.15.0-x86_64', '4.15.1-x86_64', 'operator-x'];
+    for (const [i, t] of tags.entries()) {
+      await releaseImage(layout, { version: `4.1${4 + Math.floor(i / 2)}.${i % 2}`, tag: t });
+      await skopeoCopy(layout.dir, t, reg, `ocp/release:${t}`);
+    }
+    // distribution 2.8 answers the whole list whatever n says; registries such as Quay page it. A proxy in
+    // front of the real registry pages it as the distribution spec describes, and passes the rest through.
+    const pages: string[] = [];
+    const proxy = createServer((req, res) => {
+      const url = new URL(req.url!, 'http://proxy');
+      void (async () => {
+        const upstream = await fetch(`${reg.url}${url.pathname}`, {
+          method: req.method,
+          headers: { accept: req.headers.accept ?? '*/*' },
+        });
+        const headers = Object.fromEntries(
+          [...upstream.headers].filter(([k]) => k !== 'content-length' && k !== 'content-encoding'),
+        );
+        let body = Buffer.from(await upstream.arrayBuffer());
+        if (url.pathname.endsWith('/tags/list')) {
+          pages.push(url.search);
+          const all = ((JSON.parse(body.toString()) as { tags: string[] }).tags ?? []).sort();
+          const n = Number(url.searchParams.get('n') ?? all.length);
+          const last = url.searchParams.get('last');
+          const page = all.filter((t) => !last || t > last).slice(0, n);
+          if (page.length && all.indexOf(page.at(-1)!) < all.length - 1)
+            headers.link = `<${url.pathname}?n=${n}&last=${page.at(-1)}>; rel="next"`;
+          body = Buffer.from(JSON.stringify({ name: 'ocp/release', tags: page }));
+        }
+        res.writeHead(upstream.status, headers).end(req.method === 'HEAD' ? undefined : body);
+      })();
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    cleanup.add(() => new Promise((r) => proxy.close(r)));
+    const proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/ocp/release`;
+
+    const client = new RegistryClient(parseRepository(proxied, 'test'));
+    cleanup.add(() => client.close());
+    expect(await client.tags(2)).toEqual(tags);
+    expect(pages).toEqual(['?n=2', '?n=2&last=4.14.1-x86_64', '?n=2&last=4.15.1-x86_64']);
+
+    const server = await startServer({
+      graphData: tree({ 'stable-4.15': ['4.15.0', '4.15.1'] }),
+      registry: { releases: proxied, releasesTagFilter: '^4\\.15\\.' },
+    });
+    cleanup.add(() => server.close());
+    expect(
+      server.store.releases
+        .all()
+        .map((r) => r.version)
+        .sort(),
+    ).toEqual(['4.15.0', '4.15.1']);
+    expect(server.sources[0]!.status.releases).toBe(2);
+  });
+
+  it('basic auth and TLS: credentials from a config.json and a CA bundle; without them, errors that say what to give', async () => {
+    const reg = await startRegistry(
+      { dir: cleanup.dir(), auth: { user: 'mirror', password: 's3cret' }, tls: true },
+      cleanup,
+    );
+    const layout = new OciLayout(cleanup.dir());
+    await releaseImage(layout, { version: '4.16.0', tag: 'v0' });
+    await skopeoCopy(layout.dir, 'v0', reg, 'ocp/release:4.16.0-x86_64');
+    const releases = reg.reference('ocp/release');
+    expect(releases).toBe(`${reg.host}/ocp/release`);
+
+    const ok = await startServer({
+      graphData: tree({ 'stable-4.16': ['4.16.0'] }),
+      registry: { releases, registryCredentials: reg.credentialsFile, registryCa: reg.caFile },
+    });
+    cleanup.add(() => ok.close());
+    expect(ok.store.releases.get('amd64', '4.16.0')?.payload).toMatch(new RegExp(`^${reg.host}/ocp/release@sha256:`));
+
+    const noCreds = await startServer({ graphData: tree({ a: [] }), registry: { releases, registryCa: reg.caFile } });
+    cleanup.add(() => noCreds.close());
+    expect(noCreds.sources[0]!.status.lastFailure?.message).toMatch(/401.*--registry-credentials/);
+    const ready = await fetch(`${noCreds.url}/readyz`);
+    expect(ready.status).toBe(503); // never read, and nothing from an earlier run
+
+    const noCa = await startServer({
+      graphData: tree({ a: [] }),
+      registry: { releases, registryCredentials: reg.credentialsFile },
+    });
+    cleanup.add(() => noCa.close());
+    expect(noCa.sources[0]!.status.lastFailure?.message).toMatch(/certificate/i);
+  });
+});
+
+describe.runIf(registryAvailable())('graph-data from an image', () => {
+  const GD = 'var/lib/cincinnati-graph-data';
+  const channel = (name: string, versions: string[]): string =>
+    `name: ${name}\nversions:\n${versions.map((v) => `- ${v}\n`).join('')}`;
+
+  it('applies the layers with whiteouts, re-reads when the tag moves, and refuses a link leaving the tree (the last good tree keeps serving)', async () => {
+    const reg = await startRegistry({ dir: cleanup.dir() }, cleanup);
+    const layout = new OciLayout(cleanup.dir());
+    await releaseImage(layout, { version: '4.16.0', tag: 'v0' });
+    await releaseImage(layout, { version: '4.16.1', previous: ['4.16.0'], tag: 'v1' });
+    await skopeoCopy(layout.dir, 'v0', reg, 'ocp/release:4.16.0-x86_64');
+    await skopeoCopy(layout.dir, 'v1', reg, 'ocp/release:4.16.1-x86_64');
+    const lower = await layout.layer({
+      [`${GD}/version`]: '1.1.0\n',
+      [`${GD}/channels/stable-4.16.yaml`]: channel('stable-4.16', ['4.16.0', '4.16.1']),
+      [`${GD}/channels/fast-4.16.yaml`]: channel('fast-4.16', ['4.16.0', '4.16.1']),
+      [`${GD}/blocked-edges/4.16.1.yaml`]: 'to: 4.16.1\nfrom: 4\\.16\\.0\n',
+      'etc/unrelated': 'outside the tree\n',
+    });
+    const upper = await layout.layer(
+      { [`${GD}/channels/candidate-4.16.yaml`]: channel('candidate-4.16', ['4.16.0', '4.16.1']) },
+      { whiteouts: [`${GD}/channels/fast-4.16.yaml`, `${GD}/blocked-edges/`] },
+    );
+    layout.image({ layers: [lower, upper], arch: 'amd64', tag: 'one' });
+    await skopeoCopy(layout.dir, 'one', reg, 'ocp/graph-data:latest');
+
+    const server = await startServer({
+      registry: { releases: reg.reference('ocp/release'), graphDataImage: `${reg.reference('ocp/graph-data')}:latest` },
+    });
+    cleanup.add(() => server.close());
+    expect([...server.service.current!.channels].sort()).toEqual(['candidate-4.16', 'stable-4.16']);
+    // The blocked edge was whited out with its folder (an opaque whiteout): the edge is there.
+    expect(edgesOf(await graph(server, 'stable-4.16'))).toEqual(['4.16.0->4.16.1']);
+    const first = server.sources[0]!.status.digest;
+
+    // Unchanged tag: nothing fetched but the HEAD.
+    const before = (await reg.requests()).length;
+    expect(await refreshAll(server.sources)).toBe(false);
+    const asked = (await reg.requests()).slice(before).filter((r) => r.path.includes('graph-data'));
+    expect(asked.map((r) => r.method)).toEqual(['HEAD']);
+
+    // The tag moves to an image with a link out of the tree: refused whole, the last good tree keeps serving.
+    const evil = await layout.layer({}, { symlinks: { [`${GD}/channels/evil.yaml`]: '/etc/passwd' } });
+    layout.image({ layers: [lower, upper, evil], arch: 'amd64', tag: 'two' });
+    await skopeoCopy(layout.dir, 'two', reg, 'ocp/graph-data:latest');
+    await refreshAll(server.sources);
+    expect(
+      server.sources[0]!.status.lastFailure?.problems.join('\n') ?? server.sources[0]!.status.lastFailure?.message,
+    ).toMatch(/leaves/);
+    expect(server.sources[0]!.status.digest).toBe(first);
+
+    // A good image under the tag: read again and imported.
+    const fast = await layout.layer({ [`${GD}/channels/fast-4.16.yaml`]: channel('fast-4.16', ['4.16.1']) });
+    layout.image({ layers: [lower, upper, fast], arch: 'amd64', tag: 'three' });
+    await skopeoCopy(layout.dir, 'three', reg, 'ocp/graph-data:latest');
+    expect(await refreshAll(server.sources)).toBe(true);
+    server.service.rebuild();
+    expect([...server.service.current!.channels].sort()).toEqual(['candidate-4.16', 'fast-4.16', 'stable-4.16']);
+    expect(server.sources[0]!.status.lastFailure).toBeUndefined();
+  });
+
+  it('an invalid tree in the image is rejected with every problem named by image and file', async () => {
+    const reg = await startRegistry({ dir: cleanup.dir() }, cleanup);
+    const layout = new OciLayout(cleanup.dir());
+    const bad = await layout.layer({
+      [`${GD}/version`]: '1.1.0\n',
+      [`${GD}/channels/stable-4.16.yaml`]: 'name: stable-4.16\nversions: 4.16.0\n',
+      [`${GD}/blocked-edges/x.yaml`]: 'to: 4.16.1\nfrom: [\n',
+    });
+    layout.image({ layers: [bad], arch: 'amd64', tag: 'bad' });
+    await skopeoCopy(layout.dir, 'bad', reg, 'ocp/graph-data:bad');
+    const server = await startServer({ registry: { graphDataImage: `${reg.reference('ocp/graph-data')}:bad` } });
+    cleanup.add(() => server.close());
+    const problems = server.sources[0]!.status.lastFailure!.problems;
+    expect(
+      problems.some((p) => /ocp\/graph-data@sha256:[0-9a-f]{64}: channels\/stable-4\.16\.yaml: versions: /.test(p)),
+    ).toBe(true);
+    expect(
+      problems.some((p) => /ocp\/graph-data@sha256:[0-9a-f]{64}: blocked-edges\/x\.yaml: -: invalid YAML/.test(p)),
+    ).toBe(true);
+  });
+});
