@@ -1,13 +1,14 @@
-// Reads the files of a graph-data tree: size limits, symbolic links kept inside the tree, YAML with
-// capped aliases, every problem recorded with its file, and a hash over everything read.
+// Reads the files of a graph-data tree: size limits, symbolic links kept inside the tree, YAML read
+// as the reference implementation reads it (yamlText, yamlValues) with capped aliases, every problem
+// recorded with its file, and a hash over everything read.
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { Problem } from '../validation/problems.js';
+import { yamlText } from './yamlText.js';
+import { parseYamlValues } from './yamlValues.js';
 
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
-const YAML_OPTIONS = { maxAliasCount: 100, uniqueKeys: true, prettyErrors: false } as const;
 
 export class TreeReader {
   readonly errors: Problem[] = [];
@@ -62,10 +63,15 @@ export class TreeReader {
   }
 
   yaml(path: string): unknown {
-    const text = this.text(path);
-    if (text === undefined) return undefined;
+    const bytes = this.bytes(path);
+    if (bytes === undefined) return undefined;
+    const decoded = yamlText(bytes);
+    if ('problem' in decoded) {
+      this.error(this.rel(path), '-', `invalid YAML: ${decoded.problem}`);
+      return undefined;
+    }
     try {
-      return parseYaml(text, YAML_OPTIONS);
+      return parseYamlValues(decoded.text);
     } catch (err) {
       this.error(this.rel(path), '-', `invalid YAML: ${(err as Error).message.split('\n')[0]}`);
       return undefined;
