@@ -276,6 +276,66 @@ describe.runIf(registryAvailable())('release images from a registry', () => {
   });
 });
 
+describe.runIf(registryAvailable())('the Bearer token flow', () => {
+  it('answers a WWW-Authenticate Bearer challenge with a token from the realm, asked with the credentials and the pull scope', async () => {
+    const reg = await startRegistry({ dir: cleanup.dir() }, cleanup);
+    const layout = new OciLayout(cleanup.dir());
+    await releaseImage(layout, { version: '4.16.0', tag: 'v0' });
+    await skopeoCopy(layout.dir, 'v0', reg, 'ocp/release:4.16.0-x86_64');
+    // A token service in front of the real registry, as Quay or Harbor put one: /v2/ without a token is a
+    // 401 naming the realm; the realm hands out a token for the right credentials.
+    const asked: string[] = [];
+    const gate = createServer((req, res) => {
+      const url = new URL(req.url!, 'http://gate');
+      const base = `http://127.0.0.1:${(gate.address() as AddressInfo).port}`;
+      if (url.pathname === '/token') {
+        asked.push(`${req.headers.authorization} ${url.searchParams.get('service')} ${url.searchParams.get('scope')}`);
+        const ok = req.headers.authorization === `Basic ${Buffer.from('robot:tok3n').toString('base64')}`;
+        res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
+        return void res.end(ok ? JSON.stringify({ token: 'granted', expires_in: 300 }) : '{}');
+      }
+      if (req.headers.authorization !== 'Bearer granted') {
+        res.writeHead(401, {
+          'www-authenticate': `Bearer realm="${base}/token",service="gate",scope="repository:ocp/release:pull"`,
+          'content-type': 'application/json',
+        });
+        return void res.end(JSON.stringify({ errors: [{ code: 'UNAUTHORIZED', message: 'authentication required' }] }));
+      }
+      void (async () => {
+        const upstream = await fetch(`${reg.url}${url.pathname}${url.search}`, {
+          method: req.method,
+          headers: { accept: req.headers.accept ?? '*/*' },
+        });
+        const headers = Object.fromEntries(
+          [...upstream.headers].filter(([k]) => k !== 'content-length' && k !== 'content-encoding'),
+        );
+        res
+          .writeHead(upstream.status, headers)
+          .end(req.method === 'HEAD' ? undefined : Buffer.from(await upstream.arrayBuffer()));
+      })();
+    });
+    await new Promise<void>((r) => gate.listen(0, '127.0.0.1', r));
+    cleanup.add(() => new Promise((r) => gate.close(r)));
+    const port = (gate.address() as AddressInfo).port;
+    const creds = join(cleanup.dir(), 'config.json');
+    writeFileSync(
+      creds,
+      JSON.stringify({ auths: { [`127.0.0.1:${port}/ocp`]: { auth: Buffer.from('robot:tok3n').toString('base64') } } }),
+    );
+
+    const server = await startServer({
+      graphData: tree({ 'stable-4.16': ['4.16.0'] }),
+      registry: { releases: `http://127.0.0.1:${port}/ocp/release`, registryCredentials: creds },
+    });
+    cleanup.add(() => server.close());
+    expect(server.store.releases.get('amd64', '4.16.0')?.payload).toMatch(
+      new RegExp(`^127.0.0.1:${port}/ocp/release@sha256:`),
+    );
+    // One token for the repository's pull scope, asked once with the credentials of the most specific entry.
+    expect(asked).toEqual([`Basic ${Buffer.from('robot:tok3n').toString('base64')} gate repository:ocp/release:pull`]);
+  });
+});
+
 describe.runIf(registryAvailable())('graph-data from an image', () => {
   const GD = 'var/lib/cincinnati-graph-data';
   const channel = (name: string, versions: string[]): string =>

@@ -255,7 +255,12 @@ export class RegistryClient {
     const body = await readBounded(res.body, 1024 * 1024, `token from ${url.origin}`);
     if (res.statusCode !== 200)
       throw new RegistryError(`${what}: token request to ${url.origin}${url.pathname}: ${res.statusCode}`, 401);
-    const doc = JSON.parse(body.toString('utf8')) as { token?: unknown; access_token?: unknown };
+    let doc: { token?: unknown; access_token?: unknown };
+    try {
+      doc = JSON.parse(body.toString('utf8')) as typeof doc;
+    } catch {
+      throw new RegistryError(`${what}: the token answer from ${url.origin} is not JSON`, 401);
+    }
     const token = typeof doc.token === 'string' ? doc.token : doc.access_token;
     if (typeof token !== 'string' || !token)
       throw new RegistryError(`${what}: the token answer from ${url.origin} holds no token`, 401);
