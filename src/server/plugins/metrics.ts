@@ -70,25 +70,39 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { service: Gr
   });
 
   // The registry sources: reads, failures, how long the last took, what it found, when it last succeeded.
-  const perSource = (name: string, help: string, value: (s: (typeof service.sources)[number]) => number | undefined) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['source', 'kind'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const s of service.sources) {
-          const v = value(s);
-          if (v !== undefined) this.set({ source: s.name, kind: s.kind }, v);
-        }
-      },
-    });
-  perSource('cincy_source_reads_total', 'Reads (scrapes) of a registry source', (s) => s.reads);
+  // Counts kept by the sources are reported as counters (reset, then set to the count, at each scrape).
+  type SourceValue = (s: (typeof service.sources)[number]) => number | undefined;
+  const perSource = (name: string, help: string, value: SourceValue, counter = false): void => {
+    const report = (set: (labels: { source: string; kind: string }, v: number) => void): void => {
+      for (const s of service.sources) {
+        const v = value(s);
+        if (v !== undefined) set({ source: s.name, kind: s.kind }, v);
+      }
+    };
+    const common = { name, help, labelNames: ['source', 'kind'] as const, registers: [registry] };
+    if (counter)
+      new Counter({
+        ...common,
+        collect() {
+          this.reset();
+          report((labels, v) => this.inc(labels, v));
+        },
+      });
+    else
+      new Gauge({
+        ...common,
+        collect() {
+          this.reset();
+          report((labels, v) => this.set(labels, v));
+        },
+      });
+  };
+  perSource('cincy_source_reads_total', 'Reads (scrapes) of a registry source', (s) => s.reads, true);
   perSource(
     'cincy_source_failures_total',
     'Reads of a registry source that failed (the last good graph kept serving)',
     (s) => s.failures,
+    true,
   );
   perSource(
     'cincy_source_read_duration_seconds',
