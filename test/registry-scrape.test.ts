@@ -3,8 +3,6 @@
 // TLS, and the graph-data image. The server runs in this process; the registry is a real process.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { refreshAll } from '../src/app/sources/refresh.js';
@@ -16,6 +14,7 @@ import { registryAvailable, startRegistry, type TestRegistry } from './support/r
 import { releaseImage } from './support/releaseImages.js';
 import { startServer, type TestServer } from './support/server.js';
 import { skopeoCopy } from './support/skopeo.js';
+import { proxyRegistry } from './support/registryProxy.js';
 
 const cleanup = useCleanup();
 
@@ -196,33 +195,24 @@ describe.runIf(registryAvailable())('release images from a registry', () => {
     // distribution 2.8 answers the whole list whatever n says; registries such as Quay page it. A proxy in
     // front of the real registry pages it as the distribution spec describes, and passes the rest through.
     const pages: string[] = [];
-    const proxy = createServer((req, res) => {
-      const url = new URL(req.url!, 'http://proxy');
-      void (async () => {
-        const upstream = await fetch(`${reg.url}${url.pathname}`, {
-          method: req.method,
-          headers: { accept: req.headers.accept ?? '*/*' },
-        });
-        const headers = Object.fromEntries(
-          [...upstream.headers].filter(([k]) => k !== 'content-length' && k !== 'content-encoding'),
-        );
-        let body = Buffer.from(await upstream.arrayBuffer());
-        if (url.pathname.endsWith('/tags/list')) {
-          pages.push(url.search);
-          const all = ((JSON.parse(body.toString()) as { tags: string[] }).tags ?? []).sort();
-          const n = Number(url.searchParams.get('n') ?? all.length);
-          const last = url.searchParams.get('last');
-          const page = all.filter((t) => !last || t > last).slice(0, n);
-          if (page.length && all.indexOf(page.at(-1)!) < all.length - 1)
-            headers.link = `<${url.pathname}?n=${n}&last=${page.at(-1)}>; rel="next"`;
-          body = Buffer.from(JSON.stringify({ name: 'ocp/release', tags: page }));
-        }
-        res.writeHead(upstream.status, headers).end(req.method === 'HEAD' ? undefined : body);
-      })();
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    cleanup.add(() => new Promise((r) => proxy.close(r)));
-    const proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/ocp/release`;
+    const proxy = await proxyRegistry(
+      reg,
+      async (req, url, res, forward) => {
+        if (!url.pathname.endsWith('/tags/list')) return false;
+        pages.push(url.search);
+        const all = ((JSON.parse((await forward()).body.toString()) as { tags: string[] }).tags ?? []).sort();
+        const n = Number(url.searchParams.get('n') ?? all.length);
+        const last = url.searchParams.get('last');
+        const page = all.filter((t) => !last || t > last).slice(0, n);
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (page.length && all.indexOf(page.at(-1)!) < all.length - 1)
+          headers.link = `<${url.pathname}?n=${n}&last=${page.at(-1)}>; rel="next"`;
+        res.writeHead(200, headers).end(JSON.stringify({ name: 'ocp/release', tags: page }));
+        return true;
+      },
+      cleanup,
+    );
+    const proxied = `${proxy.url}/ocp/release`;
 
     const client = new RegistryClient(parseRepository(proxied, 'test'));
     cleanup.add(() => client.close());
@@ -285,38 +275,29 @@ describe.runIf(registryAvailable())('the Bearer token flow', () => {
     // A token service in front of the real registry, as Quay or Harbor put one: /v2/ without a token is a
     // 401 naming the realm; the realm hands out a token for the right credentials.
     const asked: string[] = [];
-    const gate = createServer((req, res) => {
-      const url = new URL(req.url!, 'http://gate');
-      const base = `http://127.0.0.1:${(gate.address() as AddressInfo).port}`;
-      if (url.pathname === '/token') {
-        asked.push(`${req.headers.authorization} ${url.searchParams.get('service')} ${url.searchParams.get('scope')}`);
-        const ok = req.headers.authorization === `Basic ${Buffer.from('robot:tok3n').toString('base64')}`;
-        res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
-        return void res.end(ok ? JSON.stringify({ token: 'granted', expires_in: 300 }) : '{}');
-      }
-      if (req.headers.authorization !== 'Bearer granted') {
+    const gate = await proxyRegistry(
+      reg,
+      (req, url, res) => {
+        if (url.pathname === '/token') {
+          asked.push(
+            `${req.headers.authorization} ${url.searchParams.get('service')} ${url.searchParams.get('scope')}`,
+          );
+          const ok = req.headers.authorization === `Basic ${Buffer.from('robot:tok3n').toString('base64')}`;
+          res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
+          res.end(ok ? JSON.stringify({ token: 'granted', expires_in: 300 }) : '{}');
+          return true;
+        }
+        if (req.headers.authorization === 'Bearer granted') return false;
         res.writeHead(401, {
-          'www-authenticate': `Bearer realm="${base}/token",service="gate",scope="repository:ocp/release:pull"`,
+          'www-authenticate': `Bearer realm="${gate.url}/token",service="gate",scope="repository:ocp/release:pull"`,
           'content-type': 'application/json',
         });
-        return void res.end(JSON.stringify({ errors: [{ code: 'UNAUTHORIZED', message: 'authentication required' }] }));
-      }
-      void (async () => {
-        const upstream = await fetch(`${reg.url}${url.pathname}${url.search}`, {
-          method: req.method,
-          headers: { accept: req.headers.accept ?? '*/*' },
-        });
-        const headers = Object.fromEntries(
-          [...upstream.headers].filter(([k]) => k !== 'content-length' && k !== 'content-encoding'),
-        );
-        res
-          .writeHead(upstream.status, headers)
-          .end(req.method === 'HEAD' ? undefined : Buffer.from(await upstream.arrayBuffer()));
-      })();
-    });
-    await new Promise<void>((r) => gate.listen(0, '127.0.0.1', r));
-    cleanup.add(() => new Promise((r) => gate.close(r)));
-    const port = (gate.address() as AddressInfo).port;
+        res.end(JSON.stringify({ errors: [{ code: 'UNAUTHORIZED', message: 'authentication required' }] }));
+        return true;
+      },
+      cleanup,
+    );
+    const port = gate.port;
     const creds = join(cleanup.dir(), 'config.json');
     writeFileSync(
       creds,
@@ -334,6 +315,53 @@ describe.runIf(registryAvailable())('the Bearer token flow', () => {
     // One token for the repository's pull scope, asked once with the credentials of the most specific entry.
     expect(asked).toEqual([`Basic ${Buffer.from('robot:tok3n').toString('base64')} gate repository:ocp/release:pull`]);
   });
+});
+
+describe.runIf(registryAvailable())('a registry that throttles, fails or stalls', () => {
+  it('retries 429 (after Retry-After) and 503 with backoff, and times out a request that never answers', async () => {
+    const reg = await startRegistry({ dir: cleanup.dir() }, cleanup);
+    const layout = new OciLayout(cleanup.dir());
+    await releaseImage(layout, { version: '4.16.0', tag: 'v0' });
+    await skopeoCopy(layout.dir, 'v0', reg, 'ocp/release:4.16.0-x86_64');
+    const seen: string[] = [];
+    let stall = false;
+    const proxy = await proxyRegistry(
+      reg,
+      (req, url, res) => {
+        const what = `${req.method} ${url.pathname.replace(/sha256:[0-9a-f]+/, 'DIGEST')}`;
+        seen.push(what);
+        const times = seen.filter((x) => x === what).length;
+        if (stall && url.pathname.includes('/manifests/')) return true; // never answers
+        if (url.pathname.endsWith('/tags/list') && times === 1) {
+          res.writeHead(429, { 'retry-after': '1' }).end();
+          return true;
+        }
+        if (url.pathname.includes('/blobs/') && times <= 2) {
+          res.writeHead(503).end('busy');
+          return true;
+        }
+        return false;
+      },
+      cleanup,
+    );
+    const releases = `${proxy.url}/ocp/release`;
+    const server = await startServer({
+      graphData: tree({ 'stable-4.16': ['4.16.0'] }),
+      registry: { releases, registryTimeout: 1 },
+    });
+    cleanup.add(() => server.close());
+    expect(server.store.releases.get('amd64', '4.16.0')).toBeDefined();
+    expect(seen.filter((x) => x === 'GET /v2/ocp/release/tags/list')).toHaveLength(2);
+    expect(seen.filter((x) => x === 'GET /v2/ocp/release/blobs/DIGEST').length).toBeGreaterThanOrEqual(4);
+
+    // A registry that stops answering: each attempt times out after --registry-timeout, then the scrape fails.
+    const stalled = await startServer({ graphData: tree({ a: [] }), registry: { releases, registryTimeout: 1 } });
+    cleanup.add(() => stalled.close());
+    stall = true;
+    stalled.store.db.exec('DELETE FROM registry_tags'); // so the tags are asked for again
+    await refreshAll(stalled.sources);
+    expect(stalled.sources[0]!.status.lastFailure?.message).toMatch(/timeout/i);
+  }, 30_000);
 });
 
 describe.runIf(registryAvailable())('graph-data from an image', () => {
