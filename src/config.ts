@@ -3,6 +3,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { parseDuration } from './clock.js';
 import { schemaProblems } from './validation/problems.js';
 
 /** The package's bundled demo tree: the default wherever the command is run from. */
@@ -178,6 +179,11 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
       problems.push(`${s.flag} (${s.env}): ${p.message}, got '${String(value)}'`);
     out[key] = value;
   }
+  const interval = typeof out.scrapeInterval === 'string' ? parseDuration(out.scrapeInterval) : undefined;
+  if (interval !== undefined && interval < 1000)
+    problems.push(
+      `${SETTINGS.scrapeInterval.flag} (${SETTINGS.scrapeInterval.env}): at least 1s, got '${String(out.scrapeInterval)}'`,
+    );
   if (problems.length) throw new ConfigError(problems.join('\n'));
   // The bundled demo tree is the default only when no registry source replaces it.
   if (out.graphData === undefined && out.releases === undefined && out.graphDataImage === undefined)

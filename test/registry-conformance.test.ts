@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { RegistryClient } from '../src/registry/client.js';
 import { layerOf, pushImage } from '../src/registry/imageWriter.js';
 import { parseRepository } from '../src/registry/reference.js';
-import { serveCli, useCleanup } from './support/cli.js';
+import { serveCli, useCleanup, waitReady } from './support/cli.js';
 import { CONFORMANCE_DIR, conformanceAvailable, expectedChannels, normalise } from './support/conformance.js';
 import { OciLayout } from './support/ociLayout.js';
 import { registryAvailable, startRegistry } from './support/registry.js';
@@ -87,6 +87,7 @@ describe.runIf(registryAvailable() && conformanceAvailable())('conformance serve
       ],
       cleanup,
     );
+    await waitReady(served.url, 120_000);
     const ready = (await (await fetch(`${served.url}/readyz`)).json()) as {
       status: string;
       graph: { releases: number };

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cincyAsync, serveCli, useCleanup, type Served } from './support/cli.js';
+import { cincyAsync, serveCli, useCleanup, waitReady, type Served } from './support/cli.js';
 import { OciLayout } from './support/ociLayout.js';
 import { freePort } from './support/prometheus.js';
 import { registryAvailable, startRegistry, type TestRegistry } from './support/registry.js';
@@ -29,6 +29,7 @@ async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 20_0
 /** `cincy serve` as a process, with a stop that waits for it to exit. */
 async function spawnServe(args: string[]): Promise<Served & { stop(): Promise<void> }> {
   const served = await serveCli(args, cleanup);
+  await waitReady(served.url);
   return {
     ...served,
     stop: () =>

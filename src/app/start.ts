@@ -1,5 +1,5 @@
 // What `serve` does before listening: open the store, import the graph-data tree when its content is
-// new, read the registry sources once, and build the first snapshot. Shared by the CLI and the tests so
+// new, read the registry sources once (or start reading them, for serve), and build the first snapshot. Shared by the CLI and the tests so
 // both start the same way.
 import { systemClock, type Clock } from '../clock.js';
 import { readGraphData } from '../sources/graphData.js';
@@ -31,8 +31,10 @@ export type StartResult =
       store: Store;
       service: GraphService;
       admin: AdminServices;
-      /** The registry sources, read once already; a scheduler reads them again. */
+      /** The registry sources; a scheduler reads them again. */
       sources: Source[];
+      /** Resolves once every source was read the first time and the graph rebuilt (at once unless deferred). */
+      firstRead: Promise<void>;
       /** Closes the registry clients. */
       close(): Promise<void>;
     }
@@ -42,7 +44,12 @@ export type StartResult =
 export interface StartOptions {
   /** A graph-data directory or .tar.gz, imported once at start. */
   graphData?: string;
-  /** Registry sources (release images, a graph-data image), read once before the first build. */
+  /**
+   * Registry sources (release images, a graph-data image), read once before the first build; with
+   * `deferSources`, after it instead (the server listens meanwhile, /readyz 503 until they are read).
+   */
+  deferSources?: boolean;
+  /** See deferSources. */
   registry?: RegistrySettings;
   onScrapeProgress?: ScrapeOptions['onProgress'];
   db: string;
@@ -86,10 +93,15 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
     }
   }
   const sources = registrySources(clients, opts.registry ?? {}, store, trust, clock, opts.log, opts.onScrapeProgress);
-  // A source that cannot be read at start leaves what the store has serving; /readyz says why.
-  await refreshAll(sources);
   service.sources = sources.map((s) => s.status);
+  // A source that cannot be read at start leaves what the store has serving; /readyz says why.
+  if (!opts.deferSources) await refreshAll(sources);
   if (!service.rebuild()) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
+  const firstRead = opts.deferSources
+    ? refreshAll(sources).then((changed) => {
+        if (changed) service.rebuild();
+      })
+    : Promise.resolve();
   const snap = service.current!;
   opts.log.info(
     { releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds },
@@ -101,6 +113,7 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
     service,
     admin: createAdminServices(store, service, { clock, trust: opts.trust }),
     sources,
+    firstRead,
     close: () => clients.close(),
   };
 }

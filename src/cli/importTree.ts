@@ -74,7 +74,8 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
       warn: (obj: object) => process.stderr.write(`warning: ${Object.values(obj).join(' ')}\n`),
       error: () => {},
     };
-    const sources = registrySources(clients, opts, store, trust, systemClock, log, bar.update);
+    // A one-shot job asks where every known tag points (HEADs), so a moved tag is always seen.
+    const sources = registrySources(clients, opts, store, trust, systemClock, log, bar.update, 1);
     let failed = 0;
     for (const source of sources) {
       await source.refresh();

@@ -20,6 +20,8 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const started = await startService({
     graphData: config.graphData,
     registry: config,
+    // Listening (and /livez) comes before a long first scrape; /readyz answers 503 until it is done.
+    deferSources: true,
     db: config.db,
     log: logger,
     trust,
@@ -45,9 +47,10 @@ export async function serve(flags: ServeFlags): Promise<number> {
       rateLimit: config.adminRateLimit,
     },
   });
-  const scrapes = sources.length
-    ? startSourceRefresh(sources, service, parseDuration(config.scrapeInterval)!, clock)
-    : undefined;
+  let scrapes: { stop(): void } | undefined;
+  void started.firstRead.then(() => {
+    if (sources.length) scrapes = startSourceRefresh(sources, service, parseDuration(config.scrapeInterval)!, clock);
+  });
   const scheduler = config.autoPromote
     ? startAutoPromotion(admin.feeders, config.autoPromoteInterval * 1000, logger, clock)
     : undefined;

@@ -3,7 +3,7 @@
 // challenge (Basic, or a Bearer token from its realm); 429, 5xx and network errors are retried with backoff;
 // every request has a timeout.
 import { createHash } from 'node:crypto';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
 import { parseChallenge } from './challenge.js';
 import { RegistryCredentials, type Credential } from './credentials.js';
@@ -139,7 +139,11 @@ export class RegistryClient {
    */
   async blob(digest: string): Promise<Readable> {
     const res = await this.send('GET', `/v2/${this.ref.repository}/blobs/${digest}`, {});
-    return res.body.pipe(new DigestCheck(digest, `${this.name} blob ${digest}`));
+    // pipeline, not pipe: an error or a stall mid-body reaches the reader, and a reader that destroys the
+    // stream early destroys the response too, so its connection is freed.
+    const checked = new DigestCheck(digest, `${this.name} blob ${digest}`);
+    pipeline(res.body, checked, () => {});
+    return checked;
   }
 
   /** A small blob (an image configuration), whole and checked. */

@@ -1,18 +1,9 @@
 // The graph-data tree out of a container image, as the update service operator's init container copies it:
 // the files under /var/lib/cincinnati-graph-data/ of the image's layers, applied bottom to top with OCI
 // whiteouts honoured, then read and validated exactly as a directory is.
-import {
-  copyFileSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix, relative } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import type { RegistryClient } from '../registry/client.js';
 import { walkLayer } from '../registry/layers.js';
 import type { Manifest } from '../registry/manifest.js';
@@ -20,7 +11,8 @@ import { describe, type ImageReference } from '../registry/reference.js';
 import { readGraphData, type ReadResult } from './graphData.js';
 
 export const GRAPH_DATA_PREFIX = 'var/lib/cincinnati-graph-data/';
-const MAX_TREE_BYTES = 512 * 1024 * 1024;
+// Read into memory before anything is written: a graph-data tree is a few MiB.
+const MAX_TREE_BYTES = 128 * 1024 * 1024;
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 export interface ImageReadResult extends ReadResult {
@@ -48,15 +40,7 @@ export async function readGraphDataImage(client: RegistryClient, image: ImageRef
         warnings: [],
         digest: fetched.digest,
       };
-    const root = join(dir, GRAPH_DATA_PREFIX);
-    if (!readdirSync(dir).length || !safeExists(root))
-      return {
-        tree: undefined,
-        errors: [{ file: name, field: '-', message: `the image holds no /${GRAPH_DATA_PREFIX} folder` }],
-        warnings: [],
-        digest: fetched.digest,
-      };
-    const read = await readGraphData(root);
+    const read = await readGraphData(dir);
     // Problems name the image and the file inside it.
     const where = (p: ReadResult['errors'][number]): typeof p => ({ ...p, file: `${name}: ${p.file}` });
     return { ...read, errors: read.errors.map(where), warnings: read.warnings.map(where), digest: fetched.digest };
@@ -79,86 +63,127 @@ async function singleImage(
   return member.manifest;
 }
 
-/** Applies the layers' entries under the graph-data folder into `dir`; returns why it could not. */
+/** A path of the flattened tree (relative to the graph-data folder) and what is there. */
+type Node = { kind: 'dir' } | { kind: 'file'; data: Buffer } | { kind: 'symlink'; target: string };
+
+/**
+ * Applies the layers bottom to top in memory (so no link is ever created on disk, and nothing is written
+ * outside `dir`), then writes the regular files. Returns why it could not.
+ */
 async function flatten(
   client: RegistryClient,
   manifest: Extract<Manifest, { kind: 'image' }>,
   dir: string,
   name: string,
 ): Promise<string | undefined> {
+  const tree = new Map<string, Node>();
   let total = 0;
+  const removeUnder = (path: string, keep: (p: string) => boolean = () => false): void => {
+    for (const p of [...tree.keys()])
+      if ((path === '' || p === path || p.startsWith(`${path}/`)) && !keep(p)) tree.delete(p);
+  };
+  const root = GRAPH_DATA_PREFIX.slice(0, -1); // var/lib/cincinnati-graph-data
   for (const layer of manifest.layers) {
     const written = new Set<string>();
     let problem: string | undefined;
     await walkLayer(await client.blob(layer.digest), layer.mediaType, `${name} layer ${layer.digest}`, async (e) => {
-      const path = posix.normalize(e.path);
-      if (!(path + '/').startsWith(GRAPH_DATA_PREFIX) && path !== GRAPH_DATA_PREFIX.slice(0, -1)) return 'next';
       if (e.path.split('/').includes('..')) {
+        if (!`${posix.normalize(e.path)}/`.startsWith(GRAPH_DATA_PREFIX)) return 'next';
         problem = `${e.path}: a path with '..' is refused`;
         return 'stop';
       }
+      const path = posix.normalize(e.path).replace(/\/$/, '');
+      const folder = posix.dirname(path);
       const base = posix.basename(path);
-      const target = join(dir, path);
+      // A whiteout of the graph-data folder or of a folder above it: what lower layers put there is gone.
+      if (base.startsWith('.wh.') && `${root}/`.startsWith(`${folder}/`)) {
+        const gone = base === '.wh..wh..opq' ? folder : posix.join(folder, base.slice(4));
+        if (`${root}/`.startsWith(`${gone}/`)) removeUnder('', (p) => written.has(p));
+        return 'next';
+      }
+      if (!path.startsWith(GRAPH_DATA_PREFIX)) return 'next';
+      const rel = path.slice(GRAPH_DATA_PREFIX.length);
+      const relFolder = posix.dirname(rel) === '.' ? '' : posix.dirname(rel);
       if (base === '.wh..wh..opq') {
-        // Opaque folder: what lower layers put there is gone; this layer's own entries stay.
-        for (const child of safeList(dirname(target)))
-          if (!written.has(posix.join(posix.dirname(path), child)))
-            rmSync(join(dirname(target), child), { recursive: true, force: true });
+        // Opaque folder: what lower layers put anywhere under it is gone; this layer's own entries stay.
+        removeUnder(relFolder, (p) => written.has(p) || p === relFolder);
         return 'next';
       }
       if (base.startsWith('.wh.')) {
-        rmSync(join(dirname(target), base.slice(4)), { recursive: true, force: true });
+        removeUnder(posix.join(relFolder, base.slice(4)));
         return 'next';
       }
-      written.add(path);
+      // Nothing is written through a link: a path under a symbolic link is refused.
+      for (let up = relFolder; up && up !== '.'; up = posix.dirname(up) === '.' ? '' : posix.dirname(up))
+        if (tree.get(up)?.kind === 'symlink') {
+          problem = `${e.path}: a path through the link ${GRAPH_DATA_PREFIX}${up} is refused`;
+          return 'stop';
+        }
+      written.add(rel);
       const type = e.header.type;
       if (type === 'directory') {
-        mkdirSync(target, { recursive: true });
+        if (tree.get(rel)?.kind !== 'dir') removeUnder(rel);
+        tree.set(rel, { kind: 'dir' });
         return 'next';
       }
-      mkdirSync(dirname(target), { recursive: true });
-      rmSync(target, { recursive: true, force: true });
+      removeUnder(rel);
       if (type === 'symlink' || type === 'link') {
         const link = e.header.linkname ?? '';
         // A hard link names an image path; a symbolic link is absolute in the image or relative to its folder.
-        const resolved =
+        const target =
           type === 'link' || link.startsWith('/')
             ? posix.normalize(link.replace(/^\/+/, ''))
-            : posix.normalize(posix.join(posix.dirname(path), link));
-        if (!resolved.startsWith(GRAPH_DATA_PREFIX)) {
+            : posix.normalize(posix.join(folder, link));
+        if (!target.startsWith(GRAPH_DATA_PREFIX)) {
           problem = `${e.path}: a link to ${link} leaves /${GRAPH_DATA_PREFIX}`;
           return 'stop';
         }
-        if (type === 'link') copyFileSync(join(dir, resolved), target);
-        else symlinkSync(relative(dirname(target), join(dir, resolved)), target);
-        return 'next';
+        const to = target.slice(GRAPH_DATA_PREFIX.length);
+        if (type === 'symlink') tree.set(rel, { kind: 'symlink', target: to });
+        else {
+          const source = tree.get(to);
+          if (source?.kind !== 'file') {
+            problem = `${e.path}: a hard link to ${link}, which is not a file of the tree`;
+            return 'stop';
+          }
+          total += source.data.length;
+          tree.set(rel, source);
+        }
+        return total > MAX_TREE_BYTES ? ((problem = tooBig), 'stop') : 'next';
       }
       if (type !== 'file' && type !== 'contiguous-file') return 'next';
       total += e.header.size ?? 0;
       if (total > MAX_TREE_BYTES) {
-        problem = `the graph-data files unpack to more than ${MAX_TREE_BYTES} bytes`;
+        problem = tooBig;
         return 'stop';
       }
-      writeFileSync(target, await e.read(MAX_FILE_BYTES));
+      tree.set(rel, { kind: 'file', data: await e.read(MAX_FILE_BYTES) });
       return 'next';
     });
     if (problem) return problem;
   }
+  if (!tree.size) return `the image holds no /${GRAPH_DATA_PREFIX} folder`;
+  for (const [rel, node] of [...tree].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    let data: Buffer | undefined;
+    if (node.kind === 'file') data = node.data;
+    else if (node.kind === 'symlink') {
+      // A link to a file of the tree is that file's content; to a folder, or in a loop, it is refused.
+      let at = node.target;
+      for (let hops = 0; hops < 16 && tree.get(at)?.kind === 'symlink'; hops++)
+        at = (tree.get(at) as { target: string }).target;
+      const end = tree.get(at);
+      if (end?.kind !== 'file')
+        return `${GRAPH_DATA_PREFIX}${rel}: a link to ${node.target}, which is not a file of the tree`;
+      data = end.data;
+    }
+    const target = join(dir, ...rel.split('/'));
+    if (node.kind === 'dir') mkdirSync(target, { recursive: true });
+    else {
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, data!);
+    }
+  }
   return undefined;
 }
 
-function safeList(path: string): string[] {
-  try {
-    return readdirSync(path);
-  } catch {
-    return [];
-  }
-}
-
-function safeExists(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
+const tooBig = `the graph-data files unpack to more than ${MAX_TREE_BYTES} bytes`;

@@ -8,8 +8,8 @@ import { RE2JS } from 're2js';
 import type { Release } from '../graph/model.js';
 import { ARCHES } from '../schemas/graphData.js';
 import { RegistryClient, RegistryError } from '../registry/client.js';
-import { walkLayer } from '../registry/layers.js';
-import type { Descriptor } from '../registry/manifest.js';
+import { isTarLayer, LayerError, walkLayer } from '../registry/layers.js';
+import { ManifestError, type Descriptor } from '../registry/manifest.js';
 import { describe, pullSpec } from '../registry/reference.js';
 import type { RegistryRepository, ReleaseMetadataDoc, ScannedManifest } from '../store/registry.js';
 import { checkReleaseDocument, releaseFromRecord } from '../validation/releaseRecords.js';
@@ -89,7 +89,7 @@ export async function scrapeReleases(
   const known = cache.tags(key);
   const limit = pLimit(opts.concurrency ?? 16);
   let done = 0;
-  const scanned = await Promise.all(
+  const scans = Promise.all(
     tags.map((tag) =>
       limit(async () => {
         const seen = opts.checkKnownTags ? undefined : known.get(tag);
@@ -98,9 +98,16 @@ export async function scrapeReleases(
         return m && { tag, m };
       }),
     ),
-  ).then((all) => all.filter((x) => x !== undefined));
+  );
+  // The first failure ends the scrape: what is still queued is not fetched in the background.
+  const scanned = await scans
+    .catch((err: unknown) => {
+      limit.clearQueue();
+      throw err;
+    })
+    .then((all) => all.filter((x) => x !== undefined));
   result.skipped.vanished = tags.length - scanned.length;
-  cache.rememberTags(key, new Map(scanned.map(({ tag, m }) => [tag, m.digest])));
+  cache.rememberTags(key, new Map(scanned.filter(({ m }) => m.digest).map(({ tag, m }) => [tag, m.digest])));
 
   // An image that is a member of a multi-arch release tagged in the same scrape is that release, not another.
   const members = new Set(scanned.flatMap(({ m }) => (m.kind === 'index' ? m.members : [])));
@@ -183,6 +190,8 @@ async function scanTag(
   } catch (err) {
     // Deleted between the tag list and now: it is simply not there any more.
     if (err instanceof RegistryError && err.status === 404) return undefined;
+    // A manifest of a kind this does not read (schema 1, an artifact): that tag is not a release image.
+    if (err instanceof ManifestError) return { digest: '', kind: 'other', reason: err.message };
     throw err;
   }
   const again = cache.manifest(fetched.digest);
@@ -196,8 +205,13 @@ async function scanTag(
     const first = images[0];
     if (!first) scanned = { digest: fetched.digest, kind: 'other', reason: 'an index without images' };
     else {
-      const member = await client.manifest(first.digest);
-      if (member.manifest.kind !== 'image')
+      const member = await client.manifest(first.digest).catch((err: unknown) => {
+        if (err instanceof ManifestError || (err instanceof RegistryError && err.status === 404)) return err;
+        throw err;
+      });
+      if (member instanceof Error)
+        scanned = { digest: fetched.digest, kind: 'other', reason: `its first image: ${member.message}` };
+      else if (member.manifest.kind !== 'image')
         scanned = { digest: fetched.digest, kind: 'other', reason: 'an index whose first member is an index' };
       else {
         const metadata = await findMetadata(client, member.manifest.layers, where);
@@ -239,12 +253,20 @@ async function findMetadata(
   where: string,
 ): Promise<ReleaseMetadataDoc | string> {
   for (const layer of [...layers].reverse()) {
+    // Not a filesystem layer (a signature, an attestation): no file in it, as the reference finds none.
+    if (!isTarLayer(layer.mediaType)) continue;
     let text: string | undefined;
-    await walkLayer(await client.blob(layer.digest), layer.mediaType, `${where} layer ${layer.digest}`, async (e) => {
-      if (e.path !== RELEASE_METADATA) return 'next';
-      text = (await e.read(MAX_METADATA_BYTES)).toString('utf8');
-      return 'stop';
-    });
+    try {
+      await walkLayer(await client.blob(layer.digest), layer.mediaType, `${where} layer ${layer.digest}`, async (e) => {
+        if (e.path !== RELEASE_METADATA) return 'next';
+        text = (await e.read(MAX_METADATA_BYTES)).toString('utf8');
+        return 'stop';
+      });
+    } catch (err) {
+      // The layer's content is at fault (not a network error): this image is not a release image.
+      if (err instanceof LayerError && err.content) return err.message;
+      throw err;
+    }
     if (text === undefined) continue;
     let doc: unknown;
     try {

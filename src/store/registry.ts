@@ -133,8 +133,13 @@ export class RegistryRepository {
     for (const r of found) {
       const key = `${r.arch}/${r.version}`;
       keep.add(key);
-      // A version this repository now serves from another image (retagged): the payload changes with it.
       const stored = this.releases.get(r.arch, r.version);
+      // Another source's release of the same image: it stays that source's, never claimed (nor removed) here.
+      if (stored && !mine.has(key)) {
+        changes.unchanged += 1;
+        continue;
+      }
+      // A version this repository now serves from another image (retagged): the payload changes with it.
       const retagged = mine.has(key) && stored !== undefined && stored.payload !== r.payload;
       if (retagged) this.releases.delete(r.arch, r.version);
       const outcome = this.releases.upsert(r, at);

@@ -216,6 +216,11 @@ export class Store {
         const edges = new Set(tree.blockedEdges.map((e) => e.id));
         for (const e of this.blockedEdges.all())
           if (!edges.has(e.id) && this.blockedEdges.delete(e.id)) summary.blockedEdges.removed += 1;
+        // A scraped release the tree did not have is gone: the repository no longer holds it as its own.
+        this.db.exec(
+          'DELETE FROM scraped_releases WHERE NOT EXISTS (SELECT 1 FROM releases r ' +
+            'WHERE r.arch = scraped_releases.arch AND r.version = scraped_releases.version)',
+        );
         for (const version of Object.keys(rawBefore)) {
           if (!(version in tree.rawMetadata)) {
             this.db.prepare('DELETE FROM raw_metadata WHERE version = ?').run(version);

@@ -81,3 +81,17 @@ export function serveCli(args: string[], cleanup: { add(f: () => unknown): void 
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
   });
 }
+
+/** Polls `url`/readyz until it answers 200 (a server reading its registry sources answers 503 meanwhile). */
+export async function waitReady(url: string, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const status = await fetch(`${url}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > end) throw new Error(`${url}/readyz not 200 within ${ms} ms (last ${status})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

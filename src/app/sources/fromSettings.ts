@@ -75,6 +75,8 @@ export function registrySources(
   clock: Clock,
   log: SourceLog,
   onProgress?: ScrapeOptions['onProgress'],
+  /** 1 for a one-shot import (every known tag checked); a server checks every FULL_CHECK_EVERY scrapes. */
+  checkKnownTagsEvery?: number,
 ): Source[] {
   const sources: Source[] = [];
   if (clients.graphDataImage)
@@ -90,6 +92,7 @@ export function registrySources(
           tagFilter: settings.releasesTagFilter,
           concurrency: settings.registryConcurrency ?? 16,
           onProgress,
+          checkKnownTagsEvery,
         },
         clock,
         log,

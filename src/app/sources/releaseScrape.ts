@@ -8,7 +8,7 @@ import { scrapeReleases, type ScrapeOptions, type ScrapeResult } from '../../sou
 import { formatProblem } from '../../validation/problems.js';
 import { Source, SourceRejected, type SourceLog } from './source.js';
 
-/** Every 12th scrape (an hour at the default 5 minutes) checks each known tag with a HEAD, so a moved tag is seen. */
+/** Every 12th scrape of a running server (an hour at the default 5 minutes) checks each known tag with a HEAD. */
 export const FULL_CHECK_EVERY = 12;
 
 export class ReleaseScrapeSource extends Source {
@@ -19,7 +19,10 @@ export class ReleaseScrapeSource extends Source {
   constructor(
     private readonly client: RegistryClient,
     private readonly store: Store,
-    private readonly options: Omit<ScrapeOptions, 'now'>,
+    private readonly options: Omit<ScrapeOptions, 'now' | 'checkKnownTags'> & {
+      /** Every how many scrapes each known tag is checked (1: every scrape); the first scrape is not one. */
+      checkKnownTagsEvery?: number;
+    },
     clock: Clock,
     log: SourceLog,
     name: string,
@@ -32,8 +35,8 @@ export class ReleaseScrapeSource extends Source {
   protected async read(): Promise<boolean> {
     const result = await scrapeReleases(this.client, this.store.registry, {
       ...this.options,
-      // Tags are taken to stay where they were; every FULL_CHECK_EVERY-th scrape asks again for each.
-      checkKnownTags: this.status.reads % FULL_CHECK_EVERY === 0,
+      // Tags are taken to stay where they were; every so many scrapes, each is asked for again (a moved tag).
+      checkKnownTags: this.status.reads % (this.options.checkKnownTagsEvery ?? FULL_CHECK_EVERY) === 0,
       now: () => new Date(this.clock.now()).toISOString(),
     });
     this.last = result;
