@@ -1,16 +1,23 @@
 #!/usr/bin/env node
 // `npm run demo`: an update from start to finish on this machine. It starts the graph server on the
-// bundled graph-data, signs the target release through the admin API, makes the release payloads,
-// starts a mock cluster on a fast clock and the agent, asks for the update with `cincy adm upgrade --to`,
-// and shows the progress until every node runs the new version. Everything lives in a temporary
-// folder and stops at the end (or on Ctrl-C).
+// bundled graph-data and picks an update; where Debian's docker-registry is installed it starts one,
+// pushes both releases to it with `cincy payload push` and serves the graph again from the registry's
+// release images (`cincy serve --releases`) and the bundled channels and risks, so the mock cluster's
+// payload Job pulls the payload from the registry; without it, the payloads go to the local payload
+// store. It signs the target release through the admin API, starts a mock cluster on a fast clock and
+// the agent, asks for the update with `cincy adm upgrade --to`, and shows the progress until every node
+// runs the new version (DEMO_REGISTRY=0 leaves the registry out, DEMO_TIME_SCALE sets the clock's speed).
+// Everything lives in a temporary folder and stops at the end (or on Ctrl-C).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'cincy.js');
+const GRAPH_DATA = join(import.meta.dirname, '..', 'graph-data');
+const DOCKER_REGISTRY = '/usr/bin/docker-registry';
 const SCALE = Number(process.env.DEMO_TIME_SCALE ?? 100); // 90 simulated minutes in about a minute
 const dir = mkdtempSync(join(tmpdir(), 'cincy-demo-'));
 const children = [];
@@ -41,6 +48,72 @@ function start(name, args, ready) {
   });
 }
 
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** Starts docker-registry on a free port, storage in the demo's folder; resolves with its host:port once it answers. */
+async function startRegistry() {
+  const host = `127.0.0.1:${await freePort()}`;
+  const config = join(dir, 'registry.yml');
+  writeFileSync(
+    config,
+    [
+      'version: 0.1',
+      'log: {level: error, accesslog: {disabled: true}}',
+      `storage: {filesystem: {rootdirectory: ${join(dir, 'registry')}}}`,
+      `http: {addr: '${host}', secret: cincy-demo}`,
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(DOCKER_REGISTRY, ['serve', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  let err = '';
+  child.stderr.on('data', (b) => (err += b.toString()));
+  for (const started = Date.now(); ;) {
+    if (
+      await fetch(`http://${host}/v2/`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return host;
+    if (child.exitCode !== null || Date.now() - started > 15_000)
+      throw new Error(`docker-registry did not start:\n${err}`);
+    await sleep(50);
+  }
+}
+
+/** Starts `cincy serve` with the demo's keys and admin secret; resolves with its URL. */
+async function serve(db, ...args) {
+  const [, url] = await start(
+    'cincy serve',
+    [
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      join(dir, db),
+      '--trust-keys',
+      join(dir, 'trust'),
+      '--admin-jwt-secret-file',
+      join(dir, 'admin.secret'),
+      '--log-level',
+      'info',
+      ...args,
+    ],
+    /Server listening at (http:\/\/127\.0\.0\.1:\d+)/,
+  );
+  return url;
+}
+
 function stop() {
   for (const c of children) c.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
@@ -61,23 +134,8 @@ async function main() {
   writeFileSync(secret, randomBytes(32).toString('hex'), { mode: 0o600 });
 
   say('starting the graph server on the bundled graph-data');
-  const [, server] = await start(
-    'cincy serve',
-    [
-      'serve',
-      '--port',
-      '0',
-      '--db',
-      join(dir, 'cincy.db'),
-      '--trust-keys',
-      trust,
-      '--admin-jwt-secret-file',
-      secret,
-      '--log-level',
-      'info',
-    ],
-    /Server listening at (http:\/\/127\.0\.0\.1:\d+)/,
-  );
+  const first = children.length;
+  let server = await serve('cincy.db');
   const graph = await (
     await fetch(`${server}/graph?channel=stable-4.16&arch=amd64`, { headers: { accept: 'application/json' } })
   ).json();
@@ -93,6 +151,42 @@ async function main() {
   }
   if (!from || !to) throw new Error('the bundled stable-4.16 has no edge from 4.15 to 4.16');
   say(`the cluster will run ${from.version} and update to ${to.version}`);
+
+  const payloads = join(dir, 'payloads');
+  let registry;
+  if (existsSync(DOCKER_REGISTRY) && process.env.DEMO_REGISTRY !== '0') {
+    registry = await startRegistry();
+    const repository = `http://${registry}/ocp/release`;
+    say(`pushing both releases to a registry at ${registry} (cincy payload push --release …)`);
+    for (const r of [from, to]) {
+      r.payload = cincy(
+        'payload',
+        'push',
+        '--release',
+        r.version,
+        '--server',
+        server,
+        '--registry',
+        repository,
+        '--no-store',
+      ).trim();
+      process.stdout.write(`${r.payload}\n`);
+    }
+    // The bundled channels, risks and other releases; these two come from the registry now.
+    const tree = join(dir, 'graph-data');
+    cpSync(GRAPH_DATA, tree, { recursive: true });
+    for (const r of [from, to]) rmSync(join(tree, 'releases', 'amd64', `${r.version}.json`));
+    say(`serving the graph again: cincy serve --releases ${repository} with the bundled channels and risks`);
+    children.splice(first, 1)[0].kill('SIGTERM');
+    server = await serve('cincy-registry.db', '--graph-data', tree, '--releases', repository);
+    // It listens before its first scrape; ready once the registry's releases are in the graph.
+    while ((await fetch(`${server}/readyz`)).status !== 200) await sleep(100);
+  } else {
+    const why = existsSync(DOCKER_REGISTRY) ? 'DEMO_REGISTRY=0' : `${DOCKER_REGISTRY} not found`;
+    say(`${why}: no registry; making the release payloads in the local payload store instead`);
+    for (const r of [from, to])
+      process.stdout.write(cincy('payload', 'create', '--release', r.version, '--server', server, '--store', payloads));
+  }
 
   say(`signing ${to.version} and adding the signature through the admin API`);
   const signature = join(dir, 'signature');
@@ -114,11 +208,6 @@ async function main() {
   });
   if (added.status !== 201 && added.status !== 200)
     throw new Error(`adding the signature: HTTP ${added.status} ${await added.text()}`);
-
-  const payloads = join(dir, 'payloads');
-  say('making the release payloads (cincy payload create --release …)');
-  for (const r of [from, to])
-    process.stdout.write(cincy('payload', 'create', '--release', r.version, '--server', server, '--store', payloads));
 
   say('starting the mock cluster and the agent');
   const kubeconfig = join(dir, 'kubeconfig');
@@ -144,6 +233,7 @@ async function main() {
       String(SCALE),
       '--payload-store',
       payloads,
+      ...(registry ? ['--registry-plain-http', registry] : []),
     ],
     /listening at/,
   );
@@ -178,6 +268,8 @@ async function main() {
 
   const started = Date.now();
   let last = '';
+  const pulled = join(payloads, 'sha256', to.payload.split('sha256:')[1]);
+  let saidPulled = !registry;
   let completedAt;
   for (let tick = 0; ; tick++) {
     const status = cv().status;
@@ -187,6 +279,10 @@ async function main() {
     if (line !== last)
       process.stdout.write(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
     last = line;
+    if (!saidPulled && existsSync(pulled)) {
+      saidPulled = true;
+      say(`the payload Job pulled the release image from the registry into ${payloads}`);
+    }
     if (!completedAt && status.history?.[0]?.version === to.version && status.history[0].state === 'Completed') {
       completedAt = Date.now();
       say(`the control plane runs ${to.version}; the nodes are still updating`);

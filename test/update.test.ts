@@ -1,8 +1,10 @@
 // Executing an update end to end, all as processes, as a user runs them: `cincy serve` with signed
 // releases, `cincy payload create`, `cincy mock-cluster` on a simulated clock, `cincy agent` acting as
 // the cluster-version-operator, and `cincy adm upgrade --to`. The clock runs hundreds of times faster
-// than real time, so a 90-minute update takes seconds. The other update scenarios run in-process
-// (test/update-scenarios.test.ts).
+// than real time, so a 90-minute update takes seconds. Where Debian's docker-registry is installed, the
+// target release goes through a registry as on a real cluster: pushed with `cincy payload push`, its
+// record scraped by `cincy serve --releases`, its payload pulled by the mock cluster's payload Job. The
+// other update scenarios run in-process (test/update-scenarios.test.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,15 +16,20 @@ import { PayloadStore } from '../src/payload/store.js';
 import { cincy, cincyAsync, serveCli, useCleanup } from './support/cli.js';
 import { serveMock, type Mock } from './support/mock.js';
 import { tempDir } from './support/server.js';
+import { registryAvailable, startRegistry, type TestRegistry } from './support/registry.js';
 import { breakPayload, image, KID, payloadVersions, SIGNED, writeUpdateTree } from './support/updateFixtures.js';
 
 const cleanup = useCleanup();
 const BIN = join(import.meta.dirname, '..', 'bin', 'cincy.js');
+const TARGET = '4.16.5';
 /** Keys, signatures, payloads and a graph shared by every test: made once with the CLI. */
-const shared = { dir: '', trust: '', payloads: '', tree: '' };
+const shared = { dir: '', trust: '', payloads: '', tree: '', target: image(TARGET) };
+/** The registry the target release is pushed to and pulled from, where docker-registry is installed. */
+let registry: TestRegistry | undefined;
 
 beforeAll(async () => {
   const dir = tempDir();
+  const stopped: Array<() => unknown> = [];
   shared.dir = dir.path;
   const keys = join(dir.path, 'keys');
   expect(cincy(['keys', 'generate', '--kid', KID, '--out', keys]).code).toBe(0);
@@ -37,16 +44,44 @@ beforeAll(async () => {
   );
   for (const r of made) expect(r.code, r.stderr).toBe(0);
   breakPayload(shared.payloads);
+  if (registryAvailable()) {
+    mkdirSync(join(dir.path, 'registry'));
+    registry = await startRegistry({ dir: join(dir.path, 'registry') }, { add: (f) => void stopped.push(f) });
+    // Not into the payload store: the cluster's Job is to pull it.
+    const pushed = await cincyAsync([
+      'payload',
+      'push',
+      '--version',
+      TARGET,
+      '--previous',
+      '4.15.9',
+      '--url',
+      `https://errata.example/${TARGET}`,
+      '--registry',
+      registry.reference('ocp/release'),
+      '--no-store',
+    ]);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    shared.target = pushed.stdout.trim();
+  }
   const signatures: Record<string, string> = {};
-  for (const v of SIGNED) {
+  const signed: Array<[string, string]> = SIGNED.map((v) => [v, v === TARGET ? shared.target : image(v)]);
+  for (const [v, payload] of signed) {
     const out = join(dir.path, `sig-${v}`);
     expect(
-      cincy(['sign', '--key', join(keys, `${KID}.private.jwk.json`), '--payload', image(v), '--out', out]).code,
+      cincy(['sign', '--key', join(keys, `${KID}.private.jwk.json`), '--payload', payload, '--out', out]).code,
     ).toBe(0);
     signatures[v] = readFileSync(out, 'utf8');
   }
-  shared.tree = writeUpdateTree(join(dir.path, 'tree'), signatures);
-  return () => dir.remove();
+  shared.tree = writeUpdateTree(
+    join(dir.path, 'tree'),
+    signatures,
+    registry ? { version: TARGET, payload: shared.target } : undefined,
+  );
+  return async () => {
+    for (const f of stopped) await f();
+    dir.remove();
+  };
 }, 120_000);
 
 interface Agent {
@@ -103,8 +138,12 @@ interface Rig {
 }
 
 async function rig(opts: { scale: number; scenario?: object }): Promise<Rig> {
+  const releases = registry ? ['--releases', registry.reference('ocp/release')] : [];
   const server = (
-    await serveCli(['--db', ':memory:', '--graph-data', shared.tree, '--trust-keys', shared.trust], cleanup)
+    await serveCli(
+      ['--db', ':memory:', '--graph-data', shared.tree, '--trust-keys', shared.trust, ...releases],
+      cleanup,
+    )
   ).url;
   const dir = cleanup.dir();
   const scenario = opts.scenario ? [join(dir, 'scenario.yaml')] : [];
@@ -126,6 +165,7 @@ async function rig(opts: { scale: number; scenario?: object }): Promise<Rig> {
       '--state',
       join(dir, 'state.json'),
       ...(opts.scenario ? ['--scenario', scenario[0]!] : []),
+      ...(registry ? ['--registry-plain-http', registry.host] : []),
     ],
     dir,
     cleanup,
@@ -168,6 +208,9 @@ describe('executing an update on the mock cluster', () => {
   it('walks every step from adm upgrade --to to the last node, with the CVO handing over to its new self', async () => {
     // One worker reboots slowly, so the control plane is done long before the last node.
     const r = await rig({ scale: 600, scenario: { nodes: { 'worker-2': { reboot: '60m' } } } });
+    const store = new PayloadStore(shared.payloads);
+    const servedBefore = (await registry?.requests())?.length ?? 0;
+    expect(store.has(shared.target)).toBe(!registry);
     const requested = await r.upgrade('--to', '4.16.5');
     expect(requested.stdout).toBe('Requested update to 4.16.5\n');
 
@@ -202,19 +245,19 @@ describe('executing an update on the mock cluster', () => {
 
     // Steps 1, 2, 6: resolved from the recommendations, verified, recorded.
     const [entry, previous] = completed.status.history!;
-    expect(entry).toMatchObject({ state: 'Completed', version: '4.16.5', image: image('4.16.5'), verified: true });
+    expect(entry).toMatchObject({ state: 'Completed', version: '4.16.5', image: shared.target, verified: true });
     expect(entry!.acceptedRisks).toBeUndefined();
     expect(Date.parse(entry!.completionTime!)).toBeGreaterThan(Date.parse(entry!.startedTime));
     expect(previous).toMatchObject({ version: '4.15.9', state: 'Completed' });
     expect(completed.status.desired).toMatchObject({
       version: '4.16.5',
-      image: image('4.16.5'),
+      image: shared.target,
       url: 'https://errata.example/4.16.5',
     });
     expect(condition(completed, 'ReleaseAccepted')).toMatchObject({
       status: 'True',
       reason: 'PayloadLoaded',
-      message: `Payload loaded version="4.16.5" image="${image('4.16.5')}" architecture="amd64"`,
+      message: `Payload loaded version="4.16.5" image="${shared.target}" architecture="amd64"`,
     });
     expect(condition(completed, 'Progressing')).toMatchObject({
       status: 'False',
@@ -231,8 +274,30 @@ describe('executing an update on the mock cluster', () => {
       expect.stringMatching(/^version-4\.16\.5-[a-z0-9]{1,5}$/),
     ]);
 
+    if (registry) {
+      // The Job pulled the release image the graph names (its manifest by digest, then its layer) into the store.
+      const served = (await registry.requests()).slice(servedBefore);
+      expect(served).toContainEqual(
+        expect.objectContaining({
+          method: 'GET',
+          path: `/v2/ocp/release/manifests/${shared.target.split('@')[1]}`,
+          status: 200,
+        }),
+      );
+      expect(served.some((q) => /^\/v2\/ocp\/release\/blobs\/sha256:/.test(q.path) && q.status === 200)).toBe(true);
+      expect(store.has(shared.target)).toBe(true);
+    }
+    // The payload's CVO runs the release image: `{{.ReleaseImage}}` rendered, when the payload was made before it.
+    const cvo = await r.m.kc
+      .makeApiClient(k8s.AppsV1Api)
+      .readNamespacedDeployment({ namespace: 'openshift-cluster-version', name: 'cluster-version-operator' });
+    expect(cvo.spec!.template.spec!.containers[0]).toMatchObject({
+      image: shared.target,
+      args: expect.arrayContaining([`--release-image=${shared.target}`]),
+    });
+
     // Step 11: progress as the CVO words it, and as adm upgrade shows it.
-    const total = documentCount(loadPayload(new PayloadStore(shared.payloads).pathOf(image('4.16.5'))).manifests);
+    const total = documentCount(loadPayload(store.pathOf(shared.target)).manifests);
     const counts = [...progressing]
       .map((msg) => /^Working towards 4\.16\.5: (\d+) of (\d+) done \((\d+)% complete\)/.exec(msg))
       .filter((m) => m !== null);
@@ -293,7 +358,7 @@ describe('executing an update on the mock cluster', () => {
     expect(mcp.stdout).toMatch(/\nworker\s+rendered-worker-\S+\s+True\s+False\s+False\s+3\s+3\s+3\s+0\s/);
 
     // After the update the CVO keeps the release's objects: a deleted one comes back.
-    const manifests = loadPayload(new PayloadStore(shared.payloads).pathOf(image('4.16.5'))).manifests;
+    const manifests = loadPayload(store.pathOf(shared.target)).manifests;
     const cm = manifests.flatMap((m) => m.docs).find((d) => d.kind === 'ConfigMap' && d.metadata.namespace)!;
     const core = r.m.kc.makeApiClient(k8s.CoreV1Api);
     await core.deleteNamespacedConfigMap({ namespace: cm.metadata.namespace!, name: cm.metadata.name });

@@ -155,7 +155,23 @@ export async function main(argv: string[]): Promise<number> {
       'simulated seconds per real second (the clock is kept in ConfigMap openshift-config/cincy-mock-clock)',
       '1',
     )
-    .addOption(payloadStoreOption('--payload-store', 'where the payload Job looks for release payloads'))
+    .addOption(
+      payloadStoreOption(
+        '--payload-store',
+        'where the payload Job looks for release payloads, and puts those it pulls from a registry',
+      ),
+    )
+    .option(
+      '--registry-credentials <file>',
+      'docker/podman config.json with the credentials the payload Job pulls release images with (auths)',
+    )
+    .option('--registry-ca <file>', 'PEM CA bundle the registry certificates are checked against')
+    .option(
+      '--registry-plain-http <host:port>',
+      'a registry the payload Job reaches over plain HTTP (repeatable, or a comma list), as insecure registries of image.config.openshift.io',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .option(
       '--scenario <file>',
       'YAML: operators {<co>: {duration, behavior: normal|degraded|unavailable}}, nodes {<node>: {drain, update, reboot…}}, nodeDefaults, platform…',

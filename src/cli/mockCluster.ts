@@ -15,6 +15,10 @@ import { mockClusterServer } from '../cluster/mock/server.js';
 import { declareClock, startSimulation } from '../cluster/mock/simulation.js';
 import { kindNamed } from '../cluster/mock/kinds.js';
 import { ClusterState } from '../cluster/mock/state.js';
+import { PayloadPuller } from '../cluster/mock/payloadPuller.js';
+import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../payload/store.js';
+import { readCaBundle } from '../registry/caBundle.js';
+import { RegistryCredentials } from '../registry/credentials.js';
 
 export interface MockClusterOptions {
   host: string;
@@ -35,6 +39,41 @@ export interface MockClusterOptions {
   timeScale?: string;
   payloadStore?: string;
   scenario?: string;
+  registryCredentials?: string;
+  registryCa?: string;
+  registryPlainHttp?: string[];
+}
+
+/** `host[:port]` as a pull spec names a registry (no scheme, no path). */
+const REGISTRY_HOST =
+  /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*|\[[0-9a-fA-F:]+\])(?::\d{1,5})?$/;
+
+/** The payload Job's puller, from the registry flags (each checked, naming its flag). */
+function payloadPuller(o: MockClusterOptions, warn: (m: string) => void): PayloadPuller {
+  const plainHttp = (o.registryPlainHttp ?? [])
+    .flatMap((v) => v.split(','))
+    .map((h) => h.trim())
+    .filter(Boolean);
+  for (const h of plainHttp)
+    if (!REGISTRY_HOST.test(h))
+      throw new Error(`--registry-plain-http: '${h}' is not HOST[:PORT] (as pull specs name a registry, no scheme)`);
+  let credentials: RegistryCredentials | undefined;
+  if (o.registryCredentials) {
+    try {
+      credentials = RegistryCredentials.load(o.registryCredentials);
+    } catch (err) {
+      throw new Error(`--registry-credentials: ${(err as Error).message}`);
+    }
+  }
+  const ca = o.registryCa ? readCaBundle(o.registryCa) : undefined;
+  return new PayloadPuller({
+    store: new PayloadStore(o.payloadStore ?? DEFAULT_PAYLOAD_STORE),
+    credentials,
+    ca,
+    plainHttp,
+    arch: o.arch === 'multi' ? 'amd64' : o.arch,
+    log: warn,
+  });
 }
 
 export function kubeconfig(server: string, token: string, ca?: string): string {
@@ -68,6 +107,8 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   const scale = Number(o.timeScale ?? '1');
   if (!(scale > 0) || !Number.isFinite(scale))
     throw new Error(`--time-scale: '${o.timeScale}' is not a positive number`);
+  const warn = (m: string): void => void process.stderr.write(`mock-cluster: ${m}\n`);
+  const puller = payloadPuller(o, warn);
   const state = new ClusterState(o.state);
   const fresh = state.empty;
   const clock = declareClock(state, scale);
@@ -91,10 +132,7 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     });
   }
   if (o.scenario) loadScenario(state, o.scenario);
-  const stopSimulation = startSimulation(state, clock, {
-    payloadStore: o.payloadStore,
-    warn: (m) => process.stderr.write(`mock-cluster: ${m}\n`),
-  });
+  const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore, puller, warn });
   const token = o.token ?? keptToken(o.state);
   const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
   const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);

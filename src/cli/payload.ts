@@ -1,24 +1,46 @@
-// `cincy payload create|ls|extract`: make release payloads in the payload store (the folder the mock
-// cluster's download Job and the agent read), list them, and copy one out as `oc adm release extract` does.
+// `cincy payload create|push|ls|extract`: make release payloads in the payload store (the folder the mock
+// cluster's download Job and the agent read), push one as a release image to a registry, list them, and copy
+// one out as `oc adm release extract` does.
 import { cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import semver from 'semver';
 import { generatePayload } from '../payload/generate.js';
 import { loadPayload, type Payload } from '../payload/load.js';
+import { IMAGE_ARCHES, pushReleaseImage, releaseTag, type ImageArch } from '../payload/releaseImage.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../payload/store.js';
+import { readCaBundle } from '../registry/caBundle.js';
+import { RegistryClient } from '../registry/client.js';
+import { RegistryCredentials } from '../registry/credentials.js';
+import type { Descriptor } from '../registry/manifest.js';
+import { describe, parseRepository, pullSpec, TAG, type RepositoryReference } from '../registry/reference.js';
+import type { Arch } from '../schemas/graphData.js';
 import { call, HttpError } from './admin.js';
 import { recordTable } from './table.js';
 
-interface CreateOptions {
+/** What says which release a payload is of: its flags, or its record on a cincy server (--release). */
+interface ReleaseFlags {
   version?: string;
-  image?: string;
   previous?: string;
   url?: string;
   release?: string;
   arch: string;
   server: string;
+}
+
+interface CreateOptions extends ReleaseFlags {
+  image?: string;
   store: string;
+}
+
+interface PushOptions extends ReleaseFlags {
+  arches?: string;
+  registry: string;
+  tag?: string;
+  registryCredentials?: string;
+  registryCa?: string;
+  /** false with --no-store. */
+  store: string | false;
 }
 
 /** The payload store folder, one setting for every command that reads or writes payloads. */
@@ -42,57 +64,137 @@ function summary(p: Payload): { manifests: number; operators: number; runlevels:
   };
 }
 
-/** What to generate: from the flags, or from the release record a cincy server holds (--release). */
-async function target(o: CreateOptions): Promise<{ version: string; image: string; previous: string[]; url?: string }> {
-  if (o.release) {
-    if (o.version || o.image)
-      throw new Error('--release: reads the version and image from the server; do not also give --version or --image');
-    const path = `/api/v1/releases/${encodeURIComponent(o.arch)}/${encodeURIComponent(semverFlag('--release', o.release))}`;
-    let r: { release: { version: string; payload: string; previous?: string[]; metadata?: Record<string, string> } };
-    try {
-      r = (await call({ server: o.server, output: 'json' }, 'GET', path)) as typeof r;
-    } catch (err) {
-      throw new Error(
-        `--release: ${err instanceof HttpError ? `${o.server}: ${err.message}` : (err as Error).message}`,
-      );
-    }
-    return {
-      version: r.release.version,
-      image: r.release.payload,
-      previous: o.previous ? [] : (r.release.previous ?? []),
-      url: o.url ?? r.release.metadata?.url,
-    };
+const describeSummary = (s: ReturnType<typeof summary>): string =>
+  `${s.manifests} manifests, ${s.operators} cluster operators, ${s.runlevels.length} runlevels: ${s.runlevels.join(', ')}\n`;
+
+interface Release {
+  version: string;
+  previous: string[];
+  url?: string;
+  /** The payload pull spec of the server's record (with --release). */
+  payload?: string;
+}
+
+/**
+ * The release to make a payload of: from --version, --previous and --url, or from the release record a cincy
+ * server holds (--release; --previous then replaces the record's, --url its errata URL).
+ */
+async function releaseOf(o: ReleaseFlags): Promise<Release> {
+  const previous = (o.previous ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean)
+    .map((v) => semverFlag('--previous', v));
+  if (o.url !== undefined && !/^https?:\/\/\S+$/.test(o.url))
+    throw new Error(`--url: '${o.url}' is not an http(s) URL (the errata URL)`);
+  if (!o.release) {
+    if (!o.version) throw new Error('--version: required (or --release to read the release from a cincy server)');
+    return { version: semverFlag('--version', o.version), previous, url: o.url };
   }
-  if (!o.version) throw new Error('--version: required (or --release to read the release from a cincy server)');
-  if (!o.image) throw new Error('--image: required with --version: the release image pull spec, <repo>@sha256:<hex>');
-  return { version: semverFlag('--version', o.version), image: o.image, previous: [], url: o.url };
+  const path = `/api/v1/releases/${encodeURIComponent(o.arch)}/${encodeURIComponent(semverFlag('--release', o.release))}`;
+  let r: { release: { version: string; payload: string; previous?: string[]; metadata?: Record<string, string> } };
+  try {
+    r = (await call({ server: o.server, output: 'json' }, 'GET', path)) as typeof r;
+  } catch (err) {
+    throw new Error(`--release: ${err instanceof HttpError ? `${o.server}: ${err.message}` : (err as Error).message}`);
+  }
+  return {
+    version: r.release.version,
+    payload: r.release.payload,
+    previous: [...(o.previous ? [] : (r.release.previous ?? [])), ...previous],
+    url: o.url ?? r.release.metadata?.url,
+  };
 }
 
 async function create(o: CreateOptions): Promise<number> {
-  const t = await target(o);
-  const previous = [
-    ...t.previous,
-    ...(o.previous ?? '')
-      .split(',')
-      .map((v) => v.trim())
-      .filter(Boolean)
-      .map((v) => semverFlag('--previous', v)),
-  ];
+  if (o.release && (o.version || o.image))
+    throw new Error('--release: reads the version and image from the server; do not also give --version or --image');
+  if (!o.release && o.version && !o.image)
+    throw new Error('--image: required with --version: the release image pull spec, <repo>@sha256:<hex>');
+  const r = await releaseOf(o);
+  const image = o.image ?? r.payload!;
   const store = new PayloadStore(o.store);
   try {
-    store.digestOf(t.image);
+    store.digestOf(image);
   } catch (err) {
     throw new Error(`${o.release ? "--release: the release record's payload" : '--image'}: ${(err as Error).message}`);
   }
   const path = store.write(
-    t.image,
-    generatePayload({ version: t.version, image: t.image, arch: o.arch, previous, url: t.url }),
+    image,
+    generatePayload({ version: r.version, image, arch: o.arch, previous: r.previous, url: r.url }),
   );
-  const s = summary(loadPayload(path));
-  process.stdout.write(`wrote ${t.version} (${t.image}) to ${path}\n`);
-  process.stdout.write(
-    `${s.manifests} manifests, ${s.operators} cluster operators, ${s.runlevels.length} runlevels: ${s.runlevels.join(', ')}\n`,
-  );
+  process.stdout.write(`wrote ${r.version} (${image}) to ${path}\n`);
+  process.stdout.write(describeSummary(summary(loadPayload(path))));
+  return 0;
+}
+
+/** --arches: the architectures of a multi release's images, each known and once. */
+function archesOf(o: PushOptions): ImageArch[] | undefined {
+  if (o.arches === undefined) return o.arch === 'multi' ? [...IMAGE_ARCHES] : undefined;
+  if (o.arch !== 'multi') throw new Error('--arches: only with --arch multi (the architectures of its images)');
+  const arches = o.arches.split(',').map((a) => a.trim());
+  for (const a of arches)
+    if (!(IMAGE_ARCHES as readonly string[]).includes(a))
+      throw new Error(`--arches: '${a}' is not one of ${IMAGE_ARCHES.join(', ')}`);
+  if (new Set(arches).size !== arches.length) throw new Error(`--arches: '${o.arches}' names an architecture twice`);
+  if (arches.length < 2) throw new Error(`--arches: a multi release has images of two architectures at least`);
+  return arches as ImageArch[];
+}
+
+/** The flags that say where to push, checked before anything is read or written. */
+function destination(o: PushOptions): {
+  ref: RepositoryReference;
+  tag?: string;
+  credentials: RegistryCredentials;
+  ca?: string;
+} {
+  const ref = parseRepository(o.registry, '--registry');
+  if (o.tag !== undefined && !TAG.test(o.tag))
+    throw new Error(`--tag: '${o.tag}' is not a tag (letters, digits, _ . -, at most 128, not starting with . or -)`);
+  let credentials = RegistryCredentials.none();
+  if (o.registryCredentials) {
+    try {
+      credentials = RegistryCredentials.load(o.registryCredentials);
+    } catch (err) {
+      throw new Error(`--registry-credentials: ${(err as Error).message}`);
+    }
+  }
+  const ca = o.registryCa ? readCaBundle(o.registryCa) : undefined;
+  return { ref, tag: o.tag, credentials, ca };
+}
+
+async function push(o: PushOptions): Promise<number> {
+  if (o.release && o.version)
+    throw new Error('--release: reads the version from the server; do not also give --version');
+  const to = destination(o);
+  const arches = archesOf(o);
+  const r = await releaseOf(o);
+  const arch = o.arch as Arch;
+  const tag = to.tag ?? releaseTag(r.version, arch);
+  const files = generatePayload({
+    version: r.version,
+    repository: `${to.ref.registry}/${to.ref.repository}`,
+    arch,
+    previous: r.previous,
+    url: r.url,
+  });
+  const client = new RegistryClient(to.ref, { credentials: to.credentials, ca: to.ca });
+  let pushed: Descriptor;
+  try {
+    pushed = await pushReleaseImage(client, { version: r.version, files, arch, arches, tag });
+  } catch (err) {
+    throw new Error(`pushing ${r.version} to ${describe({ ...to.ref, tag })}: ${(err as Error).message}`);
+  } finally {
+    await client.close();
+  }
+  const spec = pullSpec(to.ref, pushed.digest);
+  const what = arch === 'multi' ? `multi (${arches!.join(', ')})` : arch;
+  process.stderr.write(`pushed ${r.version} ${what} to ${describe({ ...to.ref, tag })}\n`);
+  if (o.store !== false) {
+    const path = new PayloadStore(o.store).write(spec, files);
+    process.stderr.write(`wrote its payload to ${path}\n${describeSummary(summary(loadPayload(path)))}`);
+  }
+  process.stdout.write(`${spec}\n`);
   return 0;
 }
 
@@ -165,6 +267,39 @@ export function addPayloadCommands(program: Command, run: (f: () => Promise<numb
     )
     .addOption(storeOption())
     .action((opts: CreateOptions) => run(() => create(opts))());
+  payload
+    .command('push')
+    .description(
+      'make the release image of a payload and push it to a registry (--version, or --release from a cincy server); prints its pull spec by digest',
+    )
+    .option('--version <v>', 'the release version')
+    .option('--previous <list>', 'comma-separated versions for release-metadata previous')
+    .option('--url <url>', 'errata URL for release-metadata metadata.url')
+    .option('--release <v>', 'read version, previous and errata URL from the release record of a cincy server')
+    .addOption(
+      new Option('--arch <arch>', 'architecture of the image (Go name), or multi for an index of images')
+        .choices(['amd64', 'arm64', 's390x', 'ppc64le', 'multi'])
+        .default('amd64'),
+    )
+    .option(
+      '--arches <list>',
+      `with --arch multi: the architectures of its images (default: ${IMAGE_ARCHES.join(',')})`,
+    )
+    .requiredOption(
+      '--registry <repository>',
+      'the repository to push to: [http://]HOST[:PORT]/REPOSITORY (http:// means plain HTTP)',
+    )
+    .option('--tag <tag>', 'the tag (default: VERSION-ARCH as release tags name it: 4.16.1-x86_64, 4.16.1-multi)')
+    .option('--registry-credentials <file>', 'docker/podman config.json with registry credentials (auths)')
+    .option('--registry-ca <file>', 'PEM CA bundle the registry certificate is checked against')
+    .addOption(
+      new Option('--server <url>', 'cincy server (with --release)')
+        .env('CINCY_SERVER')
+        .default('http://127.0.0.1:8080'),
+    )
+    .addOption(payloadStoreOption('--store', 'payload store folder the payload is also written to'))
+    .option('--no-store', 'do not write the payload into the payload store')
+    .action((opts: PushOptions) => run(() => push(opts))());
   payload
     .command('ls')
     .description('list the payloads of the store')

@@ -1,23 +1,33 @@
 // Makes the release payload of a version: the `release-manifests/` folder the cluster-version-operator
 // applies, laid out as a real OpenShift payload is (runlevels, one component per operator, the CVO at
 // runlevel 00, the Machine Config Operator near the end). Deterministic: the same input gives the same bytes.
+// Made before its release image (whose digest depends on it), it names that image `{{.ReleaseImage}}`.
 import { createHash } from 'node:crypto';
 import semver from 'semver';
 import { stringify } from 'yaml';
 import { LABEL } from '../graph/model.js';
 import { KUBE_LABEL } from '../cluster/labels.js';
+import { RELEASE_IMAGE_PLACEHOLDER } from './load.js';
 import { CONFIG_KINDS, CVO, JOB, MONITORING_DASHBOARDS, OPERATORS, type Operator } from './operators.js';
 
 export interface GenerateOptions {
   version: string;
-  /** The release image pull spec (by digest); the CVO Deployment runs it. */
-  image: string;
+  /**
+   * The release image pull spec (by digest); the CVO Deployment runs it. Without it, the CVO's manifests name
+   * RELEASE_IMAGE_PLACEHOLDER and `repository` says where the release image (and its components) live.
+   */
+  image?: string;
+  /** `host[:port]/path` of the release image; needed without `image`. */
+  repository?: string;
   arch?: string;
   previous?: string[];
   /** The errata URL (release-metadata `metadata.url`). */
   url?: string;
 }
 
+/** The repository of a pull spec: without its @digest or :tag. */
+const repositoryOf = (image: string): string =>
+  image.includes('@') ? image.slice(0, image.indexOf('@')) : image.replace(/:[^:/]*$/, '');
 const namespaceOf = (o: Operator): string => o.namespace ?? `openshift-${o.co}-operator`;
 const deploymentOf = (o: Operator): string => o.deployment ?? `${o.co}-operator`;
 const pad = (n: number): string => String(n).padStart(2, '0');
@@ -113,8 +123,10 @@ function deployment(
 export function generatePayload(o: GenerateOptions): Map<string, string> {
   for (const v of [o.version, ...(o.previous ?? [])])
     if (semver.valid(v) !== v) throw new Error(`version: ${v} is not a semantic version`);
-  const { version, image } = o;
-  const repo = image.includes('@') ? image.slice(0, image.indexOf('@')) : image.replace(/:[^:/]*$/, '');
+  const { version } = o;
+  const image = o.image ?? RELEASE_IMAGE_PLACEHOLDER;
+  const repo = o.image ? repositoryOf(o.image) : o.repository;
+  if (!repo) throw new Error('generator: give the release image, or the repository it will be pushed to');
   const artRepo = `${repo.includes('/') ? repo.slice(0, repo.lastIndexOf('/')) : repo}/ocp-v4.0-art-dev`;
   const tags = new Map<string, string>();
   const imageOf = (tag: string): string => {

@@ -47,6 +47,13 @@ export class PayloadError extends Error {
   }
 }
 
+/**
+ * What the CVO's manifests name the release image as when the payload is made before its image (whose digest
+ * depends on the payload): loading renders it with the pull spec of the release, as the real CVO renders its
+ * own manifests.
+ */
+export const RELEASE_IMAGE_PLACEHOLDER = '{{.ReleaseImage}}';
+
 /** The CVO's manifest name rule: runlevel, then the component (dashes allowed, ended by `_`). */
 export const MANIFEST_NAME = /^0000_(\d+)_([a-zA-Z0-9]+(-[a-zA-Z0-9]+)*?)_/;
 const MAX_FILE = 4 * 1024 * 1024;
@@ -118,11 +125,14 @@ function imageReferences(dir: string, version: string): Map<string, string> {
   return images;
 }
 
-function manifest(dir: string, file: string): Manifest {
+function manifest(dir: string, file: string, releaseImage: string | undefined): Manifest {
   const m = MANIFEST_NAME.exec(file);
   if (!m) throw new PayloadError(file, 'does not match 0000_<runlevel>_<component>_<name>.yaml');
   const docs: KubeDoc[] = [];
-  parseAllDocuments(readText(dir, file)).forEach((doc, i) => {
+  let text = readText(dir, file);
+  // As the CVO renders its own manifests: the text, before it is parsed.
+  if (releaseImage !== undefined) text = text.replaceAll(RELEASE_IMAGE_PLACEHOLDER, releaseImage);
+  parseAllDocuments(text).forEach((doc, i) => {
     const at = `document ${i + 1}`;
     if (doc.errors.length) throw new PayloadError(file, `${at}: invalid YAML: ${doc.errors[0]!.message}`);
     let value: unknown;
@@ -148,9 +158,13 @@ function manifest(dir: string, file: string): Manifest {
 
 /**
  * Loads the payload in `dir`: a release-manifests/ folder, or a folder holding one (a store entry).
- * Throws a PayloadError naming the file at the first problem.
+ * With `releaseImage` (the pull spec of the release being loaded), every `{{.ReleaseImage}}` of the
+ * manifests becomes that pull spec; without it they stay as written. Throws a PayloadError naming the
+ * file at the first problem.
  */
-export function loadPayload(dir: string): Payload {
+export function loadPayload(dir: string, releaseImage?: string): Payload {
+  if (releaseImage !== undefined && !/^[^\s"'{}\\]+$/.test(releaseImage))
+    throw new PayloadError('release-manifests', `the release image '${releaseImage}' is not a pull spec to render`);
   if (existsSync(join(dir, 'release-manifests'))) dir = join(dir, 'release-manifests');
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new PayloadError('release-manifests', `${dir} is not a folder`);
@@ -160,5 +174,5 @@ export function loadPayload(dir: string): Payload {
     .filter((e) => e.isFile() && /\.(ya?ml|json)$/.test(e.name))
     .map((e) => e.name)
     .sort();
-  return { version: metadata.version, metadata, manifests: names.map((n) => manifest(dir, n)), images };
+  return { version: metadata.version, metadata, manifests: names.map((n) => manifest(dir, n, releaseImage)), images };
 }

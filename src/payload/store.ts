@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PayloadError } from './load.js';
+import { loadPayload, PayloadError, type Payload } from './load.js';
 
 /** Where payloads are kept unless --payload-store (or CINCY_PAYLOAD_STORE) says otherwise. */
 export const DEFAULT_PAYLOAD_STORE = 'data/payloads';
@@ -29,6 +29,11 @@ export class PayloadStore {
 
   pathOf(image: string): string {
     return join(this.dir, 'sha256', this.digestOf(image).slice('sha256:'.length), 'release-manifests');
+  }
+
+  /** The stored payload of `image`, loaded with its `{{.ReleaseImage}}` rendered as `image`. */
+  load(image: string): Payload {
+    return loadPayload(this.pathOf(image), image);
   }
 
   /** Whether the payload of `image` is stored; a pull spec that is not by digest is never stored. */

@@ -20,7 +20,7 @@ export class ReferenceError extends Error {}
 // The distribution spec's grammar for repository names, tags and sha256 digests.
 const COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
 const REPOSITORY = new RegExp(`^${COMPONENT}(?:/${COMPONENT})*$`);
-const TAG = /^[\w][\w.-]{0,127}$/;
+export const TAG = /^[\w][\w.-]{0,127}$/;
 export const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const HOST =
   /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*|\[[0-9a-fA-F:]+\])(?::\d{1,5})?$/;

@@ -5,7 +5,8 @@
 // controllers run and the clock jumps to the next wake-up, so an hour of cluster time takes a second or two.
 // Requests are counted where the server sees them: while one task of a runlevel sleeps (a retry's backoff),
 // the clock may move as another task is between two requests. Tests therefore assert outcomes and bounds
-// (at least 40 minutes, less than 45), never an exact time.
+// (at least 40 minutes, less than 45), never an exact time. With `pullFrom`, payload Jobs pull release images
+// from those registries as the mock-cluster command's do; a pull under way holds the clock.
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,8 @@ import { reconcile } from '../../src/cluster/mock/simulation.js';
 import { kindNamed, type KubeObject } from '../../src/cluster/mock/kinds.js';
 import { KubeError } from '../../src/cluster/mock/kubeError.js';
 import { ClusterState } from '../../src/cluster/mock/state.js';
+import { PayloadPuller } from '../../src/cluster/mock/payloadPuller.js';
+import { PayloadStore } from '../../src/payload/store.js';
 import type { ClusterVersion } from '../../src/agent/clusterVersion.js';
 
 /** An API failure to inject: requests matching `method` and `path` answer `status` (`times` times; default always). */
@@ -32,6 +35,8 @@ export interface Fault {
 export interface InProcessOptions extends Omit<InventoryOptions, 'arch'> {
   arch?: string;
   payloadStore: string;
+  /** Payload Jobs pull release images missing from the store from these registries (host:port, plain HTTP). */
+  pullFrom?: string[];
   /** The scenario ConfigMap's structured keys: operators, nodes, nodeDefaults. */
   scenario?: Record<string, unknown>;
   clock?: ManualClock;
@@ -56,6 +61,8 @@ export class InProcessCluster {
     private readonly payloadStore: string,
     /** The tokens the server accepts: one per client. */
     private readonly tokens: Set<string>,
+    /** The payload Jobs' pulls, when the cluster pulls from registries. */
+    readonly puller?: PayloadPuller,
   ) {}
 
   static async start(o: InProcessOptions): Promise<InProcessCluster> {
@@ -77,7 +84,10 @@ export class InProcessCluster {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const cluster = new InProcessCluster(state, clock, server, url, o.payloadStore, tokens);
+    const puller = o.pullFrom
+      ? new PayloadPuller({ store: new PayloadStore(o.payloadStore), plainHttp: o.pullFrom, arch: o.arch ?? 'amd64' })
+      : undefined;
+    const cluster = new InProcessCluster(state, clock, server, url, o.payloadStore, tokens, puller);
     made.cluster = cluster;
     server.prependListener('request', (req, res) => cluster.track(req.url ?? '', res));
     return cluster;
@@ -114,9 +124,10 @@ export class InProcessCluster {
     return this.state.find(kindNamed(kind), namespace, name);
   }
 
-  /** Runs the controllers at the current time. */
+  /** Runs the controllers at the current time (the pulls payload Jobs need are started first, as the host does). */
   reconcile(): void {
-    const problems = reconcile(this.state, this.clock.now(), { payloadStore: this.payloadStore });
+    this.puller?.start(this.state);
+    const problems = reconcile(this.state, this.clock.now(), { payloadStore: this.payloadStore, pulls: this.puller });
     if (problems.length) throw new Error(`simulation: ${problems.join('; ')}`);
   }
 
@@ -147,7 +158,8 @@ export class InProcessCluster {
     let seen = this.activity;
     while (quiet < QUIET_TURNS) {
       await new Promise((resolve) => setImmediate(resolve));
-      const still = this.inflight === 0 && this.clock.sleepers > 0 && this.activity === seen;
+      // A pull under way is work too: time stands still until it has ended.
+      const still = this.inflight === 0 && !this.puller?.pending && this.clock.sleepers > 0 && this.activity === seen;
       quiet = still ? quiet + 1 : 0;
       seen = this.activity;
       if (Date.now() - started > 30_000)

@@ -29,8 +29,16 @@ export function breakPayload(payloads: string): void {
   );
 }
 
-/** The tree: 4.15.9 running, updates to 4.16.x (4.16.6 also from 4.16.5) and 4.17.1, one Always risk, the signatures given. */
-export function writeUpdateTree(dir: string, signatures: Record<string, string>): string {
+/**
+ * The tree: 4.15.9 running, updates to 4.16.x (4.16.6 also from 4.16.5) and 4.17.1, one Always risk, the
+ * signatures given. A release `pushed` to a registry has no record here (the server scrapes it) and its
+ * signature is that of its pushed image.
+ */
+export function writeUpdateTree(
+  dir: string,
+  signatures: Record<string, string>,
+  pushed?: { version: string; payload: string },
+): string {
   const files: Record<string, string | undefined> = {
     'channels/stable-4.1.yaml': undefined,
     'blocked-edges/4.1.1-Risk.yaml': undefined,
@@ -52,8 +60,10 @@ export function writeUpdateTree(dir: string, signatures: Record<string, string>)
       metadata: { url: `https://errata.example/${v}` },
     });
   }
+  if (pushed) files[`releases/amd64/${pushed.version}.json`] = undefined;
+  const payloadOf = (v: string): string => (v === pushed?.version ? pushed.payload : image(v));
   for (const [v, signature] of Object.entries(signatures))
-    files[`signatures/sha256/${image(v).split('sha256:')[1]}/signature-1`] = signature;
+    files[`signatures/sha256/${payloadOf(v).split('sha256:')[1]}/signature-1`] = signature;
   return writeTree(dir, files);
 }
 

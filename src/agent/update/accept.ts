@@ -2,7 +2,7 @@
 // ReleaseAccepted=False condition saying why not, in the cluster-version-operator's words
 // (pkg/cvo/sync_worker.go): the signature, the payload Job, loading the payload and checking its
 // version, the preconditions; then status.desired, a Partial history entry and ReleaseAccepted=True.
-import { documentCount, loadPayload, PayloadError, type Payload } from '../../payload/load.js';
+import { documentCount, PayloadError, type Payload } from '../../payload/load.js';
 import { controlPlaneArch } from '../architecture.js';
 import { setCondition, type ClusterRelease, type ClusterVersion } from '../clusterVersion.js';
 import { NOT_FAILING } from './progressing.js';
@@ -68,7 +68,7 @@ export async function acceptRelease(
     );
   let payload: Payload;
   try {
-    payload = loadPayload(ctx.payloads.pathOf(image));
+    payload = ctx.payloads.load(image);
   } catch (err) {
     if (!(err instanceof PayloadError)) throw err;
     return refuse('LoadPayload', `Loading payload failed ${said(release.version)} failure=${err.message}`);

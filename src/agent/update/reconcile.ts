@@ -1,7 +1,7 @@
 // After an update the cluster-version-operator keeps the cluster's objects as the release delivers them
 // (its reconciling mode, pkg/cvo/sync_worker.go): every manifest applied again, runlevel by runlevel,
 // without waiting on operators, so an object deleted or changed by hand comes back.
-import { documentCount, loadPayload, PayloadError } from '../../payload/load.js';
+import { documentCount, PayloadError } from '../../payload/load.js';
 import { runStage, taskGraph } from '../../payload/taskGraph.js';
 import type { ClusterRelease } from '../clusterVersion.js';
 import { applyManifest } from './apply.js';
@@ -19,7 +19,7 @@ export async function reconcileRelease(
   if (!ctx.payloads.has(desired.image)) return 'done';
   let manifests;
   try {
-    manifests = loadPayload(ctx.payloads.pathOf(desired.image)).manifests;
+    manifests = ctx.payloads.load(desired.image).manifests;
   } catch (err) {
     if (!(err instanceof PayloadError)) throw err;
     ctx.log.warn(

@@ -1,7 +1,7 @@
 // Steps 7 to 10 of an update: the runlevels not yet done, each applied (components in parallel, each
 // component's files in order) and then gated on its ClusterOperators; progress kept in the cluster after
 // every runlevel; a hand-over when the CVO's own Deployment changed; the history entry completed at the end.
-import { documentCount, loadPayload, type Payload } from '../../payload/load.js';
+import { documentCount, type Payload } from '../../payload/load.js';
 import { runStage, taskGraph, type Stage } from '../../payload/taskGraph.js';
 import { setCondition, type ClusterRelease } from '../clusterVersion.js';
 import { applyWithRetry } from './apply.js';
@@ -40,7 +40,7 @@ export async function applyRelease(
           desired.version,
         );
     }
-    payload = loadPayload(ctx.payloads.pathOf(desired.image));
+    payload = ctx.payloads.load(desired.image);
   }
   const stages = taskGraph(payload.manifests);
   const total = documentCount(payload.manifests);

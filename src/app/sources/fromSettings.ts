@@ -1,7 +1,7 @@
 // The registry sources the settings ask for (--graph-data-image, --releases), each with its own client:
 // credentials from --registry-credentials, the CA bundle of --registry-ca, the timeout and concurrency.
-import { readFileSync } from 'node:fs';
 import type { Clock } from '../../clock.js';
+import { readCaBundle } from '../../registry/caBundle.js';
 import { RegistryClient } from '../../registry/client.js';
 import { RegistryCredentials } from '../../registry/credentials.js';
 import { describe, parseImage, parseRepository } from '../../registry/reference.js';
@@ -35,16 +35,7 @@ export function registryClients(settings: RegistrySettings): {
     const credentials = settings.registryCredentials
       ? RegistryCredentials.load(settings.registryCredentials)
       : RegistryCredentials.none();
-    let ca: string | undefined;
-    if (settings.registryCa) {
-      try {
-        ca = readFileSync(settings.registryCa, 'utf8');
-      } catch (err) {
-        throw new SourceSettingsError(`--registry-ca: ${settings.registryCa}: ${(err as Error).message}`);
-      }
-      if (!ca.includes('-----BEGIN CERTIFICATE-----'))
-        throw new SourceSettingsError(`--registry-ca: ${settings.registryCa}: no PEM certificate in the file`);
-    }
+    const ca = settings.registryCa ? readCaBundle(settings.registryCa) : undefined;
     if (settings.releasesTagFilter) compileTagFilter(settings.releasesTagFilter);
     const options = { credentials, ca, timeoutMs: (settings.registryTimeout ?? 30) * 1000 };
     const releases = settings.releases

@@ -8,6 +8,7 @@ import { CLOCK_CONFIGMAP, clockData, clockFromData } from '../simulatedClock.js'
 import { clone, save, setObjectCondition } from './controller.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../../payload/store.js';
 import { reconcileJobs } from './jobs.js';
+import { payloadAvailability, type PayloadPuller, type PullOutcomes } from './payloadPuller.js';
 import { reconcileMco } from './mco.js';
 import { operatorReleases, reconcileOperators } from './operators.js';
 import { EMPTY_SCENARIO, readScenario, type Scenario } from './scenario.js';
@@ -17,6 +18,8 @@ import { type ClusterState } from './state.js';
 export interface SimulationOptions {
   /** The payload store folder payload Jobs look in (default DEFAULT_PAYLOAD_STORE). */
   payloadStore?: string;
+  /** How the pulls of payload Jobs stand; without it, a payload not in the store fails its Job. */
+  pulls?: PullOutcomes;
 }
 
 /**
@@ -33,7 +36,7 @@ export function reconcile(state: ClusterState, now: number, o: SimulationOptions
   }
   const store = new PayloadStore(o.payloadStore ?? DEFAULT_PAYLOAD_STORE);
   reconcileWorkloads(state, now);
-  reconcileJobs(state, now, (image) => store.has(image), `the payload store ${store.dir}`);
+  reconcileJobs(state, now, payloadAvailability(store, o.pulls));
   const releases = operatorReleases(state);
   reconcileMco(state, now, scenario, releases.get('machine-config'));
   reconcileOperators(state, now, scenario, releases);
@@ -117,17 +120,25 @@ export function declareClock(state: ClusterState, scale: number): ScaledClock {
   return clock;
 }
 
-/** Runs reconcile every `intervalMs` of real time until the returned stop() (the timer does not keep the process alive). */
+/**
+ * Runs reconcile every `intervalMs` of real time until the returned stop() (the timer does not keep the process
+ * alive). With a `puller`, each tick first starts the pulls the payload Jobs need, then reconcile reads them.
+ */
 export function startSimulation(
   state: ClusterState,
   clock: Clock,
-  o: SimulationOptions & { intervalMs?: number; warn?: (message: string) => void } = {},
+  o: Omit<SimulationOptions, 'pulls'> & {
+    puller?: PayloadPuller;
+    intervalMs?: number;
+    warn?: (message: string) => void;
+  } = {},
 ): () => void {
   const said = new Set<string>();
   const tick = (): void => {
     let problems: string[];
     try {
-      problems = reconcile(state, clock.now(), o);
+      o.puller?.start(state);
+      problems = reconcile(state, clock.now(), { ...o, pulls: o.puller });
     } catch (err) {
       problems = [`simulation: ${(err as Error).stack ?? String(err)}`];
     }
