@@ -4,16 +4,12 @@ import { BUNDLED_GRAPH_DATA, ConfigError, resolveServeConfig, SETTINGS, type Set
 import { PACKAGE_VERSION } from '../version.js';
 import { exportCommand } from './exportTree.js';
 import { importCommand, validateCommand } from './importTree.js';
-import { openapiCommand } from './openapi.js';
 import { addAdminCommands } from './admin.js';
 import { addSignatureCommands } from './signatures.js';
 import { createToken, type TokenOptions } from './token.js';
-import { serve } from './serve.js';
-import { agentCommand, type AgentCliOptions } from './agent.js';
-import { addAdmCommands } from './adm.js';
+import type { AgentCliOptions } from './agent.js';
 import { addPayloadCommands, payloadStoreOption } from './payload.js';
-import { mockClusterCommand, type MockClusterOptions } from './mockCluster.js';
-import { addGetCommand } from './get.js';
+import type { MockClusterOptions } from './mockCluster.js';
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
@@ -40,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
         : ` (default: ${String(s.default).replace(BUNDLED_GRAPH_DATA, 'the bundled graph-data/')})`;
     serveCmd.addOption(new Option(boolean ? s.flag : `${s.flag} <value>`, `${s.description} [env ${s.env}]${shown}`));
   }
-  serveCmd.action(run(() => serve(serveCmd.opts())));
+  serveCmd.action(run(async () => (await import('./serve.js')).serve(serveCmd.opts())));
 
   const importCmd = program
     .command('import')
@@ -176,7 +172,7 @@ export async function main(argv: string[]): Promise<number> {
       '--scenario <file>',
       'YAML: operators {<co>: {duration, behavior: normal|degraded|unavailable}}, nodes {<node>: {drain, update, reboot…}}, nodeDefaults, platform…',
     )
-    .action(run((opts: MockClusterOptions) => mockClusterCommand(opts)));
+    .action(run(async (opts: MockClusterOptions) => (await import('./mockCluster.js')).mockClusterCommand(opts)));
 
   program
     .command('agent')
@@ -222,16 +218,21 @@ export async function main(argv: string[]): Promise<number> {
       '--follow-mock-clock',
       'execute updates on the simulated clock a cincy mock cluster declares (ConfigMap openshift-config/cincy-mock-clock); for the mock cluster only',
     )
-    .action(run((opts: AgentCliOptions) => agentCommand(opts)));
+    .action(run(async (opts: AgentCliOptions) => (await import('./agent.js')).agentCommand(opts)));
 
-  addAdmCommands(program, (f) => run(f));
-  addGetCommand(program, (f) => run(f));
+  // Each command loads what it runs when it runs: the Kubernetes client alone is about 70 MB of a
+  // process, which `serve` has no use for. The commands that register their own subcommands from a
+  // module that loads it (adm, get) are registered when named, or for the full help.
+  const named = argv.slice(2).find((a) => !a.startsWith('-'));
+  const wants = (name: string): boolean => named === undefined || named === 'help' || named === name;
+  if (wants('adm')) (await import('./adm.js')).addAdmCommands(program, (f) => run(f));
+  if (wants('get')) (await import('./get.js')).addGetCommand(program, (f) => run(f));
   addPayloadCommands(program, (f) => run(f));
 
   program
     .command('openapi')
     .description('print the OpenAPI document the server serves at /openapi')
-    .action(run(() => openapiCommand()));
+    .action(run(async () => (await import('./openapi.js')).openapiCommand()));
 
   try {
     await program.parseAsync(argv);
