@@ -17,8 +17,7 @@ import { kindNamed } from '../cluster/mock/kinds.js';
 import { ClusterState } from '../cluster/mock/state.js';
 import { PayloadPuller } from '../cluster/mock/payloadPuller.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../payload/store.js';
-import { readCaBundle } from '../registry/caBundle.js';
-import { RegistryCredentials } from '../registry/credentials.js';
+import { registryAccess } from '../registry/access.js';
 
 export interface MockClusterOptions {
   host: string;
@@ -57,19 +56,9 @@ function payloadPuller(o: MockClusterOptions, warn: (m: string) => void): Payloa
   for (const h of plainHttp)
     if (!REGISTRY_HOST.test(h))
       throw new Error(`--registry-plain-http: '${h}' is not HOST[:PORT] (as pull specs name a registry, no scheme)`);
-  let credentials: RegistryCredentials | undefined;
-  if (o.registryCredentials) {
-    try {
-      credentials = RegistryCredentials.load(o.registryCredentials);
-    } catch (err) {
-      throw new Error(`--registry-credentials: ${(err as Error).message}`);
-    }
-  }
-  const ca = o.registryCa ? readCaBundle(o.registryCa) : undefined;
   return new PayloadPuller({
     store: new PayloadStore(o.payloadStore ?? DEFAULT_PAYLOAD_STORE),
-    credentials,
-    ca,
+    ...registryAccess(o),
     plainHttp,
     arch: o.arch === 'multi' ? 'amd64' : o.arch,
     log: warn,

@@ -9,7 +9,7 @@ import { generatePayload } from '../payload/generate.js';
 import { loadPayload, type Payload } from '../payload/load.js';
 import { IMAGE_ARCHES, pushReleaseImage, releaseTag, type ImageArch } from '../payload/releaseImage.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../payload/store.js';
-import { readCaBundle } from '../registry/caBundle.js';
+import { registryAccess } from '../registry/access.js';
 import { RegistryClient } from '../registry/client.js';
 import { RegistryCredentials } from '../registry/credentials.js';
 import type { Descriptor } from '../registry/manifest.js';
@@ -151,16 +151,7 @@ function destination(o: PushOptions): {
   const ref = parseRepository(o.registry, '--registry');
   if (o.tag !== undefined && !TAG.test(o.tag))
     throw new Error(`--tag: '${o.tag}' is not a tag (letters, digits, _ . -, at most 128, not starting with . or -)`);
-  let credentials = RegistryCredentials.none();
-  if (o.registryCredentials) {
-    try {
-      credentials = RegistryCredentials.load(o.registryCredentials);
-    } catch (err) {
-      throw new Error(`--registry-credentials: ${(err as Error).message}`);
-    }
-  }
-  const ca = o.registryCa ? readCaBundle(o.registryCa) : undefined;
-  return { ref, tag: o.tag, credentials, ca };
+  return { ref, tag: o.tag, ...registryAccess(o) };
 }
 
 async function push(o: PushOptions): Promise<number> {

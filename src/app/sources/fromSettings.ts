@@ -1,9 +1,8 @@
 // The registry sources the settings ask for (--graph-data-image, --releases), each with its own client:
 // credentials from --registry-credentials, the CA bundle of --registry-ca, the timeout and concurrency.
 import type { Clock } from '../../clock.js';
-import { readCaBundle } from '../../registry/caBundle.js';
+import { registryAccess } from '../../registry/access.js';
 import { RegistryClient } from '../../registry/client.js';
-import { RegistryCredentials } from '../../registry/credentials.js';
 import { describe, parseImage, parseRepository } from '../../registry/reference.js';
 import type { TrustStore } from '../../signatures/verify.js';
 import type { Store } from '../../store/store.js';
@@ -32,12 +31,9 @@ export function registryClients(settings: RegistrySettings): {
   close(): Promise<void>;
 } {
   try {
-    const credentials = settings.registryCredentials
-      ? RegistryCredentials.load(settings.registryCredentials)
-      : RegistryCredentials.none();
-    const ca = settings.registryCa ? readCaBundle(settings.registryCa) : undefined;
+    const access = registryAccess(settings);
     if (settings.releasesTagFilter) compileTagFilter(settings.releasesTagFilter);
-    const options = { credentials, ca, timeoutMs: (settings.registryTimeout ?? 30) * 1000 };
+    const options = { ...access, timeoutMs: (settings.registryTimeout ?? 30) * 1000 };
     const releases = settings.releases
       ? new RegistryClient(parseRepository(settings.releases, '--releases'), options)
       : undefined;
