@@ -47,6 +47,8 @@ export class GraphSnapshot {
     readonly builtAt: Date,
     channels: Iterable<string>,
     readonly buildSeconds: number,
+    /** The input the graph was built from (signature policy applied): explain reads why an edge is or is not there. */
+    readonly input: GraphInput = { releases: [], channels: [], blockedEdges: [], rawMetadata: {} },
   ) {
     this.channels = new Set(channels);
     this.arches = new Set(graph.nodes.map((n) => n.arch));
@@ -61,6 +63,7 @@ export class GraphSnapshot {
       builtAt,
       input.channels.filter((c) => !c.internal).map((c) => c.name),
       seconds,
+      input,
     );
   }
 

@@ -9,6 +9,8 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { graphRoutes } from './routes/graph.js';
 import { healthRoutes } from './routes/health.js';
+import { explainRoutes } from './routes/explain.js';
+import { pathRoutes } from './routes/paths.js';
 import { PACKAGE_VERSION } from '../version.js';
 import type { AdminServices } from '../app/admin/services.js';
 import { TokenVerifier, type AuthConfig } from '../app/auth/tokenVerifier.js';
@@ -62,6 +64,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { service: opts.service });
   await app.register(graphRoutes, { service: opts.service, cacheMaxAge: opts.cacheMaxAge ?? 30 });
   await app.register(healthRoutes, { service: opts.service });
+  await app.register(pathRoutes, { service: opts.service });
+  await app.register(explainRoutes, { service: opts.service });
   const clock = opts.clock ?? systemClock;
   const tokens = new TokenVerifier(opts.auth ?? {}, clock);
   const adminRouteOptions = { admin: opts.admin, tokens };

@@ -1,0 +1,122 @@
+// The update-path planner's and the edge explainer's query and answer schemas (/api/v1/paths, /api/v1/explain).
+import { Type, type Static } from '@sinclair/typebox';
+import { ARCH_PATTERN, CHANNEL_PATTERN, WireRiskSchema } from './cincinnati.js';
+
+const VERSION_PATTERN = '^[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$';
+const Version = (description: string): ReturnType<typeof Type.String> =>
+  Type.String({ pattern: VERSION_PATTERN, maxLength: 100, description, examples: ['4.1.0'] });
+const Arch = Type.String({ pattern: ARCH_PATTERN, maxLength: 20, default: 'amd64', description: 'Architecture' });
+
+export const PathsQuery = Type.Object(
+  {
+    from: Version('The version the cluster runs'),
+    to: Version('The version to reach'),
+    arch: Type.Optional(Arch),
+    channel: Type.Optional(
+      Type.String({ pattern: CHANNEL_PATTERN, maxLength: 100, description: 'Only edges of this channel' }),
+    ),
+    acceptRisks: Type.Optional(
+      Type.String({
+        pattern: '^[^,]+(,[^,]+)*$',
+        maxLength: 2000,
+        description: 'Risk names accepted, comma-separated',
+      }),
+    ),
+    mode: Type.Optional(Type.Union([Type.Literal('fewest-hops'), Type.Literal('eus')], { default: 'fewest-hops' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 3, description: 'How many paths' })),
+  },
+  { additionalProperties: false },
+);
+export type PathsQuery = Static<typeof PathsQuery>;
+
+const HopSchema = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  channels: Type.Array(Type.String(), { description: 'The channels in which this edge exists' }),
+  recommended: Type.Boolean(),
+  risks: Type.Array(WireRiskSchema),
+  channel: Type.String({ description: 'The channel the plan puts the cluster on for this hop' }),
+});
+
+export const PathsAnswer = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  arch: Type.String(),
+  mode: Type.Union([Type.Literal('fewest-hops'), Type.Literal('eus')]),
+  paths: Type.Array(
+    Type.Object({
+      hops: Type.Array(HopSchema),
+      risksNotAccepted: Type.Array(Type.String()),
+      channelSwitches: Type.Integer(),
+    }),
+  ),
+  notes: Type.Array(Type.String()),
+  reason: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+});
+
+export const ExplainQuery = Type.Object(
+  {
+    from: Version('The source version'),
+    to: Version('The target version'),
+    channel: Type.String({ pattern: CHANNEL_PATTERN, maxLength: 100, description: 'The channel asked about' }),
+    arch: Type.Optional(Arch),
+  },
+  { additionalProperties: false },
+);
+export type ExplainQuery = Static<typeof ExplainQuery>;
+
+const BlockingFileSchema = Type.Object({
+  id: Type.String({ description: 'The blocked-edges file name without .yaml' }),
+  from: Type.String(),
+  to: Type.String(),
+  risk: Type.Optional(WireRiskSchema),
+});
+
+export const ExplainAnswer = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  channel: Type.String(),
+  arch: Type.String(),
+  edge: Type.Boolean({ description: 'Whether the channel serves the edge' }),
+  recommended: Type.Optional(Type.Boolean()),
+  code: Type.Union(
+    [
+      'unknown-channel',
+      'not-a-release',
+      'release-removed',
+      'not-in-channel',
+      'not-listed',
+      'removed-by-metadata',
+      'blocked',
+      'conditional',
+      'recommended',
+    ].map((c) => Type.Literal(c)),
+  ),
+  message: Type.String(),
+  risks: Type.Optional(Type.Array(WireRiskSchema)),
+  notInChannel: Type.Optional(
+    Type.Array(
+      Type.Object({
+        version: Type.String(),
+        channels: Type.Array(Type.String()),
+        feeder: Type.Optional(
+          Type.Object({
+            feeder: Type.String(),
+            inFeeder: Type.Boolean(),
+            filter: Type.Optional(Type.String()),
+            filterMatches: Type.Optional(Type.Boolean()),
+            delay: Type.Optional(Type.String()),
+            errata: Type.Optional(Type.Literal('public')),
+            hasErrata: Type.Optional(Type.Boolean()),
+            message: Type.String(),
+          }),
+        ),
+      }),
+    ),
+  ),
+  metadataRules: Type.Optional(
+    Type.Array(Type.Object({ version: Type.String(), label: Type.String(), value: Type.String() })),
+  ),
+  blockedBy: Type.Optional(Type.Array(BlockingFileSchema)),
+  edgeInChannels: Type.Optional(Type.Array(Type.String())),
+});

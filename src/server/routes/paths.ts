@@ -1,0 +1,38 @@
+// GET /api/v1/paths: the best update paths from one version to another, planned on the served snapshot.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ApiError } from '../../errors.js';
+import type { GraphService } from '../../app/graphService.js';
+import { planPaths } from '../../graph/paths.js';
+import { ErrorSchema } from '../../schemas/cincinnati.js';
+import { PathsAnswer, PathsQuery } from '../../schemas/paths.js';
+
+export async function pathRoutes(fastify: FastifyInstance, { service }: { service: GraphService }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/api/v1/paths', {
+    schema: {
+      summary: 'Plan update paths between two versions',
+      description:
+        'Paths over the recommended and conditional edges of the public channels (or of one channel), ranked by ' +
+        'risks not accepted, then hops, then channel switches. mode=eus keeps intermediate stops on even minors ' +
+        'where the graph allows. No path: paths is empty and reason says why.',
+      tags: ['paths'],
+      querystring: PathsQuery,
+      response: { 200: PathsAnswer, 400: ErrorSchema, 503: ErrorSchema },
+    },
+    handler: async (request) => {
+      const snapshot = service.current;
+      if (!snapshot) throw new ApiError('service_unavailable', 'no graph has been built yet');
+      const q = request.query;
+      return planPaths(snapshot.graph, {
+        from: q.from,
+        to: q.to,
+        arch: q.arch ?? 'amd64',
+        ...(q.channel !== undefined && { channel: q.channel }),
+        acceptRisks: (q.acceptRisks ?? '').split(',').filter((r) => r !== ''),
+        mode: q.mode ?? 'fewest-hops',
+        limit: q.limit ?? 3,
+      });
+    },
+  });
+}
