@@ -6,6 +6,7 @@ import { exportCommand } from './exportTree.js';
 import { importCommand, validateCommand } from './importTree.js';
 import { addAdminCommands } from './admin.js';
 import { addSignatureCommands } from './signatures.js';
+import { addPathCommands } from './paths.js';
 import { createToken, type TokenOptions } from './token.js';
 import type { AgentCliOptions } from './agent.js';
 import { addPayloadCommands, payloadStoreOption } from './payload.js';
@@ -118,6 +119,7 @@ export async function main(argv: string[]): Promise<number> {
 
   addAdminCommands(program, (f) => run(f));
   addSignatureCommands(program, (f) => run(f));
+  addPathCommands(program, (f) => run(f));
 
   program
     .command('mock-cluster')

@@ -132,14 +132,15 @@ export function planPaths(full: FullGraph, q: PathQuery): PathAnswer {
   const limit = Math.min(Math.max(q.limit ?? DEFAULT_PATH_LIMIT, 1), MAX_PATH_LIMIT);
   const accepted = new Set(q.acceptRisks ?? []);
   const answer: PathAnswer = { from: q.from, to: q.to, arch: q.arch, mode, paths: [], notes: [] };
-  const where = q.channel === undefined ? `any channel of ${q.arch}` : `channel ${q.channel} (${q.arch})`;
+  const outside = (v: string): string =>
+    q.channel === undefined ? `${v} is in no channel of ${q.arch}` : `${v} is not in channel ${q.channel} (${q.arch})`;
   const fail = (code: NoPathCode, message: string): PathAnswer => ({ ...answer, reason: { code, message } });
   const p = planner(full, q.arch, q.channel);
 
   if (!p.releases.has(q.from)) return fail('source-not-a-release', `${q.from} is not a release of ${q.arch}`);
   if (!p.releases.has(q.to)) return fail('target-not-a-release', `${q.to} is not a release of ${q.arch}`);
-  if (!p.graph.hasNode(q.from)) return fail('source-not-in-channel', `${q.from} is in no ${where}`);
-  if (!p.graph.hasNode(q.to)) return fail('target-not-in-channel', `${q.to} is in no ${where}`);
+  if (!p.graph.hasNode(q.from)) return fail('source-not-in-channel', outside(q.from));
+  if (!p.graph.hasNode(q.to)) return fail('target-not-in-channel', outside(q.to));
   if (q.from === q.to) return fail('same-version', `${q.from} is already the target version`);
 
   const eus = mode === 'eus';

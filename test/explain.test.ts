@@ -1,0 +1,201 @@
+// The edge explainer: each reason on small constructed inputs, and real pairs of the conformance set
+// whose answer is read from its files (release records, channels, blocked-edges).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { buildGraph } from '../src/graph/build.js';
+import { explainEdge, type Explanation } from '../src/graph/explain.js';
+import type { BlockedEdge, Channel, GraphInput, Release, Risk } from '../src/graph/model.js';
+import { compilePattern } from '../src/graph/pattern.js';
+import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';
+import { startServer, type TestServer } from './support/server.js';
+
+const hex = (s: string): string =>
+  [...s.padEnd(64, '0')]
+    .map((c) => (c.charCodeAt(0) % 16).toString(16))
+    .join('')
+    .slice(0, 64);
+const rel = (version: string, previous: string[] = [], extra: Partial<Release> = {}): Release => ({
+  version,
+  arch: 'amd64',
+  payload: `quay.example/ocp/release@sha256:${hex(version)}`,
+  previous,
+  next: [],
+  metadata: {},
+  ...extra,
+});
+const chan = (name: string, versions: string[], extra: Partial<Channel> = {}): Channel => ({
+  name,
+  internal: false,
+  versions,
+  tombstones: [],
+  ...extra,
+});
+const risk: Risk = {
+  url: 'https://issues.example/R',
+  name: 'Risk',
+  message: 'It breaks.',
+  matchingRules: [{ type: 'Always' }],
+};
+
+function explain(p: Partial<GraphInput>, from = '4.1.0', to = '4.1.1', channel = 'stable-4.1'): Explanation {
+  const input: GraphInput = {
+    releases: [rel('4.1.0'), rel('4.1.1', ['4.1.0']), rel('4.1.2')],
+    channels: [chan('stable-4.1', ['4.1.0', '4.1.1', '4.1.2'])],
+    blockedEdges: [],
+    rawMetadata: {},
+    ...p,
+  };
+  return explainEdge(buildGraph(input), input, { from, to, channel, arch: 'amd64' });
+}
+
+describe('explain: each reason on constructed inputs', () => {
+  it('recommended', () => {
+    const e = explain({});
+    expect(e).toMatchObject({ edge: true, recommended: true, code: 'recommended', edgeInChannels: ['stable-4.1'] });
+  });
+
+  it('conditional, with its risks and the file that makes it so', () => {
+    const blocked: BlockedEdge = { id: '4.1.1-Risk', to: '4.1.1', from: '4[.]1[.]0', risk };
+    const e = explain({ blockedEdges: [blocked] });
+    expect(e).toMatchObject({ edge: true, recommended: false, code: 'conditional', risks: [risk] });
+    expect(e.blockedBy).toEqual([{ id: '4.1.1-Risk', to: '4.1.1', from: '4[.]1[.]0', risk }]);
+  });
+
+  it('an unknown channel', () => {
+    expect(explain({}, '4.1.0', '4.1.1', 'stable-9.9').code).toBe('unknown-channel');
+  });
+
+  it('not a release of that arch', () => {
+    const e = explain({ releases: [rel('4.1.0'), rel('4.1.1', ['4.1.0'], { arch: 'arm64' })] });
+    expect(e).toMatchObject({ edge: false, code: 'not-a-release' });
+    expect(e.message).toBe('4.1.1 is not a release of amd64');
+  });
+
+  it('a release its metadata removes', () => {
+    const e = explain({ rawMetadata: { '4.1.1': { 'io.openshift.upgrades.graph.release.remove': 'true' } } });
+    expect(e.code).toBe('release-removed');
+  });
+
+  it('not in the channel: the channels that have it and what the feeder needs', () => {
+    const e = explain({
+      channels: [
+        chan('fast-4.1', ['4.1.0', '4.1.1']),
+        chan('stable-4.1', ['4.1.0'], { feeder: { name: 'fast-4.1', filter: '4[.]1[.][0-9]+', delay: '24h' } }),
+        chan('eus-4.2', ['4.1.0'], { feeder: { name: 'fast-4.1', filter: '4[.]2[.]' } }),
+      ],
+    });
+    expect(e).toMatchObject({ edge: false, code: 'not-in-channel', edgeInChannels: ['fast-4.1'] });
+    expect(e.notInChannel).toEqual([
+      {
+        version: '4.1.1',
+        channels: ['fast-4.1'],
+        feeder: {
+          feeder: 'fast-4.1',
+          inFeeder: true,
+          filter: '4[.]1[.][0-9]+',
+          filterMatches: true,
+          delay: '24h',
+          message: 'promotion adds it once it has spent 24h in fast-4.1',
+        },
+      },
+    ]);
+    const eus = explain(
+      {
+        channels: [
+          chan('fast-4.1', ['4.1.0', '4.1.1']),
+          chan('eus-4.2', ['4.1.0'], { feeder: { name: 'fast-4.1', filter: '4[.]2[.]' } }),
+        ],
+      },
+      '4.1.0',
+      '4.1.1',
+      'eus-4.2',
+    );
+    expect(eus.notInChannel![0]!.feeder).toMatchObject({ filterMatches: false });
+    expect(eus.notInChannel![0]!.feeder!.message).toContain("does not match the feeder filter '4[.]2[.]'");
+  });
+
+  it("the target's previous does not list the source", () => {
+    const e = explain({}, '4.1.0', '4.1.2');
+    expect(e).toMatchObject({ edge: false, code: 'not-listed' });
+    expect(e.message).toContain('the previous of 4.1.2 does not list 4.1.0');
+  });
+
+  it('removed by a raw/metadata.json rule', () => {
+    for (const [label, value] of [
+      ['io.openshift.upgrades.graph.previous.remove_regex', '4[.]1[.]0'],
+      ['io.openshift.upgrades.graph.previous.remove', '4.1.0'],
+    ] as const) {
+      const e = explain({ rawMetadata: { '4.1.1': { [label]: value } } });
+      expect(e).toMatchObject({ edge: false, code: 'removed-by-metadata' });
+      expect(e.metadataRules).toEqual([{ version: '4.1.1', label, value }]);
+    }
+    const next = explain({ rawMetadata: { '4.1.0': { 'io.openshift.upgrades.graph.next.remove': '4.1.1' } } });
+    expect(next.metadataRules).toEqual([
+      { version: '4.1.0', label: 'io.openshift.upgrades.graph.next.remove', value: '4.1.1' },
+    ]);
+  });
+
+  it('blocked by a blocked-edges file (a hard block)', () => {
+    const e = explain({ blockedEdges: [{ id: '4.1.1', to: '4.1.1', from: '4[.]1[.]0' }] });
+    expect(e).toMatchObject({
+      edge: false,
+      code: 'blocked',
+      blockedBy: [{ id: '4.1.1', to: '4.1.1', from: '4[.]1[.]0' }],
+    });
+    expect(e.message).toContain('4.1.1.yaml');
+  });
+});
+
+describe.runIf(conformanceAvailable())('explain: real pairs of the conformance set', () => {
+  const dir = join(CONFORMANCE_DIR, 'real-2024-08-09', 'graph-data');
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ graphData: dir });
+  }, 120_000);
+  afterAll(async () => server.close());
+  const ask = (from: string, to: string, channel: string): Explanation =>
+    explainEdge(server.service.current!.graph, server.service.current!.input, { from, to, channel, arch: 'amd64' });
+  const releaseFile = (v: string): { previous: string[]; next?: string[] } =>
+    JSON.parse(readFileSync(join(dir, 'releases', 'amd64', `${v}.json`), 'utf8')) as { previous: string[] };
+
+  it('4.13.17 -> 4.14.0 in stable-4.14: conditional, with the risks of the blocked-edges files that match', () => {
+    expect(releaseFile('4.14.0').previous).toContain('4.13.17');
+    const files = readdirSync(join(dir, 'blocked-edges'))
+      .filter((f) => f.startsWith('4.14.0-') && !/^4\.14\.0-(ec|rc)\./.test(f))
+      .map((f) => ({
+        id: f.replace(/\.yaml$/, ''),
+        ...(parseYaml(readFileSync(join(dir, 'blocked-edges', f), 'utf8')) as { from: string; name?: string }),
+      }))
+      .filter((b) => b.name !== undefined && compilePattern(b.from).test('4.13.17+amd64'));
+    expect(files.map((f) => f.id)).toContain('4.14.0-ARODNSWrongBootSequence');
+    const e = ask('4.13.17', '4.14.0', 'stable-4.14');
+    expect(e.code).toBe('conditional');
+    expect(e.risks!.map((r) => r.name).sort()).toEqual(files.map((f) => f.name).sort());
+    expect(e.blockedBy!.map((b) => b.id).sort()).toEqual(files.map((f) => f.id).sort());
+  });
+
+  it('4.4.3 -> 4.4.16 in stable-4.5: not listed by either release record', () => {
+    expect(releaseFile('4.4.16').previous).not.toContain('4.4.3');
+    expect(releaseFile('4.4.3').next ?? []).not.toContain('4.4.16');
+    expect(ask('4.4.3', '4.4.16', 'stable-4.5').code).toBe('not-listed');
+    expect(releaseFile('4.4.4').previous).toContain('4.4.3');
+    expect(ask('4.4.3', '4.4.4', 'stable-4.5').code).toBe('recommended');
+  });
+
+  it('4.13.17 -> 4.14.0 in stable-4.13: 4.14.0 is not in that channel, and the channels that have it', () => {
+    const having = readdirSync(join(dir, 'channels'))
+      .filter((f) =>
+        (parseYaml(readFileSync(join(dir, 'channels', f), 'utf8')) as { versions: string[] }).versions.includes(
+          '4.14.0',
+        ),
+      )
+      .map((f) => f.replace(/\.yaml$/, ''))
+      .sort();
+    const e = ask('4.13.17', '4.14.0', 'stable-4.13');
+    expect(e.code).toBe('not-in-channel');
+    expect(e.notInChannel!.map((n) => n.version)).toEqual(['4.14.0']);
+    expect([...e.notInChannel![0]!.channels].sort()).toEqual(having);
+  });
+});
