@@ -39,6 +39,9 @@ const risk: Risk = {
   matchingRules: [{ type: 'Always' }],
 };
 
+const NOW = new Date('2026-01-02T00:00:00Z');
+const membership = new Map([['public/fast-4.1', new Map([['4.1.1', new Date('2026-01-01T12:00:00Z')]])]]);
+
 function explain(p: Partial<GraphInput>, from = '4.1.0', to = '4.1.1', channel = 'stable-4.1'): Explanation {
   const input: GraphInput = {
     releases: [rel('4.1.0'), rel('4.1.1', ['4.1.0']), rel('4.1.2')],
@@ -47,7 +50,7 @@ function explain(p: Partial<GraphInput>, from = '4.1.0', to = '4.1.1', channel =
     rawMetadata: {},
     ...p,
   };
-  return explainEdge(buildGraph(input), input, { from, to, channel, arch: 'amd64' });
+  return explainEdge(buildGraph(input), input, { from, to, channel, arch: 'amd64' }, { membership, now: NOW });
 }
 
 describe('explain: each reason on constructed inputs', () => {
@@ -82,7 +85,7 @@ describe('explain: each reason on constructed inputs', () => {
     const e = explain({
       channels: [
         chan('fast-4.1', ['4.1.0', '4.1.1']),
-        chan('stable-4.1', ['4.1.0'], { feeder: { name: 'fast-4.1', filter: '4[.]1[.][0-9]+', delay: '24h' } }),
+        chan('stable-4.1', ['4.1.0'], { feeder: { name: 'fast-4.1', filter: '4[.]1[.][0-9]+', delay: 'PT24H' } }),
         chan('eus-4.2', ['4.1.0'], { feeder: { name: 'fast-4.1', filter: '4[.]2[.]' } }),
       ],
     });
@@ -96,8 +99,15 @@ describe('explain: each reason on constructed inputs', () => {
           inFeeder: true,
           filter: '4[.]1[.][0-9]+',
           filterMatches: true,
-          delay: '24h',
-          message: 'promotion adds it once it has spent 24h in fast-4.1',
+          delay: 'PT24H',
+          inFeederSince: '2026-01-01T12:00:00.000Z',
+          refusal: {
+            rule: 'feeder.delay',
+            message:
+              '4.1.1 entered fast-4.1 at 2026-01-01T12:00:00.000Z; the feeder delay PT24H of stable-4.1 ends at 2026-01-02T12:00:00.000Z',
+          },
+          message:
+            'promotion would not add it now: 4.1.1 entered fast-4.1 at 2026-01-01T12:00:00.000Z; the feeder delay PT24H of stable-4.1 ends at 2026-01-02T12:00:00.000Z',
         },
       },
     ]);
@@ -112,8 +122,22 @@ describe('explain: each reason on constructed inputs', () => {
       '4.1.1',
       'eus-4.2',
     );
-    expect(eus.notInChannel![0]!.feeder).toMatchObject({ filterMatches: false });
+    expect(eus.notInChannel![0]!.feeder).toMatchObject({ filterMatches: false, refusal: { rule: 'feeder.filter' } });
     expect(eus.notInChannel![0]!.feeder!.message).toContain("does not match the feeder filter '4[.]2[.]'");
+    const ready = explain({
+      channels: [
+        chan('fast-4.1', ['4.1.0', '4.1.1']),
+        chan('stable-4.1', ['4.1.0'], { feeder: { name: 'fast-4.1', delay: 'PT6H' } }),
+      ],
+    });
+    expect(ready.notInChannel![0]!.feeder!.message).toBe('promotion from fast-4.1 would add it now');
+    const tombstoned = explain({
+      channels: [
+        chan('fast-4.1', ['4.1.0', '4.1.1']),
+        chan('stable-4.1', ['4.1.0'], { feeder: { name: 'fast-4.1' }, tombstones: ['4.1.1'] }),
+      ],
+    });
+    expect(tombstoned.notInChannel![0]!.feeder!.refusal!.rule).toBe('tombstone');
   });
 
   it("the target's previous does not list the source", () => {

@@ -121,6 +121,22 @@ describe('GET /api/v1/explain', () => {
     const out = await get('/api/v1/explain?from=4.12.10&to=4.13.0&channel=stable-4.12&arch=amd64');
     expect(out.body).toMatchObject({ edge: false, code: 'not-in-channel' });
     expect((out.body.notInChannel as Array<{ channels: string[] }>)[0]!.channels).toContain('stable-4.13');
+    // eus-4.16 is fed by the internal stable channel, filtered to 4.14-4.16: the store says when 4.17.0 entered stable.
+    const fed = await get('/api/v1/explain?from=4.16.20&to=4.17.0&channel=eus-4.16');
+    expect(fed.body).toMatchObject({
+      code: 'not-in-channel',
+      notInChannel: [
+        {
+          version: '4.17.0',
+          feeder: { feeder: 'stable', inFeeder: true, filterMatches: false, refusal: { rule: 'feeder.filter' } },
+        },
+      ],
+    });
+    expect(
+      Number.isNaN(
+        Date.parse((fed.body.notInChannel as Array<{ feeder: { inFeederSince: string } }>)[0]!.feeder.inFeederSince),
+      ),
+    ).toBe(false);
     const arm = await get('/api/v1/explain?from=4.12.10&to=4.12.11&channel=stable-4.12&arch=ppc64le');
     expect(arm.body).toMatchObject({ edge: false, code: 'not-a-release' });
   });

@@ -8,7 +8,7 @@ import type { Failure, ImportFailure, SourceStatus } from '../schemas/health.js'
 import type { StoredSignature } from '../store/signatures.js';
 import type { Store } from '../store/store.js';
 import { SignaturePolicy } from './signaturePolicy.js';
-import { GraphSnapshot } from './snapshot.js';
+import { GraphSnapshot, type Membership } from './snapshot.js';
 
 export class GraphService {
   current: GraphSnapshot | undefined;
@@ -41,11 +41,22 @@ export class GraphService {
     return buildGraph(this.signatures.apply(input, this.store.signatures));
   }
 
+  /** When each version entered each channel of the input, as the store records it. */
+  private membership(input: GraphInput): Membership {
+    const out = new Map<string, Map<string, Date>>();
+    for (const c of input.channels) {
+      const kind = c.internal ? 'internal' : 'public';
+      const members = this.store.channels.members(kind, c.name);
+      out.set(`${kind}/${c.name}`, new Map(members.map((m) => [m.version, new Date(m.addedAt)])));
+    }
+    return out;
+  }
+
   /** Builds from the store and swaps the snapshot in; returns false (and keeps serving) on failure. */
   rebuild(): boolean {
     try {
       const input = this.signatures.apply(this.store.input(), this.store.signatures);
-      this.current = GraphSnapshot.build(input, new Date(this.clock.now()));
+      this.current = GraphSnapshot.build(input, new Date(this.clock.now()), this.membership(input));
       this.lastBuildFailure = undefined;
       return true;
     } catch (err) {

@@ -5,6 +5,9 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { buildGraph } from '../graph/build.js';
 import type { FullGraph, GraphInput } from '../graph/model.js';
 import { channelView } from '../graph/view.js';
+import type { Membership } from '../graph/explain.js';
+
+export type { Membership };
 
 export type Encoding = 'identity' | 'gzip' | 'br';
 
@@ -49,12 +52,13 @@ export class GraphSnapshot {
     readonly buildSeconds: number,
     /** The input the graph was built from (signature policy applied): explain reads why an edge is or is not there. */
     readonly input: GraphInput = { releases: [], channels: [], blockedEdges: [], rawMetadata: {} },
+    readonly membership: Membership = new Map(),
   ) {
     this.channels = new Set(channels);
     this.arches = new Set(graph.nodes.map((n) => n.arch));
   }
 
-  static build(input: GraphInput, builtAt: Date): GraphSnapshot {
+  static build(input: GraphInput, builtAt: Date, membership?: Membership): GraphSnapshot {
     const started = process.hrtime.bigint();
     const graph = buildGraph(input);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -64,6 +68,7 @@ export class GraphSnapshot {
       input.channels.filter((c) => !c.internal).map((c) => c.name),
       seconds,
       input,
+      membership,
     );
   }
 

@@ -7,6 +7,16 @@ import type { BlockedEdge, Channel, FullGraph, GraphInput, GraphNode, Release, R
 import { LABEL } from './model.js';
 import { compilePattern } from './pattern.js';
 import { splitArch } from './version.js';
+import { checkPromotion } from '../promotion/rules.js';
+
+/** When each version entered each channel, keyed `public/<name>` or `internal/<name>` (the store records it). */
+export type Membership = ReadonlyMap<string, ReadonlyMap<string, Date>>;
+
+export interface ExplainOptions {
+  membership?: Membership;
+  /** The time the feeder's delay is measured against. */
+  now?: Date;
+}
 
 export interface ExplainQuery {
   from: string;
@@ -35,6 +45,10 @@ export interface FeederCheck {
   delay?: string;
   errata?: 'public';
   hasErrata?: boolean;
+  /** When the version entered the feeder's channel. */
+  inFeederSince?: string;
+  /** The first promotion rule (src/promotion/rules.ts) that keeps it out now; absent when promotion would add it. */
+  refusal?: { rule: string; message: string };
   /** What promotion would need, in words. */
   message: string;
 }
@@ -77,7 +91,12 @@ export interface Explanation {
   edgeInChannels?: string[];
 }
 
-export function explainEdge(full: FullGraph, input: GraphInput, q: ExplainQuery): Explanation {
+export function explainEdge(
+  full: FullGraph,
+  input: GraphInput,
+  q: ExplainQuery,
+  options: ExplainOptions = {},
+): Explanation {
   const base = { from: q.from, to: q.to, channel: q.channel, arch: q.arch };
   const say = (code: ExplainCode, message: string, extra: Partial<Explanation> = {}): Explanation => ({
     ...base,
@@ -114,7 +133,7 @@ export function explainEdge(full: FullGraph, input: GraphInput, q: ExplainQuery)
     const notInChannel = missing.map((n) => ({
       version: n.version,
       channels: n.channels,
-      ...(channel.feeder && { feeder: feederCheck(input, channel, releases.get(n.version)!) }),
+      ...(channel.feeder && { feeder: feederCheck(full, input, channel, n.version, options) }),
     }));
     const which = notInChannel
       .map(
@@ -253,34 +272,53 @@ function riskFiles(blocked: BlockedEdge[], q: ExplainQuery, risks: Risk[]): Bloc
     .map((b) => ({ id: b.id, from: b.from, to: b.to, risk: b.risk! }));
 }
 
-/** The channel's feeder rules applied to a version, without the time it entered the feeder (not in the graph input). */
-export function feederCheck(input: GraphInput, target: Channel, release: Release): FeederCheck {
+/** The channel's feeder rules applied to a version, by the promotion rules themselves (checkPromotion). */
+export function feederCheck(
+  full: FullGraph,
+  input: GraphInput,
+  target: Channel,
+  version: string,
+  options: ExplainOptions,
+): FeederCheck {
   const feeder = target.feeder!;
   const source =
     input.channels.find((c) => c.internal && c.name === feeder.name) ??
     input.channels.find((c) => !c.internal && c.name === feeder.name);
-  const inFeeder = source?.versions.some((v) => names(v, release.version, release.arch)) ?? false;
+  const since = source
+    ? options.membership?.get(`${source.internal ? 'internal' : 'public'}/${source.name}`)?.get(version)
+    : undefined;
+  const inFeeder = source?.versions.some((v) => splitArch(v).version === version) ?? false;
+  // Every arch of the version, with the metadata the build merged (an errata url may come from raw metadata).
+  const releases = input.releases
+    .filter((r) => r.version === version)
+    .map((r) => {
+      const node = full.nodes.find((n) => n.version === version && n.arch === r.arch);
+      return { ...r, metadata: node?.metadata ?? r.metadata };
+    });
   const check: FeederCheck = { feeder: feeder.name, inFeeder, message: '' };
-  const needs: string[] = [];
-  if (!inFeeder) needs.push(`it is not in ${feeder.name}, the feeder of ${target.name}`);
+  if (since) check.inFeederSince = since.toISOString();
   if (feeder.filter !== undefined) {
     check.filter = feeder.filter;
-    check.filterMatches = matchesStart(feeder.filter, release.version);
-    if (!check.filterMatches) needs.push(`${release.version} does not match the feeder filter '${feeder.filter}'`);
-  }
-  if (feeder.errata !== undefined) {
-    check.errata = feeder.errata;
-    check.hasErrata = (release.metadata[LABEL.url] ?? '') !== '';
+    check.filterMatches = matchesStart(feeder.filter, version);
   }
   if (feeder.delay !== undefined) check.delay = feeder.delay;
-  const tombstoned = target.tombstones.some(
-    (x) => x === release.version || x === nodeId(release.version, release.arch),
-  );
-  if (tombstoned) needs.push(`it is in the tombstones of ${target.name}: promotion never adds it again`);
-  if (needs.length > 0) check.message = `promotion would not add it: ${needs.join('; ')}`;
-  else if (feeder.delay !== undefined && !check.hasErrata)
-    check.message = `promotion adds it once it has spent ${feeder.delay} in ${feeder.name}${feeder.errata ? ' or has a public errata' : ''}`;
-  else check.message = `promotion from ${feeder.name} would add it now`;
+  if (feeder.errata !== undefined) {
+    check.errata = feeder.errata;
+    check.hasErrata = releases.some((r) => (r.metadata[LABEL.url] ?? '') !== '');
+  }
+  const refusal = checkPromotion({
+    version,
+    target,
+    source,
+    // Without the store's times (a snapshot built outside the service), a member counts as just added.
+    sourceAddedAt: since ?? (inFeeder ? (options.now ?? new Date()) : undefined),
+    releases,
+    now: options.now ?? new Date(),
+  });
+  if (refusal) {
+    check.refusal = refusal;
+    check.message = `promotion would not add it now: ${refusal.message}`;
+  } else check.message = `promotion from ${feeder.name} would add it now`;
   return check;
 }
 

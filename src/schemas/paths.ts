@@ -108,6 +108,13 @@ export const ExplainAnswer = Type.Object({
             delay: Type.Optional(Type.String()),
             errata: Type.Optional(Type.Literal('public')),
             hasErrata: Type.Optional(Type.Boolean()),
+            inFeederSince: Type.Optional(Type.String({ description: 'When the version entered the feeder channel' })),
+            refusal: Type.Optional(
+              Type.Object(
+                { rule: Type.String(), message: Type.String() },
+                { description: 'The first promotion rule that keeps the version out now' },
+              ),
+            ),
             message: Type.String(),
           }),
         ),

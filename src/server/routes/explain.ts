@@ -24,7 +24,12 @@ export async function explainRoutes(fastify: FastifyInstance, { service }: { ser
       const snapshot = service.current;
       if (!snapshot) throw new ApiError('service_unavailable', 'no graph has been built yet');
       const q = request.query;
-      return explainEdge(snapshot.graph, snapshot.input, { ...q, arch: q.arch ?? 'amd64' });
+      return explainEdge(
+        snapshot.graph,
+        snapshot.input,
+        { ...q, arch: q.arch ?? 'amd64' },
+        { membership: snapshot.membership, now: new Date() },
+      );
     },
   });
 }
