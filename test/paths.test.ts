@@ -125,4 +125,11 @@ describe('no path', () => {
     expect(a.reason!.code).toBe(code);
     expect(a.reason!.message).toContain(message);
   });
+
+  it('an unknown channel or arch: the reason, nothing cached for it', () => {
+    const a = plan(input, { from: '4.1.0', to: '4.1.1', channel: 'stable-9.9' });
+    expect(a.reason).toEqual({ code: 'source-not-in-channel', message: '4.1.0 is not in channel stable-9.9 (amd64)' });
+    const b = plan(input, { from: '4.1.0', to: '4.1.1', arch: 'sparc' });
+    expect(b.reason).toEqual({ code: 'source-not-a-release', message: '4.1.0 is not a release of sparc' });
+  });
 });

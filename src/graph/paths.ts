@@ -86,10 +86,24 @@ const RISK_WEIGHT = 1_000;
 const ODD_STOP_WEIGHT = 1_000_000;
 const BLOCKED_WEIGHT = 1_000_000_000;
 
+/** The (arch, channel) scopes a graph has, keyed as planners are: only these are cached, so odd queries cannot grow it. */
+const scopes = new WeakMap<FullGraph, Set<string>>();
+const scopeKey = (arch: string, channel?: string): string => `${arch}\u0000${channel ?? ''}`;
+
 export function planner(full: FullGraph, arch: string, channel?: string): Planner {
+  let known = scopes.get(full);
+  if (!known) {
+    known = new Set();
+    for (const n of full.nodes) {
+      known.add(scopeKey(n.arch));
+      for (const c of n.channels) known.add(scopeKey(n.arch, c));
+    }
+    scopes.set(full, known);
+  }
+  const key = scopeKey(arch, channel);
+  if (!known.has(key)) return buildPlanner(full, arch, channel); // empty graph: nothing worth keeping
   let byKey = planners.get(full);
   if (!byKey) planners.set(full, (byKey = new Map()));
-  const key = `${arch}\u0000${channel ?? ''}`;
   let p = byKey.get(key);
   if (!p) byKey.set(key, (p = buildPlanner(full, arch, channel)));
   return p;
