@@ -7,14 +7,14 @@
 // never asserted; the exit code is 1 only when a step could not run. No dependencies beyond node:
 // builtins; wrk and nginx are installed with apt-get when missing. All traffic is to 127.0.0.1.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { freePort, get, keepAliveAgent, waitReady } from './bench/http.mjs';
 import { checkSameBytes, startNginx } from './bench/nginx.mjs';
-import { hasCommand, installCleanupHandlers, removeOnExit, run, start, stop } from './bench/procs.mjs';
+import { hasCommand, installCleanupHandlers, peakRssMb, removeOnExit, run, start, stop } from './bench/procs.mjs';
 import { atLeast, atMost, percentile, Report } from './bench/report.mjs';
 import { channelsToRequest } from './bench/tree.mjs';
 import { runWrk, WRK_ARGS, wrkCaveats } from './bench/wrk.mjs';
@@ -124,13 +124,6 @@ async function firstResponses(port, channels) {
     again.push((await get(port, graphPath(c.name, c.arch), { headers: JSON_ACCEPT, agent })).ms);
   agent.destroy();
   return { first, again };
-}
-
-/** Peak resident set of a process, from the kernel's high-water mark. */
-function peakRssMb(pid) {
-  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!m) throw new Error(`no VmHWM in /proc/${pid}/status`);
-  return Number(m[1]) / 1024;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,25 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { buildGraph } from '../src/graph/build.js';
 import { explainEdge, type Explanation } from '../src/graph/explain.js';
-import type { BlockedEdge, Channel, GraphInput, Release, Risk } from '../src/graph/model.js';
+import type { BlockedEdge, Channel, GraphInput, Risk } from '../src/graph/model.js';
 import { compilePattern } from '../src/graph/pattern.js';
 import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';
 import { startServer, type TestServer } from './support/server.js';
+import { rel } from './support/releases.js';
 
-const hex = (s: string): string =>
-  [...s.padEnd(64, '0')]
-    .map((c) => (c.charCodeAt(0) % 16).toString(16))
-    .join('')
-    .slice(0, 64);
-const rel = (version: string, previous: string[] = [], extra: Partial<Release> = {}): Release => ({
-  version,
-  arch: 'amd64',
-  payload: `quay.example/ocp/release@sha256:${hex(version)}`,
-  previous,
-  next: [],
-  metadata: {},
-  ...extra,
-});
 const chan = (name: string, versions: string[], extra: Partial<Channel> = {}): Channel => ({
   name,
   internal: false,

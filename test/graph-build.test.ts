@@ -2,23 +2,10 @@
 // each rule on small plain values.
 import { describe, expect, it } from 'vitest';
 import { buildGraph } from '../src/graph/build.js';
-import type { BlockedEdge, Channel, GraphInput, Release, Risk } from '../src/graph/model.js';
+import type { BlockedEdge, Channel, GraphInput, Risk } from '../src/graph/model.js';
 import { channelView, type GraphDocument } from '../src/graph/view.js';
+import { rel } from './support/releases.js';
 
-const digest = (s: string): string =>
-  [...s.padEnd(64, '0')]
-    .map((c) => (c.charCodeAt(0) % 16).toString(16))
-    .join('')
-    .slice(0, 64);
-const rel = (version: string, previous: string[] = [], extra: Partial<Release> = {}): Release => ({
-  version,
-  arch: 'amd64',
-  payload: `quay.example/ocp/release@sha256:${digest(version + (extra.arch ?? 'amd64'))}`,
-  previous,
-  next: [],
-  metadata: {},
-  ...extra,
-});
 const chan = (name: string, versions: string[]): Channel => ({ name, internal: false, versions, tombstones: [] });
 const risk = (name: string, extra: Partial<Risk> = {}): Risk => ({
   url: `https://issues.example/${name}`,

@@ -1,22 +1,10 @@
 // The path planner's ranking, EUS stops, channel plan and no-path reasons, on small constructed inputs.
 import { describe, expect, it } from 'vitest';
 import { buildGraph } from '../src/graph/build.js';
-import type { Channel, GraphInput, Release, Risk } from '../src/graph/model.js';
+import type { Channel, GraphInput, Risk } from '../src/graph/model.js';
 import { channelPlan, planPaths, type PathQuery } from '../src/graph/paths.js';
+import { rel } from './support/releases.js';
 
-const hex = (s: string): string =>
-  [...s.padEnd(64, '0')]
-    .map((c) => (c.charCodeAt(0) % 16).toString(16))
-    .join('')
-    .slice(0, 64);
-const rel = (version: string, previous: string[] = []): Release => ({
-  version,
-  arch: 'amd64',
-  payload: `quay.example/ocp/release@sha256:${hex(version)}`,
-  previous,
-  next: [],
-  metadata: {},
-});
 const chan = (name: string, versions: string[]): Channel => ({ name, internal: false, versions, tombstones: [] });
 const risk: Risk = {
   url: 'https://issues.example/R',

@@ -2,7 +2,7 @@
 // the bench can stop the whole group (nginx workers, a server's helpers) on any way out: normal end,
 // an error, Ctrl-C or SIGTERM. A bench that leaves a server behind would skew the next run.
 import { spawn, spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 
 /** Children still running, by pid (= their process group id, since they are spawned detached). */
@@ -95,3 +95,10 @@ export function installCleanupHandlers() {
 }
 
 export const hasCommand = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+
+/** Peak resident set of a process, from the kernel's high-water mark. */
+export function peakRssMb(pid) {
+  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(m[1]) / 1024;
+}

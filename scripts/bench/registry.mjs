@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { freePort, get, waitReady } from './http.mjs';
-import { hasCommand, start, stop } from './procs.mjs';
+import { hasCommand, peakRssMb, start, stop } from './procs.mjs';
 import { atMost } from './report.mjs';
 
 export const REGISTRY_TARGETS = {
@@ -85,11 +85,6 @@ const blobGets = (logFile) =>
   readFileSync(logFile, 'utf8')
     .split('\n')
     .filter((l) => /"GET \/v2\/ocp\/release\/blobs\//.test(l)).length;
-
-function peakRssMb(pid) {
-  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 async function readyz(port) {
   return JSON.parse((await get(port, '/readyz')).body);

@@ -18,6 +18,7 @@ import { ClusterState } from '../cluster/mock/state.js';
 import { PayloadPuller } from '../cluster/mock/payloadPuller.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../payload/store.js';
 import { registryAccess } from '../registry/access.js';
+import { isRegistryHost } from '../registry/reference.js';
 
 export interface MockClusterOptions {
   host: string;
@@ -43,10 +44,6 @@ export interface MockClusterOptions {
   registryPlainHttp?: string[];
 }
 
-/** `host[:port]` as a pull spec names a registry (no scheme, no path). */
-const REGISTRY_HOST =
-  /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*|\[[0-9a-fA-F:]+\])(?::\d{1,5})?$/;
-
 /** The payload Job's puller, from the registry flags (each checked, naming its flag). */
 function payloadPuller(o: MockClusterOptions, warn: (m: string) => void): PayloadPuller {
   const plainHttp = (o.registryPlainHttp ?? [])
@@ -54,7 +51,7 @@ function payloadPuller(o: MockClusterOptions, warn: (m: string) => void): Payloa
     .map((h) => h.trim())
     .filter(Boolean);
   for (const h of plainHttp)
-    if (!REGISTRY_HOST.test(h))
+    if (!isRegistryHost(h))
       throw new Error(`--registry-plain-http: '${h}' is not HOST[:PORT] (as pull specs name a registry, no scheme)`);
   return new PayloadPuller({
     store: new PayloadStore(o.payloadStore ?? DEFAULT_PAYLOAD_STORE),

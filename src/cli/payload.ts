@@ -13,7 +13,14 @@ import { registryAccess } from '../registry/access.js';
 import { RegistryClient } from '../registry/client.js';
 import { RegistryCredentials } from '../registry/credentials.js';
 import type { Descriptor } from '../registry/manifest.js';
-import { describe, parseRepository, pullSpec, TAG, type RepositoryReference } from '../registry/reference.js';
+import {
+  describe,
+  parseRepository,
+  pullSpec,
+  repositoryName,
+  TAG,
+  type RepositoryReference,
+} from '../registry/reference.js';
 import type { Arch } from '../schemas/graphData.js';
 import { call, HttpError } from './admin.js';
 import { recordTable } from './table.js';
@@ -164,7 +171,7 @@ async function push(o: PushOptions): Promise<number> {
   const tag = to.tag ?? releaseTag(r.version, arch);
   const files = generatePayload({
     version: r.version,
-    repository: `${to.ref.registry}/${to.ref.repository}`,
+    repository: repositoryName(to.ref),
     arch,
     previous: r.previous,
     url: r.url,

@@ -1,7 +1,7 @@
 // Registry credentials from a docker/podman `config.json` (`{"auths": {"HOST[:PORT][/PATH]": {"auth": base64(user:pass)}}}`).
 // The most specific entry wins, as podman looks them up: `host/ns/repo`, then `host/ns`, then `host`.
 import { readFileSync } from 'node:fs';
-import type { RepositoryReference } from './reference.js';
+import { repositoryName, type RepositoryReference } from './reference.js';
 
 export interface Credential {
   username: string;
@@ -52,7 +52,7 @@ export class RegistryCredentials {
 
   /** The credential for a repository, or undefined to go anonymous. */
   for(ref: RepositoryReference): Credential | undefined {
-    const parts = `${ref.registry}/${ref.repository}`.split('/');
+    const parts = repositoryName(ref).split('/');
     for (let n = parts.length; n >= 1; n--) {
       const found = this.entries.get(parts.slice(0, n).join('/'));
       if (found) return found;

@@ -33,14 +33,13 @@ const GZIP = new Set<string>([MEDIA.ociLayerGzip, MEDIA.dockerLayerGzip]);
  * Calls `visit` for each entry in order. Entries the visitor does not read are skipped without being kept.
  * Resolves 'stop' when the visitor stopped, 'end' when the layer was read to its end. On a stop, the rest
  * of the compressed bytes still flow through `blob` (not unpacked), so a blob that checks its digest at
- * its end has checked it when this resolves; `abandon: true` drops them instead.
+ * its end has checked it when this resolves.
  */
 export async function walkLayer(
   blob: Readable,
   mediaType: string,
   what: string,
   visit: (entry: LayerEntry) => Promise<Visit> | Visit,
-  opts: { abandon?: boolean } = {},
 ): Promise<'stop' | 'end'> {
   if (!isTarLayer(mediaType))
     throw new LayerError(`${what}: layer media type ${mediaType} is not a tar or tar+gzip layer`, true);
@@ -84,8 +83,7 @@ export async function walkLayer(
       }
       if (answer === 'stop') {
         unpack();
-        if (opts.abandon) blob.destroy();
-        else await finished(blob.resume());
+        await finished(blob.resume());
         return 'stop';
       }
       if (!consumed) entry.resume();

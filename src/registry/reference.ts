@@ -72,13 +72,23 @@ export function parseImage(text: string, what: string, needsVersion = true): Ima
   return { secure, registry, repository: path, ...(tag && { tag }), ...(digest && { digest }) };
 }
 
+/** `host[:port]/repository`: how pull specs, credentials and the store name a repository (no scheme). */
+export function repositoryName(ref: RepositoryReference): string {
+  return `${ref.registry}/${ref.repository}`;
+}
+
+/** Whether `text` is `host[:port]` as a pull spec names a registry (no scheme, no path). */
+export function isRegistryHost(text: string): boolean {
+  return HOST.test(text);
+}
+
 /** The pull spec of one manifest of a repository, without a scheme: `host[:port]/repository@digest`. */
 export function pullSpec(ref: RepositoryReference, digest: string): string {
-  return `${ref.registry}/${ref.repository}@${digest}`;
+  return `${repositoryName(ref)}@${digest}`;
 }
 
 /** The reference as a person wrote it (scheme only when plain HTTP). */
 export function describe(ref: ImageReference): string {
-  const base = `${ref.secure ? '' : 'http://'}${ref.registry}/${ref.repository}`;
+  const base = `${ref.secure ? '' : 'http://'}${repositoryName(ref)}`;
   return ref.digest ? `${base}@${ref.digest}` : ref.tag ? `${base}:${ref.tag}` : base;
 }

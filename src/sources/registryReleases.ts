@@ -10,7 +10,7 @@ import { ARCHES } from '../schemas/graphData.js';
 import { RegistryClient, RegistryError } from '../registry/client.js';
 import { isTarLayer, LayerError, walkLayer } from '../registry/layers.js';
 import { ManifestError, type Descriptor } from '../registry/manifest.js';
-import { describe, pullSpec } from '../registry/reference.js';
+import { describe, pullSpec, repositoryName } from '../registry/reference.js';
 import type { RegistryRepository, ReleaseMetadataDoc, ScannedManifest } from '../store/registry.js';
 import { checkReleaseDocument, releaseFromRecord } from '../validation/releaseRecords.js';
 import type { Problem } from '../validation/problems.js';
@@ -85,7 +85,7 @@ export async function scrapeReleases(
   result.skipped.filtered = allTags.length - tags.length;
   result.tags = tags.length;
 
-  const key = `${client.ref.registry}/${client.ref.repository}`;
+  const key = repositoryName(client.ref);
   const known = cache.tags(key);
   const limit = pLimit(opts.concurrency ?? 16);
   let done = 0;

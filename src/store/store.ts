@@ -105,6 +105,14 @@ export class Store {
     return row && { contentHash: row.content_hash, schemaVersion: row.schema_version, importedAt: row.imported_at };
   }
 
+  /** The source of the newest import whose source starts with `prefix` (a graph-data image's `name@`). */
+  lastImportSource(prefix: string): string | undefined {
+    const row = this.db
+      .prepare('SELECT source FROM imports WHERE substr(source, 1, ?) = ? ORDER BY id DESC LIMIT 1')
+      .get(prefix.length, prefix) as { source: string } | undefined;
+    return row?.source;
+  }
+
   /** True once the store holds something to serve. */
   hasContent(): boolean {
     return this.lastImport() !== undefined || this.releases.count() > 0;

@@ -3,7 +3,7 @@
 // rejected whole and the previous graph-data keeps serving.
 import type { Clock } from '../../clock.js';
 import type { RegistryClient } from '../../registry/client.js';
-import { describe, type ImageReference } from '../../registry/reference.js';
+import { describe, repositoryName, type ImageReference } from '../../registry/reference.js';
 import { currentDigest, readGraphDataImage } from '../../sources/graphDataImage.js';
 import { TrustStore, verifyTreeSignatures } from '../../signatures/verify.js';
 import { ImportRejected, type Store } from '../../store/store.js';
@@ -29,15 +29,8 @@ export class GraphDataImageSource extends Source {
 
   /** The digest of this image the store last imported (its import source is `<image>@<digest>`). */
   private lastImportedDigest(): string | undefined {
-    const prefix = `${this.imageName()}@`;
-    const row = this.store.db
-      .prepare('SELECT source FROM imports WHERE substr(source, 1, ?) = ? ORDER BY id DESC LIMIT 1')
-      .get(prefix.length, prefix) as { source: string } | undefined;
-    return row?.source.slice(prefix.length);
-  }
-
-  private imageName(): string {
-    return `${this.image.registry}/${this.image.repository}`;
+    const prefix = `${repositoryName(this.image)}@`;
+    return this.store.lastImportSource(prefix)?.slice(prefix.length);
   }
 
   protected async read(): Promise<boolean> {
@@ -51,7 +44,7 @@ export class GraphDataImageSource extends Source {
     let summary;
     try {
       summary = this.store.importTree(read.tree, {
-        source: `${this.imageName()}@${read.digest}`,
+        source: `${repositoryName(this.image)}@${read.digest}`,
         signatures: signatures.verified,
       });
     } catch (err) {

@@ -3,6 +3,7 @@
 // images of one version and architecture, the registry unreachable) writes nothing.
 import type { Clock } from '../../clock.js';
 import { RegistryClient } from '../../registry/client.js';
+import { repositoryName } from '../../registry/reference.js';
 import { ImportRejected, type Store } from '../../store/store.js';
 import { scrapeReleases, type ScrapeOptions, type ScrapeResult } from '../../sources/registryReleases.js';
 import { formatProblem } from '../../validation/problems.js';
@@ -28,7 +29,7 @@ export class ReleaseScrapeSource extends Source {
     name: string,
   ) {
     super(name, 'registry-releases', clock, log);
-    this.key = `${client.ref.registry}/${client.ref.repository}`;
+    this.key = repositoryName(client.ref);
     this.status.ready = store.registry.hasScraped(this.key);
   }
 
