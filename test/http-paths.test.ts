@@ -137,6 +137,10 @@ describe('GET /api/v1/explain', () => {
         Date.parse((fed.body.notInChannel as Array<{ feeder: { inFeederSince: string } }>)[0]!.feeder.inFeederSince),
       ),
     ).toBe(false);
+    // The promotion dry run asks the same engine: it reports the feeder's rules exactly as explain does.
+    const dryRun = server.admin.promotion.promote('public', 'eus-4.16', { version: '4.17.0' }, { subject: 't' }, true);
+    expect(dryRun).toMatchObject({ changed: false, dryRun: true, refusal: { rule: 'feeder.filter' } });
+    expect(dryRun.feeder).toEqual((fed.body.notInChannel as Array<{ feeder: unknown }>)[0]!.feeder);
     const arm = await get('/api/v1/explain?from=4.12.10&to=4.12.11&channel=stable-4.12&arch=ppc64le');
     expect(arm.body).toMatchObject({ edge: false, code: 'not-a-release' });
   });
@@ -170,7 +174,13 @@ describe('cincy path and cincy explain', () => {
     expect(explained.stdout).toContain('4.12.10 -> 4.12.11 in stable-4.12 (amd64): edge [conditional]');
     expect(explained.stdout).toContain('risk RHELKubeletMemoryPressureMisread');
     const json = await cincyAsync(['explain', '4.12.10', '4.13.0', '--channel', 'stable-4.12', '-o', 'json'], env);
-    expect(JSON.parse(json.stdout)).toMatchObject({ code: 'not-in-channel' });
+    const outside = JSON.parse(json.stdout) as { code: string; notInChannel: Array<{ channels: string[] }> };
+    expect(outside.code).toBe('not-in-channel');
+    // The VersionNotFound help: the human form names the channels that have the version.
+    const human = await cincyAsync(['explain', '4.12.10', '4.13.0', '--channel', 'stable-4.12'], env);
+    expect(human.stdout).toContain(
+      `4.13.0 is not in stable-4.12 (it is in ${outside.notInChannel[0]!.channels.join(', ')})`,
+    );
     const bad = await cincyAsync(['explain', '4.12.10', 'x', '--channel', 'stable-4.12'], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('querystring/to');

@@ -7,7 +7,7 @@ import type { BlockedEdge, Channel, FullGraph, GraphInput, GraphNode, Release, R
 import { LABEL } from './model.js';
 import { compilePattern } from './pattern.js';
 import { splitArch } from './version.js';
-import { checkPromotion } from '../promotion/rules.js';
+import { promotionVerdict, type FeederCheck } from '../promotion/verdict.js';
 
 /** When each version entered each channel, keyed `public/<name>` or `internal/<name>` (the store records it). */
 export type Membership = ReadonlyMap<string, ReadonlyMap<string, Date>>;
@@ -35,23 +35,6 @@ export type ExplainCode =
   | 'blocked'
   | 'conditional'
   | 'recommended';
-
-/** A feeder's rules as they apply to one version not yet in the channel. */
-export interface FeederCheck {
-  feeder: string;
-  inFeeder: boolean;
-  filter?: string;
-  filterMatches?: boolean;
-  delay?: string;
-  errata?: 'public';
-  hasErrata?: boolean;
-  /** When the version entered the feeder's channel. */
-  inFeederSince?: string;
-  /** The first promotion rule (src/promotion/rules.ts) that keeps it out now; absent when promotion would add it. */
-  refusal?: { rule: string; message: string };
-  /** What promotion would need, in words. */
-  message: string;
-}
 
 export interface NotInChannel {
   version: string;
@@ -272,7 +255,7 @@ function riskFiles(blocked: BlockedEdge[], q: ExplainQuery, risks: Risk[]): Bloc
     .map((b) => ({ id: b.id, from: b.from, to: b.to, risk: b.risk! }));
 }
 
-/** The channel's feeder rules applied to a version, by the promotion rules themselves (checkPromotion). */
+/** The channel's feeder rules applied to a version by the promotion engine, with the snapshot's facts. */
 export function feederCheck(
   full: FullGraph,
   input: GraphInput,
@@ -280,52 +263,25 @@ export function feederCheck(
   version: string,
   options: ExplainOptions,
 ): FeederCheck {
-  const feeder = target.feeder!;
-  const source =
-    input.channels.find((c) => c.internal && c.name === feeder.name) ??
-    input.channels.find((c) => !c.internal && c.name === feeder.name);
-  const since = source
-    ? options.membership?.get(`${source.internal ? 'internal' : 'public'}/${source.name}`)?.get(version)
-    : undefined;
-  const inFeeder = source?.versions.some((v) => splitArch(v).version === version) ?? false;
-  // Every arch of the version, with the metadata the build merged (an errata url may come from raw metadata).
-  const releases = input.releases
-    .filter((r) => r.version === version)
-    .map((r) => {
-      const node = full.nodes.find((n) => n.version === version && n.arch === r.arch);
-      return { ...r, metadata: node?.metadata ?? r.metadata };
-    });
-  const check: FeederCheck = { feeder: feeder.name, inFeeder, message: '' };
-  if (since) check.inFeederSince = since.toISOString();
-  if (feeder.filter !== undefined) {
-    check.filter = feeder.filter;
-    check.filterMatches = matchesStart(feeder.filter, version);
-  }
-  if (feeder.delay !== undefined) check.delay = feeder.delay;
-  if (feeder.errata !== undefined) {
-    check.errata = feeder.errata;
-    check.hasErrata = releases.some((r) => (r.metadata[LABEL.url] ?? '') !== '');
-  }
-  const refusal = checkPromotion({
-    version,
-    target,
-    source,
-    // Without the store's times (a snapshot built outside the service), a member counts as just added.
-    sourceAddedAt: since ?? (inFeeder ? (options.now ?? new Date()) : undefined),
-    releases,
-    now: options.now ?? new Date(),
+  const now = options.now ?? new Date();
+  const verdict = promotionVerdict(target, version, {
+    feederSource: (name) =>
+      input.channels.find((c) => c.internal && c.name === name) ??
+      input.channels.find((c) => !c.internal && c.name === name),
+    addedAt: (source, v) => {
+      if (!source.versions.some((entry) => splitArch(entry).version === v)) return undefined;
+      // Without the store's times (a snapshot built outside the service), a member counts as just added.
+      return options.membership?.get(`${source.internal ? 'internal' : 'public'}/${source.name}`)?.get(v) ?? now;
+    },
+    // Every arch of the version, with the metadata the build merged (an errata url may come from raw metadata).
+    releasesOf: (v) =>
+      input.releases
+        .filter((r) => r.version === v)
+        .map((r) => {
+          const node = full.nodes.find((n) => n.version === v && n.arch === r.arch);
+          return { ...r, metadata: node?.metadata ?? r.metadata };
+        }),
+    now,
   });
-  if (refusal) {
-    check.refusal = refusal;
-    check.message = `promotion would not add it now: ${refusal.message}`;
-  } else check.message = `promotion from ${feeder.name} would add it now`;
-  return check;
-}
-
-function matchesStart(pattern: string, text: string): boolean {
-  try {
-    return compilePattern(pattern).matchesStart(text);
-  } catch {
-    return false;
-  }
+  return verdict.feeder!;
 }

@@ -66,6 +66,25 @@ export const RefusalSchema = Type.Object({
 });
 export type Refusal = Static<typeof RefusalSchema>;
 
+/** A channel's feeder rules applied to one version (src/promotion/verdict.ts), in a dry run and in explain. */
+export const FeederCheckSchema = Type.Object({
+  feeder: Type.String(),
+  inFeeder: Type.Boolean(),
+  filter: Type.Optional(Type.String()),
+  filterMatches: Type.Optional(Type.Boolean()),
+  delay: Type.Optional(Type.String()),
+  errata: Type.Optional(Type.Literal('public')),
+  hasErrata: Type.Optional(Type.Boolean()),
+  inFeederSince: Type.Optional(Type.String({ description: 'When the version entered the feeder channel' })),
+  refusal: Type.Optional(
+    Type.Object(
+      { rule: Type.String(), message: Type.String() },
+      { description: 'The first promotion rule that keeps the version out now' },
+    ),
+  ),
+  message: Type.String(),
+});
+
 export const EdgeChange = Type.Object({
   arch: Type.String(),
   from: Type.String(),
@@ -84,6 +103,7 @@ export const PromotionResult = Type.Object({
   forced: Type.Boolean(),
   dryRun: Type.Boolean(),
   refusal: Type.Optional(RefusalSchema),
+  feeder: Type.Optional(FeederCheckSchema),
   edges: Type.Optional(
     Type.Array(EdgeChange, { description: 'edges the served graph of the channel gains (dry runs only)' }),
   ),

@@ -1,5 +1,6 @@
 // The update-path planner's and the edge explainer's query and answer schemas (/api/v1/paths, /api/v1/explain).
 import { Type, type Static } from '@sinclair/typebox';
+import { FeederCheckSchema } from './admin.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN, WireRiskSchema } from './cincinnati.js';
 
 const VERSION_PATTERN = '^[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$';
@@ -99,25 +100,7 @@ export const ExplainAnswer = Type.Object({
       Type.Object({
         version: Type.String(),
         channels: Type.Array(Type.String()),
-        feeder: Type.Optional(
-          Type.Object({
-            feeder: Type.String(),
-            inFeeder: Type.Boolean(),
-            filter: Type.Optional(Type.String()),
-            filterMatches: Type.Optional(Type.Boolean()),
-            delay: Type.Optional(Type.String()),
-            errata: Type.Optional(Type.Literal('public')),
-            hasErrata: Type.Optional(Type.Boolean()),
-            inFeederSince: Type.Optional(Type.String({ description: 'When the version entered the feeder channel' })),
-            refusal: Type.Optional(
-              Type.Object(
-                { rule: Type.String(), message: Type.String() },
-                { description: 'The first promotion rule that keeps the version out now' },
-              ),
-            ),
-            message: Type.String(),
-          }),
-        ),
+        feeder: Type.Optional(FeederCheckSchema),
       }),
     ),
   ),

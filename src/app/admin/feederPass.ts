@@ -41,10 +41,10 @@ export class FeederPass {
         if (!source) continue;
         const members = new Set(target.versions);
         const filter = target.feeder?.filter === undefined ? undefined : compilePattern(target.feeder.filter);
-        const refusal = rules.forTarget(target, since, raw);
+        const verdictOf = rules.forTarget(target, since, raw);
         for (const version of since(source.kind, source.channel.name).keys()) {
           if (members.has(version) || (filter && !filter.matchesStart(splitArch(version).version))) continue; // cheap checks first
-          if (refusal(version)) continue;
+          if (verdictOf(version).refusal) continue;
           this.promotion.add(at, kind, target.name, version, actor);
           cache.delete(`${kind}/${target.name}`);
           done.push({ channel: target.name, kind, version });

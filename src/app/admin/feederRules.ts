@@ -5,7 +5,7 @@ import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { Channel, Release } from '../../graph/model.js';
 import { splitArch } from '../../graph/version.js';
-import { checkPromotion } from '../../promotion/rules.js';
+import { promotionVerdict, type PromotionFacts, type PromotionVerdict } from '../../promotion/verdict.js';
 import type { ChannelKind, Refusal } from '../../schemas/admin.js';
 import type { Feeder, RawMetadata } from '../../schemas/graphData.js';
 import type { Store } from '../../store/store.js';
@@ -34,29 +34,31 @@ export class FeederRules {
 
   /** Why a version may not enter a channel now, or undefined when it may. */
   refusal(kind: ChannelKind, name: string, version: string): Refusal | undefined {
+    return this.verdict(kind, name, version).refusal;
+  }
+
+  /** What the promotion engine says of a version entering a channel now, with the feeder facts it weighed. */
+  verdict(kind: ChannelKind, name: string, version: string): PromotionVerdict {
     const target = this.store.channels.get(kind, name);
     if (!target) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
     return this.forTarget(target)(version);
   }
 
-  /** The check of one target channel, with the target and its feeder's members read once. */
+  /** The verdicts of one target channel, with the target and its feeder's members read once. */
   forTarget(
     target: Channel,
     sourceSince: MembersSince = this.membersSince,
     raw: RawMetadata = this.store.rawMetadata(),
-  ): (version: string) => Refusal | undefined {
+  ): (version: string) => PromotionVerdict {
     const source = this.feederSource(target.feeder);
     const since = source ? sourceSince(source.kind, source.channel.name) : new Map<string, Date>();
-    const now = new Date(this.clock.now());
-    return (version) =>
-      checkPromotion({
-        version,
-        target,
-        source: source?.channel,
-        sourceAddedAt: since.get(version),
-        releases: this.releasesOf(version, raw),
-        now,
-      });
+    const facts: PromotionFacts = {
+      feederSource: () => source?.channel,
+      addedAt: (_, version) => since.get(version),
+      releasesOf: (version) => this.releasesOf(version, raw),
+      now: new Date(this.clock.now()),
+    };
+    return (version) => promotionVerdict(target, version, facts);
   }
 
   private releasesOf(version: string, rawMetadata: RawMetadata): Release[] {

@@ -33,15 +33,18 @@ export class Promotion {
     const base = { channel: name, kind, version: req.version, forced: false, dryRun };
     if (store.channels.memberSince(kind, name, req.version))
       return { result: { ...base, changed: false }, changed: false };
-    const refusal = this.rules.refusal(kind, name, req.version);
+    const verdict = this.rules.verdict(kind, name, req.version);
+    const refusal = verdict.refusal;
+    // A dry run shows the feeder's rules one by one, as explain does: the same engine answers both.
+    const feeder = dryRun && verdict.feeder ? { feeder: verdict.feeder } : {};
     if (refusal && (!req.force || refusal.rule === 'release')) {
-      if (dryRun) return { result: { ...base, changed: false, refusal }, changed: false };
+      if (dryRun) return { result: { ...base, changed: false, refusal, ...feeder }, changed: false };
       throw new ApiError('promotion_refused', `${refusal.rule}: ${refusal.message}`);
     }
     const forced = refusal !== undefined;
     if (dryRun)
       return {
-        result: { ...base, forced, changed: true, ...this.edgesGained(kind, name, req.version) },
+        result: { ...base, forced, changed: true, ...feeder, ...this.edgesGained(kind, name, req.version) },
         changed: false,
       };
     this.add(at, kind, name, req.version, actor, refusal, req.reason ?? null);
