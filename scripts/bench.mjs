@@ -19,6 +19,7 @@ import { atLeast, atMost, percentile, Report } from './bench/report.mjs';
 import { channelsToRequest } from './bench/tree.mjs';
 import { runWrk, WRK_ARGS, wrkCaveats } from './bench/wrk.mjs';
 import { benchRegistry } from './bench/registry.mjs';
+import { benchWebPage } from './bench/webPage.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'cincy.js');
@@ -386,7 +387,7 @@ async function main() {
   ensureTools(report);
   const workDir = removeOnExit(mkdtempSync(join(tmpdir(), 'cincy-bench-')));
 
-  // `npm run bench -- --only registry` runs one part.
+  // `npm run bench -- --only real|full|registry|web` runs one part.
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
   if (!only || only === 'real') await benchInputSafely(report, realInput(), workDir);
   if (!only || only === 'full') {
@@ -399,6 +400,7 @@ async function main() {
       });
   }
   if (!only || only === 'registry') await benchRegistry(report, { root: ROOT, cli: CLI, workDir, log });
+  if (!only || only === 'web') await benchWebPage(report, { cli: CLI, realSet: REAL_SET, workDir, log });
 
   writeResults(report);
   log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -1,22 +1,14 @@
 // Swagger UI as a person uses it, in headless Chromium: authorize with a token, try a write, see it land.
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../src/cli/token.js';
+import { chromiumAvailable, launchChromium } from './support/browser.js';
 import { startServer, tempDir, type TestServer } from './support/server.js';
 import { writeTree } from './support/trees.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-function chromiumAvailable(): boolean {
-  if (existsSync(CHROMIUM)) return true;
-  if (process.env.CI === 'true')
-    throw new Error(`${CHROMIUM} is missing (CI=true: nothing may skip; .ci/run installs the chromium package)`);
-  console.warn(`\n*** SKIPPING the Swagger UI browser test: ${CHROMIUM} not found (apt-get install chromium) ***\n`);
-  return false;
-}
-
-describe.runIf(chromiumAvailable())('Swagger UI in a browser', () => {
+describe.runIf(chromiumAvailable('the Swagger UI browser test'))('Swagger UI in a browser', () => {
   let server: TestServer;
   let browser: Browser;
   let token: string;
@@ -32,19 +24,7 @@ describe.runIf(chromiumAvailable())('Swagger UI in a browser', () => {
       ttl: '10m',
       subject: 'browser-user',
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

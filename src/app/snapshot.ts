@@ -6,6 +6,7 @@ import { buildGraph } from '../graph/build.js';
 import type { FullGraph, GraphInput } from '../graph/model.js';
 import { channelView } from '../graph/view.js';
 import type { Membership } from '../graph/explain.js';
+import { catalogOf, type Catalog } from '../graph/catalog.js';
 
 export type { Membership };
 
@@ -70,6 +71,13 @@ export class GraphSnapshot {
       input,
       membership,
     );
+  }
+
+  private catalogCache: Catalog | undefined;
+
+  /** The arches and each public channel's release counts, computed once per snapshot. */
+  get catalog(): Catalog {
+    return (this.catalogCache ??= catalogOf(this.graph, this.channels));
   }
 
   /** Unknown channels and arches share one empty view, so odd requests cannot grow the cache. */

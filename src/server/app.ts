@@ -11,6 +11,8 @@ import { graphRoutes } from './routes/graph.js';
 import { healthRoutes } from './routes/health.js';
 import { explainRoutes } from './routes/explain.js';
 import { pathRoutes } from './routes/paths.js';
+import { catalogRoutes } from './routes/catalog.js';
+import { uiRoutes } from './routes/ui.js';
 import { PACKAGE_VERSION } from '../version.js';
 import type { AdminServices } from '../app/admin/services.js';
 import { TokenVerifier, type AuthConfig } from '../app/auth/tokenVerifier.js';
@@ -33,6 +35,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['loggerInstance'] | boolean;
   /** Cache-Control max-age of graph responses, seconds. */
   cacheMaxAge?: number;
+  /** Where the built web page is (default: dist/ui of the package). */
+  uiDir?: string;
 }
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -66,6 +70,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { service: opts.service });
   await app.register(pathRoutes, { service: opts.service });
   await app.register(explainRoutes, { service: opts.service });
+  await app.register(catalogRoutes, { service: opts.service });
+  await app.register(uiRoutes, { ...(opts.uiDir !== undefined && { dir: opts.uiDir }) });
   const clock = opts.clock ?? systemClock;
   const tokens = new TokenVerifier(opts.auth ?? {}, clock);
   const adminRouteOptions = { admin: opts.admin, tokens };

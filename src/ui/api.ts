@@ -1,0 +1,45 @@
+// The page's calls to the server it was served from: the same public API a script would use.
+import type { Static } from '@sinclair/typebox';
+import type { Catalog } from '../graph/catalog.js';
+import type { Explanation } from '../graph/explain.js';
+import type { GraphDocument } from '../graph/view.js';
+import type { ReleaseDetail } from '../schemas/admin.js';
+import type { PathsAnswer } from '../schemas/paths.js';
+
+export type { Catalog, Explanation, GraphDocument, ReleaseDetail };
+export type Paths = Static<typeof PathsAnswer>;
+export type PlannedPath = Paths['paths'][number];
+
+/** An answer other than 2xx, with the server's own message. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function getJson<T>(path: string): Promise<T> {
+  const response = await fetch(path, { headers: { accept: 'application/json' } });
+  const body = (await response.json().catch(() => undefined)) as { value?: string } | undefined;
+  if (!response.ok) throw new ApiProblem(response.status, body?.value ?? `${response.status} ${response.statusText}`);
+  return body as T;
+}
+
+const query = (params: Record<string, string | undefined>): string =>
+  new URLSearchParams(
+    Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''),
+  ).toString();
+
+export const api = {
+  catalog: () => getJson<Catalog & { builtAt: string }>('/api/v1/catalog'),
+  graph: (channel: string, arch: string) =>
+    getJson<GraphDocument>(`/api/upgrades_info/v1/graph?${query({ channel, arch })}`),
+  release: (arch: string, version: string) =>
+    getJson<ReleaseDetail>(`/api/v1/releases/${encodeURIComponent(arch)}/${encodeURIComponent(version)}`),
+  paths: (q: { from: string; to: string; arch: string; mode: string; acceptRisks: string }) =>
+    getJson<Paths>(`/api/v1/paths?${query(q)}`),
+  explain: (q: { from: string; to: string; channel: string; arch: string }) =>
+    getJson<Explanation>(`/api/v1/explain?${query(q)}`),
+};
