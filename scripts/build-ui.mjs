@@ -1,7 +1,7 @@
 // Builds the web page from src/ui into dist/ui: one script and one stylesheet bundled from the npm
 // packages they import (sigma, graphology, PatternFly, with PatternFly's fonts), named by content
 // hash under assets/, and an index.html that names them. Run by `npm run build` and `prepare`.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
@@ -11,8 +11,11 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export async function buildUi({ outDir = join(ROOT, 'dist', 'ui'), minify = true } = {}) {
   const assets = join(outDir, 'assets');
-  await rm(outDir, { recursive: true, force: true });
+  // Earlier builds' files stay a day: a server started before this build still serves the page it read.
   await mkdir(assets, { recursive: true });
+  const dayAgo = Date.now() - 24 * 3600 * 1000;
+  for (const file of await readdir(assets))
+    if ((await stat(join(assets, file))).mtimeMs < dayAgo) await rm(join(assets, file), { force: true });
   const result = await esbuild.build({
     entryPoints: { app: join(ROOT, 'src/ui/main.ts'), style: join(ROOT, 'src/ui/app.css') },
     outdir: assets,

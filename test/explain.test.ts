@@ -127,6 +127,29 @@ describe('explain: each reason on constructed inputs', () => {
     expect(tombstoned.notInChannel![0]!.feeder!.refusal!.rule).toBe('tombstone');
   });
 
+  it("a feeder entry with this arch's suffix is the one promotion would name; no time is made up", () => {
+    const suffixed = explain({
+      channels: [
+        chan('fast-4.1', ['4.1.0', '4.1.1+amd64', '4.1.2+arm64']),
+        chan('stable-4.1', ['4.1.0'], { feeder: { name: 'fast-4.1' } }),
+      ],
+    });
+    const feeder = suffixed.notInChannel![0]!.feeder!;
+    expect(feeder).toMatchObject({ inFeeder: true, message: 'promotion from fast-4.1 would add it now' });
+    expect(feeder.inFeederSince).toBeUndefined(); // the membership map has no time for 4.1.1+amd64
+    const otherArch = explain(
+      {
+        channels: [
+          chan('fast-4.1', ['4.1.0', '4.1.2+arm64']),
+          chan('stable-4.1', ['4.1.0'], { feeder: { name: 'fast-4.1' } }),
+        ],
+      },
+      '4.1.0',
+      '4.1.2',
+    );
+    expect(otherArch.notInChannel![0]!.feeder).toMatchObject({ inFeeder: false, refusal: { rule: 'feeder.source' } });
+  });
+
   it("the target's previous does not list the source", () => {
     const e = explain({}, '4.1.0', '4.1.2');
     expect(e).toMatchObject({ edge: false, code: 'not-listed' });

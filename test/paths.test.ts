@@ -38,6 +38,25 @@ describe('path ranking', () => {
     expect(a.paths[0]!.risksNotAccepted).toEqual([]);
   });
 
+  it('among paths of as many hops, one without a prerelease stop first', () => {
+    const a = plan(
+      {
+        releases: [
+          rel('4.1.0'),
+          rel('4.2.0-rc.1', ['4.1.0']),
+          rel('4.1.5', ['4.1.0']),
+          rel('4.2.0', ['4.2.0-rc.1', '4.1.5']),
+        ],
+        channels: [chan('candidate-4.2', ['4.1.0', '4.1.5', '4.2.0-rc.1', '4.2.0'])],
+      },
+      { from: '4.1.0', to: '4.2.0' },
+    );
+    expect(a.paths.map((p) => p.hops.map((h) => h.to))).toEqual([
+      ['4.1.5', '4.2.0'],
+      ['4.2.0-rc.1', '4.2.0'],
+    ]);
+  });
+
   it('limit caps the answer', () => {
     expect(plan(input, { from: '4.1.0', to: '4.1.2', limit: 1 }).paths).toHaveLength(1);
   });

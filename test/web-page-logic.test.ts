@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogOf } from '../src/graph/catalog.js';
 import { buildGraph } from '../src/graph/build.js';
 import { BUNDLED_GRAPH_DATA } from '../src/config.js';
+import { compareChannels, newestStable } from '../src/ui/channels.js';
 import { arcCurvature, compareVersions, laneGap, layeredLayout, STEP } from '../src/ui/layout.js';
 import { DEFAULT_STATE, parseState, stateQuery } from '../src/ui/urlState.js';
 import { rel } from './support/releases.js';
@@ -76,6 +77,22 @@ describe('layered layout', () => {
     expect(arcCurvature(at(0), at(1))).toBeGreaterThan(arcCurvature(at(0), at(100)));
     const longest = arcCurvature(at(0), at(199)) * 199 * STEP * 0.5; // a quadratic arc's peak
     expect(longest).toBeLessThan(laneGap(200, 3));
+  });
+});
+
+describe('channel order on the page', () => {
+  it('by the minor a channel tracks, as numbers, then by name; the newest stable opens first', () => {
+    const names = ['stable-4.16', 'stable-4.9', 'eus-4.10', 'candidate-4.16', 'stable-4.10', 'odd'];
+    expect([...names].sort(compareChannels)).toEqual([
+      'odd',
+      'stable-4.9',
+      'eus-4.10',
+      'stable-4.10',
+      'candidate-4.16',
+      'stable-4.16',
+    ]);
+    expect(newestStable(names)).toBe('stable-4.16');
+    expect(newestStable(['fast-4.9', 'candidate-4.12'])).toBe('candidate-4.12');
   });
 });
 

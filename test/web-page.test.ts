@@ -58,6 +58,7 @@ describe.runIf(chromiumAvailable('the web page browser tests'))('the web page', 
       expect(a.status).toBe(200);
       expect(a.headers.get('cache-control')).toContain('immutable');
       expect(a.headers.get('content-encoding')).toBe('br');
+      expect(a.headers.get('vary')).toContain('Accept-Encoding');
     }
     expect((await fetch(`${server.url}/ui/`)).status).toBe(200);
   });
@@ -82,6 +83,32 @@ describe.runIf(chromiumAvailable('the web page browser tests'))('the web page', 
       .waitFor();
     expect(new URL(page.url()).searchParams.get('channel')).toBe(other.name);
     await page.screenshot({ path: join(SHOTS, '1-channel.png') });
+    await page.close();
+  });
+
+  it('draws the channel asked last when an earlier answer arrives late', async () => {
+    const page = await open('?channel=stable-4.16');
+    const slow = 'stable-4.12';
+    const fast = 'stable-4.13';
+    await page.route(`**/graph?channel=${slow}*`, async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    await page.locator('#channel').selectOption(slow);
+    await page.locator('#channel').selectOption(fast);
+    const doc = await graphOf(fast);
+    await page
+      .locator('#status')
+      .filter({ hasText: `${fast} · amd64 · ${doc.nodes.length} versions` })
+      .waitFor();
+    await page.waitForTimeout(2000); // the slow answer has come and must have been dropped
+    await expect(page.locator('#status').textContent()).resolves.toContain(
+      `${fast} · amd64 · ${doc.nodes.length} versions`,
+    );
+    const listed = await page
+      .locator('#versions option')
+      .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(listed.sort()).toEqual(doc.nodes.map((n) => n.version).sort());
     await page.close();
   });
 

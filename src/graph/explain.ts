@@ -116,7 +116,7 @@ export function explainEdge(
     const notInChannel = missing.map((n) => ({
       version: n.version,
       channels: n.channels,
-      ...(channel.feeder && { feeder: feederCheck(full, input, channel, n.version, options) }),
+      ...(channel.feeder && { feeder: feederCheck(full, input, channel, n.version, q.arch, options) }),
     }));
     const which = notInChannel
       .map(
@@ -255,32 +255,40 @@ function riskFiles(blocked: BlockedEdge[], q: ExplainQuery, risks: Risk[]): Bloc
     .map((b) => ({ id: b.id, from: b.from, to: b.to, risk: b.risk! }));
 }
 
-/** The channel's feeder rules applied to a version by the promotion engine, with the snapshot's facts. */
+/**
+ * The channel's feeder rules applied to a version by the promotion engine, with the snapshot's facts.
+ * The version is looked up in the feeder as promotion would name it: bare, or with this arch's suffix
+ * when only that entry is there.
+ */
 export function feederCheck(
   full: FullGraph,
   input: GraphInput,
   target: Channel,
   version: string,
+  arch: string,
   options: ExplainOptions,
 ): FeederCheck {
   const now = options.now ?? new Date();
-  const verdict = promotionVerdict(target, version, {
-    feederSource: (name) =>
-      input.channels.find((c) => c.internal && c.name === name) ??
-      input.channels.find((c) => !c.internal && c.name === name),
-    addedAt: (source, v) => {
-      if (!source.versions.some((entry) => splitArch(entry).version === v)) return undefined;
-      // Without the store's times (a snapshot built outside the service), a member counts as just added.
-      return options.membership?.get(`${source.internal ? 'internal' : 'public'}/${source.name}`)?.get(v) ?? now;
-    },
+  const feeder = target.feeder!;
+  const source =
+    input.channels.find((c) => c.internal && c.name === feeder.name) ??
+    input.channels.find((c) => !c.internal && c.name === feeder.name);
+  const suffixed = `${version}+${arch}`;
+  const entry = source && !source.versions.includes(version) && source.versions.includes(suffixed) ? suffixed : version;
+  const verdict = promotionVerdict(target, entry, {
+    feederSource: () => source,
+    isMember: (from, v) => from.versions.includes(v),
+    addedAt: (from, v) => options.membership?.get(`${from.internal ? 'internal' : 'public'}/${from.name}`)?.get(v),
     // Every arch of the version, with the metadata the build merged (an errata url may come from raw metadata).
-    releasesOf: (v) =>
-      input.releases
-        .filter((r) => r.version === v)
+    releasesOf: (v) => {
+      const { version: bare, arch: only } = splitArch(v);
+      return input.releases
+        .filter((r) => r.version === bare && (only === undefined || r.arch === only))
         .map((r) => {
-          const node = full.nodes.find((n) => n.version === v && n.arch === r.arch);
+          const node = full.nodes.find((n) => n.version === bare && n.arch === r.arch);
           return { ...r, metadata: node?.metadata ?? r.metadata };
-        }),
+        });
+    },
     now,
   });
   return verdict.feeder!;

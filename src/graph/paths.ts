@@ -2,7 +2,8 @@
 // directed graph whose edges are the recommended and conditional edges that exist in at least one
 // public channel (or in the one channel asked for). Shortest paths come from graphology-shortest-path
 // (BFS and Dijkstra) and alternatives from graphology-simple-path; ranking is by risks not accepted,
-// then hops, then channel switches. EUS mode keeps intermediate stops on even minors where it can.
+// then hops, then prerelease stops, then channel switches. EUS mode keeps intermediate stops on even
+// minors where it can.
 import { DirectedGraph } from 'graphology';
 import { bidirectional as weightedPath } from 'graphology-shortest-path/dijkstra.js';
 import { bidirectional as hopPath, singleSourceLength } from 'graphology-shortest-path/unweighted.js';
@@ -84,6 +85,8 @@ const SIMPLE_PATH_NODES = 24;
 const SIMPLE_PATH_RESULTS = 200;
 const RISK_WEIGHT = 1_000;
 const ODD_STOP_WEIGHT = 1_000_000;
+/** Far less than a hop over any path: it only orders paths of as many hops. */
+const PRERELEASE_STOP_WEIGHT = 0.001;
 const BLOCKED_WEIGHT = 1_000_000_000;
 
 /** The (arch, channel) scopes a graph has, keyed as planners are: only these are cached, so odd queries cannot grow it. */
@@ -167,8 +170,14 @@ export function planPaths(full: FullGraph, q: PathQuery): PathAnswer {
   }
   const isOddStop = (node: string): boolean => node !== q.to && node !== q.from && minorOf(node) % 2 !== 0;
   const unaccepted = (a: EdgeAttributes): number => a.risks.filter((r) => !accepted.has(r.name)).length;
+  // A prerelease (ec, rc) is a stop of last resort: among paths of as many hops, one without it wins.
+  // Versions carry no build metadata, so a version has a prerelease exactly when it has a '-'.
+  const isPrereleaseStop = (node: string): boolean => node !== q.to && node !== q.from && node.includes('-');
   const weight = (_e: string, a: EdgeAttributes): number =>
-    1 + RISK_WEIGHT * unaccepted(a) + (eus && isOddStop(a.to) ? ODD_STOP_WEIGHT : 0);
+    1 +
+    RISK_WEIGHT * unaccepted(a) +
+    (eus && isOddStop(a.to) ? ODD_STOP_WEIGHT : 0) +
+    (isPrereleaseStop(a.to) ? PRERELEASE_STOP_WEIGHT : 0);
 
   const best = found(weightedPath(p.graph, q.from, q.to, weight));
   if (!best) return fail('no-path', noPathMessage(p, q));
@@ -206,10 +215,12 @@ export function planPaths(full: FullGraph, q: PathQuery): PathAnswer {
     if (fewestOdd > 0)
       answer.notes.push('no path with only even-minor stops exists: the paths below stop on an odd minor');
   }
+  const prereleaseStops = (path: PlannedPath): number => path.hops.filter((h) => isPrereleaseStop(h.to)).length;
   paths.sort(
     (a, b) =>
       a.risksNotAccepted.length - b.risksNotAccepted.length ||
       a.hops.length - b.hops.length ||
+      prereleaseStops(a) - prereleaseStops(b) ||
       a.channelSwitches - b.channelSwitches ||
       cmpKey(a, b),
   );

@@ -11,7 +11,9 @@ import { checkPromotion } from './rules.js';
 export interface PromotionFacts {
   /** The channel a feeder's name points at: an internal channel of that name, else a public one. */
   feederSource(name: string): Channel | undefined;
-  /** When the version entered that channel; undefined when it is not in it. */
+  /** Whether the version (as written, `+arch` suffix included) is in that channel. */
+  isMember(source: Channel, version: string): boolean;
+  /** When the version entered that channel, when the store recorded it. */
   addedAt(source: Channel, version: string): Date | undefined;
   /** The releases of a version (every arch, or the one a `+arch` suffix names), metadata merged as the build merges it. */
   releasesOf(version: string): Release[];
@@ -45,13 +47,16 @@ export interface PromotionVerdict {
 export function promotionVerdict(target: Channel, version: string, facts: PromotionFacts): PromotionVerdict {
   const feeder = target.feeder;
   const source = feeder ? facts.feederSource(feeder.name) : undefined;
-  const sourceAddedAt = source ? facts.addedAt(source, version) : undefined;
+  const recorded = source ? facts.addedAt(source, version) : undefined;
+  // A member without a recorded time (a snapshot built outside the service) counts as just added.
+  const member = source !== undefined && (recorded !== undefined || facts.isMember(source, version));
+  const sourceAddedAt = recorded ?? (member ? facts.now : undefined);
   const releases = facts.releasesOf(version);
   const refusal = checkPromotion({ version, target, source, sourceAddedAt, releases, now: facts.now });
   if (!feeder) return refusal ? { refusal } : {};
 
-  const check: FeederCheck = { feeder: feeder.name, inFeeder: sourceAddedAt !== undefined, message: '' };
-  if (sourceAddedAt) check.inFeederSince = sourceAddedAt.toISOString();
+  const check: FeederCheck = { feeder: feeder.name, inFeeder: member, message: '' };
+  if (recorded) check.inFeederSince = recorded.toISOString();
   if (feeder.filter !== undefined) {
     check.filter = feeder.filter;
     check.filterMatches = matchesStart(feeder.filter, splitArch(version).version);

@@ -69,3 +69,10 @@ export function terms(rows: Array<[string, Child | Child[]]>): HTMLElement {
     ),
   );
 }
+
+/** A link for http(s) addresses only; anything else (a `javascript:` URL from a data file) is shown as text. */
+export function link(url: string, text: string = url): HTMLElement {
+  return /^https?:\/\//i.test(url)
+    ? h('a', { href: url, rel: 'noreferrer', target: '_blank' }, text)
+    : h('span', {}, text);
+}

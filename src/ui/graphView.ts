@@ -9,7 +9,7 @@ import { EdgeCurvedArrowProgram } from '@sigma/edge-curve';
 import type { Settings } from 'sigma/settings';
 import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import type { GraphDocument } from './api.js';
-import { STEP, arcCurvature, laneGap, layeredLayout, type Placement } from './layout.js';
+import { STEP, arcCurvature, compareVersions, laneGap, layeredLayout, type Placement } from './layout.js';
 
 export const COLORS = {
   node: '#4d4d4d',
@@ -67,8 +67,8 @@ export class GraphView {
   private highlight: Highlight | undefined;
   private highlightNodes = new Set<string>();
   private highlightEdges = new Set<string>();
-  /** Called when the user selects a version on the graph (click or keyboard). */
-  onSelect: (version: string) => void = () => {};
+  /** Called when the user selects a version on the graph (a click, or the arrow keys). */
+  onSelect: (version: string, how: { keyboard: boolean }) => void = () => {};
 
   constructor(container: HTMLElement) {
     this.sigma = new Sigma<NodeAttributes, EdgeAttributes>(this.graph, container, {
@@ -88,7 +88,7 @@ export class GraphView {
       edgeReducer: (edge, data) => this.edgeLook(edge, data),
     });
     this.sigma.on('clickNode', ({ node }) => {
-      if (!this.graph.getNodeAttribute(node, 'caption')) this.onSelect(node);
+      if (!this.graph.getNodeAttribute(node, 'caption')) this.onSelect(node, { keyboard: false });
     });
     this.sigma.on('enterNode', () => (container.style.cursor = 'pointer'));
     this.sigma.on('leaveNode', () => (container.style.cursor = ''));
@@ -149,8 +149,21 @@ export class GraphView {
   }
 
   select(version: string): void {
+    const before = this.selected;
     this.selected = this.placements.has(version) ? version : '';
-    this.sync();
+    if (!this.allEdges) return this.sync();
+    // Every edge is drawn already: only what touches the old and the new selection changes its look.
+    const nodes = new Set<string>();
+    const edges = new Set<string>();
+    for (const v of [before, this.selected].filter((x) => x !== '')) {
+      nodes.add(v);
+      for (const to of this.outgoing.get(v) ?? []) {
+        nodes.add(to);
+        edges.add(`${v}>${to}`);
+      }
+      for (const from of this.incoming.get(v) ?? []) edges.add(`${from}>${v}`);
+    }
+    this.sigma.refresh({ partialGraph: { nodes: [...nodes], edges: [...edges].filter((e) => this.graph.hasEdge(e)) } });
   }
 
   setAllEdges(all: boolean): void {
@@ -172,8 +185,11 @@ export class GraphView {
         const placed = layeredLayout([...this.placements.keys(), ...missing]);
         for (const v of missing) {
           const p = placed.get(v)!;
-          const lane = this.lanes.findIndex((l) => this.placements.get(l[0]!)!.minor === p.minor);
-          const y = (lane >= 0 ? lane + 0.15 : this.lanes.length) * gap;
+          const y =
+            ghostLane(
+              this.lanes.map((l) => this.placements.get(l[0]!)!.minor),
+              p.minor,
+            ) * gap;
           this.graph.addNode(v, { x: p.x, y, size: 4, label: v, color: COLORS.ghost, ghost: true });
         }
       }
@@ -266,14 +282,14 @@ export class GraphView {
     event.preventDefault();
     const at = this.placements.get(this.selected);
     if (!at) {
-      this.onSelect(this.lanes[this.lanes.length - 1]![0]!);
+      this.onSelect(this.lanes[this.lanes.length - 1]![0]!, { keyboard: true });
       return;
     }
     const lane = this.lanes[Math.min(Math.max(at.lane + move[0], 0), this.lanes.length - 1)]!;
     // Across lanes, the version at the same position (or the lane's last); along one, the next one.
     const rank = move[0] !== 0 ? at.rank : at.rank + move[1];
     const next = lane[Math.min(Math.max(rank, 0), lane.length - 1)]!;
-    if (next !== this.selected) this.onSelect(next);
+    if (next !== this.selected) this.onSelect(next, { keyboard: true });
   }
 }
 
@@ -309,6 +325,17 @@ const PATH_EDGE: EdgeAttributes = {
   size: 1,
   color: COLORS.path,
 };
+
+/**
+ * The lane a version outside the channel is drawn in: just above its minor's lane, else between the
+ * lanes of the minors around it (below the oldest, above the newest).
+ */
+function ghostLane(laneMinors: string[], minor: string): number {
+  const same = laneMinors.indexOf(minor);
+  if (same >= 0) return same + 0.15;
+  const above = laneMinors.findIndex((m) => compareVersions(`${m}.0`, `${minor}.0`) > 0);
+  return above < 0 ? laneMinors.length : above - 0.5;
+}
 
 function push(index: Map<string, string[]>, key: string, value: string): void {
   const list = index.get(key);

@@ -1,11 +1,14 @@
 // The web page: picks an architecture and channel from the catalog, draws the channel, shows the
 // selected version, plans paths and explains edges, and keeps all of it in the URL (urlState.ts).
-import { ApiProblem, api, type Catalog, type GraphDocument, type PlannedPath, type ReleaseDetail } from './api.js';
+// Answers are matched to the latest question of their kind, so a slow answer never overwrites a newer one.
+import { ApiProblem, api, type Catalog, type GraphDocument, type ReleaseDetail } from './api.js';
+import { newestStable, servedChannels } from './channels.js';
 import { alert, byId, h } from './dom.js';
 import { renderExplanation } from './explainPanel.js';
-import { GraphView } from './graphView.js';
+import { GraphView, type Highlight } from './graphView.js';
 import { compareVersions } from './layout.js';
 import { renderPaths } from './pathPanel.js';
+import { showTab, wireTabs } from './tabs.js';
 import { parseState, stateQuery, type PageState, type Tab } from './urlState.js';
 import { renderVersion } from './versionPanel.js';
 
@@ -15,8 +18,12 @@ let doc: GraphDocument = { version: 1, nodes: [], edges: [], conditionalEdges: [
 let drawnKey = '';
 const view = new GraphView(byId('graph'));
 const status = byId('status');
+/** How many times each kind of question was asked: an answer to an older asking is dropped. */
+const asked = { refresh: 0, version: 0, path: 0, explain: 0 };
+/** What the path and explain tabs draw over the graph; the current tab's is shown. */
+const highlights: Partial<Record<Tab, Highlight>> = {};
 
-/** Writes the state into the URL: a new history entry for what a user would go back from. */
+/** Writes the state into the URL: a new history entry for what a user would go back to. */
 function commit(push = false): void {
   const url = `${location.pathname}${stateQuery(state)}`;
   if (push) history.pushState(null, '', url);
@@ -24,52 +31,46 @@ function commit(push = false): void {
 }
 
 function fail(where: HTMLElement, err: unknown): void {
+  const refused = err instanceof ApiProblem && err.status >= 400 && err.status < 500;
   const message = err instanceof Error ? err.message : String(err);
-  where.replaceChildren(alert('danger', 'The server did not answer', message));
-}
-
-/** The channel a fresh page opens: the newest stable channel with releases of the arch, else the largest. */
-function defaultChannel(c: Catalog, arch: string): string {
-  const served = c.channels.filter((ch) => (ch.releases[arch] ?? 0) > 0);
-  const stable = served.filter((ch) => ch.name.startsWith('stable-'));
-  const pick = stable.at(-1) ?? [...served].sort((a, b) => (b.releases[arch] ?? 0) - (a.releases[arch] ?? 0))[0];
-  return pick?.name ?? '';
+  where.replaceChildren(
+    alert('danger', refused ? 'The server refused the question' : 'The server did not answer', message),
+  );
 }
 
 function fillPickers(c: Catalog): void {
   const arch = byId<HTMLSelectElement>('arch');
   arch.replaceChildren(...c.arches.map((a) => h('option', { value: a, selected: a === state.arch }, a)));
-  const channel = byId<HTMLSelectElement>('channel');
-  channel.replaceChildren(
-    ...c.channels
-      .filter((ch) => (ch.releases[state.arch] ?? 0) > 0)
-      .map((ch) =>
-        h('option', { value: ch.name, selected: ch.name === state.channel }, `${ch.name} (${ch.releases[state.arch]})`),
-      ),
+  byId('channel').replaceChildren(
+    ...servedChannels(c, state.arch).map((ch) =>
+      h('option', { value: ch.name, selected: ch.name === state.channel }, `${ch.name} (${ch.releases[state.arch]})`),
+    ),
   );
 }
 
 /** A graph fetch started before the catalog came, when the URL named the channel. */
 let prefetched: { key: string; doc: Promise<GraphDocument> } | undefined;
 
-async function drawChannel(): Promise<void> {
-  const key = `${state.channel}\u0000${state.arch}`;
-  if (key === drawnKey) return;
-  status.textContent = `loading ${state.channel}…`;
-  doc = await (prefetched?.key === key ? prefetched.doc : api.graph(state.channel, state.arch));
-  prefetched = undefined;
+function draw(key: string, fetched: GraphDocument, notice: string): void {
+  doc = fetched;
   drawnKey = key;
   view.setChannel(doc);
   markFirstDraw();
-  const versions = [...doc.nodes.map((n) => n.version)].sort(compareVersions);
+  const versions = doc.nodes.map((n) => n.version).sort(compareVersions);
   byId('versions').replaceChildren(...versions.map((v) => h('option', { value: v })));
   const conditional = doc.conditionalEdges.reduce((n, g) => n + g.edges.length, 0);
   status.textContent =
     `${state.channel} · ${state.arch} · ${doc.nodes.length} versions · ` +
-    `${doc.edges.length + conditional} edges (${conditional} conditional)`;
+    `${doc.edges.length + conditional} edges (${conditional} conditional)${notice}`;
 }
 
-async function showVersion(): Promise<void> {
+function setHighlight(tab: Tab, highlight: Highlight | undefined): void {
+  highlights[tab] = highlight;
+  if (state.tab === tab) view.setHighlight(highlight);
+}
+
+async function showVersion(focus = false): Promise<void> {
+  const ticket = ++asked.version;
   const panel = byId('panel-version');
   byId<HTMLInputElement>('version').value = state.version;
   view.select(state.version);
@@ -78,71 +79,67 @@ async function showVersion(): Promise<void> {
     try {
       detail = await api.release(state.arch, state.version);
     } catch (err) {
+      if (ticket !== asked.version) return;
       if (!(err instanceof ApiProblem)) return fail(panel, err);
       detail = err;
     }
   }
-  const targets = view.targets(state.version);
+  if (ticket !== asked.version) return;
+  const targets = view.targets(state.version).sort((a, b) => compareVersions(a.to, b.to));
   const conditional = targets.filter((t) => t.kind === 'conditional').length;
   byId('announce').textContent = !state.version
     ? ''
     : view.has(state.version)
       ? `${state.version} selected: ${targets.length - conditional} recommended and ${conditional} conditional updates`
       : `${state.version} is not in ${state.channel}`;
+  const v = { arch: state.arch, channel: state.channel, version: state.version, inChannel: view.has(state.version) };
   renderVersion(
     panel,
+    { ...v, detail, targets, sources: view.sources(state.version), doc },
     {
-      arch: state.arch,
-      channel: state.channel,
-      version: state.version,
-      inChannel: view.has(state.version),
-      detail,
-      targets: targets.sort((a, b) => compareVersions(a.to, b.to)),
-      sources: view.sources(state.version),
-      doc,
-    },
-    {
-      select: (v) => void selectVersion(v),
+      select: (to) => void selectVersion(to, { focus: true }),
       switchChannel: (c) => void changeChannel(c),
-      planFrom: (v) => {
-        state.from = v;
-        (byId<HTMLFormElement>('path-form').elements.namedItem('from') as HTMLInputElement).value = v;
-        showTab('path');
+      planFrom: (from) => {
+        state.from = from;
+        formField('path-form', 'from').value = from;
+        chooseTab('path');
+        formField('path-form', 'to').focus();
       },
     },
   );
+  if (focus) panel.querySelector<HTMLElement>('h2')?.focus();
 }
 
-async function selectVersion(version: string): Promise<void> {
+async function selectVersion(version: string, how: { focus?: boolean; keyboard?: boolean } = {}): Promise<void> {
   state.version = version;
-  commit(true);
-  await showVersion();
+  // Moving through the graph with the arrow keys replaces the entry; a click or a link adds one.
+  commit(!how.keyboard);
+  await showVersion(how.focus);
 }
 
 async function changeChannel(channel: string): Promise<void> {
   state.channel = channel;
-  byId<HTMLSelectElement>('channel').value = channel;
   commit(true);
   await refresh();
 }
 
-function showTab(tab: Tab): void {
+function chooseTab(tab: Tab): void {
   state.tab = tab;
   commit();
-  for (const t of ['version', 'path', 'explain'] as const) {
-    const button = byId(`tab-${t}`);
-    button.setAttribute('aria-selected', String(t === tab));
-    button.tabIndex = t === tab ? 0 : -1;
-    button.parentElement!.classList.toggle('pf-m-current', t === tab);
-    byId(`panel-${t}`).hidden = t !== tab;
-  }
+  showTab(tab);
+  view.setHighlight(highlights[tab]);
 }
 
-let plannedPaths: PlannedPath[] = [];
+const formField = (form: string, name: string): HTMLInputElement =>
+  byId<HTMLFormElement>(form).elements.namedItem(name) as HTMLInputElement;
 
 async function planPath(): Promise<void> {
+  const ticket = ++asked.path;
   const result = byId('path-result');
-  if (!state.from || !state.to) return;
+  if (!state.from || !state.to) {
+    result.replaceChildren();
+    return setHighlight('path', undefined);
+  }
   result.replaceChildren(h('p', { class: 'cy-hint' }, 'Planning…'));
   try {
     const answer = await api.paths({
@@ -152,26 +149,36 @@ async function planPath(): Promise<void> {
       mode: state.mode,
       acceptRisks: state.accept.replace(/\s+/g, ''),
     });
-    plannedPaths = answer.paths;
-    const draw = (index: number): void => {
-      const path = plannedPaths[index];
-      view.setHighlight(path && { kind: 'path', versions: [path.hops[0]!.from, ...path.hops.map((hop) => hop.to)] });
-      renderPaths(result, answer, index, draw);
+    if (ticket !== asked.path) return;
+    const drawPath = (index: number): void => {
+      const path = answer.paths[index];
+      const versions = path ? [path.hops[0]!.from, ...path.hops.map((hop) => hop.to)] : undefined;
+      setHighlight('path', versions && { kind: 'path', versions });
+      renderPaths(result, answer, index, drawPath);
     };
-    draw(0);
+    drawPath(0);
   } catch (err) {
+    if (ticket !== asked.path) return;
+    setHighlight('path', undefined);
     fail(result, err);
   }
 }
 
 async function explain(): Promise<void> {
+  const ticket = ++asked.explain;
   const result = byId('explain-result');
-  if (!state.whyFrom || !state.whyTo) return;
+  if (!state.whyFrom || !state.whyTo) {
+    result.replaceChildren();
+    return setHighlight('explain', undefined);
+  }
   try {
     const e = await api.explain({ from: state.whyFrom, to: state.whyTo, channel: state.channel, arch: state.arch });
+    if (ticket !== asked.explain) return;
     renderExplanation(result, e);
-    view.setHighlight({ kind: 'pair', versions: [state.whyFrom, state.whyTo].filter((v) => view.has(v)) });
+    setHighlight('explain', { kind: 'pair', versions: [state.whyFrom, state.whyTo].filter((v) => view.has(v)) });
   } catch (err) {
+    if (ticket !== asked.explain) return;
+    setHighlight('explain', undefined);
     fail(result, err);
   }
 }
@@ -180,8 +187,7 @@ async function explain(): Promise<void> {
 async function channelOf(version: string): Promise<string | undefined> {
   if (!version) return undefined;
   const detail = await api.release(state.arch, version).catch(() => undefined);
-  const names = (detail?.channels ?? []).filter((c) => c.kind === 'public').map((c) => c.name);
-  return names.filter((n) => n.startsWith('stable-')).at(-1) ?? names.at(-1);
+  return newestStable((detail?.channels ?? []).filter((c) => c.kind === 'public').map((c) => c.name));
 }
 
 let firstDrawMarked = false;
@@ -199,38 +205,50 @@ function markFirstDraw(): void {
 /** Brings the page in line with the state: pickers, channel drawn, version shown, questions answered. */
 async function refresh(): Promise<void> {
   if (!catalog) return;
-  if (!catalog.arches.includes(state.arch)) state.arch = catalog.arches[0] ?? 'amd64';
-  const known = catalog.channels.some((c) => c.name === state.channel && (c.releases[state.arch] ?? 0) > 0);
-  if (!known) state.channel = (await channelOf(state.version)) ?? defaultChannel(catalog, state.arch);
+  const ticket = ++asked.refresh;
+  let notice = '';
+  if (!catalog.arches.includes(state.arch)) {
+    notice = ` · ${state.arch} is not served: showing ${catalog.arches[0] ?? 'amd64'}`;
+    state.arch = catalog.arches[0] ?? 'amd64';
+  }
+  const served = servedChannels(catalog, state.arch);
+  if (!served.some((c) => c.name === state.channel)) {
+    const wanted = state.channel;
+    const named = await channelOf(state.version);
+    if (ticket !== asked.refresh) return;
+    state.channel = named ?? newestStable(served.map((c) => c.name)) ?? '';
+    if (wanted) notice += ` · ${wanted} has no ${state.arch} releases: showing ${state.channel}`;
+  }
   fillPickers(catalog);
   byId<HTMLInputElement>('all-edges').checked = state.allEdges;
   view.setAllEdges(state.allEdges);
   commit();
-  try {
-    await drawChannel();
-  } catch (err) {
-    fail(byId('panel-version'), err);
-    return;
+  const key = `${state.channel}\u0000${state.arch}`;
+  if (key !== drawnKey) {
+    status.textContent = `loading ${state.channel}…`;
+    let fetched: GraphDocument;
+    try {
+      fetched = await (prefetched?.key === key ? prefetched.doc : api.graph(state.channel, state.arch));
+    } catch (err) {
+      if (ticket === asked.refresh) fail(byId('panel-version'), err);
+      return;
+    }
+    prefetched = undefined;
+    if (ticket !== asked.refresh) return;
+    draw(key, fetched, notice);
+    delete highlights.path;
+    delete highlights.explain;
   }
   showTab(state.tab);
-  const pathForm = byId<HTMLFormElement>('path-form');
-  for (const [name, value] of [
-    ['from', state.from],
-    ['to', state.to],
-    ['mode', state.mode],
-    ['accept', state.accept],
-  ] as const)
-    (pathForm.elements.namedItem(name) as HTMLInputElement).value = value;
-  const explainForm = byId<HTMLFormElement>('explain-form');
-  (explainForm.elements.namedItem('from') as HTMLInputElement).value = state.whyFrom;
-  (explainForm.elements.namedItem('to') as HTMLInputElement).value = state.whyTo;
-  await showVersion();
-  if (state.tab === 'path') await planPath();
-  if (state.tab === 'explain') await explain();
+  for (const name of ['from', 'to', 'mode', 'accept'] as const) formField('path-form', name).value = state[name];
+  formField('explain-form', 'from').value = state.whyFrom;
+  formField('explain-form', 'to').value = state.whyTo;
+  await Promise.all([showVersion(), planPath(), explain()]);
+  view.setHighlight(highlights[state.tab]);
 }
 
 function wire(): void {
-  view.onSelect = (v) => void selectVersion(v);
+  view.onSelect = (v, how) => void selectVersion(v, how);
   byId('arch').addEventListener('change', (e) => {
     state.arch = (e.target as HTMLSelectElement).value;
     commit(true);
@@ -244,18 +262,7 @@ function wire(): void {
     view.setAllEdges(state.allEdges);
     commit();
   });
-  const tabs = ['version', 'path', 'explain'] as const;
-  byId('tabs').addEventListener('click', (e) => {
-    const tab = (e.target as HTMLElement).closest('button')?.dataset.tab as Tab | undefined;
-    if (tab) showTab(tab);
-  });
-  byId('tabs').addEventListener('keydown', (e) => {
-    const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
-    if (step === 0) return;
-    const next = tabs[(tabs.indexOf(state.tab) + step + tabs.length) % tabs.length]!;
-    showTab(next);
-    byId(`tab-${next}`).focus();
-  });
+  wireTabs(() => state.tab, chooseTab);
   byId('path-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const form = new FormData(e.target as HTMLFormElement);
@@ -283,9 +290,9 @@ function wire(): void {
 async function boot(): Promise<void> {
   wire();
   if (state.channel) {
-    const doc = api.graph(state.channel, state.arch);
-    doc.catch(() => undefined); // a failure is reported when the channel is drawn
-    prefetched = { key: `${state.channel}\u0000${state.arch}`, doc };
+    const early = api.graph(state.channel, state.arch);
+    early.catch(() => undefined); // a failure is reported when the channel is drawn
+    prefetched = { key: `${state.channel}\u0000${state.arch}`, doc: early };
   }
   try {
     catalog = await api.catalog();

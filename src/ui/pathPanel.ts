@@ -1,7 +1,7 @@
 // The Plan a path tab's answer: the ranked paths, each hop with the channel the cluster must be on, its
 // risks when conditional, and where the plan switches channel; or why there is no path.
 import type { Paths, PlannedPath } from './api.js';
-import { alert, h, label } from './dom.js';
+import { alert, h, label, link } from './dom.js';
 
 export function renderPaths(
   result: HTMLElement,
@@ -41,14 +41,7 @@ function pathCard(path: PlannedPath, index: number, current: boolean, draw: () =
         ? h(
             'ul',
             { class: 'cy-list' },
-            hop.risks.map((r) =>
-              h(
-                'li',
-                {},
-                `${r.name}: ${r.message} `,
-                h('a', { href: r.url, rel: 'noreferrer', target: '_blank' }, 'details'),
-              ),
-            ),
+            hop.risks.map((r) => h('li', {}, `${r.name}: ${r.message} `, link(r.url, 'details'))),
           )
         : null,
     );

@@ -2,7 +2,7 @@
 // signatures, whether it is served — and the updates it has there, recommended or with their risks.
 // A version the channel lacks gets the channels that have it, as an answer to VersionNotFound.
 import { ApiProblem, type GraphDocument, type ReleaseDetail } from './api.js';
-import { alert, h, label, terms } from './dom.js';
+import { alert, h, label, link, terms } from './dom.js';
 
 export interface VersionView {
   arch: string;
@@ -34,7 +34,7 @@ function content(v: VersionView, act: VersionActions): HTMLElement[] {
         'Select a version: click it on the graph, focus the graph and use the arrow keys, or type it above.',
       ),
     ];
-  const out: HTMLElement[] = [h('h2', { class: 'pf-v6-c-title pf-m-xl' }, v.version)];
+  const out: HTMLElement[] = [h('h2', { class: 'pf-v6-c-title pf-m-xl', tabindex: '-1' }, v.version)];
   const detail = v.detail instanceof ApiProblem ? undefined : v.detail;
   if (v.detail instanceof ApiProblem)
     out.push(
@@ -82,6 +82,7 @@ function content(v: VersionView, act: VersionActions): HTMLElement[] {
 
 function details(d: ReleaseDetail): HTMLElement {
   const errata = d.release.metadata?.url;
+  // `served` is about signatures (--require-signatures); channels and metadata decide the rest.
   const served = d.served
     ? label('served', 'green')
     : h('span', {}, label('withheld', 'red'), ' ', d.withheldBecause ?? '');
@@ -94,7 +95,7 @@ function details(d: ReleaseDetail): HTMLElement {
         d.channels.filter((c) => c.kind === 'public').map((c) => label(c.name, 'blue')),
       ),
     ],
-    ['Errata', errata ? h('a', { href: errata, rel: 'noreferrer', target: '_blank' }, errata) : 'none'],
+    ['Errata', errata ? link(errata) : 'none'],
     ['Payload', h('span', { class: 'cy-mono' }, d.release.payload)],
     [
       'Signatures',
@@ -102,7 +103,7 @@ function details(d: ReleaseDetail): HTMLElement {
         ? 'none stored'
         : `${d.signatures.length} (${[...new Set(d.signatures.map((s) => s.keyId))].join(', ')})`,
     ],
-    ['In the graph', served],
+    ['Signature policy', served],
   ]);
 }
 
@@ -139,7 +140,7 @@ function updates(v: VersionView, act: VersionActions): HTMLElement[] {
                   'span',
                   { title: risk?.message ?? '' },
                   label(name, 'orange'),
-                  risk ? h('a', { href: risk.url, rel: 'noreferrer', target: '_blank' }, ' details') : null,
+                  risk ? [' ', link(risk.url, 'details')] : null,
                   ' ',
                 );
               }),

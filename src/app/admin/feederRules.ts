@@ -54,6 +54,7 @@ export class FeederRules {
     const since = source ? sourceSince(source.kind, source.channel.name) : new Map<string, Date>();
     const facts: PromotionFacts = {
       feederSource: () => source?.channel,
+      isMember: (_, version) => since.has(version),
       addedAt: (_, version) => since.get(version),
       releasesOf: (version) => this.releasesOf(version, raw),
       now: new Date(this.clock.now()),

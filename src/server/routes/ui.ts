@@ -14,8 +14,7 @@ const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-cache',
   'content-security-policy':
-    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; " +
-    "base-uri 'none'; frame-ancestors 'none'",
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; " + "base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
@@ -30,10 +29,17 @@ export async function uiRoutes(fastify: FastifyInstance, { dir = UI_DIR }: { dir
           kind: 'service_unavailable',
           value: `the web page is not built (no ${indexFile}): run npm run build`,
         });
+  if (!page) fastify.log.warn(`the web page is not built (no ${indexFile}): / answers 503 until npm run build`);
   const hide = { schema: { hide: true } };
   fastify.get('/', hide, sendPage);
   fastify.get('/ui', hide, sendPage);
   if (!page) return;
+  // An asset is answered brotli, gzip or plain under one name: a shared cache must key on the encoding.
+  fastify.addHook('onSend', async (request, reply) => {
+    if (!request.url.startsWith('/ui/assets/')) return;
+    const vary = reply.getHeader('vary');
+    reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
+  });
   await fastify.register(fastifyStatic, {
     root: join(dir, 'assets'),
     prefix: '/ui/assets/',
