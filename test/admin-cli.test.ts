@@ -119,6 +119,24 @@ describe('admin commands over HTTP', () => {
     expect(g.nodes.map((n) => n.version)).toEqual(['4.1.0', '4.1.1']);
   });
 
+  it('token create refuses a --ttl over 366 days and a --subject the server would refuse, naming the flag', () => {
+    const s = setup();
+    const create = (...extra: string[]): ReturnType<typeof cincy> =>
+      cincy(['token', 'create', '--admin-jwt-secret-file', s.secret, '--scope', 'channels:write', ...extra]);
+    for (const ttl of ['36500d', '367d', `${367 * 24}h`, '99999999999999999999999']) {
+      const r = create('--ttl', ttl);
+      expect(r.code, ttl).toBe(1);
+      expect(r.stdout, ttl).toBe('');
+      expect(r.stderr, ttl).toContain(`--ttl: '${ttl}' is longer than a token may live (366d at most)`);
+    }
+    expect(create('--ttl', '366d').code).toBe(0);
+    for (const subject of ['', 'a'.repeat(257), 'eve\u001b[2J']) {
+      const r = create('--subject', subject);
+      expect(r.code, subject).toBe(1);
+      expect(r.stderr, subject).toContain('--subject:');
+    }
+  });
+
   it('refuses a secret file that is too short, naming the flag', () => {
     const s = setup();
     writeFileSync(s.secret, 'short\n');
