@@ -3,13 +3,15 @@
 // (README, Benchmark); serving is dominated by socket writes, so throughput barely moves.
 // Thin launcher: the CLI is compiled to dist/ by `npm ci` (the prepare script).
 import { main } from '../dist/cli/main.js';
+import { escapeLines } from '../dist/cli/terminalText.js';
 
 main(process.argv).then(
   (code) => {
     if (typeof code === 'number') process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`cincy: ${err instanceof Error ? err.message : String(err)}\n`);
+    // The message may quote what a server answered: control characters are shown, not acted on.
+    process.stderr.write(`cincy: ${escapeLines(err instanceof Error ? err.message : String(err))}\n`);
     process.exitCode = 1;
   },
 );

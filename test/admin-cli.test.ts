@@ -93,6 +93,54 @@ describe('admin commands over HTTP', () => {
     expect(server.log()).toContain('"url":"/api/v1/risks"'); // requests are logged, tokens are not
   });
 
+  it('shows control characters of server text as escapes in tables, lines and errors, and keeps -o json exact', async () => {
+    const s = setup();
+    const server = await serve(['--db', s.db, '--graph-data', s.graphData, '--admin-jwt-secret-file', s.secret]);
+    const token = cincy([
+      'token',
+      'create',
+      '--admin-jwt-secret-file',
+      s.secret,
+      '--scope',
+      'channels:write,risks:write',
+    ]).stdout.trim();
+    const env = { CINCY_SERVER: server.url, CINCY_TOKEN: token };
+    const post = async (path: string, body: unknown): Promise<number> =>
+      (
+        await fetch(`${server.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).status;
+    const reason = '\u001b[31mred\u001b]0;title\u0007';
+    expect(await post('/api/v1/internal-channels/candidate/versions', { version: '4.1.1', reason })).toBe(201);
+    const message = 'It \u202eskaerb\u202c \u001b[2J\u009b1m.';
+    const risk = { to: '4.1.1', from: '4[.]1[.]0', url: 'https://issues.example/2', name: 'Bidi', message };
+    expect(await post('/api/v1/risks', { ...risk, matchingRules: [{ type: 'Always' }] })).toBe(201);
+    // What a terminal acts on: C0 controls (the line break aside), DEL, C1 controls, bidi overrides.
+    // eslint-disable-next-line no-control-regex -- the characters looked for
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+    const audit = cincy(['audit'], env);
+    expect(audit.code, audit.stderr).toBe(0);
+    expect(audit.stdout).not.toMatch(raw);
+    expect(audit.stdout).toContain('\\x1b[31mred\\x1b]0;title\\x07');
+    const json = cincy(['audit', '-o', 'json'], env);
+    const entries = (JSON.parse(json.stdout) as { entries: Array<{ action: string; reason?: string }> }).entries;
+    expect(entries.find((e) => e.action === 'channel.promote')?.reason).toBe(reason);
+
+    const explained = cincy(['explain', '4.1.0', '4.1.1', '--channel', 'stable-4.1'], env);
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(explained.stdout).not.toMatch(raw);
+    expect(explained.stdout).toContain('It \\u202eskaerb\\u202c \\x1b[2J\\x9b1m.');
+
+    const refused = cincy(['promote', '4.9.9\u001b[2J', '--to', 'candidate', '--internal'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).not.toMatch(raw);
+    expect(refused.stderr).toContain('4.9.9\\x1b[2J');
+  });
+
   it('keeps a write acknowledged with 2xx after kill -9 right after the response', async () => {
     const s = setup();
     const token = cincy([
@@ -117,6 +165,24 @@ describe('admin commands over HTTP', () => {
       nodes: Array<{ version: string }>;
     };
     expect(g.nodes.map((n) => n.version)).toEqual(['4.1.0', '4.1.1']);
+  });
+
+  it('token create refuses a --ttl over 366 days and a --subject the server would refuse, naming the flag', () => {
+    const s = setup();
+    const create = (...extra: string[]): ReturnType<typeof cincy> =>
+      cincy(['token', 'create', '--admin-jwt-secret-file', s.secret, '--scope', 'channels:write', ...extra]);
+    for (const ttl of ['36500d', '367d', `${367 * 24}h`, '99999999999999999999999']) {
+      const r = create('--ttl', ttl);
+      expect(r.code, ttl).toBe(1);
+      expect(r.stdout, ttl).toBe('');
+      expect(r.stderr, ttl).toContain(`--ttl: '${ttl}' is longer than a token may live (366d at most)`);
+    }
+    expect(create('--ttl', '366d').code).toBe(0);
+    for (const subject of ['', 'a'.repeat(257), 'eve\u001b[2J']) {
+      const r = create('--subject', subject);
+      expect(r.code, subject).toBe(1);
+      expect(r.stderr, subject).toContain('--subject:');
+    }
   });
 
   it('refuses a secret file that is too short, naming the flag', () => {

@@ -105,4 +105,61 @@ describe('validation', () => {
     expect(bad.status).toBe(400);
     expect(await stateHash()).toBe(before);
   });
+
+  /** POSTs `text` as it is, a JSON body no client library would write. */
+  const postText = async (path: string, text: string): Promise<{ status: number; body: { value?: string } }> => {
+    const r = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.all}`, 'content-type': 'application/json' },
+      body: text,
+    });
+    return { status: r.status, body: (await r.json()) as { value?: string } };
+  };
+  const record = JSON.parse(rec('4.16.9', [])) as Record<string, unknown>;
+  /** The release record 4.16.9 without metadata as JSON text, with `extra` written in before its last brace. */
+  const recordText = (extra: string): string =>
+    `${JSON.stringify({ ...record, metadata: undefined }).slice(0, -1)},${extra}}`;
+
+  it('refuses a key written twice in one object of a JSON body with 400 naming it, escapes and all', async () => {
+    const before = await stateHash();
+    const cases: Array<[string, string]> = [
+      [recordText('"version":"4.16.10"'), "body: duplicate key 'version'"],
+      [
+        recordText('"metadata":{"url":"https://a.example/","url":"https://b.example/"}'),
+        "body.metadata: duplicate key 'url'",
+      ],
+      [`[${JSON.stringify(record)},${recordText('"ver\\u0073ion":"4.16.10"')}]`, "body[1]: duplicate key 'version'"],
+    ];
+    for (const [text, message] of cases) {
+      const r = await postText('/api/v1/releases', text);
+      expect(r.status, text).toBe(400);
+      expect(r.body.value, text).toContain(message);
+    }
+    expect(await stateHash()).toBe(before);
+  });
+
+  it('refuses a JSON body nested deeper than 64 levels with 400 (an unknown rule type 10,000 levels deep)', async () => {
+    const risk = { to: '4.16.1', from: '.*', url: 'https://x.example/', name: 'Deep', message: 'm' };
+    const deep = (n: number): string => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    const body = (n: number): string =>
+      `${JSON.stringify(risk).slice(0, -1)},"matchingRules":[{"type":"Unknown","deep":${deep(n)}}]}`;
+    for (const text of [body(10_000), `[${'['.repeat(10_000)}${']'.repeat(10_000)}]`]) {
+      const r = await postText('/api/v1/risks', text);
+      expect(r.status).toBe(400);
+      expect(r.body.value).toContain('nested deeper than 64 levels');
+    }
+    // Within the bound, an unknown rule type is kept (with a warning), however odd its shape.
+    expect((await postText('/api/v1/risks', body(50))).status).toBe(201);
+  });
+
+  it('refuses __proto__, constructor and prototype as release metadata keys with 400 naming the field', async () => {
+    const before = await stateHash();
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      const text = recordText(`"metadata":{"${key}":"x"}`);
+      const r = await postText('/api/v1/releases', text);
+      expect(r.status, key).toBe(400);
+      expect(r.body.value, key).toContain(`body.metadata.${key}: `);
+    }
+    expect(await stateHash()).toBe(before);
+  });
 });

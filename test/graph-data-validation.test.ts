@@ -205,6 +205,21 @@ describe('graph-data validation', () => {
     );
   });
 
+  it('refuses __proto__, constructor and prototype as metadata keys of a release record or raw metadata', async () => {
+    const p = await problems({
+      'releases/amd64/4.1.0.json': release('4.1.0').replace('"metadata":{}', '"metadata":{"__proto__":"x"}'),
+      'raw/metadata.json': '{"4.1.1": {"constructor": "x", "prototype": "y"}}',
+    });
+    const reserved = 'reserved: __proto__, constructor and prototype cannot be metadata keys';
+    expect(p).toEqual(
+      expect.arrayContaining([
+        `releases/amd64/4.1.0.json: metadata.__proto__: ${reserved}`,
+        `raw/metadata.json: 4.1.1.constructor: ${reserved}`,
+        `raw/metadata.json: 4.1.1.prototype: ${reserved}`,
+      ]),
+    );
+  });
+
   it('refuses a missing version file and versions that are not semver', async () => {
     const p = await problems({
       version: undefined,

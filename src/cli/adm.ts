@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { CV, type ClusterVersion, type DesiredUpdate } from '../agent/clusterVersion.js';
 import { PAYLOAD_PATTERN } from '../schemas/graphData.js';
 import { loadKubeConfig } from './kubeconfig.js';
+import { escapeLines } from './terminalText.js';
 
 type ClusterVersionView = Pick<ClusterVersion, 'spec' | 'status'>;
 
@@ -42,7 +43,9 @@ export function upgradeReport(cv: ClusterVersionView, includeNotRecommended: boo
   if (retrieved && retrieved.status !== 'True') {
     // As oc does: a warning on standard error, the report on standard output.
     process.stderr.write(
-      `warning: Cannot display available updates:\n  Reason: ${retrieved.reason}\n  Message: ${indent(retrieved.message)}\n\n`,
+      escapeLines(
+        `warning: Cannot display available updates:\n  Reason: ${retrieved.reason}\n  Message: ${indent(retrieved.message)}\n\n`,
+      ),
     );
   }
   const available = cv.status.availableUpdates ?? [];
@@ -196,14 +199,14 @@ export function addAdmCommands(program: Command, run: (f: () => Promise<number>)
             process.stderr.write(
               'warning: --force overrides cluster verification of your supplied release image and waives any update precondition failures.\n',
             );
-          process.stdout.write(`Requested update to ${desiredUpdate.version ?? desiredUpdate.image}\n`);
+          process.stdout.write(escapeLines(`Requested update to ${desiredUpdate.version ?? desiredUpdate.image}\n`));
           return 0;
         }
         const cv = (await kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject(CV)) as ClusterVersionView;
         process.stdout.write(
           opts.output === 'json'
             ? `${JSON.stringify({ spec: cv.spec, status: cv.status }, null, 2)}\n`
-            : upgradeReport(cv, !!opts.includeNotRecommended),
+            : escapeLines(upgradeReport(cv, !!opts.includeNotRecommended)),
         );
         return 0;
       })(),

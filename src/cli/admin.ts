@@ -5,6 +5,7 @@ import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { recordTable } from './table.js';
+import { escapeLines } from './terminalText.js';
 
 export interface ClientOptions {
   server: string;
@@ -147,7 +148,7 @@ export function addAdminCommands(program: Command, run: (f: () => Promise<number
           : r.changed
             ? 'promoted'
             : 'already there, nothing changed';
-        process.stdout.write(`${version} → ${opts.to}: ${what}${r.forced ? ' (forced)' : ''}\n`);
+        process.stdout.write(escapeLines(`${version} → ${opts.to}: ${what}${r.forced ? ' (forced)' : ''}\n`));
         if (r.edges?.length)
           process.stdout.write(`edges that would appear:\n${recordTable(r.edges, ['arch', 'from', 'to'])}`);
         if (r.conditionalEdges?.length)

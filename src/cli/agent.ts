@@ -9,6 +9,7 @@ import { runAgent } from '../agent/run.js';
 import { PayloadStore } from '../payload/store.js';
 import { TrustStore } from '../signatures/verify.js';
 import { loadKubeConfig } from './kubeconfig.js';
+import { escapeLines } from './terminalText.js';
 
 export interface AgentCliOptions {
   kubeconfig?: string;
@@ -62,7 +63,7 @@ function reportToTerminal(r: PollResult): void {
     status === 'True'
       ? `${r.available} available, ${r.conditional - r.recommendedConditional} not recommended`
       : `${reason}: ${message}`;
-  process.stderr.write(`${new Date().toISOString()} updates: ${what}${r.written ? '' : ' (unchanged)'}\n`);
+  process.stderr.write(escapeLines(`${new Date().toISOString()} updates: ${what}${r.written ? '' : ' (unchanged)'}\n`));
 }
 
 export async function agentCommand(o: AgentCliOptions): Promise<number> {

@@ -8,6 +8,7 @@ import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
 import { systemClock } from '../clock.js';
 import { registryClients, registrySources, type RegistrySettings } from '../app/sources/fromSettings.js';
 import { ReleaseScrapeSource } from '../app/sources/releaseScrape.js';
+import { escapeLine } from './terminalText.js';
 
 function progressBar(label: string, unit: string): { update: (done: number, total: number) => void; stop: () => void } {
   if (!process.stderr.isTTY) return { update: () => {}, stop: () => {} };
@@ -30,8 +31,8 @@ function progressBar(label: string, unit: string): { update: (done: number, tota
 }
 
 function printProblems(errors: Problem[], warnings: Problem[]): void {
-  for (const w of warnings) process.stderr.write(`warning: ${formatProblem(w)}\n`);
-  for (const e of errors) process.stderr.write(`${formatProblem(e)}\n`);
+  for (const w of warnings) process.stderr.write(`warning: ${escapeLine(formatProblem(w))}\n`);
+  for (const e of errors) process.stderr.write(`${escapeLine(formatProblem(e))}\n`);
 }
 
 export async function validateCommand(dir: string): Promise<number> {
@@ -71,7 +72,7 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
     // Warnings as the tree's are printed; a failure is printed once, below, with its problems.
     const log = {
       info: () => {},
-      warn: (obj: object) => process.stderr.write(`warning: ${Object.values(obj).join(' ')}\n`),
+      warn: (obj: object) => process.stderr.write(`warning: ${escapeLine(Object.values(obj).join(' '))}\n`),
       error: () => {},
     };
     // A one-shot job asks where every known tag points (HEADs), so a moved tag is always seen.
@@ -83,8 +84,8 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
       const st = source.status;
       if (st.lastFailure) {
         failed += 1;
-        for (const p of st.lastFailure.problems) process.stderr.write(`${p}\n`);
-        process.stderr.write(`import rejected: ${st.lastFailure.message}; the store keeps what it had\n`);
+        for (const p of st.lastFailure.problems) process.stderr.write(`${escapeLine(p)}\n`);
+        process.stderr.write(`import rejected: ${escapeLine(st.lastFailure.message)}; the store keeps what it had\n`);
         continue;
       }
       if (source instanceof ReleaseScrapeSource && source.last) {

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import type { ExplainAnswer, PathsAnswer } from '../schemas/paths.js';
 import { call, type ClientOptions } from './admin.js';
+import { escapeLines } from './terminalText.js';
 
 type Paths = Static<typeof PathsAnswer>;
 type Explained = Static<typeof ExplainAnswer>;
@@ -81,7 +82,7 @@ export function addPathCommands(program: Command, run: (f: () => Promise<number>
         if (opts.eus) q.set('mode', 'eus');
         if (opts.acceptRisks) q.set('acceptRisks', opts.acceptRisks);
         const a = (await call(opts, 'GET', `/api/v1/paths?${q}`)) as Paths;
-        process.stdout.write(opts.output === 'json' ? `${JSON.stringify(a, null, 2)}\n` : formatPaths(a));
+        process.stdout.write(opts.output === 'json' ? `${JSON.stringify(a, null, 2)}\n` : escapeLines(formatPaths(a)));
         return a.paths.length > 0 ? 0 : 1;
       })(),
     );
@@ -98,7 +99,9 @@ export function addPathCommands(program: Command, run: (f: () => Promise<number>
       run(async () => {
         const q = new URLSearchParams({ from, to, channel: opts.channel, arch: opts.arch });
         const e = (await call(opts, 'GET', `/api/v1/explain?${q}`)) as Explained;
-        process.stdout.write(opts.output === 'json' ? `${JSON.stringify(e, null, 2)}\n` : formatExplanation(e));
+        process.stdout.write(
+          opts.output === 'json' ? `${JSON.stringify(e, null, 2)}\n` : escapeLines(formatExplanation(e)),
+        );
         return 0;
       })(),
     );

@@ -24,6 +24,7 @@ import {
 import type { Arch } from '../schemas/graphData.js';
 import { call, HttpError } from './admin.js';
 import { recordTable } from './table.js';
+import { escapeLines } from './terminalText.js';
 
 /** What says which release a payload is of: its flags, or its record on a cincy server (--release). */
 interface ReleaseFlags {
@@ -131,7 +132,7 @@ async function create(o: CreateOptions): Promise<number> {
     generatePayload({ version: r.version, image, arch: o.arch, previous: r.previous, url: r.url }),
   );
   process.stdout.write(`wrote ${r.version} (${image}) to ${path}\n`);
-  process.stdout.write(describeSummary(summary(loadPayload(path))));
+  process.stdout.write(escapeLines(describeSummary(summary(loadPayload(path)))));
   return 0;
 }
 
@@ -190,7 +191,7 @@ async function push(o: PushOptions): Promise<number> {
   process.stderr.write(`pushed ${r.version} ${what} to ${describe({ ...to.ref, tag })}\n`);
   if (o.store !== false) {
     const path = new PayloadStore(o.store).write(spec, files);
-    process.stderr.write(`wrote its payload to ${path}\n${describeSummary(summary(loadPayload(path)))}`);
+    process.stderr.write(`wrote its payload to ${path}\n${escapeLines(describeSummary(summary(loadPayload(path))))}`);
   }
   process.stdout.write(`${spec}\n`);
   return 0;

@@ -7,6 +7,7 @@ import { buildApp } from '../server/app.js';
 import { startService } from '../app/start.js';
 import { startSourceRefresh } from '../app/sources/refresh.js';
 import { TrustStore } from '../signatures/verify.js';
+import { escapeLine } from './terminalText.js';
 
 export async function serve(flags: ServeFlags): Promise<number> {
   const config = resolveServeConfig(flags);
@@ -29,7 +30,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
     clock,
   });
   if (!started.ok) {
-    process.stderr.write(`cincy: cannot serve: ${started.problems.join('\n  ')}\n`);
+    process.stderr.write(`cincy: cannot serve: ${started.problems.map(escapeLine).join('\n  ')}\n`);
     return 1;
   }
   const { store, service, admin, sources } = started;

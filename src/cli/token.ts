@@ -2,6 +2,7 @@
 // signed with a private JWK whose public half is in the server's --admin-jwks.
 import { readFileSync } from 'node:fs';
 import { importJWK, SignJWT, type JWK } from 'jose';
+import { isValidSubject, MAX_LIFETIME_SECONDS, SUBJECT_RULE } from '../app/auth/tokenClaims.js';
 import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, readSecret } from '../app/auth/verificationKeys.js';
 import { SCOPES } from '../schemas/admin.js';
 
@@ -15,11 +16,14 @@ export interface TokenOptions {
   audience?: string;
 }
 
-/** `90s`, `30m`, `1h`, `7d`, or plain seconds. */
+/** `90s`, `30m`, `1h`, `7d`, or plain seconds; at most the longest lifetime the server accepts. */
 function parseTtl(text: string): number {
   const m = /^(\d+)([smhd]?)$/.exec(text.trim());
   if (!m || Number(m[1]) === 0) throw new Error(`--ttl: '${text}' is not a duration such as 30m, 1h or 7d`);
-  return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+  const seconds = Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+  if (seconds > MAX_LIFETIME_SECONDS)
+    throw new Error(`--ttl: '${text}' is longer than a token may live (${MAX_LIFETIME_SECONDS / 86400}d at most)`);
+  return seconds;
 }
 
 export async function createToken(opts: TokenOptions, now = new Date()): Promise<string> {
@@ -33,6 +37,7 @@ export async function createToken(opts: TokenOptions, now = new Date()): Promise
       `--scope: ${unknown.length ? `unknown scope ${unknown.join(', ')}` : 'none given'} (known: ${SCOPES.join(', ')})`,
     );
   const seconds = parseTtl(opts.ttl);
+  if (!isValidSubject(opts.subject)) throw new Error(`--subject: '${opts.subject}' is not ${SUBJECT_RULE}`);
   const iat = Math.floor(now.getTime() / 1000);
   const jwt = new SignJWT({ scope: scopes.join(' ') })
     .setSubject(opts.subject)

@@ -17,6 +17,7 @@ import { PACKAGE_VERSION } from '../version.js';
 import type { AdminServices } from '../app/admin/services.js';
 import { TokenVerifier, type AuthConfig } from '../app/auth/tokenVerifier.js';
 import { validatorCompiler } from './validatorCompiler.js';
+import { registerJsonBodyParser } from './jsonBody.js';
 import { auditRoutes } from './routes/audit.js';
 import { channelRoutes } from './routes/channels.js';
 import { graphDataRoutes } from './routes/graphData.js';
@@ -48,6 +49,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   app.setValidatorCompiler(validatorCompiler);
+  registerJsonBodyParser(app);
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) return reply.code(err.statusCode).send(err.body());
     const status = err.statusCode ?? 500;

@@ -2,6 +2,7 @@
 // it may not set the labels the build computes, which would corrupt what clusters read.
 import { LABEL } from '../graph/model.js';
 import { RawMetadataSchema, type RawMetadata } from '../schemas/graphData.js';
+import { reservedKeyProblems } from './metadataKeys.js';
 import { schemaProblems, type Problem } from './problems.js';
 import { isVersionReference } from './versionReferences.js';
 
@@ -22,6 +23,7 @@ export function checkRawMetadata(doc: unknown, file: string, errors: Problem[]):
   for (const [version, metadata] of Object.entries(raw)) {
     if (!isVersionReference(version))
       errors.push({ file, field: version, message: 'not a semantic version (optionally with +arch)' });
+    errors.push(...reservedKeyProblems(metadata, file, version));
     for (const key of Object.keys(metadata)) {
       if (!COMPUTED_LABELS.has(key)) continue;
       const message = 'computed by the server from the release records and channels; it cannot be set here';

@@ -2,6 +2,7 @@
 import { LABEL, type Release } from '../graph/model.js';
 import { isReleaseVersion } from '../graph/version.js';
 import { ReleaseRecordSchema, type ReleaseRecord } from '../schemas/graphData.js';
+import { reservedKeyProblems } from './metadataKeys.js';
 import { schemaProblems, type Problem } from './problems.js';
 import { isVersionReference } from './versionReferences.js';
 
@@ -33,6 +34,7 @@ function checkReleaseRecord(rec: ReleaseRecord, file: string, errors: Problem[])
         errors.push({ file, field: `${key}[${i}]`, message: `'${v}' is not a semantic version` });
     });
   }
+  errors.push(...reservedKeyProblems(rec.metadata ?? {}, file, 'metadata'));
   // Clusters reject a release whose architecture label says anything but multi (and only on a multi release).
   const arch = rec.metadata?.[LABEL.architecture];
   if (arch !== undefined && !(arch === 'multi' && rec.architecture === 'multi')) {

@@ -1,12 +1,16 @@
 // Authorization of admin writes: a JWT verified with jose (HS256, or RS256/ES256/EdDSA by kid),
-// issuer, audience and expiry checked, the scope a write needs, and the rate limit of its subject.
-// Reads stay public; the HTTP layer only finds the token in the request and calls this.
+// issuer, audience and expiry checked, its other claims checked (tokenClaims.ts), the scope a write
+// needs, and the rate limit of its subject. Reads stay public; the HTTP layer only finds the token
+// in the request and calls this.
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { systemClock, type Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { Scope } from '../../schemas/admin.js';
+import { checkClaims, ClaimError, type VerifiedToken } from './tokenClaims.js';
 import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, loadVerificationKey, type VerificationKey } from './verificationKeys.js';
 import { WriteRateLimit, type WriteAllowance } from './writeRateLimit.js';
+
+export type { VerifiedToken } from './tokenClaims.js';
 
 export interface AuthConfig {
   secretFile?: string;
@@ -15,12 +19,6 @@ export interface AuthConfig {
   audience?: string;
   /** Writes per subject per minute. */
   rateLimit?: number;
-}
-
-/** Who a verified token speaks for, and what it may do. */
-export interface VerifiedToken {
-  subject: string;
-  scopes: string[];
 }
 
 export interface Authorization {
@@ -51,17 +49,17 @@ export class TokenVerifier {
 
   /**
    * Verifies a token, requires `scope` of it, and counts the write against its subject. Throws 401
-   * for a token that does not verify, 403 for a missing scope; an allowance over the limit says so.
+   * for a token that does not verify or has a bad claim, 403 for a missing scope; an allowance over
+   * the limit says so.
    */
   async authorize(token: string, scope: Scope): Promise<Authorization> {
     this.requireEnabled();
-    let payload: JWTPayload;
+    let verified: VerifiedToken;
     try {
-      payload = await this.verify(token);
+      verified = checkClaims(await this.verify(token), Math.floor(this.clock.now() / 1000));
     } catch (err) {
       throw new ApiError('unauthorized', `invalid token: ${tokenError(err)}`);
     }
-    const verified = { subject: String(payload.sub), scopes: scopesOf(payload) };
     if (!verified.scopes.includes(scope)) {
       throw new ApiError(
         'forbidden',
@@ -76,7 +74,6 @@ export class TokenVerifier {
       issuer: this.config.issuer ?? DEFAULT_ISSUER,
       audience: this.config.audience ?? DEFAULT_AUDIENCE,
       currentDate: new Date(this.clock.now()),
-      requiredClaims: ['exp', 'sub'],
     };
     const key = this.key!;
     const { payload } =
@@ -87,15 +84,8 @@ export class TokenVerifier {
   }
 }
 
-/** Scopes from `scope` (space- or comma-separated) or `scp` (a list). */
-function scopesOf(payload: JWTPayload): string[] {
-  const scope = payload.scope ?? payload.scp;
-  if (typeof scope === 'string') return scope.split(/[\s,]+/).filter(Boolean);
-  if (Array.isArray(scope)) return scope.filter((s): s is string => typeof s === 'string');
-  return [];
-}
-
 function tokenError(err: unknown): string {
+  if (err instanceof ClaimError) return err.message;
   if (err instanceof joseErrors.JWTExpired) return 'expired';
   if (err instanceof joseErrors.JWTClaimValidationFailed)
     return `claim ${err.claim} ${err.reason === 'check_failed' ? 'does not match' : err.reason}`;
