@@ -1,14 +1,13 @@
-// Reads the files of a graph-data tree: size limits, symbolic links kept inside the tree, YAML read
-// as the reference implementation reads it (yamlText, yamlValues) with capped aliases, every problem
-// recorded with its file, and a hash over everything read.
+// Reads the files of a graph-data tree: size limits (treeLimits.ts), symbolic links kept inside the
+// tree, YAML read as the reference implementation reads it (yamlText, yamlValues) with aliases bounded
+// by the length they expand to, every problem recorded with its file, and a hash over everything read.
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { Problem } from '../validation/problems.js';
 import { yamlText } from './yamlText.js';
+import { MAX_FILE_BYTES } from './treeLimits.js';
 import { parseYamlValues } from './yamlValues.js';
-
-export const MAX_FILE_BYTES = 8 * 1024 * 1024;
 
 export class TreeReader {
   readonly errors: Problem[] = [];
