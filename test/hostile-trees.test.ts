@@ -1,8 +1,9 @@
-// Hostile graph-data tarballs: each is refused naming the file and the limit, nothing of a refused
-// tarball is written to disk, and `serve` on a store that holds a good graph keeps serving it (issue 13,
-// finding 6).
+// Hostile graph-data trees and tarballs: each is refused naming the file and the limit, nothing of a
+// refused tarball is written to disk, and `serve` on a store that holds a good graph keeps serving it
+// whatever goes wrong with the import at start (issue 13, findings 5 and 6).
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readGraphData } from '../src/sources/graphData.js';
 import { MAX_FILE_BYTES, MAX_TREE_BYTES, MAX_TREE_ENTRIES } from '../src/sources/treeLimits.js';
@@ -11,6 +12,7 @@ import { serveCli, useCleanup } from './support/cli.js';
 import { treeEntries, writeTarball, writeTree, type TarEntry } from './support/trees.js';
 
 const cleanup = useCleanup();
+const INJECT = pathToFileURL(join(import.meta.dirname, 'support', 'importFailure.mjs')).href;
 
 /** A fresh folder for os.tmpdir() of the code under test (it reads TMPDIR), to see what it leaves there. */
 function privateTmp(): string {
@@ -71,6 +73,35 @@ async function servesStoredGraph(
   expect(readdirSync(tmp)).toEqual([]);
   return served.log();
 }
+
+describe('hostile trees', () => {
+  it('serve on a store with a good graph keeps serving it when the tree holds an 8 MiB file (an alias bomb)', async () => {
+    const store = await goodStore();
+    // A rule with an 8 MiB query, named 99 times: written out, about 800 MiB.
+    const rule = `- &r {type: PromQL, promql: {promql: "${'x'.repeat(8 * 1024 * 1024 - 1024)}"}}\n`;
+    const tree = writeTree(cleanup.dir(), {
+      'blocked-edges/4.1.1-Bomb.yaml': `to: 4.1.1\nfrom: 4[.]1[.]0\nurl: https://x.example/1\nname: Bomb\nmessage: m\nmatchingRules:\n${rule}${'- *r\n'.repeat(99)}`,
+    });
+    const log = await servesStoredGraph(store, tree);
+    expect(log).toContain(`graph-data ${tree} rejected; serving what the store has`);
+    expect(log).toMatch(/blocked-edges\/4\.1\.1-Bomb\.yaml: -: file is \d+ bytes, more than the limit of 1048576/);
+  }, 120_000);
+
+  it('serve keeps serving the stored graph when reading or storing the tree throws, and logs why naming the file', async () => {
+    const store = await goodStore();
+    const tree = writeTree(cleanup.dir(), { 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions:\n- 4.1.1\n' });
+    const inject = (where: string): Record<string, string> => ({
+      NODE_OPTIONS: `--import ${INJECT}`,
+      CINCY_TEST_THROW_IN: where,
+    });
+    expect(await servesStoredGraph(store, tree, inject('reader'))).toContain(
+      'releases/amd64/4.1.1.json: -: cannot be read: injected failure in the reader',
+    );
+    expect(await servesStoredGraph(store, tree, inject('store'))).toContain(
+      `${tree}: -: the import failed: injected failure in the store`,
+    );
+  }, 120_000);
+});
 
 describe('hostile tarballs', () => {
   it(`refuses a tarball of more than ${MAX_TREE_ENTRIES} entries as they arrive, writing nothing to disk`, async () => {
