@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as tar from 'tar';
 import { readGraphData } from '../src/sources/graphData.js';
-import { MAX_FILE_BYTES } from '../src/sources/treeReader.js';
+import { MAX_FILE_BYTES } from '../src/sources/treeLimits.js';
 import { formatProblem } from '../src/validation/problems.js';
 import { tempDir } from './support/server.js';
 import { release, writeTree } from './support/trees.js';
@@ -138,6 +138,24 @@ describe('graph-data validation', () => {
     ].join('\n');
     const p = await problems({ 'channels/stable-4.1.yaml': `${bomb}\nname: stable-4.1\nversions: []\n` });
     expect(p[0]).toMatch(/^channels\/stable-4.1.yaml: -: invalid YAML: .*alias/i);
+  });
+
+  it('refuses a file its aliases would make more than 4 times as long: one rule anchored and named 99 times', async () => {
+    const head = 'to: 4.1.1\nfrom: 4[.]1[.]0\nurl: https://x.example/1\nname: R\nmessage: m\nmatchingRules:\n';
+    const rule = `- &r {type: PromQL, promql: {promql: "${'x'.repeat(200)}"}}\n`;
+    const p = await problems({ 'blocked-edges/4.1.1-R.yaml': `${head}${rule}${'- *r\n'.repeat(99)}` });
+    expect(p).toEqual([
+      expect.stringMatching(
+        /^blocked-edges\/4.1.1-R.yaml: -: invalid YAML: its aliases expand it to \d+ characters, more than 4 times its own \d+$/,
+      ),
+    ]);
+    // Named twice, the file stays within the limit and reads as usual.
+    const r = await readGraphData(tree({ 'blocked-edges/4.1.1-R.yaml': `${head}${rule}- *r\n- *r\n` }));
+    expect(r.errors).toEqual([]);
+    expect(r.tree!.blockedEdges[0]!.risk!.matchingRules).toHaveLength(3);
+    expect(await problems({ 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: &v [*v]\n' })).toEqual([
+      'channels/stable-4.1.yaml: -: invalid YAML: an alias inside the node it names',
+    ]);
   });
 
   it('refuses a file over the size limit without reading it', async () => {

@@ -118,6 +118,12 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
   };
 }
 
+/**
+ * Reads, verifies and imports the tree; returns the problems that rejected it, none when it was imported.
+ * Never throws: whatever fails on the way (a problem of the tree, a limit, an exception anywhere in
+ * reading or storing) rejects the import, whose transaction then writes nothing, and the caller keeps
+ * serving what the store has.
+ */
 async function importTree(
   store: Store,
   graphData: string,
@@ -125,18 +131,18 @@ async function importTree(
   log: StartLog,
   now: Date,
 ): Promise<string[]> {
-  const read = await readGraphData(graphData);
-  for (const w of read.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data warning');
-  if (!read.tree) return read.errors.map(formatProblem);
-  const signatures = await verifyTreeSignatures(read.tree.signatures, trust, now);
-  for (const w of signatures.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
   try {
+    const read = await readGraphData(graphData);
+    for (const w of read.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data warning');
+    if (!read.tree) return read.errors.map(formatProblem);
+    const signatures = await verifyTreeSignatures(read.tree.signatures, trust, now);
+    for (const w of signatures.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
     const summary = store.importTree(read.tree, { source: graphData, signatures: signatures.verified });
     if (summary.skipped) log.info({ contentHash: summary.contentHash }, 'graph-data unchanged since the last import');
     else log.info({ summary }, 'graph-data imported');
     return [];
   } catch (err) {
     if (err instanceof ImportRejected) return err.problems.map(formatProblem);
-    throw err;
+    return [`${graphData}: -: the import failed: ${err instanceof Error ? err.message : String(err)}`];
   }
 }

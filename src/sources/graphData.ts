@@ -1,16 +1,17 @@
 // Reads a graph-data tree (the openshift/cincinnati-graph-data layout plus release records) from a
-// directory or a .tar.gz, validating every file. A tree with any error yields no tree at all: the
-// caller keeps what it had. Every problem names the file and the field.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// directory, a .tar.gz (read in memory, tarball.ts) or any other source of its files, validating every
+// file. A tree with any error yields no tree at all: the caller keeps what it had. Every problem names
+// the file and the field.
+import { statSync } from 'node:fs';
 import type { BlockedEdge, Channel, Release } from '../graph/model.js';
 import { ARCHES, type RawMetadata } from '../schemas/graphData.js';
 import type { Problem } from '../validation/problems.js';
-import { extractTarball } from './tarball.js';
+import { FolderTree } from './folderTree.js';
+import { readTarball } from './tarball.js';
 import { readBlockedEdge, readChannel, readRawMetadata, readRelease, readSchemaVersion } from './treeFiles.js';
 import { TreeReader } from './treeReader.js';
 import { readSignatures, type TreeSignature } from './treeSignatures.js';
+import type { TreeSource } from './treeSource.js';
 
 export interface GraphDataTree {
   schemaVersion: string;
@@ -40,36 +41,28 @@ export async function readGraphData(path: string, onProgress?: ReadProgress): Pr
     const code = (err as NodeJS.ErrnoException).code;
     return failed(path, code === 'ENOENT' ? 'no such file or directory' : `cannot read: ${(err as Error).message}`);
   }
-  if (st.isDirectory()) return readGraphDataDir(path, onProgress);
+  if (st.isDirectory()) return readTree(new FolderTree(path), onProgress);
   if (!/\.(tar\.gz|tgz)$/.test(path)) return failed(path, 'expected a directory or a .tar.gz file');
-  const dir = mkdtempSync(join(tmpdir(), 'cincy-graph-data-'));
-  try {
-    const problem = await extractTarball(path, dir);
-    if (problem) return failed(path, problem);
-    const entries = readdirSync(dir);
-    // A tarball may hold the tree at its top or inside a single folder.
-    const only = entries.length === 1 ? join(dir, entries[0]!) : undefined;
-    const root = only && statSync(only).isDirectory() && !entries.includes('version') ? only : dir;
-    return readGraphDataDir(root, onProgress);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const unpacked = await readTarball(path);
+  if ('problem' in unpacked) return failed(path, unpacked.problem);
+  return readTree(unpacked.tree, onProgress);
 }
 
 function failed(file: string, message: string): ReadResult {
   return { tree: undefined, errors: [{ file, field: '-', message }], warnings: [] };
 }
 
-function readGraphDataDir(root: string, onProgress?: ReadProgress): ReadResult {
-  const r = new TreeReader(root);
-  const schemaVersion = readSchemaVersion(r);
+/** Reads the tree whose files `source` holds. */
+export function readTree(source: TreeSource, onProgress?: ReadProgress): ReadResult {
+  const r = new TreeReader(source);
+  const schemaVersion = r.attempt('version', () => readSchemaVersion(r));
 
   const channelFiles = r.list('channels', ['.yaml', '.yml']);
   const internalFiles = r.list('internal-channels', ['.yaml', '.yml']);
   const blockedFiles = r.list('blocked-edges', ['.yaml', '.yml']);
   const archDirs = r.dirs('releases');
   // Each folder of releases/ is read once: its records here, the signatures beside them later.
-  const releaseFolders = archDirs.map((arch) => ({ arch, files: r.list(join('releases', arch), ['']) }));
+  const releaseFolders = archDirs.map((arch) => ({ arch, files: r.list(`releases/${arch}`, ['']) }));
   const releaseFiles = releaseFolders.flatMap(({ arch, files }) =>
     files.filter((f) => f.endsWith('.json')).map((f) => ({ arch, f })),
   );
@@ -87,19 +80,19 @@ function readGraphDataDir(root: string, onProgress?: ReadProgress): ReadResult {
   ] as const) {
     const seen = new Map<string, string>();
     for (const f of files) {
-      const c = readChannel(r, f, internal);
+      const c = r.attempt(f, () => readChannel(r, f, internal));
       tick();
       if (!c) continue;
       const other = seen.get(c.name);
-      if (other) r.error(r.rel(f), 'name', `duplicate channel name '${c.name}' (also in ${other})`);
-      else seen.set(c.name, r.rel(f));
+      if (other) r.error(f, 'name', `duplicate channel name '${c.name}' (also in ${other})`);
+      else seen.set(c.name, f);
       channels.push(c);
     }
   }
 
   const blockedEdges: BlockedEdge[] = [];
   for (const f of blockedFiles) {
-    const b = readBlockedEdge(r, f);
+    const b = r.attempt(f, () => readBlockedEdge(r, f));
     tick();
     if (b) blockedEdges.push(b);
   }
@@ -111,14 +104,14 @@ function readGraphDataDir(root: string, onProgress?: ReadProgress): ReadResult {
     }
   }
   for (const { arch, f } of releaseFiles) {
-    const rel = readRelease(r, f, arch);
+    const rel = r.attempt(f, () => readRelease(r, f, arch));
     tick();
     if (rel) releases.push(rel);
   }
 
-  const rawMetadata = readRawMetadata(r);
+  const rawMetadata = r.attempt('raw/metadata.json', () => readRawMetadata(r)) ?? {};
   tick();
-  const signatures = readSignatures(r, releases, releaseFolders);
+  const signatures = r.attempt('signatures', () => readSignatures(r, releases, releaseFolders)) ?? [];
 
   const tree =
     r.errors.length === 0 && schemaVersion !== undefined

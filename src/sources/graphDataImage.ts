@@ -1,19 +1,16 @@
 // The graph-data tree out of a container image, as the update service operator's init container copies it:
 // the files under /var/lib/cincinnati-graph-data/ of the image's layers, applied bottom to top with OCI
-// whiteouts honoured, then read and validated exactly as a directory is.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, posix } from 'node:path';
+// whiteouts honoured in memory, then read and validated exactly as a directory is (nothing is written to disk).
+import { posix } from 'node:path';
 import type { RegistryClient } from '../registry/client.js';
 import { walkLayer } from '../registry/layers.js';
 import type { Manifest } from '../registry/manifest.js';
 import { describe, type ImageReference } from '../registry/reference.js';
-import { readGraphData, type ReadResult } from './graphData.js';
+import { readTree, type ReadResult } from './graphData.js';
+import { MemoryTree } from './memoryTree.js';
+import { MAX_FILE_BYTES, MAX_TREE_BYTES } from './treeLimits.js';
 
 export const GRAPH_DATA_PREFIX = 'var/lib/cincinnati-graph-data/';
-// Read into memory before anything is written: a graph-data tree is a few MiB.
-const MAX_TREE_BYTES = 128 * 1024 * 1024;
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 export interface ImageReadResult extends ReadResult {
   /** The manifest digest the tree was read from. */
@@ -30,23 +27,18 @@ export async function readGraphDataImage(client: RegistryClient, image: ImageRef
   const name = describe(image);
   const fetched = await client.manifest(image.digest ?? image.tag!);
   const manifest = await singleImage(client, fetched.manifest, name);
-  const dir = mkdtempSync(join(tmpdir(), 'cincy-graph-data-image-'));
-  try {
-    const problem = await flatten(client, manifest, dir, name);
-    if (problem)
-      return {
-        tree: undefined,
-        errors: [{ file: name, field: '-', message: problem }],
-        warnings: [],
-        digest: fetched.digest,
-      };
-    const read = await readGraphData(dir);
-    // Problems name the image and the file inside it.
-    const where = (p: ReadResult['errors'][number]): typeof p => ({ ...p, file: `${name}: ${p.file}` });
-    return { ...read, errors: read.errors.map(where), warnings: read.warnings.map(where), digest: fetched.digest };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const flat = await flatten(client, manifest, name);
+  if ('problem' in flat)
+    return {
+      tree: undefined,
+      errors: [{ file: name, field: '-', message: flat.problem }],
+      warnings: [],
+      digest: fetched.digest,
+    };
+  const read = readTree(new MemoryTree(flat.files));
+  // Problems name the image and the file inside it.
+  const where = (p: ReadResult['errors'][number]): typeof p => ({ ...p, file: `${name}: ${p.file}` });
+  return { ...read, errors: read.errors.map(where), warnings: read.warnings.map(where), digest: fetched.digest };
 }
 
 /** An index of a graph-data image: its first Linux image (graph-data is the same for every architecture). */
@@ -67,15 +59,14 @@ async function singleImage(
 type Node = { kind: 'dir' } | { kind: 'file'; data: Buffer } | { kind: 'symlink'; target: string };
 
 /**
- * Applies the layers bottom to top in memory (so no link is ever created on disk, and nothing is written
- * outside `dir`), then writes the regular files. Returns why it could not.
+ * Applies the layers bottom to top in memory; returns the files of the tree by their path in it (a link
+ * to a file being that file), or why it could not.
  */
 async function flatten(
   client: RegistryClient,
   manifest: Extract<Manifest, { kind: 'image' }>,
-  dir: string,
   name: string,
-): Promise<string | undefined> {
+): Promise<{ files: Map<string, Buffer> } | { problem: string }> {
   const tree = new Map<string, Node>();
   let total = 0;
   const removeUnder = (path: string, keep: (p: string) => boolean = () => false): void => {
@@ -152,6 +143,10 @@ async function flatten(
         return total > MAX_TREE_BYTES ? ((problem = tooBig), 'stop') : 'next';
       }
       if (type !== 'file' && type !== 'contiguous-file') return 'next';
+      if ((e.header.size ?? 0) > MAX_FILE_BYTES) {
+        problem = `${e.path}: file is ${e.header.size} bytes, more than the limit of ${MAX_FILE_BYTES}`;
+        return 'stop';
+      }
       total += e.header.size ?? 0;
       if (total > MAX_TREE_BYTES) {
         problem = tooBig;
@@ -160,12 +155,12 @@ async function flatten(
       tree.set(rel, { kind: 'file', data: await e.read(MAX_FILE_BYTES) });
       return 'next';
     });
-    if (problem) return problem;
+    if (problem) return { problem };
   }
-  if (!tree.size) return `the image holds no /${GRAPH_DATA_PREFIX} folder`;
-  for (const [rel, node] of [...tree].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    let data: Buffer | undefined;
-    if (node.kind === 'file') data = node.data;
+  if (!tree.size) return { problem: `the image holds no /${GRAPH_DATA_PREFIX} folder` };
+  const files = new Map<string, Buffer>();
+  for (const [rel, node] of tree) {
+    if (node.kind === 'file') files.set(rel, node.data);
     else if (node.kind === 'symlink') {
       // A link to a file of the tree is that file's content; to a folder, or in a loop, it is refused.
       let at = node.target;
@@ -173,17 +168,11 @@ async function flatten(
         at = (tree.get(at) as { target: string }).target;
       const end = tree.get(at);
       if (end?.kind !== 'file')
-        return `${GRAPH_DATA_PREFIX}${rel}: a link to ${node.target}, which is not a file of the tree`;
-      data = end.data;
-    }
-    const target = join(dir, ...rel.split('/'));
-    if (node.kind === 'dir') mkdirSync(target, { recursive: true });
-    else {
-      mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(target, data!);
+        return { problem: `${GRAPH_DATA_PREFIX}${rel}: a link to ${node.target}, which is not a file of the tree` };
+      files.set(rel, end.data);
     }
   }
-  return undefined;
+  return { files };
 }
 
 const tooBig = `the graph-data files unpack to more than ${MAX_TREE_BYTES} bytes`;

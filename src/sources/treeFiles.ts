@@ -1,7 +1,6 @@
 // One reader per kind of graph-data file. Each reads the file, checks it with the rules of
 // src/validation/ plus what only a tree can get wrong (a name that differs from the file name, an
 // architecture that differs from the folder), and returns the value, or undefined when it is invalid.
-import { join } from 'node:path';
 import type { BlockedEdge, Channel, Release } from '../graph/model.js';
 import { ChannelFileSchema, type ChannelFile, type RawMetadata } from '../schemas/graphData.js';
 import { classifyBlockedEdge } from '../validation/blockedEdges.js';
@@ -15,7 +14,7 @@ const isMapping = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function readSchemaVersion(r: TreeReader): string | undefined {
-  const path = join(r.root, 'version');
+  const path = 'version';
   if (!r.exists(path)) {
     r.error('version', '-', 'missing: a graph-data tree starts with a version file (1.x)');
     return undefined;
@@ -34,9 +33,8 @@ export function readSchemaVersion(r: TreeReader): string | undefined {
   return text;
 }
 
-export function readChannel(r: TreeReader, path: string, internal: boolean): Channel | undefined {
-  const file = r.rel(path);
-  const doc = r.yaml(path);
+export function readChannel(r: TreeReader, file: string, internal: boolean): Channel | undefined {
+  const doc = r.yaml(file);
   if (doc === undefined) return undefined;
   // An empty YAML list is often written as a key with nothing after it.
   for (const key of ['versions', 'tombstones']) {
@@ -48,7 +46,7 @@ export function readChannel(r: TreeReader, path: string, internal: boolean): Cha
     return undefined;
   }
   const c = doc as ChannelFile;
-  if (c.name !== stem(path)) r.error(file, 'name', `'${c.name}' differs from the file name '${stem(path)}'`);
+  if (c.name !== stem(file)) r.error(file, 'name', `'${c.name}' differs from the file name '${stem(file)}'`);
   checkChannel(c, file, r.errors);
   return { name: c.name, internal, versions: c.versions, feeder: c.feeder, tombstones: c.tombstones ?? [] };
 }
@@ -58,27 +56,26 @@ export function readBlockedEdge(r: TreeReader, path: string): BlockedEdge | unde
   const doc = r.yaml(path);
   if (doc === undefined) return undefined;
   const errorsBefore = r.errors.length;
-  const result = classifyBlockedEdge(doc, r.rel(path), stem(path), r.errors, r.warnings);
+  const result = classifyBlockedEdge(doc, path, stem(path), r.errors, r.warnings);
   return r.errors.length === errorsBefore ? result : undefined;
 }
 
-export function readRelease(r: TreeReader, path: string, dirArch: string): Release | undefined {
-  const file = r.rel(path);
-  const doc = r.json(path);
+export function readRelease(r: TreeReader, file: string, dirArch: string): Release | undefined {
+  const doc = r.json(file);
   if (doc === undefined) return undefined;
   const before = r.errors.length;
   const rec = checkReleaseDocument(doc, file, r.errors);
   if (!rec) return undefined;
   if (rec.architecture !== dirArch)
     r.error(file, 'architecture', `'${rec.architecture}' but the file is under releases/${dirArch}/`);
-  if (rec.version !== stem(path))
-    r.error(file, 'version', `'${rec.version}' differs from the file name '${stem(path)}'`);
+  if (rec.version !== stem(file))
+    r.error(file, 'version', `'${rec.version}' differs from the file name '${stem(file)}'`);
   return r.errors.length === before ? releaseFromRecord(rec) : undefined;
 }
 
 /** raw/metadata.json, when the tree has one. */
 export function readRawMetadata(r: TreeReader): RawMetadata {
-  const path = join(r.root, 'raw', 'metadata.json');
+  const path = 'raw/metadata.json';
   if (!r.exists(path)) return {};
   const doc = r.json(path);
   if (doc === undefined) return {};

@@ -1,31 +1,40 @@
-// Reads the files of a graph-data tree: size limits, symbolic links kept inside the tree, YAML read
-// as the reference implementation reads it (yamlText, yamlValues) with capped aliases, every problem
-// recorded with its file, and a hash over everything read.
+// Reads the files of a graph-data tree from its source (a folder, or a tarball or image in memory): the
+// limits of a tree (treeLimits.ts), YAML read as the reference implementation reads it (yamlText,
+// yamlValues) with aliases bounded by the length they expand to, every problem recorded with its file,
+// and a hash over everything read. Paths are the source's: relative to the top, '/'-separated.
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
 import type { Problem } from '../validation/problems.js';
+import { MAX_FILE_BYTES, MAX_TREE_BYTES, MAX_TREE_ENTRIES } from './treeLimits.js';
+import type { TreeSource } from './treeSource.js';
 import { yamlText } from './yamlText.js';
 import { parseYamlValues } from './yamlValues.js';
-
-export const MAX_FILE_BYTES = 8 * 1024 * 1024;
 
 export class TreeReader {
   readonly errors: Problem[] = [];
   readonly warnings: Problem[] = [];
   private readonly hash = createHash('sha256');
-  private readonly realRoot: string;
+  private filesRead = 0;
+  private bytesRead = 0;
+  /** Set once the tree is over a limit of a whole tree: nothing more is read. */
+  private overLimit = false;
 
-  constructor(readonly root: string) {
-    this.realRoot = realpathSync(root);
-  }
-
-  rel(path: string): string {
-    return relative(this.root, path).split(sep).join('/');
-  }
+  constructor(private readonly source: TreeSource) {}
 
   error(file: string, field: string, message: string): void {
     this.errors.push({ file, field, message });
+  }
+
+  /**
+   * Runs `read`, which reads the file at `path`. Whatever it throws is recorded as a problem of that
+   * file, so the failure names it and the rest of the tree is still read (and the tree refused).
+   */
+  attempt<T>(path: string, read: () => T): T | undefined {
+    try {
+      return read();
+    } catch (err) {
+      this.error(path, '-', `cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
   }
 
   /** The text of a file, or undefined after recording why it cannot be read. */
@@ -35,31 +44,29 @@ export class TreeReader {
 
   /** The bytes of a file, or undefined after recording why it cannot be read. */
   bytes(path: string): Buffer | undefined {
-    const file = this.rel(path);
-    let st;
+    if (this.overLimit) return undefined;
+    let read;
     try {
-      // Resolved in full, so a linked folder on the way cannot lead outside the tree either.
-      const target = realpathSync(path);
-      if (target !== this.realRoot && !target.startsWith(this.realRoot + sep)) {
-        this.error(file, '-', 'symbolic link points outside the graph-data tree');
-        return undefined;
-      }
-      st = statSync(target);
+      read = this.source.read(path, MAX_FILE_BYTES);
     } catch (err) {
-      this.error(file, '-', `cannot read: ${(err as Error).message}`);
+      this.error(path, '-', `cannot read: ${(err as Error).message}`);
       return undefined;
     }
-    if (!st.isFile()) {
-      this.error(file, '-', 'not a regular file');
+    if ('problem' in read) {
+      this.error(path, '-', read.problem);
       return undefined;
     }
-    if (st.size > MAX_FILE_BYTES) {
-      this.error(file, '-', `file is ${st.size} bytes, more than the limit of ${MAX_FILE_BYTES}`);
+    this.filesRead += 1;
+    this.bytesRead += read.length;
+    if (this.filesRead > MAX_TREE_ENTRIES || this.bytesRead > MAX_TREE_BYTES) {
+      this.overLimit = true;
+      const limit =
+        this.filesRead > MAX_TREE_ENTRIES ? `${MAX_TREE_ENTRIES} files` : `${MAX_TREE_BYTES} bytes of files`;
+      this.error(path, '-', `the tree is over its limit of ${limit} here; nothing more is read`);
       return undefined;
     }
-    const buf = readFileSync(path);
-    this.hash.update(file).update('\0').update(buf).update('\0');
-    return buf;
+    this.hash.update(path).update('\0').update(read).update('\0');
+    return read;
   }
 
   yaml(path: string): unknown {
@@ -67,13 +74,13 @@ export class TreeReader {
     if (bytes === undefined) return undefined;
     const decoded = yamlText(bytes);
     if ('problem' in decoded) {
-      this.error(this.rel(path), '-', `invalid YAML: ${decoded.problem}`);
+      this.error(path, '-', `invalid YAML: ${decoded.problem}`);
       return undefined;
     }
     try {
       return parseYamlValues(decoded.text);
     } catch (err) {
-      this.error(this.rel(path), '-', `invalid YAML: ${(err as Error).message.split('\n')[0]}`);
+      this.error(path, '-', `invalid YAML: ${(err as Error).message.split('\n')[0]}`);
       return undefined;
     }
   }
@@ -84,7 +91,7 @@ export class TreeReader {
     try {
       return JSON.parse(text);
     } catch (err) {
-      this.error(this.rel(path), '-', `invalid JSON: ${(err as Error).message}`);
+      this.error(path, '-', `invalid JSON: ${(err as Error).message}`);
       return undefined;
     }
   }
@@ -94,17 +101,17 @@ export class TreeReader {
     return this.entries(dir)
       .filter((n) => extensions.some((e) => n.endsWith(e)))
       .sort()
-      .map((n) => join(this.root, dir, n));
+      .map((n) => `${dir}/${n}`);
   }
 
   /** Subfolders, links to folders included (the files read through them are checked to stay inside the tree). */
   dirs(dir: string): string[] {
     const isDir = (name: string): boolean => {
       try {
-        return statSync(join(this.root, dir, name)).isDirectory();
+        return this.source.isDir(`${dir}/${name}`);
       } catch (err) {
-        if (!absent(err)) this.error(`${dir}/${name}`, '-', `cannot read: ${(err as Error).message}`);
-        return false; // a link to nothing is not a folder
+        this.error(`${dir}/${name}`, '-', `cannot read: ${(err as Error).message}`);
+        return false;
       }
     };
     return this.entries(dir).filter(isDir).sort();
@@ -113,21 +120,16 @@ export class TreeReader {
   /** The names in a folder of the tree; none when it is absent, and an error recorded when it cannot be read. */
   private entries(dir: string): string[] {
     try {
-      return readdirSync(join(this.root, dir));
+      return this.source.names(dir) ?? [];
     } catch (err) {
-      if (!absent(err)) this.error(dir, '-', `cannot read the folder: ${(err as Error).message}`);
+      this.error(dir, '-', `cannot read the folder: ${(err as Error).message}`);
       return [];
     }
   }
 
   /** Whether something is at `path`; when that cannot be told, yes, so that reading it reports why. */
   exists(path: string): boolean {
-    try {
-      lstatSync(path);
-      return true;
-    } catch (err) {
-      return !absent(err);
-    }
+    return this.source.exists(path);
   }
 
   digest(): string {
@@ -136,7 +138,4 @@ export class TreeReader {
 }
 
 /** A file's name without its folder and its .yaml, .yml or .json ending. */
-export const stem = (path: string): string => path.slice(path.lastIndexOf(sep) + 1).replace(/\.(ya?ml|json)$/, '');
-
-/** Nothing there: the path, or a folder on the way to it, does not exist. */
-const absent = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
+export const stem = (path: string): string => path.slice(path.lastIndexOf('/') + 1).replace(/\.(ya?ml|json)$/, '');

@@ -1,7 +1,6 @@
 // Signature files of a graph-data tree, read as bytes (verifying them needs the trust store): the
 // oc-mirror layout `signatures/sha256/<hex>/signature-<N>`, and next to a release record,
 // `releases/<arch>/<version>.signature-<N>` (for that release's payload digest).
-import { join } from 'node:path';
 import { payloadDigest, type Release } from '../graph/model.js';
 import type { TreeReader } from './treeReader.js';
 
@@ -19,15 +18,15 @@ export function readSignatures(
   releaseFolders: Array<{ arch: string; files: string[] }>,
 ): TreeSignature[] {
   const out: TreeSignature[] = [];
-  for (const hex of r.dirs(join('signatures', 'sha256'))) {
+  for (const hex of r.dirs('signatures/sha256')) {
     if (!/^[0-9a-f]{64}$/.test(hex)) {
       r.error(`signatures/sha256/${hex}`, '-', 'not a sha256 digest (64 lowercase hex digits)');
       continue;
     }
-    for (const path of bySignatureNumber(r.list(join('signatures', 'sha256', hex), ['']))) {
+    for (const path of bySignatureNumber(r.list(`signatures/sha256/${hex}`, ['']))) {
       if (!/\/signature-[1-9]\d*$/.test(path)) continue;
       const bytes = r.bytes(path);
-      if (bytes) out.push({ file: r.rel(path), digest: `sha256:${hex}`, bytes });
+      if (bytes) out.push({ file: path, digest: `sha256:${hex}`, bytes });
     }
   }
   const digests = new Map(releases.map((rel) => [`${rel.arch}/${rel.version}`, payloadDigest(rel.payload)]));
@@ -37,11 +36,11 @@ export function readSignatures(
       if (!m) continue;
       const digest = digests.get(`${arch}/${m[1]}`);
       if (!digest) {
-        r.error(r.rel(path), '-', `no release record releases/${arch}/${m[1]}.json for this signature`);
+        r.error(path, '-', `no release record releases/${arch}/${m[1]}.json for this signature`);
         continue;
       }
       const bytes = r.bytes(path);
-      if (bytes) out.push({ file: r.rel(path), digest, bytes });
+      if (bytes) out.push({ file: path, digest, bytes });
     }
   }
   return out;

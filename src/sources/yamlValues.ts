@@ -15,7 +15,12 @@
 //   the last line of a file without a final newline ended with '\n' here and not in the reference.
 // - A tab where libyaml still looks for a block scalar's indentation: libyaml refuses the file, the
 //   yaml package reads the tab as content; refused here too.
+//
+// A file whose aliases, written out, would make it more than MAX_YAML_EXPANSION times as long is
+// refused before its value is built (yamlExpansion.ts).
 import { parseDocument, visit, type DocumentOptions, type ParseOptions, type Scalar, type SchemaOptions } from 'yaml';
+import { expandedLength } from './yamlExpansion.js';
+import { MAX_YAML_EXPANSION } from './treeLimits.js';
 
 const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   schema: 'failsafe',
@@ -27,13 +32,15 @@ const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   keepSourceTokens: true,
 };
 
-/** Aliases are expanded at most this many times each, so that a small file cannot grow into a huge value. */
-const MAX_ALIAS_COUNT = 100;
-
 /** The value of a single-document YAML text; throws the first error the parser reports. */
 export function parseYamlValues(text: string): unknown {
   const doc = parseDocument(text, PARSE_OPTIONS);
   if (doc.errors.length) throw doc.errors[0]!;
+  const expanded = expandedLength(doc, text);
+  if (expanded > MAX_YAML_EXPANSION * text.length)
+    throw new Error(
+      `its aliases expand it to ${expanded} characters, more than ${MAX_YAML_EXPANSION} times its own ${text.length}`,
+    );
   visit(doc, {
     Scalar(_, node) {
       const block = blockOf(node);
@@ -48,7 +55,8 @@ export function parseYamlValues(text: string): unknown {
       }
     },
   });
-  return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  // Aliases are bounded by the expanded length above, not by the yaml package's count of them.
+  return doc.toJS({ maxAliasCount: -1 });
 }
 
 /** What the rules below need of a block scalar (| or >) as written. */

@@ -64,8 +64,13 @@ export interface Served {
 }
 
 /** Starts `cincy serve` on a free port (logging at info, so it says where it listens). */
-export function serveCli(args: string[], cleanup: { add(f: () => unknown): void }): Promise<Served> {
+export function serveCli(
+  args: string[],
+  cleanup: { add(f: () => unknown): void },
+  env: Record<string, string> = {},
+): Promise<Served> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--log-level', 'info', ...args], {
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   cleanup.add(() => child.kill('SIGKILL'));

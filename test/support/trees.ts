@@ -1,6 +1,8 @@
-// Small graph-data trees written to a folder, for tests that need one on disk.
+// Small graph-data trees written to a folder or a .tar.gz, for tests that need one on disk.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Header } from 'tar';
 
 const PAYLOAD = `quay.example/ocp/release@sha256:${'a'.repeat(64)}`;
 export const release = (version: string, extra: object = {}): string =>
@@ -17,7 +19,17 @@ export const release = (version: string, extra: object = {}): string =>
 
 /** A small valid tree; `files` overrides or adds files (undefined removes one). */
 export function writeTree(root: string, files: Record<string, string | undefined> = {}): string {
-  const all: Record<string, string | undefined> = {
+  for (const [path, content] of Object.entries(treeFiles(files))) {
+    if (content === undefined) continue;
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+/** The files of writeTree's tree by path, `files` applied. */
+function treeFiles(files: Record<string, string | undefined>): Record<string, string | undefined> {
+  return {
     version: '1.1.0\n',
     'channels/stable-4.1.yaml': 'name: stable-4.1\nversions:\n- 4.1.0\n- 4.1.1\n',
     'blocked-edges/4.1.1-Risk.yaml':
@@ -29,10 +41,42 @@ export function writeTree(root: string, files: Record<string, string | undefined
     }),
     ...files,
   };
-  for (const [path, content] of Object.entries(all)) {
-    if (content === undefined) continue;
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), content);
+}
+
+/** One entry of a tarball written by writeTarball: a file (with `data`), a folder or a link. */
+export interface TarEntry {
+  name: string;
+  type?: 'file' | 'directory' | 'symlink';
+  linkname?: string;
+  data?: Buffer | string;
+}
+
+/** Writes a .tar.gz of the entries (built whole in memory: a hundred thousand small entries take a second). */
+export function writeTarball(file: string, entries: Iterable<TarEntry>): string {
+  const blocks: Buffer[] = [];
+  for (const { name, type = 'file', linkname, data = '' } of entries) {
+    const body = Buffer.from(data);
+    const header = new Header({
+      path: name,
+      type: TAR_TYPES[type],
+      linkpath: linkname,
+      size: body.length,
+      mode: type === 'directory' ? 0o755 : 0o644,
+      mtime: new Date(0),
+    });
+    header.encode();
+    blocks.push(header.block!, body, Buffer.alloc((512 - (body.length % 512)) % 512));
   }
-  return root;
+  blocks.push(Buffer.alloc(1024)); // the end of the archive: two empty blocks
+  writeFileSync(file, gzipSync(Buffer.concat(blocks)));
+  return file;
+}
+
+const TAR_TYPES = { file: 'File', directory: 'Directory', symlink: 'SymbolicLink' } as const;
+
+/** The files of writeTree's tree, as tarball entries under `folder`. */
+export function treeEntries(folder: string, files: Record<string, string | undefined> = {}): TarEntry[] {
+  return Object.entries(treeFiles(files)).flatMap(([path, data]) =>
+    data === undefined ? [] : [{ name: `${folder}/${path}`, data }],
+  );
 }
