@@ -1,7 +1,12 @@
 // buildApp: the fastify instance with every plugin and route, never listening. The CLI's `serve`
 // listens; tests use the same factory with the same options.
 import cors from '@fastify/cors';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { GraphService } from '../app/graphService.js';
@@ -39,11 +44,15 @@ export interface AppOptions {
   uiDir?: string;
 }
 
+/** The body limit of every route that sets none of its own. */
+const DEFAULT_BODY_LIMIT = 64 * 1024;
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(typeof opts.logger === 'object' ? { loggerInstance: opts.logger } : { logger: opts.logger ?? false }),
-    // Query strings are small; the HTTP layer answers 414/431 for anything over Node's header limit.
-    bodyLimit: 8 * 1024 * 1024,
+    // Every body is small unless its route says otherwise (a release list); the token of a write is
+    // checked on the headers (onRequest), so only an authorized writer's body is ever read.
+    bodyLimit: DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
 
@@ -55,13 +64,23 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       request.log.error({ err }, 'request failed');
       return reply.code(500).send({ kind: 'internal_error', value: 'internal server error' });
     }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const limit = request.routeOptions.bodyLimit ?? DEFAULT_BODY_LIMIT;
+      return reply.code(413).send({ kind: 'invalid_request', value: `request body over ${limit} bytes` });
+    }
     const params = err.validationContext === 'querystring';
     return reply.code(status).send({ kind: params ? 'invalid_params' : 'invalid_request', value: err.message });
   });
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!.slice(0, 200);
-    return reply.code(404).send({ kind: 'does_not_exist', value: `no such path: ${request.method} ${path}` });
+  const notFound = (request: FastifyRequest): { kind: 'does_not_exist'; value: string } => ({
+    kind: 'does_not_exist',
+    value: `no such path: ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`,
   });
+  // An unknown path (or method) is answered from the headers, before its body is read.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404) reply.code(404).send(notFound(request));
+    else done();
+  });
+  app.setNotFoundHandler((request, reply) => reply.code(404).send(notFound(request)));
 
   await app.register(cors, { origin: true, methods: ['GET', 'HEAD'], strictPreflight: false });
   await app.register(openapiPlugin, { version: PACKAGE_VERSION });

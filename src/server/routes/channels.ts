@@ -51,7 +51,7 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
     });
 
     app.put(`${base}/:name`, {
-      preValidation: requireScope(tokens, 'channels:write'),
+      onRequest: requireScope(tokens, 'channels:write'),
       schema: {
         summary: `Create or replace a ${kind} channel (versions, feeder, tombstones)`,
         tags: [tag],
@@ -68,7 +68,7 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
     });
 
     app.post(`${base}/:name/versions`, {
-      preValidation: requireScope(tokens, 'channels:write'),
+      onRequest: requireScope(tokens, 'channels:write'),
       schema: {
         summary: `Promote a version into a ${kind} channel, following its feeder`,
         description: PROMOTION_DESCRIPTION,
@@ -92,7 +92,7 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
     });
 
     app.delete(`${base}/:name/versions/:version`, {
-      preValidation: requireScope(tokens, 'channels:write'),
+      onRequest: requireScope(tokens, 'channels:write'),
       schema: {
         summary: `Withdraw a version from a ${kind} channel (and tombstone it there)`,
         tags: [tag],
