@@ -37,6 +37,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
     service,
     admin,
     cacheMaxAge: config.cacheMaxAge,
+    limits: config,
     logger,
     clock,
     auth: {

@@ -22,6 +22,8 @@ import { PACKAGE_VERSION } from '../version.js';
 import type { AdminServices } from '../app/admin/services.js';
 import { TokenVerifier, type AuthConfig } from '../app/auth/tokenVerifier.js';
 import { validatorCompiler } from './validatorCompiler.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../config.js';
+import { connectionOptions, limitConnections } from './connectionLimits.js';
 import { auditRoutes } from './routes/audit.js';
 import { channelRoutes } from './routes/channels.js';
 import { graphDataRoutes } from './routes/graphData.js';
@@ -42,19 +44,24 @@ export interface AppOptions {
   cacheMaxAge?: number;
   /** Where the built web page is (default: dist/ui of the package). */
   uiDir?: string;
+  /** Timeouts and caps of connections (default: those of serve). */
+  limits?: HttpLimits;
 }
 
 /** The body limit of every route that sets none of its own. */
 const DEFAULT_BODY_LIMIT = 64 * 1024;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const limits = opts.limits ?? DEFAULT_HTTP_LIMITS;
   const app = Fastify({
     ...(typeof opts.logger === 'object' ? { loggerInstance: opts.logger } : { logger: opts.logger ?? false }),
     // Every body is small unless its route says otherwise (a release list); the token of a write is
     // checked on the headers (onRequest), so only an authorized writer's body is ever read.
     bodyLimit: DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ...connectionOptions(limits),
   });
+  limitConnections(app, limits);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler((err: FastifyError, request, reply) => {
