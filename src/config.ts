@@ -149,6 +149,12 @@ export const SETTINGS = {
     'seconds SIGTERM or SIGINT waits for requests in flight before closing every connection',
     DEFAULT_HTTP_LIMITS.shutdownTimeout,
   ),
+  accessLog: S(
+    '--access-log',
+    Type.Boolean(),
+    'log one line per request at info (without it, requests are counted in /metrics and only failures logged)',
+    false,
+  ),
   adminJwtSecretFile: S(
     '--admin-jwt-secret-file',
     Type.String({ minLength: 1 }),
@@ -210,6 +216,7 @@ export const ServeConfigSchema = Type.Object({
   maxConnections: SETTINGS.maxConnections.schema,
   maxRequestsPerSocket: SETTINGS.maxRequestsPerSocket.schema,
   shutdownTimeout: SETTINGS.shutdownTimeout.schema,
+  accessLog: SETTINGS.accessLog.schema,
   adminJwtSecretFile: Type.Optional(SETTINGS.adminJwtSecretFile.schema),
   adminJwks: Type.Optional(SETTINGS.adminJwks.schema),
   adminIssuer: SETTINGS.adminIssuer.schema,

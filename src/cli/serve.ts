@@ -38,6 +38,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
     admin,
     cacheMaxAge: config.cacheMaxAge,
     limits: config,
+    accessLog: config.accessLog,
     logger,
     clock,
     auth: {
