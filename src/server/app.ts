@@ -26,6 +26,7 @@ import { TokenVerifier, type AuthConfig } from '../app/auth/tokenVerifier.js';
 import { validatorCompiler } from './validatorCompiler.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../config.js';
 import { connectionOptions, limitConnections } from './connectionLimits.js';
+import { answerClientError, answerFrameworkError } from './earlyErrors.js';
 import { auditRoutes } from './routes/audit.js';
 import { channelRoutes } from './routes/channels.js';
 import { graphDataRoutes } from './routes/graphData.js';
@@ -66,6 +67,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ...connectionOptions(limits),
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
   });
   limitConnections(app, limits);
 
