@@ -1,6 +1,6 @@
-// The HTTP side of admin authorization: a hook, run on the request's headers before any byte of its
-// body is read, that finds the Bearer token, has the token verifier authorize it for the route's
-// scope, and answers with the rate-limit headers. Reads stay public.
+// The HTTP side of admin authorization: hooks, run on the request's headers before any byte of its
+// body is read, that find the Bearer token, have the token verifier check it (for a write, the
+// route's scope, with the rate-limit headers in the answer; for a protected read, any valid token).
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Actor } from '../app/admin/writes.js';
 import type { TokenVerifier, VerifiedToken } from '../app/auth/tokenVerifier.js';
@@ -25,6 +25,14 @@ export function requireScope(tokens: TokenVerifier, scope: Scope): onRequestAsyn
       reply.header('retry-after', allowance.refused.retryAfterSeconds);
       throw allowance.refused.error;
     }
+  };
+}
+
+/** A read that is not public (internal channels, the audit log): any token that verifies, whatever its scopes. */
+export function requireToken(tokens: TokenVerifier): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest) => {
+    tokens.requireEnabled();
+    request.verifiedToken = await tokens.authenticate(bearerToken(request));
   };
 }
 

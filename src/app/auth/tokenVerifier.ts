@@ -1,6 +1,7 @@
 // Authorization of admin writes: a JWT verified with jose (HS256, or RS256/ES256/EdDSA by kid),
 // issuer, audience and expiry checked, the scope a write needs, and the rate limit of its subject.
-// Reads stay public; the HTTP layer only finds the token in the request and calls this.
+// Reads of internal channels and the audit log need a token of any scope; other reads are public.
+// The HTTP layer only finds the token in the request and calls this.
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { systemClock, type Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
@@ -54,14 +55,7 @@ export class TokenVerifier {
    * for a token that does not verify, 403 for a missing scope; an allowance over the limit says so.
    */
   async authorize(token: string, scope: Scope): Promise<Authorization> {
-    this.requireEnabled();
-    let payload: JWTPayload;
-    try {
-      payload = await this.verify(token);
-    } catch (err) {
-      throw new ApiError('unauthorized', `invalid token: ${tokenError(err)}`);
-    }
-    const verified = { subject: String(payload.sub), scopes: scopesOf(payload) };
+    const verified = await this.authenticate(token);
     if (!verified.scopes.includes(scope)) {
       throw new ApiError(
         'forbidden',
@@ -69,6 +63,18 @@ export class TokenVerifier {
       );
     }
     return { token: verified, allowance: this.rateLimit.count(verified.subject) };
+  }
+
+  /** Verifies a token whatever its scopes (reads that need a token), counted against no limit. Throws 401 like authorize. */
+  async authenticate(token: string): Promise<VerifiedToken> {
+    this.requireEnabled();
+    let payload: JWTPayload;
+    try {
+      payload = await this.verify(token);
+    } catch (err) {
+      throw new ApiError('unauthorized', `invalid token: ${tokenError(err)}`);
+    }
+    return { subject: String(payload.sub), scopes: scopesOf(payload) };
   }
 
   private async verify(token: string): Promise<JWTPayload> {
