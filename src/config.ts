@@ -17,6 +17,18 @@ export interface Setting {
   default?: string | number | boolean;
 }
 
+/** What bounds the HTTP server's connections: seconds, and counts for the three maxima (see README, Command line). */
+export const DEFAULT_HTTP_LIMITS = {
+  requestTimeout: 30,
+  headersTimeout: 10,
+  keepAliveTimeout: 5,
+  connectionTimeout: 60,
+  maxConnections: 1000,
+  maxRequestsPerSocket: 1000,
+  shutdownTimeout: 10,
+};
+export type HttpLimits = typeof DEFAULT_HTTP_LIMITS;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const S = <T extends TSchema>(
   flag: string,
@@ -95,6 +107,54 @@ export const SETTINGS = {
     'Cache-Control max-age of graph responses, seconds',
     30,
   ),
+  requestTimeout: S(
+    '--request-timeout',
+    Type.Integer({ minimum: 1, maximum: 3600 }),
+    'seconds a request may take to arrive whole, headers and body (then 408 and the connection is closed)',
+    DEFAULT_HTTP_LIMITS.requestTimeout,
+  ),
+  headersTimeout: S(
+    '--headers-timeout',
+    Type.Integer({ minimum: 1, maximum: 3600 }),
+    "seconds a request's headers may take to arrive, from the connection or the previous request (at most --request-timeout)",
+    DEFAULT_HTTP_LIMITS.headersTimeout,
+  ),
+  keepAliveTimeout: S(
+    '--keep-alive-timeout',
+    Type.Integer({ minimum: 1, maximum: 3600 }),
+    'seconds an idle connection is kept open for a next request',
+    DEFAULT_HTTP_LIMITS.keepAliveTimeout,
+  ),
+  connectionTimeout: S(
+    '--connection-timeout',
+    Type.Integer({ minimum: 1, maximum: 3600 }),
+    'seconds a connection with a request open may pass no byte either way (a client that stops reading) before it is closed',
+    DEFAULT_HTTP_LIMITS.connectionTimeout,
+  ),
+  maxConnections: S(
+    '--max-connections',
+    Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    'connections open at once; one more is closed as soon as it is accepted (keep it under the open-file limit)',
+    DEFAULT_HTTP_LIMITS.maxConnections,
+  ),
+  maxRequestsPerSocket: S(
+    '--max-requests-per-socket',
+    Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+    'requests one connection may carry before the server closes it (0: no limit)',
+    DEFAULT_HTTP_LIMITS.maxRequestsPerSocket,
+  ),
+  shutdownTimeout: S(
+    '--shutdown-timeout',
+    Type.Integer({ minimum: 0, maximum: 3600 }),
+    'seconds SIGTERM or SIGINT waits for requests in flight before closing every connection',
+    DEFAULT_HTTP_LIMITS.shutdownTimeout,
+  ),
+  accessLog: S(
+    '--access-log',
+    Type.Boolean(),
+    'log one line per request at info (without it, requests are counted in /metrics and only failures logged)',
+    false,
+  ),
   adminJwtSecretFile: S(
     '--admin-jwt-secret-file',
     Type.String({ minLength: 1 }),
@@ -149,6 +209,14 @@ export const ServeConfigSchema = Type.Object({
   port: SETTINGS.port.schema,
   logLevel: Type.String(),
   cacheMaxAge: SETTINGS.cacheMaxAge.schema,
+  requestTimeout: SETTINGS.requestTimeout.schema,
+  headersTimeout: SETTINGS.headersTimeout.schema,
+  keepAliveTimeout: SETTINGS.keepAliveTimeout.schema,
+  connectionTimeout: SETTINGS.connectionTimeout.schema,
+  maxConnections: SETTINGS.maxConnections.schema,
+  maxRequestsPerSocket: SETTINGS.maxRequestsPerSocket.schema,
+  shutdownTimeout: SETTINGS.shutdownTimeout.schema,
+  accessLog: SETTINGS.accessLog.schema,
   adminJwtSecretFile: Type.Optional(SETTINGS.adminJwtSecretFile.schema),
   adminJwks: Type.Optional(SETTINGS.adminJwks.schema),
   adminIssuer: SETTINGS.adminIssuer.schema,
@@ -184,6 +252,11 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     problems.push(
       `${SETTINGS.scrapeInterval.flag} (${SETTINGS.scrapeInterval.env}): at least 1s, got '${String(out.scrapeInterval)}'`,
     );
+  if (typeof out.headersTimeout === 'number' && typeof out.requestTimeout === 'number')
+    if (out.headersTimeout > out.requestTimeout)
+      problems.push(
+        `${SETTINGS.headersTimeout.flag} (${SETTINGS.headersTimeout.env}): at most ${SETTINGS.requestTimeout.flag}, ${out.requestTimeout}, got '${out.headersTimeout}'`,
+      );
   if (problems.length) throw new ConfigError(problems.join('\n'));
   // The bundled demo tree is the default only when no registry source replaces it.
   if (out.graphData === undefined && out.releases === undefined && out.graphDataImage === undefined)

@@ -6,6 +6,7 @@ export type ErrorKind =
   | 'does_not_exist'
   | 'service_unavailable'
   | 'invalid_request'
+  | 'request_timeout'
   | 'unauthorized'
   | 'forbidden'
   | 'conflict'
@@ -21,6 +22,7 @@ const STATUS: Record<ErrorKind, number> = {
   does_not_exist: 404,
   service_unavailable: 503,
   invalid_request: 400,
+  request_timeout: 408,
   unauthorized: 401,
   forbidden: 403,
   conflict: 409,

@@ -84,7 +84,7 @@ describe('release lifecycle', () => {
     expect(g.nodes.map((n) => n.version)).toEqual(['4.15.1', '4.16.1', '4.16.3']);
     expect(g.nodes[1]!.metadata['io.openshift.upgrades.graph.release.channels']).toBe('eus-4.16,fast-4.16,stable-4.16');
 
-    const audit = await api('GET', '/api/v1/audit?limit=3', undefined, undefined);
+    const audit = await api('GET', '/api/v1/audit?limit=3');
     const entries = audit.body.entries as Array<{
       actor: string;
       action: string;

@@ -38,6 +38,8 @@ export async function serve(flags: ServeFlags): Promise<number> {
     service,
     admin,
     cacheMaxAge: config.cacheMaxAge,
+    limits: config,
+    accessLog: config.accessLog,
     logger,
     clock,
     auth: {

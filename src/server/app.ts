@@ -1,10 +1,17 @@
 // buildApp: the fastify instance with every plugin and route, never listening. The CLI's `serve`
 // listens; tests use the same factory with the same options.
 import cors from '@fastify/cors';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { GraphService } from '../app/graphService.js';
+import { accessLogPlugin } from './plugins/accessLog.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { graphRoutes } from './routes/graph.js';
@@ -18,6 +25,9 @@ import type { AdminServices } from '../app/admin/services.js';
 import { TokenVerifier, type AuthConfig } from '../app/auth/tokenVerifier.js';
 import { validatorCompiler } from './validatorCompiler.js';
 import { registerJsonBodyParser } from './jsonBody.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../config.js';
+import { connectionOptions, limitConnections } from './connectionLimits.js';
+import { answerClientError, answerFrameworkError } from './earlyErrors.js';
 import { auditRoutes } from './routes/audit.js';
 import { channelRoutes } from './routes/channels.js';
 import { graphDataRoutes } from './routes/graphData.js';
@@ -38,15 +48,30 @@ export interface AppOptions {
   cacheMaxAge?: number;
   /** Where the built web page is (default: dist/ui of the package). */
   uiDir?: string;
+  /** One log line per request (default: none; failures are logged, and /metrics counts every request). */
+  accessLog?: boolean;
+  /** Timeouts and caps of connections (default: those of serve). */
+  limits?: HttpLimits;
 }
 
+/** The body limit of every route that sets none of its own. */
+const DEFAULT_BODY_LIMIT = 64 * 1024;
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const limits = opts.limits ?? DEFAULT_HTTP_LIMITS;
   const app = Fastify({
     ...(typeof opts.logger === 'object' ? { loggerInstance: opts.logger } : { logger: opts.logger ?? false }),
-    // Query strings are small; the HTTP layer answers 414/431 for anything over Node's header limit.
-    bodyLimit: 8 * 1024 * 1024,
+    // fastify's two lines per request are off: the access log, when asked for, writes one.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Every body is small unless its route says otherwise (a release list); the token of a write is
+    // checked on the headers (onRequest), so only an authorized writer's body is ever read.
+    bodyLimit: DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ...connectionOptions(limits),
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
   });
+  limitConnections(app, limits);
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBodyParser(app);
@@ -57,17 +82,28 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       request.log.error({ err }, 'request failed');
       return reply.code(500).send({ kind: 'internal_error', value: 'internal server error' });
     }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const limit = request.routeOptions.bodyLimit ?? DEFAULT_BODY_LIMIT;
+      return reply.code(413).send({ kind: 'invalid_request', value: `request body over ${limit} bytes` });
+    }
     const params = err.validationContext === 'querystring';
     return reply.code(status).send({ kind: params ? 'invalid_params' : 'invalid_request', value: err.message });
   });
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!.slice(0, 200);
-    return reply.code(404).send({ kind: 'does_not_exist', value: `no such path: ${request.method} ${path}` });
+  const notFound = (request: FastifyRequest): { kind: 'does_not_exist'; value: string } => ({
+    kind: 'does_not_exist',
+    value: `no such path: ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`,
   });
+  // An unknown path (or method) is answered from the headers, before its body is read.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404) reply.code(404).send(notFound(request));
+    else done();
+  });
+  app.setNotFoundHandler((request, reply) => reply.code(404).send(notFound(request)));
 
   await app.register(cors, { origin: true, methods: ['GET', 'HEAD'], strictPreflight: false });
   await app.register(openapiPlugin, { version: PACKAGE_VERSION });
   await app.register(metricsPlugin, { service: opts.service });
+  if (opts.accessLog) await app.register(accessLogPlugin);
   await app.register(graphRoutes, { service: opts.service, cacheMaxAge: opts.cacheMaxAge ?? 30 });
   await app.register(healthRoutes, { service: opts.service });
   await app.register(pathRoutes, { service: opts.service });

@@ -1,7 +1,7 @@
-// The HTTP side of admin authorization: a hook, run before the body is validated, that finds the
-// Bearer token in the request, has the token verifier authorize it for the route's scope, and
-// answers with the rate-limit headers. Reads stay public.
-import type { FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+// The HTTP side of admin authorization: hooks, run on the request's headers before any byte of its
+// body is read, that find the Bearer token, have the token verifier check it (for a write, the
+// route's scope, with the rate-limit headers in the answer; for a protected read, any valid token).
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Actor } from '../app/admin/writes.js';
 import type { TokenVerifier, VerifiedToken } from '../app/auth/tokenVerifier.js';
 import { ApiError } from '../errors.js';
@@ -13,12 +13,11 @@ declare module 'fastify' {
   }
 }
 
-export function requireScope(tokens: TokenVerifier, scope: Scope): preValidationAsyncHookHandler {
+/** A write: the token must verify and carry `scope`; the write counts against its subject's rate limit. */
+export function requireScope(tokens: TokenVerifier, scope: Scope): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     tokens.requireEnabled();
-    const m = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-    if (!m) throw new ApiError('unauthorized', 'missing bearer token (Authorization: Bearer <JWT>)');
-    const { token, allowance } = await tokens.authorize(m[1]!, scope);
+    const { token, allowance } = await tokens.authorize(bearerToken(request), scope);
     request.verifiedToken = token;
     reply.header('x-ratelimit-limit', allowance.limit);
     reply.header('x-ratelimit-remaining', allowance.remaining);
@@ -27,6 +26,20 @@ export function requireScope(tokens: TokenVerifier, scope: Scope): preValidation
       throw allowance.refused.error;
     }
   };
+}
+
+/** A read that is not public (internal channels, the audit log): any token that verifies, whatever its scopes. */
+export function requireToken(tokens: TokenVerifier): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest) => {
+    tokens.requireEnabled();
+    request.verifiedToken = await tokens.authenticate(bearerToken(request));
+  };
+}
+
+function bearerToken(request: FastifyRequest): string {
+  const m = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+  if (!m) throw new ApiError('unauthorized', 'missing bearer token (Authorization: Bearer <JWT>)');
+  return m[1]!;
 }
 
 /** Who a write is audited as: the subject of the token the hook verified. */

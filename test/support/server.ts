@@ -12,6 +12,7 @@ import type { Store } from '../../src/store/store.js';
 import type { AuthConfig } from '../../src/app/auth/tokenVerifier.js';
 import type { TrustStore } from '../../src/signatures/verify.js';
 import type { Clock } from '../../src/clock.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
 import type { RegistrySettings } from '../../src/app/sources/fromSettings.js';
 import type { Source } from '../../src/app/sources/source.js';
 
@@ -36,6 +37,8 @@ export async function startServer(opts: {
   clock?: Clock;
   trust?: TrustStore;
   requireSignatures?: boolean;
+  /** Timeouts and caps of connections, over those of serve. */
+  limits?: Partial<HttpLimits>;
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
@@ -47,7 +50,13 @@ export async function startServer(opts: {
     clock: opts.clock,
   });
   if (!started.ok) throw new Error(started.problems.join('\n'));
-  const app = await buildApp({ service: started.service, admin: started.admin, auth: opts.auth, clock: opts.clock });
+  const app = await buildApp({
+    service: started.service,
+    admin: started.admin,
+    auth: opts.auth,
+    clock: opts.clock,
+    limits: { ...DEFAULT_HTTP_LIMITS, ...opts.limits },
+  });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     url,

@@ -1,7 +1,7 @@
 // Authorization of admin writes: a JWT verified with jose (HS256, or RS256/ES256/EdDSA by kid),
 // issuer, audience and expiry checked, its other claims checked (tokenClaims.ts), the scope a write
-// needs, and the rate limit of its subject. Reads stay public; the HTTP layer only finds the token
-// in the request and calls this.
+// needs, and the rate limit of its subject. Reads of internal channels and the audit log need a token
+// of any scope; other reads are public. The HTTP layer only finds the token in the request and calls this.
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { systemClock, type Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
@@ -53,13 +53,7 @@ export class TokenVerifier {
    * the limit says so.
    */
   async authorize(token: string, scope: Scope): Promise<Authorization> {
-    this.requireEnabled();
-    let verified: VerifiedToken;
-    try {
-      verified = checkClaims(await this.verify(token), Math.floor(this.clock.now() / 1000));
-    } catch (err) {
-      throw new ApiError('unauthorized', `invalid token: ${tokenError(err)}`);
-    }
+    const verified = await this.authenticate(token);
     if (!verified.scopes.includes(scope)) {
       throw new ApiError(
         'forbidden',
@@ -67,6 +61,16 @@ export class TokenVerifier {
       );
     }
     return { token: verified, allowance: this.rateLimit.count(verified.subject) };
+  }
+
+  /** Verifies a token whatever its scopes (reads that need a token), counted against no limit. Throws 401 like authorize. */
+  async authenticate(token: string): Promise<VerifiedToken> {
+    this.requireEnabled();
+    try {
+      return checkClaims(await this.verify(token), Math.floor(this.clock.now() / 1000));
+    } catch (err) {
+      throw new ApiError('unauthorized', `invalid token: ${tokenError(err)}`);
+    }
   }
 
   private async verify(token: string): Promise<JWTPayload> {

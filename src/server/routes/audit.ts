@@ -1,18 +1,19 @@
-// /api/v1/audit: who did what, when, with the state before and after.
+// /api/v1/audit: who did what, when, with the state before and after. Not public (entries name
+// server file paths and every reason given): reading it takes a token, of any scope.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AuditQuery } from '../../schemas/admin.js';
-import type { AdminRouteOptions } from './adminRouteOptions.js';
+import { requireToken } from '../auth.js';
+import { BEARER_AUTH, type AdminRouteOptions } from './adminRouteOptions.js';
 
-export async function auditRoutes(
-  fastify: FastifyInstance,
-  { admin }: Pick<AdminRouteOptions, 'admin'>,
-): Promise<void> {
+export async function auditRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/api/v1/audit', {
+    onRequest: requireToken(tokens),
     schema: {
       summary: 'Who did what, when, with the state before and after (newest first)',
       tags: ['audit'],
+      security: BEARER_AUTH,
       querystring: AuditQuery,
     },
     handler: async (request) => ({ entries: admin.queries.audit(request.query) }),

@@ -16,7 +16,7 @@ import {
   WithdrawalResult,
 } from '../../schemas/admin.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
-import { actorOf, requireScope } from '../auth.js';
+import { actorOf, requireScope, requireToken } from '../auth.js';
 import { BEARER_AUTH, WRITE_ERRORS, type AdminRouteOptions } from './adminRouteOptions.js';
 
 const PROMOTION_DESCRIPTION =
@@ -30,28 +30,36 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
     ['internal', '/api/v1/internal-channels', InternalChannelParams],
   ] as const) {
     const tag = kind === 'public' ? 'channels' : 'internal channels';
+    // The promotion ladder is not public: reading it takes a token, of any scope.
+    const readHook = kind === 'internal' ? { onRequest: requireToken(tokens) } : {};
+    const readDoc = kind === 'internal' ? { security: BEARER_AUTH } : {};
+    const readErrors = kind === 'internal' ? { 401: ErrorSchema } : {};
 
     app.get(base, {
+      ...readHook,
       schema: {
         summary: `List ${tag}`,
         tags: [tag],
-        response: { 200: Type.Object({ channels: Type.Array(ChannelDoc) }) },
+        ...readDoc,
+        response: { 200: Type.Object({ channels: Type.Array(ChannelDoc) }), ...readErrors },
       },
       handler: async () => ({ channels: admin.queries.channels(kind) }),
     });
 
     app.get(`${base}/:name`, {
+      ...readHook,
       schema: {
         summary: `One ${kind} channel with the time each version entered it`,
         tags: [tag],
+        ...readDoc,
         params,
-        response: { 200: ChannelDoc, 404: ErrorSchema },
+        response: { 200: ChannelDoc, 404: ErrorSchema, ...readErrors },
       },
       handler: async (request) => admin.queries.channel(kind, request.params.name),
     });
 
     app.put(`${base}/:name`, {
-      preValidation: requireScope(tokens, 'channels:write'),
+      onRequest: requireScope(tokens, 'channels:write'),
       schema: {
         summary: `Create or replace a ${kind} channel (versions, feeder, tombstones)`,
         tags: [tag],
@@ -68,7 +76,7 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
     });
 
     app.post(`${base}/:name/versions`, {
-      preValidation: requireScope(tokens, 'channels:write'),
+      onRequest: requireScope(tokens, 'channels:write'),
       schema: {
         summary: `Promote a version into a ${kind} channel, following its feeder`,
         description: PROMOTION_DESCRIPTION,
@@ -92,7 +100,7 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
     });
 
     app.delete(`${base}/:name/versions/:version`, {
-      preValidation: requireScope(tokens, 'channels:write'),
+      onRequest: requireScope(tokens, 'channels:write'),
       schema: {
         summary: `Withdraw a version from a ${kind} channel (and tombstone it there)`,
         tags: [tag],

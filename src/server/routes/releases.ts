@@ -16,13 +16,16 @@ import { actorOf, requireScope } from '../auth.js';
 import { BEARER_AUTH, WRITE_ERRORS, type AdminRouteOptions } from './adminRouteOptions.js';
 
 const ReleasesAdded = Type.Object({ releases: Type.Array(ReleaseRecordSchema) });
+/** A list of release records may be large; only an authorized writer's body is read (the token is checked first). */
+const RELEASE_LIST_BODY_LIMIT = 8 * 1024 * 1024;
 
 export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/api/v1/releases', {
     attachValidation: true, // the release service validates, naming body[i].field
-    preValidation: requireScope(tokens, 'releases:write'),
+    bodyLimit: RELEASE_LIST_BODY_LIMIT,
+    onRequest: requireScope(tokens, 'releases:write'),
     schema: {
       summary: 'Add one release record or an array of them',
       tags: ['releases'],
@@ -57,7 +60,7 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
   });
 
   app.delete('/api/v1/releases/:arch/:version', {
-    preValidation: requireScope(tokens, 'releases:write'),
+    onRequest: requireScope(tokens, 'releases:write'),
     schema: {
       summary: 'Delete a release',
       tags: ['releases'],

@@ -20,7 +20,7 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
 
   app.post('/api/v1/risks', {
     attachValidation: true, // the risk service classifies and validates it like a blocked-edges file
-    preValidation: requireScope(tokens, 'risks:write'),
+    onRequest: requireScope(tokens, 'risks:write'),
     schema: {
       summary: 'Declare a risk on edges (or a hard block)',
       tags: ['risks'],
@@ -34,7 +34,7 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
   });
 
   app.delete('/api/v1/risks/:id', {
-    preValidation: requireScope(tokens, 'risks:write'),
+    onRequest: requireScope(tokens, 'risks:write'),
     schema: {
       summary: 'Withdraw a risk or a hard block',
       tags: ['risks'],

@@ -31,7 +31,7 @@ export async function signatureRoutes(fastify: FastifyInstance, { admin, tokens 
   );
 
   app.post('/api/v1/releases/:arch/:version/signatures', {
-    preValidation: requireScope(tokens, 'releases:write'),
+    onRequest: requireScope(tokens, 'releases:write'),
     schema: {
       summary: "Add a signature of a release's payload (a JWS, or an OpenPGP signed message as OpenShift publishes)",
       description:

@@ -1,0 +1,42 @@
+// What bounds a connection, from the serve settings: how long a request may take to arrive (headers,
+// then the whole request), how long a silent or idle connection stays open, how many connections and
+// requests per connection, and how long closing the server waits for requests in flight.
+import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
+import type { Server } from 'node:http';
+import type { HttpLimits } from '../config.js';
+
+/** How often Node looks for requests over their headers or request timeout (its default is 30 s). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
+/** The fastify (and node:http) server options that carry the limits. */
+export function connectionOptions(limits: HttpLimits): FastifyHttpOptions<Server> {
+  const requestTimeout = limits.requestTimeout * 1000;
+  return {
+    requestTimeout,
+    keepAliveTimeout: limits.keepAliveTimeout * 1000,
+    connectionTimeout: limits.connectionTimeout * 1000,
+    maxRequestsPerSocket: limits.maxRequestsPerSocket,
+    // node:http checks headersTimeout against requestTimeout when it creates the server: both go here.
+    http: {
+      requestTimeout,
+      headersTimeout: limits.headersTimeout * 1000,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
+    // Closing closes idle connections at once and answers 503 to a request that arrives meanwhile.
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  };
+}
+
+/** The limits the server object carries: the connection cap, and the bound on closing. */
+export function limitConnections(app: FastifyInstance, limits: HttpLimits): void {
+  app.server.maxConnections = limits.maxConnections;
+  // Node stops checking request timeouts once the server closes, so a slow client would hold the
+  // close open for as long as it likes: requests in flight get shutdownTimeout, then every
+  // connection left is closed.
+  app.addHook('preClose', (done) => {
+    const timer = setTimeout(() => app.server.closeAllConnections(), limits.shutdownTimeout * 1000);
+    app.server.once('close', () => clearTimeout(timer));
+    done();
+  });
+}
