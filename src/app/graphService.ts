@@ -2,6 +2,7 @@
 // last good graph and remembers why (readiness and metrics report it). Every graph it builds, the
 // served one and previews alike, goes through the signature policy.
 import { systemClock, type Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
 import { buildGraph } from '../graph/build.js';
 import type { FullGraph, GraphInput, Release } from '../graph/model.js';
 import type { Failure, ImportFailure, SourceStatus } from '../schemas/health.js';
@@ -18,6 +19,12 @@ export class GraphService {
   buildFailures = 0;
   /** The registry sources' status, kept up to date by the sources themselves. */
   sources: SourceStatus[] = [];
+
+  /** The snapshot being served; a 503 for the caller when no graph has been built yet. */
+  served(): GraphSnapshot {
+    if (!this.current) throw new ApiError('service_unavailable', 'no graph has been built yet');
+    return this.current;
+  }
 
   readonly signatures: SignaturePolicy;
   private readonly clock: Clock;

@@ -1,7 +1,6 @@
 // GET /api/v1/catalog: the served graph's architectures and public channels, with release counts.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ApiError } from '../../errors.js';
 import type { GraphService } from '../../app/graphService.js';
 import { CatalogAnswer } from '../../schemas/catalog.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
@@ -15,8 +14,7 @@ export async function catalogRoutes(fastify: FastifyInstance, { service }: { ser
       response: { 200: CatalogAnswer, 503: ErrorSchema },
     },
     handler: async () => {
-      const snapshot = service.current;
-      if (!snapshot) throw new ApiError('service_unavailable', 'no graph has been built yet');
+      const snapshot = service.served();
       return { builtAt: snapshot.builtAt.toISOString(), ...snapshot.catalog };
     },
   });

@@ -1,7 +1,6 @@
 // GET /api/v1/explain: why the served snapshot has, or has not, an edge between two versions in a channel.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ApiError } from '../../errors.js';
 import type { GraphService } from '../../app/graphService.js';
 import { explainEdge } from '../../graph/explain.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
@@ -21,8 +20,7 @@ export async function explainRoutes(fastify: FastifyInstance, { service }: { ser
       response: { 200: ExplainAnswer, 400: ErrorSchema, 503: ErrorSchema },
     },
     handler: async (request) => {
-      const snapshot = service.current;
-      if (!snapshot) throw new ApiError('service_unavailable', 'no graph has been built yet');
+      const snapshot = service.served();
       const q = request.query;
       return explainEdge(
         snapshot.graph,

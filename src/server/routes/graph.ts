@@ -68,8 +68,7 @@ function serveGraph(
       `no acceptable media type in Accept '${String(headers.accept).slice(0, 200)}'; served: ${MEDIA_TYPES.join(', ')}`,
     );
   }
-  const snapshot = service.current;
-  if (!snapshot) throw new ApiError('service_unavailable', 'no graph has been built yet');
+  const snapshot = service.served();
   const view = snapshot.view(channel, arch);
   const etag = `"${view.hash}-${media === MEDIA_TYPES[0] ? 'c' : 'j'}-${encoding}"`;
 

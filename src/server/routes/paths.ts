@@ -1,7 +1,6 @@
 // GET /api/v1/paths: the best update paths from one version to another, planned on the served snapshot.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ApiError } from '../../errors.js';
 import type { GraphService } from '../../app/graphService.js';
 import { planPaths } from '../../graph/paths.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
@@ -21,8 +20,7 @@ export async function pathRoutes(fastify: FastifyInstance, { service }: { servic
       response: { 200: PathsAnswer, 400: ErrorSchema, 503: ErrorSchema },
     },
     handler: async (request) => {
-      const snapshot = service.current;
-      if (!snapshot) throw new ApiError('service_unavailable', 'no graph has been built yet');
+      const snapshot = service.served();
       const q = request.query;
       return planPaths(snapshot.graph, {
         from: q.from,
