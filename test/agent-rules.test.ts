@@ -64,6 +64,36 @@ describe('agent rules', () => {
     expect(await reason(fetchGraph(base))).toMatch(/^RemoteFailed: Unable to retrieve available updates: /);
   });
 
+  it('issue 13 finding 7: one deadline for the whole fetch, and a cap on the answer size', async () => {
+    // A server that trickles a byte every 200 ms, and one whose answer is 2 MiB.
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url!.startsWith('/slow')) {
+        const timer = setInterval(() => res.write(' '), 200);
+        res.on('close', () => clearInterval(timer));
+      } else res.end(' '.repeat(2 * 1024 * 1024));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const input = {
+      clusterID: '8f2c1f6e-3b0a-4c1e-9d4f-1a2b3c4d5e6f',
+      arch: 'amd64',
+      channel: 'stable-4.16',
+      version: '4.16.3',
+    };
+    try {
+      expect(await reason(fetchGraph({ ...input, upstream: `${base}/slow` }, { timeoutMs: 1500 }))).toBe(
+        'RemoteFailed: Unable to retrieve available updates: no whole answer within 1500 ms',
+      );
+      expect(await reason(fetchGraph({ ...input, upstream: `${base}/big` }, { maxBytes: 1024 * 1024 }))).toBe(
+        'RemoteFailed: Unable to retrieve available updates: the answer is larger than 1048576 bytes',
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it('answers ResponseFailed with the HTTP status, and sends the CVO request', async () => {
     let seen: { url?: string; accept?: string; ua?: string } = {};
     const server = createServer((req, res) => {

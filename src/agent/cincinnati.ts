@@ -57,8 +57,14 @@ export interface TransportOptions {
   /** https proxy URL (the Proxy object's, or HTTPS_PROXY); hosts in noProxy go direct. */
   proxy?: string;
   noProxy?: string;
+  /** The whole fetch, connection to last byte, must end within this (default 60 s). */
   timeoutMs?: number;
+  /** A graph answer larger than this is refused as it arrives (default MAX_GRAPH_BYTES). */
+  maxBytes?: number;
 }
+
+/** Far above any real channel (the largest public one is about 0.3 MiB), far below what hurts the agent. */
+export const MAX_GRAPH_BYTES = 16 * 1024 * 1024;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // The semver.org grammar, build metadata included, as the CVO's Go semver reads it.
@@ -98,17 +104,23 @@ export async function fetchGraph(input: FetchInput, transport: TransportOptions 
 
   let status: number;
   let text: string;
+  const timeoutMs = transport.timeoutMs ?? 60_000;
+  const maxBytes = transport.maxBytes ?? MAX_GRAPH_BYTES;
   try {
+    // One deadline for the whole exchange: a server sending a byte now and then never trips an idle timeout.
     const res = await request(url, {
       headers: { accept: 'application/json', 'user-agent': `ClusterVersionOperator/${input.version}` },
       dispatcher: dispatcher(url, transport),
-      headersTimeout: transport.timeoutMs ?? 60_000,
-      bodyTimeout: transport.timeoutMs ?? 60_000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
     });
     status = res.statusCode;
-    text = await res.body.text();
+    text = await boundedText(res.body, maxBytes);
   } catch (err) {
-    throw new RetrieveError('RemoteFailed', `Unable to retrieve available updates: ${describe(err)}`);
+    const why =
+      err instanceof Error && err.name === 'TimeoutError' ? `no whole answer within ${timeoutMs} ms` : describe(err);
+    throw new RetrieveError('RemoteFailed', `Unable to retrieve available updates: ${why}`);
   }
   if (status !== 200)
     throw new RetrieveError(
@@ -123,6 +135,21 @@ export async function fetchGraph(input: FetchInput, transport: TransportOptions 
     );
   }
   return graph;
+}
+
+/** The body as text, refused (and the connection dropped) as soon as it passes `maxBytes`. */
+async function boundedText(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new Error(`the answer is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function describe(err: unknown): string {
