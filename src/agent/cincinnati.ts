@@ -6,6 +6,7 @@ import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { STATUS_CODES } from 'node:http';
 import { LABEL, type MatchingRule, type Risk } from '../graph/model.js';
 import type { ClusterRelease } from './clusterVersion.js';
+import { readBounded } from '../readBounded.js';
 
 export const DEFAULT_UPSTREAM = 'https://api.openshift.com/api/upgrades_info/v1/graph';
 
@@ -116,7 +117,8 @@ export async function fetchGraph(input: FetchInput, transport: TransportOptions 
       signal: AbortSignal.timeout(timeoutMs),
     });
     status = res.statusCode;
-    text = await boundedText(res.body, maxBytes);
+    const tooLarge = (): Error => new Error(`the answer is larger than ${maxBytes} bytes`);
+    text = (await readBounded(res.body, maxBytes, tooLarge)).toString('utf8');
   } catch (err) {
     const why =
       err instanceof Error && err.name === 'TimeoutError' ? `no whole answer within ${timeoutMs} ms` : describe(err);
@@ -135,21 +137,6 @@ export async function fetchGraph(input: FetchInput, transport: TransportOptions 
     );
   }
   return graph;
-}
-
-/** The body as text, refused (and the connection dropped) as soon as it passes `maxBytes`. */
-async function boundedText(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      body.destroy();
-      throw new Error(`the answer is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function describe(err: unknown): string {

@@ -9,6 +9,7 @@ import { parseChallenge } from './challenge.js';
 import { RegistryCredentials, type Credential } from './credentials.js';
 import { MANIFEST_ACCEPT, readManifest, type Manifest } from './manifest.js';
 import { DIGEST, describe, type RepositoryReference } from './reference.js';
+import { readBounded } from '../readBounded.js';
 
 export interface RegistryClientOptions {
   credentials?: RegistryCredentials;
@@ -91,7 +92,7 @@ export class RegistryClient {
         throw new RegistryError(`${this.name}: the tag list does not end (page ${page}: ${path})`);
       seen.add(path);
       const res = await this.send('GET', path, { accept: 'application/json' });
-      const body = await readBounded(res.body, MAX_MANIFEST_BYTES, `${this.name} tag list`);
+      const body = await readLimited(res.body, MAX_MANIFEST_BYTES, `${this.name} tag list`);
       let doc: { tags?: unknown };
       try {
         doc = JSON.parse(body.toString('utf8')) as { tags?: unknown };
@@ -113,7 +114,7 @@ export class RegistryClient {
     const res = await this.send('GET', `/v2/${this.ref.repository}/manifests/${reference}`, {
       accept: MANIFEST_ACCEPT,
     });
-    const bytes = await readBounded(res.body, MAX_MANIFEST_BYTES, `manifest ${where}`);
+    const bytes = await readLimited(res.body, MAX_MANIFEST_BYTES, `manifest ${where}`);
     const digest = sha256(bytes);
     if (DIGEST.test(reference) && reference !== digest)
       throw new RegistryError(`manifest ${where}: received content has digest ${digest}, not the one asked for`);
@@ -148,7 +149,7 @@ export class RegistryClient {
 
   /** A small blob (an image configuration), whole and checked. */
   async blobBytes(digest: string, maxBytes = MAX_MANIFEST_BYTES): Promise<Buffer> {
-    return readBounded(await this.blob(digest), maxBytes, `${this.name} blob ${digest}`);
+    return readLimited(await this.blob(digest), maxBytes, `${this.name} blob ${digest}`);
   }
 
   /** Uploads a blob unless the repository has it; returns its digest. */
@@ -256,7 +257,7 @@ export class RegistryClient {
       headers: { 'user-agent': 'cincy', ...(basic && { authorization: basic }) },
       dispatcher: this.dispatcher,
     });
-    const body = await readBounded(res.body, 1024 * 1024, `token from ${url.origin}`);
+    const body = await readLimited(res.body, 1024 * 1024, `token from ${url.origin}`);
     if (res.statusCode !== 200)
       throw new RegistryError(`${what}: token request to ${url.origin}${url.pathname}: ${res.statusCode}`, 401);
     let doc: { token?: unknown; access_token?: unknown };
@@ -293,26 +294,15 @@ class DigestCheck extends Transform {
 
 export const sha256 = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
-/** Reads a whole body, failing past `max` bytes instead of buffering it. */
-export async function readBounded(body: Readable, max: number, what: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += (chunk as Buffer).length;
-    if (total > max) {
-      body.destroy();
-      throw new RegistryError(`${what}: larger than ${max} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
+/** Reads a whole body, failing with a RegistryError naming `what` past `max` bytes. */
+const readLimited = (body: Readable, max: number, what: string): Promise<Buffer> =>
+  readBounded(body, max, () => new RegistryError(`${what}: larger than ${max} bytes`));
 
 /** The registry's error in one line: `CODE message` of the distribution error body, else the start of the text. */
 async function readError(res: Dispatcher.ResponseData): Promise<string> {
   let text = '';
   try {
-    text = (await readBounded(res.body, 64 * 1024, 'error body')).toString('utf8');
+    text = (await readLimited(res.body, 64 * 1024, 'error body')).toString('utf8');
   } catch {
     res.body.destroy();
   }
