@@ -54,6 +54,8 @@ export interface AppOptions {
   limits?: HttpLimits;
 }
 
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /** The body limit of every route that sets none of its own. */
 const DEFAULT_BODY_LIMIT = 64 * 1024;
 
@@ -99,6 +101,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     else done();
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(notFound(request)));
+  // A write is answered once the graph it changed is served, so its client reads what it wrote.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (!READ_METHODS.has(request.method)) await opts.service.caughtUp();
+    return payload;
+  });
 
   await app.register(cors, { origin: true, methods: ['GET', 'HEAD'], strictPreflight: false });
   await app.register(openapiPlugin, { version: PACKAGE_VERSION });

@@ -5,7 +5,7 @@ import { ApiError } from '../../errors.js';
 import { payloadDigest, type BlockedEdge, type Channel, type Release } from '../../graph/model.js';
 import { compareVersions, isReleaseVersion } from '../../graph/version.js';
 import type { ChannelDoc, ChannelKind, ReleaseDetail, ReleaseList, ReleaseListQuery } from '../../schemas/admin.js';
-import { exportTarball, releaseRecord } from '../../sources/export.js';
+import { releaseRecord, type GraphDataTarball } from '../../sources/export.js';
 import type { AuditEntry } from '../../store/audit.js';
 import { channelKind } from '../../store/channels.js';
 import type { StoredSignature } from '../../store/signatures.js';
@@ -13,11 +13,7 @@ import type { Store } from '../../store/store.js';
 import type { GraphService } from '../graphService.js';
 import { signatureDoc } from './signatures.js';
 
-export type GraphDataTarball = Awaited<ReturnType<typeof exportTarball>>;
-
 export class AdminQueries {
-  private tarball: { generation: number; made: Promise<GraphDataTarball> } | undefined;
-
   constructor(
     private readonly store: Store,
     private readonly graph: GraphService,
@@ -111,9 +107,7 @@ export class AdminQueries {
 
   /** The state as a graph-data .tar.gz (importable by cincy import), made again only after a write. */
   graphDataTarball(): Promise<GraphDataTarball> {
-    if (this.tarball?.generation !== this.store.generation)
-      this.tarball = { generation: this.store.generation, made: exportTarball(this.store) };
-    return this.tarball.made;
+    return this.graph.exportTarball();
   }
 }
 

@@ -70,7 +70,7 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
       },
       handler: async (request, reply) => {
         const { name } = request.params;
-        const r = admin.channels.putChannel(kind, name, request.body, actorOf(request));
+        const r = await admin.channels.putChannel(kind, name, request.body, actorOf(request));
         return reply.code(r.created ? 201 : 200).send(r.doc);
       },
     });
@@ -88,7 +88,7 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
         response: { 200: PromotionResult, 201: PromotionResult, ...WRITE_ERRORS },
       },
       handler: async (request, reply) => {
-        const r = admin.promotion.promote(
+        const r = await admin.promotion.promote(
           kind,
           request.params.name,
           request.body,

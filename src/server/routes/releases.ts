@@ -34,7 +34,7 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
       response: { 200: ReleasesAdded, 201: ReleasesAdded, ...WRITE_ERRORS },
     },
     handler: async (request, reply) => {
-      const r = admin.releases.addReleases(request.body, actorOf(request));
+      const r = await admin.releases.addReleases(request.body, actorOf(request));
       return reply.code(r.created ? 201 : 200).send({ releases: r.releases });
     },
   });
@@ -71,7 +71,9 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
     },
     handler: async (request) => {
       const { arch, version } = request.params;
-      return { deleted: admin.releases.deleteRelease(arch, version, actorOf(request), request.query.reason ?? null) };
+      return {
+        deleted: await admin.releases.deleteRelease(arch, version, actorOf(request), request.query.reason ?? null),
+      };
     },
   });
 }

@@ -29,7 +29,7 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
       response: { 201: RiskAdded, ...WRITE_ERRORS },
     },
     handler: async (request, reply) => {
-      return reply.code(201).send(admin.risks.addRisk(request.body, actorOf(request)));
+      return reply.code(201).send(await admin.risks.addRisk(request.body, actorOf(request)));
     },
   });
 
@@ -44,7 +44,7 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
       response: { 200: RiskDeleted, ...WRITE_ERRORS },
     },
     handler: async (request) => ({
-      deleted: admin.risks.deleteRisk(request.params.id, actorOf(request), request.query.reason ?? null),
+      deleted: await admin.risks.deleteRisk(request.params.id, actorOf(request), request.query.reason ?? null),
     }),
   });
 }
