@@ -585,14 +585,19 @@ describe('a restarted simulation', () => {
     [first, again].forEach((s) => s.flush()); // no write may be left for after the test removed the folder
   });
 
-  it('persists a burst of writes once per interval, and everything on flush', () => {
+  it('journals every write before the call returns, and folds the journal into the state file on flush', () => {
     const file = join(cleanup.dir(), 'state.json');
-    const s = new ClusterState(file, 60_000);
+    const s = new ClusterState(file);
     for (let i = 0; i < 5; i++)
       s.create(K.cm, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } });
-    expect((JSON.parse(readFileSync(file, 'utf8')) as { objects: unknown[] }).objects).toHaveLength(1); // the first write went at once
+    const names = (state: ClusterState): string[] => state.list(K.cm).map((c) => c.metadata.name);
+    const reader = new ClusterState(file); // what a process started now would find
+    expect(names(reader)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
+    reader.close();
     s.flush();
     expect((JSON.parse(readFileSync(file, 'utf8')) as { objects: unknown[] }).objects).toHaveLength(5);
+    expect(readFileSync(`${file}.journal`, 'utf8')).toBe('');
+    s.close();
   });
 });
 
