@@ -749,6 +749,15 @@ describe('the mock cluster over HTTP, on a scaled clock', () => {
     const dir = cleanup.dir();
     const state = join(dir, 'state.json');
     const m = await serveMock(['--time-scale', '600', '--plain-http', '--state', state], dir, cleanup);
+    // Each node is cordoned for a few simulated minutes, under a second here: a watch sees it, where polling may not.
+    let sawCordoned = false;
+    const nodeWatch = await new k8s.Watch(m.kc).watch(
+      '/api/v1/nodes',
+      {},
+      (_type, node: k8s.V1Node) => void (sawCordoned ||= node.spec?.unschedulable === true),
+      () => undefined,
+    );
+    cleanup.add(() => nodeWatch.abort());
     const apps = m.kc.makeApiClient(k8s.AppsV1Api);
     const mco = await apps.readNamespacedDeployment({
       namespace: 'openshift-machine-config-operator',
@@ -772,12 +781,8 @@ describe('the mock cluster over HTTP, on a scaled clock', () => {
           name: 'machine-config',
         })) as { status: { versions: Array<{ version: string }> } }
       ).status.versions[0]!.version;
-    let sawCordoned = false;
     const started = Date.now();
-    while ((await mcoCo()) !== NEW && Date.now() - started < 20_000) {
-      const nodes = cincy(['get', 'nodes', '--kubeconfig', m.kubeconfig]).stdout;
-      sawCordoned ||= /SchedulingDisabled/.test(nodes);
-    }
+    while ((await mcoCo()) !== NEW && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 50));
     expect(await mcoCo()).toBe(NEW);
     expect(sawCordoned).toBe(true);
     expect(cincy(['get', 'mcp', 'master', '--kubeconfig', m.kubeconfig]).stdout).toMatch(
