@@ -2,13 +2,15 @@
 // stop reading, a kill -9 in a stream of writes, bodies and selectors the API server refuses, objects in
 // namespaces that do not exist, and the modes of the files that hold its Secrets. kubectl plays the
 // client wherever a real one would send the request.
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
 import * as k8s from '@kubernetes/client-node';
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { kindNamed } from '../src/cluster/mock/kinds.js';
 import { WATCH_BACKLOG_BYTES } from '../src/cluster/mock/server.js';
+import { ClusterState } from '../src/cluster/mock/state.js';
 import { useCleanup } from './support/cli.js';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { serveMock, type Mock } from './support/mock.js';
@@ -117,12 +119,36 @@ describe('mock cluster, hostile clients (issue 13, finding 10)', () => {
     for (const bytes of received) expect(bytes).toBeLessThan(patches * MiB);
     // What the stalled watchers may hold at most, and room for the 60 MiB of events the history keeps.
     const peak = memory(m.child.pid!, 'VmHWM');
-    console.log(`RSS peak before ${before / MiB} MiB, after ${peak / MiB} MiB`);
     expect(peak - before).toBeLessThan(10 * WATCH_BACKLOG_BYTES + 200 * MiB);
     expect(seen).toBe(patches);
     const get = await kubectl(m.kubeconfig, ['get', 'configmap', 'big', '-n', 'default', '-o', 'name']);
     expect(get).toMatchObject({ code: 0, stdout: 'configmap/big\n' });
   }, 180_000);
+
+  it('issue 13 finding 10: a watch that starts with more objects than the backlog bound gets them all and stays open', async () => {
+    const m = await start();
+    const core = m.kc.makeApiClient(k8s.CoreV1Api);
+    const count = Math.ceil((2 * WATCH_BACKLOG_BYTES) / MiB);
+    for (let i = 0; i < count; i++)
+      await core.createNamespacedConfigMap({
+        namespace: 'default',
+        body: { metadata: { name: `big-${i}` }, data: { blob: 'x'.repeat(MiB) } },
+      });
+    const events: string[] = [];
+    let ended = false;
+    const watch = await new k8s.Watch(m.kc).watch(
+      '/api/v1/namespaces/default/configmaps',
+      {}, // no resourceVersion: every object first, as ADDED
+      (type, o: k8s.V1ConfigMap) => events.push(`${type}:${o.metadata!.name}`),
+      () => (ended = true),
+    );
+    cleanup.add(() => watch.abort());
+    await until(`${count} ADDED events`, () => events.length === count);
+    await core.deleteNamespacedConfigMap({ namespace: 'default', name: 'big-0' });
+    await until('the DELETED event', () => events.length === count + 1);
+    expect(events.at(-1)).toBe('DELETED:big-0');
+    expect(ended).toBe(false);
+  }, 120_000);
 
   it('issue 13 finding 10: a kill -9 in a stream of creates loses none that was acknowledged', async () => {
     const dir = cleanup.dir();
@@ -160,6 +186,66 @@ describe('mock cluster, hostile clients (issue 13, finding 10)', () => {
     expect(lost).toEqual([]);
     expect(acknowledged.size).toBeGreaterThanOrEqual(600);
   }, 180_000);
+});
+
+describe('the mock cluster state file after a crash (issue 13, finding 10)', () => {
+  const cm = kindNamed('ConfigMap');
+  const seeded = (file: string): ClusterState => {
+    const s = new ClusterState(file);
+    s.create(kindNamed('Namespace'), undefined, { metadata: { name: 'default' } });
+    for (const name of ['a', 'b']) s.create(cm, 'default', { metadata: { name } });
+    return s;
+  };
+
+  it('issue 13 finding 10: a change cut short by a kill while it was written is dropped and cut off, and the next change follows the last whole one', () => {
+    const file = join(cleanup.dir(), 'state.json');
+    const first = seeded(file);
+    first.close();
+    const torn = '{"rv":4,"put":{"apiVersion":"v1","kind":"Conf';
+    appendFileSync(`${file}.journal`, torn); // a kill in the middle of a write
+    const again = new ClusterState(file);
+    expect(again.droppedBytes).toBe(torn.length);
+    expect(again.list(cm).map((c) => c.metadata.name)).toEqual(['a', 'b']);
+    again.create(cm, 'default', { metadata: { name: 'c' } });
+    again.close();
+    const third = new ClusterState(file);
+    expect(third.droppedBytes).toBe(0);
+    expect(third.list(cm).map((c) => [c.metadata.name, c.metadata.resourceVersion])).toEqual([
+      ['a', '2'],
+      ['b', '3'],
+      ['c', '4'],
+    ]);
+    third.close();
+  });
+
+  it('issue 13 finding 10: a journal line that is not a change, or a state file that is not one, is an error naming the file and the line', () => {
+    const file = join(cleanup.dir(), 'state.json');
+    seeded(file).close();
+    const lines = readFileSync(`${file}.journal`, 'utf8').split('\n');
+    writeFileSync(`${file}.journal`, [lines[0], '{"rv": 2, "put": 5}', ...lines.slice(1)].join('\n'));
+    expect(() => new ClusterState(file)).toThrow(
+      `${file}.journal: line 2 is not a change: expected {"rv": N, "put": {...}}`,
+    );
+    writeFileSync(`${file}.journal`, [lines[0], '{"rv": 2, "pu', ...lines.slice(1)].join('\n'));
+    expect(() => new ClusterState(file)).toThrow(`${file}.journal: line 2 is not a change: `);
+    writeFileSync(file, '{"objects": []}');
+    expect(() => new ClusterState(file)).toThrow(`${file}: not a mock cluster state file: expected {"revision": N`);
+  });
+
+  it('issue 13 finding 10: a snapshot replaces the journal, and a journal line the snapshot already holds is not applied twice', () => {
+    const file = join(cleanup.dir(), 'state.json');
+    const s = seeded(file);
+    const journal = readFileSync(`${file}.journal`, 'utf8');
+    s.delete(cm, 'default', 'a');
+    s.flush(); // the snapshot holds revision 4 (a deleted); the journal is empty
+    s.close();
+    expect(readFileSync(`${file}.journal`, 'utf8')).toBe('');
+    writeFileSync(`${file}.journal`, journal); // as if the process died between the rename and cutting the journal
+    const again = new ClusterState(file);
+    expect(again.list(cm).map((c) => c.metadata.name)).toEqual(['b']);
+    expect(again.resourceVersion).toBe('4');
+    again.close();
+  });
 });
 
 describe.runIf(kubectlAvailable())('mock cluster, bad input through kubectl (issue 13, finding 10)', () => {

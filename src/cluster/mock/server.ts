@@ -284,12 +284,13 @@ function startWatch(
     watches.delete(res);
     res.end();
   };
-  let allowance = Infinity; // while the first objects are written
+  let starting = true; // while the objects the watch starts with are written, whatever their size
+  let allowance = WATCH_BACKLOG_BYTES;
   const send = (event: WatchEvent): void => {
     if (res.destroyed) return;
-    allowance = Math.min(allowance, res.writableLength + WATCH_BACKLOG_BYTES);
+    if (!starting) allowance = Math.min(allowance, res.writableLength + WATCH_BACKLOG_BYTES);
     res.write(eventLine(event));
-    if (res.writableLength > allowance) {
+    if (!starting && res.writableLength > allowance) {
       stop();
       watches.delete(res);
       res.destroy();
@@ -303,6 +304,7 @@ function startWatch(
     res.end();
     return;
   }
+  starting = false;
   allowance = res.writableLength + WATCH_BACKLOG_BYTES;
   watches.add(res);
   const asked = Number(params.get('timeoutSeconds') ?? '1800');

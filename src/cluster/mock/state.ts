@@ -265,7 +265,7 @@ export class ClusterState {
       }
       for (const h of this.history) if (h.rv > since && matches(w, h.kind, h.event.object)) w.send(h.event);
     } else {
-      for (const o of this.list(w.kind, w.namespace, w.selector))
+      for (const o of this.list(w.kind, w.namespace, w.selector, w.fields))
         if (!w.name || o.metadata.name === w.name) w.send({ type: 'ADDED', object: o });
     }
     this.watchers.add(w);
