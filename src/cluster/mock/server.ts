@@ -1,13 +1,15 @@
 // The mock cluster's API server: the Kubernetes REST paths of a few kinds (discovery, get, list,
-// create, update, merge-patch, delete, the status subresource, label selectors, watch), bearer-token
-// authentication, and /metrics for Prometheus. Plain node:http: watch is a long chunked response.
+// create, update, merge-patch, delete, the status subresource, label and field selectors, watch),
+// bearer-token authentication, and /metrics for Prometheus. Plain node:http: watch is a long chunked
+// response. A write is answered once it is on disk (ClusterState.durable).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { timingSafeEqual } from 'node:crypto';
 import { apiVersionOf, KINDS, type KubeObject, type ResourceKind } from './kinds.js';
+import { parseFieldSelector, type FieldSelector } from './fieldSelector.js';
 import { KubeError } from './kubeError.js';
-import { parseLabelSelector } from './labelSelector.js';
-import { type ClusterState } from './state.js';
+import { parseLabelSelector, type LabelSelector } from './labelSelector.js';
+import { type ClusterState, type WatchEvent } from './state.js';
 
 export interface MockServerOptions {
   state: ClusterState;
@@ -23,6 +25,13 @@ export interface MockServerOptions {
    */
   intercept?: (request: { method: string; path: string }) => KubeError | undefined;
 }
+
+/**
+ * The bytes a watch may have waiting to be sent: a watcher that does not read that fast is dropped (its
+ * connection closed), as the API server drops a watcher that falls behind, and its client lists and
+ * watches again. Without the bound, each such watcher would hold every event in the server's memory.
+ */
+export const WATCH_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 const SHORT_NAMES: Record<string, string[]> = {
@@ -174,22 +183,19 @@ async function handle(
   if (subresource && !HAS_STATUS.has(kind.plural))
     throw new KubeError(404, 'NotFound', `${kind.plural} has no status subresource`);
   const state = opts.state;
+  const written = async (code: number, o: unknown): Promise<void> => {
+    await state.durable();
+    send(res, code, o);
+  };
   switch (req.method) {
     case 'GET': {
       const watch = ['1', 'true'].includes(url.searchParams.get('watch') ?? '');
       const selector = parseLabelSelector(url.searchParams.get('labelSelector') ?? undefined);
-      const fieldName = /^metadata\.name=(.+)$/.exec(url.searchParams.get('fieldSelector') ?? '')?.[1];
+      const fields = parseFieldSelector(url.searchParams.get('fieldSelector') ?? undefined);
       if (watch)
-        return startWatch(
-          req,
-          res,
-          state,
-          watches,
-          { kind, namespace, name: name ?? fieldName, selector },
-          url.searchParams,
-        );
+        return startWatch(req, res, state, watches, { kind, namespace, name, selector, fields }, url.searchParams);
       if (name) return send(res, 200, state.get(kind, namespace, name));
-      const items = state.list(kind, namespace, selector).filter((o) => !fieldName || o.metadata.name === fieldName);
+      const items = state.list(kind, namespace, selector, fields);
       return send(res, 200, {
         kind: `${kind.kind}List`,
         apiVersion: apiVersionOf(kind),
@@ -199,21 +205,26 @@ async function handle(
     }
     case 'POST': {
       if (name) throw new KubeError(405, 'MethodNotAllowed', 'POST goes to the collection');
+      if (kind.namespaced && namespace === undefined)
+        throw new KubeError(
+          405,
+          'MethodNotAllowed',
+          `${kind.plural} are created in a namespace: POST to /…/namespaces/NAME/${kind.plural}`,
+        );
       const b = (await body(req)) as KubeObject;
+      // As the API server's NamespaceLifecycle admission does: nothing is created in a namespace that does not exist.
+      if (namespace !== undefined && !state.hasNamespace(namespace))
+        throw new KubeError(404, 'NotFound', `namespaces "${namespace}" not found`, {
+          name: namespace,
+          kind: 'namespaces',
+        });
       // As the API server does, a kind with a status subresource starts with no status: only its controller writes it.
       if (HAS_STATUS.has(kind.plural) && b && typeof b === 'object' && kind.plural !== 'namespaces') delete b.status;
-      return send(res, 201, state.create(kind, namespace, b));
+      return written(201, state.create(kind, namespace, b));
     }
     case 'PUT': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PUT needs a name');
-      const b = (await body(req)) as KubeObject;
-      if (b?.metadata?.name !== undefined && b.metadata.name !== name)
-        throw new KubeError(
-          400,
-          'BadRequest',
-          `the name of the object (${b.metadata.name}) does not match the name on the URL (${name})`,
-        );
-      return send(res, 200, state.update(kind, namespace, name, b, subresource));
+      return written(200, state.update(kind, namespace, name, await body(req), subresource));
     }
     case 'PATCH': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PATCH needs a name');
@@ -224,16 +235,33 @@ async function handle(
           'UnsupportedMediaType',
           'JSON patches are not supported; send application/merge-patch+json',
         );
-      return send(res, 200, state.patch(kind, namespace, name, await body(req), subresource));
+      return written(200, state.patch(kind, namespace, name, await body(req), subresource));
     }
     case 'DELETE':
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'DELETE needs a name');
-      return send(res, 200, state.delete(kind, namespace, name));
+      return written(200, state.delete(kind, namespace, name));
     default:
       throw new KubeError(405, 'MethodNotAllowed', `${req.method} is not allowed`);
   }
 }
 
+/**
+ * An event's JSON line, made once however many watchers it goes to: the state sends one event to them
+ * all in turn, so the last line made is kept (and only that one, which would otherwise stay in memory
+ * as long as the event does in the state's history).
+ */
+let lastLine: { event: WatchEvent; line: string } | undefined;
+function eventLine(event: WatchEvent): string {
+  if (lastLine?.event !== event) lastLine = { event, line: `${JSON.stringify(event)}\n` };
+  return lastLine.line;
+}
+
+/**
+ * Streams a watch. Events wait in the response's buffer while the client reads; once more than
+ * WATCH_BACKLOG_BYTES wait, the watcher is dropped (the connection destroyed, which frees them). The
+ * objects a watch starts with are sent at once and may exceed that: the allowance starts above what
+ * they left waiting and comes down as the client reads them.
+ */
 function startWatch(
   req: IncomingMessage,
   res: ServerResponse,
@@ -243,7 +271,8 @@ function startWatch(
     kind: ResourceKind;
     namespace: string | undefined;
     name: string | undefined;
-    selector: (l: Record<string, string>) => boolean;
+    selector: LabelSelector;
+    fields: FieldSelector;
   },
   params: URLSearchParams,
 ): void {
@@ -255,17 +284,28 @@ function startWatch(
     watches.delete(res);
     res.end();
   };
+  let starting = true; // while the objects the watch starts with are written, whatever their size
+  let allowance = WATCH_BACKLOG_BYTES;
+  const send = (event: WatchEvent): void => {
+    if (res.destroyed) return;
+    if (!starting) allowance = Math.min(allowance, res.writableLength + WATCH_BACKLOG_BYTES);
+    res.write(eventLine(event));
+    if (!starting && res.writableLength > allowance) {
+      stop();
+      watches.delete(res);
+      res.destroy();
+    }
+  };
   try {
-    stop = state.watch(
-      { ...w, send: (event) => res.write(`${JSON.stringify(event)}\n`) },
-      params.get('resourceVersion') ?? undefined,
-    );
+    stop = state.watch({ ...w, send }, params.get('resourceVersion') ?? undefined);
   } catch (err) {
     const e = err instanceof KubeError ? err : new KubeError(500, 'InternalError', String(err));
     res.write(`${JSON.stringify({ type: 'ERROR', object: e.status() })}\n`);
     res.end();
     return;
   }
+  starting = false;
+  allowance = res.writableLength + WATCH_BACKLOG_BYTES;
   watches.add(res);
   const asked = Number(params.get('timeoutSeconds') ?? '1800');
   const timeout = Number.isFinite(asked) ? asked : 1800;
