@@ -103,7 +103,11 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
   if (!service.rebuild()) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
   const firstRead = opts.deferSources
     ? refreshAll(sources).then(async (changed) => {
-        if (changed) await service.refresh();
+        if (!changed) return;
+        // Set in the same tick the sources turn ready, so /readyz never says ready before their graph is served.
+        service.applyingFirstRead = true;
+        await service.refresh();
+        service.applyingFirstRead = false;
       })
     : Promise.resolve();
   // From here on the event loop serves requests: a write waits for another process's lock without
