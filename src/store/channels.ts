@@ -7,6 +7,14 @@ import type { UpsertOutcome } from './releases.js';
 
 export const channelKind = (c: Pick<Channel, 'internal'>): ChannelKind => (c.internal ? 'internal' : 'public');
 
+export interface ChannelMember {
+  kind: ChannelKind;
+  channel: string;
+  version: string;
+  position: number;
+  addedAt: string;
+}
+
 export class ChannelRepository {
   constructor(private readonly db: Db) {}
 
@@ -93,6 +101,20 @@ export class ChannelRepository {
         'SELECT version, added_at AS addedAt FROM channel_versions WHERE kind = ? AND channel = ? ORDER BY position',
       )
       .all(kind, name) as Array<{ version: string; addedAt: string }>;
+  }
+
+  /** Every channel, and every member with the time it entered and its position (the order of a channel). */
+  allWithMembers(): { channels: Channel[]; members: ChannelMember[] } {
+    const members = this.db
+      .prepare(
+        'SELECT kind, channel, version, position, added_at AS addedAt FROM channel_versions ORDER BY kind, channel, position',
+      )
+      .all() as ChannelMember[];
+    const channels = this.select(
+      this.db.prepare('SELECT kind, name, feeder, tombstones FROM channels ORDER BY kind, name').all(),
+      members,
+    );
+    return { channels, members };
   }
 
   /** When a version entered a channel, if it is a member. */
