@@ -3,8 +3,8 @@
 // graph-data tarball. Every list is paginated (./pagination.ts). Everything but the audit log (read
 // a page at a time from its index) and the tarball is answered from the read model of the store's
 // current generation (./readModel.ts), made on the first read after a write: a page costs the items
-// it shows and a binary search, never a scan of the store. Lists come back as JSON text, their items
-// serialized once per generation.
+// it shows and a binary search, never a scan of the store. Lists come back as JSON bytes: each item
+// is serialized once per generation, and a page asked again is the bytes made the first time.
 import { ApiError } from '../../errors.js';
 import type { BlockedEdge, Channel } from '../../graph/model.js';
 import { isReleaseVersion } from '../../graph/version.js';
@@ -25,10 +25,11 @@ import {
   pageOf,
   type PageRequest,
 } from './pagination.js';
+import { AnswerCache } from './answerCache.js';
 import { AdminReadModel, compareReleaseKeys, type ReleaseIndex } from './readModel.js';
 
-/** An answer already serialized as a JSON object. */
-export type JsonText = string;
+/** An answer already serialized: a JSON object as bytes. */
+export type JsonBytes = Buffer;
 
 /** A channel with one page of its versions. */
 export type ChannelPage = ChannelDoc & { nextCursor?: string };
@@ -40,6 +41,7 @@ export interface AuditPage {
 
 export class AdminQueries {
   private model: AdminReadModel | undefined;
+  private answers: AnswerCache | undefined;
   /** How many read models have been made: one per store generation that was read. */
   modelBuilds = 0;
 
@@ -57,9 +59,19 @@ export class AdminQueries {
     return this.model;
   }
 
-  /** Releases sorted by version then arch, a page at a time: `{releases, nextCursor?}`. */
-  releases(q: ReleaseListQuery): JsonText {
+  /** A list answer of the current read model: made once per model and request, then bytes already made. */
+  private answer(request: Array<string | number | undefined>, make: (m: AdminReadModel) => string): JsonBytes {
     const m = this.readModel();
+    if (this.answers?.model !== m) this.answers = new AnswerCache(m);
+    return this.answers.answer(request.join('\u0000'), () => make(m));
+  }
+
+  /** Releases sorted by version then arch, a page at a time: `{releases, nextCursor?}`. */
+  releases(q: ReleaseListQuery): JsonBytes {
+    return this.answer(['releases', q.arch, q.version, q.channel, limitOf(q), q.cursor], (m) => this.releasePage(m, q));
+  }
+
+  private releasePage(m: AdminReadModel, q: ReleaseListQuery): string {
     const filters: ReleaseIndex[] = [];
     if (q.arch) filters.push(m.releasesOfArch(q.arch));
     if (q.version)
@@ -114,8 +126,11 @@ export class AdminQueries {
   }
 
   /** The channels of a kind by name, each whole, a page at a time: `{channels, nextCursor?}`. */
-  channels(kind: ChannelKind, q: PageRequest): JsonText {
-    const m = this.readModel();
+  channels(kind: ChannelKind, q: PageRequest): JsonBytes {
+    return this.answer(['channels', kind, limitOf(q), q.cursor], (m) => this.channelPage(m, kind, q));
+  }
+
+  private channelPage(m: AdminReadModel, kind: ChannelKind, q: PageRequest): string {
     const list = m.channels[kind];
     const name = `${kind}-channels`;
     let start = 0;
@@ -165,8 +180,11 @@ export class AdminQueries {
   }
 
   /** Blocked edges by id, a page at a time: `{risks, nextCursor?}`. */
-  risks(q: PageRequest): JsonText {
-    const m = this.readModel();
+  risks(q: PageRequest): JsonBytes {
+    return this.answer(['risks', limitOf(q), q.cursor], (m) => this.riskPage(m, q));
+  }
+
+  private riskPage(m: AdminReadModel, q: PageRequest): string {
     let start = 0;
     if (q.cursor) {
       const [after] = decodeCursor<[string]>('risks', q.cursor, ['string']);

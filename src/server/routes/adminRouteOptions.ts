@@ -1,5 +1,5 @@
 // What the admin route plugins share: the services they call, the token verifier their writes go
-// through, the error responses and security scheme every write documents, and how a list already
+// through, the error responses and security scheme every write documents, and how an answer already
 // serialized is sent.
 import type { FastifyReply } from 'fastify';
 import type { AdminServices } from '../../app/admin/services.js';
@@ -21,6 +21,6 @@ export const WRITE_ERRORS = {
 };
 export const BEARER_AUTH = [{ bearerAuth: [] }];
 
-/** Sends a JSON answer the read model serialized; the route's response schema documents it but does not run. */
-export const sendJsonText = (reply: FastifyReply, json: string): FastifyReply =>
+/** Sends a JSON answer already serialized; the route's response schema documents it but does not run. */
+export const sendJson = (reply: FastifyReply, json: Buffer): FastifyReply =>
   reply.type('application/json; charset=utf-8').send(json);

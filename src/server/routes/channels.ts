@@ -20,7 +20,7 @@ import {
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { PageQuery } from '../../schemas/pagination.js';
 import { actorOf, requireScope, requireToken } from '../auth.js';
-import { BEARER_AUTH, WRITE_ERRORS, sendJsonText, type AdminRouteOptions } from './adminRouteOptions.js';
+import { BEARER_AUTH, WRITE_ERRORS, sendJson, type AdminRouteOptions } from './adminRouteOptions.js';
 
 const PROMOTION_DESCRIPTION =
   `Refused with 409 naming the rule (${PROMOTION_RULES.join(', ')}) ` +
@@ -47,7 +47,7 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
         querystring: PageQuery,
         response: { 200: ChannelList, 400: ErrorSchema, ...readErrors },
       },
-      handler: async (request, reply) => sendJsonText(reply, admin.queries.channels(kind, request.query)),
+      handler: async (request, reply) => sendJson(reply, admin.queries.channels(kind, request.query)),
     });
 
     app.get(`${base}/:name`, {

@@ -6,7 +6,7 @@ import { ReasonQuery, RiskAdded, RiskBody, RiskDeleted, RiskList } from '../../s
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { PageQuery } from '../../schemas/pagination.js';
 import { actorOf, requireScope } from '../auth.js';
-import { BEARER_AUTH, WRITE_ERRORS, sendJsonText, type AdminRouteOptions } from './adminRouteOptions.js';
+import { BEARER_AUTH, WRITE_ERRORS, sendJson, type AdminRouteOptions } from './adminRouteOptions.js';
 
 export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -18,7 +18,7 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
       querystring: PageQuery,
       response: { 200: RiskList, 400: ErrorSchema },
     },
-    handler: async (request, reply) => sendJsonText(reply, admin.queries.risks(request.query)),
+    handler: async (request, reply) => sendJson(reply, admin.queries.risks(request.query)),
   });
 
   app.post('/api/v1/risks', {
