@@ -105,11 +105,20 @@ export class ChannelRepository {
 
   /** Every channel, and every member with the time it entered and its position (the order of a channel). */
   allWithMembers(): { channels: Channel[]; members: ChannelMember[] } {
-    const members = this.db
+    // Rows as arrays, made into objects here: faster than rows as objects for ~20,000 of them.
+    const rows = this.db
       .prepare(
-        'SELECT kind, channel, version, position, added_at AS addedAt FROM channel_versions ORDER BY kind, channel, position',
+        'SELECT kind, channel, version, position, added_at FROM channel_versions ORDER BY kind, channel, position',
       )
-      .all() as ChannelMember[];
+      .raw()
+      .all() as Array<[ChannelKind, string, string, number, string]>;
+    const members = rows.map(([kind, channel, version, position, addedAt]) => ({
+      kind,
+      channel,
+      version,
+      position,
+      addedAt,
+    }));
     const channels = this.select(
       this.db.prepare('SELECT kind, name, feeder, tombstones FROM channels ORDER BY kind, name').all(),
       members,

@@ -45,9 +45,19 @@ export class ReleaseRepository {
 
   /** Every release as stored, its JSON columns not parsed yet (releaseFromRow parses one). */
   allRows(): ReleaseRow[] {
-    return this.db
+    // Rows as arrays, made into objects here: faster than rows as objects for thousands of them.
+    const rows = this.db
       .prepare('SELECT arch, version, payload, previous, next, metadata FROM releases')
-      .all() as ReleaseRow[];
+      .raw()
+      .all() as Array<[string, string, string, string, string, string]>;
+    return rows.map(([arch, version, payload, previous, next, metadata]) => ({
+      arch,
+      version,
+      payload,
+      previous,
+      next,
+      metadata,
+    }));
   }
 
   get(arch: string, version: string): Release | undefined {
