@@ -24,6 +24,7 @@ import { PACKAGE_VERSION } from '../version.js';
 import type { AdminServices } from '../app/admin/services.js';
 import { TokenVerifier, type AuthConfig } from '../app/auth/tokenVerifier.js';
 import { validatorCompiler } from './validatorCompiler.js';
+import { buildSerializer } from './serializerCompiler.js';
 import { registerJsonBodyParser } from './jsonBody.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../config.js';
 import { closingOptions, createLimitedServer, limitConnections } from './connectionLimits.js';
@@ -95,6 +96,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ...closingOptions(),
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
+    // Response serializers are compiled when first used (validators too, setValidatorCompiler below).
+    schemaController: { compilersFactory: { buildSerializer } },
   });
   limitConnections(app, limits);
   if (fastPath)

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { vi } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
 import { GraphFastPath } from '../../src/server/graphFastPath.js';
+import { compileAllPending } from '../../src/server/lazyCompile.js';
 import type { AdminServices } from '../../src/app/admin/services.js';
 import type { GraphService } from '../../src/app/graphService.js';
 import { startService } from '../../src/app/start.js';
@@ -84,6 +85,9 @@ export async function startServer(opts: {
  */
 export const watchGraphFastPath = (): { mock: { results: Array<{ value: unknown }> } } =>
   vi.spyOn(GraphFastPath.prototype, 'answer');
+
+/** Compiles every route schema of the servers started so far, which they compile on first use; how many. */
+export const compileAllSchemas = (): number => compileAllPending();
 
 export function tempDir(prefix = 'cincy-test-'): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
