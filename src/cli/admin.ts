@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import { MAX_PAGE_LIMIT } from '../pageLimits.js';
 import { recordTable } from './table.js';
 import { escapeLines } from './terminalText.js';
@@ -209,6 +208,7 @@ export function addAdminCommands(program: Command, run: (f: () => Promise<number
       .argument('<file...>'),
   ).action((files: string[], opts: ClientOptions) =>
     run(async () => {
+      const { parse: parseYaml } = await import('yaml');
       const added = [];
       for (const f of files) {
         const doc = parseYaml(readFileSync(f, 'utf8'), { maxAliasCount: 100 }) as Record<string, unknown>;

@@ -1,16 +1,30 @@
-// `cincy serve`: start the service (import if new, build), then listen until a signal.
-import pino from 'pino';
-import { parseDuration, systemClock } from '../clock.js';
+// `cincy serve`: start the service (import if new, build), then listen until a signal. The graph-data
+// tree is read in a worker thread from the start, while this thread loads and prepares the rest.
 import { resolveServeConfig, type ServeFlags } from '../config.js';
-import { startAutoPromotion } from '../app/autoPromotion.js';
-import { buildApp } from '../server/app.js';
-import { startService } from '../app/start.js';
-import { startSourceRefresh } from '../app/sources/refresh.js';
-import { TrustStore } from '../signatures/verify.js';
-import { escapeLine } from './terminalText.js';
+import { readGraphDataInWorker } from '../sources/readInWorker.js';
 
 export async function serve(flags: ServeFlags): Promise<number> {
   const config = resolveServeConfig(flags);
+  const treeRead = config.graphData === undefined ? undefined : readGraphDataInWorker(config.graphData);
+  const [
+    { default: pino },
+    { parseDuration, systemClock },
+    { startAutoPromotion },
+    { buildApp },
+    { startService },
+    { startSourceRefresh },
+    { TrustStore },
+    { escapeLine },
+  ] = await Promise.all([
+    import('pino'),
+    import('../clock.js'),
+    import('../app/autoPromotion.js'),
+    import('../server/app.js'),
+    import('../app/start.js'),
+    import('../app/sources/refresh.js'),
+    import('../signatures/verify.js'),
+    import('./terminalText.js'),
+  ]);
   // Tokens never reach the log: requests are logged without headers, and this is a second guard.
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
   const trust = config.trustKeys ? await TrustStore.load(config.trustKeys) : TrustStore.empty();
@@ -20,6 +34,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const clock = systemClock;
   const started = await startService({
     graphData: config.graphData,
+    ...(treeRead && { treeRead }),
     registry: config,
     // Listening (and /livez) comes before a long first scrape; /readyz answers 503 until it is done.
     deferSources: true,
