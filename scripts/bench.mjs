@@ -31,6 +31,7 @@ import { channelsToRequest } from './bench/tree.mjs';
 import { runWrk, WRK_ARGS, wrkCaveats } from './bench/wrk.mjs';
 import { benchRegistry } from './bench/registry.mjs';
 import { benchWebPage } from './bench/webPage.mjs';
+import { benchWrites } from './bench/writes.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'cincy.js');
@@ -44,6 +45,8 @@ const TARGETS = {
   ratioBare: atLeast(0.9),
   ratioNginx: atLeast(0.7),
   rssFull: atMost(200, 'MB'),
+  writeVisibleReal: atMost(50, 'ms'),
+  writeVisibleFull: atMost(200, 'ms'),
 };
 const JSON_ACCEPT = { accept: 'application/json' };
 const GZIP_ACCEPT = { accept: 'application/json', 'accept-encoding': 'gzip' };
@@ -409,8 +412,13 @@ function realInput() {
   return { label: 'real', graphData: join(REAL_SET, 'graph-data'), extraChannels, coldTarget: TARGETS.coldReal };
 }
 
-/** Generates the full-size tree; undefined (and a failure) when the generator is missing or fails. */
-async function fullInput(report, workDir) {
+/** Generates the full-size tree once; undefined (and a failure) when the generator is missing or fails. */
+let fullMade;
+function fullInput(report, workDir) {
+  return (fullMade ??= generateFull(report, workDir));
+}
+
+async function generateFull(report, workDir) {
   const out = join(workDir, 'graph-data-full');
   if (!existsSync(GENERATOR)) {
     report.fail('[full] generate', `${relative(ROOT, GENERATOR)} does not exist`);
@@ -490,7 +498,7 @@ async function main() {
   ensureTools(report);
   const workDir = removeOnExit(mkdtempSync(join(tmpdir(), 'cincy-bench-')));
 
-  // `npm run bench -- --only real|full|registry|web` runs one part.
+  // `npm run bench -- --only real|full|writes|registry|web` runs one part.
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
   if (!only || only === 'real') await benchInputSafely(report, realInput(), workDir);
   if (!only || only === 'full') {
@@ -503,6 +511,15 @@ async function main() {
       });
   }
   if (!only || only === 'registry') await benchRegistry(report, { root: ROOT, cli: CLI, workDir, log });
+  if (!only || only === 'writes') {
+    const full = await fullInput(report, workDir);
+    for (const input of [realInput(), ...(full ? [full] : [])]) {
+      const visibleTarget = TARGETS[input.label === 'real' ? 'writeVisibleReal' : 'writeVisibleFull'];
+      await benchWrites(report, { ...input, visibleTarget }, { cli: CLI, workDir, log }).catch((err) =>
+        report.fail(`[${input.label}] writes`, err),
+      );
+    }
+  }
   if (!only || only === 'web') await benchWebPage(report, { cli: CLI, realSet: REAL_SET, workDir, log });
 
   writeResults(report);

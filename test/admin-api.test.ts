@@ -283,7 +283,7 @@ describe('automatic promotion', () => {
   it('applies every feeder, internal first, never re-adding a tombstoned version, audited as feeder', async () => {
     await api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.1' });
     await api('POST', '/api/v1/internal-channels/candidate/versions', { version: '4.16.3' });
-    let done = server.admin.feeders.autoPromote();
+    let done = await server.admin.feeders.autoPromote();
     expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual([
       'internal/fast:4.16.1',
       'internal/fast:4.16.3',
@@ -291,19 +291,19 @@ describe('automatic promotion', () => {
       'public/fast-4.16:4.16.3',
     ]);
     clock.advance(9 * DAY);
-    done = server.admin.feeders.autoPromote();
+    done = await server.admin.feeders.autoPromote();
     expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual([
       'internal/stable:4.16.1',
       'internal/stable:4.16.3',
       'public/stable-4.16:4.16.1',
     ]);
     clock.advance(2 * DAY);
-    done = server.admin.feeders.autoPromote();
+    done = await server.admin.feeders.autoPromote();
     expect(done.map((d) => `${d.kind}/${d.channel}:${d.version}`)).toEqual([
       'public/eus-4.16:4.16.1',
       'public/eus-4.16:4.16.3',
     ]);
-    expect(server.admin.feeders.autoPromote()).toEqual([]);
+    expect(await server.admin.feeders.autoPromote()).toEqual([]);
     expect(await versions('stable-4.16')).toEqual(['4.15.1', '4.16.1']); // 4.16.3 is tombstoned there
     const audit = (await api('GET', '/api/v1/audit?actor=feeder&limit=100')).body.entries as unknown[];
     expect(audit).toHaveLength(9);

@@ -33,6 +33,25 @@ describe('issue 13 finding 1: bodies are read only when the headers allow it', (
     }
   });
 
+  it('closes the connection after an answer given before the body arrived, instead of reading the rest', async () => {
+    const c = await RawConnection.open(server.url);
+    open.push(c);
+    c.write(requestHead('POST', '/api/v1/releases', { 'content-type': 'application/json', 'content-length': 8 * MiB }));
+    c.write(Buffer.alloc(64 * 1024, ' '));
+    const r = await c.response(5000);
+    expect(r.status).toBe(401);
+    expect(r.headers.toLowerCase()).toContain('connection: close');
+    await c.until((conn) => conn.closed, 5000); // not kept open to drain 8 MiB nobody will read
+    // A body sent whole keeps its connection for the next request.
+    const whole = await RawConnection.open(server.url);
+    open.push(whole);
+    whole.write(requestHead('POST', '/api/v1/releases', { 'content-type': 'application/json', 'content-length': 2 }));
+    whole.write('[]');
+    const answered = await whole.response(5000);
+    expect(answered.status).toBe(401);
+    expect(answered.headers.toLowerCase()).not.toContain('connection: close');
+  });
+
   it('answers 404 to an unknown path before its 8 MiB body is sent', async () => {
     const r = await partialBigBody('POST', '/api/v1/nothing-here');
     expect(r.status).toBe(404);

@@ -138,7 +138,13 @@ describe('GET /api/v1/explain', () => {
       ),
     ).toBe(false);
     // The promotion dry run asks the same engine: it reports the feeder's rules exactly as explain does.
-    const dryRun = server.admin.promotion.promote('public', 'eus-4.16', { version: '4.17.0' }, { subject: 't' }, true);
+    const dryRun = await server.admin.promotion.promote(
+      'public',
+      'eus-4.16',
+      { version: '4.17.0' },
+      { subject: 't' },
+      true,
+    );
     expect(dryRun).toMatchObject({ changed: false, dryRun: true, refusal: { rule: 'feeder.filter' } });
     expect(dryRun.feeder).toEqual((fed.body.notInChannel as Array<{ feeder: unknown }>)[0]!.feeder);
     const arm = await get('/api/v1/explain?from=4.12.10&to=4.12.11&channel=stable-4.12&arch=ppc64le');

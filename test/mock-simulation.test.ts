@@ -585,14 +585,19 @@ describe('a restarted simulation', () => {
     [first, again].forEach((s) => s.flush()); // no write may be left for after the test removed the folder
   });
 
-  it('persists a burst of writes once per interval, and everything on flush', () => {
+  it('journals every write before the call returns, and folds the journal into the state file on flush', () => {
     const file = join(cleanup.dir(), 'state.json');
-    const s = new ClusterState(file, 60_000);
+    const s = new ClusterState(file);
     for (let i = 0; i < 5; i++)
       s.create(K.cm, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } });
-    expect((JSON.parse(readFileSync(file, 'utf8')) as { objects: unknown[] }).objects).toHaveLength(1); // the first write went at once
+    const names = (state: ClusterState): string[] => state.list(K.cm).map((c) => c.metadata.name);
+    const reader = new ClusterState(file); // what a process started now would find
+    expect(names(reader)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
+    reader.close();
     s.flush();
     expect((JSON.parse(readFileSync(file, 'utf8')) as { objects: unknown[] }).objects).toHaveLength(5);
+    expect(readFileSync(`${file}.journal`, 'utf8')).toBe('');
+    s.close();
   });
 });
 
@@ -744,6 +749,15 @@ describe('the mock cluster over HTTP, on a scaled clock', () => {
     const dir = cleanup.dir();
     const state = join(dir, 'state.json');
     const m = await serveMock(['--time-scale', '600', '--plain-http', '--state', state], dir, cleanup);
+    // Each node is cordoned for a few simulated minutes, under a second here: a watch sees it, where polling may not.
+    let sawCordoned = false;
+    const nodeWatch = await new k8s.Watch(m.kc).watch(
+      '/api/v1/nodes',
+      {},
+      (_type, node: k8s.V1Node) => void (sawCordoned ||= node.spec?.unschedulable === true),
+      () => undefined,
+    );
+    cleanup.add(() => nodeWatch.abort());
     const apps = m.kc.makeApiClient(k8s.AppsV1Api);
     const mco = await apps.readNamespacedDeployment({
       namespace: 'openshift-machine-config-operator',
@@ -767,12 +781,8 @@ describe('the mock cluster over HTTP, on a scaled clock', () => {
           name: 'machine-config',
         })) as { status: { versions: Array<{ version: string }> } }
       ).status.versions[0]!.version;
-    let sawCordoned = false;
     const started = Date.now();
-    while ((await mcoCo()) !== NEW && Date.now() - started < 20_000) {
-      const nodes = cincy(['get', 'nodes', '--kubeconfig', m.kubeconfig]).stdout;
-      sawCordoned ||= /SchedulingDisabled/.test(nodes);
-    }
+    while ((await mcoCo()) !== NEW && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 50));
     expect(await mcoCo()).toBe(NEW);
     expect(sawCordoned).toBe(true);
     expect(cincy(['get', 'mcp', 'master', '--kubeconfig', m.kubeconfig]).stdout).toMatch(

@@ -131,9 +131,9 @@ describe('store import', () => {
     const actor = { subject: 'alice' };
     const channels = { 'channels/fast-4.1.yaml': 'name: fast-4.1\nversions: [4.1.0]\n' };
     s.importTree(await readTree(channels), { source: 'a' });
-    admin.promotion.promote('public', 'fast-4.1', { version: '4.1.1' }, actor);
-    admin.promotion.withdraw('public', 'stable-4.1', '4.1.0', 'pulled', actor);
-    admin.risks.deleteRisk('4.1.1-Risk', actor, null);
+    await admin.promotion.promote('public', 'fast-4.1', { version: '4.1.1' }, actor);
+    await admin.promotion.withdraw('public', 'stable-4.1', '4.1.0', 'pulled', actor);
+    await admin.risks.deleteRisk('4.1.1-Risk', actor, null);
     // The tree changes elsewhere, and adds 4.1.2 to stable-4.1 and a tombstone to fast-4.1.
     const changed = await readTree({
       ...channels,

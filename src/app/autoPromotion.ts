@@ -14,9 +14,9 @@ export function startAutoPromotion(
   log: SchedulerLog,
   clock: Clock,
 ): { stop(): void } {
-  const tick = (): void => {
+  const tick = async (): Promise<void> => {
     try {
-      const promoted = feeders.autoPromote();
+      const promoted = await feeders.autoPromote();
       if (promoted.length) log.info({ promoted }, `feeders promoted ${promoted.length} version(s)`);
     } catch (err) {
       log.error({ err }, 'automatic promotion failed; will try again');
@@ -24,11 +24,11 @@ export function startAutoPromotion(
   };
   const stopped = new AbortController();
   void (async () => {
-    tick();
+    await tick();
     for (;;) {
       await clock.sleep(intervalMs, stopped.signal);
       if (stopped.signal.aborted) return;
-      tick();
+      await tick();
     }
   })();
   return { stop: () => stopped.abort() };

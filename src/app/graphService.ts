@@ -1,15 +1,27 @@
 // Keeps the served snapshot: rebuilds from the store, swaps on success, and on failure keeps the
-// last good graph and remembers why (readiness and metrics report it). Every graph it builds, the
-// served one and previews alike, goes through the signature policy.
+// last good graph and remembers why (readiness and metrics report it). Every graph it builds goes
+// through the signature policy.
+//
+// Rebuilds after the first run off the request path (see build/builder.ts) and are coalesced: the
+// writes committed while a build runs are all taken by the one build that follows it.
 import { systemClock, type Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
-import { buildGraph } from '../graph/build.js';
-import type { FullGraph, GraphInput, Release } from '../graph/model.js';
+import type { Release } from '../graph/model.js';
 import type { Failure, ImportFailure, SourceStatus } from '../schemas/health.js';
+import type { GraphDataTarball } from '../sources/export.js';
 import type { StoredSignature } from '../store/signatures.js';
 import type { Store } from '../store/store.js';
+import { builderFor, type Builder } from './build/builder.js';
+import { readAndBuild } from './build/readAndBuild.js';
 import { SignaturePolicy } from './signaturePolicy.js';
-import { GraphSnapshot, type Membership } from './snapshot.js';
+import { GraphSnapshot } from './snapshot.js';
+import { applyChannelChanges } from '../graph/channelUpdate.js';
+
+/** A channel a write changed. */
+export interface ChannelRef {
+  kind: 'public' | 'internal';
+  name: string;
+}
 
 export class GraphService {
   current: GraphSnapshot | undefined;
@@ -17,24 +29,39 @@ export class GraphService {
   /** A graph-data tree that could not be imported at start, while an older state keeps serving. */
   lastImportFailure: ImportFailure | undefined;
   buildFailures = 0;
+  /**
+   * Snapshots made: full builds by the thread they ran on (the first one runs on the main thread),
+   * and those derived from the last one after writes that changed only channels.
+   */
+  readonly builds = { main: 0, worker: 0, channels: 0 };
   /** The registry sources' status, kept up to date by the sources themselves. */
   sources: SourceStatus[] = [];
+  /** True while what the sources' first read brought is being built (the service is not ready yet). */
+  applyingFirstRead = false;
+
+  readonly signatures: SignaturePolicy;
+  private readonly clock: Clock;
+  private readonly builder: Builder;
+  /** The build under way, and the one queued behind it (which takes every write made meanwhile). */
+  private running: Promise<boolean> | undefined;
+  private queued: Promise<boolean> | undefined;
+  /** What the queued build must cover: the channels written, or everything. */
+  private pending: { all: boolean; channels: Map<string, ChannelRef> } = { all: false, channels: new Map() };
+  private tarball: { generation: number; made: Promise<GraphDataTarball> } | undefined;
+
+  constructor(
+    readonly store: Store,
+    options: { signatures?: SignaturePolicy; clock?: Clock; builder?: Builder } = {},
+  ) {
+    this.signatures = options.signatures ?? SignaturePolicy.off();
+    this.clock = options.clock ?? systemClock;
+    this.builder = options.builder ?? builderFor(store);
+  }
 
   /** The snapshot being served; a 503 for the caller when no graph has been built yet. */
   served(): GraphSnapshot {
     if (!this.current) throw new ApiError('service_unavailable', 'no graph has been built yet');
     return this.current;
-  }
-
-  readonly signatures: SignaturePolicy;
-  private readonly clock: Clock;
-
-  constructor(
-    readonly store: Store,
-    options: { signatures?: SignaturePolicy; clock?: Clock } = {},
-  ) {
-    this.signatures = options.signatures ?? SignaturePolicy.off();
-    this.clock = options.clock ?? systemClock;
   }
 
   /** Why a release is left out of the graph, or undefined when it is served; `signatures` are its payload's. */
@@ -43,36 +70,113 @@ export class GraphService {
     return this.signatures.withheld(release, this.signatures.vouchedDigests({ all: () => signatures }));
   }
 
-  /** The graph an input gives, as it would be served (not swapped in). */
-  preview(input: GraphInput): FullGraph {
-    return buildGraph(this.signatures.apply(input, this.store.signatures));
-  }
-
-  /** When each version entered each channel of the input, as the store records it. */
-  private membership(input: GraphInput): Membership {
-    const out = new Map<string, Map<string, Date>>();
-    for (const c of input.channels) {
-      const kind = c.internal ? 'internal' : 'public';
-      const members = this.store.channels.members(kind, c.name);
-      out.set(`${kind}/${c.name}`, new Map(members.map((m) => [m.version, new Date(m.addedAt)])));
-    }
-    return out;
-  }
-
-  /** Builds from the store and swaps the snapshot in; returns false (and keeps serving) on failure. */
+  /** Builds on this thread and swaps the snapshot in; false (and the old one kept) on failure. For the first build. */
   rebuild(): boolean {
+    this.builds.main += 1;
     try {
-      const input = this.signatures.apply(this.store.input(), this.store.signatures);
-      this.current = GraphSnapshot.build(input, new Date(this.clock.now()), this.membership(input));
-      this.lastBuildFailure = undefined;
+      this.swap(GraphSnapshot.fromParts(readAndBuild(this.store, this.vouched()), new Date(this.clock.now())));
       return true;
     } catch (err) {
-      this.buildFailures += 1;
-      this.lastBuildFailure = {
-        at: new Date(this.clock.now()).toISOString(),
-        message: err instanceof Error ? err.message : String(err),
-      };
-      return false;
+      return this.failed(err);
     }
+  }
+
+  /**
+   * A build that sees every write committed before this call, swapped in when it succeeds; resolves
+   * to false (the old snapshot kept serving) when it fails. Calls made while a build runs share the
+   * next one. `scope`: the write changed these channels and nothing else, so the next snapshot can
+   * be derived from the current one (see graph/channelUpdate.ts) instead of built. Either way the
+   * busiest views of the new snapshot are made ready before it is served.
+   */
+  refresh(scope?: { channels: ChannelRef[] }): Promise<boolean> {
+    if (!scope) this.pending.all = true;
+    else for (const c of scope.channels) this.pending.channels.set(`${c.kind}/${c.name}`, c);
+    if (this.queued) return this.queued;
+    const previous = this.running;
+    const next = (async () => {
+      await previous; // always a tick, so `queued` is set below before it is cleared here
+      this.queued = undefined;
+      const pending = this.pending;
+      this.pending = { all: false, channels: new Map() };
+      let snapshot: GraphSnapshot | undefined;
+      try {
+        if (!pending.all && this.current) snapshot = this.derive([...pending.channels.values()]);
+        if (!snapshot) {
+          const vouched = this.vouched();
+          this.builds[this.builder.thread] += 1;
+          snapshot = GraphSnapshot.fromParts(await this.builder.build(vouched), new Date(this.clock.now()));
+        }
+        if (this.current) await snapshot.prepareFrom(this.current);
+      } catch (err) {
+        return this.failed(err);
+      }
+      this.swap(snapshot);
+      return true;
+    })();
+    this.queued = next;
+    this.running = next;
+    void next.finally(() => {
+      if (this.running === next) this.running = undefined;
+    });
+    return next;
+  }
+
+  /** Resolves once every build asked for so far has finished (swapped in or failed). */
+  async caughtUp(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** The store as a graph-data .tar.gz, made off the request path and again only after a write. */
+  exportTarball(): Promise<GraphDataTarball> {
+    if (this.tarball?.generation !== this.store.generation)
+      this.tarball = { generation: this.store.generation, made: this.builder.exportTarball() };
+    return this.tarball.made;
+  }
+
+  close(): Promise<void> {
+    return this.builder.close();
+  }
+
+  /**
+   * The next snapshot from the current one with the channels re-read; undefined when that cannot
+   * give exactly what a build would (the caller builds then).
+   */
+  private derive(refs: ChannelRef[]): GraphSnapshot | undefined {
+    const old = this.current!;
+    const started = process.hrtime.bigint();
+    const changes = this.store.db.transaction(() =>
+      refs.map((r) => ({
+        ...r,
+        channel: this.store.channels.get(r.kind, r.name),
+        members: new Map(this.store.channels.members(r.kind, r.name).map((m) => [m.version, new Date(m.addedAt)])),
+      })),
+    )();
+    const update = applyChannelChanges(old.graph, old.input, old.membership, changes);
+    if (!update) return undefined;
+    this.builds.channels += 1;
+    const { graph, input, membership, affected } = update;
+    const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const parts = { graph, input, membership, buildSeconds };
+    return GraphSnapshot.fromParts(parts, new Date(this.clock.now()), { from: old, changed: affected });
+  }
+
+  /** The digests the policy serves; undefined when it serves every release. */
+  private vouched(): ReadonlySet<string> | undefined {
+    return this.signatures.required ? this.signatures.vouchedDigests(this.store.signatures) : undefined;
+  }
+
+  private swap(snapshot: GraphSnapshot): void {
+    this.current = snapshot;
+    this.lastBuildFailure = undefined;
+  }
+
+  /** Records a failed build; the snapshot served stays. */
+  private failed(err: unknown): false {
+    this.buildFailures += 1;
+    this.lastBuildFailure = {
+      at: new Date(this.clock.now()).toISOString(),
+      message: err instanceof Error ? err.message : String(err),
+    };
+    return false;
   }
 }

@@ -1,16 +1,23 @@
 // The served graph: an immutable snapshot of one build, replaced by a single reference swap. Each
 // (channel, arch) view is filtered, serialized and compressed once per snapshot, then served as bytes.
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
-import { buildGraph } from '../graph/build.js';
+import { promisify } from 'node:util';
+import { brotliCompress, brotliCompressSync, constants as zlib, gzip, gzipSync, type ZlibOptions } from 'node:zlib';
 import type { FullGraph, GraphInput } from '../graph/model.js';
 import { channelView } from '../graph/view.js';
 import type { Membership } from '../graph/explain.js';
 import { catalogOf, type Catalog } from '../graph/catalog.js';
+import type { BuildParts } from './build/readAndBuild.js';
 
 export type { Membership };
 
 export type Encoding = 'identity' | 'gzip' | 'br';
+
+const GZIP_OPTIONS: ZlibOptions = { level: 6 };
+// Brotli at quality 5: near-11 size for a JSON graph at a fraction of the time.
+const BROTLI_OPTIONS = { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } };
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
 
 export class GraphView {
   readonly identity: Buffer;
@@ -26,17 +33,38 @@ export class GraphView {
     this.encoded.set('identity', this.identity);
   }
 
+  /** Requests served from this view: the busiest views are made ready before the next snapshot is served. */
+  hits = 0;
+
   bytes(encoding: Encoding): Buffer {
+    this.hits += 1;
     let b = this.encoded.get(encoding);
     if (!b) {
-      // Brotli at quality 5: near-11 size for a JSON graph at a fraction of the time.
       b =
-        encoding === 'gzip'
-          ? gzipSync(this.identity, { level: 6 })
-          : brotliCompressSync(this.identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } });
+        encoding === 'gzip' ? gzipSync(this.identity, GZIP_OPTIONS) : brotliCompressSync(this.identity, BROTLI_OPTIONS);
       this.encoded.set(encoding, b);
     }
     return b;
+  }
+
+  /** The encodings made so far. */
+  encodings(): Encoding[] {
+    return [...this.encoded.keys()];
+  }
+
+  /** Compresses into `encodings` on the thread pool, so the serving thread does not wait for zlib. */
+  async prepare(encodings: Encoding[]): Promise<void> {
+    await Promise.all(
+      encodings
+        .filter((e) => !this.encoded.has(e))
+        .map(async (e) => {
+          const b =
+            e === 'gzip'
+              ? await gzipAsync(this.identity, GZIP_OPTIONS)
+              : await brotliAsync(this.identity, BROTLI_OPTIONS);
+          this.encoded.set(e, b);
+        }),
+    );
   }
 }
 
@@ -59,18 +87,22 @@ export class GraphSnapshot {
     this.arches = new Set(graph.nodes.map((n) => n.arch));
   }
 
-  static build(input: GraphInput, builtAt: Date, membership?: Membership): GraphSnapshot {
-    const started = process.hrtime.bigint();
-    const graph = buildGraph(input);
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    return new GraphSnapshot(
-      graph,
-      builtAt,
-      input.channels.filter((c) => !c.internal).map((c) => c.name),
-      seconds,
-      input,
-      membership,
-    );
+  /**
+   * `reuse`: the snapshot this one was derived from and the channels whose views changed; the views
+   * it already made of every other channel are served as they are.
+   */
+  static fromParts(
+    parts: BuildParts,
+    builtAt: Date,
+    reuse?: { from: GraphSnapshot; changed: ReadonlySet<string> },
+  ): GraphSnapshot {
+    const { graph, input, membership, buildSeconds } = parts;
+    const publicChannels = input.channels.filter((c) => !c.internal).map((c) => c.name);
+    const snapshot = new GraphSnapshot(graph, builtAt, publicChannels, buildSeconds, input, membership);
+    if (reuse)
+      for (const [key, view] of reuse.from.views)
+        if (!reuse.changed.has(key.slice(0, key.indexOf('\u0000')))) snapshot.views.set(key, view);
+    return snapshot;
   }
 
   private catalogCache: Catalog | undefined;
@@ -78,6 +110,24 @@ export class GraphSnapshot {
   /** The arches and each public channel's release counts, computed once per snapshot. */
   get catalog(): Catalog {
     return (this.catalogCache ??= catalogOf(this.graph, this.channels));
+  }
+
+  /**
+   * Makes ready, off the serving thread as far as it goes, the views `previous` served most (up to
+   * `limit`) in the encodings they were asked in, so swapping this snapshot in leaves no request to
+   * render and compress them. The views are filtered and serialized here; zlib runs on the pool.
+   */
+  async prepareFrom(previous: GraphSnapshot, limit = 16): Promise<void> {
+    const busiest = [...previous.views]
+      .filter(([key, v]) => v.hits > 0 && !this.views.has(key))
+      .sort((a, b) => b[1].hits - a[1].hits)
+      .slice(0, limit);
+    await Promise.all(
+      busiest.map(([key, old]) => {
+        const [channel, arch] = key.split('\u0000') as [string, string];
+        return this.view(channel, arch).prepare(old.encodings());
+      }),
+    );
   }
 
   /** Unknown channels and arches share one empty view, so odd requests cannot grow the cache. */

@@ -17,7 +17,11 @@ import {
   type RegistrySettings,
 } from './sources/fromSettings.js';
 import { refreshAll } from './sources/refresh.js';
+import { watchStore } from './storeWatch.js';
 import type { Source } from './sources/source.js';
+
+/** How long one attempt of a write blocks on another process's write lock before it yields and retries. */
+const WRITE_LOCK_POLL_MS = 25;
 
 export interface StartLog {
   info(obj: object, msg: string): void;
@@ -35,7 +39,7 @@ export type StartResult =
       sources: Source[];
       /** Resolves once every source was read the first time and the graph rebuilt (at once unless deferred). */
       firstRead: Promise<void>;
-      /** Closes the registry clients. */
+      /** Stops watching the database and closes the registry clients and the build worker. */
       close(): Promise<void>;
     }
   /** Nothing to serve: the tree is invalid and the store is empty, or the first build failed. */
@@ -104,10 +108,18 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
   if (!opts.deferSources) await refreshAll(sources);
   if (!service.rebuild()) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
   const firstRead = opts.deferSources
-    ? refreshAll(sources).then((changed) => {
-        if (changed) service.rebuild();
+    ? refreshAll(sources).then(async (changed) => {
+        if (!changed) return;
+        // Set in the same tick the sources turn ready, so /readyz never says ready before their graph is served.
+        service.applyingFirstRead = true;
+        await service.refresh();
+        service.applyingFirstRead = false;
       })
     : Promise.resolve();
+  // From here on the event loop serves requests: a write waits for another process's lock without
+  // blocking it (see AuditedWrites.run), and that process's writes are noticed and rebuilt.
+  store.setBusyTimeout(WRITE_LOCK_POLL_MS);
+  const watch = store.db.memory ? undefined : watchStore(store, service, opts.log);
   const snap = service.current!;
   opts.log.info(
     { releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds },
@@ -120,7 +132,11 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
     admin: createAdminServices(store, service, { clock, trust: opts.trust }),
     sources,
     firstRead,
-    close: () => clients.close(),
+    close: async () => {
+      watch?.stop();
+      await clients.close();
+      await service.close();
+    },
   };
 }
 

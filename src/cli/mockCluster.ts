@@ -2,7 +2,7 @@
 // update flows use, with a persisted state, a kubeconfig for clients, and simulated controllers
 // (operators, the Machine Config Operator, Jobs) running on a scaled clock.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureServerTls } from '../cluster/mock/tls.js';
@@ -81,7 +81,10 @@ export function kubeconfig(server: string, token: string, ca?: string): string {
 /** A random token, kept next to the state so a restarted cluster accepts the clients it had. */
 function keptToken(state: string | undefined): string {
   const file = state && `${state}.token`;
-  if (file && existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (file && existsSync(file)) {
+    chmodSync(file, 0o600); // a credential: the owner's only, whatever made it
+    return readFileSync(file, 'utf8').trim();
+  }
   const token = randomBytes(24).toString('base64url');
   if (file) writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return token;
@@ -96,6 +99,10 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   const warn = (m: string): void => void process.stderr.write(`mock-cluster: ${m}\n`);
   const puller = payloadPuller(o, warn);
   const state = new ClusterState(o.state);
+  if (state.droppedBytes > 0)
+    warn(
+      `${o.state}.journal: dropped the last change, written only in part (${state.droppedBytes} bytes) when the process was killed; it had not been acknowledged`,
+    );
   const fresh = state.empty;
   const clock = declareClock(state, scale);
   state.now = () => clock.now(); // creationTimestamps in simulated time, as the clients read it
@@ -131,7 +138,13 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   );
   const stop = (): void => {
     stopSimulation();
-    state.flush(); // writes are coalesced; the last ones must reach the file
+    try {
+      state.flush(); // one snapshot to read at the next start instead of snapshot and journal
+    } catch (err) {
+      warn(
+        `the state could not be written on stopping (every acknowledged change is in its journal): ${(err as Error).message}`,
+      );
+    }
     server.close();
     process.exit(0);
   };

@@ -3,6 +3,7 @@
 import type { EdgeChange } from '../schemas/admin.js';
 import type { FullGraph } from './model.js';
 import { channelView } from './view.js';
+import { splitArch } from './version.js';
 
 export function edgesGained(
   before: FullGraph,
@@ -26,4 +27,15 @@ export function edgesGained(
     }
   }
   return { edges, conditionalEdges };
+}
+
+/**
+ * The graph with `version` (all its arches, or the one a `+arch` suffix names) added to `channel`.
+ * Edges do not depend on channels, so this is the graph a build would give after the promotion.
+ */
+export function withVersionIn(graph: FullGraph, channel: string, version: string): FullGraph {
+  const ref = splitArch(version);
+  const joins = (n: FullGraph['nodes'][number]): boolean =>
+    n.version === ref.version && (ref.arch === undefined || n.arch === ref.arch) && !n.channels.includes(channel);
+  return { ...graph, nodes: graph.nodes.map((n) => (joins(n) ? { ...n, channels: [...n.channels, channel] } : n)) };
 }

@@ -63,6 +63,8 @@ export interface AppOptions {
   graphFastPath?: boolean;
 }
 
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /** The body limit of every route that sets none of its own. */
 const DEFAULT_BODY_LIMIT = 64 * 1024;
 
@@ -132,6 +134,21 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     else done();
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(notFound(request)));
+  // An answer given before a large body was read (401, 403, 404, 413 from the headers) closes the
+  // connection: draining a body nobody will use would cost as much as taking it. A small one is
+  // drained, and its connection kept.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const { complete, headers } = request.raw;
+    const large =
+      headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > DEFAULT_BODY_LIMIT;
+    if (!complete && large) reply.header('connection', 'close');
+    return payload;
+  });
+  // A write is answered once the graph it changed is served, so its client reads what it wrote.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (!READ_METHODS.has(request.method)) await opts.service.caughtUp();
+    return payload;
+  });
 
   await app.register(cors, CORS);
   await app.register(openapiPlugin, { version: PACKAGE_VERSION });

@@ -72,7 +72,13 @@ export function releaseRecord(r: Release): ReleaseRecord {
  * The tree as a .tar.gz made in memory. Entries carry a fixed time and owner, so the bytes (and the
  * ETag) change only when the content does.
  */
-export async function exportTarball(store: Store): Promise<{ bytes: Buffer; etag: string }> {
+/** A graph-data .tar.gz and its entity tag. */
+export interface GraphDataTarball {
+  bytes: Buffer;
+  etag: string;
+}
+
+export async function exportTarball(store: Store): Promise<GraphDataTarball> {
   const archive = pack();
   const chunks: Buffer[] = [];
   archive.on('data', (c: unknown) => void chunks.push(c as Buffer));

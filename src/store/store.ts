@@ -71,13 +71,39 @@ export class Store {
     this.db.close();
   }
 
-  /** Bumped by every write transaction: what is derived from the store can be cached per generation. */
+  /**
+   * Bumped by every write transaction, and when another process's write is noticed
+   * (changedElsewhere): what is derived from the store can be cached per generation.
+   */
   generation = 0;
+  private dataVersion: number | undefined;
 
-  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  /**
+   * Runs `fn` in one write transaction (nested calls join the outer one). It takes the write lock
+   * at its start (BEGIN IMMEDIATE), so a busy database fails it before anything ran, and a read
+   * inside it can never be overtaken by another writer's commit.
+   */
   transaction<T>(fn: () => T): T {
     this.generation += 1;
-    return this.db.transaction(fn)();
+    return this.db.transaction(fn).immediate();
+  }
+
+  /**
+   * True once after another connection (another process: `cincy import`, a second server) committed
+   * a write since the last call; the generation moves with it. SQLite's data_version is local to this
+   * connection and ignores its own writes, so reading it costs no I/O.
+   */
+  changedElsewhere(): boolean {
+    const now = this.db.pragma('data_version', { simple: true }) as number;
+    const changed = this.dataVersion !== undefined && now !== this.dataVersion;
+    this.dataVersion = now;
+    if (changed) this.generation += 1;
+    return changed;
+  }
+
+  /** How long a write of this connection waits, blocking its thread, for another's write lock. */
+  setBusyTimeout(ms: number): void {
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(ms))}`);
   }
 
   /** Everything a build needs, read in one transaction so it is consistent. */

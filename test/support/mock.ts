@@ -20,7 +20,7 @@ export function serveMock(args: string[], dir: string, cleanup: { add(f: () => u
   });
   const stop = (): Promise<void> =>
     new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(); // exited, or killed
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     });

@@ -10,7 +10,12 @@ export class ChannelWrites {
   constructor(private readonly writes: AuditedWrites) {}
 
   /** Creates or replaces a channel; versions already in it keep the time they entered. */
-  putChannel(kind: ChannelKind, name: string, body: ChannelBody, actor: Actor): { doc: ChannelDoc; created: boolean } {
+  putChannel(
+    kind: ChannelKind,
+    name: string,
+    body: ChannelBody,
+    actor: Actor,
+  ): Promise<{ doc: ChannelDoc; created: boolean }> {
     const problems: Problem[] = [];
     checkChannel({ name, ...body }, 'body', problems);
     if (problems.length) throw invalidRequest(problems);
@@ -37,6 +42,7 @@ export class ChannelWrites {
       return {
         result: { doc: channelDoc(store, store.channels.get(kind, name)!), created: !before },
         changed: outcome !== 'unchanged',
+        channels: [{ kind, name }],
       };
     });
   }

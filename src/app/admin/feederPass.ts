@@ -23,7 +23,7 @@ export class FeederPass {
   ) {}
 
   /** Applies every feeder once, in one transaction with one rebuild. */
-  autoPromote(actor: Actor = { subject: 'feeder' }): Promoted[] {
+  autoPromote(actor: Actor = { subject: 'feeder' }): Promise<Promoted[]> {
     const rules = this.promotion.rules;
     return this.writes.run((at) => {
       const done: Promoted[] = [];
@@ -50,7 +50,11 @@ export class FeederPass {
           done.push({ channel: target.name, kind, version });
         }
       }
-      return { result: done, changed: done.length > 0 };
+      return {
+        result: done,
+        changed: done.length > 0,
+        channels: done.map(({ kind, channel }) => ({ kind, name: channel })),
+      };
     });
   }
 }

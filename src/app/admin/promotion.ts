@@ -1,11 +1,10 @@
 // Promotion into a channel, following its feeder's rules (forced past them with a reason), its dry
 // run (the edges the served graph would gain), and withdrawal, which tombstones the version there.
 import { ApiError } from '../../errors.js';
-import { edgesGained } from '../../graph/diff.js';
-import type { GraphInput } from '../../graph/model.js';
+import { edgesGained, withVersionIn } from '../../graph/diff.js';
 import type { ChannelKind, PromoteBody, PromotionResult, Refusal, WithdrawalResult } from '../../schemas/admin.js';
 import type { FeederRules } from './feederRules.js';
-import type { Actor, AuditedWrites } from './writes.js';
+import type { Actor, AuditedWrites, WriteOutcome } from './writes.js';
 
 export class Promotion {
   constructor(
@@ -13,7 +12,13 @@ export class Promotion {
     readonly rules: FeederRules,
   ) {}
 
-  promote(kind: ChannelKind, name: string, req: PromoteBody, actor: Actor, dryRun = false): PromotionResult {
+  async promote(
+    kind: ChannelKind,
+    name: string,
+    req: PromoteBody,
+    actor: Actor,
+    dryRun = false,
+  ): Promise<PromotionResult> {
     if (req.force && !req.reason?.trim())
       throw new ApiError('invalid_request', 'body.reason: a forced promotion needs a reason');
     if (dryRun) return this.promoteIn(this.writes.now().toISOString(), kind, name, req, actor, true).result;
@@ -28,7 +33,7 @@ export class Promotion {
     req: PromoteBody,
     actor: Actor,
     dryRun: boolean,
-  ): { result: PromotionResult; changed: boolean } {
+  ): WriteOutcome<PromotionResult> {
     const store = this.writes.store;
     const base = { channel: name, kind, version: req.version, forced: false, dryRun };
     if (store.channels.memberSince(kind, name, req.version))
@@ -48,7 +53,7 @@ export class Promotion {
         changed: false,
       };
     this.add(at, kind, name, req.version, actor, refusal, req.reason ?? null);
-    return { result: { ...base, forced, changed: true }, changed: true };
+    return { result: { ...base, forced, changed: true }, changed: true, channels: [{ kind, name }] };
   }
 
   /**
@@ -69,7 +74,13 @@ export class Promotion {
     this.writes.record(at, actor, action, `${kind}/${name}`, null, { version, ...(bypassed && { bypassed }) }, reason);
   }
 
-  withdraw(kind: ChannelKind, name: string, version: string, reason: string | null, actor: Actor): WithdrawalResult {
+  withdraw(
+    kind: ChannelKind,
+    name: string,
+    version: string,
+    reason: string | null,
+    actor: Actor,
+  ): Promise<WithdrawalResult> {
     const store = this.writes.store;
     return this.writes.run((at) => {
       const channel = store.channels.get(kind, name);
@@ -85,13 +96,13 @@ export class Promotion {
         { tombstoned: version },
         reason,
       );
-      return { result: { changed: true }, changed: true };
+      return { result: { changed: true }, changed: true, channels: [{ kind, name }] };
     });
   }
 
   /**
-   * The edges the channel's served graph would gain with the version in it. Both graphs are built as
-   * served (the signature policy applied), so a withheld release gains no edge.
+   * The edges the channel's served graph would gain with the version in it, read off the served
+   * snapshot (a release the signature policy withholds is not in it, so it gains no edge).
    */
   private edgesGained(
     kind: ChannelKind,
@@ -99,13 +110,7 @@ export class Promotion {
     version: string,
   ): Pick<PromotionResult, 'edges' | 'conditionalEdges'> {
     if (kind === 'internal') return { edges: [], conditionalEdges: [] };
-    const graph = this.writes.graph;
-    const input = this.writes.store.input();
-    const channels = input.channels.map((c) =>
-      !c.internal && c.name === name ? { ...c, versions: [...c.versions, version] } : c,
-    );
-    const after: GraphInput = { ...input, channels };
-    // The served snapshot is the graph of the store as it is (every write rebuilds it).
-    return edgesGained(graph.current?.graph ?? graph.preview(input), graph.preview(after), name);
+    const graph = this.writes.graph.served().graph;
+    return edgesGained(graph, withVersionIn(graph, name, version), name);
   }
 }

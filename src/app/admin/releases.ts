@@ -13,7 +13,7 @@ export class ReleaseWrites {
    * Stores one release record or a list of them; all or nothing. `created` is false when every
    * record was already stored as is. The same release with another payload is a conflict.
    */
-  addReleases(body: unknown, actor: Actor): { created: boolean; releases: ReleaseRecord[] } {
+  addReleases(body: unknown, actor: Actor): Promise<{ created: boolean; releases: ReleaseRecord[] }> {
     const records: unknown[] = Array.isArray(body) ? body : [body];
     if (records.length === 0) throw new ApiError('invalid_request', 'body: an empty list holds no release');
     const problems: Problem[] = [];
@@ -45,7 +45,7 @@ export class ReleaseWrites {
   }
 
   /** Deletes a release; returns its record. */
-  deleteRelease(arch: string, version: string, actor: Actor, reason: string | null): ReleaseRecord {
+  deleteRelease(arch: string, version: string, actor: Actor, reason: string | null): Promise<ReleaseRecord> {
     return this.writes.run((at) => {
       const before = this.writes.store.releases.get(arch, version);
       if (!before) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);

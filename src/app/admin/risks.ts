@@ -11,7 +11,7 @@ export class RiskWrites {
   constructor(private readonly writes: AuditedWrites) {}
 
   /** Declares a risk or hard block; `id` defaults to `<to>-<name>`. Warnings name what is kept as given. */
-  addRisk(body: unknown, actor: Actor): RiskAdded {
+  addRisk(body: unknown, actor: Actor): Promise<RiskAdded> {
     if (!body || typeof body !== 'object' || Array.isArray(body))
       throw new ApiError('invalid_request', 'body: a JSON object is expected');
     const { id: requestedId, ...doc } = body as Record<string, unknown>;
@@ -38,7 +38,7 @@ export class RiskWrites {
     });
   }
 
-  deleteRisk(id: string, actor: Actor, reason: string | null): BlockedEdge {
+  deleteRisk(id: string, actor: Actor, reason: string | null): Promise<BlockedEdge> {
     const store = this.writes.store;
     return this.writes.run((at) => {
       const before = store.blockedEdges.get(id);

@@ -22,7 +22,7 @@ export function startSourceRefresh(
     for (;;) {
       await clock.sleep(intervalMs, stopped.signal);
       if (stopped.signal.aborted) return;
-      if (await refreshAll(sources)) service.rebuild();
+      if (await refreshAll(sources)) await service.refresh();
     }
   })();
   return { stop: () => stopped.abort() };

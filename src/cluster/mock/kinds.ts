@@ -6,6 +6,8 @@ export interface ResourceKind {
   plural: string;
   kind: string;
   namespaced: boolean;
+  /** The rule its names follow, as the API server validates them (names.ts); a DNS-1123 subdomain when unset. */
+  names?: 'dns1123Label' | 'dns1035Label' | 'pathSegment';
 }
 
 export const KINDS: ResourceKind[] = [
@@ -19,7 +21,7 @@ export const KINDS: ResourceKind[] = [
   },
   { group: 'config.openshift.io', version: 'v1', plural: 'proxies', kind: 'Proxy', namespaced: false },
   { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false },
-  { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false },
+  { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, names: 'dns1123Label' },
   { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true },
   { group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true },
   {
@@ -30,20 +32,42 @@ export const KINDS: ResourceKind[] = [
     namespaced: false,
   },
   { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
-  { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
+  { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true, names: 'dns1035Label' },
   { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
   { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
   { group: 'apps', version: 'v1', plural: 'daemonsets', kind: 'DaemonSet', namespaced: true },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    plural: 'clusterroles',
+    kind: 'ClusterRole',
+    namespaced: false,
+    names: 'pathSegment',
+  },
   {
     group: 'rbac.authorization.k8s.io',
     version: 'v1',
     plural: 'clusterrolebindings',
     kind: 'ClusterRoleBinding',
     namespaced: false,
+    names: 'pathSegment',
   },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    plural: 'roles',
+    kind: 'Role',
+    namespaced: true,
+    names: 'pathSegment',
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    plural: 'rolebindings',
+    kind: 'RoleBinding',
+    namespaced: true,
+    names: 'pathSegment',
+  },
   {
     group: 'apiextensions.k8s.io',
     version: 'v1',

@@ -1,13 +1,15 @@
 // The mock cluster's API server: the Kubernetes REST paths of a few kinds (discovery, get, list,
-// create, update, merge-patch, delete, the status subresource, label selectors, watch), bearer-token
-// authentication, and /metrics for Prometheus. Plain node:http: watch is a long chunked response.
+// create, update, merge-patch, delete, the status subresource, label and field selectors, watch),
+// bearer-token authentication, and /metrics for Prometheus. Plain node:http: watch is a long chunked
+// response. A write is answered once it is on disk (ClusterState.durable).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { timingSafeEqual } from 'node:crypto';
 import { apiVersionOf, KINDS, type KubeObject, type ResourceKind } from './kinds.js';
+import { parseFieldSelector, type FieldSelector } from './fieldSelector.js';
 import { KubeError } from './kubeError.js';
-import { parseLabelSelector } from './labelSelector.js';
-import { type ClusterState } from './state.js';
+import { parseLabelSelector, type LabelSelector } from './labelSelector.js';
+import { type ClusterState, type WatchEvent } from './state.js';
 
 export interface MockServerOptions {
   state: ClusterState;
@@ -23,6 +25,13 @@ export interface MockServerOptions {
    */
   intercept?: (request: { method: string; path: string }) => KubeError | undefined;
 }
+
+/**
+ * The bytes a watch may have waiting to be sent: a watcher that does not read that fast is dropped (its
+ * connection closed), as the API server drops a watcher that falls behind, and its client lists and
+ * watches again. Without the bound, each such watcher would hold every event in the server's memory.
+ */
+export const WATCH_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 const SHORT_NAMES: Record<string, string[]> = {
@@ -94,7 +103,7 @@ function authorized(req: IncomingMessage, tokens: ReadonlySet<string>): boolean 
   return match;
 }
 
-async function body(req: IncomingMessage): Promise<unknown> {
+async function rawBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
@@ -102,8 +111,13 @@ async function body(req: IncomingMessage): Promise<unknown> {
     if (size > 3 * 1024 * 1024) throw new KubeError(413, 'RequestEntityTooLarge', 'request body too large');
     chunks.push(c as Buffer);
   }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  const text = await rawBody(req);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(text);
   } catch (err) {
     if (!(err instanceof SyntaxError)) throw err;
     throw new KubeError(400, 'BadRequest', 'the request body is not JSON');
@@ -174,22 +188,20 @@ async function handle(
   if (subresource && !HAS_STATUS.has(kind.plural))
     throw new KubeError(404, 'NotFound', `${kind.plural} has no status subresource`);
   const state = opts.state;
+  const written = async (code: number, o: unknown): Promise<void> => {
+    await state.durable();
+    send(res, code, o);
+  };
+  const write = { dryRun: dryRunOf(req.method ?? '', url.searchParams) };
   switch (req.method) {
     case 'GET': {
       const watch = ['1', 'true'].includes(url.searchParams.get('watch') ?? '');
       const selector = parseLabelSelector(url.searchParams.get('labelSelector') ?? undefined);
-      const fieldName = /^metadata\.name=(.+)$/.exec(url.searchParams.get('fieldSelector') ?? '')?.[1];
+      const fields = parseFieldSelector(url.searchParams.get('fieldSelector') ?? undefined);
       if (watch)
-        return startWatch(
-          req,
-          res,
-          state,
-          watches,
-          { kind, namespace, name: name ?? fieldName, selector },
-          url.searchParams,
-        );
+        return startWatch(req, res, state, watches, { kind, namespace, name, selector, fields }, url.searchParams);
       if (name) return send(res, 200, state.get(kind, namespace, name));
-      const items = state.list(kind, namespace, selector).filter((o) => !fieldName || o.metadata.name === fieldName);
+      const items = state.list(kind, namespace, selector, fields);
       return send(res, 200, {
         kind: `${kind.kind}List`,
         apiVersion: apiVersionOf(kind),
@@ -199,21 +211,26 @@ async function handle(
     }
     case 'POST': {
       if (name) throw new KubeError(405, 'MethodNotAllowed', 'POST goes to the collection');
+      if (kind.namespaced && namespace === undefined)
+        throw new KubeError(
+          405,
+          'MethodNotAllowed',
+          `${kind.plural} are created in a namespace: POST to /…/namespaces/NAME/${kind.plural}`,
+        );
       const b = (await body(req)) as KubeObject;
+      // As the API server's NamespaceLifecycle admission does: nothing is created in a namespace that does not exist.
+      if (namespace !== undefined && !state.hasNamespace(namespace))
+        throw new KubeError(404, 'NotFound', `namespaces "${namespace}" not found`, {
+          name: namespace,
+          kind: 'namespaces',
+        });
       // As the API server does, a kind with a status subresource starts with no status: only its controller writes it.
       if (HAS_STATUS.has(kind.plural) && b && typeof b === 'object' && kind.plural !== 'namespaces') delete b.status;
-      return send(res, 201, state.create(kind, namespace, b));
+      return written(201, state.create(kind, namespace, b, undefined, write));
     }
     case 'PUT': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PUT needs a name');
-      const b = (await body(req)) as KubeObject;
-      if (b?.metadata?.name !== undefined && b.metadata.name !== name)
-        throw new KubeError(
-          400,
-          'BadRequest',
-          `the name of the object (${b.metadata.name}) does not match the name on the URL (${name})`,
-        );
-      return send(res, 200, state.update(kind, namespace, name, b, subresource));
+      return written(200, state.update(kind, namespace, name, await body(req), subresource, write));
     }
     case 'PATCH': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PATCH needs a name');
@@ -224,16 +241,92 @@ async function handle(
           'UnsupportedMediaType',
           'JSON patches are not supported; send application/merge-patch+json',
         );
-      return send(res, 200, state.patch(kind, namespace, name, await body(req), subresource));
+      return written(200, state.patch(kind, namespace, name, await body(req), subresource, write));
     }
-    case 'DELETE':
+    case 'DELETE': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'DELETE needs a name');
-      return send(res, 200, state.delete(kind, namespace, name));
+      const options = await deleteOptions(req);
+      const dryRun = write.dryRun || dryRunOf('DELETE', new URLSearchParams(options.dryRun.map((v) => ['dryRun', v])));
+      return written(200, state.delete(kind, namespace, name, { dryRun, preconditions: options.preconditions }));
+    }
     default:
       throw new KubeError(405, 'MethodNotAllowed', `${req.method} is not allowed`);
   }
 }
 
+/** The DeleteOptions a DELETE may carry in its body (kubectl sends its dry run there). */
+async function deleteOptions(
+  req: IncomingMessage,
+): Promise<{ dryRun: string[]; preconditions?: { uid?: string; resourceVersion?: string } }> {
+  const text = await rawBody(req);
+  if (text.trim() === '') return { dryRun: [] };
+  let o: unknown;
+  try {
+    o = JSON.parse(text);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    throw new KubeError(400, 'BadRequest', 'the DeleteOptions in the request body are not JSON');
+  }
+  const options = (typeof o === 'object' && o !== null ? o : {}) as { dryRun?: unknown; preconditions?: unknown };
+  const dryRun = options.dryRun ?? [];
+  if (!Array.isArray(dryRun) || dryRun.some((v) => typeof v !== 'string'))
+    throw new KubeError(400, 'BadRequest', 'DeleteOptions.dryRun must be a list of strings');
+  const p = options.preconditions as { uid?: unknown; resourceVersion?: unknown } | null | undefined;
+  const asString = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  return {
+    dryRun: dryRun as string[],
+    ...(p && { preconditions: { uid: asString(p.uid), resourceVersion: asString(p.resourceVersion) } }),
+  };
+}
+
+const OPTIONS_KIND: Record<string, string> = {
+  POST: 'CreateOptions',
+  PUT: 'UpdateOptions',
+  PATCH: 'PatchOptions',
+  DELETE: 'DeleteOptions',
+};
+
+/**
+ * Whether a write is a dry run: `?dryRun=All`, the one value the API server accepts (any other is a 422
+ * on the request's options, and nothing is written).
+ */
+function dryRunOf(method: string, params: URLSearchParams): boolean {
+  const values = params.getAll('dryRun');
+  if (values.length === 0 || !(method in OPTIONS_KIND)) return false;
+  if (values.every((v) => v === 'All')) return true;
+  const options = OPTIONS_KIND[method] ?? 'ListOptions';
+  const given = `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+  const message = `dryRun: Unsupported value: ${given}: supported values: "All"`;
+  throw new KubeError(422, 'Invalid', `${options}.meta.k8s.io "" is invalid: ${message}`, {
+    group: 'meta.k8s.io',
+    kind: options,
+    causes: [
+      {
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: ${given}: supported values: "All"`,
+        field: 'dryRun',
+      },
+    ],
+  });
+}
+
+/**
+ * An event's JSON line, made once however many watchers it goes to: the state sends one event to them
+ * all in turn, so the last line made is kept (and only that one, which would otherwise stay in memory
+ * as long as the event does in the state's history).
+ */
+let lastLine: { event: WatchEvent; line: string } | undefined;
+function eventLine(event: WatchEvent): string {
+  if (lastLine?.event !== event) lastLine = { event, line: `${JSON.stringify(event)}\n` };
+  return lastLine.line;
+}
+
+/**
+ * Streams a watch. Events wait in the response's buffer while the client reads; once more than
+ * WATCH_BACKLOG_BYTES wait, the watcher is dropped (the connection destroyed, which frees them). The
+ * objects a watch starts with are sent at once and may exceed that: the allowance starts above what
+ * they left waiting and comes down as the client reads them.
+ */
 function startWatch(
   req: IncomingMessage,
   res: ServerResponse,
@@ -243,7 +336,8 @@ function startWatch(
     kind: ResourceKind;
     namespace: string | undefined;
     name: string | undefined;
-    selector: (l: Record<string, string>) => boolean;
+    selector: LabelSelector;
+    fields: FieldSelector;
   },
   params: URLSearchParams,
 ): void {
@@ -255,17 +349,28 @@ function startWatch(
     watches.delete(res);
     res.end();
   };
+  let starting = true; // while the objects the watch starts with are written, whatever their size
+  let allowance = WATCH_BACKLOG_BYTES;
+  const send = (event: WatchEvent): void => {
+    if (res.destroyed) return;
+    if (!starting) allowance = Math.min(allowance, res.writableLength + WATCH_BACKLOG_BYTES);
+    res.write(eventLine(event));
+    if (!starting && res.writableLength > allowance) {
+      stop();
+      watches.delete(res);
+      res.destroy();
+    }
+  };
   try {
-    stop = state.watch(
-      { ...w, send: (event) => res.write(`${JSON.stringify(event)}\n`) },
-      params.get('resourceVersion') ?? undefined,
-    );
+    stop = state.watch({ ...w, send }, params.get('resourceVersion') ?? undefined);
   } catch (err) {
     const e = err instanceof KubeError ? err : new KubeError(500, 'InternalError', String(err));
     res.write(`${JSON.stringify({ type: 'ERROR', object: e.status() })}\n`);
     res.end();
     return;
   }
+  starting = false;
+  allowance = res.writableLength + WATCH_BACKLOG_BYTES;
   watches.add(res);
   const asked = Number(params.get('timeoutSeconds') ?? '1800');
   const timeout = Number.isFinite(asked) ? asked : 1800;

@@ -1,46 +1,79 @@
 // The state of the mock cluster: Kubernetes objects of a few kinds with the API server's semantics
 // that clients rely on — resourceVersion (409 on a stale one), generation, the status subresource,
-// merge patches, label selectors and watch events — persisted to a file, at most once per
-// `persistEveryMs` (a write of ~1000 objects costs ~4 ms, and an update makes thousands of writes).
+// merge patches, label selectors, watch events and the checks of names, labels and annotations —
+// persisted to a file, each change journaled before it is applied (stateFile.ts).
 import { canonicalJson } from '../../canonicalJson.js';
 import { kubeTime } from '../../clock.js';
-import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { apiVersionOf, kindFor, type KubeObject, type ResourceKind } from './kinds.js';
+import { randomInt, randomUUID } from 'node:crypto';
+import type { FieldSelector } from './fieldSelector.js';
+import { apiVersionOf, kindFor, kindNamed, type KubeObject, type ResourceKind } from './kinds.js';
 import { KubeError } from './kubeError.js';
 import { matchAll, type LabelSelector } from './labelSelector.js';
+import { StateFile } from './stateFile.js';
+import { checkDecodable, checkMetadata, groupResource } from './validation.js';
 
 export type WatchEvent = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject };
+/**
+ * How a write is made. `dryRun`: checked and answered as it would be, but nothing is stored, journaled or
+ * told to watchers, and no resourceVersion is used up (the API server's `?dryRun=All`).
+ */
+export interface WriteOptions {
+  dryRun?: boolean;
+}
+
+/** A delete's options: a dry run, and the uid and resourceVersion the object must still have (409 when not). */
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
 interface Watcher {
   kind: ResourceKind;
   namespace: string | undefined;
   selector: LabelSelector;
+  fields?: FieldSelector;
   name: string | undefined;
   send(event: WatchEvent): void;
 }
 
+/** The events kept for watches that resume from a resourceVersion: at most this many, and at most HISTORY_BYTES of objects. */
 const HISTORY = 1000;
+const HISTORY_BYTES = 64 * 1024 * 1024;
+/** What generateName is followed by: five characters of this alphabet, as the API server draws them. */
+const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 export class ClusterState {
   private objects = new Map<string, KubeObject>();
   private revision = 0;
-  private readonly history: Array<{ rv: number; kind: ResourceKind; event: WatchEvent }> = [];
+  private readonly history: Array<{ rv: number; kind: ResourceKind; event: WatchEvent; bytes: number }> = [];
+  private historyBytes = 0;
   private readonly watchers = new Set<Watcher>();
-  private dirty = false;
-  private lastPersist = 0;
-  private persistTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly store: StateFile | undefined;
   /** The time creationTimestamp records: the mock sets its simulated clock here. */
   now: () => number = Date.now;
 
-  constructor(
-    private readonly file?: string,
-    private readonly persistEveryMs = 100,
-  ) {
-    if (file && existsSync(file)) {
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as { revision: number; objects: KubeObject[] };
-      this.revision = saved.revision;
-      for (const o of saved.objects) this.objects.set(keyOf(kindFor(o), o.metadata.namespace, o.metadata.name), o);
-    }
+  /** With `file`, the state is read from it (and its journal) and every change is written to it. */
+  constructor(file?: string) {
+    if (!file) return;
+    this.store = new StateFile(file);
+    const saved = this.store.saved;
+    this.revision = saved.revision;
+    for (const o of saved.objects) this.objects.set(keyOf(kindFor(o), o.metadata.namespace, o.metadata.name), o);
+    saved.changes.forEach((c, i) => {
+      if ('put' in c) {
+        let kind: ResourceKind;
+        try {
+          kind = kindFor(c.put);
+        } catch (err) {
+          throw new Error(`${this.store!.journal}: change ${i + 1}: ${(err as Error).message}`);
+        }
+        this.objects.set(keyOf(kind, c.put.metadata.namespace, c.put.metadata.name), c.put);
+      } else this.objects.delete(c.delete);
+      this.revision = c.rv;
+    });
+  }
+
+  /** Bytes of a change the journal held only in part (the process was killed while writing it), dropped on loading. */
+  get droppedBytes(): number {
+    return this.store?.saved.droppedBytes ?? 0;
   }
 
   /** True when nothing was loaded: the caller seeds the inventory. */
@@ -66,13 +99,19 @@ export class ClusterState {
     return o && clone(o);
   }
 
-  list(kind: ResourceKind, namespace?: string, selector: LabelSelector = matchAll): KubeObject[] {
+  list(
+    kind: ResourceKind,
+    namespace?: string,
+    selector: LabelSelector = matchAll,
+    fields: FieldSelector = () => true,
+  ): KubeObject[] {
     return [...this.objects.values()]
       .filter(
         (o) =>
           o.kind === kind.kind &&
           (namespace === undefined || o.metadata.namespace === namespace) &&
-          selector(o.metadata.labels ?? {}),
+          selector(o.metadata.labels ?? {}) &&
+          fields(o),
       )
       .sort((a, b) =>
         `${a.metadata.namespace ?? ''}/${a.metadata.name}`.localeCompare(
@@ -82,27 +121,53 @@ export class ClusterState {
       .map(clone);
   }
 
-  /** `createdAt` (ms) backdates creationTimestamp, for the inventory of a cluster installed in the past. */
-  create(kind: ResourceKind, namespace: string | undefined, body: KubeObject, createdAt = this.now()): KubeObject {
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new KubeError(400, 'BadRequest', 'the body must be an object');
-    const name = body.metadata?.name;
-    if (!name) throw new KubeError(422, 'Invalid', 'metadata.name: Required value');
+  /** True when the Namespace `name` exists. */
+  hasNamespace(name: string): boolean {
+    return this.objects.has(keyOf(kindNamed('Namespace'), undefined, name));
+  }
+
+  /**
+   * Stores a new object, checked as the API server checks it (the JSON types, then the name by its kind's
+   * rule, labels and annotations); a name made from metadata.generateName when there is none.
+   * `createdAt` (ms) backdates creationTimestamp, for the inventory of a cluster installed in the past.
+   */
+  create(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    body: unknown,
+    createdAt = this.now(),
+    opts: WriteOptions = {},
+  ): KubeObject {
+    checkDecodable(kind, body);
+    const meta = body.metadata ?? ({} as Partial<KubeObject['metadata']>);
+    if (kind.namespaced && meta.namespace && meta.namespace !== namespace)
+      throw new KubeError(
+        400,
+        'BadRequest',
+        `the namespace of the provided object (${meta.namespace}) does not match the namespace sent on the request (${namespace})`,
+      );
+    const generateName = typeof meta.generateName === 'string' ? meta.generateName : '';
+    let name = meta.name ?? '';
+    if (!name && generateName) name = generatedName(generateName);
+    checkMetadata(kind, name, body.metadata ?? undefined);
     if (this.objects.has(keyOf(kind, namespace, name)))
-      throw new KubeError(409, 'AlreadyExists', `${kind.plural} "${name}" already exists`);
-    const o: KubeObject = {
-      ...clone(body),
-      apiVersion: apiVersionOf(kind),
-      kind: kind.kind,
-      metadata: {
-        ...clone(body.metadata),
+      throw new KubeError(409, 'AlreadyExists', `${groupResource(kind)} "${name}" already exists`, {
         name,
-        ...(kind.namespaced && { namespace }),
-        uid: randomUUID(),
-        generation: 1,
-        creationTimestamp: kubeTime(createdAt),
-      },
+        ...(kind.group && { group: kind.group }),
+        kind: kind.plural,
+      });
+    const metadata: KubeObject['metadata'] = {
+      ...clone(meta),
+      name,
+      uid: randomUUID(),
+      generation: 1,
+      creationTimestamp: kubeTime(createdAt),
     };
+    if (kind.namespaced) metadata.namespace = namespace;
+    else delete metadata.namespace; // a cluster-scoped object has none, whatever the body says
+    delete metadata.resourceVersion;
+    const o: KubeObject = { ...clone(body), apiVersion: apiVersionOf(kind), kind: kind.kind, metadata };
+    if (opts.dryRun) return o; // as the API server answers a dry-run create: no resourceVersion
     return this.put(kind, o, 'ADDED');
   }
 
@@ -115,24 +180,20 @@ export class ClusterState {
     kind: ResourceKind,
     namespace: string | undefined,
     name: string,
-    body: KubeObject,
+    body: unknown,
     subresource?: 'status',
+    opts: WriteOptions = {},
   ): KubeObject {
     const current = this.get(kind, namespace, name);
-    if (
-      !body ||
-      typeof body !== 'object' ||
-      Array.isArray(body) ||
-      (body.metadata !== undefined && (typeof body.metadata !== 'object' || body.metadata === null))
-    ) {
-      throw new KubeError(400, 'BadRequest', 'the body must be an object with an object metadata');
-    }
-    const rv = body.metadata?.resourceVersion;
+    checkDecodable(kind, body);
+    checkName(body, name, namespace);
+    checkMetadata(kind, name, body.metadata);
+    const rv = body.metadata.resourceVersion ?? undefined; // null stands for absent, as for the decoder
     if (rv !== undefined && rv !== '' && rv !== current.metadata.resourceVersion) {
       throw new KubeError(
         409,
         'Conflict',
-        `Operation cannot be fulfilled on ${kind.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        `Operation cannot be fulfilled on ${groupResource(kind)} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
       );
     }
     let next: KubeObject;
@@ -148,6 +209,7 @@ export class ClusterState {
         creationTimestamp: current.metadata.creationTimestamp,
         generation: current.metadata.generation,
       };
+      if (!kind.namespaced) delete next.metadata.namespace;
       if (
         JSON.stringify(stripMeta(next)) !== JSON.stringify(stripMeta(current)) &&
         JSON.stringify(next.spec) !== JSON.stringify(current.spec)
@@ -156,33 +218,70 @@ export class ClusterState {
       }
     }
     if (canonicalJson(next) === canonicalJson(current)) return current; // nothing changed: no new revision, no event
+    if (opts.dryRun)
+      return { ...next, metadata: { ...next.metadata, resourceVersion: current.metadata.resourceVersion } };
     return this.put(kind, next, 'MODIFIED', current);
   }
 
-  /** An RFC 7386 JSON merge patch. */
+  /**
+   * An RFC 7386 JSON merge patch. The patched object is checked as the API server checks it: one it
+   * could not decode is a 422 on the patch, one without a name (`{"metadata": null}`) or with another
+   * name is a 400, as for an update.
+   */
   patch(
     kind: ResourceKind,
     namespace: string | undefined,
     name: string,
     patch: unknown,
     subresource?: 'status',
+    opts: WriteOptions = {},
   ): KubeObject {
     if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
       throw new KubeError(400, 'BadRequest', 'a merge patch is a JSON object');
     const current = this.get(kind, namespace, name);
-    const merged = mergePatch(current, patch) as KubeObject;
+    const merged = mergePatch(current, patch);
+    try {
+      checkDecodable(kind, merged);
+    } catch (err) {
+      if (!(err instanceof KubeError)) throw err;
+      throw new KubeError(422, 'Invalid', `patch: Invalid value: ${err.message}`, {
+        name,
+        ...(kind.group && { group: kind.group }),
+        kind: kind.kind,
+        causes: [{ reason: 'FieldValueInvalid', message: err.message, field: 'patch' }],
+      });
+    }
+    checkName(merged, name, namespace);
     const rv = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
     merged.metadata.resourceVersion = rv ?? current.metadata.resourceVersion;
-    return this.update(kind, namespace, name, merged, subresource);
+    return this.update(kind, namespace, name, merged, subresource, opts);
   }
 
-  delete(kind: ResourceKind, namespace: string | undefined, name: string): KubeObject {
+  /** Deletes an object; a Namespace goes with everything in it, as the namespace controller would see to. */
+  delete(kind: ResourceKind, namespace: string | undefined, name: string, opts: DeleteOptions = {}): KubeObject {
     const current = this.get(kind, namespace, name);
-    this.objects.delete(keyOf(kind, namespace, name));
-    this.revision += 1;
-    current.metadata.resourceVersion = String(this.revision);
-    this.emit(kind, { type: 'DELETED', object: current });
-    this.persist();
+    for (const field of ['uid', 'resourceVersion'] as const) {
+      const want = opts.preconditions?.[field];
+      const label = field === 'uid' ? 'UID' : 'ResourceVersion';
+      if (want !== undefined && want !== current.metadata[field])
+        throw new KubeError(
+          409,
+          'Conflict',
+          `Operation cannot be fulfilled on ${groupResource(kind)} "${name}": Precondition failed: ${label} in precondition: ${want}, ${label} in object meta: ${current.metadata[field] ?? ''}`,
+        );
+    }
+    if (opts.dryRun) return current;
+    if (kind.kind === 'Namespace')
+      for (const o of [...this.objects.values()].filter((x) => x.metadata.namespace === name))
+        this.delete(kindFor(o), name, o.metadata.name);
+    const key = keyOf(kind, namespace, name);
+    const rv = this.revision + 1;
+    this.store?.appendDelete(rv, key);
+    this.objects.delete(key);
+    this.revision = rv;
+    current.metadata.resourceVersion = String(rv);
+    this.emit(kind, { type: 'DELETED', object: current }, undefined, JSON.stringify(current).length);
+    this.store?.snapshotWhenDue(() => this.snapshotJson());
     return current;
   }
 
@@ -200,29 +299,43 @@ export class ClusterState {
       }
       for (const h of this.history) if (h.rv > since && matches(w, h.kind, h.event.object)) w.send(h.event);
     } else {
-      for (const o of this.list(w.kind, w.namespace, w.selector))
+      for (const o of this.list(w.kind, w.namespace, w.selector, w.fields))
         if (!w.name || o.metadata.name === w.name) w.send({ type: 'ADDED', object: o });
     }
     this.watchers.add(w);
     return () => this.watchers.delete(w);
   }
 
+  /** Journals the object, then stores it and tells the watchers: a change that cannot be written is not made. */
   private put(kind: ResourceKind, o: KubeObject, type: 'ADDED' | 'MODIFIED', before?: KubeObject): KubeObject {
-    this.revision += 1;
-    o.metadata.resourceVersion = String(this.revision);
+    const rv = this.revision + 1;
+    o.metadata.resourceVersion = String(rv);
+    const json = JSON.stringify(o);
+    this.store?.appendPut(rv, json);
+    this.revision = rv;
     this.objects.set(keyOf(kind, o.metadata.namespace, o.metadata.name), o);
-    this.emit(kind, { type, object: clone(o) }, before);
-    this.persist();
-    return clone(o);
+    this.emit(kind, { type, object: JSON.parse(json) as KubeObject }, before, json.length);
+    this.store?.snapshotWhenDue(() => this.snapshotJson());
+    return JSON.parse(json) as KubeObject;
+  }
+
+  /**
+   * Resolves once every change made so far is on disk (at once without a state file): the API server
+   * answers a write only then. Rejects when the state file cannot be written.
+   */
+  durable(): Promise<void> {
+    return this.store?.durable() ?? Promise.resolve();
   }
 
   /**
    * Sends an event to the watchers it concerns. For a selective watch, an object that starts to match
    * is ADDED and one that stops matching is DELETED, as the API server reports them.
    */
-  private emit(kind: ResourceKind, event: WatchEvent, before?: KubeObject): void {
-    this.history.push({ rv: this.revision, kind, event });
-    if (this.history.length > HISTORY) this.history.shift();
+  private emit(kind: ResourceKind, event: WatchEvent, before: KubeObject | undefined, bytes: number): void {
+    this.history.push({ rv: this.revision, kind, event, bytes });
+    this.historyBytes += bytes;
+    while (this.history.length > HISTORY || (this.historyBytes > HISTORY_BYTES && this.history.length > 1))
+      this.historyBytes -= this.history.shift()!.bytes;
     for (const w of this.watchers) {
       const now = matches(w, kind, event.object);
       const was = event.type === 'MODIFIED' && before !== undefined && matches(w, kind, before);
@@ -235,28 +348,20 @@ export class ClusterState {
   }
 
   /**
-   * Writes at once when the last write is older than persistEveryMs, else once that much time has
-   * passed: a burst of writes costs one file write per interval. The timer is not unref'd, so a
-   * process that ends normally still writes; signal handlers call flush().
+   * Writes the whole state as a new snapshot and empties the journal (stateFile.ts): loading then reads
+   * one file. Nothing depends on it for safety; the CLI calls it when it stops.
    */
-  private persist(): void {
-    if (!this.file) return;
-    this.dirty = true;
-    const wait = this.lastPersist + this.persistEveryMs - Date.now();
-    if (wait <= 0) this.flush();
-    else this.persistTimer ??= setTimeout(() => this.flush(), wait);
+  flush(): void {
+    this.store?.snapshot(this.snapshotJson());
   }
 
-  /** Writes pending changes now: to a temporary file renamed over the old one, so a crash never leaves half a file. */
-  flush(): void {
-    if (this.persistTimer) clearTimeout(this.persistTimer);
-    this.persistTimer = undefined;
-    if (!this.file || !this.dirty) return;
-    const tmp = `${this.file}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ revision: this.revision, objects: [...this.objects.values()] }));
-    renameSync(tmp, this.file);
-    this.dirty = false;
-    this.lastPersist = Date.now();
+  /** Closes the state file (after flush(), when the process goes on without this state). */
+  close(): void {
+    this.store?.close();
+  }
+
+  private snapshotJson(): string {
+    return JSON.stringify({ revision: this.revision, objects: [...this.objects.values()] });
   }
 }
 
@@ -265,8 +370,42 @@ function matches(w: Watcher, kind: ResourceKind, o: KubeObject): boolean {
     w.kind === kind &&
     (w.namespace === undefined || o.metadata.namespace === w.namespace) &&
     (!w.name || o.metadata.name === w.name) &&
-    w.selector(o.metadata.labels ?? {})
+    w.selector(o.metadata.labels ?? {}) &&
+    (!w.fields || w.fields(o))
   );
+}
+
+/**
+ * The checks the API server makes of the name and namespace of an object written to a URL: the object
+ * must name itself, by the same name, and any namespace it gives must be the URL's.
+ */
+function checkName(body: KubeObject, name: string, namespace: string | undefined): void {
+  const meta = body.metadata ?? {};
+  if (!meta.name)
+    throw new KubeError(
+      400,
+      'BadRequest',
+      `the name of the object (${name} based on URL) was undeterminable: name must be provided`,
+    );
+  if (meta.name !== name)
+    throw new KubeError(
+      400,
+      'BadRequest',
+      `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
+    );
+  if (namespace && meta.namespace && meta.namespace !== namespace)
+    throw new KubeError(
+      400,
+      'BadRequest',
+      `the namespace of the object (${meta.namespace}) does not match the namespace on the request (${namespace})`,
+    );
+}
+
+/** generateName and five random characters, the prefix cut so that the name stays within 63 characters. */
+function generatedName(prefix: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += NAME_SUFFIX_ALPHABET[randomInt(NAME_SUFFIX_ALPHABET.length)];
+  return `${prefix.slice(0, 58)}${suffix}`;
 }
 
 const keyOf = (kind: ResourceKind, namespace: string | undefined, name: string): string =>
@@ -277,6 +416,7 @@ const stripMeta = (o: KubeObject): object => ({
   metadata: { ...o.metadata, resourceVersion: undefined, generation: undefined },
 });
 
+/** RFC 7386: the patch's members replace the target's, recursively for objects; null removes one. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return clone(patch);
   const out: Record<string, unknown> =
@@ -285,7 +425,14 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
       : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+    // defineProperty, as a key such as __proto__ is data here, never the object's prototype
+    else
+      Object.defineProperty(out, k, {
+        value: mergePatch(Object.hasOwn(out, k) ? out[k] : undefined, v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }

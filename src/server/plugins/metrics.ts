@@ -46,6 +46,18 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOption
     },
   });
   new Counter({
+    name: 'cincy_graph_builds_total',
+    help:
+      'Snapshots made: full builds on the main thread (the first) or the build worker, and updates ' +
+      'derived from the last snapshot after writes that changed only channels',
+    labelNames: ['how'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [how, n] of Object.entries(service.builds)) this.inc({ how }, n);
+    },
+  });
+  new Counter({
     name: 'cincy_graph_build_failures_total',
     help: 'Graph builds that failed (the last good graph kept serving)',
     registers: [registry],

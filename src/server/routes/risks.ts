@@ -3,19 +3,22 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ReasonQuery, RiskAdded, RiskBody, RiskDeleted, RiskList } from '../../schemas/admin.js';
+import { ErrorSchema } from '../../schemas/cincinnati.js';
+import { PageQuery } from '../../schemas/pagination.js';
 import { actorOf, requireScope } from '../auth.js';
-import { BEARER_AUTH, WRITE_ERRORS, type AdminRouteOptions } from './adminRouteOptions.js';
+import { BEARER_AUTH, WRITE_ERRORS, sendJson, type AdminRouteOptions } from './adminRouteOptions.js';
 
 export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/api/v1/risks', {
     schema: {
-      summary: 'List blocked edges: conditional risks and hard blocks',
+      summary: 'List blocked edges: conditional risks and hard blocks, by id, paginated',
       tags: ['risks'],
-      response: { 200: RiskList },
+      querystring: PageQuery,
+      response: { 200: RiskList, 400: ErrorSchema },
     },
-    handler: async () => ({ risks: admin.queries.risks() }),
+    handler: async (request, reply) => sendJson(reply, admin.queries.risks(request.query)),
   });
 
   app.post('/api/v1/risks', {
@@ -29,7 +32,7 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
       response: { 201: RiskAdded, ...WRITE_ERRORS },
     },
     handler: async (request, reply) => {
-      return reply.code(201).send(admin.risks.addRisk(request.body, actorOf(request)));
+      return reply.code(201).send(await admin.risks.addRisk(request.body, actorOf(request)));
     },
   });
 
@@ -44,7 +47,7 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
       response: { 200: RiskDeleted, ...WRITE_ERRORS },
     },
     handler: async (request) => ({
-      deleted: admin.risks.deleteRisk(request.params.id, actorOf(request), request.query.reason ?? null),
+      deleted: await admin.risks.deleteRisk(request.params.id, actorOf(request), request.query.reason ?? null),
     }),
   });
 }

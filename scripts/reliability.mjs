@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// `npm run reliability`: issue 13's findings as tests, then what only a running server shows: a soak
+// under wrk, kill -9 during admin write streams, body floods while /graph is measured, and slow
+// clients. Loopback only, bounded in time. Prints a table of what was tried, how often and whether
+// it held, writes it to reliability-results/latest.md, and exits 1 when anything did not hold.
+//
+//   node scripts/reliability.mjs [--soak-seconds 120] [--rounds 5] [--flood-seconds 5] [--skip-tests]
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hasCommand, installCleanupHandlers, removeOnExit } from './bench/procs.mjs';
+import { runFindings } from './reliability/findings.mjs';
+import { flood } from './reliability/flood.mjs';
+import { killDuringWrites } from './reliability/killWrites.mjs';
+import { slowClients } from './reliability/slowClients.mjs';
+import { soak } from './reliability/soak.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = join(ROOT, 'bin', 'cincy.js');
+const CONFORMANCE = resolve(ROOT, process.env.CINCY_CONFORMANCE_DIR ?? '../shared/conformance');
+const REAL_SET = join(CONFORMANCE, 'real-2024-08-09', 'graph-data');
+const log = (msg) => console.log(`reliability: ${msg}`);
+
+function option(name, fallback) {
+  const i = process.argv.indexOf(name);
+  if (i < 0) return fallback;
+  const v = Number(process.argv[i + 1]);
+  if (!Number.isInteger(v) || v < 1) throw new Error(`${name}: '${process.argv[i + 1]}' is not a positive integer`);
+  return v;
+}
+
+async function main() {
+  installCleanupHandlers();
+  const soakSeconds = option('--soak-seconds', 120);
+  const rounds = option('--rounds', 5);
+  const floodSeconds = option('--flood-seconds', 5);
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  if (!existsSync(REAL_SET)) throw new Error(`${REAL_SET} not found (set CINCY_CONFORMANCE_DIR)`);
+  if (!hasCommand('wrk')) throw new Error('wrk is missing: apt-get install wrk');
+  const workDir = removeOnExit(mkdtempSync(join(tmpdir(), 'cincy-reliability-')));
+  const context = { cli: CLI, graphData: REAL_SET, workDir, log };
+  const rows = [];
+
+  if (!process.argv.includes('--skip-tests'))
+    for (const [n, f] of runFindings({ root: ROOT, workDir, log }))
+      rows.push({
+        scenario: `finding ${n} (tests named "issue 13 finding ${n}")`,
+        tried: `${f.tried} tests`,
+        held: f.held === f.tried,
+        detail: f.failed.length ? `failed: ${f.failed.join('; ')}` : `${f.held} passed`,
+      });
+  for (const [name, scenario] of [
+    ['soak', () => soak({ ...context, seconds: soakSeconds })],
+    ['kill -9', () => killDuringWrites({ ...context, rounds })],
+    ['flood', () => flood({ ...context, seconds: floodSeconds })],
+    ['slow clients', () => slowClients(context)],
+  ]) {
+    try {
+      rows.push(await scenario());
+    } catch (err) {
+      rows.push({ scenario: name, tried: '—', held: false, detail: `could not run: ${err.message.split('\n')[0]}` });
+    }
+  }
+
+  const esc = (s) => String(s).replace(/\|/g, '\\|');
+  const table = [
+    '| what was tried | how many | held | detail |',
+    '| --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${esc(r.scenario)} | ${esc(r.tried)} | ${r.held ? 'yes' : '**no**'} | ${esc(r.detail)} |`),
+  ].join('\n');
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  const text = `# cincy reliability — ${new Date().toISOString()}\n\nload average ${load} at the end\n\n${table}\n`;
+  mkdirSync(join(ROOT, 'reliability-results'), { recursive: true });
+  writeFileSync(join(ROOT, 'reliability-results', 'latest.md'), text);
+  console.log(`\n${text}`);
+  return rows.every((r) => r.held) ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`reliability: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

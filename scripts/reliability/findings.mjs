@@ -1,0 +1,34 @@
+// The findings of issue 13 as tests: every vitest test whose name says "issue 13 finding N", run
+// once, counted per finding.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+export function runFindings({ root, workDir, log }) {
+  const out = join(workDir, 'findings.json');
+  log('running the tests named "issue 13 finding N" (vitest)');
+  const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+  const r = spawnSync(
+    process.execPath,
+    [vitest, 'run', '-t', 'issue 13 finding', '--reporter=json', `--outputFile=${out}`],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 900_000 },
+  );
+  let results;
+  try {
+    results = JSON.parse(readFileSync(out, 'utf8'));
+  } catch {
+    throw new Error(`vitest gave no report (exit ${r.status}):\n${(r.stderr || r.stdout).slice(-2000)}`);
+  }
+  const byFinding = new Map();
+  for (const file of results.testResults)
+    for (const t of file.assertionResults) {
+      const m = /issue 13 finding (\d+)/.exec(t.fullName);
+      if (!m || t.status === 'skipped' || t.status === 'pending') continue;
+      const f = byFinding.get(Number(m[1])) ?? { tried: 0, held: 0, failed: [] };
+      f.tried += 1;
+      if (t.status === 'passed') f.held += 1;
+      else f.failed.push(t.title);
+      byFinding.set(Number(m[1]), f);
+    }
+  return [...byFinding].sort((a, b) => a[0] - b[0]);
+}

@@ -1,0 +1,10 @@
+// The messages between the main thread and the build worker.
+import type { GraphDataTarball } from '../../sources/export.js';
+import type { BuildParts } from './readAndBuild.js';
+
+export type WorkerJob = { id: number; job: 'build'; vouched?: string[] } | { id: number; job: 'export' };
+
+export type WorkerAnswer =
+  | { id: number; ok: true; job: 'build'; value: BuildParts }
+  | { id: number; ok: true; job: 'export'; value: GraphDataTarball }
+  | { id: number; ok: false; error: string };
