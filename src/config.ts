@@ -4,7 +4,15 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { parseDuration } from './clock.js';
 import { schemaProblems } from './validation/problems.js';
-import { BUNDLED_GRAPH_DATA, ConfigError, LOG_LEVELS, SETTINGS, type Setting, type SettingKey } from './settings.js';
+import {
+  ConfigError,
+  givenSetting,
+  graphDataPath,
+  LOG_LEVELS,
+  SETTINGS,
+  type Setting,
+  type SettingKey,
+} from './settings.js';
 
 export { BUNDLED_GRAPH_DATA, ConfigError, DEFAULT_HTTP_LIMITS, SETTINGS, type HttpLimits } from './settings.js';
 
@@ -88,7 +96,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     const schema: TSchema = SCHEMAS[key];
     if ((schema.type === 'boolean') !== (s.kind === 'switch'))
       throw new Error(`setting ${s.flag}: a switch must have a Boolean schema, and only a switch`);
-    const raw = flags[key] ?? env[s.env];
+    const raw = givenSetting(key, flags, env);
     let value: unknown = raw ?? s.default;
     if (typeof raw === 'string' && schema.type === 'integer') value = /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
     if (typeof raw === 'string' && schema.type === 'boolean')
@@ -110,7 +118,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
       );
   if (problems.length) throw new ConfigError(problems.join('\n'));
   // The bundled demo tree is the default only when no registry source replaces it.
-  if (out.graphData === undefined && out.releases === undefined && out.graphDataImage === undefined)
-    out.graphData = BUNDLED_GRAPH_DATA;
+  const bundled = out.graphData === undefined ? graphDataPath(flags, env) : undefined;
+  if (bundled !== undefined) out.graphData = bundled;
   return out as ServeConfig;
 }

@@ -156,6 +156,22 @@ export const SETTINGS = {
 };
 
 export type SettingKey = keyof typeof SETTINGS;
+export type SettingFlags = Partial<Record<SettingKey, string | boolean>>;
+
+/** A setting as given: its flag, else its environment variable; undefined when neither is. */
+export const givenSetting = (
+  key: SettingKey,
+  flags: SettingFlags,
+  env: NodeJS.ProcessEnv,
+): string | boolean | undefined => flags[key] ?? env[SETTINGS[key].env];
+
+/** The tree serve imports: --graph-data, else the bundled demo tree unless a registry source replaces it. */
+export function graphDataPath(flags: SettingFlags, env: NodeJS.ProcessEnv): string | undefined {
+  const given = givenSetting('graphData', flags, env);
+  if (given !== undefined) return String(given);
+  const registry = givenSetting('releases', flags, env) ?? givenSetting('graphDataImage', flags, env);
+  return registry === undefined ? BUNDLED_GRAPH_DATA : undefined;
+}
 
 /** A setting given a value it cannot take; the message names each flag and variable. */
 export class ConfigError extends Error {}

@@ -6,6 +6,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RawConnection, requestHead } from './support/rawHttp.js';
 import { startServer, tempDir, watchGraphFastPath, type TestServer } from './support/server.js';
 import { writeTree } from './support/trees.js';
 
@@ -188,6 +189,31 @@ describe('the graph fast path', () => {
       }
     const cors = await send(fast.url, 'GET', `/graph?channel=${CHANNEL}`, cases[0]![0]);
     expect(cors.headers).toContain('https://console.example');
+  });
+
+  it('leaves a request with a body to fastify, which closes the connection when a large one is unread', async () => {
+    const cases: Array<[length: number, sent: number]> = [
+      [10, 10],
+      [200_000, 1000],
+    ];
+    for (const [length, bytes] of cases) {
+      const answers = [];
+      for (const base of [fast.url, routed.url]) {
+        const c = await RawConnection.open(base);
+        const before = answered.mock.results.length;
+        c.write(
+          requestHead('GET', `/graph?channel=${CHANNEL}`, { Accept: 'application/json', 'Content-Length': length }) +
+            'x'.repeat(bytes),
+        );
+        const r = await c.response(5000);
+        c.destroy();
+        if (base === fast.url) expect(answered.mock.results.slice(before).map((x) => x.value)).toEqual([false]);
+        answers.push({ status: r.status, headers: r.headers.replace(/\r\nDate: [^\r]*/i, ''), body: r.body });
+      }
+      expect(answers[0], `Content-Length ${length}`).toEqual(answers[1]);
+      expect(answers[0]!.status).toBe(200);
+      expect(/\r\nconnection: close/i.test(answers[0]!.headers), `Content-Length ${length}`).toBe(length > 64 * 1024);
+    }
   });
 
   it('reads header names in any case', async () => {

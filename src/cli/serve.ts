@@ -1,11 +1,31 @@
 // `cincy serve`: start the service (import if new, build), then listen until a signal. The graph-data
-// tree is read in a worker thread from the start, while this thread loads and prepares the rest.
-import { resolveServeConfig, type ServeFlags } from '../config.js';
+// tree is read in a worker thread from the very start, while this thread checks the settings and loads
+// and prepares the rest.
+import type { ServeFlags } from '../config.js';
+import { graphDataPath } from '../settings.js';
+import type { ReadResult } from '../sources/graphData.js';
 import { readGraphDataInWorker } from '../sources/readInWorker.js';
 
 export async function serve(flags: ServeFlags): Promise<number> {
-  const config = resolveServeConfig(flags);
-  const treeRead = config.graphData === undefined ? undefined : readGraphDataInWorker(config.graphData);
+  // The tree's path is known before the settings are checked (which loads a schema library).
+  const path = graphDataPath(flags, process.env);
+  const reading = new AbortController();
+  const treeRead = path === undefined ? undefined : readGraphDataInWorker(path, reading.signal);
+  try {
+    return await start(flags, path, treeRead);
+  } finally {
+    // Only a start that ended (a refused setting, a failure) gets here: the read, if still going, stops.
+    reading.abort();
+  }
+}
+
+/** Everything after the read began; serves until a signal. */
+async function start(
+  flags: ServeFlags,
+  path: string | undefined,
+  treeRead: Promise<ReadResult> | undefined,
+): Promise<number> {
+  const config = (await import('../config.js')).resolveServeConfig(flags);
   const [
     { default: pino },
     { parseDuration, systemClock },
@@ -34,7 +54,8 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const clock = systemClock;
   const started = await startService({
     graphData: config.graphData,
-    ...(treeRead && { treeRead }),
+    // The same path, as resolving the settings gives it (graphDataPath is how it does).
+    ...(treeRead && config.graphData === path && { treeRead }),
     registry: config,
     // Listening (and /livez) comes before a long first scrape; /readyz answers 503 until it is done.
     deferSources: true,

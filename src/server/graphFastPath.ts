@@ -5,8 +5,8 @@
 //
 // It answers only what it can answer exactly; anything else goes to fastify untouched: another path
 // or method, a trailing slash, a percent-encoded query, a repeated channel or arch, an Origin (CORS
-// headers are the cors plugin's), every error (400, 406, 503), and every request once the server is
-// closing (fastify answers 503).
+// headers are the cors plugin's), a request with a body (buildApp decides whether its connection is
+// kept), every error (400, 406, 503), and every request once the server is closing (fastify answers 503).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GRAPH_PATHS, type GraphAnswer, type GraphAnswers, type Representation } from './graphAnswer.js';
@@ -66,12 +66,16 @@ export class GraphFastPath {
     const route = this.routes.get(q < 0 ? url : url.slice(0, q));
     if (!route) return false;
     const query = q < 0 ? {} : plainQuery(url, q + 1);
-    // A cross-origin request gets the cors plugin's headers from fastify.
-    if (!query || req.headers.origin !== undefined) return false;
+    if (!query) return false;
+    const { headers } = req;
+    // A cross-origin request gets the cors plugin's headers from fastify, and one with a body its
+    // decision on the connection (a large body unread closes it).
+    if (headers.origin !== undefined || headers['transfer-encoding'] !== undefined) return false;
+    if (headers['content-length'] !== undefined && headers['content-length'] !== '0') return false;
     let answer: GraphAnswer;
     try {
       // req.headers is what fastify's request.headers is: repeated headers joined the same way.
-      answer = this.opts.answers.answer(query, req.headers);
+      answer = this.opts.answers.answer(query, headers);
     } catch {
       return false; // the route answers it, in {kind, value}
     }

@@ -9,14 +9,16 @@ import { readGraphData, type ReadResult } from './graphData.js';
 const WORKER = new URL('./graphDataWorker.js', import.meta.url);
 
 /**
- * The tree at `path`, read in a worker thread; in this thread where there is no compiled worker to
+ * The tree at `path`, read in a worker thread (stopped when `signal` aborts); in this thread where there is no compiled worker to
  * start (TypeScript sources run by the tests). The returned promise is marked handled, so a failure
  * that comes before anyone awaits it does not count as an unhandled rejection; awaiting it still throws.
  */
-export function readGraphDataInWorker(path: string): Promise<ReadResult> {
+export function readGraphDataInWorker(path: string, signal?: AbortSignal): Promise<ReadResult> {
   if (!existsSync(fileURLToPath(WORKER))) return readGraphData(path);
   const read = new Promise<ReadResult>((resolve, reject) => {
     const worker = new Worker(WORKER, { workerData: path });
+    // Aborted (the caller gave up, e.g. on a refused setting): the worker stops and the process may end.
+    signal?.addEventListener('abort', () => void worker.terminate(), { once: true });
     worker.once('message', (result: ReadResult) => resolve(asBuffers(result)));
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the worker reading ${path} exited with ${code}`)));
