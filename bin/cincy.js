@@ -5,6 +5,15 @@
 import { main } from '../dist/cli/main.js';
 import { escapeLines } from '../dist/cli/terminalText.js';
 
+// `cincy … | head`: once the reader has gone, the rest of the output has nowhere to go; stop quietly,
+// as Unix tools do, instead of dying on the write error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(0);
+  });
+}
+
 main(process.argv).then(
   (code) => {
     if (typeof code === 'number') process.exitCode = code;

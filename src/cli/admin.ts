@@ -1,5 +1,6 @@
-// The admin commands (release, promote, withdraw, risk, audit): clients of the admin REST API, with
-// --server and --token (or CINCY_SERVER and CINCY_TOKEN), tables by default and -o json.
+// The admin commands (promote, withdraw, risk, audit) and what every client of the admin REST API
+// shares: --server and --token (or CINCY_SERVER and CINCY_TOKEN), tables by default and -o json.
+// Release commands are in releases.ts, channel and tombstone commands in channels.ts.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -28,15 +29,26 @@ export function serverUrl(server: string, path: string): URL {
 }
 
 export async function call(opts: ClientOptions, method: string, path: string, body?: unknown): Promise<unknown> {
+  return (await callWithStatus(opts, method, path, body)).body;
+}
+
+/** A request to the server and its answer: the status of a success with its parsed body, or an HttpError. */
+export async function callWithStatus(
+  opts: Pick<ClientOptions, 'server' | 'token'>,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<{ status: number; body: unknown }> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-type'] = contentType;
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let res: Response;
   try {
     res = await fetch(serverUrl(opts.server, path), {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body),
     });
   } catch (err) {
     throw new Error(
@@ -44,9 +56,14 @@ export async function call(opts: ClientOptions, method: string, path: string, bo
     );
   }
   const text = await res.text();
-  const parsed: unknown = text ? JSON.parse(text) : undefined;
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    throw new Error(`${opts.server} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+  }
   if (!res.ok) throw new HttpError(res.status, (parsed ?? {}) as { kind?: string; value?: string });
-  return parsed;
+  return { status: res.status, body: parsed };
 }
 
 /**
@@ -71,63 +88,34 @@ export async function listAll(
   }
 }
 
-function positiveInteger(value: string): number {
+export function positiveInteger(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('not a whole number of at least 1');
   return n;
 }
 
-function print(opts: ClientOptions, data: unknown, rows: Array<Record<string, unknown>>, columns: string[]): void {
+export function print(
+  opts: ClientOptions,
+  data: unknown,
+  rows: Array<Record<string, unknown>>,
+  columns: string[],
+): void {
   process.stdout.write(opts.output === 'json' ? `${JSON.stringify(data, null, 2)}\n` : recordTable(rows, columns));
 }
 
 /** Adds --server, --token and -o to a command. */
-function client(cmd: Command): Command {
+export function client(cmd: Command): Command {
   return cmd
     .addOption(new Option('--server <url>', 'cincy server').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
     .addOption(new Option('--token <jwt>', 'admin token (cincy token create)').env('CINCY_TOKEN'))
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'));
 }
 
-const channelPath = (channel: string, internal?: boolean): string =>
+export const channelPath = (channel: string, internal?: boolean): string =>
   `/api/v1/${internal ? 'internal-channels' : 'channels'}/${encodeURIComponent(channel)}`;
 
 /** Registers the admin commands; `run` wraps an action so its exit code reaches main. */
 export function addAdminCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
-  const release = program.command('release').description('manage release records over the admin API');
-  client(
-    release
-      .command('add')
-      .description('add release records (JSON files, one record or a list each)')
-      .argument('<file...>'),
-  ).action((files: string[], opts: ClientOptions) =>
-    run(async () => {
-      const records = files.flatMap((f) => {
-        const doc = JSON.parse(readFileSync(f, 'utf8')) as unknown;
-        return Array.isArray(doc) ? doc : [doc];
-      });
-      const r = (await call(opts, 'POST', '/api/v1/releases', records)) as { releases: Array<Record<string, unknown>> };
-      print(opts, r, r.releases, ['version', 'architecture', 'payload']);
-      return 0;
-    })(),
-  );
-  client(
-    release
-      .command('ls')
-      .description('list releases')
-      .option('--arch <arch>')
-      .option('--channel <name>')
-      .option('--version <v>', 'a version or a prefix such as 4.16.*'),
-  ).action((opts: ClientOptions & { arch?: string; channel?: string; version?: string }) =>
-    run(async () => {
-      const q = new URLSearchParams();
-      for (const k of ['arch', 'channel', 'version'] as const) if (opts[k]) q.set(k, opts[k]!);
-      const all = await listAll(opts, '/api/v1/releases', 'releases', q);
-      print(opts, all, all, ['version', 'architecture', 'payload']);
-      return 0;
-    })(),
-  );
-
   client(
     program
       .command('promote')

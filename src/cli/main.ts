@@ -4,6 +4,9 @@ import { Command, CommanderError, Option } from 'commander';
 import { BUNDLED_GRAPH_DATA, ConfigError, SETTINGS, type Setting } from '../settings.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { addAdminCommands } from './admin.js';
+import { addChannelCommands } from './channels.js';
+import { addReleaseCommands } from './releases.js';
+import { checkRequiredAfterUnknown } from './requiredOptions.js';
 import { addSignatureCommands } from './signatures.js';
 import { addPathCommands } from './paths.js';
 import type { TokenOptions } from './token.js';
@@ -111,8 +114,8 @@ export async function main(argv: string[]): Promise<number> {
       '--private-key <file>',
       "a private JWK (RS256, ES256 or EdDSA) whose public key is in the server's --admin-jwks",
     )
-    .requiredOption('--scope <list>', 'comma-separated: releases:write, channels:write, risks:write')
-    .option('--ttl <duration>', 'lifetime: 30m, 1h, 7d', '1h')
+    .requiredOption('--scope <list>', 'comma- or space-separated, from releases:write, channels:write, risks:write')
+    .option('--ttl <duration>', 'lifetime: 90s, 30m, 1h, 7d; at most 366d, the longest the server accepts', '1h')
     .option('--subject <name>', 'who the token speaks for (the audit actor)', process.env.USER ?? 'admin')
     .option('--issuer <iss>', 'iss claim', 'cincy')
     .option('--audience <aud>', 'aud claim', 'cincy-admin')
@@ -124,6 +127,8 @@ export async function main(argv: string[]): Promise<number> {
       }),
     );
 
+  addReleaseCommands(program, (f) => run(f));
+  addChannelCommands(program, (f) => run(f));
   addAdminCommands(program, (f) => run(f));
   addSignatureCommands(program, (f) => run(f));
   addPathCommands(program, (f) => run(f));
@@ -238,6 +243,7 @@ export async function main(argv: string[]): Promise<number> {
     .description('print the OpenAPI document the server serves at /openapi')
     .action(run(async () => (await import('./openapi.js')).openapiCommand()));
 
+  checkRequiredAfterUnknown(program);
   try {
     await program.parseAsync(argv);
   } catch (err) {

@@ -1,12 +1,14 @@
-// The work of the signature commands (signatures.ts): make keys, sign a payload digest (JWS), and print
-// the ConfigMap a disconnected cluster needs to verify a release against this service's signature store.
+// The work of the signature commands (signatures.ts): make keys, sign a payload digest (a JWS, or an
+// OpenPGP signed message as OpenShift publishes and clusters verify), upload a signature, and print the
+// ConfigMap a disconnected cluster needs to verify a release against this service's signature store.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { stringify } from 'yaml';
 import { makeStatement } from '../signatures/statement.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { call, HttpError, serverUrl, type ClientOptions } from './admin.js';
+import type { SignatureDoc } from '../schemas/admin.js';
+import { call, callWithStatus, HttpError, serverUrl, type ClientOptions } from './admin.js';
 import { KUBE_LABEL } from '../cluster/labels.js';
 import { signatureStorePath } from '../signatures/storePath.js';
 
@@ -33,9 +35,70 @@ export async function generateKeys(opts: {
   return { privateFile, jwksFile };
 }
 
+/**
+ * An OpenPGP key pair: <kid>.private.asc (for cincy sign) and <kid>.asc (for --trust-keys and for
+ * clusters). RSA 4096 as OpenShift's own release key, or Ed25519 with `alg` EdDSA.
+ */
+export async function generateOpenpgpKeys(opts: {
+  alg: SigningAlgorithm;
+  kid: string;
+  out: string;
+}): Promise<{ privateFile: string; publicFile: string; fingerprint: string }> {
+  if (opts.alg === 'ES256') throw new Error('--alg: ES256 is for JWS keys; an OpenPGP key is RS256 (RSA) or EdDSA');
+  const pgp = await import('openpgp');
+  const { privateKey, publicKey } = await pgp.generateKey({
+    ...(opts.alg === 'EdDSA' ? { type: 'curve25519' as const } : { type: 'rsa' as const, rsaBits: 4096 }),
+    userIDs: [{ name: opts.kid }],
+    format: 'armored',
+  });
+  mkdirSync(opts.out, { recursive: true });
+  const privateFile = join(opts.out, `${opts.kid}.private.asc`);
+  const publicFile = join(opts.out, `${opts.kid}.asc`);
+  writeFileSync(privateFile, privateKey, { mode: 0o600, flag: 'wx' });
+  writeFileSync(publicFile, publicKey, { flag: 'wx' });
+  const key = await pgp.readKey({ armoredKey: publicKey });
+  return { privateFile, publicFile, fingerprint: key.getFingerprint() };
+}
+
+/**
+ * A signature of a payload with a key file: a binary OpenPGP signed message for an armored OpenPGP
+ * key, else a compact JWS (text).
+ */
+export async function signWithKeyFile(
+  keyFile: string,
+  payload: string,
+  now = new Date(),
+): Promise<{ bytes: Uint8Array; binary: boolean }> {
+  const text = readFileSync(keyFile, 'utf8');
+  if (text.trimStart().startsWith('-----BEGIN PGP PRIVATE KEY BLOCK-----'))
+    return { bytes: await signPayloadOpenpgp(keyFile, text, payload, now), binary: true };
+  return { bytes: new TextEncoder().encode(await signPayload(keyFile, payload, now)), binary: false };
+}
+
+/** An OpenPGP signed message (binary, not detached) holding the statement, as OpenShift publishes. */
+async function signPayloadOpenpgp(keyFile: string, armored: string, payload: string, now: Date): Promise<Uint8Array> {
+  const pgp = await import('openpgp');
+  let key;
+  try {
+    key = await pgp.readPrivateKey({ armoredKey: armored });
+  } catch (err) {
+    throw new Error(`--key: ${keyFile}: not an armored OpenPGP private key: ${(err as Error).message}`);
+  }
+  if (!key.isDecrypted())
+    throw new Error(`--key: ${keyFile} is protected by a passphrase; cincy signs with unprotected keys`);
+  const statement = makeStatement(payload, `cincy ${PACKAGE_VERSION}`, now);
+  const message = await pgp.createMessage({ binary: new TextEncoder().encode(JSON.stringify(statement)) });
+  return pgp.sign({ message, signingKeys: key, format: 'binary', date: now });
+}
+
 /** A JWS (compact) over the atomic container signature statement of a pull spec by digest. */
 export async function signPayload(keyFile: string, payload: string, now = new Date()): Promise<string> {
-  const jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
+  let jwk: JWK;
+  try {
+    jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
+  } catch (err) {
+    throw new Error(`--key: ${keyFile}: neither a JWK nor an armored OpenPGP private key: ${(err as Error).message}`);
+  }
   if (!jwk.d) throw new Error(`--key: ${keyFile} is not a private key`);
   if (!jwk.kid) throw new Error(`--key: ${keyFile} has no kid (cincy keys generate writes one)`);
   const alg = jwk.alg ?? (jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'EC' ? 'ES256' : 'EdDSA');
@@ -43,6 +106,29 @@ export async function signPayload(keyFile: string, payload: string, now = new Da
   return new CompactSign(new TextEncoder().encode(JSON.stringify(statement)))
     .setProtectedHeader({ alg, kid: jwk.kid })
     .sign(await importJWK(jwk, alg));
+}
+
+/** `cincy signatures add`: uploads a signature file of a release; 201 when new, 200 when stored already. */
+export async function uploadSignature(
+  version: string,
+  file: string,
+  opts: ClientOptions & { arch: string },
+): Promise<number> {
+  const bytes = readFileSync(file);
+  const { status, body } = await callWithStatus(
+    opts,
+    'POST',
+    `/api/v1/releases/${encodeURIComponent(opts.arch)}/${encodeURIComponent(version)}/signatures`,
+    bytes,
+    'application/octet-stream',
+  );
+  const sig = body as SignatureDoc;
+  if (opts.output === 'json') process.stdout.write(`${JSON.stringify(sig, null, 2)}\n`);
+  else
+    process.stdout.write(
+      `${file}: ${status === 201 ? 'verified and stored' : 'stored already'} as ${sig.envelope} signature ${sig.n} of ${sig.digest} by key ${sig.keyId} (${status})\n`,
+    );
+  return 0;
 }
 
 /** The ConfigMap the cluster-version-operator reads signatures from (openshift-config-managed). */

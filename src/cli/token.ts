@@ -27,10 +27,7 @@ function parseTtl(text: string): number {
 }
 
 export async function createToken(opts: TokenOptions, now = new Date()): Promise<string> {
-  const scopes = opts.scope
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const scopes = opts.scope.split(/[\s,]+/).filter(Boolean);
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (scopes.length === 0 || unknown.length)
     throw new Error(

@@ -168,6 +168,13 @@ export class ChannelRepository {
     return removed;
   }
 
+  /** Replaces the tombstones of a channel that exists. */
+  setTombstones(kind: ChannelKind, name: string, tombstones: string[], at: string): void {
+    this.db
+      .prepare('UPDATE channels SET tombstones = ?, updated_at = ? WHERE kind = ? AND name = ?')
+      .run(JSON.stringify(tombstones), at, kind, name);
+  }
+
   private touch(kind: ChannelKind, name: string, at: string): void {
     this.db.prepare('UPDATE channels SET updated_at = ? WHERE kind = ? AND name = ?').run(at, kind, name);
   }

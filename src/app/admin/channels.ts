@@ -1,4 +1,6 @@
-// Channels created or replaced through the admin API, validated as a channel file is.
+// Channels created, replaced or deleted through the admin API, validated as a channel file is, and
+// their tombstones (the versions promotion must never add again) set and lifted one by one.
+import { ApiError } from '../../errors.js';
 import type { Channel } from '../../graph/model.js';
 import type { ChannelBody, ChannelDoc, ChannelKind } from '../../schemas/admin.js';
 import { channelDoc } from './queries.js';
@@ -44,6 +46,87 @@ export class ChannelWrites {
         changed: outcome !== 'unchanged',
         channels: [{ kind, name }],
       };
+    });
+  }
+
+  /** Deletes a channel with its versions and tombstones; returns what it held. */
+  deleteChannel(kind: ChannelKind, name: string, actor: Actor, reason: string | null): Promise<ChannelDoc> {
+    const store = this.writes.store;
+    return this.writes.run((at) => {
+      const before = store.channels.get(kind, name);
+      if (!before) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
+      const doc = channelDoc(store, before);
+      store.channels.delete(kind, name);
+      this.writes.record(at, actor, 'channel.delete', `${kind}/${name}`, before, null, reason);
+      return { result: doc, changed: true, channels: [{ kind, name }] };
+    });
+  }
+
+  /**
+   * Tombstones a version that is not in the channel (withdraw removes and tombstones a member).
+   * `added` is false when it was tombstoned already.
+   */
+  addTombstone(
+    kind: ChannelKind,
+    name: string,
+    version: string,
+    actor: Actor,
+    reason: string | null,
+  ): Promise<{ doc: ChannelDoc; added: boolean }> {
+    return this.changeTombstones(kind, name, version, actor, reason, 'add');
+  }
+
+  /** Lifts a tombstone, so promotion may add the version again. */
+  liftTombstone(
+    kind: ChannelKind,
+    name: string,
+    version: string,
+    actor: Actor,
+    reason: string | null,
+  ): Promise<{ doc: ChannelDoc; added: boolean }> {
+    return this.changeTombstones(kind, name, version, actor, reason, 'lift');
+  }
+
+  private changeTombstones(
+    kind: ChannelKind,
+    name: string,
+    version: string,
+    actor: Actor,
+    reason: string | null,
+    change: 'add' | 'lift',
+  ): Promise<{ doc: ChannelDoc; added: boolean }> {
+    const problems: Problem[] = [];
+    checkChannel({ name, versions: [], tombstones: [version] }, 'path', problems);
+    if (problems.length) throw invalidRequest(problems);
+    const store = this.writes.store;
+    return this.writes.run((at) => {
+      const before = store.channels.get(kind, name);
+      if (!before) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
+      const has = before.tombstones.includes(version);
+      if (change === 'add' && before.versions.includes(version))
+        throw new ApiError(
+          'conflict',
+          `${version} is in ${kind} channel ${name}: withdraw it, which removes and tombstones it`,
+        );
+      if (change === 'lift' && !has)
+        throw new ApiError('does_not_exist', `${version} is not in the tombstones of ${kind} channel ${name}`);
+      const changed = change === 'add' ? !has : true;
+      if (changed) {
+        const tombstones =
+          change === 'add' ? [...before.tombstones, version] : before.tombstones.filter((t) => t !== version);
+        store.channels.setTombstones(kind, name, tombstones, at);
+        this.writes.record(
+          at,
+          actor,
+          change === 'add' ? 'channel.tombstone' : 'channel.tombstone.lift',
+          `${kind}/${name}`,
+          { version },
+          null,
+          reason,
+        );
+      }
+      const doc = channelDoc(store, store.channels.get(kind, name)!);
+      return { result: { doc, added: change === 'add' && changed }, changed, channels: [{ kind, name }] };
     });
   }
 }

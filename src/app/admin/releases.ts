@@ -6,14 +6,21 @@ import type { Problem } from '../../validation/problems.js';
 import { checkReleaseDocument, releaseFromRecord } from '../../validation/releaseRecords.js';
 import { invalidRequest, type Actor, type AuditedWrites } from './writes.js';
 
+/** What a `POST /api/v1/releases` did with the records it was sent. */
+export interface ReleaseCounts {
+  added: number;
+  updated: number;
+  unchanged: number;
+}
+
 export class ReleaseWrites {
   constructor(private readonly writes: AuditedWrites) {}
 
   /**
-   * Stores one release record or a list of them; all or nothing. `created` is false when every
-   * record was already stored as is. The same release with another payload is a conflict.
+   * Stores one release record or a list of them; all or nothing. `counts` says how many were new,
+   * changed (metadata) or already stored as is. The same release with another payload is a conflict.
    */
-  addReleases(body: unknown, actor: Actor): Promise<{ created: boolean; releases: ReleaseRecord[] }> {
+  addReleases(body: unknown, actor: Actor): Promise<{ counts: ReleaseCounts; releases: ReleaseRecord[] }> {
     const records: unknown[] = Array.isArray(body) ? body : [body];
     if (records.length === 0) throw new ApiError('invalid_request', 'body: an empty list holds no release');
     const problems: Problem[] = [];
@@ -24,8 +31,7 @@ export class ReleaseWrites {
     const releases = checked.map((rec) => releaseFromRecord(rec!));
     const store = this.writes.store;
     return this.writes.run((at) => {
-      let created = false;
-      let changed = false;
+      const counts: ReleaseCounts = { added: 0, updated: 0, unchanged: 0 };
       for (const r of releases) {
         const stored = store.releases.get(r.arch, r.version);
         if (stored && stored.payload !== r.payload) {
@@ -37,10 +43,12 @@ export class ReleaseWrites {
         const outcome = store.releases.upsert(r, at);
         const action = outcome === 'added' ? 'release.add' : 'release.update';
         if (outcome !== 'unchanged') this.writes.record(at, actor, action, `${r.arch}/${r.version}`, stored, r);
-        created ||= outcome === 'added';
-        changed ||= outcome !== 'unchanged';
+        counts[outcome === 'changed' ? 'updated' : outcome]++;
       }
-      return { result: { created, releases: releases.map(releaseRecord) }, changed };
+      return {
+        result: { counts, releases: releases.map(releaseRecord) },
+        changed: counts.added + counts.updated > 0,
+      };
     });
   }
 

@@ -1,5 +1,6 @@
-// /api/v1/channels and /api/v1/internal-channels: list, read, create or replace a channel; promote a
-// version into it (or a dry run of that); withdraw a version, which tombstones it there.
+// /api/v1/channels and /api/v1/internal-channels: list, read, create, replace or delete a channel;
+// promote a version into it (or a dry run of that); withdraw a version, which tombstones it there;
+// tombstone a version that is not in it, or lift a tombstone.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -81,6 +82,57 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
       },
     });
 
+    app.delete(`${base}/:name`, {
+      onRequest: requireScope(tokens, 'channels:write'),
+      schema: {
+        summary: `Delete a ${kind} channel with its versions and tombstones`,
+        tags: [tag],
+        security: BEARER_AUTH,
+        params,
+        querystring: ReasonQuery,
+        response: { 200: Type.Object({ deleted: ChannelDoc }), ...WRITE_ERRORS },
+      },
+      handler: async (request) => ({
+        deleted: await admin.channels.deleteChannel(kind, request.params.name, actorOf(request), reasonOf(request)),
+      }),
+    });
+
+    const versionParams = Type.Intersect([params, Type.Object({ version: Type.String() })]);
+    app.put(`${base}/:name/tombstones/:version`, {
+      onRequest: requireScope(tokens, 'channels:write'),
+      schema: {
+        summary: `Tombstone a version in a ${kind} channel: promotion will not add it`,
+        description:
+          '201 when tombstoned now, 200 when it was already. A version in the channel is a 409: withdraw it instead.',
+        tags: [tag],
+        security: BEARER_AUTH,
+        params: versionParams,
+        querystring: ReasonQuery,
+        response: { 200: ChannelDoc, 201: ChannelDoc, ...WRITE_ERRORS },
+      },
+      handler: async (request, reply) => {
+        const { name, version } = request.params;
+        const r = await admin.channels.addTombstone(kind, name, version, actorOf(request), reasonOf(request));
+        return reply.code(r.added ? 201 : 200).send(r.doc);
+      },
+    });
+
+    app.delete(`${base}/:name/tombstones/:version`, {
+      onRequest: requireScope(tokens, 'channels:write'),
+      schema: {
+        summary: `Lift a tombstone of a ${kind} channel, so promotion may add the version again`,
+        tags: [tag],
+        security: BEARER_AUTH,
+        params: versionParams,
+        querystring: ReasonQuery,
+        response: { 200: ChannelDoc, ...WRITE_ERRORS },
+      },
+      handler: async (request) => {
+        const { name, version } = request.params;
+        return (await admin.channels.liftTombstone(kind, name, version, actorOf(request), reasonOf(request))).doc;
+      },
+    });
+
     app.post(`${base}/:name/versions`, {
       onRequest: requireScope(tokens, 'channels:write'),
       schema: {
@@ -111,14 +163,16 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
         summary: `Withdraw a version from a ${kind} channel (and tombstone it there)`,
         tags: [tag],
         security: BEARER_AUTH,
-        params: Type.Intersect([params, Type.Object({ version: Type.String() })]),
+        params: versionParams,
         querystring: ReasonQuery,
         response: { 200: WithdrawalResult, ...WRITE_ERRORS },
       },
       handler: async (request) => {
         const { name, version } = request.params;
-        return admin.promotion.withdraw(kind, name, version, request.query.reason ?? null, actorOf(request));
+        return admin.promotion.withdraw(kind, name, version, reasonOf(request), actorOf(request));
       },
     });
   }
 }
+
+const reasonOf = (request: { query: { reason?: string } }): string | null => request.query.reason ?? null;

@@ -15,7 +15,13 @@ import { ReleaseRecordSchema } from '../../schemas/graphData.js';
 import { actorOf, requireScope } from '../auth.js';
 import { BEARER_AUTH, WRITE_ERRORS, sendJson, type AdminRouteOptions } from './adminRouteOptions.js';
 
-const ReleasesAdded = Type.Object({ releases: Type.Array(ReleaseRecordSchema) });
+const ReleasesAdded = Type.Object({
+  releases: Type.Array(ReleaseRecordSchema),
+  counts: Type.Object(
+    { added: Type.Integer(), updated: Type.Integer(), unchanged: Type.Integer() },
+    { description: 'records stored new, records whose metadata changed, records already stored as sent' },
+  ),
+});
 /** A list of release records may be large; only an authorized writer's body is read (the token is checked first). */
 const RELEASE_LIST_BODY_LIMIT = 8 * 1024 * 1024;
 
@@ -28,6 +34,7 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
     onRequest: requireScope(tokens, 'releases:write'),
     schema: {
       summary: 'Add one release record or an array of them',
+      description: '201 when at least one record is new; 200 when every record was stored already.',
       tags: ['releases'],
       security: BEARER_AUTH,
       body: ReleaseBody,
@@ -35,7 +42,7 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
     },
     handler: async (request, reply) => {
       const r = await admin.releases.addReleases(request.body, actorOf(request));
-      return reply.code(r.created ? 201 : 200).send({ releases: r.releases });
+      return reply.code(r.counts.added > 0 ? 201 : 200).send(r);
     },
   });
 
