@@ -25,7 +25,7 @@ describe('mock cluster', () => {
     expect(
       (
         await core.listNode({
-          labelSelector: 'topology.kubernetes.io/zone in (zone-a,zone-b),!node-role.kubernetes.io/worker',
+          labelSelector: 'topology.kubernetes.io/zone in (us-east-1a,us-east-1b),!node-role.kubernetes.io/worker',
         })
       ).items.map((n) => n.metadata!.name),
     ).toEqual(['master-0', 'master-1']);

@@ -10,6 +10,7 @@ import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../../payload/store.js';
 import { reconcileJobs } from './jobs.js';
 import { payloadAvailability, type PayloadPuller, type PullOutcomes } from './payloadPuller.js';
 import { reconcileMco } from './mco.js';
+import { reconcilePods } from './pods.js';
 import { operatorReleases, reconcileOperators } from './operators.js';
 import { EMPTY_SCENARIO, readScenario, type Scenario } from './scenario.js';
 import { kindNamed } from './kinds.js';
@@ -39,12 +40,27 @@ export function reconcile(state: ClusterState, now: number, o: SimulationOptions
   reconcileJobs(state, now, payloadAvailability(store, o.pulls));
   const releases = operatorReleases(state);
   reconcileMco(state, now, scenario, releases.get('machine-config'));
+  reconcilePods(state, now);
   reconcileOperators(state, now, scenario, releases);
   return problems;
 }
 
-/** Deployments and DaemonSets roll out at once: their status follows each new generation. */
+/** The kinds the workloads' status follows, and the state of them each state's last pass saw. */
+const WORKLOAD_INPUTS = ['Deployment', 'DaemonSet', 'Node'];
+const workloadsSeen = new WeakMap<ClusterState, string>();
+
+/**
+ * Deployments and DaemonSets roll out at once: their status follows each new generation. A pass reads
+ * nothing when no workload or node changed since the last.
+ */
 export function reconcileWorkloads(state: ClusterState, now: number): void {
+  const inputs = (): string => state.kindsVersion(WORKLOAD_INPUTS.map(kindNamed));
+  if (workloadsSeen.get(state) === inputs()) return;
+  rollOutWorkloads(state, now);
+  workloadsSeen.set(state, inputs());
+}
+
+function rollOutWorkloads(state: ClusterState, now: number): void {
   const nodes = state.list(kindNamed('Node'));
   for (const kind of [kindNamed('Deployment'), kindNamed('DaemonSet')]) {
     for (const before of state.list(kind)) {
