@@ -1,6 +1,5 @@
 // `cincy adm upgrade`: the update report of a cluster, worded like `oc adm upgrade`, and the channel switch.
 import * as k8s from '@kubernetes/client-node';
-import { Command } from 'commander';
 import { CV, type ClusterVersion, type DesiredUpdate } from '../agent/clusterVersion.js';
 import { PAYLOAD_PATTERN } from '../schemas/graphData.js';
 import { loadKubeConfig } from './kubeconfig.js';
@@ -171,63 +170,39 @@ export async function requestUpdate(kc: k8s.KubeConfig, r: UpgradeRequest): Prom
   return desiredUpdate;
 }
 
-export function addAdmCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
-  const upgrade = program
-    .command('adm')
-    .description('cluster administration, like oc adm')
-    .command('upgrade')
-    .description('show the updates of a cluster, as oc adm upgrade does')
-    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
-    .option('--include-not-recommended', 'also show the updates that are not recommended, with why')
-    .option('-o, --output <format>', 'text or json', 'text')
-    .option(
-      '--to <version>',
-      'update to this version (a recommended update, or a conditional one with --allow-not-recommended)',
-    )
-    .option('--to-image <pullspec>', 'update to this release image, pinned by digest')
-    .option('--allow-not-recommended', 'allow a conditional update whose risks apply to this cluster (accepts them)')
-    .option('--allow-explicit-upgrade', 'allow --to-image outside the available updates')
-    .option('--allow-upgrade-with-warnings', 'request an update while another is in progress')
-    .option('--force', 'proceed despite a failed signature verification or blocking preconditions')
-    .action((opts: UpgradeRequest & { kubeconfig?: string; includeNotRecommended?: boolean; output: string }) =>
-      run(async () => {
-        if (!['text', 'json'].includes(opts.output)) throw new Error(`--output: '${opts.output}' is not text or json`);
-        const kc = loadKubeConfig(opts);
-        if (opts.to || opts.toImage) {
-          const desiredUpdate = await requestUpdate(kc, opts);
-          if (opts.force)
-            process.stderr.write(
-              'warning: --force overrides cluster verification of your supplied release image and waives any update precondition failures.\n',
-            );
-          process.stdout.write(escapeLines(`Requested update to ${desiredUpdate.version ?? desiredUpdate.image}\n`));
-          return 0;
-        }
-        const cv = (await kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject(CV)) as ClusterVersionView;
-        process.stdout.write(
-          opts.output === 'json'
-            ? `${JSON.stringify({ spec: cv.spec, status: cv.status }, null, 2)}\n`
-            : escapeLines(upgradeReport(cv, !!opts.includeNotRecommended)),
-        );
-        return 0;
-      })(),
+/** `cincy adm upgrade`: the report, or with --to/--to-image the update request. */
+export async function admUpgrade(
+  opts: UpgradeRequest & { kubeconfig?: string; includeNotRecommended?: boolean; output: string },
+): Promise<number> {
+  if (!['text', 'json'].includes(opts.output)) throw new Error(`--output: '${opts.output}' is not text or json`);
+  const kc = loadKubeConfig(opts);
+  if (opts.to || opts.toImage) {
+    const desiredUpdate = await requestUpdate(kc, opts);
+    if (opts.force)
+      process.stderr.write(
+        'warning: --force overrides cluster verification of your supplied release image and waives any update precondition failures.\n',
+      );
+    process.stdout.write(escapeLines(`Requested update to ${desiredUpdate.version ?? desiredUpdate.image}\n`));
+    return 0;
+  }
+  const cv = (await kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject(CV)) as ClusterVersionView;
+  process.stdout.write(
+    opts.output === 'json'
+      ? `${JSON.stringify({ spec: cv.spec, status: cv.status }, null, 2)}\n`
+      : escapeLines(upgradeReport(cv, !!opts.includeNotRecommended)),
+  );
+  return 0;
+}
+
+/** `cincy adm upgrade channel <name>`: sets spec.channel of the ClusterVersion. */
+export async function admUpgradeChannel(name: string, kubeconfig: string | undefined): Promise<number> {
+  if (!/^[0-9a-z\-.]+$/.test(name)) throw new Error(`channel '${name}' does not match ^[0-9a-z\\-\\.]+$`);
+  await loadKubeConfig({ kubeconfig })
+    .makeApiClient(k8s.CustomObjectsApi)
+    .patchClusterCustomObject(
+      { ...CV, body: { spec: { channel: name } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
     );
-  upgrade
-    .command('channel')
-    .description('set the update channel of the cluster')
-    .argument('<name>', 'channel, e.g. stable-4.16')
-    .option('--kubeconfig <file>', 'kubeconfig of the cluster')
-    .action((name: string, opts: { kubeconfig?: string }, cmd: Command) =>
-      run(async () => {
-        const kubeconfig = opts.kubeconfig ?? (cmd.parent?.opts() as { kubeconfig?: string }).kubeconfig; // also before `channel`
-        if (!/^[0-9a-z\-.]+$/.test(name)) throw new Error(`channel '${name}' does not match ^[0-9a-z\\-\\.]+$`);
-        await loadKubeConfig({ kubeconfig })
-          .makeApiClient(k8s.CustomObjectsApi)
-          .patchClusterCustomObject(
-            { ...CV, body: { spec: { channel: name } } },
-            k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-          );
-        process.stdout.write(`Updated the channel to "${name}"\n`);
-        return 0;
-      })(),
-    );
+  process.stdout.write(`Updated the channel to "${name}"\n`);
+  return 0;
 }
