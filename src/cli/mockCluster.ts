@@ -14,7 +14,7 @@ import { installCrds } from '../cluster/mock/crds.js';
 import { clusterMetrics } from '../cluster/mock/metrics.js';
 import { SCENARIO, scenarioFileData } from '../cluster/mock/scenario.js';
 import { mockClusterServer } from '../cluster/mock/server.js';
-import { declareClock, startSimulation } from '../cluster/mock/simulation.js';
+import { declareClock, followDeclaredClock, startSimulation } from '../cluster/mock/simulation.js';
 import { kindNamed } from '../cluster/mock/kinds.js';
 import { ClusterState } from '../cluster/mock/state.js';
 import { PayloadPuller } from '../cluster/mock/payloadPuller.js';
@@ -118,8 +118,10 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     );
   const fresh = state.empty;
   if (!fresh) checkFlagsAgainstState(state, o);
-  const clock = declareClock(state, scale);
-  state.now = () => clock.now(); // creationTimestamps in simulated time, as the clients read it
+  const clock = followDeclaredClock(state, declareClock(state, scale));
+  // creationTimestamps and the ages of tables in simulated time, but never after the wall clock, which
+  // kubectl ages timestamps against: a scaled clock runs ahead of it.
+  state.now = () => Math.min(clock.now(), Date.now());
   if (fresh) {
     const image =
       o.image ??

@@ -24,7 +24,7 @@ export interface EventRecord {
 /** Records an event. Its name depends only on what it says, so a simulation replayed names it the same. */
 export function recordEvent(state: ClusterState, e: EventRecord): void {
   const namespace = e.about.metadata.namespace ?? 'default';
-  const time = kubeTime(e.at);
+  const time = kubeTime(Math.min(e.at, Date.now())); // as kubectl ages it: never after the wall clock
   const kind = kindNamed('Event');
   // The API server's clients name an event after its object and a timestamp in hex.
   let name: string;

@@ -155,6 +155,9 @@ function runningRelease(
   return { deployments, versionNames, relatedObjects };
 }
 
+/** A metav1.MicroTime: an RFC 3339 time with microseconds. */
+const microTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d+)Z$/, '.$1000Z');
+
 /** The architectures a cluster can run: one, or multi (nodes of several). */
 export const CLUSTER_ARCHES = ['amd64', 'arm64', 's390x', 'ppc64le', 'multi'];
 
@@ -167,7 +170,11 @@ export function nodeArch(clusterArch: string, pool: string, i: number): string {
 export function seedInventory(state: ClusterState, o: InventoryOptions): void {
   const installed = o.installedVersion ?? o.version;
   // The objects date from the installation (the oldest history entry), the workers a little after the masters.
-  const installedAt = Date.parse(installed !== o.version ? '2025-11-10T09:45:00Z' : '2026-03-02T11:10:00Z');
+  // Some months before now, never in the future of the wall clock.
+  const installedAt = Math.min(
+    Date.parse(installed !== o.version ? '2025-11-10T09:45:00Z' : '2026-03-02T11:10:00Z'),
+    Date.now() - (installed !== o.version ? 400 : 90) * 86_400_000,
+  );
   const add = (
     k: string,
     namespace: string | undefined,
@@ -178,7 +185,7 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
   const condition = (type: string, status: string, reason = '', message = ''): object => ({
     type,
     status,
-    lastTransitionTime: '2026-03-02T11:10:00Z',
+    lastTransitionTime: kubeTime(installedAt),
     reason,
     message,
   });
@@ -417,8 +424,9 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
           spec: {
             holderIdentity: name,
             leaseDurationSeconds: 40,
-            renewTime: kubeTime(installedAt),
-            acquireTime: kubeTime(installedAt),
+            // MicroTime, as kubectl describe node parses it: six digits of the second's fraction.
+            renewTime: microTime(installedAt),
+            acquireTime: microTime(installedAt),
           },
         },
         installedAt + (p * 20 + i) * 60_000,

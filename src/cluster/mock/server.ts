@@ -1,7 +1,7 @@
 // The mock cluster's API server: the Kubernetes REST paths of its kinds (discovery, get, list, create,
 // update, patch — merge, JSON and strategic — delete, server-side dry runs and field validation, the status
 // subresource, label and field selectors, watch, and tables for kubectl get), the OpenAPI documents, the
-// reviews kubectl auth asks, bearer-token authentication, and /metrics for Prometheus. Plain node:http:
+// reviews kubectl auth asks, bearer-token authentication, and /metrics for Prometheus (behind the token too). Plain node:http:
 // watch is a long chunked response. A write is answered once it is on disk (ClusterState.durable).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -169,11 +169,12 @@ async function handle(
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     return;
   }
+  if (!authorized(req, opts.tokens)) throw new KubeError(401, 'Unauthorized', 'Unauthorized');
+  // As on a cluster, where Prometheus scrapes with its service account's token.
   if (path === '/metrics') {
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(opts.metrics());
     return;
   }
-  if (!authorized(req, opts.tokens)) throw new KubeError(401, 'Unauthorized', 'Unauthorized');
   const injected = opts.intercept?.({ method: req.method ?? 'GET', path });
   if (injected) throw injected;
   if (path.startsWith('/openapi/')) return serveOpenApi(req, res, path);

@@ -3,7 +3,7 @@
 // the objects and writes only what changes. It is a function of the state, the simulated time and the
 // options — tests call it with explicit times; the mock-cluster command runs it every ~100 ms of real
 // time on the ScaledClock it declares in ConfigMap openshift-config/cincy-mock-clock.
-import { ScaledClock, type Clock } from '../../clock.js';
+import { FollowedClock, ScaledClock, type Clock } from '../../clock.js';
 import { CLOCK_CONFIGMAP, clockData, clockFromData } from '../simulatedClock.js';
 import { clone, save, setObjectCondition } from './controller.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../../payload/store.js';
@@ -134,6 +134,35 @@ export function declareClock(state: ClusterState, scale: number): ScaledClock {
       data: clockData(clock),
     });
   return clock;
+}
+
+/**
+ * The clock the state declares, followed: a change of the clock ConfigMap (kubectl patch of its scale, say)
+ * is taken up at the next reading, as the agent takes it up at its next sync. A declaration that does not
+ * parse is ignored, the clock going on as it was.
+ */
+export function followDeclaredClock(state: ClusterState, clock: ScaledClock): FollowedClock {
+  const followed = new FollowedClock(clock);
+  const cm = kindNamed('ConfigMap');
+  let seen = state.kindsVersion([cm]);
+  let declared = JSON.stringify(clockData(clock));
+  const now = followed.now.bind(followed);
+  followed.now = (): number => {
+    const version = state.kindsVersion([cm]);
+    if (version !== seen) {
+      seen = version;
+      const data = (
+        state.find(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name) as { data?: Record<string, string> } | undefined
+      )?.data;
+      const text = JSON.stringify(data ?? null);
+      const valid =
+        Number(data?.scale) > 0 && Number.isFinite(Number(data?.realEpoch)) && Number.isFinite(Number(data?.simEpoch));
+      if (text !== declared && valid) followed.source = clockFromData(data);
+      declared = text;
+    }
+    return now();
+  };
+  return followed;
 }
 
 /**

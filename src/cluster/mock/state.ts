@@ -175,7 +175,8 @@ export class ClusterState {
       ...clone(meta),
       name,
       uid: randomUUID(),
-      creationTimestamp: kubeTime(createdAt),
+      // Never in the future of the wall clock, whatever the simulated one says: kubectl ages it against its own.
+      creationTimestamp: kubeTime(Math.min(createdAt, Date.now())),
     };
     // Only kinds that keep a generation have one (a Node or a ConfigMap has none), whatever the body says.
     if (kind.generation) metadata.generation = 1;

@@ -23,8 +23,13 @@ const AGE: PrinterColumn = {
   jsonPath: '.metadata.creationTimestamp',
 };
 
-/** The columns of a kind's table: Name, then its own (or the default of a custom resource or built-in kind). */
+/**
+ * The columns of a kind's table: Name, then its own (or the default of a custom resource or built-in kind).
+ * A kind whose columns place the name themselves (a column of format `name`, as the Event printer's last
+ * one) gets no Name column in front.
+ */
 export function columnsOf(kind: ResourceKind): PrinterColumn[] {
+  if (kind.columns?.some((c) => c.format === 'name')) return kind.columns;
   return [NAME, ...(kind.columns ?? [kind.crd ? AGE : CREATED_AT])];
 }
 

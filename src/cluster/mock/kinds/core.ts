@@ -506,7 +506,14 @@ export const EVENT = core({
       cell: (o, now) => since(ev(o).firstTimestamp ?? ev(o).eventTime, now),
     },
     { name: 'Count', type: 'integer', priority: 1, description: 'How many times.', cell: (o) => ev(o).count ?? 1 },
-    { name: 'Name', type: 'string', priority: 1, description: 'Name of the event.', cell: (o) => o.metadata.name },
+    {
+      name: 'Name',
+      type: 'string',
+      format: 'name',
+      priority: 1,
+      description: 'Name of the event.',
+      cell: (o) => o.metadata.name,
+    },
   ],
   fields: {
     'involvedObject.kind': (o) => ev(o).involvedObject?.kind ?? '',
