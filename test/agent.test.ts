@@ -47,7 +47,7 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
     );
     const caFile = join(dir, 'mock-ca.crt');
     writeFileSync(caFile, Buffer.from(m.kc.getCurrentCluster()!.caData!, 'base64'));
-    const prom = await startPrometheus(new URL(m.url).host, dir, cleanup, caFile);
+    const prom = await startPrometheus(new URL(m.url).host, m.kc.getCurrentUser()!.token!, dir, cleanup, caFile);
     const agent = (extra: string[] = []): Promise<Run> =>
       cincyAsync([
         'agent',

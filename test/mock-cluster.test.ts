@@ -25,7 +25,7 @@ describe('mock cluster', () => {
     expect(
       (
         await core.listNode({
-          labelSelector: 'topology.kubernetes.io/zone in (zone-a,zone-b),!node-role.kubernetes.io/worker',
+          labelSelector: 'topology.kubernetes.io/zone in (us-east-1a,us-east-1b),!node-role.kubernetes.io/worker',
         })
       ).items.map((n) => n.metadata!.name),
     ).toEqual(['master-0', 'master-1']);
@@ -158,7 +158,9 @@ describe('mock cluster', () => {
     const m = await start(['--plain-http', '--version', '4.16.3', '--installed-version', '4.9.0', '--platform', 'GCP']);
     expect((await fetch(`${m.url}/api/v1/nodes`)).status).toBe(401);
     expect(readFileSync(m.kubeconfig, 'utf8')).toContain('insecure-skip-tls-verify');
-    const text = await (await fetch(`${m.url}/metrics`)).text();
+    expect((await fetch(`${m.url}/metrics`)).status).toBe(401); // behind the token, like the API
+    const auth = { authorization: `Bearer ${m.kc.getCurrentUser()!.token!}` };
+    const text = await (await fetch(`${m.url}/metrics`, { headers: auth })).text();
     expect(text).toMatch(/^cluster_version\{type="current",version="4.16.3",image="[^"]+"\} 1$/m);
     expect(text).toMatch(/^cluster_version\{type="initial",version="4.9.0",image="[^"]+"\} 1$/m);
     expect(text).toContain('cluster_infrastructure_provider{type="GCP",region="us-east-1"} 1');

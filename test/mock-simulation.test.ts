@@ -250,7 +250,9 @@ describe('the Machine Config Operator simulation', () => {
       expect(n.metadata.annotations?.[PHASE]).toBeUndefined();
       expect(n.spec).toEqual({});
       expect(ready(n)).toBe(true);
-      expect((n.status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toBe('v1.29.5');
+      expect((n.status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toBe(
+        kubeletVersionFor(NEW),
+      );
     }
     expect(poolStatus(s)).toMatchObject({
       machineCount: 5,
@@ -730,7 +732,7 @@ describe('the mock cluster over HTTP, on a scaled clock', () => {
     expect(co.stdout).toMatch(/^dns +4\.16\.5 +True +False +False +\d+d$/m);
     expect(co.stdout).toMatch(/^etcd +4\.16\.3 +True +False +False +\d+d$/m);
     expect(nodes.stdout.split('\n')[0]).toMatch(/^NAME +STATUS +ROLES +AGE +VERSION$/);
-    expect(nodes.stdout).toMatch(/^master-0 +Ready +master +\d+d +v1\.29\.3$/m);
+    expect(nodes.stdout).toMatch(/^master-0 +Ready +control-plane,master +\d+d +v1\.29\.\d+\+[0-9a-f]{7}$/m);
     expect(mcp.stdout.split('\n')[0]).toMatch(
       /^NAME +CONFIG +UPDATED +UPDATING +DEGRADED +MACHINECOUNT +READYMACHINECOUNT +UPDATEDMACHINECOUNT +DEGRADEDMACHINECOUNT +AGE$/,
     );

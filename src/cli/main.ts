@@ -186,7 +186,18 @@ export async function main(argv: string[]): Promise<number> {
       '--scenario <file>',
       'YAML: operators {<co>: {duration, behavior: normal|degraded|unavailable}}, nodes {<node>: {drain, update, reboot…}}, nodeDefaults, platform…',
     )
-    .action(run(async (opts: MockClusterOptions) => (await import('./mockCluster.js')).mockClusterCommand(opts)));
+    .option('--reset', 'discard the state file and start a new cluster from the flags')
+    .action(
+      run(async (opts: MockClusterOptions, cmd: Command) =>
+        (await import('./mockCluster.js')).mockClusterCommand({
+          ...opts,
+          // Flags given, not defaults: a saved cluster is checked against them.
+          given: new Set(
+            cmd.options.map((x) => x.attributeName()).filter((a) => cmd.getOptionValueSource(a) === 'cli'),
+          ),
+        }),
+      ),
+    );
 
   program
     .command('agent')

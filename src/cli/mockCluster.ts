@@ -2,17 +2,19 @@
 // update flows use, with a persisted state, a kubeconfig for clients, and simulated controllers
 // (operators, the Machine Config Operator, Jobs) running on a scaled clock.
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureServerTls } from '../cluster/mock/tls.js';
 import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
-import { seedInventory } from '../cluster/mock/inventory.js';
+import { CLUSTER_ARCHES, seedInventory } from '../cluster/mock/inventory.js';
+import { installCrds } from '../cluster/mock/crds.js';
 import { clusterMetrics } from '../cluster/mock/metrics.js';
 import { SCENARIO, scenarioFileData } from '../cluster/mock/scenario.js';
 import { mockClusterServer } from '../cluster/mock/server.js';
-import { declareClock, startSimulation } from '../cluster/mock/simulation.js';
+import { declareClock, followDeclaredClock, startSimulation } from '../cluster/mock/simulation.js';
 import { kindNamed } from '../cluster/mock/kinds.js';
 import { ClusterState } from '../cluster/mock/state.js';
 import { PayloadPuller } from '../cluster/mock/payloadPuller.js';
@@ -42,6 +44,10 @@ export interface MockClusterOptions {
   registryCredentials?: string;
   registryCa?: string;
   registryPlainHttp?: string[];
+  /** Discard the state file (and its journal) and start a new cluster from the flags. */
+  reset?: boolean;
+  /** The options given on the command line (not defaults): those that must agree with a saved state. */
+  given?: ReadonlySet<string>;
 }
 
 /** The payload Job's puller, from the registry flags (each checked, naming its flag). */
@@ -96,16 +102,26 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   const scale = Number(o.timeScale ?? '1');
   if (!(scale > 0) || !Number.isFinite(scale))
     throw new Error(`--time-scale: '${o.timeScale}' is not a positive number`);
+  if (!CLUSTER_ARCHES.includes(o.arch))
+    throw new Error(
+      `--arch: '${o.arch}' is not an architecture the cluster can run (one of ${CLUSTER_ARCHES.join(', ')})`,
+    );
   const warn = (m: string): void => void process.stderr.write(`mock-cluster: ${m}\n`);
   const puller = payloadPuller(o, warn);
+  // A port in use is found before anything is written.
+  await listen(createNetServer(), port, o.host).then((probe) => new Promise((r) => probe.close(r)));
+  if (o.reset && o.state) for (const f of [o.state, `${o.state}.journal`]) rmSync(f, { force: true });
   const state = new ClusterState(o.state);
   if (state.droppedBytes > 0)
     warn(
       `${o.state}.journal: dropped the last change, written only in part (${state.droppedBytes} bytes) when the process was killed; it had not been acknowledged`,
     );
   const fresh = state.empty;
-  const clock = declareClock(state, scale);
-  state.now = () => clock.now(); // creationTimestamps in simulated time, as the clients read it
+  if (!fresh) checkFlagsAgainstState(state, o);
+  const clock = followDeclaredClock(state, declareClock(state, scale));
+  // creationTimestamps and the ages of tables in simulated time, but never after the wall clock, which
+  // kubectl ages timestamps against: a scaled clock runs ahead of it.
+  state.now = () => Math.min(clock.now(), Date.now());
   if (fresh) {
     const image =
       o.image ??
@@ -124,13 +140,14 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
       rhelWorkers,
     });
   }
+  installCrds(state, clock.now()); // a state saved before the mock listed its CRDs gets them now
   if (o.scenario) loadScenario(state, o.scenario);
   const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore, puller, warn });
   const token = o.token ?? keptToken(o.state);
   const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
   const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);
   const server = mockClusterServer({ state, tokens: new Set([token]), metrics: () => clusterMetrics(state), tls });
-  await new Promise<void>((resolve) => server.listen(port, o.host, resolve));
+  await listen(server, port, o.host);
   const url = `${tls ? 'https' : 'http'}://${o.host}:${(server.address() as AddressInfo).port}`;
   if (o.kubeconfigOut) writeFileSync(o.kubeconfigOut, kubeconfig(url, token, tls?.ca), { mode: 0o600 });
   process.stdout.write(
@@ -169,4 +186,73 @@ function loadScenario(state: ClusterState, file: string): void {
       metadata: { name: SCENARIO.name, namespace: SCENARIO.namespace },
       data,
     });
+}
+
+/**
+ * Listens on host:port; a port in use (or not ours to take) is one clear line naming it, not a stack trace.
+ */
+function listen<S extends NetServer>(server: S, port: number, host: string): Promise<S> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`;
+      if (err.code === 'EADDRINUSE')
+        reject(
+          new Error(`--port ${port}: ${where} is in use by another process; choose another port (0: any free one)`),
+        );
+      else if (err.code === 'EACCES')
+        reject(new Error(`--port ${port}: not allowed to listen on ${where} (ports below 1024 need privileges)`));
+      else if (err.code === 'EADDRNOTAVAIL') reject(new Error(`--host ${host}: no such address on this machine`));
+      else reject(err);
+    });
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
+/** What a saved cluster says of the options that shape a new one. */
+function savedSettings(state: ClusterState): Record<string, string | undefined> {
+  const cv = state.find(kindNamed('ClusterVersion'), undefined, 'version') as
+    | {
+        spec?: { channel?: string; upstream?: string };
+        status?: { desired?: { version?: string; image?: string; architecture?: string } };
+      }
+    | undefined;
+  const nodes = state.list(kindNamed('Node'));
+  const arches = new Set(nodes.map((n) => n.metadata.labels?.['kubernetes.io/arch']).filter(Boolean));
+  return {
+    version: cv?.status?.desired?.version,
+    image: cv?.status?.desired?.image,
+    channel: cv?.spec?.channel ?? '',
+    upstream: cv?.spec?.upstream ?? '',
+    arch: cv?.status?.desired?.architecture === 'Multi' || arches.size > 1 ? 'multi' : [...arches][0],
+  };
+}
+
+const FLAG_OF: Record<string, string> = {
+  version: '--version',
+  image: '--image',
+  channel: '--channel',
+  upstream: '--upstream',
+  arch: '--arch',
+};
+
+/**
+ * A saved cluster is restarted as it was saved: a flag given that says otherwise (another version, channel,
+ * image, upstream or architecture) is an error naming both, rather than silently ignored. The saved cluster
+ * may have been updated since it was made, so its version now is what counts; --reset starts afresh.
+ */
+function checkFlagsAgainstState(state: ClusterState, o: MockClusterOptions): void {
+  const saved = savedSettings(state);
+  const differ = Object.keys(FLAG_OF).filter((k) => {
+    if (!o.given?.has(k)) return false;
+    const wanted = (o as unknown as Record<string, string | undefined>)[k] ?? '';
+    return saved[k] !== undefined && wanted !== saved[k];
+  });
+  if (differ.length === 0) return;
+  const what = differ.map(
+    (k) =>
+      `${FLAG_OF[k]} ${JSON.stringify((o as unknown as Record<string, string>)[k])} (the saved cluster has ${JSON.stringify(saved[k])})`,
+  );
+  throw new Error(
+    `${o.state}: a saved cluster restarts as it was saved, and ${what.join(', ')} ${differ.length === 1 ? 'says' : 'say'} otherwise; drop ${differ.map((k) => FLAG_OF[k]).join(', ')}, change the cluster through its API (cincy adm upgrade, kubectl), or start a new cluster with --reset (which discards ${o.state})`,
+  );
 }

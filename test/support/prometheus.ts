@@ -28,9 +28,13 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts Prometheus scraping `target` (host:port) every second; resolves once a scrape has landed. */
+/**
+ * Starts Prometheus scraping `target` (host:port) every second with the bearer `token` (the mock cluster's
+ * /metrics is behind it); resolves once a scrape has landed.
+ */
 export async function startPrometheus(
   target: string,
+  token: string,
   dir: string,
   cleanup: { add(f: () => unknown): void },
   caFile?: string,
@@ -40,7 +44,7 @@ export async function startPrometheus(
   const tls = caFile ? `    scheme: https\n    tls_config:\n      ca_file: ${caFile}\n` : '';
   writeFileSync(
     config,
-    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: mock-cluster\n${tls}    static_configs:\n      - targets: ['${target}']\n`,
+    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: mock-cluster\n${tls}    authorization:\n      credentials: ${token}\n    static_configs:\n      - targets: ['${target}']\n`,
   );
   const child = spawn(
     PROMETHEUS,

@@ -2,13 +2,18 @@
 // an OpenShift 4.x cluster and their operator Deployments as the installed release's payload has them,
 // three control-plane and three worker nodes in zones, two MachineConfigPools on the installed release's
 // rendered configs).
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { kubeTime } from '../../clock.js';
 import { parseAllDocuments } from 'yaml';
 import { generatePayload } from '../../payload/generate.js';
-import { RHEL_LABEL, kubeletVersionFor, renderedConfig } from './mco.js';
+import { RHEL_LABEL, renderedConfig } from './mco.js';
+import { kubeletVersionFor, rhcosNodeInfo } from './releaseContent.js';
+import { OPERATORS as PAYLOAD_OPERATORS } from '../../payload/operators.js';
 import { SCENARIO } from './scenario.js';
 import { KINDS, type KubeObject, type ResourceKind } from './kinds.js';
 import { type ClusterState } from './state.js';
+import { installCrds } from './crds.js';
+import { ensureRenderedConfig, installMachineConfigs } from './machineConfigs.js';
 import { KUBE_LABEL } from '../labels.js';
 
 export const OPERATORS = [
@@ -47,6 +52,50 @@ export const OPERATORS = [
   'storage',
 ];
 
+/** The optional core components a cluster installed with the default capability set runs. */
+const CAPABILITIES = [
+  'Build',
+  'CSISnapshot',
+  'CloudControllerManager',
+  'CloudCredential',
+  'Console',
+  'DeploymentConfig',
+  'ImageRegistry',
+  'Ingress',
+  'Insights',
+  'MachineAPI',
+  'NodeTuning',
+  'OperatorLifecycleManager',
+  'Storage',
+  'baremetal',
+  'marketplace',
+  'openshift-samples',
+];
+
+/** Some of the gates of the Default feature set, on and off, as status.featureGates lists them. */
+const FEATURE_GATES = {
+  enabled: [
+    'AdminNetworkPolicy',
+    'AzureWorkloadIdentity',
+    'BuildCSIVolumes',
+    'CloudDualStackNodeIPs',
+    'KMSv1',
+    'NetworkLiveMigration',
+    'PrivateHostedZoneAWS',
+    'ValidatingAdmissionPolicy',
+  ],
+  disabled: [
+    'ClusterAPIInstall',
+    'DynamicResourceAllocation',
+    'GatewayAPI',
+    'ImagePolicy',
+    'MachineConfigNodes',
+    'OnClusterBuild',
+    'PinnedImages',
+    'SigstoreImageVerification',
+  ],
+};
+
 export interface InventoryOptions {
   version: string;
   image: string;
@@ -56,6 +105,10 @@ export interface InventoryOptions {
   /** The version the cluster was installed at (history's oldest entry). */
   installedVersion?: string;
   platform?: string;
+  /** The cloud region the nodes' zones are in (default us-east-1). */
+  region?: string;
+  /** The feature set (FeatureGate spec.featureSet): '' (Default), TechPreviewNoUpgrade, … */
+  featureSet?: string;
   /** How many of the workers (the last ones) run RHEL instead of RHCOS. */
   rhelWorkers?: number;
 }
@@ -69,9 +122,10 @@ const kind = (k: string): ResourceKind => KINDS.find((x) => x.kind === k)!;
 function runningRelease(
   version: string,
   image: string,
-): { deployments: KubeObject[]; versionNames: Map<string, string[]> } {
+): { deployments: KubeObject[]; versionNames: Map<string, string[]>; relatedObjects: Map<string, object[]> } {
   const deployments: KubeObject[] = [];
   const versionNames = new Map<string, string[]>();
+  const relatedObjects = new Map<string, object[]>();
   for (const [file, text] of generatePayload({ version, image })) {
     if (!/_\d+_(deployment|clusteroperator)\.yaml$/.test(file)) continue;
     for (const doc of parseAllDocuments(text)) {
@@ -84,13 +138,43 @@ function runningRelease(
         );
     }
   }
-  return { deployments, versionNames };
+  // What `oc adm inspect` collects of an operator: its configuration object and its namespace.
+  for (const d of deployments) {
+    const co = d.metadata.annotations?.[KUBE_LABEL.clusterOperator];
+    if (!co) continue;
+    const op = PAYLOAD_OPERATORS.find((x) => x.co === co);
+    const configs = (op?.crds ?? [])
+      .filter((c) => c.endsWith('.operator.openshift.io'))
+      .map((c) => ({
+        group: 'operator.openshift.io',
+        resource: `${c.slice(0, c.indexOf('.')).toLowerCase()}s`,
+        name: 'cluster',
+      }));
+    relatedObjects.set(co, [...configs, { group: '', resource: 'namespaces', name: d.metadata.namespace! }]);
+  }
+  return { deployments, versionNames, relatedObjects };
+}
+
+/** A metav1.MicroTime: an RFC 3339 time with microseconds. */
+const microTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d+)Z$/, '.$1000Z');
+
+/** The architectures a cluster can run: one, or multi (nodes of several). */
+export const CLUSTER_ARCHES = ['amd64', 'arm64', 's390x', 'ppc64le', 'multi'];
+
+/** A node's architecture: the cluster's, or on a multi-arch cluster amd64 for the control plane and arm64 for workers but the first. */
+export function nodeArch(clusterArch: string, pool: string, i: number): string {
+  if (clusterArch !== 'multi') return clusterArch;
+  return pool === 'worker' && i > 0 ? 'arm64' : 'amd64';
 }
 
 export function seedInventory(state: ClusterState, o: InventoryOptions): void {
   const installed = o.installedVersion ?? o.version;
   // The objects date from the installation (the oldest history entry), the workers a little after the masters.
-  const installedAt = Date.parse(installed !== o.version ? '2025-11-10T09:45:00Z' : '2026-03-02T11:10:00Z');
+  // Some months before now, never in the future of the wall clock.
+  const installedAt = Math.min(
+    Date.parse(installed !== o.version ? '2025-11-10T09:45:00Z' : '2026-03-02T11:10:00Z'),
+    Date.now() - (installed !== o.version ? 400 : 90) * 86_400_000,
+  );
   const add = (
     k: string,
     namespace: string | undefined,
@@ -101,11 +185,12 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
   const condition = (type: string, status: string, reason = '', message = ''): object => ({
     type,
     status,
-    lastTransitionTime: '2026-03-02T11:10:00Z',
+    lastTransitionTime: kubeTime(installedAt),
     reason,
     message,
   });
 
+  installCrds(state, installedAt);
   const release = runningRelease(o.version, o.image);
   const namespaces = [
     'default',
@@ -115,6 +200,7 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
     'openshift-cluster-version',
     'openshift-monitoring',
     'openshift-machine-config-operator',
+    'kube-node-lease',
   ];
   for (const ns of new Set([...namespaces, ...release.deployments.map((d) => d.metadata.namespace!)])) {
     add('Namespace', undefined, { metadata: { name: ns }, status: { phase: 'Active' } });
@@ -142,6 +228,8 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
         ]
       : []),
   ];
+  const region = o.region ?? 'us-east-1';
+  const digest = (what: string): Buffer => createHash('sha256').update(`${what}:${o.image}`).digest();
   add('ClusterVersion', undefined, {
     metadata: { name: 'version' },
     spec: {
@@ -150,20 +238,34 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
       ...(o.upstream && { upstream: o.upstream }),
     },
     status: {
-      desired: { version: o.version, image: o.image, channels: [] },
+      desired: {
+        version: o.version,
+        image: o.image,
+        url: `https://access.redhat.com/errata/RHBA-${2024 + (digest('year')[0]! % 2)}:${1000 + digest('errata').readUInt16BE(0)}`,
+        channels: [],
+        ...(o.arch === 'multi' && { architecture: 'Multi' }),
+      },
       history,
       observedGeneration: 1,
-      versionHash: 'mock',
+      // As the cluster-version-operator writes it: a base64 fingerprint of the payload being applied.
+      versionHash: digest('payload').subarray(0, 8).toString('base64'),
       availableUpdates: null,
-      capabilities: {
-        enabledCapabilities: ['Console', 'Insights', 'Storage', 'MachineAPI'],
-        knownCapabilities: ['Console', 'Insights', 'Storage', 'MachineAPI', 'Build'],
-      },
+      capabilities: { enabledCapabilities: CAPABILITIES, knownCapabilities: CAPABILITIES },
       conditions: [
         condition('Available', 'True', '', `Done applying ${o.version}`),
         condition('Failing', 'False'),
         condition('Progressing', 'False', '', `Cluster version is ${o.version}`),
-        condition('RetrievedUpdates', 'False', 'NoChannel', 'The update channel has not been configured.'),
+        // With a channel, the update service is asked at the first poll; without one, there is nothing to ask.
+        ...(o.channel
+          ? []
+          : [condition('RetrievedUpdates', 'False', 'NoChannel', 'The update channel has not been configured.')]),
+        condition('ImplicitlyEnabledCapabilities', 'False', 'AsExpected', 'Capabilities match configured spec'),
+        condition(
+          'ReleaseAccepted',
+          'True',
+          'PayloadLoaded',
+          `Payload loaded version="${o.version}" image="${o.image}" architecture="${o.arch === 'multi' ? 'Multi' : o.arch}"`,
+        ),
         condition('Upgradeable', 'True'),
       ],
     },
@@ -174,6 +276,7 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
       spec: {},
       status: {
         versions: (release.versionNames.get(name) ?? ['operator']).map((n) => ({ name: n, version: o.version })),
+        relatedObjects: release.relatedObjects.get(name) ?? [],
         conditions: [
           condition('Available', 'True', 'AsExpected'),
           condition('Progressing', 'False', 'AsExpected'),
@@ -184,23 +287,78 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
     });
   }
   add('Proxy', undefined, { metadata: { name: 'cluster' }, spec: {}, status: {} });
+  const platform = o.platform ?? 'AWS';
+  const infraName = `mock-${digest('infra').toString('hex').slice(0, 5)}`;
+  add('Infrastructure', undefined, {
+    metadata: { name: 'cluster' },
+    spec: { cloudConfig: { name: '' }, platformSpec: { type: platform, ...(platform === 'AWS' && { aws: {} }) } },
+    status: {
+      infrastructureName: infraName,
+      platform,
+      platformStatus: {
+        type: platform,
+        ...(platform === 'AWS' && { aws: { region } }),
+        ...(platform === 'GCP' && { gcp: { projectID: infraName, region } }),
+      },
+      etcdDiscoveryDomain: '',
+      apiServerURL: `https://api.${infraName}.example.com:6443`,
+      apiServerInternalURI: `https://api-int.${infraName}.example.com:6443`,
+      controlPlaneTopology: 'HighlyAvailable',
+      infrastructureTopology: 'HighlyAvailable',
+      cpuPartitioning: 'None',
+    },
+  });
+  add('FeatureGate', undefined, {
+    metadata: { name: 'cluster' },
+    spec: { featureSet: o.featureSet ?? '' },
+    status: {
+      conditions: [],
+      featureGates: [
+        {
+          version: o.version,
+          enabled: FEATURE_GATES.enabled.map((name) => ({ name })),
+          disabled: FEATURE_GATES.disabled.map((name) => ({ name })),
+        },
+      ],
+    },
+  });
   const zones = ['a', 'b', 'c'];
+  // Zones are named after the region, as each platform names them (us-east-1a on AWS, us-central1-a on GCP).
+  const zoneName = (z: string): string => ((o.platform ?? 'AWS') === 'AWS' ? `${region}${z}` : `${region}-${z}`);
   const rhel = (pool: string, i: number): boolean => pool === 'worker' && i >= zones.length - (o.rhelWorkers ?? 0);
+  const minor = Number(/^\d+\.(\d+)/.exec(o.version)?.[1] ?? 0);
   for (const [p, pool] of ['master', 'worker'].entries()) {
     const rendered = renderedConfig(pool, o.version);
     zones.forEach((z, i) => {
+      const name = `${pool}-${i}`;
+      const arch = nodeArch(o.arch, pool, i);
+      const software = rhel(pool, i)
+        ? {
+            osImage: 'Red Hat Enterprise Linux 8.10 (Ootpa)',
+            kernelVersion: `4.18.0-553.16.1.el8_10.${arch === 'amd64' ? 'x86_64' : arch}`,
+            containerRuntimeVersion: rhcosNodeInfo(o.version, arch).containerRuntimeVersion.replace(/\.el9$/, '.el8'),
+          }
+        : rhcosNodeInfo(o.version, arch);
+      const id = (what: string): string => createHash('sha256').update(`${what}:${name}`).digest('hex').slice(0, 32);
+      const uuid = (what: string): string => id(what).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+      const ip = `10.0.${i * 32 + p * 16}.${10 + i + 3 * p}`;
       add(
         'Node',
         undefined,
         {
           metadata: {
-            name: `${pool}-${i}`,
+            name,
             labels: {
+              // Control-plane nodes carry both roles from 4.14 on, as oc get nodes shows them.
+              ...(pool === 'master' && minor >= 14 && { [`${KUBE_LABEL.nodeRolePrefix}control-plane`]: '' }),
               [`${KUBE_LABEL.nodeRolePrefix}${pool}`]: '',
-              [KUBE_LABEL.arch]: o.arch === 'multi' ? 'amd64' : o.arch,
+              [KUBE_LABEL.arch]: arch,
               [KUBE_LABEL.os]: 'linux',
-              [KUBE_LABEL.zone]: `zone-${z}`,
-              ...(rhel(pool, i) && { [RHEL_LABEL]: 'rhel' }),
+              'kubernetes.io/hostname': name,
+              [KUBE_LABEL.zone]: zoneName(z),
+              'topology.kubernetes.io/region': region,
+              'node.kubernetes.io/instance-type': pool === 'master' ? 'm6i.xlarge' : 'm6i.2xlarge',
+              [RHEL_LABEL]: rhel(pool, i) ? 'rhel' : 'rhcos',
             },
             annotations: {
               [KUBE_LABEL.currentConfig]: rendered,
@@ -208,19 +366,74 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
               [KUBE_LABEL.mcdState]: 'Done',
             },
           },
-          spec: {},
+          spec: {
+            providerID: `aws:///${zoneName(z)}/i-0${id('instance').slice(0, 16)}`,
+            ...(pool === 'master' && {
+              taints: [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }],
+            }),
+          },
           status: {
-            conditions: [condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status')],
+            capacity: {
+              cpu: pool === 'master' ? '4' : '8',
+              memory: pool === 'master' ? '16092640Ki' : '32472048Ki',
+              pods: '250',
+              'ephemeral-storage': '125238252Ki',
+            },
+            allocatable: {
+              cpu: pool === 'master' ? '3500m' : '7500m',
+              memory: pool === 'master' ? '14941664Ki' : '31321072Ki',
+              pods: '250',
+              'ephemeral-storage': '114345831029',
+            },
+            conditions: [
+              condition(
+                'MemoryPressure',
+                'False',
+                'KubeletHasSufficientMemory',
+                'kubelet has sufficient memory available',
+              ),
+              condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+              condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+              condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+            ],
+            addresses: [
+              { type: 'InternalIP', address: ip },
+              { type: 'Hostname', address: name },
+              { type: 'InternalDNS', address: `ip-${ip.replace(/\./g, '-')}.ec2.internal` },
+            ],
+            daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
             nodeInfo: {
-              architecture: o.arch === 'multi' ? 'amd64' : o.arch,
+              machineID: id('machine'),
+              systemUUID: uuid('system'),
+              bootID: uuid('boot'),
+              ...software,
               kubeletVersion: kubeletVersionFor(o.version),
-              osImage: rhel(pool, i) ? 'Red Hat Enterprise Linux 8.10 (Ootpa)' : 'Red Hat Enterprise Linux CoreOS',
+              kubeProxyVersion: '',
+              operatingSystem: 'linux',
+              architecture: arch,
             },
           },
         },
         installedAt + (p * 20 + i) * 60_000,
       );
+      add(
+        'Lease',
+        'kube-node-lease',
+        {
+          metadata: { name },
+          spec: {
+            holderIdentity: name,
+            leaseDurationSeconds: 40,
+            // MicroTime, as kubectl describe node parses it: six digits of the second's fraction.
+            renewTime: microTime(installedAt),
+            acquireTime: microTime(installedAt),
+          },
+        },
+        installedAt + (p * 20 + i) * 60_000,
+      );
     });
+    installMachineConfigs(state, pool, installed, installedAt);
+    ensureRenderedConfig(state, pool, rendered, o.version, installedAt);
     add('MachineConfigPool', undefined, {
       metadata: { name: pool },
       spec: {
@@ -246,6 +459,6 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
   }
   add('ConfigMap', SCENARIO.namespace, {
     metadata: { name: SCENARIO.name },
-    data: { platform: o.platform ?? 'AWS', region: 'us-east-1', featureSet: '', proxy: 'false' },
+    data: { platform, region, featureSet: o.featureSet ?? '', proxy: 'false' },
   });
 }

@@ -1,81 +1,70 @@
-// The kinds the mock cluster serves (group, version, plural, kind, scope) and the shape of its objects.
+// The kinds the mock cluster serves. Each is declared once, in the file of its API group (kinds/*.ts):
+// its REST names and scope, its schema and the columns `kubectl get` prints. A new kind is added there
+// and listed here.
+import { REVIEW_KINDS, RBAC_KINDS } from './kinds/access.js';
+import { CUSTOM_RESOURCE_DEFINITION } from './kinds/apiextensions.js';
+import { LEASE } from './kinds/coordination.js';
+import { CORE_KINDS } from './kinds/core.js';
+import { OBJECT_META } from './kinds/meta.js';
+import { OPENSHIFT_KINDS } from './kinds/openshift.js';
+import { define, list, obj, ref, str } from './kinds/schema.js';
+import type { KubeObject, ResourceKind } from './kinds/types.js';
+import { WORKLOAD_KINDS } from './kinds/workloads.js';
 
-export interface ResourceKind {
-  group: string; // '' for the core group
-  version: string;
-  plural: string;
-  kind: string;
-  namespaced: boolean;
-  /** The rule its names follow, as the API server validates them (names.ts); a DNS-1123 subdomain when unset. */
-  names?: 'dns1123Label' | 'dns1035Label' | 'pathSegment';
-}
+export type { Cell, KubeObject, PrinterColumn, ResourceKind } from './kinds/types.js';
 
 export const KINDS: ResourceKind[] = [
-  { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', kind: 'ClusterVersion', namespaced: false },
-  {
-    group: 'config.openshift.io',
-    version: 'v1',
-    plural: 'clusteroperators',
-    kind: 'ClusterOperator',
-    namespaced: false,
-  },
-  { group: 'config.openshift.io', version: 'v1', plural: 'proxies', kind: 'Proxy', namespaced: false },
-  { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false },
-  { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, names: 'dns1123Label' },
-  { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true },
-  { group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true },
-  {
-    group: 'machineconfiguration.openshift.io',
-    version: 'v1',
-    plural: 'machineconfigpools',
-    kind: 'MachineConfigPool',
-    namespaced: false,
-  },
-  { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
-  { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true, names: 'dns1035Label' },
-  { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
-  { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
-  { group: 'apps', version: 'v1', plural: 'daemonsets', kind: 'DaemonSet', namespaced: true },
-  {
-    group: 'rbac.authorization.k8s.io',
-    version: 'v1',
-    plural: 'clusterroles',
-    kind: 'ClusterRole',
-    namespaced: false,
-    names: 'pathSegment',
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    version: 'v1',
-    plural: 'clusterrolebindings',
-    kind: 'ClusterRoleBinding',
-    namespaced: false,
-    names: 'pathSegment',
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    version: 'v1',
-    plural: 'roles',
-    kind: 'Role',
-    namespaced: true,
-    names: 'pathSegment',
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    version: 'v1',
-    plural: 'rolebindings',
-    kind: 'RoleBinding',
-    namespaced: true,
-    names: 'pathSegment',
-  },
-  {
-    group: 'apiextensions.k8s.io',
-    version: 'v1',
-    plural: 'customresourcedefinitions',
-    kind: 'CustomResourceDefinition',
-    namespaced: false,
-  },
+  ...OPENSHIFT_KINDS,
+  ...CORE_KINDS,
+  ...WORKLOAD_KINDS,
+  LEASE,
+  ...RBAC_KINDS,
+  CUSTOM_RESOURCE_DEFINITION,
+  ...REVIEW_KINDS,
 ];
+
+/** apiVersion, kind and metadata: the fields every object has beside those of its kind. */
+const TYPE_FIELDS = {
+  apiVersion: str('The versioned schema of this object (group/version).'),
+  kind: str('The kind of this object.'),
+};
+
+// Each kind's whole schema, and its list's, as named definitions of the OpenAPI documents.
+for (const k of KINDS) {
+  define(
+    k.definition,
+    obj(
+      k.schema.description ?? '',
+      { ...TYPE_FIELDS, metadata: ref(OBJECT_META, 'Standard object metadata.'), ...k.schema.properties },
+      k.schema.required,
+    ),
+  );
+  define(
+    `${k.definition}List`,
+    obj(
+      `A list of ${k.kind} objects.`,
+      {
+        ...TYPE_FIELDS,
+        metadata: obj('Metadata of the list.', {
+          resourceVersion: str('Version of the list, to watch from.'),
+          continue: str('Token for the next page.'),
+        }),
+        items: list(`The ${k.kind} objects.`, ref(k.definition, '')),
+      },
+      ['items'],
+    ),
+  );
+}
+
+/** The schema of an object of `k` (a reference to its definition). */
+export const objectSchema = (k: ResourceKind): ReturnType<typeof ref> => ref(k.definition, '');
+
+/** The verbs a kind supports. */
+export const verbsOf = (k: ResourceKind): string[] =>
+  k.verbs ?? ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** Whether objects of the kind are kept (a review is only answered). */
+export const stored = (k: ResourceKind): boolean => verbsOf(k).includes('get');
 
 /** The kind named `kind` (e.g. 'Node'); every kind name is unique in KINDS. */
 export function kindNamed(kind: string): ResourceKind {
@@ -85,25 +74,6 @@ export function kindNamed(kind: string): ResourceKind {
 }
 
 export const apiVersionOf = (k: ResourceKind): string => (k.group ? `${k.group}/${k.version}` : k.version);
-
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    creationTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    [key: string]: unknown;
-  };
-  spec?: unknown;
-  status?: unknown;
-  [key: string]: unknown;
-}
 
 export function kindFor(o: KubeObject): ResourceKind {
   const k = KINDS.find((x) => x.kind === o.kind && apiVersionOf(x) === o.apiVersion);

@@ -22,6 +22,9 @@ import { NODE_PHASES, type NodePhase, type Scenario } from './scenario.js';
 import { kindNamed, type KubeObject } from './kinds.js';
 import { type ClusterState } from './state.js';
 import { KUBE_LABEL } from '../labels.js';
+import { kubeletVersionFor, rhcosNodeInfo } from './releaseContent.js';
+import { recordEvent, type EventRecord } from './events.js';
+import { ensureRenderedConfig } from './machineConfigs.js';
 
 export const CURRENT = KUBE_LABEL.currentConfig;
 export const DESIRED = KUBE_LABEL.desiredConfig;
@@ -53,11 +56,7 @@ export const renderedConfig = (pool: string, version: string): string =>
     .digest('hex')
     .slice(0, 32)}`;
 
-/** The kubelet a release ships: Kubernetes minor = OpenShift minor + 13 (4.16 → 1.29). */
-export function kubeletVersionFor(version: string): string {
-  const [, minor = '0', patch = '0'] = /^(\d+)\.(\d+)\.(\d+)/.exec(version)?.slice(1) ?? [];
-  return `v1.${Number(minor) + 13}.${patch}`;
-}
+export { kubeletVersionFor } from './releaseContent.js';
 
 /** maxUnavailable: an integer, or "N%" of the pool rounded down; at least 1; default 1. */
 export function maxUnavailableOf(v: unknown, machineCount: number): number {
@@ -116,6 +115,7 @@ export function reconcileMco(state: ClusterState, now: number, scenario: Scenari
         configuration: { ...(next.spec as PoolSpec | undefined)?.configuration, name: rendered },
       };
       setAnnotation(next, RELEASE, version);
+      ensureRenderedConfig(state, poolBefore.metadata.name, rendered, version, now);
       poolBefore = state.update(poolKind, undefined, next.metadata.name, next);
     }
     const pool = clone(poolBefore);
@@ -124,15 +124,24 @@ export function reconcileMco(state: ClusterState, now: number, scenario: Scenari
     mine.forEach((n) => claimed.add(n.metadata.name));
     const before = new Map(mine.map((n) => [n.metadata.name, clone(n)]));
     const target = spec.configuration?.name ?? (pool.status as PoolStatus | undefined)?.configuration?.name;
-    const at = target ? rollout(pool, mine, target, now, scenario) : now;
+    const events: EventRecord[] = [];
+    const at = target ? rollout(pool, mine, target, now, scenario, events) : now;
     for (const n of mine) save(state, nodeKind, before.get(n.metadata.name)!, n);
+    for (const e of events) recordEvent(state, e);
     if (target) poolStatus(pool, mine, target, at);
     save(state, poolKind, poolBefore, pool);
   }
 }
 
 /** Moves the pool's nodes to `target` up to `now`; returns the time of the last thing that happened. */
-function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: number, scenario: Scenario): number {
+function rollout(
+  pool: KubeObject,
+  nodes: KubeObject[],
+  target: string,
+  now: number,
+  scenario: Scenario,
+  events: EventRecord[],
+): number {
   const spec = pool.spec as PoolSpec;
   const max = maxUnavailableOf(spec.maxUnavailable, nodes.length);
   const duration = (n: KubeObject, p: NodePhase): number =>
@@ -147,12 +156,48 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
         a.metadata.name.localeCompare(b.metadata.name),
     );
   let last: number | undefined;
+  /** An event of the node's Machine Config Daemon (or, with `component`, of another node component). */
+  const tell = (n: KubeObject, t: number, reason: string, message: string, more: Partial<EventRecord> = {}): void =>
+    void events.push({
+      about: n,
+      reason,
+      message,
+      component: 'machineconfigdaemon',
+      host: n.metadata.name,
+      at: t,
+      ...more,
+    });
 
   const enter = (n: KubeObject, phase: NodePhase, t: number): void => {
     setAnnotation(n, PHASE, phase);
     setAnnotation(n, PHASE_END, isoMs(t + duration(n, phase)));
-    if (phase === 'reboot')
-      setObjectCondition(n, 'Ready', 'False', 'KubeletNotReady', `node is rebooting into ${annotation(n, DESIRED)}`, t);
+    const desired = annotation(n, DESIRED);
+    if (phase === 'cordon') tell(n, t, 'Cordon', 'Cordoned node to apply update');
+    if (phase === 'drain') tell(n, t, 'Drain', 'Draining node to update config.');
+    if (phase === 'update') tell(n, t, 'OSUpdateStarted', `Updating the node to ${desired}`);
+    if (phase === 'reboot') {
+      tell(n, t, 'OSUpdateStaged', 'Changes to OS staged');
+      tell(n, t, 'Reboot', `Node will reboot into config ${desired}`);
+      setObjectCondition(n, 'Ready', 'False', 'KubeletNotReady', `node is rebooting into ${desired}`, t);
+      tell(n, t, 'NodeNotReady', `Node ${n.metadata.name} status is now: NodeNotReady`, {
+        component: 'node-controller',
+        host: undefined,
+      });
+    }
+  };
+  /** The node is back from its reboot: a new boot ID, and the kubelet says so. */
+  const booted = (n: KubeObject, t: number): void => {
+    const info = (n.status as { nodeInfo?: { bootID?: string } } | undefined)?.nodeInfo;
+    // A new boot ID, the same whenever the simulation replays this reboot.
+    const id = createHash('sha256').update(`boot:${n.metadata.name}:${t}`).digest('hex');
+    if (info) info.bootID = id.slice(0, 32).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    const kubelet = { component: 'kubelet' };
+    tell(n, t, 'Starting', 'Starting kubelet.', kubelet);
+    tell(n, t, 'Rebooted', `Node ${n.metadata.name} has been rebooted, boot id: ${info?.bootID ?? ''}`, {
+      ...kubelet,
+      type: 'Warning',
+    });
+    tell(n, t, 'NodeReady', `Node ${n.metadata.name} status is now: NodeReady`, kubelet);
   };
   const start = (n: KubeObject, t: number): void => {
     setAnnotation(n, DESIRED, target);
@@ -170,6 +215,7 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
   const finish = (n: KubeObject, phase: NodePhase | typeof AWAITING_KUBELET, t: number): void => {
     if (phase === 'reboot' && isRhel(n)) {
       setAnnotation(n, CURRENT, annotation(n, DESIRED));
+      tell(n, t, 'Starting', 'Starting kubelet.', { component: 'kubelet' });
       setAnnotation(n, PHASE, AWAITING_KUBELET);
       setAnnotation(n, PHASE_END, undefined);
       setObjectCondition(
@@ -187,15 +233,22 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
       const info = (n.status as { nodeInfo?: { kubeletVersion?: string } } | undefined)?.nodeInfo;
       if (info) info.kubeletVersion = kubeletVersionFor(annotation(n, RELEASE) ?? '');
       setObjectCondition(n, 'Ready', 'True', 'KubeletReady', 'kubelet is posting ready status', t);
+      tell(n, t, 'NodeReady', `Node ${n.metadata.name} status is now: NodeReady`, { component: 'kubelet' });
       enter(n, 'uncordon', t);
       return;
     }
     if (phase === 'reboot') {
       setAnnotation(n, CURRENT, annotation(n, DESIRED));
       const release = annotation(n, RELEASE);
-      const info = (n.status as { nodeInfo?: { kubeletVersion?: string } } | undefined)?.nodeInfo;
-      if (release && info) info.kubeletVersion = kubeletVersionFor(release);
+      const info = (n.status as { nodeInfo?: { kubeletVersion?: string; architecture?: string } } | undefined)
+        ?.nodeInfo;
+      // The node boots the new release's RHCOS: its OS image, kernel, CRI-O and kubelet.
+      if (release && info)
+        Object.assign(info, rhcosNodeInfo(release, info.architecture ?? 'amd64'), {
+          kubeletVersion: kubeletVersionFor(release),
+        });
       setObjectCondition(n, 'Ready', 'True', 'KubeletReady', 'kubelet is posting ready status', t);
+      booted(n, t);
     }
     if (phase === 'uncordon') {
       const s = n.spec as NodeSpec;
@@ -204,6 +257,9 @@ function rollout(pool: KubeObject, nodes: KubeObject[], target: string, now: num
       if (s.taints?.length === 0) delete s.taints;
       for (const key of [PHASE, PHASE_END, RELEASE]) setAnnotation(n, key, undefined);
       setAnnotation(n, MCD_STATE, 'Done');
+      const config = annotation(n, CURRENT);
+      tell(n, t, 'Uncordon', `Update completed for config ${config} and node has been uncordoned`);
+      tell(n, t, 'NodeDone', `Setting node ${n.metadata.name}, currentConfig ${config} to Done`);
     } else {
       enter(n, NODE_PHASES[NODE_PHASES.indexOf(phase) + 1]!, t);
     }

@@ -2,7 +2,7 @@
 // provider, operator conditions, node labels, the machine-config daemon's state…), made from the mock's
 // state on each scrape, in the Prometheus text exposition format.
 import { KUBE_LABEL } from '../labels.js';
-import { KINDS, type ResourceKind } from './kinds.js';
+import { KINDS, stored, type ResourceKind } from './kinds.js';
 import { SCENARIO } from './scenario.js';
 import type { ClusterState } from './state.js';
 
@@ -130,7 +130,7 @@ export function clusterMetrics(state: ClusterState): string {
   metric(
     'apiserver_storage_objects',
     'Objects stored, per resource',
-    KINDS.map((k): [Record<string, string>, number] => [
+    KINDS.filter(stored).map((k): [Record<string, string>, number] => [
       { resource: k.group ? `${k.plural}.${k.group}` : k.plural },
       state.list(k).length,
     ]),

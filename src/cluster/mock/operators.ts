@@ -4,7 +4,18 @@
 // as the scenario says, Degraded or unavailable and stuck at the old versions. machine-config also waits
 // for the master pool to run the new rendered config (the CVO then completes while workers still roll).
 import { createHash } from 'node:crypto';
-import { annotation, clone, isoMs, save, setAnnotation, setObjectCondition, timeAnnotation } from './controller.js';
+import {
+  annotation,
+  clone,
+  conditionOf,
+  isoMs,
+  save,
+  setAnnotation,
+  setObjectCondition,
+  timeAnnotation,
+  type ObjectCondition,
+} from './controller.js';
+import { recordEvent } from './events.js';
 import { poolUpdatedTo } from './mco.js';
 import type { Scenario } from './scenario.js';
 import { kindNamed, type KubeObject } from './kinds.js';
@@ -37,6 +48,18 @@ export function releaseVersionOf(d: KubeObject): string | undefined {
  * operator (an old name and a new one), the last written wins.
  */
 export function operatorReleases(state: ClusterState): Map<string, string> {
+  const version = state.kindsVersion([kindNamed('Deployment')]);
+  const cached = releasesSeen.get(state);
+  if (cached?.version === version) return new Map(cached.releases);
+  const releases = readReleases(state);
+  releasesSeen.set(state, { version, releases });
+  return new Map(releases);
+}
+
+/** The last answer of operatorReleases for each state, and the Deployments it was read from. */
+const releasesSeen = new WeakMap<ClusterState, { version: string; releases: Map<string, string> }>();
+
+function readReleases(state: ClusterState): Map<string, string> {
   const releases = new Map<string, string>();
   const deployments = state
     .list(kindNamed('Deployment'))
@@ -56,6 +79,7 @@ export function reconcileOperators(
   releases: Map<string, string>,
 ): void {
   const coKind = kindNamed('ClusterOperator');
+  let deployments: Map<string, KubeObject> | undefined; // read once, when an operator first has something to tell
   for (const [name, v] of releases) {
     // The operator creates its ClusterOperator when the CVO has not yet.
     const before =
@@ -115,5 +139,56 @@ export function reconcileOperators(
       }
     }
     save(state, coKind, before, co);
+    deployments ??= operatorDeployments(state);
+    const deployment = deployments.get(name);
+    if (deployment) tellChanges(state, name, deployment, before, co, now);
+  }
+}
+
+/** The Deployment of each operator (by ClusterOperator name): what its events are about. */
+function operatorDeployments(state: ClusterState): Map<string, KubeObject> {
+  const out = new Map<string, KubeObject>();
+  for (const d of state.list(kindNamed('Deployment'))) {
+    const co = annotation(d, CO_ANNOTATION);
+    if (co) out.set(co, d);
+  }
+  return out;
+}
+
+const conditionText = (c: ObjectCondition | undefined): string => c?.status ?? 'Unknown';
+
+/**
+ * The events an operator records when its ClusterOperator changes, in the words of OpenShift's operators
+ * (library-go): OperatorStatusChanged for each condition that flips, OperatorVersionChanged for each version.
+ */
+function tellChanges(
+  state: ClusterState,
+  name: string,
+  deployment: KubeObject,
+  before: KubeObject,
+  after: KubeObject,
+  now: number,
+): void {
+  const tell = (reason: string, message: string): void =>
+    recordEvent(state, { about: deployment, reason, message, component: deployment.metadata.name, at: now });
+  for (const type of ['Degraded', 'Progressing', 'Available', 'Upgradeable']) {
+    const old = conditionOf(before, type);
+    const cur = conditionOf(after, type);
+    if (conditionText(old) === conditionText(cur)) continue;
+    const why = cur?.message ? ` (${JSON.stringify(cur.message)})` : '';
+    tell(
+      'OperatorStatusChanged',
+      `Status for clusteroperator/${name} changed: ${type} changed from ${conditionText(old)} to ${conditionText(cur)}${why}`,
+    );
+  }
+  const versions = (o: KubeObject): Array<{ name: string; version: string }> =>
+    (o.status as CoStatus | undefined)?.versions ?? [];
+  for (const v of versions(after)) {
+    const old = versions(before).find((x) => x.name === v.name)?.version;
+    if (old !== undefined && old !== v.version)
+      tell(
+        'OperatorVersionChanged',
+        `clusteroperator/${name} version "${v.name}" changed from "${old}" to "${v.version}"`,
+      );
   }
 }

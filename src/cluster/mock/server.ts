@@ -1,15 +1,23 @@
-// The mock cluster's API server: the Kubernetes REST paths of a few kinds (discovery, get, list,
-// create, update, merge-patch, delete, the status subresource, label and field selectors, watch),
-// bearer-token authentication, and /metrics for Prometheus. Plain node:http: watch is a long chunked
-// response. A write is answered once it is on disk (ClusterState.durable).
+// The mock cluster's API server: the Kubernetes REST paths of its kinds (discovery, get, list, create,
+// update, patch — merge, JSON and strategic — delete, server-side dry runs and field validation, the status
+// subresource, label and field selectors, watch, and tables for kubectl get), the OpenAPI documents, the
+// reviews kubectl auth asks, bearer-token authentication, and /metrics for Prometheus (behind the token too). Plain node:http:
+// watch is a long chunked response. A write is answered once it is on disk (ClusterState.durable).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { timingSafeEqual } from 'node:crypto';
-import { apiVersionOf, KINDS, type KubeObject, type ResourceKind } from './kinds.js';
+import { parse as parseYaml } from 'yaml';
+import { discoveryDoc } from './discovery.js';
+import { apiVersionOf, KINDS, stored, verbsOf, type KubeObject, type ResourceKind } from './kinds.js';
 import { parseFieldSelector, type FieldSelector } from './fieldSelector.js';
+import { fieldValidationOf, validateFields } from './fieldValidation.js';
 import { KubeError } from './kubeError.js';
 import { parseLabelSelector, type LabelSelector } from './labelSelector.js';
-import { type ClusterState, type WatchEvent } from './state.js';
+import { documentJson, openApiV2, openApiV3, openApiV3Discovery } from './openapi.js';
+import { PATCH_TYPES } from './patch.js';
+import { answerReview } from './reviews.js';
+import { type ClusterState, type PatchType, type WatchEvent } from './state.js';
+import { negotiate, toTable, type Answer, type IncludeObject } from './table.js';
 
 export interface MockServerOptions {
   state: ClusterState;
@@ -33,33 +41,6 @@ export interface MockServerOptions {
  */
 export const WATCH_BACKLOG_BYTES = 8 * 1024 * 1024;
 
-const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
-const SHORT_NAMES: Record<string, string[]> = {
-  clusteroperators: ['co'],
-  configmaps: ['cm'],
-  machineconfigpools: ['mcp'],
-  namespaces: ['ns'],
-  nodes: ['no'],
-  serviceaccounts: ['sa'],
-  services: ['svc'],
-  deployments: ['deploy'],
-  daemonsets: ['ds'],
-  customresourcedefinitions: ['crd', 'crds'],
-};
-const HAS_STATUS = new Set([
-  'clusterversions',
-  'clusteroperators',
-  'proxies',
-  'nodes',
-  'namespaces',
-  'jobs',
-  'machineconfigpools',
-  'services',
-  'deployments',
-  'daemonsets',
-  'customresourcedefinitions',
-]);
-
 export function mockClusterServer(opts: MockServerOptions): Server {
   const watches = new Set<ServerResponse>();
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
@@ -82,8 +63,14 @@ export function mockClusterServer(opts: MockServerOptions): Server {
   return server;
 }
 
-function send(res: ServerResponse, code: number, body: unknown): void {
-  const text = JSON.stringify(body);
+function send(res: ServerResponse, code: number, body: unknown, warnings: string[] = []): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  // As the API server sends them: kubectl prints each as "Warning: <text>".
+  if (warnings.length)
+    res.setHeader(
+      'warning',
+      warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
   res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
@@ -114,8 +101,17 @@ async function rawBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** A request body: JSON, or YAML when the Content-Type says so (kubectl sends an apply patch as YAML). */
 async function body(req: IncomingMessage): Promise<unknown> {
   const text = await rawBody(req);
+  const type = contentType(req);
+  if (type === 'application/yaml' || type === PATCH_TYPES.apply) {
+    try {
+      return parseYaml(text);
+    } catch (err) {
+      throw new KubeError(400, 'BadRequest', `the request body is not YAML: ${(err as Error).message}`);
+    }
+  }
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -123,6 +119,8 @@ async function body(req: IncomingMessage): Promise<unknown> {
     throw new KubeError(400, 'BadRequest', 'the request body is not JSON');
   }
 }
+
+const contentType = (req: IncomingMessage): string => (req.headers['content-type'] ?? '').split(';')[0]!.trim();
 
 interface Target {
   kind: ResourceKind;
@@ -171,13 +169,15 @@ async function handle(
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     return;
   }
+  if (!authorized(req, opts.tokens)) throw new KubeError(401, 'Unauthorized', 'Unauthorized');
+  // As on a cluster, where Prometheus scrapes with its service account's token.
   if (path === '/metrics') {
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(opts.metrics());
     return;
   }
-  if (!authorized(req, opts.tokens)) throw new KubeError(401, 'Unauthorized', 'Unauthorized');
   const injected = opts.intercept?.({ method: req.method ?? 'GET', path });
   if (injected) throw injected;
+  if (path.startsWith('/openapi/')) return serveOpenApi(req, res, path);
   const discovery = discoveryDoc(path);
   if (discovery) return send(res, 200, discovery);
 
@@ -185,63 +185,127 @@ async function handle(
   if (!t)
     throw new KubeError(404, 'NotFound', `the server could not find the requested resource (${req.method} ${path})`);
   const { kind, namespace, name, subresource } = t;
-  if (subresource && !HAS_STATUS.has(kind.plural))
-    throw new KubeError(404, 'NotFound', `${kind.plural} has no status subresource`);
+  if (subresource && !kind.status) throw new KubeError(404, 'NotFound', `${kind.plural} has no status subresource`);
+  const method = req.method ?? 'GET';
+  const verb =
+    method === 'GET'
+      ? ['1', 'true'].includes(url.searchParams.get('watch') ?? '')
+        ? 'watch'
+        : name
+          ? 'get'
+          : 'list'
+      : ({ POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' } as Record<string, string>)[method];
+  if (!verb || !verbsOf(kind).includes(verb))
+    throw new KubeError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
   const state = opts.state;
-  const written = async (code: number, o: unknown): Promise<void> => {
-    await state.durable();
-    send(res, code, o);
+  const write = { dryRun: dryRunOf(method, url.searchParams) };
+  const written = async (code: number, o: unknown, warnings: string[] = []): Promise<void> => {
+    if (!write.dryRun) await state.durable();
+    send(res, code, o, warnings);
   };
-  const write = { dryRun: dryRunOf(req.method ?? '', url.searchParams) };
-  switch (req.method) {
+  /** Checks the fields of an object being written as ?fieldValidation= says; the warnings to send. */
+  const checked = (o: unknown): string[] => {
+    const directive = fieldValidationOf(url.searchParams);
+    // A write of the object leaves its status to the status subresource: that part is not looked at.
+    const looked =
+      kind.status && subresource !== 'status' && o && typeof o === 'object' ? { ...o, status: undefined } : o;
+    return validateFields(kind, looked, directive);
+  };
+  switch (method) {
     case 'GET': {
-      const watch = ['1', 'true'].includes(url.searchParams.get('watch') ?? '');
+      const answer = negotiate(req.headers.accept);
       const selector = parseLabelSelector(url.searchParams.get('labelSelector') ?? undefined);
-      const fields = parseFieldSelector(url.searchParams.get('fieldSelector') ?? undefined);
-      if (watch)
-        return startWatch(req, res, state, watches, { kind, namespace, name, selector, fields }, url.searchParams);
-      if (name) return send(res, 200, state.get(kind, namespace, name));
-      const items = state.list(kind, namespace, selector, fields);
-      return send(res, 200, {
-        kind: `${kind.kind}List`,
-        apiVersion: apiVersionOf(kind),
-        metadata: { resourceVersion: state.resourceVersion },
-        items,
-      });
+      const fields = parseFieldSelector(url.searchParams.get('fieldSelector') ?? undefined, kind);
+      const include = includeObjectOf(url.searchParams);
+      if (verb === 'watch')
+        return startWatch(
+          req,
+          res,
+          state,
+          watches,
+          { kind, namespace, name, selector, fields },
+          url.searchParams,
+          (event, first) =>
+            answer.as === 'Table'
+              ? {
+                  type: event.type,
+                  object: toTable(kind, [event.object], {
+                    now: state.now(),
+                    include,
+                    resourceVersion: event.object.metadata.resourceVersion ?? '',
+                    apiVersion: answer.apiVersion,
+                    headers: first,
+                  }),
+                }
+              : undefined,
+        );
+      const objects = name ? [state.get(kind, namespace, name)] : state.list(kind, namespace, selector, fields);
+      return send(
+        res,
+        200,
+        present(kind, objects, !name, answer, { now: state.now(), include, rv: state.resourceVersion }),
+      );
     }
     case 'POST': {
       if (name) throw new KubeError(405, 'MethodNotAllowed', 'POST goes to the collection');
+      const b = await body(req);
+      if (!stored(kind)) return send(res, 201, answerReview(kind, b));
       if (kind.namespaced && namespace === undefined)
         throw new KubeError(
           405,
           'MethodNotAllowed',
           `${kind.plural} are created in a namespace: POST to /…/namespaces/NAME/${kind.plural}`,
         );
-      const b = (await body(req)) as KubeObject;
       // As the API server's NamespaceLifecycle admission does: nothing is created in a namespace that does not exist.
       if (namespace !== undefined && !state.hasNamespace(namespace))
         throw new KubeError(404, 'NotFound', `namespaces "${namespace}" not found`, {
           name: namespace,
           kind: 'namespaces',
         });
+      const warnings = checked(b);
       // As the API server does, a kind with a status subresource starts with no status: only its controller writes it.
-      if (HAS_STATUS.has(kind.plural) && b && typeof b === 'object' && kind.plural !== 'namespaces') delete b.status;
-      return written(201, state.create(kind, namespace, b, undefined, write));
+      if (kind.status && b && typeof b === 'object' && kind.plural !== 'namespaces') delete (b as KubeObject).status;
+      return written(201, state.create(kind, namespace, b, undefined, write), warnings);
     }
     case 'PUT': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PUT needs a name');
-      return written(200, state.update(kind, namespace, name, await body(req), subresource, write));
+      const b = await body(req);
+      const warnings = checked(b);
+      return written(200, state.update(kind, namespace, name, b, subresource, write), warnings);
     }
     case 'PATCH': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PATCH needs a name');
-      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
-      if (type === 'application/json-patch+json')
-        throw new KubeError(
-          415,
-          'UnsupportedMediaType',
-          'JSON patches are not supported; send application/merge-patch+json',
-        );
-      return written(200, state.patch(kind, namespace, name, await body(req), subresource, write));
+      if (contentType(req) === PATCH_TYPES.apply) {
+        const manager = url.searchParams.get('fieldManager');
+        if (!manager)
+          throw new KubeError(
+            422,
+            'Invalid',
+            'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+          );
+        if (namespace !== undefined && !state.hasNamespace(namespace))
+          throw new KubeError(404, 'NotFound', `namespaces "${namespace}" not found`, {
+            name: namespace,
+            kind: 'namespaces',
+          });
+        const config = await body(req);
+        const warnings = checked(config);
+        const { object, created } = state.apply(kind, namespace, name, config, manager, write);
+        return written(created ? 201 : 200, object, warnings);
+      }
+      const type = patchTypeOf(contentType(req), kind);
+      const patched = state.patch(
+        kind,
+        namespace,
+        name,
+        await body(req),
+        subresource,
+        { ...write, dryRun: true },
+        type,
+      );
+      const warnings = checked(patched);
+      if (write.dryRun) return send(res, 200, patched, warnings);
+      return written(200, state.update(kind, namespace, name, patched, subresource, write), warnings);
     }
     case 'DELETE': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'DELETE needs a name');
@@ -252,6 +316,82 @@ async function handle(
     default:
       throw new KubeError(405, 'MethodNotAllowed', `${req.method} is not allowed`);
   }
+}
+
+/** The patch type a PATCH's Content-Type names; a 415 listing those the kind takes for any other. */
+function patchTypeOf(type: string, kind: ResourceKind): PatchType {
+  const accepted: Array<[string, PatchType]> = [
+    [PATCH_TYPES.json, 'json'],
+    [PATCH_TYPES.merge, 'merge'],
+    ...(kind.crd ? [] : ([[PATCH_TYPES.strategic, 'strategic']] as Array<[string, PatchType]>)),
+  ];
+  const found = accepted.find(([t]) => t === type);
+  if (found) return found[1];
+  const listed = [...accepted.map(([t]) => t), PATCH_TYPES.apply];
+  throw new KubeError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${listed.join(', ')}`,
+  );
+}
+
+/** ?includeObject=: what a table row carries of its object (Metadata when not said). */
+function includeObjectOf(params: URLSearchParams): IncludeObject {
+  const v = params.get('includeObject') ?? 'Metadata';
+  if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+  throw new KubeError(400, 'BadRequest', `includeObject must be None, Metadata or Object, not ${JSON.stringify(v)}`);
+}
+
+/** Objects as the client asked for them: a list or an object, a Table, or their metadata only. */
+function present(
+  kind: ResourceKind,
+  objects: KubeObject[],
+  asList: boolean,
+  answer: Answer,
+  o: { now: number; include: IncludeObject; rv: string },
+): object {
+  if (answer.as === 'Table')
+    return toTable(kind, objects, {
+      now: o.now,
+      include: o.include,
+      resourceVersion: o.rv,
+      apiVersion: answer.apiVersion,
+    });
+  if (answer.as === 'PartialObjectMetadata' || answer.as === 'PartialObjectMetadataList') {
+    const partial = objects.map((x) => ({
+      kind: 'PartialObjectMetadata',
+      apiVersion: answer.apiVersion,
+      metadata: x.metadata,
+    }));
+    if (!asList) return partial[0]!;
+    return {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: answer.apiVersion,
+      metadata: { resourceVersion: o.rv },
+      items: partial,
+    };
+  }
+  if (!asList) return objects[0]!;
+  return {
+    kind: `${kind.kind}List`,
+    apiVersion: apiVersionOf(kind),
+    metadata: { resourceVersion: o.rv },
+    items: objects,
+  };
+}
+
+/** /openapi/v2, /openapi/v3 and /openapi/v3/<group-version>. */
+function serveOpenApi(req: IncomingMessage, res: ServerResponse, path: string): void {
+  if (req.method !== 'GET') throw new KubeError(405, 'MethodNotAllowed', `${req.method} is not allowed`);
+  if (path === '/openapi/v3') return send(res, 200, openApiV3Discovery());
+  const gv = /^\/openapi\/v3\/(.+)$/.exec(path)?.[1];
+  const doc = gv
+    ? documentJson(`v3:${gv}`, () => openApiV3(gv))
+    : path === '/openapi/v2'
+      ? documentJson('v2', openApiV2)
+      : undefined;
+  if (!doc) throw new KubeError(404, 'NotFound', `the server could not find the requested resource (GET ${path})`);
+  send(res, 200, doc.json);
 }
 
 /** The DeleteOptions a DELETE may carry in its body (kubectl sends its dry run there). */
@@ -340,6 +480,8 @@ function startWatch(
     fields: FieldSelector;
   },
   params: URLSearchParams,
+  /** What to send for an event instead of the event itself (a table row); `first` for the first event sent. */
+  transform: (event: WatchEvent, first: boolean) => object | undefined = () => undefined,
 ): void {
   res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
   res.flushHeaders(); // a watch with nothing to say yet must still answer at once
@@ -351,10 +493,13 @@ function startWatch(
   };
   let starting = true; // while the objects the watch starts with are written, whatever their size
   let allowance = WATCH_BACKLOG_BYTES;
+  let first = true;
   const send = (event: WatchEvent): void => {
     if (res.destroyed) return;
     if (!starting) allowance = Math.min(allowance, res.writableLength + WATCH_BACKLOG_BYTES);
-    res.write(eventLine(event));
+    const instead = transform(event, first);
+    first = false;
+    res.write(instead ? `${JSON.stringify(instead)}\n` : eventLine(event));
     if (!starting && res.writableLength > allowance) {
       stop();
       watches.delete(res);
@@ -379,48 +524,4 @@ function startWatch(
     clearTimeout(timer);
     end();
   });
-}
-
-/** /api, /apis, /api/v1 and /apis/<group>/<version>: what clients use to find the kinds. */
-function discoveryDoc(path: string): object | undefined {
-  if (path === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] };
-  if (path === '/apis') {
-    const groups = [...new Set(KINDS.filter((k) => k.group).map((k) => `${k.group}/${k.version}`))].map((gv) => {
-      const [name, version] = gv.split('/') as [string, string];
-      return { name, versions: [{ groupVersion: gv, version }], preferredVersion: { groupVersion: gv, version } };
-    });
-    return { kind: 'APIGroupList', apiVersion: 'v1', groups };
-  }
-  if (path === '/version')
-    return { major: '1', minor: '29', gitVersion: 'v1.29.0-cincy-mock', platform: 'linux/amd64' };
-  const m = /^\/api\/(v1)$/.exec(path) ?? /^\/apis\/([^/]+\/[^/]+)$/.exec(path);
-  if (!m) return undefined;
-  const kinds = KINDS.filter((k) => apiVersionOf(k) === m[1]);
-  if (kinds.length === 0) return undefined;
-  return {
-    kind: 'APIResourceList',
-    apiVersion: 'v1',
-    groupVersion: m[1],
-    resources: kinds.flatMap((k) => [
-      {
-        name: k.plural,
-        singularName: k.kind.toLowerCase(),
-        namespaced: k.namespaced,
-        kind: k.kind,
-        verbs: VERBS,
-        ...(SHORT_NAMES[k.plural] && { shortNames: SHORT_NAMES[k.plural] }),
-      },
-      ...(HAS_STATUS.has(k.plural)
-        ? [
-            {
-              name: `${k.plural}/status`,
-              singularName: '',
-              namespaced: k.namespaced,
-              kind: k.kind,
-              verbs: ['get', 'patch', 'update'],
-            },
-          ]
-        : []),
-    ]),
-  };
 }

@@ -3,13 +3,14 @@
 // the objects and writes only what changes. It is a function of the state, the simulated time and the
 // options — tests call it with explicit times; the mock-cluster command runs it every ~100 ms of real
 // time on the ScaledClock it declares in ConfigMap openshift-config/cincy-mock-clock.
-import { ScaledClock, type Clock } from '../../clock.js';
+import { FollowedClock, ScaledClock, type Clock } from '../../clock.js';
 import { CLOCK_CONFIGMAP, clockData, clockFromData } from '../simulatedClock.js';
 import { clone, save, setObjectCondition } from './controller.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../../payload/store.js';
 import { reconcileJobs } from './jobs.js';
 import { payloadAvailability, type PayloadPuller, type PullOutcomes } from './payloadPuller.js';
 import { reconcileMco } from './mco.js';
+import { reconcilePods } from './pods.js';
 import { operatorReleases, reconcileOperators } from './operators.js';
 import { EMPTY_SCENARIO, readScenario, type Scenario } from './scenario.js';
 import { kindNamed } from './kinds.js';
@@ -39,12 +40,27 @@ export function reconcile(state: ClusterState, now: number, o: SimulationOptions
   reconcileJobs(state, now, payloadAvailability(store, o.pulls));
   const releases = operatorReleases(state);
   reconcileMco(state, now, scenario, releases.get('machine-config'));
+  reconcilePods(state, now);
   reconcileOperators(state, now, scenario, releases);
   return problems;
 }
 
-/** Deployments and DaemonSets roll out at once: their status follows each new generation. */
+/** The kinds the workloads' status follows, and the state of them each state's last pass saw. */
+const WORKLOAD_INPUTS = ['Deployment', 'DaemonSet', 'Node'];
+const workloadsSeen = new WeakMap<ClusterState, string>();
+
+/**
+ * Deployments and DaemonSets roll out at once: their status follows each new generation. A pass reads
+ * nothing when no workload or node changed since the last.
+ */
 export function reconcileWorkloads(state: ClusterState, now: number): void {
+  const inputs = (): string => state.kindsVersion(WORKLOAD_INPUTS.map(kindNamed));
+  if (workloadsSeen.get(state) === inputs()) return;
+  rollOutWorkloads(state, now);
+  workloadsSeen.set(state, inputs());
+}
+
+function rollOutWorkloads(state: ClusterState, now: number): void {
   const nodes = state.list(kindNamed('Node'));
   for (const kind of [kindNamed('Deployment'), kindNamed('DaemonSet')]) {
     for (const before of state.list(kind)) {
@@ -118,6 +134,35 @@ export function declareClock(state: ClusterState, scale: number): ScaledClock {
       data: clockData(clock),
     });
   return clock;
+}
+
+/**
+ * The clock the state declares, followed: a change of the clock ConfigMap (kubectl patch of its scale, say)
+ * is taken up at the next reading, as the agent takes it up at its next sync. A declaration that does not
+ * parse is ignored, the clock going on as it was.
+ */
+export function followDeclaredClock(state: ClusterState, clock: ScaledClock): FollowedClock {
+  const followed = new FollowedClock(clock);
+  const cm = kindNamed('ConfigMap');
+  let seen = state.kindsVersion([cm]);
+  let declared = JSON.stringify(clockData(clock));
+  const now = followed.now.bind(followed);
+  followed.now = (): number => {
+    const version = state.kindsVersion([cm]);
+    if (version !== seen) {
+      seen = version;
+      const data = (
+        state.find(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name) as { data?: Record<string, string> } | undefined
+      )?.data;
+      const text = JSON.stringify(data ?? null);
+      const valid =
+        Number(data?.scale) > 0 && Number.isFinite(Number(data?.realEpoch)) && Number.isFinite(Number(data?.simEpoch));
+      if (text !== declared && valid) followed.source = clockFromData(data);
+      declared = text;
+    }
+    return now();
+  };
+  return followed;
 }
 
 /**

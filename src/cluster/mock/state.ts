@@ -6,11 +6,16 @@ import { canonicalJson } from '../../canonicalJson.js';
 import { kubeTime } from '../../clock.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import type { FieldSelector } from './fieldSelector.js';
-import { apiVersionOf, kindFor, kindNamed, type KubeObject, type ResourceKind } from './kinds.js';
+import { apiVersionOf, kindFor, kindNamed, objectSchema, type KubeObject, type ResourceKind } from './kinds.js';
 import { KubeError } from './kubeError.js';
 import { matchAll, type LabelSelector } from './labelSelector.js';
 import { StateFile } from './stateFile.js';
 import { checkDecodable, checkMetadata, groupResource } from './validation.js';
+import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
+import { applyConfig } from './serverSideApply.js';
+
+/** The patch types the API server applies (PATCH's Content-Type: merge-patch, json-patch, strategic-merge-patch). */
+export type PatchType = 'merge' | 'json' | 'strategic';
 
 export type WatchEvent = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject };
 /**
@@ -46,6 +51,8 @@ export class ClusterState {
   private readonly history: Array<{ rv: number; kind: ResourceKind; event: WatchEvent; bytes: number }> = [];
   private historyBytes = 0;
   private readonly watchers = new Set<Watcher>();
+  /** The revision of the last change of each kind (by plural), for controllers that skip a pass when theirs did not change. */
+  private readonly kindRevisions = new Map<string, number>();
   private readonly store: StateFile | undefined;
   /** The time creationTimestamp records: the mock sets its simulated clock here. */
   now: () => number = Date.now;
@@ -121,6 +128,14 @@ export class ClusterState {
       .map(clone);
   }
 
+  /**
+   * A text that changes whenever an object of one of `kinds` changes (since this state was loaded): a
+   * controller that depends only on them can skip a pass when it is the same as at its last one.
+   */
+  kindsVersion(kinds: ResourceKind[]): string {
+    return kinds.map((k) => this.kindRevisions.get(k.plural) ?? 0).join('/');
+  }
+
   /** True when the Namespace `name` exists. */
   hasNamespace(name: string): boolean {
     return this.objects.has(keyOf(kindNamed('Namespace'), undefined, name));
@@ -160,9 +175,12 @@ export class ClusterState {
       ...clone(meta),
       name,
       uid: randomUUID(),
-      generation: 1,
-      creationTimestamp: kubeTime(createdAt),
+      // Never in the future of the wall clock, whatever the simulated one says: kubectl ages it against its own.
+      creationTimestamp: kubeTime(Math.min(createdAt, Date.now())),
     };
+    // Only kinds that keep a generation have one (a Node or a ConfigMap has none), whatever the body says.
+    if (kind.generation) metadata.generation = 1;
+    else delete metadata.generation;
     if (kind.namespaced) metadata.namespace = namespace;
     else delete metadata.namespace; // a cluster-scoped object has none, whatever the body says
     delete metadata.resourceVersion;
@@ -210,12 +228,9 @@ export class ClusterState {
         generation: current.metadata.generation,
       };
       if (!kind.namespaced) delete next.metadata.namespace;
-      if (
-        JSON.stringify(stripMeta(next)) !== JSON.stringify(stripMeta(current)) &&
-        JSON.stringify(next.spec) !== JSON.stringify(current.spec)
-      ) {
+      if (!kind.generation) delete next.metadata.generation;
+      else if (JSON.stringify(generationFields(next)) !== JSON.stringify(generationFields(current)))
         next.metadata.generation = (current.metadata.generation ?? 1) + 1;
-      }
     }
     if (canonicalJson(next) === canonicalJson(current)) return current; // nothing changed: no new revision, no event
     if (opts.dryRun)
@@ -224,9 +239,10 @@ export class ClusterState {
   }
 
   /**
-   * An RFC 7386 JSON merge patch. The patched object is checked as the API server checks it: one it
-   * could not decode is a 422 on the patch, one without a name (`{"metadata": null}`) or with another
-   * name is a 400, as for an update.
+   * A patch: an RFC 7386 JSON merge patch (the default), an RFC 6902 JSON patch, or a strategic merge patch
+   * (lists merged by the keys the kind's schema names). The patched object is checked as the API server
+   * checks it: one it could not decode is a 422 on the patch, one without a name (`{"metadata": null}`) or
+   * with another name is a 400, as for an update.
    */
   patch(
     kind: ResourceKind,
@@ -235,11 +251,17 @@ export class ClusterState {
     patch: unknown,
     subresource?: 'status',
     opts: WriteOptions = {},
+    type: PatchType = 'merge',
   ): KubeObject {
-    if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
-      throw new KubeError(400, 'BadRequest', 'a merge patch is a JSON object');
+    if (type !== 'json' && (typeof patch !== 'object' || patch === null || Array.isArray(patch)))
+      throw new KubeError(400, 'BadRequest', `a ${type} patch is a JSON object`);
     const current = this.get(kind, namespace, name);
-    const merged = mergePatch(current, patch);
+    const merged =
+      type === 'json'
+        ? jsonPatch(current, patch)
+        : type === 'strategic'
+          ? strategicMergePatch(current, patch, objectSchema(kind))
+          : mergePatch(current, patch);
     try {
       checkDecodable(kind, merged);
     } catch (err) {
@@ -252,9 +274,42 @@ export class ClusterState {
       });
     }
     checkName(merged, name, namespace);
-    const rv = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+    // A patch that names a resourceVersion must be made on that one; one that names none applies to the latest.
+    const rv =
+      type === 'json'
+        ? merged.metadata.resourceVersion
+        : (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
     merged.metadata.resourceVersion = rv ?? current.metadata.resourceVersion;
     return this.update(kind, namespace, name, merged, subresource, opts);
+  }
+
+  /**
+   * Server-side apply of `config` by `manager` (serverSideApply.ts): creates the object when there is none,
+   * otherwise merges the configuration into it and drops the fields the manager applied before but no
+   * longer does. `created` says which.
+   */
+  apply(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    name: string,
+    config: unknown,
+    manager: string,
+    opts: WriteOptions = {},
+  ): { object: KubeObject; created: boolean } {
+    checkDecodable(kind, config);
+    const expected = apiVersionOf(kind);
+    if (config.apiVersion !== expected || config.kind !== kind.kind)
+      throw new KubeError(
+        400,
+        'BadRequest',
+        `the applied configuration is a ${String(config.apiVersion)} ${String(config.kind)}, not a ${expected} ${kind.kind}`,
+      );
+    checkName(config, name, namespace);
+    const current = this.find(kind, namespace, name);
+    const next = applyConfig(current, config, manager, objectSchema(kind), kubeTime(this.now()));
+    if (!current) return { object: this.create(kind, namespace, next, undefined, opts), created: true };
+    next.metadata.resourceVersion = config.metadata.resourceVersion ?? current.metadata.resourceVersion;
+    return { object: this.update(kind, namespace, name, next, undefined, opts), created: false };
   }
 
   /** Deletes an object; a Namespace goes with everything in it, as the namespace controller would see to. */
@@ -279,6 +334,7 @@ export class ClusterState {
     this.store?.appendDelete(rv, key);
     this.objects.delete(key);
     this.revision = rv;
+    this.kindRevisions.set(kind.plural, rv);
     current.metadata.resourceVersion = String(rv);
     this.emit(kind, { type: 'DELETED', object: current }, undefined, JSON.stringify(current).length);
     this.store?.snapshotWhenDue(() => this.snapshotJson());
@@ -313,6 +369,7 @@ export class ClusterState {
     const json = JSON.stringify(o);
     this.store?.appendPut(rv, json);
     this.revision = rv;
+    this.kindRevisions.set(kind.plural, rv);
     this.objects.set(keyOf(kind, o.metadata.namespace, o.metadata.name), o);
     this.emit(kind, { type, object: JSON.parse(json) as KubeObject }, before, json.length);
     this.store?.snapshotWhenDue(() => this.snapshotJson());
@@ -411,28 +468,5 @@ function generatedName(prefix: string): string {
 const keyOf = (kind: ResourceKind, namespace: string | undefined, name: string): string =>
   `${kind.plural}/${namespace ?? ''}/${name}`;
 const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
-const stripMeta = (o: KubeObject): object => ({
-  ...o,
-  metadata: { ...o.metadata, resourceVersion: undefined, generation: undefined },
-});
-
-/** RFC 7386: the patch's members replace the target's, recursively for objects; null removes one. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return clone(patch);
-  const out: Record<string, unknown> =
-    typeof target === 'object' && target !== null && !Array.isArray(target)
-      ? { ...(target as Record<string, unknown>) }
-      : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    // defineProperty, as a key such as __proto__ is data here, never the object's prototype
-    else
-      Object.defineProperty(out, k, {
-        value: mergePatch(Object.hasOwn(out, k) ? out[k] : undefined, v),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-  }
-  return out;
-}
+/** What moves metadata.generation when it changes: everything but metadata and status (the spec, mostly). */
+const generationFields = (o: KubeObject): object => ({ ...o, metadata: undefined, status: undefined });

@@ -1,0 +1,70 @@
+// What the mock cluster knows of a kind: its REST names and scope, its schema, and the columns `kubectl get`
+// prints for it. Each kind is declared once, in the file of its API group (kinds/*.ts), with all of these.
+import type { Schema } from './schema.js';
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    creationTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  spec?: unknown;
+  status?: unknown;
+  [key: string]: unknown;
+}
+
+/** A cell of a table row: what the API server puts there (null for an empty cell). */
+export type Cell = string | number | boolean | null;
+
+/** A column of the table `kubectl get` prints (a meta.k8s.io/v1 TableColumnDefinition and how to fill it). */
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: 'name' | 'date';
+  description: string;
+  /** 0: always shown; more: only with `-o wide`. */
+  priority?: number;
+  /** A CRD's column: the JSONPath the API server evaluates on the object (its first result). */
+  jsonPath?: string;
+  /** A built-in kind's column: the cell its printer makes; `now` is the server's time (ms since the epoch). */
+  cell?: (o: KubeObject, now: number) => Cell;
+}
+
+export interface ResourceKind {
+  group: string; // '' for the core group
+  version: string;
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+  /** The rule its names follow, as the API server validates them (names.ts); a DNS-1123 subdomain when unset. */
+  names?: 'dns1123Label' | 'dns1035Label' | 'pathSegment';
+  shortNames?: string[];
+  /** It has the status subresource. */
+  status?: boolean;
+  /** It keeps metadata.generation, moved by a change of its spec (workloads and custom resources do; a Node does not). */
+  generation?: boolean;
+  /** OpenShift serves it through a CustomResourceDefinition (the mock lists one for it). */
+  crd?: boolean;
+  /** The verbs it supports; all of create, delete, get, list, patch, update, watch when unset. */
+  verbs?: string[];
+  /** Its schema's definition name in the OpenAPI documents. */
+  definition: string;
+  /** Its top-level fields besides apiVersion, kind and metadata, and its description. */
+  schema: Schema;
+  /**
+   * The columns `kubectl get` prints, the Name column first being implied. Unset: a custom resource's
+   * default (Age), or a built-in kind's (Created At).
+   */
+  columns?: PrinterColumn[];
+  /** Field selectors it supports besides metadata.name and metadata.namespace. */
+  fields?: Record<string, (o: KubeObject) => string>;
+  categories?: string[];
+}

@@ -1,0 +1,126 @@
+// Server-side apply (PATCH with application/apply-patch+yaml, `kubectl apply --server-side`): the applied
+// configuration is merged into the object (maps field by field, lists by the merge key or as sets where the
+// schema says so, other lists replaced), the fields it sets are recorded as its manager's in
+// metadata.managedFields (FieldsV1), and the fields the manager set last time but no longer sets are
+// removed. Conflicts with other managers are not detected: the mock records only appliers' fields.
+import { resolve, type Schema } from './kinds/schema.js';
+import type { KubeObject } from './kinds.js';
+import { strategicMergePatch } from './patch.js';
+
+type FieldSet = Record<string, unknown>;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const childOf = (s: Schema | undefined, key: string): Schema | undefined => {
+  const r = resolve(s);
+  return r?.properties?.[key] ?? r?.additionalProperties;
+};
+
+/** The FieldsV1 set of the fields `value` sets (f:<field>, k:{"<key>":…} for list items, v:<json> for set members). */
+export function fieldSet(value: unknown, schema: Schema | undefined): FieldSet {
+  const out: FieldSet = {};
+  if (!isObject(value)) return out;
+  for (const [key, v] of Object.entries(value)) {
+    const sub = childOf(schema, key);
+    const list = resolve(sub);
+    if (isObject(v)) out[`f:${key}`] = fieldSet(v, sub);
+    else if (Array.isArray(v) && list?.mergeKey) {
+      const items: FieldSet = {};
+      for (const item of v)
+        if (isObject(item))
+          items[`k:${JSON.stringify({ [list.mergeKey]: item[list.mergeKey] })}`] = {
+            '.': {},
+            ...fieldSet(item, list.items),
+          };
+      out[`f:${key}`] = items;
+    } else if (Array.isArray(v) && list?.mergeSet)
+      out[`f:${key}`] = Object.fromEntries(v.map((x) => [`v:${JSON.stringify(x)}`, {}]));
+    else out[`f:${key}`] = {};
+  }
+  return out;
+}
+
+/** The fields an applied configuration sets, as recorded: what names the object is not owned. */
+export function appliedFields(config: KubeObject, schema: Schema | undefined): FieldSet {
+  const set = fieldSet({ ...config, apiVersion: undefined, kind: undefined, status: undefined }, schema);
+  delete set['f:apiVersion'];
+  delete set['f:kind'];
+  delete set['f:status'];
+  const meta = set['f:metadata'] as FieldSet | undefined;
+  if (meta) {
+    for (const k of [
+      'f:name',
+      'f:namespace',
+      'f:resourceVersion',
+      'f:uid',
+      'f:creationTimestamp',
+      'f:managedFields',
+      'f:generation',
+    ])
+      delete meta[k];
+    if (Object.keys(meta).length === 0) delete set['f:metadata'];
+  }
+  return set;
+}
+
+/** Removes from `o` what `before` has and `after` lacks (the fields a manager no longer applies). */
+function removeDropped(o: unknown, before: FieldSet, after: FieldSet): void {
+  for (const [key, sub] of Object.entries(before)) {
+    if (key === '.') continue;
+    const kept = after[key] as FieldSet | undefined;
+    if (key.startsWith('f:') && isObject(o)) {
+      const field = key.slice(2);
+      if (kept === undefined) delete o[field];
+      else removeDropped(o[field], sub as FieldSet, kept);
+    } else if (key.startsWith('k:') && Array.isArray(o)) {
+      const id = JSON.parse(key.slice(2)) as Record<string, unknown>;
+      const at = o.findIndex(
+        (x) => isObject(x) && Object.entries(id).every(([k, v]) => JSON.stringify(x[k]) === JSON.stringify(v)),
+      );
+      if (at < 0) continue;
+      if (kept === undefined) o.splice(at, 1);
+      else removeDropped(o[at], sub as FieldSet, kept);
+    } else if (key.startsWith('v:') && Array.isArray(o) && kept === undefined) {
+      const at = o.findIndex((x) => JSON.stringify(x) === key.slice(2));
+      if (at >= 0) o.splice(at, 1);
+    }
+  }
+}
+
+interface ManagedFieldsEntry {
+  manager: string;
+  operation: string;
+  apiVersion: string;
+  time: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: FieldSet;
+  subresource?: string;
+}
+
+/**
+ * `current` (undefined when there is none yet) with `config` applied by `manager` at `time`: the object to
+ * store, its managedFields saying what each applier set.
+ */
+export function applyConfig(
+  current: KubeObject | undefined,
+  config: KubeObject,
+  manager: string,
+  schema: Schema | undefined,
+  time: string,
+): KubeObject {
+  const managed = ((current?.metadata.managedFields as ManagedFieldsEntry[] | undefined) ?? []).filter(
+    (m) => !(m.manager === manager && m.operation === 'Apply'),
+  );
+  const previous = (current?.metadata.managedFields as ManagedFieldsEntry[] | undefined)?.find(
+    (m) => m.manager === manager && m.operation === 'Apply',
+  );
+  const fields = appliedFields(config, schema);
+  const body = { ...config, metadata: { ...config.metadata } };
+  delete body.metadata.managedFields;
+  const merged = (current ? strategicMergePatch(current, body, schema) : body) as KubeObject;
+  if (previous) removeDropped(merged, previous.fieldsV1, fields);
+  merged.metadata.managedFields = [
+    ...managed,
+    { manager, operation: 'Apply', apiVersion: config.apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: fields },
+  ];
+  return merged;
+}
