@@ -293,7 +293,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     for (const [path, parameter] of cases) {
       const r = await api('GET', path);
       expect(r.status, path).toBe(400);
-      expect(r.body.kind, path).toBe('invalid_params');
+      expect(r.body.kind, path).toBe('invalid_request');
       expect(r.body.value, path).toContain(parameter);
     }
   });

@@ -103,7 +103,7 @@ describe('GET /api/v1/paths', () => {
     for (const [query, text] of cases) {
       const r = await get(`/api/v1/paths?${query}`);
       expect(r.status, query).toBe(400);
-      expect(r.body.kind).toBe('invalid_params');
+      expect(r.body.kind).toBe('invalid_request');
       expect(r.body.value, query).toContain(text);
     }
   });

@@ -47,6 +47,14 @@ export async function validateCommand(dir: string): Promise<number> {
     `${dir}: valid (schema ${t.schemaVersion}): ${t.releases.length} releases, ${t.channels.length} channels, ` +
       `${t.blockedEdges.length} blocked edges, ${read.warnings.length} warning(s)\n`,
   );
+  // The real cincinnati-graph-data holds no release records: the service reads them from the release
+  // images. Such a tree is valid, and serves empty graphs until releases come from somewhere.
+  if (t.releases.length === 0)
+    process.stdout.write(
+      `${dir}: note: no release records (releases/<arch>/<version>.json), so every channel's graph will be empty ` +
+        'until releases are fed: from a registry (serve --releases <registry/repo>), as release files in the tree, ' +
+        'or over the admin API (cincy release add)\n',
+    );
   return 0;
 }
 

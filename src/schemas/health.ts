@@ -29,6 +29,7 @@ export type SourceStatus = Static<typeof SourceStatusSchema>;
 
 export const ReadinessSchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
+  reason: Type.Optional(Type.String({ description: 'why a server that has a graph is not ready' })),
   graph: Type.Optional(
     Type.Object({
       builtAt: Type.String(),

@@ -9,6 +9,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
+import { collectRouteMethods } from './methodNotAllowed.js';
 import { ApiError } from '../errors.js';
 import type { GraphService } from '../app/graphService.js';
 import { accessLogPlugin } from './plugins/accessLog.js';
@@ -63,6 +64,13 @@ export interface AppOptions {
   graphFastPath?: boolean;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The body content types a route takes, named by its 415 (application/json when unset). */
+    accepts?: string[];
+  }
+}
+
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The body limit of every route that sets none of its own. */
@@ -108,6 +116,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       done();
     });
 
+  const routeMethods = collectRouteMethods(app);
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBodyParser(app);
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -121,17 +130,32 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       const limit = request.routeOptions.bodyLimit ?? DEFAULT_BODY_LIMIT;
       return reply.code(413).send({ kind: 'invalid_request', value: `request body over ${limit} bytes` });
     }
-    const params = err.validationContext === 'querystring';
-    return reply.code(status).send({ kind: params ? 'invalid_params' : 'invalid_request', value: err.message });
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      const accepted = request.routeOptions.config.accepts ?? ['application/json'];
+      const sent = request.headers['content-type'] ?? '(none)';
+      return reply.code(415).send({
+        kind: 'invalid_request',
+        value: `content-type ${sent.slice(0, 100)} is not accepted here; send one of: ${accepted.join(', ')}`,
+      });
+    }
+    // Bad input to the admin and API routes is one kind, wherever it is; the Cincinnati graph routes
+    // check their own parameters, with the reference implementation's kinds (graphAnswer.ts).
+    return reply.code(status).send({ kind: 'invalid_request', value: err.message });
   });
   const notFound = (request: FastifyRequest): { kind: 'does_not_exist'; value: string } => ({
     kind: 'does_not_exist',
     value: `no such path: ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`,
   });
-  // An unknown path (or method) is answered from the headers, before its body is read.
+  // An unknown path (or method) is answered from the headers, before its body is read: a 405 naming
+  // the methods when the path is served for others, a 404 otherwise.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.is404) reply.code(404).send(notFound(request));
-    else done();
+    if (!request.is404) return done();
+    const allowed = routeMethods.allowed(request.url.split('?')[0]!);
+    if (allowed.length === 0) return void reply.code(404).send(notFound(request));
+    void reply
+      .code(405)
+      .header('allow', allowed.join(', '))
+      .send({ kind: 'invalid_request', value: `${request.method} is not served here; allowed: ${allowed.join(', ')}` });
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(notFound(request)));
   // An answer given before a large body was read (401, 403, 404, 413 from the headers) closes the

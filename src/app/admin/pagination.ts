@@ -21,7 +21,7 @@ export const limitOf = (q: PageRequest): number => q.limit ?? DEFAULT_PAGE_LIMIT
 
 /** The answer to a cursor this server did not give (for that list). */
 export const badCursor = (): ApiError =>
-  new ApiError('invalid_params', 'invalid client parameters: cursor is not one this server gave for this list');
+  new ApiError('invalid_request', 'querystring/cursor: not one this server gave for this list');
 
 type CursorKey = Array<string | number>;
 

@@ -204,7 +204,7 @@ export class AdminQueries {
   audit(q: { since?: string; actor?: string } & PageRequest): AuditPage {
     const since = q.since === undefined ? undefined : new Date(q.since);
     if (since && Number.isNaN(since.getTime()))
-      throw new ApiError('invalid_params', `invalid client parameters: since '${q.since}' is not a time`);
+      throw new ApiError('invalid_request', `querystring/since: '${q.since}' is not a time`);
     const before = q.cursor === undefined ? undefined : decodeCursor<[number]>('audit', q.cursor, ['number'])[0];
     const limit = limitOf(q);
     const entries = this.store.audit.list({

@@ -31,6 +31,7 @@ export async function signatureRoutes(fastify: FastifyInstance, { admin, tokens 
   );
 
   app.post('/api/v1/releases/:arch/:version/signatures', {
+    config: { accepts: [...SIGNATURE_BODY_TYPES, 'application/json'] },
     onRequest: requireScope(tokens, 'releases:write'),
     schema: {
       summary: "Add a signature of a release's payload (a JWS, or an OpenPGP signed message as OpenShift publishes)",
