@@ -117,11 +117,24 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
     expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, 'channel', 'fast-4.17']).stdout).toBe(
       'Updated the channel to "fast-4.17"\n',
     );
+    // In a channel without 4.16.3, nothing of stable-4.16 stays listed, and adm upgrade says why there is nothing.
+    await setSpec(m, { channel: 'candidate-4.17' });
+    expect((await agent()).code).toBe(0);
+    const elsewhere = await statusOf(m);
+    expect(retrieved(elsewhere)).toMatchObject({ status: 'False', reason: 'VersionNotFound' });
+    expect(elsewhere.availableUpdates).toBeNull();
+    const nothing = cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig]);
+    expect(nothing.stdout).not.toContain('Recommended updates:');
+    expect(nothing.stdout).not.toContain('Additional updates');
+    expect(nothing.stderr).toBe(
+      'warning: Cannot display available updates:\n  Reason: VersionNotFound\n  Message: Unable to retrieve available updates: currently reconciling cluster version 4.16.3 not found in the "candidate-4.17" channel\n\n',
+    );
     await setSpec(m, { channel: 'stable-4.16' });
+    await agent();
 
     // Accepting the risk that applies makes its update recommended.
     await setSpec(m, { desiredUpdate: { acceptRisks: [{ name: 'OnAWS' }] } });
     await agent();
     expect(recommendedOf(await statusOf(m))['4.16.5']).toBe('True/AllExposedRisksAccepted');
-  });
+  }, 180_000);
 });

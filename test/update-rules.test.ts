@@ -15,7 +15,8 @@ import { resolveDesired, type Target } from '../src/agent/update/resolve.js';
 import { FAIL_AFTER_MS, gateOperators, operatorReason } from '../src/agent/update/gate.js';
 import type { ClusterVersion } from '../src/agent/clusterVersion.js';
 import type { Condition } from '../src/agent/conditions.js';
-import { desiredUpdateFor, upgradeReport } from '../src/cli/adm.js';
+import { desiredUpdateFor } from '../src/cli/adm.js';
+import { upgradeReport } from '../src/cli/adm/report.js';
 
 const img = (v: string): string => `quay.example/ocp/release@sha256:${Buffer.from(v).toString('hex').padEnd(64, '0')}`;
 const rel = (v: string) => ({ version: v, image: img(v) });
@@ -338,12 +339,65 @@ describe('adm upgrade --to / --to-image', () => {
       ],
     });
     expect(() => desiredUpdateFor(cv, { to: '4.16.5' })).toThrow('Already upgrading');
-    const report = upgradeReport(cv, false);
+    const report = upgradeReport(cv, false).out;
     expect(
       report.startsWith(
         'Failing=True:\n\n  Reason: ClusterOperatorDegraded\n  Message: Cluster operator etcd is degraded\n\ninfo: An upgrade is in progress. Working towards 4.16.5: 10 of 600 done (1% complete)\n',
       ),
     ).toBe(true);
+  });
+});
+
+describe('the report of adm upgrade, as oc prints it', () => {
+  const settled = [
+    cond('Failing', 'False'),
+    cond('Progressing', 'False', '', 'Cluster version is 4.15.9'),
+    cond('Upgradeable', 'True'),
+  ];
+
+  it('says it cannot refresh the updates it still lists, and cannot display them when it lists none', () => {
+    const failed = cond(
+      'RetrievedUpdates',
+      'False',
+      'RemoteFailed',
+      'Unable to retrieve available updates: connect ECONNREFUSED',
+    );
+    const stale = upgradeReport(clusterVersion(undefined, { conditions: [...settled, failed] }), false);
+    expect(stale.out).toBe(
+      [
+        'Cluster version is 4.15.9',
+        '',
+        'Upstream is unset, so the cluster will use an appropriate default.',
+        'Channel: stable-4.16',
+        '',
+        'Recommended updates:',
+        '',
+        '  VERSION     IMAGE',
+        `  4.16.5      ${img('4.16.5')}`,
+        '',
+        'Additional updates which are not recommended based on your cluster configuration are available, to view those re-run the command with --include-not-recommended.',
+        '',
+      ].join('\n'),
+    );
+    expect(stale.err).toBe(
+      'warning: Cannot refresh available updates:\n  Reason: RemoteFailed\n  Message: Unable to retrieve available updates: connect ECONNREFUSED\n\n',
+    );
+    const notFound = cond(
+      'RetrievedUpdates',
+      'False',
+      'VersionNotFound',
+      'Unable to retrieve available updates: currently reconciling cluster version 4.15.9 not found in the "candidate-4.17" channel',
+    );
+    const none = upgradeReport(
+      clusterVersion(undefined, { conditions: [...settled, notFound], availableUpdates: null, conditionalUpdates: [] }),
+      false,
+    );
+    expect(none.out).toBe(
+      'Cluster version is 4.15.9\n\nUpstream is unset, so the cluster will use an appropriate default.\nChannel: stable-4.16\n',
+    );
+    expect(none.err).toBe(
+      `warning: Cannot display available updates:\n  Reason: VersionNotFound\n  Message: ${notFound.message}\n\n`,
+    );
   });
 });
 

@@ -1,93 +1,11 @@
 // `cincy adm upgrade`: the update report of a cluster, worded like `oc adm upgrade`, and the channel switch.
 import * as k8s from '@kubernetes/client-node';
 import { Command } from 'commander';
-import { CV, type ClusterVersion, type DesiredUpdate } from '../agent/clusterVersion.js';
+import { CV, type DesiredUpdate } from '../agent/clusterVersion.js';
 import { PAYLOAD_PATTERN } from '../schemas/graphData.js';
 import { loadKubeConfig } from './kubeconfig.js';
 import { escapeLines } from './terminalText.js';
-
-type ClusterVersionView = Pick<ClusterVersion, 'spec' | 'status'>;
-
-const indent = (text: string): string => text.replace(/\n/g, '\n  ');
-
-export function upgradeReport(cv: ClusterVersionView, includeNotRecommended: boolean): string {
-  const out: string[] = [];
-  const condition = (type: string) => cv.status.conditions?.find((c) => c.type === type);
-  // As oc does: what blocks or breaks the update first, then where it is.
-  for (const [type, status] of [
-    ['Invalid', 'True'],
-    ['Failing', 'True'],
-  ] as const) {
-    const c = condition(type);
-    if (c?.status === status)
-      out.push(`${type}=${status}:`, '', `  Reason: ${c.reason}`, `  Message: ${indent(c.message)}`, '');
-  }
-  const progressing = condition('Progressing');
-  if (progressing?.status === 'True') out.push(`info: An upgrade is in progress. ${progressing.message}`, '');
-  else out.push(`Cluster version is ${cv.status.desired?.version ?? '<unknown>'}`, '');
-  const accepted = condition('ReleaseAccepted');
-  if (accepted?.status === 'False')
-    out.push('ReleaseAccepted=False', '', `  Reason: ${accepted.reason}`, `  Message: ${indent(accepted.message)}`, '');
-  out.push(
-    cv.spec.upstream
-      ? `Upstream: ${cv.spec.upstream}`
-      : 'Upstream is unset, so the cluster will use an appropriate default.',
-  );
-  const channels = cv.status.desired?.channels ?? [];
-  out.push(
-    cv.spec.channel
-      ? `Channel: ${cv.spec.channel}${channels.length ? ` (available channels: ${channels.join(', ')})` : ''}`
-      : 'Channel: <none>',
-  );
-  const retrieved = cv.status.conditions?.find((c) => c.type === 'RetrievedUpdates');
-  if (retrieved && retrieved.status !== 'True') {
-    // As oc does: a warning on standard error, the report on standard output.
-    process.stderr.write(
-      escapeLines(
-        `warning: Cannot display available updates:\n  Reason: ${retrieved.reason}\n  Message: ${indent(retrieved.message)}\n\n`,
-      ),
-    );
-  }
-  const available = cv.status.availableUpdates ?? [];
-  const notRecommended = (cv.status.conditionalUpdates ?? []).filter(
-    (c) => !c.conditions.some((k) => k.type === 'Recommended' && k.status === 'True'),
-  );
-  if (available.length) {
-    const width = Math.max(7, ...available.map((r) => r.version.length)) + 5;
-    out.push(
-      '',
-      'Recommended updates:',
-      '',
-      `  ${'VERSION'.padEnd(width)}IMAGE`,
-      ...available.map((r) => `  ${r.version.padEnd(width)}${r.image}`),
-    );
-  } else if (!retrieved || retrieved.status === 'True') {
-    out.push(
-      '',
-      'No updates available. You may still upgrade to a specific release image with --to-image or wait for new updates to be available.',
-    );
-  }
-  if (notRecommended.length && includeNotRecommended) {
-    out.push('', 'Supported but not recommended updates:');
-    for (const c of notRecommended) {
-      const rec = c.conditions.find((k) => k.type === 'Recommended');
-      out.push(
-        '',
-        `  Version: ${c.release.version}`,
-        `  Image: ${c.release.image}`,
-        `  Recommended: ${rec?.status ?? 'Unknown'}`,
-        `  Reason: ${rec?.reason ?? ''}`,
-        `  Message: ${indent(rec?.message ?? '')}`,
-      );
-    }
-  } else if (notRecommended.length) {
-    out.push(
-      '',
-      'Additional updates which are not recommended based on your cluster configuration are available, to view those re-run the command with --include-not-recommended.',
-    );
-  }
-  return `${out.join('\n')}\n`;
-}
+import { indent, upgradeReport, type ClusterVersionView } from './adm/report.js';
 
 export interface UpgradeRequest {
   to?: string;
@@ -203,11 +121,13 @@ export function addAdmCommands(program: Command, run: (f: () => Promise<number>)
           return 0;
         }
         const cv = (await kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject(CV)) as ClusterVersionView;
-        process.stdout.write(
-          opts.output === 'json'
-            ? `${JSON.stringify({ spec: cv.spec, status: cv.status }, null, 2)}\n`
-            : escapeLines(upgradeReport(cv, !!opts.includeNotRecommended)),
-        );
+        if (opts.output === 'json') {
+          process.stdout.write(`${JSON.stringify({ spec: cv.spec, status: cv.status }, null, 2)}\n`);
+          return 0;
+        }
+        const report = upgradeReport(cv, !!opts.includeNotRecommended);
+        process.stdout.write(escapeLines(report.out));
+        process.stderr.write(escapeLines(report.err));
         return 0;
       })(),
     );
