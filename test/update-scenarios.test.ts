@@ -9,6 +9,7 @@ import type { ClusterVersion } from '../src/agent/clusterVersion.js';
 import { RiskEvaluator } from '../src/agent/risks.js';
 import { runAgent } from '../src/agent/run.js';
 import { PROGRESS } from '../src/agent/update/progress.js';
+import { TIMING } from '../src/agent/update/timing.js';
 import { requestUpdate, type UpgradeRequest } from '../src/cli/adm.js';
 import { kindNamed } from '../src/cluster/mock/kinds.js';
 import { CLOCK_CONFIGMAP } from '../src/cluster/simulatedClock.js';
@@ -218,10 +219,15 @@ describe('the update executor, in-process', () => {
       ),
     );
     expect(r.cluster.cv().status.history).toHaveLength(1);
+    // The forced request is a new one: acted on at the executor's next look, not a minute after the refusal.
+    const asked = r.cluster.clock.now();
     await r.ask({ to: '4.16.7', force: true });
     const entry = await r.cluster.runUntil('the forced update', () =>
       ((h) => h?.version === '4.16.7' && h)(history0(r.cluster)),
     );
+    // (The executor looks again within TIMING.gatePoll, and the payload Job takes its time; a refusal
+    // remembered past the new request would hold it for TIMING.retry first.)
+    expect(Date.parse(entry.startedTime) - asked).toBeLessThan(TIMING.retry);
     expect(entry).toMatchObject({ state: 'Partial', verified: false, completionTime: null });
     expect(entry.acceptedRisks).toMatch(
       /^Target release version="4\.16\.7" image="\S+" cannot be verified, but continuing anyway because the update was forced: The update cannot be verified/,
