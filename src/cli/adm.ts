@@ -1,10 +1,11 @@
 // `cincy adm upgrade`: the update report of a cluster, worded like `oc adm upgrade`, and the channel switch.
 import * as k8s from '@kubernetes/client-node';
 import { Command } from 'commander';
-import { CV, type DesiredUpdate } from '../agent/clusterVersion.js';
+import type { DesiredUpdate } from '../agent/clusterVersion.js';
 import { PAYLOAD_PATTERN } from '../schemas/graphData.js';
 import { loadKubeConfig } from './kubeconfig.js';
 import { escapeLines } from './terminalText.js';
+import { patchClusterVersion, readClusterVersion } from './adm/cluster.js';
 import { indent, upgradeReport, type ClusterVersionView } from './adm/report.js';
 
 export interface UpgradeRequest {
@@ -77,15 +78,12 @@ export function desiredUpdateFor(cv: ClusterVersionView, r: UpgradeRequest): Des
 
 /** Asks the cluster for an update (spec.desiredUpdate), checked as `desiredUpdateFor` checks it; returns what was asked. */
 export async function requestUpdate(kc: k8s.KubeConfig, r: UpgradeRequest): Promise<DesiredUpdate> {
-  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-  const cv = (await custom.getClusterCustomObject(CV)) as ClusterVersionView;
+  const cv = await readClusterVersion(kc);
   const desiredUpdate = desiredUpdateFor(cv, r);
   // Every key given (null for the absent ones), so nothing of an earlier request lingers in the merge.
-  const body = { spec: { desiredUpdate: { version: null, image: null, architecture: null, ...desiredUpdate } } };
-  await custom.patchClusterCustomObject(
-    { ...CV, body },
-    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-  );
+  await patchClusterVersion(kc, {
+    spec: { desiredUpdate: { version: null, image: null, architecture: null, ...desiredUpdate } },
+  });
   return desiredUpdate;
 }
 
@@ -120,7 +118,7 @@ export function addAdmCommands(program: Command, run: (f: () => Promise<number>)
           process.stdout.write(escapeLines(`Requested update to ${desiredUpdate.version ?? desiredUpdate.image}\n`));
           return 0;
         }
-        const cv = (await kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject(CV)) as ClusterVersionView;
+        const cv = await readClusterVersion(kc);
         if (opts.output === 'json') {
           process.stdout.write(`${JSON.stringify({ spec: cv.spec, status: cv.status }, null, 2)}\n`);
           return 0;
@@ -140,12 +138,7 @@ export function addAdmCommands(program: Command, run: (f: () => Promise<number>)
       run(async () => {
         const kubeconfig = opts.kubeconfig ?? (cmd.parent?.opts() as { kubeconfig?: string }).kubeconfig; // also before `channel`
         if (!/^[0-9a-z\-.]+$/.test(name)) throw new Error(`channel '${name}' does not match ^[0-9a-z\\-\\.]+$`);
-        await loadKubeConfig({ kubeconfig })
-          .makeApiClient(k8s.CustomObjectsApi)
-          .patchClusterCustomObject(
-            { ...CV, body: { spec: { channel: name } } },
-            k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-          );
+        await patchClusterVersion(loadKubeConfig({ kubeconfig }), { spec: { channel: name } });
         process.stdout.write(`Updated the channel to "${name}"\n`);
         return 0;
       })(),
