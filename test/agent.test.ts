@@ -111,14 +111,24 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
     expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, '-o', 'json']).stdout).toContain(
       '"conditionalUpdates"',
     );
-    expect(cincy(['adm', 'upgrade', 'channel', 'candidate-4.17', '--kubeconfig', m.kubeconfig]).stdout).toBe(
-      'Updated the channel to "candidate-4.17"\n',
+    // The channels 4.16.3 is in, from the graph, are those adm upgrade channel takes without being told.
+    const outside = cincy(['adm', 'upgrade', 'channel', 'candidate-4.17', '--kubeconfig', m.kubeconfig]);
+    expect(outside.stderr).toBe(
+      'cincy: the requested channel "candidate-4.17" is not one of the available channels (stable-4.16), you must pass --allow-explicit-channel to continue\n',
     );
-    expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, 'channel', 'fast-4.17']).stdout).toBe(
-      'Updated the channel to "fast-4.17"\n',
-    );
+    expect(outside.code).toBe(1);
+    const told = cincy([
+      'adm',
+      'upgrade',
+      '--kubeconfig',
+      m.kubeconfig,
+      'channel',
+      'candidate-4.17',
+      '--allow-explicit-channel',
+    ]);
+    expect(told).toMatchObject({ code: 0, stdout: '' });
+    expect(told.stderr).toContain('You have used --allow-explicit-channel to proceed anyway.');
     // In a channel without 4.16.3, nothing of stable-4.16 stays listed, and adm upgrade says why there is nothing.
-    await setSpec(m, { channel: 'candidate-4.17' });
     expect((await agent()).code).toBe(0);
     const elsewhere = await statusOf(m);
     expect(retrieved(elsewhere)).toMatchObject({ status: 'False', reason: 'VersionNotFound' });

@@ -10,7 +10,7 @@ import { RiskEvaluator } from '../src/agent/risks.js';
 import { runAgent } from '../src/agent/run.js';
 import { PROGRESS } from '../src/agent/update/progress.js';
 import { TIMING } from '../src/agent/update/timing.js';
-import { requestUpdate, type UpgradeRequest } from '../src/cli/adm.js';
+import { requestUpdate, type UpgradeRequest } from '../src/cli/adm/request.js';
 import { kindNamed } from '../src/cluster/mock/kinds.js';
 import { CLOCK_CONFIGMAP } from '../src/cluster/simulatedClock.js';
 import { documentCount, loadPayload } from '../src/payload/load.js';
@@ -279,7 +279,8 @@ describe('the update executor, in-process', () => {
       message:
         'The cluster version is invalid: spec.desiredUpdate.version: Invalid value: "4.16.99": when image is empty the update must be a previous version or an available update',
     });
-    await r.ask({ to: '4.16.6', allowNotRecommended: true, force: true });
+    // The Invalid condition is a client-side guard oc asks to be passed explicitly.
+    await r.ask({ to: '4.16.6', allowNotRecommended: true, force: true, allowUpgradeWithWarnings: true });
     const entry = await r.cluster.runUntil('the forced update', () =>
       ((h) => h?.version === '4.16.6' && h)(history0(r.cluster)),
     );
