@@ -79,7 +79,7 @@ describe('adm upgrade as oc has it', () => {
     expect((await cv()).spec.channel).toBeUndefined();
   }, 240_000);
 
-  it("--to the current version, --to-latest, --clear and --include-not-recommended with none, in oc's words", async () => {
+  it("status, --to the current version, --to-latest, --clear and --include-not-recommended with none, in oc's words", async () => {
     const dir = cleanup.dir();
     const m = await serveMock(['--version', '4.16.3', '--channel', 'stable-4.16'], dir, cleanup);
     const custom = m.kc.makeApiClient(k8s.CustomObjectsApi);
@@ -101,6 +101,10 @@ describe('adm upgrade as oc has it', () => {
     });
     const upgrade = (...args: string[]) => cincyAsync(['adm', 'upgrade', ...args, '--kubeconfig', m.kubeconfig]);
 
+    expect(await cincyAsync(['adm', 'upgrade', 'status', '--kubeconfig', m.kubeconfig])).toMatchObject({
+      code: 0,
+      stdout: 'The cluster is not updating.\n',
+    });
     expect(await upgrade('--to', '4.16.3')).toMatchObject({
       code: 0,
       stdout: 'info: Cluster is already at version 4.16.3\n',

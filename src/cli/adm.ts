@@ -9,6 +9,7 @@ import { clearUpdate } from './adm/clear.js';
 import { readClusterVersion } from './adm/cluster.js';
 import { upgradeReport } from './adm/report.js';
 import { checkFlags, requestUpdate, type UpgradeRequest } from './adm/request.js';
+import { DETAILS, upgradeStatus } from './adm/status.js';
 
 type UpgradeOptions = UpgradeRequest & {
   kubeconfig?: string;
@@ -71,6 +72,18 @@ export function addAdmCommands(program: Command, run: (f: () => Promise<number>)
     )
     .option('--force', 'update despite cluster-side guards: signature verification, upgradeable conditions')
     .action((opts: UpgradeOptions) => run(() => upgrade(opts))());
+  upgradeCmd
+    .command('status')
+    .description('the progress of an update: control plane, operators, node pools and health, as oc shows it')
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster')
+    .option('--details <what>', `show more: ${DETAILS.join(', ')}`, 'none')
+    .action((opts: { kubeconfig?: string; details: string }, cmd: Command) =>
+      run(async () => {
+        const kc = loadKubeConfig({ kubeconfig: kubeconfigOf(opts, cmd) });
+        process.stdout.write(escapeLines(await upgradeStatus(kc, opts.details)));
+        return 0;
+      })(),
+    );
   upgradeCmd
     .command('channel')
     .description('set or clear the update channel; prints nothing on success, as oc does')
