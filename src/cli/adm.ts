@@ -10,6 +10,8 @@ import { readClusterVersion } from './adm/cluster.js';
 import { upgradeReport } from './adm/report.js';
 import { checkFlags, requestUpdate, type UpgradeRequest } from './adm/request.js';
 import { DETAILS, upgradeStatus } from './adm/status.js';
+import { checkRecommendOptions, recommendReport, type Precheck, type RecommendOptions } from './adm/recommend.js';
+import { alertFindings } from './adm/recommend/alerts.js';
 
 type UpgradeOptions = UpgradeRequest & {
   kubeconfig?: string;
@@ -50,6 +52,38 @@ async function upgrade(opts: UpgradeOptions): Promise<number> {
   return 0;
 }
 
+type RecommendFlags = RecommendOptions & {
+  kubeconfig?: string;
+  prometheusUrl?: string;
+  prometheusTokenFile?: string;
+  prometheusCaFile?: string;
+};
+
+const commaList = (v: string): string[] =>
+  v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+async function recommend(opts: RecommendFlags, kubeconfig: string | undefined): Promise<number> {
+  checkRecommendOptions(opts);
+  const kc = loadKubeConfig({ kubeconfig });
+  const cv = await readClusterVersion(kc);
+  let precheck: Precheck | undefined;
+  if (opts.prometheusUrl) {
+    const access = { url: opts.prometheusUrl, tokenFile: opts.prometheusTokenFile, caFile: opts.prometheusCaFile };
+    precheck = await alertFindings(access).then(
+      (findings) => ({ findings }),
+      (err: Error) => ({ findings: [], error: err.message }),
+    );
+  }
+  const report = recommendReport(cv, opts, precheck);
+  process.stdout.write(escapeLines(report.out));
+  process.stderr.write(escapeLines(report.err));
+  if (report.failure) throw new Error(report.failure);
+  return 0;
+}
+
 export function addAdmCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
   const upgradeCmd = program
     .command('adm')
@@ -84,6 +118,23 @@ export function addAdmCommands(program: Command, run: (f: () => Promise<number>)
         return 0;
       })(),
     );
+  upgradeCmd
+    .command('recommend')
+    .description('the recommended updates by minor version with their known issues, and what the precheck finds')
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster')
+    .option(
+      '--version <version>',
+      'the context of this target; exit 1 when an issue applies that --accept does not name',
+    )
+    .option('--show-outdated-releases', 'all known targets, older releases too')
+    .option('--accept <names>', 'comma-separated issues you find acceptable (with --version)', commaList)
+    .option(
+      '--prometheus-url <url>',
+      "the cluster's Prometheus or Thanos querier, whose firing alerts the precheck reads",
+    )
+    .option('--prometheus-token-file <file>', 'bearer token for --prometheus-url')
+    .option('--prometheus-ca-file <file>', 'CA bundle of --prometheus-url')
+    .action((opts: RecommendFlags, cmd: Command) => run(() => recommend(opts, kubeconfigOf(opts, cmd)))());
   upgradeCmd
     .command('channel')
     .description('set or clear the update channel; prints nothing on success, as oc does')
