@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: how fast cincy starts, answers a channel the first time, serves a cached graph
-// (against nginx serving the same bytes) and how much memory it takes, on two inputs:
+// (against a bare node:http server and nginx serving the same bytes) and how much memory it takes,
+// on two inputs:
 //   real — the real conformance set (../shared/conformance/real-2024-08-09, or $CINCY_CONFORMANCE_DIR)
 //   full — a full-size tree from scripts/generate-graph-data.mjs --size full
 // It prints a Markdown table and writes it to bench-results/latest.md. Missed targets are reported,
@@ -14,7 +15,17 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { freePort, get, keepAliveAgent, waitReady } from './bench/http.mjs';
 import { checkSameBytes, startNginx } from './bench/nginx.mjs';
-import { hasCommand, installCleanupHandlers, peakRssMb, removeOnExit, run, start, stop } from './bench/procs.mjs';
+import { checkSameAnswer, keepAliveSettings, responseSpec, startBareNode } from './bench/bareNode.mjs';
+import {
+  groupCpuMs,
+  hasCommand,
+  installCleanupHandlers,
+  peakRssMb,
+  removeOnExit,
+  run,
+  start,
+  stop,
+} from './bench/procs.mjs';
 import { atLeast, atMost, percentile, Report } from './bench/report.mjs';
 import { channelsToRequest } from './bench/tree.mjs';
 import { runWrk, WRK_ARGS, wrkCaveats } from './bench/wrk.mjs';
@@ -31,7 +42,8 @@ const REAL_SET = join(CONFORMANCE, 'real-2024-08-09');
 const TARGETS = {
   coldReal: atMost(2, 's'),
   firstResponse: atMost(50, 'ms'),
-  ratio: atLeast(0.5),
+  ratioBare: atLeast(0.9),
+  ratioNginx: atLeast(0.7),
   rssFull: atMost(200, 'MB'),
   writeVisibleReal: atMost(50, 'ms'),
   writeVisibleFull: atMost(200, 'ms'),
@@ -138,13 +150,27 @@ const M = {
   first: 'first GET per channel',
   rss: 'peak RSS of the server (VmHWM)',
 };
-const THROUGHPUT_ROWS = [
-  'cached req/s, cincy',
-  'cached p99 latency, cincy',
-  'cached req/s, nginx (same bytes)',
-  'cached p99 latency, nginx',
-  'req/s ratio cincy/nginx',
-];
+const T = {
+  cincy: 'cached req/s, cincy',
+  cincyP99: 'cached p99 latency, cincy',
+  bare: "cached req/s, bare node:http as cincy (launcher's node flags, serve's connection limits)",
+  bareP99: 'cached p99 latency, bare node:http as cincy',
+  plain: 'cached req/s, bare node:http plain (Node defaults)',
+  plainP99: 'cached p99 latency, bare node:http plain',
+  nginx: 'cached req/s, nginx (same bytes)',
+  nginxP99: 'cached p99 latency, nginx',
+  ratioBare: 'req/s ratio cincy/bare node:http as cincy',
+  ratioPlain: 'req/s ratio cincy/bare node:http plain',
+  ratioNginx: 'req/s ratio cincy/nginx',
+};
+const THROUGHPUT_ROWS = Object.values(T);
+const RATIO_TARGETS = {
+  [T.ratioBare]: TARGETS.ratioBare,
+  [T.ratioPlain]: TARGETS.ratioBare,
+  [T.ratioNginx]: TARGETS.ratioNginx,
+};
+/** wrk runs per server, taken in turn (cincy, the bare servers, nginx, then again): medians are reported. */
+const THROUGHPUT_ROUNDS = 3;
 
 async function benchInput(report, input, workDir) {
   const { label, graphData } = input;
@@ -206,7 +232,7 @@ async function recordFirstResponses(report, input, server) {
     report.fail(`[${label}] first GET per channel`, err);
     report.notRun([M.first, ...THROUGHPUT_ROWS], label, 'a /graph request failed', {
       [M.first]: TARGETS.firstResponse,
-      [THROUGHPUT_ROWS[4]]: TARGETS.ratio,
+      ...RATIO_TARGETS,
     });
     return undefined;
   }
@@ -239,17 +265,24 @@ async function recordFirstResponses(report, input, server) {
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
 
-/** wrk against cincy, then nginx serving the same gzip bytes, with one identical wrk command. */
+/**
+ * wrk against cincy, the two bare node:http servers giving cincy's very answer (the Node limit) and
+ * nginx serving the same gzip bytes, with one identical wrk command, in turn for THROUGHPUT_ROUNDS
+ * rounds: the machine's other work then weighs on all alike, and the ratios compare medians of one run.
+ */
 async function recordThroughput(report, input, server, largest) {
   const { label } = input;
   if (!hasCommand('wrk') || !hasCommand('nginx')) {
-    report.notRun(THROUGHPUT_ROWS, label, 'wrk or nginx missing', { 'req/s ratio cincy/nginx': TARGETS.ratio });
+    report.notRun(THROUGHPUT_ROWS, label, 'wrk or nginx missing', RATIO_TARGETS);
     return;
   }
   const path = graphPath(largest.name, largest.arch);
-  // Warm: the first gzip request compresses the view; the run should measure the cached bytes.
-  await get(server.port, path, { headers: GZIP_ACCEPT });
-  const warm = await get(server.port, path, { headers: GZIP_ACCEPT });
+  // Warm: the first gzip request compresses the view; the run should measure the cached bytes. The
+  // answer is taken on a keep-alive connection, as wrk's are, for the bare servers to copy.
+  const agent = keepAliveAgent();
+  await get(server.port, path, { headers: GZIP_ACCEPT, agent });
+  const warm = await get(server.port, path, { headers: GZIP_ACCEPT, agent });
+  agent.destroy();
   if (warm.status !== 200 || warm.headers['content-encoding'] !== 'gzip') {
     report.fail(
       `[${label}] gzip response`,
@@ -260,42 +293,110 @@ async function recordThroughput(report, input, server, largest) {
   }
   report.add('largest channel (gzip bytes served)', label, kib(warm.body.length));
 
-  let cincy, nginx;
+  const others = [];
+  let runs;
   try {
-    log(`[${label}] wrk → cincy ${path}`);
-    cincy = await runWrk('cincy', `http://127.0.0.1:${server.port}${path}`);
-    nginx = await wrkNginx(label, warm.body, path);
+    others.push(await yardstick('bare', () => startBare(label, warm, path, 'cincy')));
+    others.push(await yardstick('plain', () => startBare(label, warm, path, 'plain')));
+    others.push(await yardstick('nginx', () => startNginxFor(label, warm.body, path)));
+    const targets = [{ name: 'cincy', port: server.port, proc: server.proc }, ...others];
+    log(`[${label}] wrk ${THROUGHPUT_ROUNDS} rounds → ${targets.map((t) => t.name).join(', ')} on ${path}`);
+    runs = Object.fromEntries(targets.map((t) => [t.name, []]));
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++)
+      for (const t of targets) {
+        const cpuBefore = groupCpuMs(t.proc.pid);
+        const r = await runWrk(t.name, `http://127.0.0.1:${t.port}${path}`);
+        runs[t.name].push({ ...r, cpuUsPerRequest: ((groupCpuMs(t.proc.pid) - cpuBefore) * 1000) / r.requests });
+      }
   } catch (err) {
     report.fail(`[${label}] cached throughput`, err);
+    runs = undefined;
+  } finally {
+    for (const o of others) await stop(o.proc);
   }
-  if (cincy) {
-    report.add(THROUGHPUT_ROWS[0], label, cincy.rps, { digits: 0, note: wrkCaveats(cincy) });
-    report.add(THROUGHPUT_ROWS[1], label, cincy.p99Ms, { unit: 'ms', digits: 2 });
-  }
-  if (nginx) {
-    report.add(THROUGHPUT_ROWS[2], label, nginx.rps, { digits: 0, note: wrkCaveats(nginx) });
-    report.add(THROUGHPUT_ROWS[3], label, nginx.p99Ms, { unit: 'ms', digits: 2 });
-  }
-  if (cincy && nginx)
-    report.add(THROUGHPUT_ROWS[4], label, cincy.rps / nginx.rps, { digits: 2, target: TARGETS.ratio });
-  else
-    report.notRun(THROUGHPUT_ROWS.slice(cincy ? 2 : 0), label, 'wrk or nginx failed', {
-      [THROUGHPUT_ROWS[4]]: TARGETS.ratio,
+  const median = (name) => (runs?.[name]?.length === THROUGHPUT_ROUNDS ? medianRun(runs[name]) : undefined);
+  const result = { cincy: median('cincy'), bare: median('bare'), plain: median('plain'), nginx: median('nginx') };
+  for (const [name, rps, p99] of [
+    ['cincy', T.cincy, T.cincyP99],
+    ['bare', T.bare, T.bareP99],
+    ['plain', T.plain, T.plainP99],
+    ['nginx', T.nginx, T.nginxP99],
+  ]) {
+    const r = result[name];
+    if (!r) {
+      report.notRun([rps, p99], label, 'wrk failed');
+      continue;
+    }
+    report.add(rps, label, r.rps, {
+      digits: 0,
+      note: ` (median of ${runs[name].map((x) => x.rps.toFixed(0)).join(', ')})${wrkCaveats(r)}`,
     });
+    report.add(p99, label, r.p99Ms, { unit: 'ms', digits: 2 });
+  }
+  // CPU per request is what the other work on the machine changes least: the cost of each server's path.
+  for (const name of ['cincy', 'bare', 'plain', 'nginx']) {
+    const cpu = runs?.[name]?.map((x) => x.cpuUsPerRequest).sort((a, b) => a - b);
+    if (cpu?.length === THROUGHPUT_ROUNDS)
+      report.add(
+        `${T[name].replace(/^cached req\/s/, 'server CPU per cached request')}`,
+        label,
+        cpu[Math.floor(cpu.length / 2)],
+        {
+          unit: 'µs',
+          digits: 1,
+          note: ` (runs: ${cpu.map((c) => c.toFixed(1)).join(', ')})`,
+        },
+      );
+  }
+  for (const [name, row] of [
+    ['bare', T.ratioBare],
+    ['plain', T.ratioPlain],
+    ['nginx', T.ratioNginx],
+  ]) {
+    if (result.cincy && result[name])
+      report.add(row, label, result.cincy.rps / result[name].rps, { digits: 2, target: RATIO_TARGETS[row] });
+    else report.notRun([row], label, 'wrk failed', RATIO_TARGETS);
+  }
 }
 
-async function wrkNginx(label, gzipBytes, path) {
+/** The run with the median req/s (its p99 with it). */
+function medianRun(runs) {
+  return [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+}
+
+/** Starts one of the servers cincy is compared with; named for the report. */
+async function yardstick(name, startIt) {
+  return { name, ...(await startIt()) };
+}
+
+/** A bare node:http server with cincy's answer to `path`, checked to give the same status, headers and bytes. */
+async function startBare(label, cincyAnswer, path, mode) {
+  const dir = removeOnExit(mkdtempSync(join(tmpdir(), `cincy-bench-bare-${label}-`)));
+  const spec = responseSpec(cincyAnswer, keepAliveSettings(cincyAnswer.headers['keep-alive']));
+  const bare = await startBareNode(dir, spec, cincyAnswer.body, mode);
+  try {
+    await checkSameAnswer(bare.port, path, GZIP_ACCEPT, cincyAnswer);
+  } catch (err) {
+    await stop(bare.proc);
+    throw err;
+  }
+  log(`[${label}] bare node:http ${mode}${bare.flags.length ? ` (${bare.flags.join(' ')})` : ''}: same answer`);
+  return bare;
+}
+
+async function startNginxFor(label, gzipBytes, path) {
   // Directly under the system temp dir: nginx workers run as an unprivileged user and could not
   // traverse the bench's own 0700 work dir.
   const dir = removeOnExit(mkdtempSync(join(tmpdir(), `cincy-bench-nginx-${label}-`)));
   const nginx = await startNginx(dir, gzipBytes);
   try {
     await checkSameBytes(nginx.port, path, gzipBytes);
-    log(`[${label}] wrk → nginx (1 worker, same ${gzipBytes.length} gzip bytes)`);
-    return await runWrk('nginx', `http://127.0.0.1:${nginx.port}${path}`);
-  } finally {
+  } catch (err) {
     await stop(nginx.proc);
+    throw err;
   }
+  log(`[${label}] nginx (1 worker): same ${gzipBytes.length} gzip bytes`);
+  return nginx;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,6 +461,8 @@ function header() {
     '',
     `Throughput: \`wrk ${WRK_ARGS.map((a) => (a.includes(' ') ? `'${a}'` : a)).join(' ')} URL\` on the largest channel, gzip, after a warm-up.`,
     'nginx runs with worker_processes 1 because cincy serves from one Node process: one core each is the fair comparison.',
+    "The bare node:http servers are the Node limit: one process each answering cincy's status, headers and bytes; 'as cincy' runs with the launcher's node flags and serve's connection limits, 'plain' with Node's defaults.",
+    `Each server gets ${THROUGHPUT_ROUNDS} wrk runs, taken in turn; the table gives the median run.`,
     '',
   ].join('\n');
 }

@@ -225,5 +225,5 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
     await setSpec(m, { desiredUpdate: { acceptRisks: [{ name: 'OnAWS' }] } });
     await agent();
     expect(recommendedOf(await statusOf(m))['4.16.5']).toBe('True/AllExposedRisksAccepted');
-  }, 180_000);
+  }, 180_000); // four processes and Prometheus's scrapes: about 40 s on a quiet 2-core machine, over 60 s on a busy one
 });

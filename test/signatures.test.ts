@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CompactSign, FlattenedSign, GeneralSign, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { generateKeys, signatureConfigMap, signPayload } from '../src/cli/signatures.js';
+import { generateKeys, signatureConfigMap, signPayload } from '../src/cli/signing.js';
 import { createToken } from '../src/cli/token.js';
 import { makeStatement } from '../src/signatures/statement.js';
 import {

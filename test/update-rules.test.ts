@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import type * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { ReleaseVerifier } from '../src/agent/update/verify.js';
-import { generateKeys, signPayload } from '../src/cli/signatures.js';
+import { generateKeys, signPayload } from '../src/cli/signing.js';
 import { TrustStore } from '../src/signatures/verify.js';
 import { preconditions, upgradeableFrom } from '../src/agent/update/preconditions.js';
 import { resolveDesired, type Target } from '../src/agent/update/resolve.js';

@@ -2,7 +2,7 @@
 // the bench can stop the whole group (nginx workers, a server's helpers) on any way out: normal end,
 // an error, Ctrl-C or SIGTERM. A bench that leaves a server behind would skew the next run.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 
 /** Children still running, by pid (= their process group id, since they are spawned detached). */
@@ -95,6 +95,28 @@ export function installCleanupHandlers() {
 }
 
 export const hasCommand = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+
+/**
+ * CPU time (user + system, ms) used so far by every process of a process group: a server the bench
+ * started (detached, so the group is its pid) with its threads, or nginx with its workers.
+ */
+export function groupCpuMs(pgid) {
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  let total = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // Fields after the command (which may hold spaces): state is 3rd, pgrp 5th, utime 14th, stime 15th.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(f[2]) === pgid) total += (Number(f[11]) + Number(f[12])) * tick;
+  }
+  return total;
+}
 
 /** Peak resident set of a process, from the kernel's high-water mark. */
 export function peakRssMb(pid) {

@@ -61,9 +61,10 @@ export async function flood({ cli, graphData, workDir, seconds, log }) {
     return {
       scenario: `8 MiB bodies without a token from ${FLOODERS} clients (a write route, an unknown path) while /graph is measured`,
       tried: `${[...statuses.values()].reduce((a, b) => a + b, 0)} bodies`,
-      held: p99f <= 10 * p99q && !statuses.has(500),
+      // The baseline counts as at least 1 ms: below that, one scheduler tick of a 2-core machine is the p99.
+      held: p99f <= 10 * Math.max(p99q, 1) && !statuses.has(500),
       detail:
-        `/graph p99 ${p99q.toFixed(2)} ms without, ${p99f.toFixed(2)} ms during (×${(p99f / p99q).toFixed(1)}, at most ×10); ` +
+        `/graph p99 ${p99q.toFixed(2)} ms without, ${p99f.toFixed(2)} ms during (×${(p99f / p99q).toFixed(1)}; at most 10× the baseline, taken as at least 1 ms); ` +
         `flood answered ${answered}`,
     };
   } finally {

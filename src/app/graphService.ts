@@ -36,6 +36,8 @@ export class GraphService {
   readonly builds = { main: 0, worker: 0, channels: 0 };
   /** The registry sources' status, kept up to date by the sources themselves. */
   sources: SourceStatus[] = [];
+  /** True while what the sources' first read brought is being built (the service is not ready yet). */
+  applyingFirstRead = false;
 
   readonly signatures: SignaturePolicy;
   private readonly clock: Clock;

@@ -2,7 +2,7 @@
 // new, read the registry sources once (or start reading them, for serve), and build the first snapshot. Shared by the CLI and the tests so
 // both start the same way.
 import { systemClock, type Clock } from '../clock.js';
-import { readGraphData } from '../sources/graphData.js';
+import { readGraphData, type ReadResult } from '../sources/graphData.js';
 import { formatProblem } from '../validation/problems.js';
 import { ImportRejected, Store } from '../store/store.js';
 import { createAdminServices, type AdminServices } from './admin/services.js';
@@ -49,6 +49,11 @@ export interface StartOptions {
   /** A graph-data directory or .tar.gz, imported once at start. */
   graphData?: string;
   /**
+   * The tree at graphData, already being read (serve starts reading it in a worker thread before it
+   * loads the rest of itself); by default it is read here.
+   */
+  treeRead?: Promise<ReadResult>;
+  /**
    * Registry sources (release images, a graph-data image), read once before the first build; with
    * `deferSources`, after it instead (the server listens meanwhile, /readyz 503 until they are read).
    */
@@ -84,7 +89,8 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
     return { ok: false, problems };
   };
   if (opts.graphData) {
-    const problems = await importTree(store, opts.graphData, trust, opts.log, new Date(clock.now()));
+    const read = opts.treeRead ?? readGraphData(opts.graphData);
+    const problems = await importTree(store, opts.graphData, read, trust, opts.log, new Date(clock.now()));
     if (problems.length) {
       if (!store.hasContent())
         return fail([`${opts.graphData} is invalid and the store ${opts.db} has nothing to serve:`, ...problems]);
@@ -103,7 +109,11 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
   if (!service.rebuild()) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
   const firstRead = opts.deferSources
     ? refreshAll(sources).then(async (changed) => {
-        if (changed) await service.refresh();
+        if (!changed) return;
+        // Set in the same tick the sources turn ready, so /readyz never says ready before their graph is served.
+        service.applyingFirstRead = true;
+        await service.refresh();
+        service.applyingFirstRead = false;
       })
     : Promise.resolve();
   // From here on the event loop serves requests: a write waits for another process's lock without
@@ -131,7 +141,7 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
 }
 
 /**
- * Reads, verifies and imports the tree; returns the problems that rejected it, none when it was imported.
+ * Takes the read tree, verifies and imports it; returns the problems that rejected it, none when it was imported.
  * Never throws: whatever fails on the way (a problem of the tree, a limit, an exception anywhere in
  * reading or storing) rejects the import, whose transaction then writes nothing, and the caller keeps
  * serving what the store has.
@@ -139,12 +149,13 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
 async function importTree(
   store: Store,
   graphData: string,
+  treeRead: Promise<ReadResult>,
   trust: TrustStore,
   log: StartLog,
   now: Date,
 ): Promise<string[]> {
   try {
-    const read = await readGraphData(graphData);
+    const read = await treeRead;
     for (const w of read.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data warning');
     if (!read.tree) return read.errors.map(formatProblem);
     const signatures = await verifyTreeSignatures(read.tree.signatures, trust, now);

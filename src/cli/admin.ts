@@ -2,8 +2,8 @@
 // --server and --token (or CINCY_SERVER and CINCY_TOKEN), tables by default and -o json.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { Command, Option } from 'commander';
-import { parse as parseYaml } from 'yaml';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { MAX_PAGE_LIMIT } from '../pageLimits.js';
 import { recordTable } from './table.js';
 import { escapeLines } from './terminalText.js';
 
@@ -49,6 +49,34 @@ export async function call(opts: ClientOptions, method: string, path: string, bo
   return parsed;
 }
 
+/**
+ * The items of a paginated list, page after page (following nextCursor), up to `max` of them.
+ * `query` may hold filters; the page size is the server's largest.
+ */
+export async function listAll(
+  opts: ClientOptions,
+  path: string,
+  field: string,
+  query: URLSearchParams = new URLSearchParams(),
+  max = Infinity,
+): Promise<Array<Record<string, unknown>>> {
+  const q = new URLSearchParams(query);
+  const all: Array<Record<string, unknown>> = [];
+  for (;;) {
+    q.set('limit', String(Math.min(MAX_PAGE_LIMIT, max - all.length)));
+    const page = (await call(opts, 'GET', `${path}?${q}`)) as Record<string, unknown> & { nextCursor?: string };
+    all.push(...(page[field] as Array<Record<string, unknown>>));
+    if (!page.nextCursor || all.length >= max) return all;
+    q.set('cursor', page.nextCursor);
+  }
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('not a whole number of at least 1');
+  return n;
+}
+
 function print(opts: ClientOptions, data: unknown, rows: Array<Record<string, unknown>>, columns: string[]): void {
   process.stdout.write(opts.output === 'json' ? `${JSON.stringify(data, null, 2)}\n` : recordTable(rows, columns));
 }
@@ -92,18 +120,9 @@ export function addAdminCommands(program: Command, run: (f: () => Promise<number
       .option('--version <v>', 'a version or a prefix such as 4.16.*'),
   ).action((opts: ClientOptions & { arch?: string; channel?: string; version?: string }) =>
     run(async () => {
-      const q = new URLSearchParams({ limit: '1000' });
+      const q = new URLSearchParams();
       for (const k of ['arch', 'channel', 'version'] as const) if (opts[k]) q.set(k, opts[k]!);
-      const all: Array<Record<string, unknown>> = [];
-      for (;;) {
-        const page = (await call(opts, 'GET', `/api/v1/releases?${q}`)) as {
-          releases: Array<Record<string, unknown>>;
-          nextCursor?: string;
-        };
-        all.push(...page.releases);
-        if (!page.nextCursor) break;
-        q.set('cursor', page.nextCursor);
-      }
+      const all = await listAll(opts, '/api/v1/releases', 'releases', q);
       print(opts, all, all, ['version', 'architecture', 'payload']);
       return 0;
     })(),
@@ -189,6 +208,7 @@ export function addAdminCommands(program: Command, run: (f: () => Promise<number
       .argument('<file...>'),
   ).action((files: string[], opts: ClientOptions) =>
     run(async () => {
+      const { parse: parseYaml } = await import('yaml');
       const added = [];
       for (const f of files) {
         const doc = parseYaml(readFileSync(f, 'utf8'), { maxAliasCount: 100 }) as Record<string, unknown>;
@@ -216,8 +236,8 @@ export function addAdminCommands(program: Command, run: (f: () => Promise<number
   );
   client(risk.command('ls').description('list risks and hard blocks')).action((opts: ClientOptions) =>
     run(async () => {
-      const r = (await call(opts, 'GET', '/api/v1/risks')) as { risks: Array<Record<string, unknown>> };
-      print(opts, r, r.risks.map(riskRow), ['id', 'to', 'from', 'name']);
+      const risks = await listAll(opts, '/api/v1/risks', 'risks');
+      print(opts, { risks }, risks.map(riskRow), ['id', 'to', 'from', 'name']);
       return 0;
     })(),
   );
@@ -228,14 +248,14 @@ export function addAdminCommands(program: Command, run: (f: () => Promise<number
       .description('who changed what, newest first')
       .option('--since <time>', 'ISO time')
       .option('--actor <subject>')
-      .option('--limit <n>', 'entries', '50'),
-  ).action((opts: ClientOptions & { since?: string; actor?: string; limit: string }) =>
+      .option('--limit <n>', 'entries (newest first)', positiveInteger, 50),
+  ).action((opts: ClientOptions & { since?: string; actor?: string; limit: number }) =>
     run(async () => {
-      const q = new URLSearchParams({ limit: opts.limit });
+      const q = new URLSearchParams();
       if (opts.since) q.set('since', opts.since);
       if (opts.actor) q.set('actor', opts.actor);
-      const r = (await call(opts, 'GET', `/api/v1/audit?${q}`)) as { entries: Array<Record<string, unknown>> };
-      print(opts, r, r.entries, ['at', 'actor', 'action', 'target', 'reason']);
+      const entries = await listAll(opts, '/api/v1/audit', 'entries', q, opts.limit);
+      print(opts, { entries }, entries, ['at', 'actor', 'action', 'target', 'reason']);
       return 0;
     })(),
   );

@@ -3,7 +3,6 @@
 // simulated time when it declares a clock (ConfigMap openshift-config/cincy-mock-clock), else in real time.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
-import type { Command } from 'commander';
 import type * as k8s from '@kubernetes/client-node';
 import { KUBE_LABEL } from '../cluster/labels.js';
 import { CLOCK_CONFIGMAP, clockFromData } from '../cluster/simulatedClock.js';
@@ -251,17 +250,4 @@ export async function getCommand(
     ),
   );
   return 0;
-}
-
-export function addGetCommand(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
-  program
-    .command('get')
-    .description('print cluster operators, nodes, machine config pools or the cluster version as oc get does')
-    .argument('<kind>', 'clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion')
-    .argument('[name]', 'only this object')
-    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
-    .option('-o, --output <format>', 'json (default: a table)')
-    .action((kind: string, name: string | undefined, opts: { kubeconfig?: string; output?: string }) =>
-      run(() => getCommand(kind, name, opts))(),
-    );
 }

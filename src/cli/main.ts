@@ -1,16 +1,16 @@
-// The `cincy` command line: one subcommand per file of this folder.
+// The `cincy` command line: one subcommand per file of this folder. Each command loads what it runs
+// when it runs: defining every command (for parsing and --help) loads commander and little else.
 import { Command, CommanderError, Option } from 'commander';
-import { BUNDLED_GRAPH_DATA, ConfigError, resolveServeConfig, SETTINGS, type Setting } from '../config.js';
+import { BUNDLED_GRAPH_DATA, ConfigError, SETTINGS, type Setting } from '../settings.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { exportCommand } from './exportTree.js';
-import { importCommand, validateCommand } from './importTree.js';
 import { addAdminCommands } from './admin.js';
 import { addSignatureCommands } from './signatures.js';
 import { addPathCommands } from './paths.js';
-import { createToken, type TokenOptions } from './token.js';
+import type { TokenOptions } from './token.js';
 import type { AgentCliOptions } from './agent.js';
-import { addPayloadCommands, payloadStoreOption } from './payload.js';
+import { addPayloadCommands, payloadStoreOption } from './payloadCommands.js';
 import type { MockClusterOptions } from './mockCluster.js';
+import { addClusterCommands } from './clusterCommands.js';
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
@@ -30,7 +30,7 @@ export async function main(argv: string[]): Promise<number> {
     .command('serve')
     .description('import the graph-data tree if its content is new, build the graph and serve it');
   for (const s of Object.values(SETTINGS) as Setting[]) {
-    const boolean = s.schema.type === 'boolean';
+    const boolean = s.kind === 'switch';
     const shown =
       s.default === undefined || boolean
         ? ''
@@ -66,7 +66,9 @@ export async function main(argv: string[]): Promise<number> {
     importCmd.addOption(new Option(`${s.flag} <value>`, s.description));
   }
   importCmd.action(
-    run((opts: Record<string, string | boolean | undefined>) => {
+    run(async (opts: Record<string, string | boolean | undefined>) => {
+      const { resolveServeConfig } = await import('../config.js');
+      const { importCommand } = await import('./importTree.js');
       const registry = resolveServeConfig(
         Object.fromEntries(registryKeys.map((k) => [k, opts[k]]).filter(([, v]) => v !== undefined)),
         {},
@@ -85,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
     .command('validate')
     .description('list every problem of a graph-data tree as "file: field: message"; exit 1 if any')
     .argument('<dir>', 'graph-data directory or .tar.gz')
-    .action(run((dir: string) => validateCommand(dir)));
+    .action(run(async (dir: string) => (await import('./importTree.js')).validateCommand(dir)));
 
   program
     .command('export')
@@ -93,7 +95,11 @@ export async function main(argv: string[]): Promise<number> {
     .requiredOption('--db <file>', 'SQLite database file')
     .option('--force', 'write into a folder that is not empty')
     .argument('<dir>', 'folder to write')
-    .action(run((dir: string, opts: { db: string; force?: boolean }) => exportCommand({ ...opts, dir })));
+    .action(
+      run(async (dir: string, opts: { db: string; force?: boolean }) =>
+        (await import('./exportTree.js')).exportCommand({ ...opts, dir }),
+      ),
+    );
 
   program
     .command('token')
@@ -112,6 +118,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--audience <aud>', 'aud claim', 'cincy-admin')
     .action(
       run(async (opts: TokenOptions) => {
+        const { createToken } = await import('./token.js');
         process.stdout.write(`${await createToken(opts)}\n`);
         return 0;
       }),
@@ -222,13 +229,8 @@ export async function main(argv: string[]): Promise<number> {
     )
     .action(run(async (opts: AgentCliOptions) => (await import('./agent.js')).agentCommand(opts)));
 
-  // Each command loads what it runs when it runs: the Kubernetes client alone is about 70 MB of a
-  // process, which `serve` has no use for. The commands that register their own subcommands from a
-  // module that loads it (adm, get) are registered when named, or for the full help.
-  const named = argv.slice(2).find((a) => !a.startsWith('-'));
-  const wants = (name: string): boolean => named === undefined || named === 'help' || named === name;
-  if (wants('adm')) (await import('./adm.js')).addAdmCommands(program, (f) => run(f));
-  if (wants('get')) (await import('./get.js')).addGetCommand(program, (f) => run(f));
+  // The Kubernetes client alone is about 70 MB of a process, and loads only for the commands that use it.
+  addClusterCommands(program, (f) => run(f));
   addPayloadCommands(program, (f) => run(f));
 
   program

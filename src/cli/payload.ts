@@ -1,14 +1,13 @@
 // `cincy payload create|push|ls|extract`: make release payloads in the payload store (the folder the mock
 // cluster's download Job and the agent read), push one as a release image to a registry, list them, and copy
-// one out as `oc adm release extract` does.
+// one out as `oc adm release extract` does. The commands and their options are payloadCommands.ts's.
 import { cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, Option } from 'commander';
 import semver from 'semver';
 import { generatePayload } from '../payload/generate.js';
 import { loadPayload, type Payload } from '../payload/load.js';
 import { IMAGE_ARCHES, pushReleaseImage, releaseTag, type ImageArch } from '../payload/releaseImage.js';
-import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../payload/store.js';
+import { PayloadStore } from '../payload/store.js';
 import { registryAccess } from '../registry/access.js';
 import { RegistryClient } from '../registry/client.js';
 import { RegistryCredentials } from '../registry/credentials.js';
@@ -36,12 +35,12 @@ interface ReleaseFlags {
   server: string;
 }
 
-interface CreateOptions extends ReleaseFlags {
+export interface CreateOptions extends ReleaseFlags {
   image?: string;
   store: string;
 }
 
-interface PushOptions extends ReleaseFlags {
+export interface PushOptions extends ReleaseFlags {
   arches?: string;
   registry: string;
   tag?: string;
@@ -50,11 +49,6 @@ interface PushOptions extends ReleaseFlags {
   /** false with --no-store. */
   store: string | false;
 }
-
-/** The payload store folder, one setting for every command that reads or writes payloads. */
-export const payloadStoreOption = (flag: string, description: string): Option =>
-  new Option(`${flag} <dir>`, description).env('CINCY_PAYLOAD_STORE').default(DEFAULT_PAYLOAD_STORE);
-const storeOption = (): Option => payloadStoreOption('--store', 'payload store folder');
 
 function semverFlag(flag: string, v: string): string {
   if (semver.valid(v) !== v) throw new Error(`${flag}: ${v} is not a semantic version (such as 4.16.5)`);
@@ -114,7 +108,7 @@ async function releaseOf(o: ReleaseFlags): Promise<Release> {
   };
 }
 
-async function create(o: CreateOptions): Promise<number> {
+export async function create(o: CreateOptions): Promise<number> {
   if (o.release && (o.version || o.image))
     throw new Error('--release: reads the version and image from the server; do not also give --version or --image');
   if (!o.release && o.version && !o.image)
@@ -162,7 +156,7 @@ function destination(o: PushOptions): {
   return { ref, tag: o.tag, ...registryAccess(o) };
 }
 
-async function push(o: PushOptions): Promise<number> {
+export async function push(o: PushOptions): Promise<number> {
   if (o.release && o.version)
     throw new Error('--release: reads the version from the server; do not also give --version');
   const to = destination(o);
@@ -197,7 +191,7 @@ async function push(o: PushOptions): Promise<number> {
   return 0;
 }
 
-function list(o: { store: string; output: string }): number {
+export function list(o: { store: string; output: string }): number {
   const store = new PayloadStore(o.store);
   const root = join(store.dir, 'sha256');
   const hexes = existsSync(root)
@@ -229,7 +223,7 @@ function list(o: { store: string; output: string }): number {
   return code;
 }
 
-function extract(image: string, o: { to: string; store: string }): number {
+export function extract(image: string, o: { to: string; store: string }): number {
   const store = new PayloadStore(o.store);
   if (!store.has(image)) {
     store.digestOf(image); // a tag-only pull spec says so first
@@ -242,74 +236,4 @@ function extract(image: string, o: { to: string; store: string }): number {
     `extracted ${p.version}: ${p.manifests.length} manifests, release-metadata and image-references to ${o.to}\n`,
   );
   return 0;
-}
-
-export function addPayloadCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
-  const payload = program
-    .command('payload')
-    .description('release payloads: the manifests an update applies, kept in a payload store folder by image digest');
-  payload
-    .command('create')
-    .description(
-      'generate the payload of a release into the store (--version and --image, or --release from a cincy server)',
-    )
-    .option('--version <v>', 'the release version')
-    .option('--image <pullspec>', 'the release image, pinned by digest: <repo>@sha256:<hex>')
-    .option('--previous <list>', 'comma-separated versions for release-metadata previous')
-    .option('--url <url>', 'errata URL for release-metadata metadata.url')
-    .option('--release <v>', 'read version, image, previous and errata URL from the release record of a cincy server')
-    .option('--arch <arch>', 'architecture of the release record', 'amd64')
-    .addOption(
-      new Option('--server <url>', 'cincy server (with --release)')
-        .env('CINCY_SERVER')
-        .default('http://127.0.0.1:8080'),
-    )
-    .addOption(storeOption())
-    .action((opts: CreateOptions) => run(() => create(opts))());
-  payload
-    .command('push')
-    .description(
-      'make the release image of a payload and push it to a registry (--version, or --release from a cincy server); prints its pull spec by digest',
-    )
-    .option('--version <v>', 'the release version')
-    .option('--previous <list>', 'comma-separated versions for release-metadata previous')
-    .option('--url <url>', 'errata URL for release-metadata metadata.url')
-    .option('--release <v>', 'read version, previous and errata URL from the release record of a cincy server')
-    .addOption(
-      new Option('--arch <arch>', 'architecture of the image (Go name), or multi for an index of images')
-        .choices(['amd64', 'arm64', 's390x', 'ppc64le', 'multi'])
-        .default('amd64'),
-    )
-    .option(
-      '--arches <list>',
-      `with --arch multi: the architectures of its images (default: ${IMAGE_ARCHES.join(',')})`,
-    )
-    .requiredOption(
-      '--registry <repository>',
-      'the repository to push to: [http://]HOST[:PORT]/REPOSITORY (http:// means plain HTTP)',
-    )
-    .option('--tag <tag>', 'the tag (default: VERSION-ARCH as release tags name it: 4.16.1-x86_64, 4.16.1-multi)')
-    .option('--registry-credentials <file>', 'docker/podman config.json with registry credentials (auths)')
-    .option('--registry-ca <file>', 'PEM CA bundle the registry certificate is checked against')
-    .addOption(
-      new Option('--server <url>', 'cincy server (with --release)')
-        .env('CINCY_SERVER')
-        .default('http://127.0.0.1:8080'),
-    )
-    .addOption(payloadStoreOption('--store', 'payload store folder the payload is also written to'))
-    .option('--no-store', 'do not write the payload into the payload store')
-    .action((opts: PushOptions) => run(() => push(opts))());
-  payload
-    .command('ls')
-    .description('list the payloads of the store')
-    .addOption(storeOption())
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
-    .action((opts: { store: string; output: string }) => run(async () => list(opts))());
-  payload
-    .command('extract')
-    .description('copy the release-manifests of a stored payload to a folder, as oc adm release extract --to does')
-    .argument('<image>', 'release image pull spec by digest')
-    .requiredOption('--to <dir>', 'folder to write the files to')
-    .addOption(storeOption())
-    .action((image: string, opts: { to: string; store: string }) => run(async () => extract(image, opts))());
 }

@@ -1,16 +1,50 @@
-// `cincy serve`: start the service (import if new, build), then listen until a signal.
-import pino from 'pino';
-import { parseDuration, systemClock } from '../clock.js';
-import { resolveServeConfig, type ServeFlags } from '../config.js';
-import { startAutoPromotion } from '../app/autoPromotion.js';
-import { buildApp } from '../server/app.js';
-import { startService } from '../app/start.js';
-import { startSourceRefresh } from '../app/sources/refresh.js';
-import { TrustStore } from '../signatures/verify.js';
-import { escapeLine } from './terminalText.js';
+// `cincy serve`: start the service (import if new, build), then listen until a signal. The graph-data
+// tree is read in a worker thread from the very start, while this thread checks the settings and loads
+// and prepares the rest.
+import type { ServeFlags } from '../config.js';
+import { graphDataPath } from '../settings.js';
+import type { ReadResult } from '../sources/graphData.js';
+import { readGraphDataInWorker } from '../sources/readInWorker.js';
 
 export async function serve(flags: ServeFlags): Promise<number> {
-  const config = resolveServeConfig(flags);
+  // The tree's path is known before the settings are checked (which loads a schema library).
+  const path = graphDataPath(flags, process.env);
+  const reading = new AbortController();
+  const treeRead = path === undefined ? undefined : readGraphDataInWorker(path, reading.signal);
+  try {
+    return await start(flags, path, treeRead);
+  } finally {
+    // Only a start that ended (a refused setting, a failure) gets here: the read, if still going, stops.
+    reading.abort();
+  }
+}
+
+/** Everything after the read began; serves until a signal. */
+async function start(
+  flags: ServeFlags,
+  path: string | undefined,
+  treeRead: Promise<ReadResult> | undefined,
+): Promise<number> {
+  const config = (await import('../config.js')).resolveServeConfig(flags);
+  const [
+    { default: pino },
+    { parseDuration, systemClock },
+    { startAutoPromotion },
+    { buildApp },
+    { startService },
+    { startSourceRefresh },
+    { TrustStore },
+    { escapeLine },
+  ] = await Promise.all([
+    import('pino'),
+    import('../clock.js'),
+    import('../app/autoPromotion.js'),
+    import('../server/app.js'),
+    import('../app/start.js'),
+    import('../app/sources/refresh.js'),
+    import('../signatures/verify.js'),
+    import('./terminalText.js'),
+  ]);
   // Tokens never reach the log: requests are logged without headers, and this is a second guard.
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
   const trust = config.trustKeys ? await TrustStore.load(config.trustKeys) : TrustStore.empty();
@@ -20,6 +54,8 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const clock = systemClock;
   const started = await startService({
     graphData: config.graphData,
+    // The same path, as resolving the settings gives it (graphDataPath is how it does).
+    ...(treeRead && config.graphData === path && { treeRead }),
     registry: config,
     // Listening (and /livez) comes before a long first scrape; /readyz answers 503 until it is done.
     deferSources: true,

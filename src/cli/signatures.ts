@@ -1,65 +1,12 @@
-// Signature commands: make keys, sign a payload digest (JWS), and print the ConfigMap a
-// disconnected cluster needs to verify a release against this service's signature store.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Signature commands and their options: make keys, sign a payload digest (JWS), and print the ConfigMap
+// a disconnected cluster needs to verify a release against this service's signature store. Their work
+// is signing.ts's, loaded when one of them runs.
+import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import { stringify } from 'yaml';
-import { makeStatement } from '../signatures/statement.js';
-import { PACKAGE_VERSION } from '../version.js';
-import { call, HttpError, serverUrl, type ClientOptions } from './admin.js';
-import { KUBE_LABEL } from '../cluster/labels.js';
-import { signatureStorePath } from '../signatures/storePath.js';
+import type { ClientOptions } from './admin.js';
 
 const ALGS = ['EdDSA', 'ES256', 'RS256'] as const;
-
-export async function generateKeys(opts: {
-  alg: (typeof ALGS)[number];
-  kid: string;
-  out: string;
-}): Promise<{ privateFile: string; jwksFile: string }> {
-  const { publicKey, privateKey } = await generateKeyPair(opts.alg, { extractable: true });
-  const meta = { kid: opts.kid, alg: opts.alg, use: 'sig' };
-  mkdirSync(opts.out, { recursive: true });
-  const privateFile = join(opts.out, `${opts.kid}.private.jwk.json`);
-  const jwksFile = join(opts.out, `${opts.kid}.jwks.json`);
-  // Never over an existing key: a second run with the same kid would orphan what the first one signed.
-  writeFileSync(privateFile, `${JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }, null, 2)}\n`, {
-    mode: 0o600,
-    flag: 'wx',
-  });
-  writeFileSync(jwksFile, `${JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), ...meta }] }, null, 2)}\n`, {
-    flag: 'wx',
-  });
-  return { privateFile, jwksFile };
-}
-
-/** A JWS (compact) over the atomic container signature statement of a pull spec by digest. */
-export async function signPayload(keyFile: string, payload: string, now = new Date()): Promise<string> {
-  const jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
-  if (!jwk.d) throw new Error(`--key: ${keyFile} is not a private key`);
-  if (!jwk.kid) throw new Error(`--key: ${keyFile} has no kid (cincy keys generate writes one)`);
-  const alg = jwk.alg ?? (jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'EC' ? 'ES256' : 'EdDSA');
-  const statement = makeStatement(payload, `cincy ${PACKAGE_VERSION}`, now);
-  return new CompactSign(new TextEncoder().encode(JSON.stringify(statement)))
-    .setProtectedHeader({ alg, kid: jwk.kid })
-    .sign(await importJWK(jwk, alg));
-}
-
-/** The ConfigMap the cluster-version-operator reads signatures from (openshift-config-managed). */
-export function signatureConfigMap(digest: string, signatures: Buffer[]): string {
-  const hex = digest.replace(/^sha256[:=]/, '');
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: `sha256-${hex}`,
-      namespace: 'openshift-config-managed',
-      labels: { [KUBE_LABEL.verificationSignatures]: '' },
-    },
-    binaryData: Object.fromEntries(signatures.map((b, i) => [`sha256-${hex}-${i + 1}`, b.toString('base64')])),
-  });
-}
+export type SigningAlgorithm = (typeof ALGS)[number];
 
 export function addSignatureCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
   program
@@ -72,9 +19,9 @@ export function addSignatureCommands(program: Command, run: (f: () => Promise<nu
     .addOption(new Option('--alg <alg>', 'algorithm').choices([...ALGS]).default('EdDSA'))
     .option('--kid <id>', 'key id', `cincy-${new Date().toISOString().slice(0, 10)}`)
     .requiredOption('--out <dir>', 'folder to write the two files to')
-    .action((opts: { alg: (typeof ALGS)[number]; kid: string; out: string }) =>
+    .action((opts: { alg: SigningAlgorithm; kid: string; out: string }) =>
       run(async () => {
-        const r = await generateKeys(opts);
+        const r = await (await import('./signing.js')).generateKeys(opts);
         process.stdout.write(`private key: ${r.privateFile}\npublic JWKS: ${r.jwksFile}\n`);
         return 0;
       })(),
@@ -88,7 +35,7 @@ export function addSignatureCommands(program: Command, run: (f: () => Promise<nu
     .option('--out <file>', 'write here instead of standard output')
     .action((opts: { key: string; payload: string; out?: string }) =>
       run(async () => {
-        const jws = await signPayload(opts.key, opts.payload);
+        const jws = await (await import('./signing.js')).signPayload(opts.key, opts.payload);
         if (opts.out) writeFileSync(opts.out, jws);
         else process.stdout.write(`${jws}\n`);
         return 0;
@@ -104,32 +51,6 @@ export function addSignatureCommands(program: Command, run: (f: () => Promise<nu
     .option('--arch <arch>', 'architecture of the version', 'amd64')
     .addOption(new Option('--server <url>', 'cincy server').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
     .action((release: string, opts: ClientOptions & { arch: string }) =>
-      run(async () => {
-        let digest = /^(sha256:)?[0-9a-f]{64}$/.test(release) ? `sha256:${release.replace(/^sha256:/, '')}` : undefined;
-        if (!digest) {
-          const r = (await call(
-            opts,
-            'GET',
-            `/api/v1/releases/${encodeURIComponent(opts.arch)}/${encodeURIComponent(release)}`,
-          )) as { release: { payload: string } };
-          digest = r.release.payload.slice(r.release.payload.indexOf('@') + 1);
-        }
-        const signatures: Buffer[] = [];
-        for (let n = 1; n <= 1000; n++) {
-          const res = await fetch(serverUrl(opts.server, `signatures/${signatureStorePath(digest, n)}`));
-          if (res.status === 404) break;
-          if (!res.ok) throw new HttpError(res.status, {});
-          signatures.push(Buffer.from(await res.arrayBuffer()));
-        }
-        if (signatures.length === 0) throw new Error(`${opts.server} has no signature for ${digest}`);
-        // Clusters verify OpenPGP signed messages; a JWS alone does not let them verify the release.
-        if (signatures.every((b) => /^\s*(eyJ|\{)/.test(b.subarray(0, 8).toString('latin1')))) {
-          process.stderr.write(
-            `warning: every signature of ${digest} is a JWS; a cluster verifies OpenPGP signatures only\n`,
-          );
-        }
-        process.stdout.write(signatureConfigMap(digest, signatures));
-        return 0;
-      })(),
+      run(async () => (await import('./signing.js')).printSignatureConfigMap(release, opts))(),
     );
 }

@@ -23,6 +23,14 @@ export function compareVersions(a: string, b: string): number {
   return semver.compare(a, b);
 }
 
+/** Distinct versions in semver order, ties (versions semver ranks equal) by text; each is parsed once. */
+export function sortVersions(versions: Iterable<string>): string[] {
+  return [...new Set(versions)]
+    .map((v) => ({ v, parsed: new semver.SemVer(v) }))
+    .sort((a, b) => a.parsed.compare(b.parsed) || (a.v < b.v ? -1 : a.v > b.v ? 1 : 0))
+    .map((x) => x.v);
+}
+
 /** Public channels are ordered by the text after the first `-` compared as a string, then by name. */
 export function compareChannelNames(a: string, b: string): number {
   const sa = a.slice(a.indexOf('-') + 1);

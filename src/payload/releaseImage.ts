@@ -6,9 +6,9 @@ import type { RegistryClient } from '../registry/client.js';
 import { layerOf, pushImage, pushIndex } from '../registry/imageWriter.js';
 import type { Descriptor } from '../registry/manifest.js';
 import type { Arch } from '../schemas/graphData.js';
+import { IMAGE_ARCHES } from './defaults.js';
 
-/** The architectures of the images of a release (Go names), in the order a multi release lists them. */
-export const IMAGE_ARCHES = ['amd64', 'arm64', 'ppc64le', 's390x'] as const;
+export { IMAGE_ARCHES };
 export type ImageArch = (typeof IMAGE_ARCHES)[number];
 
 /** Architecture names as release tags (and oc-mirror) write them: 4.16.1-x86_64, 4.16.1-multi. */

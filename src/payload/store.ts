@@ -6,8 +6,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { join, resolve } from 'node:path';
 import { loadPayload, PayloadError, type Payload } from './load.js';
 
-/** Where payloads are kept unless --payload-store (or CINCY_PAYLOAD_STORE) says otherwise. */
-export const DEFAULT_PAYLOAD_STORE = 'data/payloads';
+export { DEFAULT_PAYLOAD_STORE } from './defaults.js';
 
 const BY_DIGEST = /^[^@\s]+@sha256:([0-9a-f]{64})$/;
 

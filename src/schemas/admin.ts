@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
 import { FeederSchema, ReleaseRecordSchema } from './graphData.js';
+import { NextCursor, PageParams } from './pagination.js';
 
 export const SCOPES = ['releases:write', 'channels:write', 'risks:write'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -38,6 +39,12 @@ export const ChannelDoc = Type.Object({
   tombstones: Type.Array(Type.String()),
 });
 export type ChannelDoc = Static<typeof ChannelDoc>;
+export const ChannelList = Type.Object({
+  channels: Type.Array(ChannelDoc, { description: 'by name, each with all its versions' }),
+  nextCursor: NextCursor,
+});
+/** One channel as GET shows it: a page of its versions, in the order they entered it. */
+export const ChannelPage = Type.Composite([ChannelDoc, Type.Object({ nextCursor: NextCursor })]);
 
 export const PromoteBody = Type.Object(
   {
@@ -124,8 +131,7 @@ export const ReleaseListQuery = Type.Object({
   version: Type.Optional(
     Type.String({ maxLength: 256, description: 'a version, or a prefix ending with * such as 4.16.*' }),
   ),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  ...PageParams,
 });
 
 export const RiskBody = Type.Object(
@@ -146,7 +152,23 @@ export const RiskBody = Type.Object(
 export const AuditQuery = Type.Object({
   since: Type.Optional(Type.String({ format: 'date-time' })),
   actor: Type.Optional(Type.String({ maxLength: 200 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  ...PageParams,
+});
+export const AuditList = Type.Object({
+  entries: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      at: Type.String(),
+      actor: Type.String(),
+      action: Type.String(),
+      target: Type.String(),
+      before: Type.Unknown({ description: 'the state before (null when there was none)' }),
+      after: Type.Unknown({ description: 'the state after (null when there is none)' }),
+      reason: Type.Union([Type.String(), Type.Null()]),
+    }),
+    { description: 'newest first' },
+  ),
+  nextCursor: NextCursor,
 });
 
 export const SignatureDoc = Type.Object({
@@ -161,7 +183,7 @@ export type SignatureDoc = Static<typeof SignatureDoc>;
 
 export const ReleaseList = Type.Object({
   releases: Type.Array(ReleaseRecordSchema),
-  nextCursor: Type.Optional(Type.String()),
+  nextCursor: NextCursor,
 });
 export type ReleaseList = Static<typeof ReleaseList>;
 export type ReleaseListQuery = Static<typeof ReleaseListQuery>;
@@ -182,7 +204,10 @@ export const BlockedEdgeDoc = Type.Object({
   fixedIn: Type.Optional(Type.String()),
   autoExtend: Type.Optional(Type.Unknown()),
 });
-export const RiskList = Type.Object({ risks: Type.Array(BlockedEdgeDoc) });
+export const RiskList = Type.Object({
+  risks: Type.Array(BlockedEdgeDoc, { description: 'by id' }),
+  nextCursor: NextCursor,
+});
 export const RiskAdded = Type.Composite([
   BlockedEdgeDoc,
   Type.Object({

@@ -2,26 +2,37 @@
 // then the whole request), how long a silent or idle connection stays open, how many connections and
 // requests per connection, and how long closing the server waits for requests in flight.
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { HttpLimits } from '../config.js';
 
 /** How often Node looks for requests over their headers or request timeout (its default is 30 s). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
-/** The fastify (and node:http) server options that carry the limits. */
-export function connectionOptions(limits: HttpLimits): FastifyHttpOptions<Server> {
+/**
+ * The node:http server with the limits, for fastify's serverFactory (the server is created here, not
+ * by fastify, so that the graph fast path sees a request first). What fastify would set, set the same.
+ */
+export function createLimitedServer(limits: HttpLimits, listener: RequestListener): Server {
   const requestTimeout = limits.requestTimeout * 1000;
-  return {
-    requestTimeout,
-    keepAliveTimeout: limits.keepAliveTimeout * 1000,
-    connectionTimeout: limits.connectionTimeout * 1000,
-    maxRequestsPerSocket: limits.maxRequestsPerSocket,
-    // node:http checks headersTimeout against requestTimeout when it creates the server: both go here.
-    http: {
+  // node:http checks headersTimeout against requestTimeout when it creates the server: both go here.
+  const server = createServer(
+    {
       requestTimeout,
       headersTimeout: limits.headersTimeout * 1000,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
     },
+    listener,
+  );
+  server.keepAliveTimeout = limits.keepAliveTimeout * 1000;
+  server.setTimeout(limits.connectionTimeout * 1000);
+  // 0 is no limit, as Node's default (null) is.
+  if (limits.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
+  return server;
+}
+
+/** The fastify options that carry the limits of closing. */
+export function closingOptions(): FastifyHttpOptions<Server> {
+  return {
     // Closing closes idle connections at once and answers 503 to a request that arrives meanwhile.
     forceCloseConnections: 'idle',
     return503OnClosing: true,

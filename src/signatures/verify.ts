@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactVerify, errors as joseErrors, flattenedVerify, generalVerify, importJWK, type JWK } from 'jose';
-import * as openpgp from 'openpgp';
+import type * as openpgp from 'openpgp';
 import { checkStatement, StatementError, type Statement } from './statement.js';
 import type { Problem } from '../validation/problems.js';
 
@@ -49,6 +49,9 @@ interface JwsKey {
   /** Likewise, from the key's `exp` (seconds since the epoch, as in a JWT): the key expired. */
   expiresAt?: Date;
 }
+
+/** OpenPGP, loaded the first time a key is read or a message verified: most starts need neither. */
+const loadOpenpgp = (): Promise<typeof openpgp> => import('openpgp');
 
 /** OpenPGP messages are small statements; a larger decompressed size is an attack, not a signature. */
 const PGP_CONFIG = { maxDecompressedMessageSize: 64 * 1024 };
@@ -115,7 +118,8 @@ export class TrustStore {
         });
       } else if (name.endsWith('.asc')) {
         try {
-          const keys = await openpgp.readKeys({ armoredKeys: readFileSync(file, 'utf8') });
+          const { readKeys } = await loadOpenpgp();
+          const keys = await readKeys({ armoredKeys: readFileSync(file, 'utf8') });
           pgp.push(...keys);
           keyrings.set(name, new Set(keys.flatMap((k) => k.getKeys().map((sub) => sub.getKeyID().toHex()))));
         } catch (err) {
@@ -248,11 +252,12 @@ async function verifyPgp(
   text: string,
   trust: TrustStore,
 ): Promise<{ envelope: Envelope; keyId: string; content: Uint8Array }> {
+  const pgp = await loadOpenpgp();
   let message: openpgp.Message<Uint8Array>;
   try {
     message = text.startsWith('-----BEGIN PGP MESSAGE-----')
-      ? ((await openpgp.readMessage({ armoredMessage: text, config: PGP_CONFIG })) as openpgp.Message<Uint8Array>)
-      : await openpgp.readMessage({ binaryMessage: bytes, config: PGP_CONFIG });
+      ? ((await pgp.readMessage({ armoredMessage: text, config: PGP_CONFIG })) as openpgp.Message<Uint8Array>)
+      : await pgp.readMessage({ binaryMessage: bytes, config: PGP_CONFIG });
   } catch (err) {
     throw new SignatureRefused(
       'bad_envelope',
@@ -266,7 +271,7 @@ async function verifyPgp(
     throw new SignatureRefused('unknown_key', `no trusted OpenPGP key has id ${signers.join(', ')}`);
   let result;
   try {
-    result = await openpgp.verify({
+    result = await pgp.verify({
       message,
       verificationKeys: keys,
       expectSigned: true,

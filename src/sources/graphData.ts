@@ -7,7 +7,6 @@ import type { BlockedEdge, Channel, Release } from '../graph/model.js';
 import { ARCHES, type RawMetadata } from '../schemas/graphData.js';
 import type { Problem } from '../validation/problems.js';
 import { FolderTree } from './folderTree.js';
-import { readTarball } from './tarball.js';
 import { readBlockedEdge, readChannel, readRawMetadata, readRelease, readSchemaVersion } from './treeFiles.js';
 import { TreeReader } from './treeReader.js';
 import { readSignatures, type TreeSignature } from './treeSignatures.js';
@@ -43,7 +42,8 @@ export async function readGraphData(path: string, onProgress?: ReadProgress): Pr
   }
   if (st.isDirectory()) return readTree(new FolderTree(path), onProgress);
   if (!/\.(tar\.gz|tgz)$/.test(path)) return failed(path, 'expected a directory or a .tar.gz file');
-  const unpacked = await readTarball(path);
+  // Loaded for a tarball only (it brings a tar reader): a folder, the common case, does without.
+  const unpacked = await (await import('./tarball.js')).readTarball(path);
   if ('problem' in unpacked) return failed(path, unpacked.problem);
   return readTree(unpacked.tree, onProgress);
 }

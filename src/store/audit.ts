@@ -29,10 +29,14 @@ export class AuditRepository {
       );
   }
 
-  /** Newest first. */
-  list(filter: { since?: string; actor?: string; limit?: number } = {}): AuditEntry[] {
+  /** Newest first; `before` is an id: only older entries. */
+  list(filter: { since?: string; actor?: string; before?: number; limit?: number } = {}): AuditEntry[] {
     const where: string[] = [];
     const params: unknown[] = [];
+    if (filter.before !== undefined) {
+      where.push('id < ?');
+      params.push(filter.before);
+    }
     if (filter.since) {
       where.push('at >= ?');
       params.push(filter.since);

@@ -7,6 +7,14 @@ import type { UpsertOutcome } from './releases.js';
 
 export const channelKind = (c: Pick<Channel, 'internal'>): ChannelKind => (c.internal ? 'internal' : 'public');
 
+export interface ChannelMember {
+  kind: ChannelKind;
+  channel: string;
+  version: string;
+  position: number;
+  addedAt: string;
+}
+
 export class ChannelRepository {
   constructor(private readonly db: Db) {}
 
@@ -93,6 +101,29 @@ export class ChannelRepository {
         'SELECT version, added_at AS addedAt FROM channel_versions WHERE kind = ? AND channel = ? ORDER BY position',
       )
       .all(kind, name) as Array<{ version: string; addedAt: string }>;
+  }
+
+  /** Every channel, and every member with the time it entered and its position (the order of a channel). */
+  allWithMembers(): { channels: Channel[]; members: ChannelMember[] } {
+    // Rows as arrays, made into objects here: faster than rows as objects for ~20,000 of them.
+    const rows = this.db
+      .prepare(
+        'SELECT kind, channel, version, position, added_at FROM channel_versions ORDER BY kind, channel, position',
+      )
+      .raw()
+      .all() as Array<[ChannelKind, string, string, number, string]>;
+    const members = rows.map(([kind, channel, version, position, addedAt]) => ({
+      kind,
+      channel,
+      version,
+      position,
+      addedAt,
+    }));
+    const channels = this.select(
+      this.db.prepare('SELECT kind, name, feeder, tombstones FROM channels ORDER BY kind, name').all(),
+      members,
+    );
+    return { channels, members };
   }
 
   /** When a version entered a channel, if it is a member. */

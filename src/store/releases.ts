@@ -2,7 +2,8 @@
 import type { Release } from '../graph/model.js';
 import type { Db } from './open.js';
 
-interface Row {
+/** A release as stored: `previous`, `next` and `metadata` are JSON text. */
+export interface ReleaseRow {
   arch: string;
   version: string;
   payload: string;
@@ -11,7 +12,7 @@ interface Row {
   metadata: string;
 }
 
-const fromRow = (r: Row): Release => ({
+export const releaseFromRow = (r: ReleaseRow): Release => ({
   version: r.version,
   arch: r.arch,
   payload: r.payload,
@@ -39,16 +40,33 @@ export class ReleaseRepository {
   }
 
   all(): Release[] {
-    return (this.db.prepare('SELECT * FROM releases').all() as Row[]).map(fromRow);
+    return (this.db.prepare('SELECT * FROM releases').all() as ReleaseRow[]).map(releaseFromRow);
+  }
+
+  /** Every release as stored, its JSON columns not parsed yet (releaseFromRow parses one). */
+  allRows(): ReleaseRow[] {
+    // Rows as arrays, made into objects here: faster than rows as objects for thousands of them.
+    const rows = this.db
+      .prepare('SELECT arch, version, payload, previous, next, metadata FROM releases')
+      .raw()
+      .all() as Array<[string, string, string, string, string, string]>;
+    return rows.map(([arch, version, payload, previous, next, metadata]) => ({
+      arch,
+      version,
+      payload,
+      previous,
+      next,
+      metadata,
+    }));
   }
 
   get(arch: string, version: string): Release | undefined {
-    const row = this.getStmt.get(arch, version) as Row | undefined;
-    return row && fromRow(row);
+    const row = this.getStmt.get(arch, version) as ReleaseRow | undefined;
+    return row && releaseFromRow(row);
   }
 
   byVersion(version: string): Release[] {
-    return (this.byVersionStmt.all(version) as Row[]).map(fromRow);
+    return (this.byVersionStmt.all(version) as ReleaseRow[]).map(releaseFromRow);
   }
 
   count(): number {

@@ -48,6 +48,21 @@ export class SignatureRepository {
     return (this.db.prepare('SELECT * FROM signatures ORDER BY digest, n').all() as Row[]).map(fromRow);
   }
 
+  /** Every signature without its bytes, by digest then number. */
+  summaries(): Array<Omit<StoredSignature, 'bytes'>> {
+    const rows = this.db
+      .prepare('SELECT digest, n, envelope, key_id, verified_at, sha256 FROM signatures ORDER BY digest, n')
+      .all() as Array<Omit<Row, 'bytes'>>;
+    return rows.map((r) => ({
+      digest: r.digest,
+      n: r.n,
+      envelope: r.envelope,
+      keyId: r.key_id,
+      verifiedAt: r.verified_at,
+      sha256: r.sha256,
+    }));
+  }
+
   /** Adds a signature under the next number; the same bytes again return the stored one with `added: false`. */
   add(s: Omit<StoredSignature, 'n' | 'sha256'>): { signature: StoredSignature; added: boolean } {
     const sha256 = createHash('sha256').update(s.bytes).digest('hex');

@@ -1,6 +1,7 @@
 // kubectl, the real client, run against a mock cluster's kubeconfig.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export const KUBECTL = '/usr/bin/kubectl';
 
@@ -23,13 +24,22 @@ export interface KubectlResult {
   stderr: string;
 }
 
-/** Runs kubectl with `kubeconfig`; `input` goes to its standard input (for `-f -`). */
-export function kubectl(kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {
+/**
+ * Runs kubectl with `kubeconfig`; `input` goes to its standard input (for `-f -`). Its discovery and OpenAPI
+ * cache sits beside the kubeconfig, so a cluster never sees what another one on the same port served.
+ * `env` adds to the environment (EDITOR for `kubectl edit`).
+ */
+export function kubectl(
+  kubeconfig: string,
+  args: string[],
+  input?: string,
+  env: Record<string, string> = {},
+): Promise<KubectlResult> {
   return new Promise((resolve) => {
     const child = execFile(
       KUBECTL,
-      ['--kubeconfig', kubeconfig, ...args],
-      { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+      ['--kubeconfig', kubeconfig, '--cache-dir', join(dirname(kubeconfig), 'kube-cache'), ...args],
+      { timeout: 60_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
         resolve({ code, stdout, stderr });

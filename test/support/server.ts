@@ -4,7 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { vi } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
+import { GraphFastPath } from '../../src/server/graphFastPath.js';
+import { compileAllPending } from '../../src/server/lazyCompile.js';
 import type { AdminServices } from '../../src/app/admin/services.js';
 import type { GraphService } from '../../src/app/graphService.js';
 import { startService } from '../../src/app/start.js';
@@ -39,6 +42,8 @@ export async function startServer(opts: {
   requireSignatures?: boolean;
   /** Timeouts and caps of connections, over those of serve. */
   limits?: Partial<HttpLimits>;
+  /** false: every graph request goes through the fastify route (see buildApp). */
+  graphFastPath?: boolean;
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
@@ -56,6 +61,7 @@ export async function startServer(opts: {
     auth: opts.auth,
     clock: opts.clock,
     limits: { ...DEFAULT_HTTP_LIMITS, ...opts.limits },
+    graphFastPath: opts.graphFastPath,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -72,6 +78,16 @@ export async function startServer(opts: {
     },
   };
 }
+
+/**
+ * Watches the graph fast path of every server of the test file: each call's result says whether it
+ * answered the request (true) or left it to fastify (false).
+ */
+export const watchGraphFastPath = (): { mock: { results: Array<{ value: unknown }> } } =>
+  vi.spyOn(GraphFastPath.prototype, 'answer');
+
+/** Compiles every route schema of the servers started so far, which they compile on first use; how many. */
+export const compileAllSchemas = (): number => compileAllPending();
 
 export function tempDir(prefix = 'cincy-test-'): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));

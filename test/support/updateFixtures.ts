@@ -3,7 +3,7 @@
 // tier with the same functions in this process.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateKeys, signPayload } from '../../src/cli/signatures.js';
+import { generateKeys, signPayload } from '../../src/cli/signing.js';
 import { generatePayload } from '../../src/payload/generate.js';
 import { PayloadStore } from '../../src/payload/store.js';
 import { release, writeTree } from './trees.js';

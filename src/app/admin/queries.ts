@@ -1,74 +1,120 @@
-// The admin API's reads: releases (filtered, in semver order, paginated by cursor; one release with
-// its channels, risks, signatures and whether it is served), channels, risks, the audit log, and
-// the whole state as a graph-data tarball, made once per store generation.
+// The admin API's reads: releases (filtered, in semver order), one release with its channels, risks,
+// signatures and whether it is served, channels, risks, the audit log, and the whole state as a
+// graph-data tarball. Every list is paginated (./pagination.ts). Everything but the audit log (read
+// a page at a time from its index) and the tarball is answered from the read model of the store's
+// current generation (./readModel.ts), made on the first read after a write: a page costs the items
+// it shows and a binary search, never a scan of the store. Lists come back as JSON bytes: each item
+// is serialized once per generation, and a page asked again is the bytes made the first time.
 import { ApiError } from '../../errors.js';
-import { payloadDigest, type BlockedEdge, type Channel, type Release } from '../../graph/model.js';
-import { compareVersions, isReleaseVersion } from '../../graph/version.js';
-import type { ChannelDoc, ChannelKind, ReleaseDetail, ReleaseList, ReleaseListQuery } from '../../schemas/admin.js';
+import type { BlockedEdge, Channel } from '../../graph/model.js';
+import { isReleaseVersion } from '../../graph/version.js';
+import type { ChannelDoc, ChannelKind, ReleaseDetail, ReleaseListQuery } from '../../schemas/admin.js';
 import { releaseRecord, type GraphDataTarball } from '../../sources/export.js';
 import type { AuditEntry } from '../../store/audit.js';
 import { channelKind } from '../../store/channels.js';
 import type { StoredSignature } from '../../store/signatures.js';
 import type { Store } from '../../store/store.js';
 import type { GraphService } from '../graphService.js';
-import { signatureDoc } from './signatures.js';
+import {
+  badCursor,
+  decodeCursor,
+  encodeCursor,
+  firstIndex,
+  limitOf,
+  pageJson,
+  pageOf,
+  type PageRequest,
+} from './pagination.js';
+import { AnswerCache } from './answerCache.js';
+import { AdminReadModel, compareReleaseKeys, type ReleaseIndex } from './readModel.js';
+
+/** An answer already serialized: a JSON object as bytes. */
+export type JsonBytes = Buffer;
+
+/** A channel with one page of its versions. */
+export type ChannelPage = ChannelDoc & { nextCursor?: string };
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  nextCursor?: string;
+}
 
 export class AdminQueries {
+  private model: AdminReadModel | undefined;
+  private answers: AnswerCache | undefined;
+  /** How many read models have been made: one per store generation that was read. */
+  modelBuilds = 0;
+
   constructor(
     private readonly store: Store,
     private readonly graph: GraphService,
   ) {}
 
-  /** Releases sorted by version then arch, a page at a time; `nextCursor` when there is more. */
-  releases(q: ReleaseListQuery): ReleaseList {
-    let list = this.store.releases.all();
-    if (q.arch) list = list.filter((r) => r.arch === q.arch);
-    if (q.version) {
-      const v = q.version;
-      list = list.filter((r) => (v.endsWith('*') ? r.version.startsWith(v.slice(0, -1)) : r.version === v));
+  /** The read model of the store's current generation, made now if the store changed since the last one. */
+  readModel(): AdminReadModel {
+    if (this.model?.generation !== this.store.generation) {
+      this.model = AdminReadModel.build(this.store, this.graph.signatures);
+      this.modelBuilds += 1;
     }
+    return this.model;
+  }
+
+  /** A list answer of the current read model: made once per model and request, then bytes already made. */
+  private answer(request: Array<string | number | undefined>, make: (m: AdminReadModel) => string): JsonBytes {
+    const m = this.readModel();
+    if (this.answers?.model !== m) this.answers = new AnswerCache(m);
+    return this.answers.answer(request.join('\u0000'), () => make(m));
+  }
+
+  /** Releases sorted by version then arch, a page at a time: `{releases, nextCursor?}`. */
+  releases(q: ReleaseListQuery): JsonBytes {
+    return this.answer(['releases', q.arch, q.version, q.channel, limitOf(q), q.cursor], (m) => this.releasePage(m, q));
+  }
+
+  private releasePage(m: AdminReadModel, q: ReleaseListQuery): string {
+    const filters: ReleaseIndex[] = [];
+    if (q.arch) filters.push(m.releasesOfArch(q.arch));
+    if (q.version)
+      filters.push(
+        q.version.endsWith('*') ? m.releasesWithPrefix(q.version.slice(0, -1)) : m.releasesOfVersion(q.version),
+      );
     if (q.channel) {
-      const channel = this.store.channels.get('public', q.channel) ?? this.store.channels.get('internal', q.channel);
+      const channel = m.channelNamed(q.channel);
       if (!channel) throw new ApiError('does_not_exist', `no channel ${q.channel}`);
-      const names = new Set(channel.versions);
-      list = list.filter((r) => names.has(r.version) || names.has(`${r.version}+${r.arch}`));
+      filters.push(m.releasesInChannel(channel));
     }
-    list.sort((a, b) => compareVersions(a.version, b.version) || (a.arch < b.arch ? -1 : a.arch > b.arch ? 1 : 0));
+    // Walk the smallest index; the other filters test each release it gives.
+    const walked = filters.reduce((a, b) => (b.positions.length < a.positions.length ? b : a), m.allReleases);
+    const others = filters.filter((f) => f !== walked);
     let start = 0;
     if (q.cursor) {
-      const after = decodeCursor(q.cursor);
-      start = list.findIndex(
-        (r) => compareVersions(r.version, after.version) > 0 || (r.version === after.version && r.arch > after.arch),
-      );
-      if (start < 0) start = list.length;
+      const [version, arch] = decodeCursor<[string, string]>('releases', q.cursor, ['string', 'string']);
+      if (!isReleaseVersion(version)) throw badCursor();
+      start = firstIndex(walked.positions, (p) => compareReleaseKeys(m.releases[p]!, { version, arch }) > 0);
     }
-    const limit = q.limit ?? 100;
-    const page = list.slice(start, start + limit);
-    const last = page[page.length - 1];
-    return {
-      releases: page.map(releaseRecord),
-      ...(start + limit < list.length && last && { nextCursor: encodeCursor(last) }),
-    };
+    const page = pageOf(
+      walked.positions,
+      start,
+      limitOf(q),
+      (p) => m.releaseJson(p),
+      (p) => encodeCursor('releases', [m.releases[p]!.version, m.releases[p]!.arch]),
+      (p) => others.every((f) => f.has(p)),
+    );
+    return pageJson('releases', page);
   }
 
   /** One release with the channels it is in (and since when), its risks and signatures, and whether it is served. */
   release(arch: string, version: string): ReleaseDetail {
-    const release = this.store.releases.get(arch, version);
-    if (!release) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);
-    const channels: ReleaseDetail['channels'] = [];
-    for (const c of this.store.channels.all()) {
-      const entry = [version, `${version}+${arch}`].find((v) => c.versions.includes(v));
-      const since = entry && this.store.channels.memberSince(channelKind(c), c.name, entry);
-      if (since) channels.push({ name: c.name, kind: channelKind(c), addedAt: since.toISOString() });
-    }
-    const risks = this.store.blockedEdges.all().filter((e) => e.to === version || e.to === `${version}+${arch}`);
-    const stored = this.store.signatures.list(payloadDigest(release.payload));
-    const withheld = this.graph.withheld(release, stored);
+    const m = this.readModel();
+    const position = m.releasePosition(arch, version);
+    if (position === undefined) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);
+    const release = m.release(position);
+    const withheld = m.withheld(release);
     return {
       release: releaseRecord(release),
-      channels,
-      risks,
-      signatures: stored.map(signatureDoc),
+      channels: m.channelsOf(arch, version),
+      risks: m.risksTo(arch, version),
+      signatures: m.signaturesOf(release),
       served: withheld === undefined,
       ...(withheld && { withheldBecause: withheld }),
     };
@@ -79,52 +125,103 @@ export class AdminQueries {
     return this.store.signatures.get(digest, n);
   }
 
-  channels(kind: ChannelKind): ChannelDoc[] {
-    return this.store.channels
-      .all()
-      .filter((c) => channelKind(c) === kind)
-      .map((c) => channelDoc(this.store, c));
+  /** The channels of a kind by name, each whole, a page at a time: `{channels, nextCursor?}`. */
+  channels(kind: ChannelKind, q: PageRequest): JsonBytes {
+    return this.answer(['channels', kind, limitOf(q), q.cursor], (m) => this.channelPage(m, kind, q));
   }
 
-  /** A channel with the time each version entered it. */
-  channel(kind: ChannelKind, name: string): ChannelDoc {
-    const c = this.store.channels.get(kind, name);
-    if (!c) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
-    return channelDoc(this.store, c);
+  private channelPage(m: AdminReadModel, kind: ChannelKind, q: PageRequest): string {
+    const list = m.channels[kind];
+    const name = `${kind}-channels`;
+    let start = 0;
+    if (q.cursor) {
+      const [after] = decodeCursor<[string]>(name, q.cursor, ['string']);
+      start = firstIndex(list, (c) => c.name > after);
+    }
+    const page = pageOf(
+      list,
+      start,
+      limitOf(q),
+      (c) => m.channelJson(c),
+      (c) => encodeCursor(name, [c.name]),
+    );
+    return pageJson('channels', page);
   }
 
-  risks(): BlockedEdge[] {
-    return this.store.blockedEdges.all();
+  /** A channel with one page of its versions, in the order they entered it, each with the time it did. */
+  channel(kind: ChannelKind, name: string, q: PageRequest): ChannelPage {
+    const entry = this.readModel().channel(kind, name);
+    if (!entry) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
+    let start = 0;
+    if (q.cursor) {
+      const [k, n, after] = decodeCursor<[string, string, number]>('versions', q.cursor, [
+        'string',
+        'string',
+        'number',
+      ]);
+      if (k !== kind || n !== name) throw badCursor();
+      start = firstIndex(entry.members, (v) => v.position > after);
+    }
+    const page = pageOf(
+      entry.members,
+      start,
+      limitOf(q),
+      (v) => ({ version: v.version, addedAt: v.addedAt }),
+      (v) => encodeCursor('versions', [kind, name, v.position]),
+    );
+    return {
+      name,
+      kind,
+      versions: page.items,
+      ...(entry.channel.feeder && { feeder: entry.channel.feeder }),
+      tombstones: entry.channel.tombstones,
+      ...(page.nextCursor && { nextCursor: page.nextCursor }),
+    };
   }
 
-  /** Newest first; `since` is a date-time. */
-  audit(q: { since?: string; actor?: string; limit?: number }): AuditEntry[] {
+  /** Blocked edges by id, a page at a time: `{risks, nextCursor?}`. */
+  risks(q: PageRequest): JsonBytes {
+    return this.answer(['risks', limitOf(q), q.cursor], (m) => this.riskPage(m, q));
+  }
+
+  private riskPage(m: AdminReadModel, q: PageRequest): string {
+    let start = 0;
+    if (q.cursor) {
+      const [after] = decodeCursor<[string]>('risks', q.cursor, ['string']);
+      start = firstIndex(m.risks, (e) => e.id > after);
+    }
+    const page = pageOf(
+      m.risks,
+      start,
+      limitOf(q),
+      (e: BlockedEdge) => m.riskJson(e),
+      (e) => encodeCursor('risks', [e.id]),
+    );
+    return pageJson('risks', page);
+  }
+
+  /** Newest first, a page at a time; `since` is a date-time. */
+  audit(q: { since?: string; actor?: string } & PageRequest): AuditPage {
     const since = q.since === undefined ? undefined : new Date(q.since);
     if (since && Number.isNaN(since.getTime()))
       throw new ApiError('invalid_params', `invalid client parameters: since '${q.since}' is not a time`);
-    return this.store.audit.list({ ...q, since: since?.toISOString() });
+    const before = q.cursor === undefined ? undefined : decodeCursor<[number]>('audit', q.cursor, ['number'])[0];
+    const limit = limitOf(q);
+    const entries = this.store.audit.list({
+      since: since?.toISOString(),
+      actor: q.actor,
+      before,
+      limit: limit + 1,
+    });
+    if (entries.length <= limit) return { entries };
+    entries.length = limit;
+    return { entries, nextCursor: encodeCursor('audit', [entries[limit - 1]!.id]) };
   }
 
   /** The state as a graph-data .tar.gz (importable by cincy import), made again only after a write. */
   graphDataTarball(): Promise<GraphDataTarball> {
     return this.graph.exportTarball();
   }
-}
-
-const encodeCursor = (r: Release): string => Buffer.from(JSON.stringify([r.version, r.arch])).toString('base64url');
-
-function decodeCursor(cursor: string): { version: string; arch: string } {
-  const refused = new ApiError('invalid_params', 'invalid client parameters: cursor is not one this server gave');
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString());
-  } catch (err) {
-    if (err instanceof SyntaxError) throw refused;
-    throw err;
-  }
-  const [version, arch] = Array.isArray(decoded) ? (decoded as unknown[]) : [];
-  if (typeof version !== 'string' || typeof arch !== 'string' || !isReleaseVersion(version)) throw refused;
-  return { version, arch };
 }
 
 /** A channel as the API shows it: its versions with the time each entered it. */

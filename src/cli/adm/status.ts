@@ -2,13 +2,11 @@
 // plane (operators updated, duration, estimate, its nodes), the worker pools with each node's phase and
 // estimate, and the update's health. "The cluster is not updating." when nothing is under way.
 import type * as k8s from '@kubernetes/client-node';
+import { DETAILS, type Details } from './details.js';
 import { assessControlPlane, renderControlPlane } from './status/controlPlane.js';
 import { readStatusInput, type StatusInput } from './status/cluster.js';
 import { renderHealth } from './status/health.js';
 import { assessPools, renderPoolNodes, renderPoolTable } from './status/pools.js';
-
-export const DETAILS = ['none', 'all', 'nodes', 'health', 'operators'] as const;
-export type Details = (typeof DETAILS)[number];
 
 export function statusReport(input: StatusInput, details: Details): string {
   const { cv, operators, now } = input;

@@ -103,7 +103,7 @@ function authorized(req: IncomingMessage, tokens: ReadonlySet<string>): boolean 
   return match;
 }
 
-async function body(req: IncomingMessage): Promise<unknown> {
+async function rawBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
@@ -111,8 +111,13 @@ async function body(req: IncomingMessage): Promise<unknown> {
     if (size > 3 * 1024 * 1024) throw new KubeError(413, 'RequestEntityTooLarge', 'request body too large');
     chunks.push(c as Buffer);
   }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  const text = await rawBody(req);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(text);
   } catch (err) {
     if (!(err instanceof SyntaxError)) throw err;
     throw new KubeError(400, 'BadRequest', 'the request body is not JSON');
@@ -187,6 +192,7 @@ async function handle(
     await state.durable();
     send(res, code, o);
   };
+  const write = { dryRun: dryRunOf(req.method ?? '', url.searchParams) };
   switch (req.method) {
     case 'GET': {
       const watch = ['1', 'true'].includes(url.searchParams.get('watch') ?? '');
@@ -220,11 +226,11 @@ async function handle(
         });
       // As the API server does, a kind with a status subresource starts with no status: only its controller writes it.
       if (HAS_STATUS.has(kind.plural) && b && typeof b === 'object' && kind.plural !== 'namespaces') delete b.status;
-      return written(201, state.create(kind, namespace, b));
+      return written(201, state.create(kind, namespace, b, undefined, write));
     }
     case 'PUT': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PUT needs a name');
-      return written(200, state.update(kind, namespace, name, await body(req), subresource));
+      return written(200, state.update(kind, namespace, name, await body(req), subresource, write));
     }
     case 'PATCH': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'PATCH needs a name');
@@ -235,14 +241,73 @@ async function handle(
           'UnsupportedMediaType',
           'JSON patches are not supported; send application/merge-patch+json',
         );
-      return written(200, state.patch(kind, namespace, name, await body(req), subresource));
+      return written(200, state.patch(kind, namespace, name, await body(req), subresource, write));
     }
-    case 'DELETE':
+    case 'DELETE': {
       if (!name) throw new KubeError(405, 'MethodNotAllowed', 'DELETE needs a name');
-      return written(200, state.delete(kind, namespace, name));
+      const options = await deleteOptions(req);
+      const dryRun = write.dryRun || dryRunOf('DELETE', new URLSearchParams(options.dryRun.map((v) => ['dryRun', v])));
+      return written(200, state.delete(kind, namespace, name, { dryRun, preconditions: options.preconditions }));
+    }
     default:
       throw new KubeError(405, 'MethodNotAllowed', `${req.method} is not allowed`);
   }
+}
+
+/** The DeleteOptions a DELETE may carry in its body (kubectl sends its dry run there). */
+async function deleteOptions(
+  req: IncomingMessage,
+): Promise<{ dryRun: string[]; preconditions?: { uid?: string; resourceVersion?: string } }> {
+  const text = await rawBody(req);
+  if (text.trim() === '') return { dryRun: [] };
+  let o: unknown;
+  try {
+    o = JSON.parse(text);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    throw new KubeError(400, 'BadRequest', 'the DeleteOptions in the request body are not JSON');
+  }
+  const options = (typeof o === 'object' && o !== null ? o : {}) as { dryRun?: unknown; preconditions?: unknown };
+  const dryRun = options.dryRun ?? [];
+  if (!Array.isArray(dryRun) || dryRun.some((v) => typeof v !== 'string'))
+    throw new KubeError(400, 'BadRequest', 'DeleteOptions.dryRun must be a list of strings');
+  const p = options.preconditions as { uid?: unknown; resourceVersion?: unknown } | null | undefined;
+  const asString = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  return {
+    dryRun: dryRun as string[],
+    ...(p && { preconditions: { uid: asString(p.uid), resourceVersion: asString(p.resourceVersion) } }),
+  };
+}
+
+const OPTIONS_KIND: Record<string, string> = {
+  POST: 'CreateOptions',
+  PUT: 'UpdateOptions',
+  PATCH: 'PatchOptions',
+  DELETE: 'DeleteOptions',
+};
+
+/**
+ * Whether a write is a dry run: `?dryRun=All`, the one value the API server accepts (any other is a 422
+ * on the request's options, and nothing is written).
+ */
+function dryRunOf(method: string, params: URLSearchParams): boolean {
+  const values = params.getAll('dryRun');
+  if (values.length === 0 || !(method in OPTIONS_KIND)) return false;
+  if (values.every((v) => v === 'All')) return true;
+  const options = OPTIONS_KIND[method] ?? 'ListOptions';
+  const given = `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+  const message = `dryRun: Unsupported value: ${given}: supported values: "All"`;
+  throw new KubeError(422, 'Invalid', `${options}.meta.k8s.io "" is invalid: ${message}`, {
+    group: 'meta.k8s.io',
+    kind: options,
+    causes: [
+      {
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: ${given}: supported values: "All"`,
+        field: 'dryRun',
+      },
+    ],
+  });
 }
 
 /**

@@ -13,6 +13,18 @@ import { StateFile } from './stateFile.js';
 import { checkDecodable, checkMetadata, groupResource } from './validation.js';
 
 export type WatchEvent = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject };
+/**
+ * How a write is made. `dryRun`: checked and answered as it would be, but nothing is stored, journaled or
+ * told to watchers, and no resourceVersion is used up (the API server's `?dryRun=All`).
+ */
+export interface WriteOptions {
+  dryRun?: boolean;
+}
+
+/** A delete's options: a dry run, and the uid and resourceVersion the object must still have (409 when not). */
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
 interface Watcher {
   kind: ResourceKind;
   namespace: string | undefined;
@@ -119,7 +131,13 @@ export class ClusterState {
    * rule, labels and annotations); a name made from metadata.generateName when there is none.
    * `createdAt` (ms) backdates creationTimestamp, for the inventory of a cluster installed in the past.
    */
-  create(kind: ResourceKind, namespace: string | undefined, body: unknown, createdAt = this.now()): KubeObject {
+  create(
+    kind: ResourceKind,
+    namespace: string | undefined,
+    body: unknown,
+    createdAt = this.now(),
+    opts: WriteOptions = {},
+  ): KubeObject {
     checkDecodable(kind, body);
     const meta = body.metadata ?? ({} as Partial<KubeObject['metadata']>);
     if (kind.namespaced && meta.namespace && meta.namespace !== namespace)
@@ -149,6 +167,7 @@ export class ClusterState {
     else delete metadata.namespace; // a cluster-scoped object has none, whatever the body says
     delete metadata.resourceVersion;
     const o: KubeObject = { ...clone(body), apiVersion: apiVersionOf(kind), kind: kind.kind, metadata };
+    if (opts.dryRun) return o; // as the API server answers a dry-run create: no resourceVersion
     return this.put(kind, o, 'ADDED');
   }
 
@@ -163,6 +182,7 @@ export class ClusterState {
     name: string,
     body: unknown,
     subresource?: 'status',
+    opts: WriteOptions = {},
   ): KubeObject {
     const current = this.get(kind, namespace, name);
     checkDecodable(kind, body);
@@ -198,6 +218,8 @@ export class ClusterState {
       }
     }
     if (canonicalJson(next) === canonicalJson(current)) return current; // nothing changed: no new revision, no event
+    if (opts.dryRun)
+      return { ...next, metadata: { ...next.metadata, resourceVersion: current.metadata.resourceVersion } };
     return this.put(kind, next, 'MODIFIED', current);
   }
 
@@ -212,6 +234,7 @@ export class ClusterState {
     name: string,
     patch: unknown,
     subresource?: 'status',
+    opts: WriteOptions = {},
   ): KubeObject {
     if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
       throw new KubeError(400, 'BadRequest', 'a merge patch is a JSON object');
@@ -231,12 +254,23 @@ export class ClusterState {
     checkName(merged, name, namespace);
     const rv = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
     merged.metadata.resourceVersion = rv ?? current.metadata.resourceVersion;
-    return this.update(kind, namespace, name, merged, subresource);
+    return this.update(kind, namespace, name, merged, subresource, opts);
   }
 
   /** Deletes an object; a Namespace goes with everything in it, as the namespace controller would see to. */
-  delete(kind: ResourceKind, namespace: string | undefined, name: string): KubeObject {
+  delete(kind: ResourceKind, namespace: string | undefined, name: string, opts: DeleteOptions = {}): KubeObject {
     const current = this.get(kind, namespace, name);
+    for (const field of ['uid', 'resourceVersion'] as const) {
+      const want = opts.preconditions?.[field];
+      const label = field === 'uid' ? 'UID' : 'ResourceVersion';
+      if (want !== undefined && want !== current.metadata[field])
+        throw new KubeError(
+          409,
+          'Conflict',
+          `Operation cannot be fulfilled on ${groupResource(kind)} "${name}": Precondition failed: ${label} in precondition: ${want}, ${label} in object meta: ${current.metadata[field] ?? ''}`,
+        );
+    }
+    if (opts.dryRun) return current;
     if (kind.kind === 'Namespace')
       for (const o of [...this.objects.values()].filter((x) => x.metadata.namespace === name))
         this.delete(kindFor(o), name, o.metadata.name);

@@ -1,27 +1,21 @@
 // Prometheus metrics: requests and serve duration per route, and the state of the served graph.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { GraphService } from '../../app/graphService.js';
+import type { RequestMetrics } from '../requestMetrics.js';
 
-export const metricsPlugin = fp(async (app: FastifyInstance, opts: { service: GraphService }) => {
+export interface MetricsOptions {
+  service: GraphService;
+  /** Where requests are counted: this plugin's hook, and the graph fast path, which answers before it. */
+  requests: RequestMetrics;
+}
+
+export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOptions) => {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'cincy_' });
   const service = opts.service;
-
-  const requests = new Counter({
-    name: 'cincy_http_requests_total',
-    help: 'HTTP requests by route, method and status',
-    labelNames: ['route', 'method', 'status'],
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'cincy_http_request_duration_seconds',
-    help: 'Time to serve a request, by route',
-    labelNames: ['route'],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-    registers: [registry],
-  });
+  opts.requests.register(registry);
   new Gauge({
     name: 'cincy_graph_releases',
     help: 'Releases in the served graph, by architecture',
@@ -131,18 +125,11 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { service: Gr
     (s) => (s.lastSuccessAt ? Date.parse(s.lastSuccessAt) / 1000 : undefined),
   );
 
-  // Label children are looked up once per label set, not hashed on every request.
-  const counters = new Map<string, { inc(): void }>();
-  const timers = new Map<string, { observe(v: number): void }>();
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const key = `${route} ${request.method} ${reply.statusCode}`;
-    let counter = counters.get(key);
-    if (!counter) counters.set(key, (counter = requests.labels(route, request.method, String(reply.statusCode))));
-    counter.inc();
-    let timer = timers.get(route);
-    if (!timer) timers.set(route, (timer = duration.labels(route)));
-    timer.observe(reply.elapsedTime / 1000);
+  app.addHook('onResponse', (request, reply, done) => {
+    opts.requests
+      .route(request.routeOptions.url ?? 'unmatched')
+      .record(request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 
   app.get(

@@ -1,5 +1,7 @@
 // What the admin route plugins share: the services they call, the token verifier their writes go
-// through, and the error responses and security scheme every write documents.
+// through, the error responses and security scheme every write documents, and how an answer already
+// serialized is sent.
+import type { FastifyReply } from 'fastify';
 import type { AdminServices } from '../../app/admin/services.js';
 import type { TokenVerifier } from '../../app/auth/tokenVerifier.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
@@ -18,3 +20,7 @@ export const WRITE_ERRORS = {
   429: ErrorSchema,
 };
 export const BEARER_AUTH = [{ bearerAuth: [] }];
+
+/** Sends a JSON answer already serialized; the route's response schema documents it but does not run. */
+export const sendJson = (reply: FastifyReply, json: Buffer): FastifyReply =>
+  reply.type('application/json; charset=utf-8').send(json);

@@ -2,7 +2,8 @@
 // server file paths and every reason given): reading it takes a token, of any scope.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AuditQuery } from '../../schemas/admin.js';
+import { AuditList, AuditQuery } from '../../schemas/admin.js';
+import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { requireToken } from '../auth.js';
 import { BEARER_AUTH, type AdminRouteOptions } from './adminRouteOptions.js';
 
@@ -11,11 +12,12 @@ export async function auditRoutes(fastify: FastifyInstance, { admin, tokens }: A
   app.get('/api/v1/audit', {
     onRequest: requireToken(tokens),
     schema: {
-      summary: 'Who did what, when, with the state before and after (newest first)',
+      summary: 'Who did what, when, with the state before and after (newest first), paginated',
       tags: ['audit'],
       security: BEARER_AUTH,
       querystring: AuditQuery,
+      response: { 200: AuditList, 400: ErrorSchema, 401: ErrorSchema },
     },
-    handler: async (request) => ({ entries: admin.queries.audit(request.query) }),
+    handler: async (request) => admin.queries.audit(request.query),
   });
 }

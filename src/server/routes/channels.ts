@@ -6,7 +6,9 @@ import { Type } from '@sinclair/typebox';
 import {
   ChannelBody,
   ChannelDoc,
+  ChannelList,
   ChannelNameParams,
+  ChannelPage,
   DryRunQuery,
   InternalChannelParams,
   PromoteBody,
@@ -16,8 +18,9 @@ import {
   WithdrawalResult,
 } from '../../schemas/admin.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
+import { PageQuery } from '../../schemas/pagination.js';
 import { actorOf, requireScope, requireToken } from '../auth.js';
-import { BEARER_AUTH, WRITE_ERRORS, type AdminRouteOptions } from './adminRouteOptions.js';
+import { BEARER_AUTH, WRITE_ERRORS, sendJson, type AdminRouteOptions } from './adminRouteOptions.js';
 
 const PROMOTION_DESCRIPTION =
   `Refused with 409 naming the rule (${PROMOTION_RULES.join(', ')}) ` +
@@ -38,24 +41,27 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
     app.get(base, {
       ...readHook,
       schema: {
-        summary: `List ${tag}`,
+        summary: `List ${tag} by name, paginated`,
         tags: [tag],
         ...readDoc,
-        response: { 200: Type.Object({ channels: Type.Array(ChannelDoc) }), ...readErrors },
+        querystring: PageQuery,
+        response: { 200: ChannelList, 400: ErrorSchema, ...readErrors },
       },
-      handler: async () => ({ channels: admin.queries.channels(kind) }),
+      handler: async (request, reply) => sendJson(reply, admin.queries.channels(kind, request.query)),
     });
 
     app.get(`${base}/:name`, {
       ...readHook,
       schema: {
         summary: `One ${kind} channel with the time each version entered it`,
+        description: 'Its versions are paginated, in the order they entered the channel.',
         tags: [tag],
         ...readDoc,
         params,
-        response: { 200: ChannelDoc, 404: ErrorSchema, ...readErrors },
+        querystring: PageQuery,
+        response: { 200: ChannelPage, 400: ErrorSchema, 404: ErrorSchema, ...readErrors },
       },
-      handler: async (request) => admin.queries.channel(kind, request.params.name),
+      handler: async (request) => admin.queries.channel(kind, request.params.name, request.query),
     });
 
     app.put(`${base}/:name`, {

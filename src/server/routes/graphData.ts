@@ -1,7 +1,7 @@
 // GET /api/upgrades_info/graph-data: the whole state as a graph-data .tar.gz, with an ETag.
 import type { FastifyInstance } from 'fastify';
 import type { AdminRouteOptions } from './adminRouteOptions.js';
-import { noneMatch } from './graph.js';
+import { noneMatch } from '../graphAnswer.js';
 
 export async function graphDataRoutes(
   app: FastifyInstance,

@@ -27,7 +27,7 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
       const s = opts.service;
       const snap = s.current;
       // Not ready until every registry source has been read once (now, or by an earlier run on this store).
-      const ready = snap !== undefined && s.sources.every((src) => src.ready);
+      const ready = snap !== undefined && s.sources.every((src) => src.ready) && !s.applyingFirstRead;
       const body = {
         status: ready ? ('ready' as const) : ('not ready' as const),
         ...(snap && {

@@ -2,7 +2,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { GraphService } from '../../app/graphService.js';
-import { planPaths } from '../../graph/paths.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { PathsAnswer, PathsQuery } from '../../schemas/paths.js';
 
@@ -21,6 +20,8 @@ export async function pathRoutes(fastify: FastifyInstance, { service }: { servic
     },
     handler: async (request) => {
       const snapshot = service.served();
+      // The planner (and graphology under it) loads with the first question, not with the server.
+      const { planPaths } = await import('../../graph/paths.js');
       const q = request.query;
       return planPaths(snapshot.graph, {
         from: q.from,

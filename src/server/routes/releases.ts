@@ -13,7 +13,7 @@ import {
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { ReleaseRecordSchema } from '../../schemas/graphData.js';
 import { actorOf, requireScope } from '../auth.js';
-import { BEARER_AUTH, WRITE_ERRORS, type AdminRouteOptions } from './adminRouteOptions.js';
+import { BEARER_AUTH, WRITE_ERRORS, sendJson, type AdminRouteOptions } from './adminRouteOptions.js';
 
 const ReleasesAdded = Type.Object({ releases: Type.Array(ReleaseRecordSchema) });
 /** A list of release records may be large; only an authorized writer's body is read (the token is checked first). */
@@ -46,7 +46,7 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
       querystring: ReleaseListQuery,
       response: { 200: ReleaseList, 400: ErrorSchema },
     },
-    handler: async (request) => admin.queries.releases(request.query),
+    handler: async (request, reply) => sendJson(reply, admin.queries.releases(request.query)),
   });
 
   app.get('/api/v1/releases/:arch/:version', {

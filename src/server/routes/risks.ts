@@ -3,19 +3,22 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ReasonQuery, RiskAdded, RiskBody, RiskDeleted, RiskList } from '../../schemas/admin.js';
+import { ErrorSchema } from '../../schemas/cincinnati.js';
+import { PageQuery } from '../../schemas/pagination.js';
 import { actorOf, requireScope } from '../auth.js';
-import { BEARER_AUTH, WRITE_ERRORS, type AdminRouteOptions } from './adminRouteOptions.js';
+import { BEARER_AUTH, WRITE_ERRORS, sendJson, type AdminRouteOptions } from './adminRouteOptions.js';
 
 export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/api/v1/risks', {
     schema: {
-      summary: 'List blocked edges: conditional risks and hard blocks',
+      summary: 'List blocked edges: conditional risks and hard blocks, by id, paginated',
       tags: ['risks'],
-      response: { 200: RiskList },
+      querystring: PageQuery,
+      response: { 200: RiskList, 400: ErrorSchema },
     },
-    handler: async () => ({ risks: admin.queries.risks() }),
+    handler: async (request, reply) => sendJson(reply, admin.queries.risks(request.query)),
   });
 
   app.post('/api/v1/risks', {

@@ -9,7 +9,7 @@ import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { MAX_SIGNATURE_BYTES } from '../../signatures/verify.js';
 import { actorOf, requireScope } from '../auth.js';
 import { BEARER_AUTH, type AdminRouteOptions } from './adminRouteOptions.js';
-import { noneMatch } from './graph.js';
+import { noneMatch } from '../graphAnswer.js';
 
 const SIGNATURE_BODY_TYPES = [
   'application/octet-stream',

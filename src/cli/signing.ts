@@ -1,0 +1,93 @@
+// The work of the signature commands (signatures.ts): make keys, sign a payload digest (JWS), and print
+// the ConfigMap a disconnected cluster needs to verify a release against this service's signature store.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { stringify } from 'yaml';
+import { makeStatement } from '../signatures/statement.js';
+import { PACKAGE_VERSION } from '../version.js';
+import { call, HttpError, serverUrl, type ClientOptions } from './admin.js';
+import { KUBE_LABEL } from '../cluster/labels.js';
+import { signatureStorePath } from '../signatures/storePath.js';
+
+import type { SigningAlgorithm } from './signatures.js';
+
+export async function generateKeys(opts: {
+  alg: SigningAlgorithm;
+  kid: string;
+  out: string;
+}): Promise<{ privateFile: string; jwksFile: string }> {
+  const { publicKey, privateKey } = await generateKeyPair(opts.alg, { extractable: true });
+  const meta = { kid: opts.kid, alg: opts.alg, use: 'sig' };
+  mkdirSync(opts.out, { recursive: true });
+  const privateFile = join(opts.out, `${opts.kid}.private.jwk.json`);
+  const jwksFile = join(opts.out, `${opts.kid}.jwks.json`);
+  // Never over an existing key: a second run with the same kid would orphan what the first one signed.
+  writeFileSync(privateFile, `${JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }, null, 2)}\n`, {
+    mode: 0o600,
+    flag: 'wx',
+  });
+  writeFileSync(jwksFile, `${JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), ...meta }] }, null, 2)}\n`, {
+    flag: 'wx',
+  });
+  return { privateFile, jwksFile };
+}
+
+/** A JWS (compact) over the atomic container signature statement of a pull spec by digest. */
+export async function signPayload(keyFile: string, payload: string, now = new Date()): Promise<string> {
+  const jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
+  if (!jwk.d) throw new Error(`--key: ${keyFile} is not a private key`);
+  if (!jwk.kid) throw new Error(`--key: ${keyFile} has no kid (cincy keys generate writes one)`);
+  const alg = jwk.alg ?? (jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'EC' ? 'ES256' : 'EdDSA');
+  const statement = makeStatement(payload, `cincy ${PACKAGE_VERSION}`, now);
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(statement)))
+    .setProtectedHeader({ alg, kid: jwk.kid })
+    .sign(await importJWK(jwk, alg));
+}
+
+/** The ConfigMap the cluster-version-operator reads signatures from (openshift-config-managed). */
+export function signatureConfigMap(digest: string, signatures: Buffer[]): string {
+  const hex = digest.replace(/^sha256[:=]/, '');
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: `sha256-${hex}`,
+      namespace: 'openshift-config-managed',
+      labels: { [KUBE_LABEL.verificationSignatures]: '' },
+    },
+    binaryData: Object.fromEntries(signatures.map((b, i) => [`sha256-${hex}-${i + 1}`, b.toString('base64')])),
+  });
+}
+
+/** `cincy signatures configmap`: the ConfigMap of a release's signatures on a cincy server, printed. */
+export async function printSignatureConfigMap(
+  release: string,
+  opts: ClientOptions & { arch: string },
+): Promise<number> {
+  let digest = /^(sha256:)?[0-9a-f]{64}$/.test(release) ? `sha256:${release.replace(/^sha256:/, '')}` : undefined;
+  if (!digest) {
+    const r = (await call(
+      opts,
+      'GET',
+      `/api/v1/releases/${encodeURIComponent(opts.arch)}/${encodeURIComponent(release)}`,
+    )) as { release: { payload: string } };
+    digest = r.release.payload.slice(r.release.payload.indexOf('@') + 1);
+  }
+  const signatures: Buffer[] = [];
+  for (let n = 1; n <= 1000; n++) {
+    const res = await fetch(serverUrl(opts.server, `signatures/${signatureStorePath(digest, n)}`));
+    if (res.status === 404) break;
+    if (!res.ok) throw new HttpError(res.status, {});
+    signatures.push(Buffer.from(await res.arrayBuffer()));
+  }
+  if (signatures.length === 0) throw new Error(`${opts.server} has no signature for ${digest}`);
+  // Clusters verify OpenPGP signed messages; a JWS alone does not let them verify the release.
+  if (signatures.every((b) => /^\s*(eyJ|\{)/.test(b.subarray(0, 8).toString('latin1')))) {
+    process.stderr.write(
+      `warning: every signature of ${digest} is a JWS; a cluster verifies OpenPGP signatures only\n`,
+    );
+  }
+  process.stdout.write(signatureConfigMap(digest, signatures));
+  return 0;
+}

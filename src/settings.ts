@@ -1,0 +1,177 @@
+// The settings of `cincy serve` as the command line shows them: each one's flag, environment variable
+// (CINCY_*), description and default. What a value must be, and how flags, environment and defaults
+// resolve, is config.ts's; this file loads no library, so that `cincy --help` stays quick.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The package's bundled demo tree: the default wherever the command is run from. */
+export const BUNDLED_GRAPH_DATA = join(dirname(fileURLToPath(import.meta.url)), '..', 'graph-data');
+
+export interface Setting {
+  flag: string;
+  env: string;
+  /** A switch is given alone (--access-log); a value follows its flag (--port 8080). */
+  kind: 'switch' | 'value';
+  description: string;
+  default?: string | number | boolean;
+}
+
+/** What bounds the HTTP server's connections: seconds, and counts for the three maxima (see README, Command line). */
+export const DEFAULT_HTTP_LIMITS = {
+  requestTimeout: 30,
+  headersTimeout: 10,
+  keepAliveTimeout: 5,
+  connectionTimeout: 60,
+  maxConnections: 1000,
+  maxRequestsPerSocket: 1000,
+  shutdownTimeout: 10,
+};
+export type HttpLimits = typeof DEFAULT_HTTP_LIMITS;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+const S = (flag: string, kind: Setting['kind'], description: string, def?: string | number | boolean): Setting => ({
+  flag,
+  env: `CINCY_${flag.slice(2).toUpperCase().replace(/-/g, '_')}`,
+  kind,
+  description,
+  ...(def !== undefined && { default: def }),
+});
+
+export const SETTINGS = {
+  graphData: S(
+    '--graph-data',
+    'value',
+    'graph-data directory or .tar.gz to import at start (default: the bundled graph-data/, unless a registry source is given)',
+  ),
+  releases: S(
+    '--releases',
+    'value',
+    'registry repository of release images to scrape: [http://]HOST[:PORT]/REPOSITORY (http:// means plain HTTP)',
+  ),
+  releasesTagFilter: S('--releases-tag-filter', 'value', 'RE2 pattern: only tags it matches are read from --releases'),
+  graphDataImage: S(
+    '--graph-data-image',
+    'value',
+    'graph-data container image: [http://]HOST[:PORT]/REPOSITORY:TAG or @sha256:DIGEST (re-read when its tag moves)',
+  ),
+  registryCredentials: S(
+    '--registry-credentials',
+    'value',
+    'docker/podman config.json with registry credentials (auths)',
+  ),
+  registryCa: S('--registry-ca', 'value', 'PEM CA bundle the registry certificates are checked against'),
+  scrapeInterval: S('--scrape-interval', 'value', 'how often the registry sources are read again: 30s, 5m, 1h', '5m'),
+  registryConcurrency: S(
+    '--registry-concurrency',
+    'value',
+    'registry requests for manifests and blobs in flight at once',
+    16,
+  ),
+  registryTimeout: S(
+    '--registry-timeout',
+    'value',
+    'seconds a registry request may wait for an answer, or between two chunks of one',
+    30,
+  ),
+  db: S('--db', 'value', 'SQLite database file, or :memory:', './data/cincy.db'),
+  host: S('--host', 'value', 'address to listen on', '127.0.0.1'),
+  port: S('--port', 'value', 'port to listen on', 8080),
+  logLevel: S('--log-level', 'value', `log level: ${LOG_LEVELS.join(', ')}`, 'info'),
+  cacheMaxAge: S('--cache-max-age', 'value', 'Cache-Control max-age of graph responses, seconds', 30),
+  requestTimeout: S(
+    '--request-timeout',
+    'value',
+    'seconds a request may take to arrive whole, headers and body (then 408 and the connection is closed)',
+    DEFAULT_HTTP_LIMITS.requestTimeout,
+  ),
+  headersTimeout: S(
+    '--headers-timeout',
+    'value',
+    "seconds a request's headers may take to arrive, from the connection or the previous request (at most --request-timeout)",
+    DEFAULT_HTTP_LIMITS.headersTimeout,
+  ),
+  keepAliveTimeout: S(
+    '--keep-alive-timeout',
+    'value',
+    'seconds an idle connection is kept open for a next request',
+    DEFAULT_HTTP_LIMITS.keepAliveTimeout,
+  ),
+  connectionTimeout: S(
+    '--connection-timeout',
+    'value',
+    'seconds a connection with a request open may pass no byte either way (a client that stops reading) before it is closed',
+    DEFAULT_HTTP_LIMITS.connectionTimeout,
+  ),
+  maxConnections: S(
+    '--max-connections',
+    'value',
+    'connections open at once; one more is closed as soon as it is accepted (keep it under the open-file limit)',
+    DEFAULT_HTTP_LIMITS.maxConnections,
+  ),
+  maxRequestsPerSocket: S(
+    '--max-requests-per-socket',
+    'value',
+    'requests one connection may carry before the server closes it (0: no limit)',
+    DEFAULT_HTTP_LIMITS.maxRequestsPerSocket,
+  ),
+  shutdownTimeout: S(
+    '--shutdown-timeout',
+    'value',
+    'seconds SIGTERM or SIGINT waits for requests in flight before closing every connection',
+    DEFAULT_HTTP_LIMITS.shutdownTimeout,
+  ),
+  accessLog: S(
+    '--access-log',
+    'switch',
+    'log one line per request at info (without it, requests are counted in /metrics and only failures logged)',
+    false,
+  ),
+  adminJwtSecretFile: S(
+    '--admin-jwt-secret-file',
+    'value',
+    'file with the HS256 secret (32+ bytes) that admin tokens are signed with',
+  ),
+  adminJwks: S(
+    '--admin-jwks',
+    'value',
+    'JWKS file or https URL of the public keys admin tokens are signed with (RS256, ES256, EdDSA)',
+  ),
+  adminIssuer: S('--admin-issuer', 'value', 'required iss of admin tokens', 'cincy'),
+  adminAudience: S('--admin-audience', 'value', 'required aud of admin tokens', 'cincy-admin'),
+  adminRateLimit: S('--admin-rate-limit', 'value', 'admin writes per subject per minute', 120),
+  trustKeys: S(
+    '--trust-keys',
+    'value',
+    'folder of trusted signing keys: JWKS files (*.json) and armored OpenPGP keys (*.asc)',
+  ),
+  requireSignatures: S(
+    '--require-signatures',
+    'switch',
+    'leave releases without a valid signature out of the graph',
+    false,
+  ),
+  autoPromote: S('--auto-promote', 'switch', 'apply every channel feeder on a schedule (actor "feeder")', false),
+  autoPromoteInterval: S('--auto-promote-interval', 'value', 'seconds between two feeder passes', 60),
+};
+
+export type SettingKey = keyof typeof SETTINGS;
+export type SettingFlags = Partial<Record<SettingKey, string | boolean>>;
+
+/** A setting as given: its flag, else its environment variable; undefined when neither is. */
+export const givenSetting = (
+  key: SettingKey,
+  flags: SettingFlags,
+  env: NodeJS.ProcessEnv,
+): string | boolean | undefined => flags[key] ?? env[SETTINGS[key].env];
+
+/** The tree serve imports: --graph-data, else the bundled demo tree unless a registry source replaces it. */
+export function graphDataPath(flags: SettingFlags, env: NodeJS.ProcessEnv): string | undefined {
+  const given = givenSetting('graphData', flags, env);
+  if (given !== undefined) return String(given);
+  const registry = givenSetting('releases', flags, env) ?? givenSetting('graphDataImage', flags, env);
+  return registry === undefined ? BUNDLED_GRAPH_DATA : undefined;
+}
+
+/** A setting given a value it cannot take; the message names each flag and variable. */
+export class ConfigError extends Error {}
