@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_CACHE_MS } from '../src/agent/poll.js';
 import { TRUSTED_CA_BUNDLE } from '../src/agent/transport.js';
 import { kindNamed } from '../src/cluster/mock/kinds.js';
 import { recommendedOf, retrieved, writeAgentTree, type Status } from './support/agentFixtures.js';
@@ -60,6 +61,23 @@ async function rig(
   };
 }
 
+/** An upstream relaying the update service's answers, or answering 503 while `down` is set. */
+async function switchableUpstream(graphUrl: string): Promise<{ url: string; down: boolean }> {
+  const upstream = { url: '', down: false };
+  const server: Server = createServer((req, res) => {
+    if (upstream.down) return void res.writeHead(503).end('maintenance');
+    fetch(`${graphUrl}${req.url}`, { headers: { accept: 'application/json' } })
+      .then(async (answer) =>
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text()),
+      )
+      .catch(() => res.writeHead(502).end());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanup.add(() => new Promise((r) => server.close(r)));
+  upstream.url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/upgrades_info/v1/graph`;
+  return upstream;
+}
+
 /** A graph server that answers what a test says, for the malformed cases our own server never produces. */
 async function stubUpstream(body: () => string): Promise<string> {
   const server: Server = createServer((_req, res) =>
@@ -92,16 +110,18 @@ describe.runIf(prometheusAvailable())('the agent poll, in-process, with a real P
     });
     expect(noProm.availableUpdates!.map((u) => u.version)).toEqual(['4.16.4']);
     await r.poll();
-    // Upstream down: False/RemoteFailed, updates kept; then back.
+    // Switched to an upstream that cannot be reached: False/RemoteFailed, and the lists of the previous
+    // upstream are cleared (the CVO keeps them only while the upstream is the one they came from); then back.
     r.setSpec({ upstream: 'http://127.0.0.1:1/graph' });
     await r.poll();
     const down = r.status();
     expect(retrieved(down)).toMatchObject({ status: 'False', reason: 'RemoteFailed' });
     expect(retrieved(down).message).toMatch(/^Unable to retrieve available updates: /);
-    expect(down.availableUpdates).toEqual(good.availableUpdates);
+    expect(down.availableUpdates).toBeNull();
     r.setSpec({ upstream: `${r.graphUrl}/api/upgrades_info/v1/graph` });
     await r.poll();
     expect(retrieved(r.status()).status).toBe('True');
+    expect(r.status().availableUpdates).toEqual(good.availableUpdates);
   });
 
   it.runIf(conformanceAvailable())(
@@ -167,6 +187,59 @@ describe('the agent poll, in-process', () => {
     });
     await r.poll();
     expect(retrieved(r.status())).toMatchObject({ status: 'False', reason: 'ResponseInvalid' });
+  });
+
+  it('clears the lists when the current version is not in the new channel, keeping them only through a failed answer of the same upstream', async () => {
+    const r = await rig();
+    const agent = poller(r.cluster); // one agent process: it remembers what it retrieved last
+    await agent.poll();
+    const good = r.status();
+    expect(good.availableUpdates!.map((u) => u.version)).toEqual(['4.16.4']);
+    expect(good.conditionalUpdates!.length).toBe(4);
+
+    // candidate-4.17 does not hold 4.16.3: nothing of stable-4.16 may stay listed, as recommended or not.
+    r.setSpec({ channel: 'candidate-4.17' });
+    await agent.poll();
+    const switched = r.status();
+    expect(retrieved(switched)).toMatchObject({ status: 'False', reason: 'VersionNotFound' });
+    expect(switched.availableUpdates).toBeNull();
+    expect(switched.conditionalUpdates).toEqual([]);
+    r.setSpec({ channel: 'stable-4.16' });
+    await agent.poll();
+    expect(r.status().availableUpdates).toEqual(good.availableUpdates);
+    r.setSpec({ channel: null });
+    await agent.poll();
+    expect(retrieved(r.status()).reason).toBe('NoChannel');
+    expect(r.status().availableUpdates).toBeNull();
+
+    // The same upstream and channel failing to answer: the lists stand, for at most 24 hours.
+    const upstream = await switchableUpstream(r.graphUrl);
+    r.setSpec({ channel: 'stable-4.16', upstream: upstream.url });
+    await agent.poll();
+    expect(r.status().availableUpdates).toEqual(good.availableUpdates);
+    upstream.down = true;
+    await agent.poll();
+    expect(retrieved(r.status())).toMatchObject({
+      status: 'False',
+      reason: 'ResponseFailed',
+      message: 'Unable to retrieve available updates: unexpected HTTP status: 503 Service Unavailable',
+    });
+    expect(r.status().availableUpdates).toEqual(good.availableUpdates);
+    expect(r.status().conditionalUpdates).toEqual(good.conditionalUpdates);
+    // A restarted agent knows nothing of what it retrieved before: its first failure clears them.
+    await poller(r.cluster).poll();
+    expect(r.status().availableUpdates).toBeNull();
+    upstream.down = false;
+    await agent.poll();
+    expect(r.status().availableUpdates).toEqual(good.availableUpdates);
+    upstream.down = true;
+    r.cluster.clock.advance(MAX_CACHE_MS - 60_000);
+    await agent.poll();
+    expect(r.status().availableUpdates).toEqual(good.availableUpdates);
+    r.cluster.clock.advance(60_000);
+    await agent.poll();
+    expect(retrieved(r.status()).reason).toBe('ResponseFailed');
+    expect(r.status().availableUpdates).toBeNull();
   });
 
   it('keeps the conditional entry of a target that is also unconditional, and drops a target listed in two entries', async () => {

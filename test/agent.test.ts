@@ -12,6 +12,16 @@ import { prometheusAvailable, startPrometheus } from './support/prometheus.js';
 import { CV } from '../src/agent/clusterVersion.js';
 
 const cleanup = useCleanup();
+const PDB_RUNBOOK =
+  'https://github.com/openshift/runbooks/blob/master/alerts/cluster-kube-controller-manager-operator/PodDisruptionBudgetAtLimit.md';
+
+/** Until `f` holds, for at most 30 s. */
+async function until(what: string, f: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 30_000; !(await f());) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within 30 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 const statusOf = async (m: Mock): Promise<Status> =>
   ((await m.kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject(CV)) as { status: Status }).status;
 const setSpec = (m: Mock, spec: Record<string, unknown>): Promise<unknown> =>
@@ -47,7 +57,21 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
     );
     const caFile = join(dir, 'mock-ca.crt');
     writeFileSync(caFile, Buffer.from(m.kc.getCurrentCluster()!.caData!, 'base64'));
-    const prom = await startPrometheus(new URL(m.url).host, m.kc.getCurrentUser()!.token!, dir, cleanup, caFile);
+    // An alert the precheck of adm upgrade recommend reads, firing once the mock cluster is scraped.
+    const rules = [
+      'groups:',
+      '  - name: cincy-test',
+      '    rules:',
+      '      - alert: PodDisruptionBudgetAtLimit',
+      '        expr: count(cluster_version) > 0',
+      '        labels: { severity: warning, namespace: openshift-monitoring, poddisruptionbudget: prometheus-k8s }',
+      '        annotations:',
+      '          summary: The pod disruption budget is preventing further disruption to pods.',
+      '          description: The pod disruption budget is at the minimum disruptions allowed level.',
+      `          runbook_url: ${PDB_RUNBOOK}`,
+      '',
+    ].join('\n');
+    const prom = await startPrometheus(new URL(m.url).host, m.kc.getCurrentUser()!.token!, dir, cleanup, caFile, rules);
     const agent = (extra: string[] = []): Promise<Run> =>
       cincyAsync([
         'agent',
@@ -64,7 +88,7 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
   }
 
   it('fills availableUpdates and conditionalUpdates from the graph and real PromQL, and adm upgrade reports them', async () => {
-    const { m, agent } = await cluster();
+    const { m, prom, agent } = await cluster();
     const r = await agent();
     expect(r.code, r.stderr).toBe(0);
     const s = await statusOf(m);
@@ -111,13 +135,91 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
     expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, '-o', 'json']).stdout).toContain(
       '"conditionalUpdates"',
     );
-    expect(cincy(['adm', 'upgrade', 'channel', 'candidate-4.17', '--kubeconfig', m.kubeconfig]).stdout).toBe(
-      'Updated the channel to "candidate-4.17"\n',
+
+    // adm upgrade recommend: the precheck's findings from the alerts Prometheus fires, then the updates.
+    await until('the alert firing', async () => {
+      const res = await fetch(`${prom}/api/v1/alerts`);
+      const doc = (await res.json()) as { data: { alerts: Array<{ state: string }> } };
+      return doc.data.alerts.some((a) => a.state === 'firing');
+    });
+    const recommend = (...args: string[]) =>
+      cincy(['adm', 'upgrade', 'recommend', '--kubeconfig', m.kubeconfig, '--prometheus-url', prom, ...args]);
+    const recommended = recommend();
+    expect(recommended.code, recommended.stderr).toBe(0);
+    expect(recommended.stdout).toBe(
+      [
+        'The following conditions found no cause for concern in updating this cluster to later releases: recommended/CriticalAlerts (AsExpected), recommended/NodeAlerts (AsExpected), recommended/PodImagePullAlerts (AsExpected), recommended/UpdatePrecheckAlerts (AsExpected)',
+        '',
+        'The following conditions found cause for concern in updating this cluster to later releases: recommended/PodDisruptionBudgetAlerts/PodDisruptionBudgetAtLimit/0',
+        '',
+        'recommended/PodDisruptionBudgetAlerts/PodDisruptionBudgetAtLimit/0=False:',
+        '',
+        '  Reason: Alert:firing',
+        `  Message: warning alert PodDisruptionBudgetAtLimit firing, which might slow node drains. Namespace=openshift-monitoring, PodDisruptionBudget=prometheus-k8s. The pod disruption budget is preventing further disruption to pods. The alert description is: The pod disruption budget is at the minimum disruptions allowed level. ${PDB_RUNBOOK}`,
+        '',
+        `Upstream update service: ${graphUrl}/api/upgrades_info/v1/graph`,
+        'Channel: stable-4.16 (available channels: stable-4.16)',
+        '',
+        'Updates to 4.16:',
+        '',
+        '  Version: 4.16.8',
+        `  Image: quay.example/ocp/release@sha256:${digest('4.16.8')}`,
+        '  Reason: EvaluationFailed',
+        `  Message: ${s.conditionalUpdates![0]!.conditions[0]!.message.replace(/\n/g, '\n  ')}`,
+        '',
+        '  Version: 4.16.7',
+        `  Image: quay.example/ocp/release@sha256:${digest('4.16.7')}`,
+        '  Reason: Everywhere',
+        '  Message: Everywhere hurts. https://issues.example/Everywhere',
+        '',
+        "And 3 older 4.16 updates you can see with '--show-outdated-releases' or '--version VERSION'.",
+        '',
+      ].join('\n'),
     );
-    expect(cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig, 'channel', 'fast-4.17']).stdout).toBe(
-      'Updated the channel to "fast-4.17"\n',
+    // One target: the alert is an issue that applies until it is accepted.
+    const target = recommend('--version', '4.16.6');
+    expect(target.stdout).toMatch(
+      /\nUpdate to 4\.16\.6 has no known issues relevant to this cluster\.\nImage: \S+\nRelease URL: https:\/\/errata\.example\/4\.16\.6\n$/,
+    );
+    expect(target.stderr).toBe(
+      'cincy: issues that apply to this cluster but which were not included in --accept: PodDisruptionBudgetAtLimit\n',
+    );
+    expect(target.code).toBe(1);
+    const accepted = recommend('--version', '4.16.6', '--accept', 'PodDisruptionBudgetAtLimit');
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toContain(
+      'Update to 4.16.6 has no known issues relevant to this cluster other than the accepted PodDisruptionBudgetAtLimit.\n',
+    );
+    // The channels 4.16.3 is in, from the graph, are those adm upgrade channel takes without being told.
+    const outside = cincy(['adm', 'upgrade', 'channel', 'candidate-4.17', '--kubeconfig', m.kubeconfig]);
+    expect(outside.stderr).toBe(
+      'cincy: the requested channel "candidate-4.17" is not one of the available channels (stable-4.16), you must pass --allow-explicit-channel to continue\n',
+    );
+    expect(outside.code).toBe(1);
+    const told = cincy([
+      'adm',
+      'upgrade',
+      '--kubeconfig',
+      m.kubeconfig,
+      'channel',
+      'candidate-4.17',
+      '--allow-explicit-channel',
+    ]);
+    expect(told).toMatchObject({ code: 0, stdout: '' });
+    expect(told.stderr).toContain('You have used --allow-explicit-channel to proceed anyway.');
+    // In a channel without 4.16.3, nothing of stable-4.16 stays listed, and adm upgrade says why there is nothing.
+    expect((await agent()).code).toBe(0);
+    const elsewhere = await statusOf(m);
+    expect(retrieved(elsewhere)).toMatchObject({ status: 'False', reason: 'VersionNotFound' });
+    expect(elsewhere.availableUpdates).toBeNull();
+    const nothing = cincy(['adm', 'upgrade', '--kubeconfig', m.kubeconfig]);
+    expect(nothing.stdout).not.toContain('Recommended updates:');
+    expect(nothing.stdout).not.toContain('Additional updates');
+    expect(nothing.stderr).toBe(
+      'warning: Cannot display available updates:\n  Reason: VersionNotFound\n  Message: Unable to retrieve available updates: currently reconciling cluster version 4.16.3 not found in the "candidate-4.17" channel\n\n',
     );
     await setSpec(m, { channel: 'stable-4.16' });
+    await agent();
 
     // Accepting the risk that applies makes its update recommended.
     await setSpec(m, { desiredUpdate: { acceptRisks: [{ name: 'OnAWS' }] } });

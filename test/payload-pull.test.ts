@@ -17,7 +17,7 @@ import { LABEL } from '../src/graph/model.js';
 import { parseRepository, pullSpec } from '../src/registry/reference.js';
 import { TrustStore } from '../src/signatures/verify.js';
 import type { ClusterVersion } from '../src/agent/clusterVersion.js';
-import { requestUpdate } from '../src/cli/adm.js';
+import { requestUpdate } from '../src/cli/adm/request.js';
 import { cincyAsync, useCleanup } from './support/cli.js';
 import { startOperator } from './support/inProcessAgent.js';
 import { InProcessCluster } from './support/inProcessCluster.js';

@@ -9,7 +9,10 @@ import type { ClusterVersion } from '../src/agent/clusterVersion.js';
 import { RiskEvaluator } from '../src/agent/risks.js';
 import { runAgent } from '../src/agent/run.js';
 import { PROGRESS } from '../src/agent/update/progress.js';
-import { requestUpdate, type UpgradeRequest } from '../src/cli/adm.js';
+import { TIMING } from '../src/agent/update/timing.js';
+import { requestUpdate, type UpgradeRequest } from '../src/cli/adm/request.js';
+import { statusReport } from '../src/cli/adm/status.js';
+import { readStatusInput } from '../src/cli/adm/status/cluster.js';
 import { kindNamed } from '../src/cluster/mock/kinds.js';
 import { CLOCK_CONFIGMAP } from '../src/cluster/simulatedClock.js';
 import { documentCount, loadPayload } from '../src/payload/load.js';
@@ -218,10 +221,15 @@ describe('the update executor, in-process', () => {
       ),
     );
     expect(r.cluster.cv().status.history).toHaveLength(1);
+    // The forced request is a new one: acted on at the executor's next look, not a minute after the refusal.
+    const asked = r.cluster.clock.now();
     await r.ask({ to: '4.16.7', force: true });
     const entry = await r.cluster.runUntil('the forced update', () =>
       ((h) => h?.version === '4.16.7' && h)(history0(r.cluster)),
     );
+    // (The executor looks again within TIMING.gatePoll, and the payload Job takes its time; a refusal
+    // remembered past the new request would hold it for TIMING.retry first.)
+    expect(Date.parse(entry.startedTime) - asked).toBeLessThan(TIMING.retry);
     expect(entry).toMatchObject({ state: 'Partial', verified: false, completionTime: null });
     expect(entry.acceptedRisks).toMatch(
       /^Target release version="4\.16\.7" image="\S+" cannot be verified, but continuing anyway because the update was forced: The update cannot be verified/,
@@ -273,7 +281,8 @@ describe('the update executor, in-process', () => {
       message:
         'The cluster version is invalid: spec.desiredUpdate.version: Invalid value: "4.16.99": when image is empty the update must be a previous version or an available update',
     });
-    await r.ask({ to: '4.16.6', allowNotRecommended: true, force: true });
+    // The Invalid condition is a client-side guard oc asks to be passed explicitly.
+    await r.ask({ to: '4.16.6', allowNotRecommended: true, force: true, allowUpgradeWithWarnings: true });
     const entry = await r.cluster.runUntil('the forced update', () =>
       ((h) => h?.version === '4.16.6' && h)(history0(r.cluster)),
     );
@@ -357,6 +366,56 @@ describe('the update executor, in-process', () => {
     expect(history[1]).toMatchObject({ version: '4.16.5', state: 'Partial', completionTime: expect.any(String) });
     expect(history[2]).toMatchObject({ version: '4.15.9', state: 'Completed' });
   });
+});
+
+describe('adm upgrade status on the update under way', () => {
+  it('shows the control plane, the pools and each node with its phase and estimate, as the update goes', async () => {
+    const r = await rig({ nodes: { 'worker-2': { reboot: '60m' } } });
+    const kc = r.cluster.client();
+    const status = async (): Promise<string> => statusReport(await readStatusInput(kc, r.cluster.clock.now()), 'none');
+    expect(await status()).toBe('The cluster is not updating.\n');
+    await r.ask({ to: '4.16.5' });
+    const phase = (name: string): string | undefined =>
+      r.cluster.get('Node', undefined, name)?.metadata.annotations?.['cincy.mock/phase'];
+    await r.cluster.runUntil('a master rolling', () => phase('master-0') || phase('master-1') || phase('master-2'));
+    const rolling = await status();
+    expect(rolling).toMatch(
+      /^= Control Plane =\nAssessment: {6}Progressing\nTarget Version: {2}4\.16\.5 \(from 4\.15\.9\)\nUpdating: {8}machine-config\nCompletion: {6}\d+% \(\d+ operators updated, 1 updating, \d+ waiting\)\nDuration: {8}\S+( \(Est\. Time Remaining: [^)]+\))?\nOperator Health: 33 Healthy\n\nControl Plane Nodes\nNAME {7}ASSESSMENT {4}PHASE {6}VERSION {3}EST {3}MESSAGE\nmaster-\d {3}Progressing {3}Updating {3}4\.15\.9 {4}\+5m {3}\n/,
+    );
+    expect(rolling).toMatch(/\nmaster-\d {3}Outdated {6}Pending {4}4\.15\.9 {4}\? {5}\n/);
+    expect(rolling).toContain('\n= Worker Upgrade =\n\nWORKER POOL   ASSESSMENT');
+    expect(rolling).toMatch(
+      /\n= Update Health =\nSINCE +LEVEL +IMPACT +MESSAGE\n\S+ +Info +None +Upgrade is proceeding well\n$/,
+    );
+
+    // The control plane done, one worker still rebooting for an hour.
+    const done = await r.cluster.runUntil('4.16.5 completed', () =>
+      ((h) => h?.state === 'Completed' && h.version === '4.16.5' && h)(history0(r.cluster)),
+    );
+    const workers = await status();
+    expect(workers).toMatch(
+      new RegExp(
+        `^= Control Plane =\\nUpdate to 4\\.16\\.5 successfully completed at ${done.completionTime} \\(duration: \\S+\\)\\n\\nAll control plane nodes successfully updated to 4\\.16\\.5\\n\\n= Worker Upgrade =\\n`,
+      ),
+    );
+    expect(workers).toContain(
+      [
+        'WORKER POOL   ASSESSMENT    COMPLETION   STATUS',
+        'worker        Progressing   67% (2/3)    2 Available, 1 Progressing, 0 Draining',
+        '',
+        'Worker Pool Nodes: worker',
+        'NAME       ASSESSMENT    PHASE      VERSION   EST   MESSAGE',
+        'worker-2   Progressing   Updating   4.15.9    +5m   ',
+        'worker-0   Completed     Updated    4.16.5    -     ',
+        'worker-1   Completed     Updated    4.16.5    -     ',
+      ].join('\n'),
+    );
+    const updatedNodes = (): number | undefined =>
+      (r.cluster.get('MachineConfigPool', undefined, 'worker')?.status as { updatedMachineCount?: number } | undefined)
+        ?.updatedMachineCount;
+    await r.cluster.runUntil('every worker updated', () => updatedNodes() === 3);
+    expect(await status()).toBe('The cluster is not updating.\n');
+  }, 180_000);
 });
 
 describe('the agent on a real cluster', () => {

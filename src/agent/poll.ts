@@ -1,6 +1,12 @@
 // One poll of the update lists: read the ClusterVersion through the Kubernetes API, ask the update service
 // for the graph, evaluate conditional risks, and write availableUpdates, conditionalUpdates and the
-// RetrievedUpdates condition through the status subresource — only when something changed.
+// RetrievedUpdates condition through the status subresource — only when something changed. A failed poll
+// keeps or clears the lists as the cluster-version-operator does (pkg/cvo/availableupdates.go): only a
+// failure of the update service's answer (RemoteFailed, ResponseFailed, ResponseInvalid) keeps them, and
+// only while the upstream, channel and architecture are those they were retrieved for and they were last
+// retrieved (or those last changed) less than 24 hours ago. Anything else — the current version missing
+// from the new channel (VersionNotFound), no channel, a first poll after a start — clears them: updates
+// listed for another channel must not be offered as recommended under this one.
 import * as k8s from '@kubernetes/client-node';
 import { kubeTime, systemClock, type Clock } from '../clock.js';
 import { LABEL, type Risk } from '../graph/model.js';
@@ -21,6 +27,17 @@ export interface PollerOptions {
   clock?: Clock;
 }
 
+/** A fetch's failures that say nothing about the lists themselves: the previous ones may stand. */
+const ANSWER_FAILURES: ReadonlySet<string> = new Set(['RemoteFailed', 'ResponseFailed', 'ResponseInvalid']);
+/** Lists kept through answer failures are cleared once they are older than this (the CVO's maximumCacheInterval). */
+export const MAX_CACHE_MS = 24 * 3600_000;
+
+/** What the lists in status were last retrieved for, and when that last succeeded or changed. */
+interface Retrieval {
+  key: string;
+  syncedAt: number;
+}
+
 export interface PollResult {
   retrieved: Condition;
   available: number;
@@ -33,6 +50,8 @@ export class UpdatesPoller {
   private readonly core: k8s.CoreV1Api;
   private readonly cv: ClusterVersionClient;
   private readonly clock: Clock;
+  /** Undefined until the first poll of this process, as the CVO knows nothing of earlier retrievals at start. */
+  private last: Retrieval | undefined;
 
   constructor(private readonly o: PollerOptions) {
     this.core = o.kc.makeApiClient(k8s.CoreV1Api);
@@ -52,7 +71,8 @@ export class UpdatesPoller {
 
   /** One poll: fetch, evaluate, write. A failure keeps the previous updates and sets the condition False. */
   async poll(): Promise<PollResult> {
-    const at = kubeTime(this.clock.now());
+    const now = this.clock.now();
+    const at = kubeTime(now);
     const cv = await this.clusterVersion();
     let computed: ReturnType<typeof updateStatus> | undefined;
     let channels: string[] | undefined;
@@ -63,6 +83,9 @@ export class UpdatesPoller {
       reason: '',
       message: '',
     };
+    const arch = await this.arch(cv);
+    const transport = await clusterTransport(this.o.kc, this.o.transport);
+    const key = JSON.stringify([cv.spec.upstream || this.o.defaultUpstream || '', cv.spec.channel ?? '', arch]);
     try {
       const current = cv.status.desired?.version;
       const graph = await fetchGraph(
@@ -70,11 +93,11 @@ export class UpdatesPoller {
           upstream: cv.spec.upstream,
           defaultUpstream: this.o.defaultUpstream,
           clusterID: cv.spec.clusterID,
-          arch: await this.arch(cv),
+          arch,
           channel: cv.spec.channel,
           version: current,
         },
-        await clusterTransport(this.o.kc, this.o.transport),
+        transport,
       );
       const migrate = cv.spec.desiredUpdate?.architecture === 'Multi' && cv.status.desired?.architecture !== 'Multi';
       let updates;
@@ -95,7 +118,10 @@ export class UpdatesPoller {
         reason: err.reason,
         message: err.message,
       };
+      if (!this.keepsLists(err.reason, key, now)) computed = updateStatus([], []);
     }
+    // As the CVO's LastSyncOrConfigChange: moved by a success and by a change of what is asked for.
+    if (retrieved.status === 'True' || this.last?.key !== key) this.last = { key, syncedAt: now };
     const written = await this.write(retrieved, computed, channels, cv.status.desired?.version);
     const status = computed ?? {
       availableUpdates: cv.status.availableUpdates ?? null,
@@ -110,6 +136,11 @@ export class UpdatesPoller {
       ).length,
       written,
     };
+  }
+
+  /** Whether a failed fetch leaves the lists in status as they are. */
+  private keepsLists(reason: string, key: string, now: number): boolean {
+    return ANSWER_FAILURES.has(reason) && this.last?.key === key && now - this.last.syncedAt < MAX_CACHE_MS;
   }
 
   /** Each risk once per name, with the definition of the highest target carrying it. */

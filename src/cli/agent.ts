@@ -8,6 +8,7 @@ import { logPoll } from '../agent/pollLoop.js';
 import { runAgent } from '../agent/run.js';
 import { PayloadStore } from '../payload/store.js';
 import { TrustStore } from '../signatures/verify.js';
+import { kubeCall } from './kubeErrors.js';
 import { loadKubeConfig } from './kubeconfig.js';
 import { escapeLines } from './terminalText.js';
 
@@ -86,7 +87,7 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
     defaultUpstream: o.defaultUpstream,
   };
   if (o.once) {
-    const r = await new UpdatesPoller({ kc, ...poller }).poll();
+    const r = await kubeCall(kc, () => new UpdatesPoller({ kc, ...poller }).poll());
     logPoll(log, r);
     reportToTerminal(r);
     return 0;

@@ -6,6 +6,7 @@ import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type * as k8s from '@kubernetes/client-node';
 import { KUBE_LABEL } from '../cluster/labels.js';
 import { CLOCK_CONFIGMAP, clockFromData } from '../cluster/simulatedClock.js';
+import { clientErrorLine } from './kubeErrors.js';
 import { loadKubeConfig } from './kubeconfig.js';
 import { table } from './table.js';
 
@@ -151,10 +152,12 @@ export function humanDuration(ms: number): string {
   return `${years}y`;
 }
 
+/** An answer other than 200, with its Status object when it held one. */
 class HttpError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    readonly body: unknown,
   ) {
     super(message);
   }
@@ -186,11 +189,12 @@ async function getJson(kc: k8s.KubeConfig, path: string): Promise<unknown> {
             new HttpError(
               res.statusCode ?? 0,
               (body as { message?: string } | undefined)?.message ?? `${res.statusCode} ${text.slice(0, 200)}`,
+              body,
             ),
           );
       });
     });
-    req.on('error', (err) => reject(new Error(`${cluster.server}: ${err.message}`)));
+    req.on('error', reject);
     req.end();
   });
 }
@@ -216,7 +220,7 @@ export async function getCommand(
       : ((await getJson(kc, printer.path)) as { items: Obj[] }).items;
   } catch (err) {
     if (err instanceof HttpError && err.code === 404) throw new Error(`get: ${err.message}`);
-    throw err;
+    throw new Error(clientErrorLine(err, kc) ?? (err as Error).message, { cause: err });
   }
   if (o.output === 'json') {
     process.stdout.write(`${JSON.stringify(name ? items[0] : { apiVersion: 'v1', kind: 'List', items }, null, 2)}\n`);

@@ -1,11 +1,59 @@
 // The cluster a command talks to: --in-cluster (the pod's service account), --kubeconfig FILE, or the
-// client's defaults ($KUBECONFIG, then ~/.kube/config).
+// client's defaults ($KUBECONFIG, then ~/.kube/config, then the service account of a pod). Which one was
+// used is remembered with the configuration, so that an error can say whose credentials were refused.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+const sources = new WeakMap<k8s.KubeConfig, string>();
+
+/** Where a configuration came from, in words: `FILE (--kubeconfig)`, `KUBECONFIG (FILE)`, … */
+export const kubeconfigSource = (kc: k8s.KubeConfig): string => sources.get(kc) ?? 'the kubeconfig';
+
+/** A kubeconfig file, read first so that a missing or unreadable one is one clear line naming it. */
+function loadFile(kc: k8s.KubeConfig, file: string, named: string): void {
+  try {
+    readFileSync(file);
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
+    throw new Error(`${named}: cannot read ${file}: ${why}`);
+  }
+  try {
+    kc.loadFromFile(file);
+  } catch (err) {
+    throw new Error(`${named}: ${file} is not a kubeconfig: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
 
 export function loadKubeConfig(o: { kubeconfig?: string; inCluster?: boolean }): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
-  if (o.inCluster) kc.loadFromCluster();
-  else if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
-  else kc.loadFromDefault();
+  const fromEnv = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  const home = join(homedir(), '.kube', 'config');
+  let source: string;
+  if (o.inCluster || (!o.kubeconfig && !fromEnv.length && !existsSync(home) && inPod())) {
+    kc.loadFromCluster();
+    source = 'the service account token';
+  } else if (o.kubeconfig) {
+    loadFile(kc, o.kubeconfig, '--kubeconfig');
+    source = `${o.kubeconfig} (--kubeconfig)`;
+  } else if (fromEnv.length) {
+    const present = fromEnv.filter((f) => existsSync(f));
+    if (!present.length) throw new Error(`KUBECONFIG: cannot read ${fromEnv.join(delimiter)}: no such file`);
+    if (present.length === 1) loadFile(kc, present[0]!, 'KUBECONFIG');
+    else kc.loadFromDefault(); // several files merged, as kubectl merges them
+    source = `KUBECONFIG (${present.join(delimiter)})`;
+  } else if (existsSync(home)) {
+    loadFile(kc, home, '~/.kube/config');
+    source = home;
+  } else {
+    throw new Error('no kubeconfig: set --kubeconfig or KUBECONFIG');
+  }
+  if (!kc.getCurrentCluster())
+    throw new Error(`${source}: no current cluster (current-context "${kc.getCurrentContext() ?? ''}")`);
+  sources.set(kc, source);
   return kc;
 }
+
+const inPod = (): boolean => !!process.env.KUBERNETES_SERVICE_HOST && existsSync(SERVICE_ACCOUNT_TOKEN);

@@ -30,7 +30,7 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts Prometheus scraping `target` (host:port) every second with the bearer `token` (the mock cluster's
- * /metrics is behind it); resolves once a scrape has landed.
+ * /metrics is behind it), evaluating `rules` (a rule file's YAML) if given; resolves once a scrape has landed.
  */
 export async function startPrometheus(
   target: string,
@@ -38,13 +38,16 @@ export async function startPrometheus(
   dir: string,
   cleanup: { add(f: () => unknown): void },
   caFile?: string,
+  rules?: string,
 ): Promise<string> {
   const port = await freePort();
   const config = join(dir, 'prometheus.yml');
   const tls = caFile ? `    scheme: https\n    tls_config:\n      ca_file: ${caFile}\n` : '';
+  if (rules) writeFileSync(join(dir, 'rules.yml'), rules);
+  const ruleFiles = rules ? `rule_files:\n  - ${join(dir, 'rules.yml')}\n` : '';
   writeFileSync(
     config,
-    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: mock-cluster\n${tls}    authorization:\n      credentials: ${token}\n    static_configs:\n      - targets: ['${target}']\n`,
+    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n${ruleFiles}scrape_configs:\n  - job_name: mock-cluster\n${tls}    authorization:\n      credentials: ${token}\n    static_configs:\n      - targets: ['${target}']\n`,
   );
   const child = spawn(
     PROMETHEUS,

@@ -30,18 +30,21 @@ export async function runUpdateLoop(make: () => ClusterVersionOperator, o: Updat
       result = 'waiting';
     }
     if (result === 'handover') cvo = make();
-    else if (result === 'waiting') await o.clock.sleep(TIMING.gatePoll, o.signal, MIN_REAL_MS);
-    else if (result === 'idle') await idle(o);
+    else if (result === 'waiting') await untilChanged(o, TIMING.gatePoll);
+    else if (result === 'idle') await untilChanged(o, TIMING.idle);
   }
 }
 
-/** Until the ClusterVersion changes (a new desired update, say), or TIMING.idle at the latest. */
-async function idle(o: UpdateLoopOptions): Promise<void> {
+/**
+ * Until the ClusterVersion changes (a new desired update, say), or `ms` at the latest: a request made
+ * while the executor waits — after a refusal, say — is acted on at once.
+ */
+async function untilChanged(o: UpdateLoopOptions, ms: number): Promise<void> {
   if (o.signal.aborted) return;
   const wake = new AbortController();
   const stop = (): void => wake.abort();
   o.signal.addEventListener('abort', stop, { once: true });
   o.changed?.().then(stop, stop);
-  await o.clock.sleep(TIMING.idle, wake.signal, MIN_REAL_MS);
+  await o.clock.sleep(ms, wake.signal, MIN_REAL_MS);
   o.signal.removeEventListener('abort', stop);
 }

@@ -4,8 +4,9 @@
 // release, keeps that release's objects in place (reconcile.ts). Everything it knows is in the cluster:
 // a new operator, after a hand-over or a kill, resumes from there. The steps are numbered as README.md's
 // "Executing an update" numbers them.
+import { canonicalJson } from '../../canonicalJson.js';
 import { apiMessage } from '../../cluster/apiError.js';
-import { setCondition, removeCondition, type ClusterRelease } from '../clusterVersion.js';
+import { setCondition, removeCondition, type ClusterRelease, type ClusterVersion } from '../clusterVersion.js';
 import { acceptRelease } from './accept.js';
 import { OperatorContext, type OperatorOptions } from './context.js';
 import { upgradeableFrom } from './preconditions.js';
@@ -24,8 +25,12 @@ export type SyncResult = 'idle' | RunResult;
 export class ClusterVersionOperator {
   private readonly ctx: OperatorContext;
   private readonly progress: ProgressStore;
-  /** The target whose acceptance was refused last, and until when it is not tried again. */
-  private refused: { image: string; until: number } | undefined;
+  /**
+   * The request (spec.desiredUpdate) whose acceptance was refused last, and until when it is not tried
+   * again. Any change of the request — another target, force, accepted risks — is a new request, acted on
+   * at once.
+   */
+  private refused: { request: string; until: number } | undefined;
   private nextReconcile = 0;
   /** The finished update whose progress record this operator has removed. */
   private cleanedUp: string | undefined;
@@ -56,14 +61,14 @@ export class ClusterVersionOperator {
       return { ...s, conditions: invalid ? setCondition(conditions, invalid) : removeCondition(conditions, 'Invalid') };
     });
 
-    if (resolution.kind === 'target' && !this.recentlyRefused(resolution.target.release.image)) {
+    if (resolution.kind === 'target' && !this.recentlyRefused(cv)) {
       const acceptance = await acceptRelease(ctx, this.progress, cv, resolution.target);
       if (acceptance.kind === 'superseded') return 'superseded';
       if (acceptance.kind === 'accepted') {
         this.refused = undefined;
         return this.applyRelease(acceptance.desired, acceptance.payload);
       }
-      this.refused = { image: resolution.target.release.image, until: ctx.clock.now() + TIMING.retry };
+      this.refused = { request: requestOf(cv), until: ctx.clock.now() + TIMING.retry };
     }
     const h = cv.status.history?.[0];
     const desired = cv.status.desired;
@@ -103,15 +108,17 @@ export class ClusterVersionOperator {
     }
   }
 
-  private recentlyRefused(image: string): boolean {
-    return this.refused?.image === image && this.ctx.clock.now() < this.refused.until;
+  private recentlyRefused(cv: ClusterVersion): boolean {
+    return this.refused?.request === requestOf(cv) && this.ctx.clock.now() < this.refused.until;
   }
 
   /** Whether spec.desiredUpdate now asks for something other than the release under way. */
   private async superseded(desired: ClusterRelease): Promise<boolean> {
-    const r = resolveDesired(await this.ctx.cv.get());
-    return (
-      r.kind === 'target' && r.target.release.image !== desired.image && !this.recentlyRefused(r.target.release.image)
-    );
+    const cv = await this.ctx.cv.get();
+    const r = resolveDesired(cv);
+    return r.kind === 'target' && r.target.release.image !== desired.image && !this.recentlyRefused(cv);
   }
 }
+
+/** What spec.desiredUpdate asks, as one string: equal strings are the same request. */
+const requestOf = (cv: ClusterVersion): string => canonicalJson(cv.spec.desiredUpdate ?? null);

@@ -1,7 +1,8 @@
 // The first step of an update: what spec.desiredUpdate asks for. As the cluster-version-operator validates
 // it (lib/validation/validation.go), a version alone must be an available update or one the cluster ran
 // before (which the rollback precondition then refuses); a conditional update counts once all its risks are
-// accepted; an image is taken as given. Anything else is invalid, with the CVO's message.
+// accepted; an image is taken as given; architecture Multi asks for the multi-architecture release of the
+// version. Anything else is invalid, with the CVO's message.
 import type { ClusterRelease, ClusterVersion } from '../clusterVersion.js';
 import type { Condition } from '../conditions.js';
 
@@ -24,9 +25,16 @@ const sameRelease = (
 /** Step 1: what spec.desiredUpdate asks for, resolved against status; `none` when the cluster is there already. */
 export function resolveDesired(cv: ClusterVersion): Resolution {
   const d = cv.spec.desiredUpdate;
-  if (!d || (!d.version && !d.image) || sameRelease(d, cv.status.desired)) return { kind: 'none' };
-  const force = d.force === true;
+  const force = d?.force === true;
   const available = cv.status.availableUpdates ?? [];
+  if (d?.architecture === 'Multi' && cv.status.desired?.architecture !== 'Multi') {
+    // A migration to the multi-architecture release of a version (`adm upgrade --to-multi-arch`): the poll
+    // offers it once it has asked for arch=multi; until then there is nothing to take.
+    const version = d.version || cv.status.desired?.version;
+    const multi = available.find((r) => r.architecture === 'Multi' && r.version === version);
+    return multi ? { kind: 'target', target: { release: multi, force, explicit: false } } : { kind: 'none' };
+  }
+  if (!d || (!d.version && !d.image) || sameRelease(d, cv.status.desired)) return { kind: 'none' };
   const conditional = cv.status.conditionalUpdates ?? [];
   const matches = (r: ClusterRelease): boolean =>
     (d.image ? r.image === d.image : r.version === d.version) && (!d.version || r.version === d.version);

@@ -1,0 +1,170 @@
+// The precheck of `adm upgrade recommend`, as `oc adm upgrade recommend` makes it: the alerts firing in the
+// cluster's Prometheus (GET /api/v1/alerts), each critical one, each PodDisruptionBudget, image-pull, node,
+// virtualization alert and each labelled openShiftUpdatePrecheck="true" a finding (status False) worth a
+// look before updating, accepted by the alert's name; a category with none a True "AsExpected" one.
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'undici';
+import { readBounded } from '../../../readBounded.js';
+
+export interface Finding {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  /** The name --accept takes to accept this finding (for one that is not True). */
+  acceptance: string;
+}
+
+export interface PrometheusAccess {
+  url: string;
+  tokenFile?: string;
+  caFile?: string;
+}
+
+export interface Alert {
+  labels?: {
+    alertname?: string;
+    severity?: string;
+    namespace?: string;
+    poddisruptionbudget?: string;
+    openShiftUpdatePrecheck?: string;
+  };
+  annotations?: { summary?: string; description?: string; message?: string; runbook_url?: string };
+  state?: string;
+}
+
+const MAX_BYTES = 8 * 1024 * 1024;
+
+/** The alerts Prometheus has, pending or firing. */
+async function fetchAlerts(p: PrometheusAccess): Promise<Alert[]> {
+  const token = p.tokenFile ? readFileSync(p.tokenFile, 'utf8').trim() : undefined;
+  const dispatcher = new Agent(p.caFile ? { connect: { ca: readFileSync(p.caFile, 'utf8') } } : {});
+  try {
+    const res = await request(new URL('/api/v1/alerts', p.url), {
+      headers: { accept: 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+      dispatcher,
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
+    });
+    const body = await readBounded(res.body, MAX_BYTES, () => new Error(`an answer over ${MAX_BYTES} bytes`));
+    if (res.statusCode !== 200) throw new Error(`unexpected HTTP status ${res.statusCode} from ${p.url}`);
+    const doc = JSON.parse(body.toString('utf8')) as { data?: { alerts?: Alert[] } };
+    if (!Array.isArray(doc.data?.alerts)) throw new Error(`no alerts list in the answer of ${p.url}`);
+    return doc.data.alerts;
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+interface Category {
+  name: string;
+  /** The message of the True finding when no alert of the category fires; none for a category without one. */
+  happy?: string;
+  /** Why an alert of the category matters, after "<severity> alert <name> <state>, ". */
+  why: string;
+  matches(name: string, alert: Alert): boolean;
+}
+
+const NODE_ALERTS = ['KubeletHealthState', 'KubeNodeNotReady', 'KubeNodeReadinessFlapping', 'KubeNodeUnreachable'];
+const DRAIN_SLOWING = 'which may slow workload redistribution during rolling node updates.';
+
+// In the order an alert is tried against them: the first that matches takes it.
+const CATEGORIES: Category[] = [
+  {
+    name: 'CriticalAlerts',
+    happy: 'No critical alerts firing.',
+    why: 'suggesting significant cluster issues worth investigating.',
+    matches: (_, a) => a.labels?.severity === 'critical',
+  },
+  {
+    name: 'PodDisruptionBudgetAlerts',
+    happy: 'No PodDisruptionBudget alerts firing.',
+    why: 'which might slow node drains.',
+    matches: (name) => name === 'PodDisruptionBudgetAtLimit',
+  },
+  {
+    name: 'PodImagePullAlerts',
+    happy: 'No Pod container image pull alerts firing.',
+    why: DRAIN_SLOWING,
+    matches: (name) => name === 'KubeContainerWaiting',
+  },
+  {
+    name: 'NodeAlerts',
+    happy: 'No Node alerts firing.',
+    why: DRAIN_SLOWING,
+    matches: (name) => NODE_ALERTS.includes(name),
+  },
+  {
+    name: 'UpdatePrecheckAlerts',
+    happy: 'No alerts with the openShiftUpdatePrecheck label true are firing.',
+    why: 'suggesting issues worth investigating before updating the cluster.',
+    matches: (_, a) => a.labels?.openShiftUpdatePrecheck === 'true',
+  },
+  {
+    name: 'VirtAlerts',
+    why: DRAIN_SLOWING,
+    matches: (name) => name === 'VirtHandlerDaemonSetRolloutFailing' || name === 'VMCannotBeEvicted',
+  },
+];
+
+/** A budget alert: PodDisruptionBudgetAtLimit, or a critical PodDisruptionBudgetLimit. */
+const budgetAlert = (category: Category, name: string): boolean =>
+  category.name === 'PodDisruptionBudgetAlerts' ||
+  (category.name === 'CriticalAlerts' && name === 'PodDisruptionBudgetLimit');
+
+/** The precheck's findings from the alerts of the Prometheus at `p`. */
+export async function alertFindings(p: PrometheusAccess): Promise<Finding[]> {
+  let alerts: Alert[];
+  try {
+    alerts = await fetchAlerts(p);
+  } catch (err) {
+    throw new Error(`failed to get alerts from ${p.url}: ${(err as Error).message}`, { cause: err });
+  }
+  return findingsOf(alerts);
+}
+
+/**
+ * The findings from the alerts firing: one (False) for each alert of a category, accepted (--accept) by the
+ * alert's name; one (True, "AsExpected") for each category with none firing.
+ */
+export function findingsOf(alerts: Alert[]): Finding[] {
+  const findings: Finding[] = [];
+  const seen = new Set<string>();
+  for (const alert of alerts) {
+    const name = alert.labels?.alertname;
+    if (!name || alert.state === 'pending') continue;
+    const category = CATEGORIES.find((c) => c.matches(name, alert));
+    if (!category) continue;
+    seen.add(category.name);
+    // A critical PodDisruptionBudgetLimit counts for the budget category too.
+    if (budgetAlert(category, name)) seen.add('PodDisruptionBudgetAlerts');
+    const a = alert.annotations ?? {};
+    let summary = a.summary || name;
+    if (!summary.endsWith('.')) summary += '.';
+    const described = [a.description, a.message].filter(Boolean).join(' | ');
+    const description = described ? ` The alert description is: ${described}` : ' The alert has no description.';
+    const runbook = a.runbook_url || '<alert does not have a runbook_url annotation>';
+    let details = `${summary}${description} ${runbook}`;
+    // The budget alerts' texts do not say which budget, so the finding does.
+    if (budgetAlert(category, name))
+      details = `Namespace=${alert.labels?.namespace ?? ''}, PodDisruptionBudget=${alert.labels?.poddisruptionbudget ?? ''}. ${details}`;
+    const state = alert.state ?? 'firing';
+    findings.push({
+      type: `recommended/${category.name}/${name}/${findings.length}`,
+      status: 'False',
+      reason: `Alert:${state}`,
+      message: `${alert.labels?.severity ?? ''} alert ${name} ${state}, ${category.why} ${details}`,
+      acceptance: name,
+    });
+  }
+  for (const c of CATEGORIES)
+    if (c.happy && !seen.has(c.name))
+      findings.push({
+        type: `recommended/${c.name}`,
+        status: 'True',
+        reason: 'AsExpected',
+        message: c.happy,
+        acceptance: c.name,
+      });
+  return findings;
+}

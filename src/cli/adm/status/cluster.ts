@@ -1,0 +1,126 @@
+// What `adm upgrade status` reads of a cluster: the ClusterVersion, the ClusterOperators, the
+// MachineConfigPools and nodes, the release version of each MachineConfig the nodes name, and the
+// cluster's time (the simulated clock a mock cluster declares, else the real one).
+import * as k8s from '@kubernetes/client-node';
+import type { ClusterVersion } from '../../../agent/clusterVersion.js';
+import type { Condition } from '../../../agent/conditions.js';
+import { apiStatus } from '../../../cluster/apiError.js';
+import { KUBE_LABEL } from '../../../cluster/labels.js';
+import { CLOCK_CONFIGMAP, clockFromData } from '../../../cluster/simulatedClock.js';
+import { kubeCall } from '../../kubeErrors.js';
+import { readClusterVersion } from '../cluster.js';
+
+export interface Meta {
+  name: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export interface ClusterOperator {
+  metadata: Meta;
+  status?: { versions?: Array<{ name: string; version: string }>; conditions?: Condition[] };
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
+export interface Pool {
+  metadata: Meta;
+  spec?: { paused?: boolean; configuration?: { name?: string }; nodeSelector?: LabelSelector };
+}
+
+export interface Node {
+  metadata: Meta;
+  spec?: { unschedulable?: boolean };
+  status?: { conditions?: Condition[] };
+}
+
+export interface StatusInput {
+  cv: ClusterVersion;
+  operators: ClusterOperator[];
+  pools: Pool[];
+  nodes: Node[];
+  /** The release version of a MachineConfig, by name; undefined when unknown. */
+  configVersion(name: string | undefined): string | undefined;
+  now: number;
+}
+
+/** The annotation of a rendered MachineConfig naming the release it belongs to. */
+export const RELEASE_VERSION = 'machineconfiguration.openshift.io/release-image-version';
+/** On a mock cluster's pool: the release its target config belongs to (a cluster that serves no MachineConfigs). */
+const POOL_RELEASE = 'cincy.mock/release-version';
+
+const MC = { group: 'machineconfiguration.openshift.io', version: 'v1', plural: 'machineconfigs' };
+
+/** `now` given, the cluster's clock is not read (a test's cluster keeps its clock in the test). */
+export async function readStatusInput(kc: k8s.KubeConfig, now?: number): Promise<StatusInput> {
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const list = async <T>(group: string, plural: string): Promise<T[]> =>
+    ((await kubeCall(kc, () => custom.listClusterCustomObject({ group, version: 'v1', plural }))) as { items: T[] })
+      .items;
+  const cv = await readClusterVersion(kc);
+  const operators = await list<ClusterOperator>('config.openshift.io', 'clusteroperators');
+  const pools = await list<Pool>('machineconfiguration.openshift.io', 'machineconfigpools');
+  const nodes = (await kubeCall(kc, () => core.listNode())).items as unknown as Node[];
+
+  const names = new Set<string>();
+  for (const n of nodes)
+    for (const key of [KUBE_LABEL.currentConfig, KUBE_LABEL.desiredConfig]) {
+      const name = n.metadata.annotations?.[key];
+      if (name) names.add(name);
+    }
+  const versions = new Map<string, string | undefined>();
+  let served = true;
+  for (const name of names) {
+    if (!served) break;
+    try {
+      const mc = (await custom.getClusterCustomObject({ ...MC, name })) as { metadata: Meta };
+      versions.set(name, mc.metadata.annotations?.[RELEASE_VERSION] || undefined);
+    } catch (err) {
+      if (apiStatus(err) !== 404) await kubeCall(kc, () => Promise.reject(err));
+      served = await kubeCall(kc, () =>
+        custom.listClusterCustomObject({ ...MC, limit: 1 }).then(
+          () => true,
+          (e: unknown) => (apiStatus(e) === 404 ? false : Promise.reject(e)),
+        ),
+      );
+    }
+  }
+  const configVersion = served
+    ? (name: string | undefined) => (name ? versions.get(name) : undefined)
+    : poolTargetVersions(pools, cv);
+
+  return { cv, operators, pools, nodes, configVersion, now: now ?? (await clusterNow(kc, core)) };
+}
+
+/** The simulated time a mock cluster declares; real time on any other cluster. */
+async function clusterNow(kc: k8s.KubeConfig, core: k8s.CoreV1Api): Promise<number> {
+  try {
+    return clockFromData((await core.readNamespacedConfigMap(CLOCK_CONFIGMAP)).data).now();
+  } catch (err) {
+    if (apiStatus(err) !== 404) await kubeCall(kc, () => Promise.reject(err));
+    return Date.now();
+  }
+}
+
+/**
+ * Versions for a cluster that serves no MachineConfigs (the mock cluster before it did): a pool's target
+ * config is the release its pool names; any other config is the release the cluster last completed
+ * before those.
+ */
+function poolTargetVersions(pools: Pool[], cv: ClusterVersion): (name: string | undefined) => string | undefined {
+  const targets = new Map<string, string>();
+  for (const p of pools) {
+    const target = p.spec?.configuration?.name;
+    const release = p.metadata.annotations?.[POOL_RELEASE];
+    if (target && release) targets.set(target, release);
+  }
+  const history = cv.status.history ?? [];
+  const targeted = new Set(targets.values());
+  const before =
+    history.find((h) => h.state === 'Completed' && !targeted.has(h.version))?.version ?? history[0]?.version;
+  return (name) => (name ? (targets.get(name) ?? before) : undefined);
+}
