@@ -59,7 +59,9 @@ describe('admin commands over HTTP', () => {
     );
     const added = cincy(['release', 'add', file], env);
     expect(added.code, added.stderr).toBe(0);
-    expect(added.stdout).toMatch(/^stored 1 new release \(201\)\nVERSION\s+ARCHITECTURE\s+PAYLOAD\n4\.1\.2\s+amd64\s+quay/);
+    expect(added.stdout).toMatch(
+      /^stored 1 new release \(201\)\nVERSION\s+ARCHITECTURE\s+PAYLOAD\n4\.1\.2\s+amd64\s+quay/,
+    );
 
     const dry = cincy(['promote', '4.1.2', '--to', 'stable-4.1', '--dry-run'], env);
     expect(dry.stdout).toContain('4.1.2 → stable-4.1: would be promoted');
