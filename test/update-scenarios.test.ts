@@ -293,6 +293,34 @@ describe('the update executor, in-process', () => {
     expect(condition(r.cluster.cv(), 'Invalid')).toBeUndefined();
   });
 
+  it('issue 12 point 5: holds a minor update back for an unacknowledged admin gate of the current version, as the CVO does', async () => {
+    const r = await rig();
+    const cm = kindNamed('ConfigMap');
+    const gate = 'ack-4.15-kube-1.29-api-removals-in-4.16';
+    const why = 'Kubernetes 1.29 and therefore OpenShift 4.16 remove several APIs which require admin consideration.';
+    r.cluster.state.patch(cm, 'openshift-config-managed', 'admin-gates', {
+      data: { [gate]: why, 'ack-4.14-kube-1.28-api-removals-in-4.15': 'An older gate, not of this version.' },
+    });
+    const held = await r.cluster.runUntil('Upgradeable=False', () =>
+      ((c) => c?.status === 'False' && c)(condition(r.cluster.cv(), 'Upgradeable')),
+    );
+    expect(held).toMatchObject({ reason: 'AdminAckRequired', message: why });
+    await r.ask({ to: '4.16.5' });
+    const refused = await r.cluster.runUntil('the refusal', () =>
+      ((c) => c?.status === 'False' && c.message.includes('"ClusterVersionUpgradeable"') && c)(
+        condition(r.cluster.cv(), 'ReleaseAccepted'),
+      ),
+    );
+    expect(refused.message).toContain(`failed because of "AdminAckRequired": ${why}`);
+    // The administrator acknowledges: the update goes ahead.
+    r.cluster.state.patch(cm, 'openshift-config', 'admin-acks', { data: { [gate]: 'true' } });
+    const entry = await r.cluster.runUntil('the acknowledged update', () =>
+      ((h) => h?.version === '4.16.5' && h)(history0(r.cluster)),
+    );
+    expect(entry.acceptedRisks ?? '').not.toContain('AdminAckRequired');
+    expect(condition(r.cluster.cv(), 'Upgradeable')).toMatchObject({ status: 'True' });
+  });
+
   it('refuses a payload it cannot retrieve, cannot load, or that is another version, even forced', async () => {
     const r = await rig();
     const refused = (version: string) =>

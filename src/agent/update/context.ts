@@ -6,6 +6,7 @@ import { kubeTime, type Clock } from '../../clock.js';
 import { unlessNotFound } from '../../cluster/apiError.js';
 import type { PayloadStore } from '../../payload/store.js';
 import { ClusterVersionClient } from '../clusterVersion.js';
+import { ADMIN_ACKS, ADMIN_GATES, adminAckHold, type Hold } from './adminAcks.js';
 import type { ClusterOperatorObject } from './gate.js';
 import type { ReleaseVerifier } from './verify.js';
 
@@ -67,6 +68,16 @@ export class OperatorContext {
   /** An object, or undefined when it does not exist. */
   async read(ref: ObjectRef): Promise<ApiObject | undefined> {
     return (await unlessNotFound(this.objects.read(ref))) as ApiObject | undefined;
+  }
+
+  /** What the admin-gates and admin-acks ConfigMaps hold minor updates back for, at the `current` version. */
+  async adminAck(current: string): Promise<Hold | undefined> {
+    const data = async (ref: { namespace: string; name: string }): Promise<Record<string, string> | undefined> => {
+      const cm = await unlessNotFound(this.core.readNamespacedConfigMap(ref));
+      return cm && (cm.data ?? {});
+    };
+    const [gates, acks] = await Promise.all([data(ADMIN_GATES), data(ADMIN_ACKS)]);
+    return adminAckHold(current, gates, acks);
   }
 
   async operators(): Promise<ClusterOperatorObject[]> {

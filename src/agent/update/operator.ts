@@ -47,7 +47,10 @@ export class ClusterVersionOperator {
   async sync(): Promise<SyncResult> {
     const { ctx } = this;
     const cv = await ctx.cv.get();
-    const upgradeable = upgradeableFrom(await ctx.operators(), ctx.at());
+    // The acknowledgements asked are those of the version the cluster last completed, as the CVO reads them.
+    const completed = cv.status.history?.find((h) => h.state === 'Completed')?.version;
+    const adminAck = completed ? await ctx.adminAck(completed) : undefined;
+    const upgradeable = upgradeableFrom(await ctx.operators(), ctx.at(), adminAck);
     const resolution = resolveDesired(cv);
     const invalid = resolution.kind === 'invalid' && {
       type: 'Invalid',

@@ -1,10 +1,11 @@
 // The preconditions of an update, as the cluster-version-operator checks them (pkg/payload/precondition/
 // clusterversion): no rollback, no hop over a minor version, Upgradeable not False for a minor update
 // (blocking unless forced), and a recommended target (a warning only). Upgradeable comes from the
-// ClusterOperators that say they must not take a minor update.
+// ClusterOperators that say they must not take a minor update and from the administrator acknowledgements.
 import semver from 'semver';
 import type { Condition } from '../conditions.js';
 import type { ClusterOperatorObject } from './gate.js';
+import type { Hold } from './adminAcks.js';
 import type { Target } from './resolve.js';
 
 export interface Precondition {
@@ -73,30 +74,35 @@ export function preconditions(
   return out;
 }
 
-/** The cluster's Upgradeable condition, from the ClusterOperators that say they must not take a minor update. */
-export function upgradeableFrom(operators: ClusterOperatorObject[], at: string): Condition {
+/**
+ * The cluster's Upgradeable condition: False when ClusterOperators say they must not take a minor update,
+ * or when `adminAck` (adminAcks.ts) holds minor updates back; several holds are MultipleReasons.
+ */
+export function upgradeableFrom(operators: ClusterOperatorObject[], at: string, adminAck?: Hold): Condition {
+  const holds = [adminAck, operatorsHold(operators)].filter((h): h is Hold => !!h);
+  const base = { type: 'Upgradeable', lastTransitionTime: at };
+  if (holds.length === 0) return { ...base, status: 'True', reason: '', message: '' };
+  if (holds.length === 1) return { ...base, status: 'False', ...holds[0]! };
+  return { ...base, status: 'False', reason: 'MultipleReasons', message: holds.map((h) => h.message).join('\n') };
+}
+
+/** What the ClusterOperators that say they must not take a minor update hold back, if any. */
+function operatorsHold(operators: ClusterOperatorObject[]): Hold | undefined {
   const blocked = operators
     .map((co) => ({
       name: co.metadata.name,
       c: co.status?.conditions?.find((k) => k.type === 'Upgradeable' && k.status === 'False'),
     }))
     .filter((x): x is { name: string; c: Condition } => !!x.c);
-  if (blocked.length === 0)
-    return { type: 'Upgradeable', status: 'True', lastTransitionTime: at, reason: '', message: '' };
+  if (blocked.length === 0) return undefined;
   if (blocked.length === 1) {
     const { name, c } = blocked[0]!;
     return {
-      type: 'Upgradeable',
-      status: 'False',
-      lastTransitionTime: at,
       reason: c.reason || 'ClusterOperatorNotUpgradeable',
       message: `Cluster operator ${name} should not be upgraded between minor versions: ${c.message}`,
     };
   }
   return {
-    type: 'Upgradeable',
-    status: 'False',
-    lastTransitionTime: at,
     reason: 'ClusterOperatorsNotUpgradeable',
     message: `Multiple cluster operators should not be upgraded between minor versions:\n${blocked
       .map(

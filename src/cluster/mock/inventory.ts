@@ -206,6 +206,10 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
     add('Namespace', undefined, { metadata: { name: ns }, status: { phase: 'Active' } });
   }
   for (const d of release.deployments) add('Deployment', d.metadata.namespace, d);
+  // The administrator acknowledgements, as every cluster has them: no gate until one is added
+  // (kubectl patch cm admin-gates -n openshift-config-managed), acknowledged in admin-acks.
+  add('ConfigMap', 'openshift-config-managed', { metadata: { name: 'admin-gates' }, data: {} });
+  add('ConfigMap', 'openshift-config', { metadata: { name: 'admin-acks' }, data: {} });
   const history = [
     {
       state: 'Completed',
