@@ -63,31 +63,11 @@ export class ChannelWrites {
   }
 
   /**
-   * Tombstones a version that is not in the channel (withdraw removes and tombstones a member).
-   * `added` is false when it was tombstoned already.
+   * `add`: tombstones a version that is not in the channel (withdraw removes and tombstones a member);
+   * `added` is false when it was tombstoned already. `lift`: lifts a tombstone, so promotion may add
+   * the version again.
    */
-  addTombstone(
-    kind: ChannelKind,
-    name: string,
-    version: string,
-    actor: Actor,
-    reason: string | null,
-  ): Promise<{ doc: ChannelDoc; added: boolean }> {
-    return this.changeTombstones(kind, name, version, actor, reason, 'add');
-  }
-
-  /** Lifts a tombstone, so promotion may add the version again. */
-  liftTombstone(
-    kind: ChannelKind,
-    name: string,
-    version: string,
-    actor: Actor,
-    reason: string | null,
-  ): Promise<{ doc: ChannelDoc; added: boolean }> {
-    return this.changeTombstones(kind, name, version, actor, reason, 'lift');
-  }
-
-  private changeTombstones(
+  changeTombstones(
     kind: ChannelKind,
     name: string,
     version: string,

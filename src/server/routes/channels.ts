@@ -112,7 +112,14 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
       },
       handler: async (request, reply) => {
         const { name, version } = request.params;
-        const r = await admin.channels.addTombstone(kind, name, version, actorOf(request), reasonOf(request));
+        const r = await admin.channels.changeTombstones(
+          kind,
+          name,
+          version,
+          actorOf(request),
+          reasonOf(request),
+          'add',
+        );
         return reply.code(r.added ? 201 : 200).send(r.doc);
       },
     });
@@ -129,7 +136,8 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
       },
       handler: async (request) => {
         const { name, version } = request.params;
-        return (await admin.channels.liftTombstone(kind, name, version, actorOf(request), reasonOf(request))).doc;
+        return (await admin.channels.changeTombstones(kind, name, version, actorOf(request), reasonOf(request), 'lift'))
+          .doc;
       },
     });
 
