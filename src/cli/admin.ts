@@ -77,13 +77,26 @@ export async function listAll(
   query: URLSearchParams = new URLSearchParams(),
   max = Infinity,
 ): Promise<Array<Record<string, unknown>>> {
+  return (await readPages(opts, path, field, query, max)).items;
+}
+
+/** Like listAll, also giving the first page whole (a document whose `field` is paginated, as a channel). */
+export async function readPages(
+  opts: ClientOptions,
+  path: string,
+  field: string,
+  query: URLSearchParams = new URLSearchParams(),
+  max = Infinity,
+): Promise<{ first: Record<string, unknown>; items: Array<Record<string, unknown>> }> {
   const q = new URLSearchParams(query);
-  const all: Array<Record<string, unknown>> = [];
+  const items: Array<Record<string, unknown>> = [];
+  let first: Record<string, unknown> | undefined;
   for (;;) {
-    q.set('limit', String(Math.min(MAX_PAGE_LIMIT, max - all.length)));
+    q.set('limit', String(Math.min(MAX_PAGE_LIMIT, max - items.length)));
     const page = (await call(opts, 'GET', `${path}?${q}`)) as Record<string, unknown> & { nextCursor?: string };
-    all.push(...(page[field] as Array<Record<string, unknown>>));
-    if (!page.nextCursor || all.length >= max) return all;
+    first ??= page;
+    items.push(...(page[field] as Array<Record<string, unknown>>));
+    if (!page.nextCursor || items.length >= max) return { first, items };
     q.set('cursor', page.nextCursor);
   }
 }

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ChannelDoc } from '../schemas/admin.js';
-import { callWithStatus, channelPath, client, listAll, print, type ClientOptions } from './admin.js';
+import { callWithStatus, channelPath, client, listAll, print, readPages, type ClientOptions } from './admin.js';
 import { recordTable } from './table.js';
 import { escapeLines } from './terminalText.js';
 
@@ -55,9 +55,9 @@ export function addChannelCommands(program: Command, run: Run): void {
     .action((name: string, opts: ChannelOptions) =>
       run(async () => {
         const path = channelPath(name, opts.internal);
-        const page = (await callWithStatus(opts, 'GET', path)).body as ChannelDoc;
-        const versions = await listAll(opts, path, 'versions');
-        const doc = { ...page, versions };
+        const { first, items: versions } = await readPages(opts, path, 'versions');
+        const doc = { ...(first as unknown as ChannelDoc), versions } as ChannelDoc & { nextCursor?: string };
+        delete doc.nextCursor;
         if (opts.output === 'json') return (print(opts, doc, [], []), 0);
         const head = [
           `Channel:    ${doc.name} (${doc.kind})`,

@@ -72,7 +72,7 @@ export async function signWithKeyFile(
   const text = readFileSync(keyFile, 'utf8');
   if (text.trimStart().startsWith('-----BEGIN PGP PRIVATE KEY BLOCK-----'))
     return { bytes: await signPayloadOpenpgp(keyFile, text, payload, now), binary: true };
-  return { bytes: new TextEncoder().encode(await signPayload(keyFile, payload, now)), binary: false };
+  return { bytes: new TextEncoder().encode(await signJws(keyFile, text, payload, now)), binary: false };
 }
 
 /** An OpenPGP signed message (binary, not detached) holding the statement, as OpenShift publishes. */
@@ -93,9 +93,14 @@ async function signPayloadOpenpgp(keyFile: string, armored: string, payload: str
 
 /** A JWS (compact) over the atomic container signature statement of a pull spec by digest. */
 export async function signPayload(keyFile: string, payload: string, now = new Date()): Promise<string> {
+  return signJws(keyFile, readFileSync(keyFile, 'utf8'), payload, now);
+}
+
+/** signPayload with the key file's text already read. */
+async function signJws(keyFile: string, text: string, payload: string, now: Date): Promise<string> {
   let jwk: JWK;
   try {
-    jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
+    jwk = JSON.parse(text) as JWK;
   } catch (err) {
     throw new Error(`--key: ${keyFile}: neither a JWK nor an armored OpenPGP private key: ${(err as Error).message}`);
   }

@@ -80,7 +80,7 @@ export async function acceptRelease(
 
   const current = cv.status.desired?.version ?? payload.version;
   // Read again after the Job's wait: an operator may have changed its mind meanwhile.
-  const upgradeable = upgradeableFrom(await ctx.operators(), ctx.at(), await ctx.adminAck(current));
+  const upgradeable = upgradeableFrom(await ctx.operators(), ctx.at(), await ctx.adminAck(cv));
   const failed = preconditions(current, target, payload.version, upgradeable);
   const blocking = failed.filter((p) => p.blocking);
   const summary =

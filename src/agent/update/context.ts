@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { kubeTime, type Clock } from '../../clock.js';
 import { unlessNotFound } from '../../cluster/apiError.js';
 import type { PayloadStore } from '../../payload/store.js';
-import { ClusterVersionClient } from '../clusterVersion.js';
+import { ClusterVersionClient, type ClusterVersion } from '../clusterVersion.js';
 import { ADMIN_ACKS, ADMIN_GATES, adminAckHold, type Hold } from './adminAcks.js';
 import type { ClusterOperatorObject } from './gate.js';
 import type { ReleaseVerifier } from './verify.js';
@@ -70,8 +70,13 @@ export class OperatorContext {
     return (await unlessNotFound(this.objects.read(ref))) as ApiObject | undefined;
   }
 
-  /** What the admin-gates and admin-acks ConfigMaps hold minor updates back for, at the `current` version. */
-  async adminAck(current: string): Promise<Hold | undefined> {
+  /**
+   * What the admin-gates and admin-acks ConfigMaps hold minor updates back for. The gates asked are
+   * those of the version the cluster last completed, as the CVO reads them; none before it completed one.
+   */
+  async adminAck(cv: ClusterVersion): Promise<Hold | undefined> {
+    const current = cv.status.history?.find((h) => h.state === 'Completed')?.version;
+    if (!current) return undefined;
     const data = async (ref: { namespace: string; name: string }): Promise<Record<string, string> | undefined> => {
       const cm = await unlessNotFound(this.core.readNamespacedConfigMap(ref));
       return cm && (cm.data ?? {});

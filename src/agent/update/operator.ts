@@ -47,10 +47,7 @@ export class ClusterVersionOperator {
   async sync(): Promise<SyncResult> {
     const { ctx } = this;
     const cv = await ctx.cv.get();
-    // The acknowledgements asked are those of the version the cluster last completed, as the CVO reads them.
-    const completed = cv.status.history?.find((h) => h.state === 'Completed')?.version;
-    const adminAck = completed ? await ctx.adminAck(completed) : undefined;
-    const upgradeable = upgradeableFrom(await ctx.operators(), ctx.at(), adminAck);
+    const upgradeable = upgradeableFrom(await ctx.operators(), ctx.at(), await ctx.adminAck(cv));
     const resolution = resolveDesired(cv);
     const invalid = resolution.kind === 'invalid' && {
       type: 'Invalid',

@@ -18,34 +18,53 @@ const controllerVersion = (version: string): string =>
 const ignitionVersion = (version: string): string =>
   Number(/^\d+\.(\d+)/.exec(version)?.[1] ?? 0) >= 13 ? '3.4.0' : '3.2.0';
 
+/** The OS part of a release's config: what the base config 00-<pool> and the rendered configs carry. */
+const osConfig = (version: string): object => ({
+  osImageURL: rhcosImageFor(version),
+  kernelArguments: null,
+  extensions: null,
+  fips: false,
+});
+
+/** Creates MachineConfig `name` in the Ignition version of `version`'s release, unless it exists. */
+function createConfig(
+  state: ClusterState,
+  name: string,
+  metadata: { labels?: Record<string, string>; annotations?: Record<string, string> },
+  version: string,
+  spec: object,
+  at: number,
+): void {
+  const kind = kindNamed('MachineConfig');
+  if (state.find(kind, undefined, name)) return;
+  state.create(
+    kind,
+    undefined,
+    {
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+      kind: 'MachineConfig',
+      metadata: { name, ...metadata },
+      spec: { config: { ignition: { version: ignitionVersion(version) } }, ...spec },
+    },
+    at,
+  );
+}
+
 /** The base MachineConfigs of `pool` that a cluster installed at `version` has. */
 export function installMachineConfigs(state: ClusterState, pool: string, version: string, at: number): void {
-  const kind = kindNamed('MachineConfig');
-  const ignition = { ignition: { version: ignitionVersion(version) } };
-  const make = (name: string, generated: boolean, spec: object): void => {
-    if (state.find(kind, undefined, name)) return;
-    state.create(
-      kind,
-      undefined,
+  const make = (name: string, generated: boolean, spec: object): void =>
+    createConfig(
+      state,
+      name,
       {
-        apiVersion: 'machineconfiguration.openshift.io/v1',
-        kind: 'MachineConfig',
-        metadata: {
-          name,
-          labels: { [ROLE]: pool },
-          ...(generated && { annotations: { [GENERATED_BY]: controllerVersion(version) } }),
-        },
-        spec: { config: ignition, ...spec },
+        labels: { [ROLE]: pool },
+        ...(generated && { annotations: { [GENERATED_BY]: controllerVersion(version) } }),
       },
+      version,
+      spec,
       at,
     );
-  };
-  make(`00-${pool}`, true, {
-    osImageURL: rhcosImageFor(version),
-    kernelArguments: null,
-    extensions: null,
-    fips: false,
-  });
+  make(`00-${pool}`, true, osConfig(version));
   make(`01-${pool}-container-runtime`, true, {});
   make(`01-${pool}-kubelet`, true, {});
   make(`99-${pool}-generated-registries`, true, {});
@@ -60,27 +79,6 @@ export function ensureRenderedConfig(
   version: string,
   at: number,
 ): void {
-  const kind = kindNamed('MachineConfig');
-  if (state.find(kind, undefined, name)) return;
-  state.create(
-    kind,
-    undefined,
-    {
-      apiVersion: 'machineconfiguration.openshift.io/v1',
-      kind: 'MachineConfig',
-      metadata: {
-        name,
-        annotations: { [GENERATED_BY]: controllerVersion(version), [RELEASE_VERSION]: version },
-      },
-      spec: {
-        config: { ignition: { version: ignitionVersion(version) } },
-        osImageURL: rhcosImageFor(version),
-        kernelArguments: null,
-        extensions: null,
-        fips: false,
-        kernelType: 'default',
-      },
-    },
-    at,
-  );
+  const annotations = { [GENERATED_BY]: controllerVersion(version), [RELEASE_VERSION]: version };
+  createConfig(state, name, { annotations }, version, { ...osConfig(version), kernelType: 'default' }, at);
 }

@@ -45,26 +45,35 @@ function platformOperators(operators: ClusterOperator[]): ClusterOperator[] {
 }
 
 function operatorInsights(name: string, available?: Condition, degraded?: Condition, now = 0): Insight[] {
+  // Each bad condition is a warning after 5 minutes and an error after `errorAfter`.
+  const checks = [
+    {
+      c: available?.status === 'False' && available,
+      what: 'unavailable',
+      errorAfter: 20,
+      runbook: 'ClusterOperatorDown',
+    },
+    {
+      c: degraded?.status === 'True' && degraded,
+      what: 'degraded',
+      errorAfter: 40,
+      runbook: 'ClusterOperatorDegraded',
+    },
+  ];
   const out: Insight[] = [];
-  const since = (c: Condition): number => time(c.lastTransitionTime);
-  if (available?.status === 'False' && now > since(available) + 5 * MINUTE)
+  for (const { c, what, errorAfter, runbook } of checks) {
+    if (!c) continue;
+    const since = time(c.lastTransitionTime);
+    if (now <= since + 5 * MINUTE) continue;
     out.push({
-      startedAt: since(available),
-      level: now > since(available) + 20 * MINUTE ? 'Error' : 'Warning',
+      startedAt: since,
+      level: now > since + errorAfter * MINUTE ? 'Error' : 'Warning',
       impact: 'API Availability',
-      summary: `Cluster Operator ${name} is unavailable (${available.reason})`,
-      description: available.message || '<no message>',
-      reference: `${RUNBOOKS}/ClusterOperatorDown.md`,
+      summary: `Cluster Operator ${name} is ${what} (${c.reason})`,
+      description: c.message || '<no message>',
+      reference: `${RUNBOOKS}/${runbook}.md`,
     });
-  if (degraded?.status === 'True' && now > since(degraded) + 5 * MINUTE)
-    out.push({
-      startedAt: since(degraded),
-      level: now > since(degraded) + 40 * MINUTE ? 'Error' : 'Warning',
-      impact: 'API Availability',
-      summary: `Cluster Operator ${name} is degraded (${degraded.reason})`,
-      description: degraded.message || '<no message>',
-      reference: `${RUNBOOKS}/ClusterOperatorDegraded.md`,
-    });
+  }
   return out;
 }
 
