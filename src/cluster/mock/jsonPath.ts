@@ -1,11 +1,12 @@
 // The JSONPath of a CRD's additionalPrinterColumns, as the API server evaluates it: fields (`.a.b`, a dot in
-// a key escaped as `\.`), indexes (`[0]`, `[*]`), quoted keys (`['a.b']`) and filters on a field
+// a key escaped as `\.`), indexes (`[0]`, `[*]`), slices (`[-1:]`, the last item, as a CRD shows its latest condition), quoted keys (`['a.b']`) and filters on a field
 // (`[?(@.type=="Available")]`, with == or !=). The results are every value the path reaches.
 
 type Step =
   | { field: string }
   | { index: number }
   | { all: true }
+  | { slice: { start?: number; end?: number } }
   | { filter: { path: string[]; op: '==' | '!='; value: string } };
 
 /** The steps of a path; an Error naming the path for one it does not understand. */
@@ -34,7 +35,12 @@ export function parseJsonPath(path: string): Step[] {
       i = close + 1;
       const quoted = /^'([^']*)'$|^"([^"]*)"$/.exec(inner);
       const filter = /^\?\(@((?:\.[A-Za-z0-9_-]+)+)\s*(==|!=)\s*(?:"([^"]*)"|'([^']*)')\)$/.exec(inner);
+      const slice = /^(-?\d*):(-?\d*)$/.exec(inner);
       if (inner === '*') steps.push({ all: true });
+      else if (slice)
+        steps.push({
+          slice: { start: slice[1] ? Number(slice[1]) : undefined, end: slice[2] ? Number(slice[2]) : undefined },
+        });
       else if (/^-?\d+$/.test(inner)) steps.push({ index: Number(inner) });
       else if (quoted) steps.push({ field: quoted[1] ?? quoted[2]! });
       else if (filter)
@@ -66,6 +72,8 @@ export function findResults(root: unknown, path: string): unknown[] {
           const at = step.index < 0 ? v.length + step.index : step.index;
           if (at >= 0 && at < v.length) next.push(v[at]);
         }
+      } else if ('slice' in step) {
+        if (Array.isArray(v)) next.push(...v.slice(step.slice.start ?? 0, step.slice.end ?? v.length));
       } else if ('all' in step) {
         if (Array.isArray(v)) next.push(...v);
         else if (isObject(v)) next.push(...Object.values(v));

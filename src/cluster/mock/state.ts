@@ -10,7 +10,7 @@ import { apiVersionOf, kindFor, kindNamed, objectSchema, type KubeObject, type R
 import { KubeError } from './kubeError.js';
 import { matchAll, type LabelSelector } from './labelSelector.js';
 import { StateFile } from './stateFile.js';
-import { checkDecodable, checkMetadata, groupResource } from './validation.js';
+import { checkDecodable, checkMetadata, checkRules, groupResource } from './validation.js';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
 import { applyConfig } from './serverSideApply.js';
 
@@ -185,6 +185,7 @@ export class ClusterState {
     else delete metadata.namespace; // a cluster-scoped object has none, whatever the body says
     delete metadata.resourceVersion;
     const o: KubeObject = { ...clone(body), apiVersion: apiVersionOf(kind), kind: kind.kind, metadata };
+    checkRules(kind, o, undefined);
     if (opts.dryRun) return o; // as the API server answers a dry-run create: no resourceVersion
     return this.put(kind, o, 'ADDED');
   }
@@ -233,6 +234,7 @@ export class ClusterState {
         next.metadata.generation = (current.metadata.generation ?? 1) + 1;
     }
     if (canonicalJson(next) === canonicalJson(current)) return current; // nothing changed: no new revision, no event
+    checkRules(kind, next, current);
     if (opts.dryRun)
       return { ...next, metadata: { ...next.metadata, resourceVersion: current.metadata.resourceVersion } };
     return this.put(kind, next, 'MODIFIED', current);

@@ -108,3 +108,25 @@ export function checkMetadata(kind: ResourceKind, name: string, metadata: KubeOb
     details,
   );
 }
+
+/**
+ * Checks the rules of the kind's CRD schema (kinds/*.ts `rules`) on a write of `next` over `old` (undefined for
+ * a create); a 422 Invalid listing each one broken, as the API server answers a CEL rule or an enum refusing it.
+ */
+export function checkRules(kind: ResourceKind, next: KubeObject, old: KubeObject | undefined): void {
+  const broken = kind.rules?.(next, old) ?? [];
+  if (broken.length === 0) return;
+  const name = next.metadata.name;
+  const text = broken.map((e) => `${e.field}: ${e.message}`);
+  throw new KubeError(
+    422,
+    'Invalid',
+    `${groupKind(kind)} ${JSON.stringify(name)} is invalid: ${text.length === 1 ? text[0] : `[${text.join(', ')}]`}`,
+    {
+      name,
+      ...(kind.group && { group: kind.group }),
+      kind: kind.kind,
+      causes: broken.map((e) => ({ reason: e.reason, message: e.message, field: e.field })),
+    },
+  );
+}

@@ -38,6 +38,14 @@ export interface PrinterColumn {
   cell?: (o: KubeObject, now: number) => Cell;
 }
 
+/** A rule of a CRD's schema (enum, x-kubernetes-validations) that a written object breaks, as the API server reports it. */
+export interface RuleViolation {
+  /** The field at fault, or `<nil>` for a rule on the whole object. */
+  field: string;
+  reason: 'FieldValueInvalid' | 'FieldValueNotSupported';
+  message: string;
+}
+
 export interface ResourceKind {
   group: string; // '' for the core group
   version: string;
@@ -53,6 +61,11 @@ export interface ResourceKind {
   generation?: boolean;
   /** OpenShift serves it through a CustomResourceDefinition (the mock lists one for it). */
   crd?: boolean;
+  /**
+   * The rules its CRD's schema adds (enums, CEL validations): those a write of `next` over `old` (undefined
+   * for a create) breaks; the write is then refused with 422 Invalid, and nothing is changed.
+   */
+  rules?: (next: KubeObject, old: KubeObject | undefined) => RuleViolation[];
   /** The verbs it supports; all of create, delete, get, list, patch, update, watch when unset. */
   verbs?: string[];
   /** Its schema's definition name in the OpenAPI documents. */
