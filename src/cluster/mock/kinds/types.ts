@@ -62,6 +62,12 @@ export interface ResourceKind {
   /** OpenShift serves it through a CustomResourceDefinition (the mock lists one for it). */
   crd?: boolean;
   /**
+   * An add-on operator's API (the Lifecycle Agent's, OADP's…): served — in discovery, the OpenAPI documents
+   * and the REST paths — only while the state holds its CRD, as a real cluster serves it only once the
+   * operator is installed. Implies `crd`.
+   */
+  optional?: boolean;
+  /**
    * The rules its CRD's schema adds (enums, CEL validations): those a write of `next` over `old` (undefined
    * for a create) breaks; the write is then refused with 422 Invalid, and nothing is changed.
    */
