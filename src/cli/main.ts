@@ -153,6 +153,10 @@ export async function main(argv: string[]): Promise<number> {
       'how many of the 3 workers run RHEL (their kubelet is updated by other means: annotate cincy.mock/rhel-kubelet=<version>)',
       '0',
     )
+    .option(
+      '--single-node',
+      'a single-node cluster: one node with both roles, with the Lifecycle Agent (ImageBasedUpgrade `upgrade`) and OADP; host data in ConfigMap openshift-lifecycle-agent/cincy-mock-host',
+    )
     .option('--token <token>', 'bearer token clients must send (default: random, kept next to --state)')
     .option('--kubeconfig-out <file>', 'write a kubeconfig for this cluster')
     .option(

@@ -34,6 +34,8 @@ export interface MockClusterOptions {
   installedVersion?: string;
   platform?: string;
   rhelWorkers?: string;
+  /** A single-node cluster with the Lifecycle Agent and OADP (image-based upgrades). */
+  singleNode?: boolean;
   token?: string;
   kubeconfigOut?: string;
   plainHttp?: boolean;
@@ -129,6 +131,8 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     const rhelWorkers = Number(o.rhelWorkers ?? 0);
     if (!Number.isInteger(rhelWorkers) || rhelWorkers < 0 || rhelWorkers > 3)
       throw new Error(`--rhel-workers: '${o.rhelWorkers}' is not a whole number from 0 to 3`);
+    if (o.singleNode && rhelWorkers > 0)
+      throw new Error('--rhel-workers: a single-node cluster (--single-node) has no workers');
     seedInventory(state, {
       version: o.version,
       image,
@@ -138,6 +142,7 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
       installedVersion: o.installedVersion,
       platform: o.platform,
       rhelWorkers,
+      singleNode: o.singleNode,
     });
   }
   installCrds(state, clock.now()); // a state saved before the mock listed its CRDs gets them now

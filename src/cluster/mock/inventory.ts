@@ -15,6 +15,7 @@ import { type ClusterState } from './state.js';
 import { installCrds } from './crds.js';
 import { ensureRenderedConfig, installMachineConfigs } from './machineConfigs.js';
 import { KUBE_LABEL } from '../labels.js';
+import { seedSingleNode, SINGLE_NODE_GROUPS } from './singleNode.js';
 
 export const OPERATORS = [
   'authentication',
@@ -111,6 +112,11 @@ export interface InventoryOptions {
   featureSet?: string;
   /** How many of the workers (the last ones) run RHEL instead of RHCOS. */
   rhelWorkers?: number;
+  /**
+   * A single-node cluster (singleNode.ts): one node with the control-plane, master and worker roles, the
+   * SingleReplica topology, and the Lifecycle Agent and OADP with their APIs.
+   */
+  singleNode?: boolean;
 }
 
 const kind = (k: string): ResourceKind => KINDS.find((x) => x.kind === k)!;
@@ -307,8 +313,8 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
       etcdDiscoveryDomain: '',
       apiServerURL: `https://api.${infraName}.example.com:6443`,
       apiServerInternalURI: `https://api-int.${infraName}.example.com:6443`,
-      controlPlaneTopology: 'HighlyAvailable',
-      infrastructureTopology: 'HighlyAvailable',
+      controlPlaneTopology: o.singleNode ? 'SingleReplica' : 'HighlyAvailable',
+      infrastructureTopology: o.singleNode ? 'SingleReplica' : 'HighlyAvailable',
       cpuPartitioning: 'None',
     },
   });
@@ -333,7 +339,9 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
   const minor = Number(/^\d+\.(\d+)/.exec(o.version)?.[1] ?? 0);
   for (const [p, pool] of ['master', 'worker'].entries()) {
     const rendered = renderedConfig(pool, o.version);
-    zones.forEach((z, i) => {
+    // A single-node cluster has its one node in the master pool; its worker pool is empty.
+    const poolZones = o.singleNode ? (pool === 'master' ? zones.slice(0, 1) : []) : zones;
+    poolZones.forEach((z, i) => {
       const name = `${pool}-${i}`;
       const arch = nodeArch(o.arch, pool, i);
       const software = rhel(pool, i)
@@ -356,6 +364,7 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
               // Control-plane nodes carry both roles from 4.14 on, as oc get nodes shows them.
               ...(pool === 'master' && minor >= 14 && { [`${KUBE_LABEL.nodeRolePrefix}control-plane`]: '' }),
               [`${KUBE_LABEL.nodeRolePrefix}${pool}`]: '',
+              ...(o.singleNode && { [`${KUBE_LABEL.nodeRolePrefix}worker`]: '' }),
               [KUBE_LABEL.arch]: arch,
               [KUBE_LABEL.os]: 'linux',
               'kubernetes.io/hostname': name,
@@ -372,9 +381,10 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
           },
           spec: {
             providerID: `aws:///${zoneName(z)}/i-0${id('instance').slice(0, 16)}`,
-            ...(pool === 'master' && {
-              taints: [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }],
-            }),
+            ...(pool === 'master' &&
+              !o.singleNode && {
+                taints: [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }],
+              }),
           },
           status: {
             capacity: {
@@ -447,9 +457,9 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
       },
       status: {
         observedGeneration: 1,
-        machineCount: 3,
-        readyMachineCount: 3,
-        updatedMachineCount: 3,
+        machineCount: poolZones.length,
+        readyMachineCount: poolZones.length,
+        updatedMachineCount: poolZones.length,
         unavailableMachineCount: 0,
         degradedMachineCount: 0,
         configuration: { name: rendered },
@@ -465,4 +475,8 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
     metadata: { name: SCENARIO.name },
     data: { platform, region, featureSet: o.featureSet ?? '', proxy: 'false' },
   });
+  if (o.singleNode) {
+    installCrds(state, installedAt, SINGLE_NODE_GROUPS);
+    seedSingleNode(state, { version: o.version, image: o.image, at: installedAt });
+  }
 }

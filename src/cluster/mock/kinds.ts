@@ -4,11 +4,13 @@
 import { REVIEW_KINDS, RBAC_KINDS } from './kinds/access.js';
 import { CUSTOM_RESOURCE_DEFINITION } from './kinds/apiextensions.js';
 import { LEASE } from './kinds/coordination.js';
+import { IMAGE_BASED_UPGRADE } from './kinds/lca.js';
 import { CORE_KINDS } from './kinds/core.js';
 import { OBJECT_META } from './kinds/meta.js';
 import { OPENSHIFT_KINDS } from './kinds/openshift.js';
 import { define, list, obj, ref, str } from './kinds/schema.js';
 import type { KubeObject, ResourceKind } from './kinds/types.js';
+import { VELERO_KINDS } from './kinds/velero.js';
 import { WORKLOAD_KINDS } from './kinds/workloads.js';
 
 export type { Cell, KubeObject, PrinterColumn, ResourceKind } from './kinds/types.js';
@@ -21,6 +23,9 @@ export const KINDS: ResourceKind[] = [
   ...RBAC_KINDS,
   CUSTOM_RESOURCE_DEFINITION,
   ...REVIEW_KINDS,
+  // Add-on operators' APIs, served once their CRDs are installed (mock-cluster --single-node).
+  IMAGE_BASED_UPGRADE,
+  ...VELERO_KINDS,
 ];
 
 /** apiVersion, kind and metadata: the fields every object has beside those of its kind. */

@@ -11,6 +11,8 @@ import { reconcileJobs } from './jobs.js';
 import { payloadAvailability, type PayloadPuller, type PullOutcomes } from './payloadPuller.js';
 import { reconcileMco } from './mco.js';
 import { reconcilePods } from './pods.js';
+import { reconcileOadp } from './oadp.js';
+import { reconcileSingleNode } from './singleNode.js';
 import { operatorReleases, reconcileOperators } from './operators.js';
 import { EMPTY_SCENARIO, readScenario, type Scenario } from './scenario.js';
 import { kindNamed } from './kinds.js';
@@ -42,6 +44,10 @@ export function reconcile(state: ClusterState, now: number, o: SimulationOptions
   reconcileMco(state, now, scenario, releases.get('machine-config'));
   reconcilePods(state, now);
   reconcileOperators(state, now, scenario, releases);
+  // A single-node cluster's host (reboots, the init monitor) and its OADP operator.
+  const host = reconcileSingleNode(state, now);
+  if (host) problems.push(host);
+  reconcileOadp(state, now);
   return problems;
 }
 
