@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { PayloadStore } from '../payload/store.js';
 import type { TrustStore } from '../signatures/verify.js';
+import { runImageBasedUpgrades } from './ibu/run.js';
 import { followMockClock } from './mockClock.js';
 import { UpdatesPoller, type PollerOptions, type PollResult } from './poll.js';
 import { runPollLoop } from './pollLoop.js';
@@ -48,6 +49,8 @@ export async function runAgent(o: AgentOptions): Promise<void> {
   const loops = [
     runPollLoop(poller, { intervalMs: o.intervalMs, log: o.log, signal: stop.signal, watch, report: o.report }),
     o.update ? executeUpdates(inner, o.update, watch) : Promise.resolve(),
+    // Image-based upgrades of a single-node cluster, when it has the Lifecycle Agent's API.
+    runImageBasedUpgrades(inner),
   ];
   const failed = (err: unknown): never => {
     stop.abort();

@@ -41,6 +41,8 @@ export interface ContainerImage {
   /** Used by a running container: never deleted either. */
   inUse: boolean;
   created: string;
+  /** Pulled by Prep for this stateroot (the seed image and the images it lists): removed with it. */
+  stateroot?: string;
 }
 
 export interface ContainerStorage {

@@ -1,0 +1,185 @@
+// What the lifecycle agent reads and writes through the Kubernetes API: the ImageBasedUpgrade `upgrade`, the
+// host data (../../cluster/singleNodeHost.ts), the ConfigMaps its spec names, OADP's Backups and Restores,
+// and the health of the cluster (node, cluster operators). Every write names the resourceVersion it was read
+// at, so a write over a change made meanwhile (by the host, by kubectl) fails and the pass is made again.
+import * as k8s from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { apiMessage, isConflict, unlessNotFound } from '../../cluster/apiError.js';
+import { HOST_CONFIGMAP, hostFromData, hostToData, type HostData } from '../../cluster/singleNodeHost.js';
+import type { ConfigMapRef, ImageBasedUpgrade } from './status.js';
+
+export const LCA = { group: 'lca.openshift.io', version: 'v1', plural: 'imagebasedupgrades', name: 'upgrade' };
+const VELERO = { group: 'velero.io', version: 'v1' };
+
+export interface OadpObject {
+  apiVersion?: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  spec?: unknown;
+  status?: { phase?: string; validationErrors?: string[] };
+}
+
+/** A manifest of a ConfigMap that is not a Kubernetes object: the error names the ConfigMap and the key. */
+export class ManifestError extends Error {}
+
+export class IbuCluster {
+  private readonly custom: k8s.CustomObjectsApi;
+  private readonly core: k8s.CoreV1Api;
+  private readonly objects: k8s.KubernetesObjectApi;
+
+  constructor(kc: k8s.KubeConfig) {
+    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    this.core = kc.makeApiClient(k8s.CoreV1Api);
+    this.objects = k8s.KubernetesObjectApi.makeApiClient(kc);
+  }
+
+  /** Whether the cluster serves the ImageBasedUpgrade API (the Lifecycle Agent's CRD is installed). */
+  async served(): Promise<boolean> {
+    const list = await unlessNotFound(
+      this.custom.listClusterCustomObject({ group: LCA.group, version: LCA.version, plural: LCA.plural, limit: 1 }),
+    );
+    return list !== undefined;
+  }
+
+  async ibu(): Promise<ImageBasedUpgrade | undefined> {
+    return (await unlessNotFound(this.custom.getClusterCustomObject({ ...LCA }))) as ImageBasedUpgrade | undefined;
+  }
+
+  /** Creates `upgrade` at Idle, as the Lifecycle Agent does when it finds none; one made meanwhile is fine. */
+  async createIbu(): Promise<void> {
+    const body = {
+      apiVersion: `${LCA.group}/${LCA.version}`,
+      kind: 'ImageBasedUpgrade',
+      metadata: { name: LCA.name },
+      spec: { stage: 'Idle' },
+    };
+    try {
+      await this.custom.createClusterCustomObject({ group: LCA.group, version: LCA.version, plural: LCA.plural, body });
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
+  }
+
+  async writeStatus(ibu: ImageBasedUpgrade): Promise<ImageBasedUpgrade> {
+    return (await this.custom.replaceClusterCustomObjectStatus({ ...LCA, body: ibu })) as ImageBasedUpgrade;
+  }
+
+  /** Writes the object itself (its annotations); the spec is the user's. */
+  async writeIbu(ibu: ImageBasedUpgrade): Promise<ImageBasedUpgrade> {
+    return (await this.custom.replaceClusterCustomObject({ ...LCA, body: ibu })) as ImageBasedUpgrade;
+  }
+
+  async host(): Promise<{ host: HostData; resourceVersion: string }> {
+    const cm = await this.core.readNamespacedConfigMap({ ...HOST_CONFIGMAP });
+    return { host: hostFromData(cm.data), resourceVersion: cm.metadata!.resourceVersion! };
+  }
+
+  /** Writes the host data read at `resourceVersion`; returns the new resourceVersion. */
+  async writeHost(host: HostData, resourceVersion: string): Promise<string> {
+    const cm = await this.core.replaceNamespacedConfigMap({
+      ...HOST_CONFIGMAP,
+      body: { metadata: { ...HOST_CONFIGMAP, resourceVersion }, data: hostToData(host) },
+    });
+    return cm.metadata!.resourceVersion!;
+  }
+
+  /** The Kubernetes objects of a ConfigMap's values (YAML, several documents each); an Error naming what is wrong. */
+  async manifests(ref: ConfigMapRef, field: string): Promise<OadpObject[]> {
+    const cm = await unlessNotFound(this.core.readNamespacedConfigMap({ name: ref.name, namespace: ref.namespace }));
+    if (!cm) throw new ManifestError(`${field}: ConfigMap ${ref.namespace}/${ref.name} not found`);
+    const out: OadpObject[] = [];
+    for (const [key, text] of Object.entries(cm.data ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+      for (const doc of parseAllDocuments(text)) {
+        if (doc.errors.length)
+          throw new ManifestError(
+            `${field}: ConfigMap ${ref.namespace}/${ref.name} key ${key}: ${doc.errors[0]!.message}`,
+          );
+        const o = doc.toJS() as OadpObject | null;
+        if (o === null) continue;
+        if (
+          typeof o !== 'object' ||
+          typeof o.kind !== 'string' ||
+          typeof o.metadata?.name !== 'string' ||
+          typeof o.apiVersion !== 'string'
+        )
+          throw new ManifestError(
+            `${field}: ConfigMap ${ref.namespace}/${ref.name} key ${key}: not a Kubernetes object (apiVersion, kind and metadata.name are required)`,
+          );
+        out.push(o);
+      }
+    }
+    return out;
+  }
+
+  async oadp(kind: 'Backup' | 'Restore', namespace: string, name: string): Promise<OadpObject | undefined> {
+    return (await unlessNotFound(
+      this.custom.getNamespacedCustomObject({ ...VELERO, plural: plural(kind), namespace, name }),
+    )) as OadpObject | undefined;
+  }
+
+  /** Creates a Backup or Restore; one that exists already (made before a restart) is left as it is. */
+  async createOadp(o: OadpObject): Promise<void> {
+    try {
+      await this.custom.createNamespacedCustomObject({
+        ...VELERO,
+        plural: plural(o.kind),
+        namespace: o.metadata.namespace ?? 'openshift-adp',
+        body: { ...o, apiVersion: 'velero.io/v1', status: undefined },
+      });
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
+  }
+
+  async deleteOadp(kind: 'Backup' | 'Restore', namespace: string, name: string): Promise<void> {
+    await unlessNotFound(
+      this.custom.deleteNamespacedCustomObject({ ...VELERO, plural: plural(kind), namespace, name }),
+    );
+  }
+
+  /** Creates an extra manifest's object; one that exists is left as it is. An Error says why it cannot be made. */
+  async apply(o: OadpObject): Promise<void> {
+    try {
+      await this.objects.create(o as k8s.KubernetesObject);
+    } catch (err) {
+      if (isConflict(err)) return;
+      throw new Error(
+        `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}: ${apiMessage(err)}`,
+      );
+    }
+  }
+
+  /** What keeps the cluster from being healthy (the node not Ready, an operator unavailable or degraded); empty when healthy. */
+  async unhealthy(node: string): Promise<string[]> {
+    const out: string[] = [];
+    const n = await unlessNotFound(this.core.readNode({ name: node }));
+    const ready = n?.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.status !== 'True') out.push(`node ${node} is not ready`);
+    const cos = (await this.custom.listClusterCustomObject({
+      group: 'config.openshift.io',
+      version: 'v1',
+      plural: 'clusteroperators',
+    })) as {
+      items: Array<{ metadata: { name: string }; status?: { conditions?: Array<{ type: string; status: string }> } }>;
+    };
+    for (const co of cos.items) {
+      const c = (t: string): string | undefined => co.status?.conditions?.find((x) => x.type === t)?.status;
+      if (c('Available') !== 'True') out.push(`clusteroperator ${co.metadata.name} is not available`);
+      else if (c('Degraded') === 'True') out.push(`clusteroperator ${co.metadata.name} is degraded`);
+    }
+    return out;
+  }
+
+  /** The version the cluster runs: the ClusterVersion's desired version. */
+  async clusterVersion(): Promise<{ version: string; clusterID?: string }> {
+    const cv = (await this.custom.getClusterCustomObject({
+      group: 'config.openshift.io',
+      version: 'v1',
+      plural: 'clusterversions',
+      name: 'version',
+    })) as { spec?: { clusterID?: string }; status?: { desired?: { version?: string } } };
+    return { version: cv.status?.desired?.version ?? '', clusterID: cv.spec?.clusterID };
+  }
+}
+
+const plural = (kind: string): string => `${kind.toLowerCase()}s`;
