@@ -7,13 +7,15 @@
 // store. It signs the target release through the admin API, starts a mock cluster on a fast clock and
 // the agent, asks for the update with `cincy adm upgrade --to`, and shows the progress until every node
 // runs the new version (DEMO_REGISTRY=0 leaves the registry out, DEMO_TIME_SCALE sets the clock's speed).
-// Everything lives in a temporary folder and stops at the end (or on Ctrl-C).
+// Everything lives in a temporary folder and stops at the end (or on Ctrl-C). `--image-based` shows an
+// image-based upgrade of a single-node cluster instead (scripts/demoImageBased.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { imageBasedDemo } from './demoImageBased.mjs';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'cincy.js');
 const GRAPH_DATA = join(import.meta.dirname, '..', 'graph-data');
@@ -319,7 +321,10 @@ async function main() {
   process.stdout.write(cincy('adm', 'upgrade', ...k));
 }
 
-main()
+(process.argv.includes('--image-based')
+  ? imageBasedDemo({ start, cincy, say, sleep, dir, scale: Number(process.env.DEMO_TIME_SCALE ?? 120) })
+  : main()
+)
   .then(() => {
     stop();
     process.exit(0);

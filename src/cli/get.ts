@@ -8,9 +8,10 @@ import { KUBE_LABEL } from '../cluster/labels.js';
 import { CLOCK_CONFIGMAP, clockFromData } from '../cluster/simulatedClock.js';
 import { clientErrorLine } from './kubeErrors.js';
 import { loadKubeConfig } from './kubeconfig.js';
+import { IBU_PRINTER } from './getIbu.js';
 import { table } from './table.js';
 
-type Obj = {
+export type Obj = {
   metadata: { name: string; creationTimestamp?: string; labels?: Record<string, string> };
   spec?: Record<string, unknown>;
   status?: Record<string, unknown> & {
@@ -22,7 +23,10 @@ interface Printer {
   path: string;
   columns: string[];
   row(o: Obj, age: (time: string | undefined) => string): string[];
+  /** What follows the table (the stage runs of an ImageBasedUpgrade). */
+  after?(items: Obj[], age: (time: string | undefined) => string): string;
 }
+export type GetPrinter = Printer;
 
 const cond = (o: Obj, type: string): { status: string; lastTransitionTime?: string; message?: string } | undefined =>
   o.status?.conditions?.find((c) => c.type === type);
@@ -116,6 +120,7 @@ const PRINTERS: Record<string, Printer> = {
       ];
     },
   },
+  imagebasedupgrades: IBU_PRINTER,
 };
 
 const ALIASES: Record<string, string> = {
@@ -130,6 +135,9 @@ const ALIASES: Record<string, string> = {
   mcp: 'machineconfigpools',
   clusterversions: 'clusterversions',
   clusterversion: 'clusterversions',
+  imagebasedupgrades: 'imagebasedupgrades',
+  imagebasedupgrade: 'imagebasedupgrades',
+  ibu: 'imagebasedupgrades',
 };
 
 /** An age as kubectl prints it (its HumanDuration): 45s, 5m30s, 22m, 3h10m, 22h, 3d4h, 120d, 2y30d. */
@@ -207,7 +215,7 @@ export async function getCommand(
   const resource = ALIASES[kind.toLowerCase()];
   if (!resource)
     throw new Error(
-      `get: unknown resource type '${kind}' (one of clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion)`,
+      `get: unknown resource type '${kind}' (one of clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion, imagebasedupgrades|ibu)`,
     );
   if (o.output !== undefined && o.output !== 'json')
     throw new Error(`-o: '${o.output}' is not an output format (json, or none for a table)`);
@@ -247,7 +255,7 @@ export async function getCommand(
       printer.columns,
       items.map((i) => printer.row(i, age)),
       3,
-    ),
+    ) + (printer.after?.(items, age) ?? ''),
   );
   return 0;
 }
