@@ -155,6 +155,18 @@ describe('image-based upgrade (issue 14, seed 002)', () => {
     expect(other.body.message).toContain("ibu is a singleton, metadata.name must be 'upgrade'");
   });
 
+  it('a cluster that is not single-node has no ImageBasedUpgrade API, and the lifecycle agent does not run there', async () => {
+    const cluster = await InProcessCluster.start({
+      version: FROM,
+      image: 'quay.io/x/release@sha256:1',
+      payloadStore: cleanup.dir(),
+    });
+    cleanup.add(() => cluster.close());
+    const { IbuCluster } = await import('../src/agent/ibu/cluster.js');
+    expect(await new IbuCluster(cluster.client()).served()).toBe(false);
+    expect((await user(cluster).patchIbu({ spec: { stage: 'Prep' } })).code).toBe(404);
+  });
+
   it('every transition of the stage diagram, allowed and refused: the CRD rules refuse and change nothing; the agent refuses what gets past them', async () => {
     const r = await rig({ oadp: true });
     await refused(r, { spec: { stage: 'Upgrade' } }, NOT_PERMITTED);
@@ -271,6 +283,10 @@ describe('image-based upgrade (issue 14, seed 002)', () => {
       ['PostPivot', true],
     ]);
     expect(ibuOf(r.cluster).status?.rollbackAvailabilityExpiration).toBeDefined();
+    const events = r.cluster.state
+      .list((await import('../src/cluster/mock/kinds.js')).kindNamed('Event'), 'default')
+      .filter((e) => (e.involvedObject as { kind: string }).kind === 'ImageBasedUpgrade');
+    expect(events.map((e) => [e.reason, e.message])).toEqual([['Reboot', 'System will now reboot for upgrade']]);
 
     await r.stage('Idle');
     await r.until('the upgrade to be finalized', completed(r, 'Idle'));
@@ -403,6 +419,32 @@ describe('image-based upgrade (issue 14, seed 002)', () => {
     await r.stage('Idle');
     await r.until('the abort to complete', completed(r, 'Idle'));
     expect(hostOf(r.cluster).stateroots.map((s) => s.name)).toEqual(['rhcos']);
+  });
+
+  it('no automatic rollback when the init monitor is Disabled: the upgrade waits for the system, and completes once it is healthy', async () => {
+    const r = await rig({
+      oadp: true,
+      annotations: { 'auto-rollback-on-failure.lca.openshift.io/init-monitor': 'Disabled' },
+    });
+    await prepared(r);
+    await r.stage('Upgrade');
+    await r.until('the pivot', () => hostOf(r.cluster).booted === NEW);
+    const co = '/apis/config.openshift.io/v1/clusteroperators/etcd/status';
+    const conditions = (degraded: string): unknown => ({
+      status: {
+        conditions: [
+          { type: 'Available', status: 'True' },
+          { type: 'Degraded', status: degraded },
+        ],
+      },
+    });
+    expect((await r.u.request('PATCH', co, conditions('True'))).code).toBe(200);
+    const since = r.cluster.clock.now();
+    await r.until('twice the default timeout', () => r.cluster.clock.now() > since + 3600_000);
+    expect(hostOf(r.cluster)).toMatchObject({ booted: NEW, initMonitor: { enabled: false } });
+    expect(latest(r.cluster)?.message).toBe('Waiting for system to stabilize: clusteroperator etcd is degraded');
+    expect((await r.u.request('PATCH', co, conditions('False'))).code).toBe(200);
+    await r.until('Upgrade to complete', completed(r, 'UpgradeCompleted'));
   });
 
   it('an automatic rollback after a failed restore, with the initMonitorTimeoutSeconds given; none when upgrade-completion auto-rollback is Disabled', async () => {

@@ -149,6 +149,36 @@ export class IbuCluster {
     }
   }
 
+  /**
+   * Records an Event about the ImageBasedUpgrade (in `default`, where events of cluster-scoped objects go), as
+   * the Lifecycle Agent's recorder does before a reboot. Best effort: a failure to record is only logged.
+   */
+  async event(ibu: ImageBasedUpgrade, reason: string, message: string, now: number): Promise<void> {
+    // Never after the wall clock (kubectl ages events against it), though the simulated one may run ahead.
+    const time = new Date(Math.floor(Math.min(now, Date.now()) / 1000) * 1000);
+    await this.core.createNamespacedEvent({
+      namespace: 'default',
+      body: {
+        metadata: { generateName: `${ibu.metadata.name}.`, namespace: 'default' },
+        involvedObject: {
+          apiVersion: ibu.apiVersion,
+          kind: ibu.kind,
+          name: ibu.metadata.name,
+          uid: ibu.metadata.uid as string | undefined,
+        },
+        reason,
+        message,
+        type: 'Normal',
+        count: 1,
+        firstTimestamp: time,
+        lastTimestamp: time,
+        source: { component: 'ImageBasedUpgrade' },
+        reportingComponent: 'ImageBasedUpgrade',
+        reportingInstance: '',
+      },
+    });
+  }
+
   /** What keeps the cluster from being healthy (the node not Ready, an operator unavailable or degraded); empty when healthy. */
   async unhealthy(node: string): Promise<string[]> {
     const out: string[] = [];

@@ -65,3 +65,13 @@ export async function waitForHealth(
   say(problems.join('; '));
   return WAIT.healthCheck;
 }
+
+/** Says a reboot is coming: in the log, and as a Normal Event "Reboot" about the ImageBasedUpgrade. */
+export async function recordReboot(c: StageContext, message: string): Promise<void> {
+  c.log.info({ to: c.host.defaultDeployment }, message);
+  try {
+    await c.cluster.event(c.ibu, 'Reboot', message, c.now);
+  } catch (err) {
+    c.log.warn({ err: (err as Error).message }, 'cannot record the Reboot event');
+  }
+}

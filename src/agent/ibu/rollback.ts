@@ -4,6 +4,7 @@
 import { kubeTime } from '../../clock.js';
 import {
   afterPivot,
+  recordReboot,
   setCompleted,
   setInProgress,
   waitForHealth,
@@ -28,7 +29,7 @@ export async function handleRollback(c: StageContext): Promise<StageResult> {
     c.host.reboot = { requestedAt: kubeTime(c.now), reason: 'rollback' };
     setInProgress(c, 'Rollback', MSG.inProgress);
     await c.saveHost();
-    c.log.info({ to }, 'System will now reboot for rollback');
+    await recordReboot(c, 'System will now reboot for rollback');
     return WAIT.short;
   }
   const health = await waitForHealth(c, (p) => setInProgress(c, 'Rollback', `Waiting for system to stabilize: ${p}`));

@@ -3,7 +3,8 @@
 // into the new stateroot, arms the init monitor, makes the new stateroot the default boot entry and reboots.
 // After the pivot (the node up on the seed's release): waits for a healthy cluster, applies the extra
 // manifests, runs the restores, disarms the init monitor: Upgrade completed. A failure after the pivot rolls
-// back on its own unless auto-rollback-on-failure.lca.openshift.io/upgrade-completion is Disabled.
+// back on its own unless auto-rollback-on-failure.lca.openshift.io/upgrade-completion is Disabled; the init
+// monitor rolls back when the upgrade has not completed in time, unless …/init-monitor is Disabled.
 import { kubeTime } from '../../clock.js';
 import { stringify } from 'yaml';
 import { parseAllDocuments } from 'yaml';
@@ -11,6 +12,7 @@ import type { OadpObject } from './cluster.js';
 import {
   afterPivot,
   desiredStateroot,
+  recordReboot,
   setCompleted,
   setFailed,
   setInProgress,
@@ -22,6 +24,8 @@ import {
 import { MSG, startPhase, startRun, stopPhase, type ImageBasedUpgrade } from './status.js';
 
 export const AUTO_ROLLBACK_UPGRADE_COMPLETION = 'auto-rollback-on-failure.lca.openshift.io/upgrade-completion';
+/** Disabled: no init monitor after the pivot (no rollback when the upgrade does not complete in time). */
+export const AUTO_ROLLBACK_INIT_MONITOR = 'auto-rollback-on-failure.lca.openshift.io/init-monitor';
 export const DEFAULT_INIT_MONITOR_SECONDS = 1800;
 /** How long after the pivot a rollback is safe without recovering expired control-plane certificates. */
 const ROLLBACK_AVAILABILITY_MS = 30 * 86_400_000;
@@ -81,13 +85,14 @@ async function prePivot(c: StageContext, run: ReturnType<typeof startRun>): Prom
   stateroot.clusterConfig = { clusterID: cv.clusterID ?? '', node: c.host.node, fromVersion: cv.version };
   stopPhase(run, 'PrePivot', c.now);
   const timeout = c.ibu.spec?.autoRollbackOnFailure?.initMonitorTimeoutSeconds || DEFAULT_INIT_MONITOR_SECONDS;
-  c.host.initMonitor = { enabled: true, stateroot: target, timeoutSeconds: timeout, rollbackTo: c.host.booted };
+  const monitored = c.ibu.metadata.annotations?.[AUTO_ROLLBACK_INIT_MONITOR] !== 'Disabled';
+  c.host.initMonitor = { enabled: monitored, stateroot: target, timeoutSeconds: timeout, rollbackTo: c.host.booted };
   c.host.defaultDeployment = target;
   c.host.reboot = { requestedAt: kubeTime(c.now), reason: 'upgrade' };
   delete c.host.rollbackMessage;
   setInProgress(c, 'Upgrade', MSG.inProgress);
   await c.saveHost();
-  c.log.info({ stateroot: target }, 'System will now reboot for upgrade');
+  await recordReboot(c, 'System will now reboot for upgrade');
   return WAIT.short;
 }
 
