@@ -4,6 +4,8 @@
 // (reboots, the init monitor) is the mock's simulation. test/image-based-upgrade-kubectl.test.ts runs the same
 // flow with the processes and kubectl.
 import { describe, expect, it } from 'vitest';
+import { IbuCluster } from '../src/agent/ibu/cluster.js';
+import { kindNamed } from '../src/cluster/mock/kinds.js';
 import { kubeletVersionFor } from '../src/cluster/mock/releaseContent.js';
 import { useCleanup } from './support/cli.js';
 import { InProcessCluster } from './support/inProcessCluster.js';
@@ -128,7 +130,7 @@ async function upgraded(r: Rig): Promise<void> {
 describe('image-based upgrade (issue 14, seed 002)', () => {
   it('the single-node cluster: one node with both roles, SingleReplica, the IBU at Idle as the agent creates it, host data', async () => {
     const r = await rig();
-    const nodes = r.cluster.state.list((await import('../src/cluster/mock/kinds.js')).kindNamed('Node'));
+    const nodes = r.cluster.state.list(kindNamed('Node'));
     expect(nodes.map((n) => n.metadata.name)).toEqual(['master-0']);
     expect(Object.keys(nodes[0]!.metadata.labels!).filter((l) => l.startsWith('node-role'))).toEqual([
       'node-role.kubernetes.io/control-plane',
@@ -162,7 +164,6 @@ describe('image-based upgrade (issue 14, seed 002)', () => {
       payloadStore: cleanup.dir(),
     });
     cleanup.add(() => cluster.close());
-    const { IbuCluster } = await import('../src/agent/ibu/cluster.js');
     expect(await new IbuCluster(cluster.client()).served()).toBe(false);
     expect((await user(cluster).patchIbu({ spec: { stage: 'Prep' } })).code).toBe(404);
   });
@@ -259,7 +260,7 @@ describe('image-based upgrade (issue 14, seed 002)', () => {
     expect(clusterVersion(r)).toBe(SEED.version);
     const history = (r.cluster.cv().status as { history: Array<{ version: string; state: string }> }).history;
     expect(history.map((h) => h.version).slice(0, 2)).toEqual([SEED.version, FROM]);
-    const cos = r.cluster.state.list((await import('../src/cluster/mock/kinds.js')).kindNamed('ClusterOperator'));
+    const cos = r.cluster.state.list(kindNamed('ClusterOperator'));
     expect(cos.length).toBeGreaterThan(10);
     for (const co of cos)
       for (const v of (co.status as { versions: Array<{ version: string }> }).versions)
@@ -284,7 +285,7 @@ describe('image-based upgrade (issue 14, seed 002)', () => {
     ]);
     expect(ibuOf(r.cluster).status?.rollbackAvailabilityExpiration).toBeDefined();
     const events = r.cluster.state
-      .list((await import('../src/cluster/mock/kinds.js')).kindNamed('Event'), 'default')
+      .list(kindNamed('Event'), 'default')
       .filter((e) => (e.involvedObject as { kind: string }).kind === 'ImageBasedUpgrade');
     expect(events.map((e) => [e.reason, e.message])).toEqual([['Reboot', 'System will now reboot for upgrade']]);
 
