@@ -33,7 +33,7 @@ export function crdOf(k: ResourceKind): KubeObject {
     apiVersion: apiVersionOf(kindNamed('CustomResourceDefinition')),
     kind: 'CustomResourceDefinition',
     metadata: {
-      name: `${k.plural}.${k.group}`,
+      name: crdName(k),
       annotations: { 'include.release.openshift.io/self-managed-high-availability': 'true' },
     },
     spec: {
@@ -82,10 +82,22 @@ function established(crd: KubeObject, at: string): object {
   };
 }
 
-/** Creates the CRD of each kind OpenShift serves through one that the state lacks; `createdAt` (ms) dates them. */
-export function installCrds(state: ClusterState, createdAt: number): void {
+/** The name of the CRD that declares `k` (`<plural>.<group>`). */
+export const crdName = (k: ResourceKind): string => `${k.plural}.${k.group}`;
+
+/** The kinds the cluster serves now: every built-in one, and each optional one whose CRD the state holds. */
+export function servedKinds(state: ClusterState): ResourceKind[] {
+  const crd = kindNamed('CustomResourceDefinition');
+  return KINDS.filter((k) => !k.optional || state.find(crd, undefined, crdName(k)) !== undefined);
+}
+
+/**
+ * Creates the CRD of each kind OpenShift serves through one that the state lacks, and of each optional kind
+ * whose group is in `groups` (the add-on operators this cluster has); `createdAt` (ms) dates them.
+ */
+export function installCrds(state: ClusterState, createdAt: number, groups: readonly string[] = []): void {
   const kind = kindNamed('CustomResourceDefinition');
-  for (const k of KINDS.filter((x) => x.crd)) {
+  for (const k of KINDS.filter((x) => (x.crd || x.optional) && (!x.optional || groups.includes(x.group)))) {
     const crd = crdOf(k);
     if (state.find(kind, undefined, crd.metadata.name)) continue;
     const made = state.create(kind, undefined, crd, createdAt);

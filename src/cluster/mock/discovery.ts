@@ -1,13 +1,13 @@
 // Discovery: /api, /apis, /api/v1 and /apis/<group>/<version>, what clients read to find the kinds (their
 // names, short names, scope, verbs and subresources), and /version.
-import { apiVersionOf, KINDS, verbsOf } from './kinds.js';
+import { apiVersionOf, verbsOf, type ResourceKind } from './kinds.js';
 import { MOCK_KUBERNETES_VERSION } from './openapi.js';
 
-/** The discovery document at `path`; undefined for a path that is not one. */
-export function discoveryDoc(path: string): object | undefined {
+/** The discovery document at `path` for the kinds served; undefined for a path that is not one. */
+export function discoveryDoc(path: string, kinds: ResourceKind[]): object | undefined {
   if (path === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] };
   if (path === '/apis') {
-    const groups = [...new Set(KINDS.filter((k) => k.group).map((k) => `${k.group}/${k.version}`))].map((gv) => {
+    const groups = [...new Set(kinds.filter((k) => k.group).map((k) => `${k.group}/${k.version}`))].map((gv) => {
       const [name, version] = gv.split('/') as [string, string];
       return { name, versions: [{ groupVersion: gv, version }], preferredVersion: { groupVersion: gv, version } };
     });
@@ -19,13 +19,13 @@ export function discoveryDoc(path: string): object | undefined {
   }
   const m = /^\/api\/(v1)$/.exec(path) ?? /^\/apis\/([^/]+\/[^/]+)$/.exec(path);
   if (!m) return undefined;
-  const kinds = KINDS.filter((k) => apiVersionOf(k) === m[1]);
-  if (kinds.length === 0) return undefined;
+  const inGroup = kinds.filter((k) => apiVersionOf(k) === m[1]);
+  if (inGroup.length === 0) return undefined;
   return {
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: m[1],
-    resources: kinds.flatMap((k) => [
+    resources: inGroup.flatMap((k) => [
       {
         name: k.plural,
         singularName: k.kind.toLowerCase(),

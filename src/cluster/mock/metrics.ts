@@ -2,6 +2,7 @@
 // provider, operator conditions, node labels, the machine-config daemon's state…), made from the mock's
 // state on each scrape, in the Prometheus text exposition format.
 import { KUBE_LABEL } from '../labels.js';
+import { servedKinds } from './crds.js';
 import { KINDS, stored, type ResourceKind } from './kinds.js';
 import { SCENARIO } from './scenario.js';
 import type { ClusterState } from './state.js';
@@ -130,10 +131,12 @@ export function clusterMetrics(state: ClusterState): string {
   metric(
     'apiserver_storage_objects',
     'Objects stored, per resource',
-    KINDS.filter(stored).map((k): [Record<string, string>, number] => [
-      { resource: k.group ? `${k.plural}.${k.group}` : k.plural },
-      state.list(k).length,
-    ]),
+    servedKinds(state)
+      .filter(stored)
+      .map((k): [Record<string, string>, number] => [
+        { resource: k.group ? `${k.plural}.${k.group}` : k.plural },
+        state.list(k).length,
+      ]),
   );
   return `${lines.join('\n')}\n`;
 }

@@ -4,7 +4,7 @@
 // Each PATCH operation names the patch types the kind takes and the fieldValidation parameter, which is
 // how kubectl learns that the server validates fields itself.
 import { createHash } from 'node:crypto';
-import { KINDS, verbsOf } from './kinds.js';
+import { verbsOf } from './kinds.js';
 import { definitions, referenced, render } from './kinds/schema.js';
 import type { ResourceKind } from './kinds/types.js';
 import { PATCH_TYPES } from './patch.js';
@@ -176,8 +176,8 @@ function schemasOf(kinds: ResourceKind[], refs: string): Record<string, unknown>
 }
 
 /** The OpenAPI v3 document of one group-version (`api/v1`, `apis/apps/v1`); undefined for one not served. */
-export function openApiV3(groupVersion: string): object | undefined {
-  const kinds = KINDS.filter((k) => gvPath(k) === groupVersion);
+export function openApiV3(groupVersion: string, served: ResourceKind[]): object | undefined {
+  const kinds = served.filter((k) => gvPath(k) === groupVersion);
   if (kinds.length === 0) return undefined;
   const paths: Record<string, Record<string, unknown>> = {};
   for (const k of kinds)
@@ -236,8 +236,16 @@ export function openApiV3(groupVersion: string): object | undefined {
 
 const cache = new Map<string, { json: string; hash: string }>();
 
-/** A document as JSON, made once, with the hash clients cache it under. */
-export function documentJson(key: string, make: () => object | undefined): { json: string; hash: string } | undefined {
+/**
+ * A document as JSON, made once per set of kinds served (optional kinds come and go with their CRDs), with the
+ * hash clients cache it under.
+ */
+export function documentJson(
+  key: string,
+  served: ResourceKind[],
+  make: () => object | undefined,
+): { json: string; hash: string } | undefined {
+  key = [key, ...served.filter((k) => k.optional).map((k) => `${k.plural}.${k.group}`)].join(' ');
   const hit = cache.get(key);
   if (hit) return hit;
   const doc = make();
@@ -249,19 +257,19 @@ export function documentJson(key: string, make: () => object | undefined): { jso
 }
 
 /** /openapi/v3: where each group-version's document is. */
-export function openApiV3Discovery(): object {
+export function openApiV3Discovery(served: ResourceKind[]): object {
   const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const gv of [...new Set(KINDS.map(gvPath))].sort()) {
-    const doc = documentJson(`v3:${gv}`, () => openApiV3(gv))!;
+  for (const gv of [...new Set(served.map(gvPath))].sort()) {
+    const doc = documentJson(`v3:${gv}`, served, () => openApiV3(gv, served))!;
     paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=${doc.hash}` };
   }
   return { paths };
 }
 
 /** /openapi/v2: every path and definition in one Swagger 2.0 document. */
-export function openApiV2(): object {
+export function openApiV2(served: ResourceKind[]): object {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const k of KINDS)
+  for (const k of served)
     for (const [path, ops] of Object.entries(operations(k))) {
       const entry: Record<string, unknown> = {
         parameters: pathParams(path).map((p) => ({ ...p, type: 'string', required: true })),
@@ -307,7 +315,7 @@ export function openApiV2(): object {
     swagger: '2.0',
     info: { title: 'Kubernetes', version: MOCK_KUBERNETES_VERSION },
     paths,
-    definitions: schemasOf(KINDS, V2_REFS),
+    definitions: schemasOf(served, V2_REFS),
     securityDefinitions: {
       BearerToken: { type: 'apiKey', description: 'Bearer token', name: 'authorization', in: 'header' },
     },

@@ -8,7 +8,8 @@ import { createServer as createTlsServer } from 'node:https';
 import { timingSafeEqual } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { discoveryDoc } from './discovery.js';
-import { apiVersionOf, KINDS, stored, verbsOf, type KubeObject, type ResourceKind } from './kinds.js';
+import { servedKinds } from './crds.js';
+import { apiVersionOf, stored, verbsOf, type KubeObject, type ResourceKind } from './kinds.js';
 import { parseFieldSelector, type FieldSelector } from './fieldSelector.js';
 import { fieldValidationOf, validateFields } from './fieldValidation.js';
 import { KubeError } from './kubeError.js';
@@ -129,8 +130,8 @@ interface Target {
   subresource: 'status' | undefined;
 }
 
-/** Maps a REST path to a kind, namespace, name and subresource. */
-export function route(path: string): Target | undefined {
+/** Maps a REST path to one of the kinds served, a namespace, name and subresource. */
+export function route(path: string, served: ResourceKind[]): Target | undefined {
   const core = /^\/api\/v1\/(.*)$/.exec(path);
   const grouped = /^\/apis\/([^/]+)\/([^/]+)\/(.*)$/.exec(path);
   const [group, version, rest] = core ? ['', 'v1', core[1]!] : grouped ? [grouped[1]!, grouped[2]!, grouped[3]!] : [];
@@ -151,7 +152,7 @@ export function route(path: string): Target | undefined {
     namespace = parts[1];
     parts = parts.slice(2);
   }
-  const kind = KINDS.find((k) => k.group === group && k.version === version && k.plural === parts[0]);
+  const kind = served.find((k) => k.group === group && k.version === version && k.plural === parts[0]);
   if (!kind || parts.length > 3 || (parts[2] !== undefined && parts[2] !== 'status')) return undefined;
   if (kind.namespaced !== (namespace !== undefined) && parts.length > 1) return undefined;
   return { kind, namespace, name: parts[1], subresource: parts[2] as 'status' | undefined };
@@ -177,11 +178,12 @@ async function handle(
   }
   const injected = opts.intercept?.({ method: req.method ?? 'GET', path });
   if (injected) throw injected;
-  if (path.startsWith('/openapi/')) return serveOpenApi(req, res, path);
-  const discovery = discoveryDoc(path);
+  const served = servedKinds(opts.state);
+  if (path.startsWith('/openapi/')) return serveOpenApi(req, res, path, served);
+  const discovery = discoveryDoc(path, served);
   if (discovery) return send(res, 200, discovery);
 
-  const t = route(path);
+  const t = route(path, served);
   if (!t)
     throw new KubeError(404, 'NotFound', `the server could not find the requested resource (${req.method} ${path})`);
   const { kind, namespace, name, subresource } = t;
@@ -381,14 +383,14 @@ function present(
 }
 
 /** /openapi/v2, /openapi/v3 and /openapi/v3/<group-version>. */
-function serveOpenApi(req: IncomingMessage, res: ServerResponse, path: string): void {
+function serveOpenApi(req: IncomingMessage, res: ServerResponse, path: string, served: ResourceKind[]): void {
   if (req.method !== 'GET') throw new KubeError(405, 'MethodNotAllowed', `${req.method} is not allowed`);
-  if (path === '/openapi/v3') return send(res, 200, openApiV3Discovery());
+  if (path === '/openapi/v3') return send(res, 200, openApiV3Discovery(served));
   const gv = /^\/openapi\/v3\/(.+)$/.exec(path)?.[1];
   const doc = gv
-    ? documentJson(`v3:${gv}`, () => openApiV3(gv))
+    ? documentJson(`v3:${gv}`, served, () => openApiV3(gv, served))
     : path === '/openapi/v2'
-      ? documentJson('v2', openApiV2)
+      ? documentJson('v2', served, () => openApiV2(served))
       : undefined;
   if (!doc) throw new KubeError(404, 'NotFound', `the server could not find the requested resource (GET ${path})`);
   send(res, 200, doc.json);

@@ -53,6 +53,12 @@ export interface ResourceKind {
   generation?: boolean;
   /** OpenShift serves it through a CustomResourceDefinition (the mock lists one for it). */
   crd?: boolean;
+  /**
+   * An add-on operator's API (the Lifecycle Agent's, OADP's…): served — in discovery, the OpenAPI documents
+   * and the REST paths — only while the state holds its CRD, as a real cluster serves it only once the
+   * operator is installed. Implies `crd`.
+   */
+  optional?: boolean;
   /** The verbs it supports; all of create, delete, get, list, patch, update, watch when unset. */
   verbs?: string[];
   /** Its schema's definition name in the OpenAPI documents. */
