@@ -153,6 +153,10 @@ export async function main(argv: string[]): Promise<number> {
       'how many of the 3 workers run RHEL (their kubelet is updated by other means: annotate cincy.mock/rhel-kubelet=<version>)',
       '0',
     )
+    .option(
+      '--workload-locks <controllers>',
+      'Mirantis LCM node maintenance: simulated application controllers (openstack,ceph) with their ClusterWorkloadLock and NodeWorkloadLocks; updates then wait on the locks',
+    )
     .option('--token <token>', 'bearer token clients must send (default: random, kept next to --state)')
     .option('--kubeconfig-out <file>', 'write a kubeconfig for this cluster')
     .option(

@@ -1,6 +1,7 @@
 // The node maintenance API of Mirantis LCM (lcm.mirantis.com/v1alpha1): the workload locks application
 // controllers hold on the cluster and on each node, and the maintenance requests the lifecycle manager
-// makes, all cluster-scoped custom resources. A lock is `active` while its controller's workload must not
+// makes, all cluster-scoped custom resources, served only on a cluster that has them
+// (the mock cluster's --workload-locks). A lock is `active` while its controller's workload must not
 // be disturbed, `inactive` once the controller has made it safe, `failed` when the controller could not
 // (its errorMessage says why). The real CRDs' printer columns were not found in public sources; the
 // columns here are the fields an operator reads.
@@ -13,11 +14,14 @@ export const LOCK_STATES = ['active', 'inactive', 'failed'] as const;
 export type LockState = (typeof LOCK_STATES)[number];
 export const MAINTENANCE_SCOPES = ['drain', 'os'] as const;
 
-const lcm = (k: Omit<ResourceKind, 'group' | 'version' | 'definition' | 'crd' | 'generation' | 'namespaced'>) =>
+const lcm = (
+  k: Omit<ResourceKind, 'group' | 'version' | 'definition' | 'crd' | 'optional' | 'generation' | 'namespaced'>,
+) =>
   ({
     group: LCM_GROUP,
     version: 'v1alpha1',
     crd: true,
+    optional: true,
     generation: true,
     namespaced: false,
     definition: `com.mirantis.lcm.v1alpha1.${k.kind}`,
@@ -32,9 +36,12 @@ const lockStatus = obj('What the controller says of its workload.', {
   errorMessage: str('Why the controller could not make its workload ready for maintenance.'),
   release: str('The cluster release the controller last prepared its workload for.'),
 });
-const scope = str('What the maintenance does: drain (the node is drained) or os (the node is drained and its OS updated and rebooted).', {
-  enum: [...MAINTENANCE_SCOPES],
-});
+const scope = str(
+  'What the maintenance does: drain (the node is drained) or os (the node is drained and its OS updated and rebooted).',
+  {
+    enum: [...MAINTENANCE_SCOPES],
+  },
+);
 const age = crdColumn('Age', 'date', '.metadata.creationTimestamp');
 
 export const CLUSTER_WORKLOAD_LOCK = lcm({
