@@ -78,7 +78,7 @@ export function addClusterCommands(program: Command, run: (f: () => Promise<numb
   program
     .command('get')
     .description('print cluster operators, nodes, machine config pools or the cluster version as oc get does')
-    .argument('<kind>', 'clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion')
+    .argument('<kind>', 'clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion, maintenance')
     .argument('[name]', 'only this object')
     .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
     .option('-o, --output <format>', 'json (default: a table)')

@@ -204,6 +204,8 @@ export async function getCommand(
   name: string | undefined,
   o: { kubeconfig?: string; output?: string },
 ): Promise<number> {
+  // Not one kind: the coordinated maintenance with workload locks, as a report (getMaintenance.ts).
+  if (kind.toLowerCase() === 'maintenance') return (await import('./getMaintenance.js')).maintenanceCommand(o);
   const resource = ALIASES[kind.toLowerCase()];
   if (!resource)
     throw new Error(
