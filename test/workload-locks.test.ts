@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterVersion } from '../src/agent/clusterVersion.js';
 import { MAINTENANCE_REQUEST } from '../src/agent/update/maintenance.js';
 import { requestUpdate } from '../src/cli/adm/request.js';
+import { maintenanceReport, readMaintenance } from '../src/cli/getMaintenance.js';
 import { annotation } from '../src/cluster/mock/controller.js';
 import { kindNamed, type KubeObject } from '../src/cluster/mock/kinds.js';
 import { PHASE } from '../src/cluster/mock/mco.js';
@@ -251,6 +252,13 @@ describe('coordinated maintenance with workload locks (seed 004)', () => {
     );
     expect(during.filter((c) => c.object.kind === 'NodeMaintenanceRequest' && c.type === 'ADDED')).toEqual([]);
     expect(history0(r.cluster)?.state).toBe('Partial');
+    // What `cincy get maintenance` prints: the control-plane phase, stopped by the failed lock.
+    const report = maintenanceReport((await readMaintenance(r.admin))!).split('\n');
+    expect(report[0]).toBe('Maintenance: ClusterMaintenanceRequest cincy-update (scope os)');
+    expect(report[1]).toMatch(/^Phase: {7}3 – control-plane nodes one by one/);
+    expect(report[2]).toBe(
+      'Stopped:     NodeWorkloadLock ceph-worker-1 (controller ceph, node worker-1) failed: OSD 4 on worker-1 does not come up',
+    );
     expect(condition(r.cluster.cv(), 'Failing')?.reason).toBe('WorkloadLockFailed');
     // The operator fixes Ceph; the controller takes the lock up again, and the flow goes on to the end.
     await setLock(r.admin, 'nodeworkloadlocks', 'ceph-worker-1', { state: 'active', errorMessage: null });

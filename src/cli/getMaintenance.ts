@@ -23,6 +23,9 @@ export interface MaintenanceView {
   locks: Locks;
   nodes: Item[];
   pools: Item[];
+  /** The release the cluster is updating to, and the one the Machine Config Operator runs. */
+  desired?: string;
+  machineConfig?: string;
 }
 
 /** The phase of the seed's flow the cluster is in, from what it holds. */
@@ -44,6 +47,8 @@ export function phaseOf(v: MaintenanceView): string {
   if (masters) return `3 – control-plane nodes one by one${requested.length ? `: ${requested.join(', ')}` : ''}`;
   if (requested.length || v.pools.some(updating))
     return `4 – worker nodes one by one${requested.length ? `: ${requested.join(', ')}` : ''}`;
+  if (v.desired && v.machineConfig !== v.desired)
+    return `3 – control-plane nodes next, once the Machine Config Operator runs ${v.desired}`;
   return '5 – finalization: remaining applications, then the ClusterMaintenanceRequest is removed';
 }
 
@@ -106,12 +111,19 @@ export async function readMaintenance(kc: k8s.KubeConfig): Promise<MaintenanceVi
     list({ group: 'machineconfiguration.openshift.io', version: 'v1' }, 'machineconfigpools'),
   ]);
   const nodes = (await kc.makeApiClient(k8s.CoreV1Api).listNode()).items as unknown as Item[];
+  const config = { group: 'config.openshift.io', version: 'v1' };
+  type Versioned = { status?: { desired?: { version?: string }; versions?: Array<{ name: string; version: string }> } };
+  const read = (plural: string, name: string): Promise<Versioned | undefined> =>
+    unlessNotFound(custom.getClusterCustomObject({ ...config, plural, name })) as Promise<Versioned | undefined>;
+  const [cv, mco] = await Promise.all([read('clusterversions', 'version'), read('clusteroperators', 'machine-config')]);
   return {
     clusterRequest: requests?.find((r) => r.metadata.name === MAINTENANCE_REQUEST) ?? requests?.[0],
     nodeRequests: nodeRequests ?? [],
     locks: { cluster: cluster as WorkloadLock[], node: (node ?? []) as WorkloadLock[] },
     nodes,
     pools: pools ?? [],
+    desired: cv?.status?.desired?.version,
+    machineConfig: mco?.status?.versions?.find((x) => x.name === 'operator')?.version,
   };
 }
 
