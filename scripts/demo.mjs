@@ -120,7 +120,16 @@ async function serve(db, ...args) {
 
 function stop() {
   for (const c of children) c.kill('SIGTERM');
-  // The children may still be writing their state as they stop: retry what they refill.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+}
+
+/** Stops the children and waits until they have exited (the mock cluster writes its state as it stops), then cleans up. */
+async function stopAndWait() {
+  const exited = children
+    .filter((c) => c.exitCode === null && c.signalCode === null)
+    .map((c) => new Promise((r) => c.once('exit', r)));
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.race([Promise.all(exited), sleep(10_000)]);
   rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 process.on('SIGINT', () => {
@@ -336,12 +345,12 @@ async function main() {
 }
 
 main()
-  .then(() => {
-    stop();
+  .then(async () => {
+    await stopAndWait();
     process.exit(0);
   })
-  .catch((err) => {
+  .catch(async (err) => {
     process.stderr.write(`demo failed: ${err.message}\n`);
-    stop();
+    await stopAndWait();
     process.exit(1);
   });
