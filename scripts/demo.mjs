@@ -9,6 +9,9 @@
 // runs the new version (DEMO_REGISTRY=0 leaves the registry out, DEMO_TIME_SCALE sets the clock's speed).
 // Everything lives in a temporary folder and stops at the end (or on Ctrl-C). `--image-based` shows an
 // image-based upgrade of a single-node cluster instead (scripts/demoImageBased.mjs).
+// `npm run demo -- --workload-locks`: the cluster has simulated OpenStack and Ceph controllers holding
+// workload locks (lcm.mirantis.com), and the update goes through the seed-004 phases, shown by
+// `cincy get maintenance` whenever the phase changes.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +23,7 @@ import { imageBasedDemo } from './demoImageBased.mjs';
 const BIN = join(import.meta.dirname, '..', 'bin', 'cincy.js');
 const GRAPH_DATA = join(import.meta.dirname, '..', 'graph-data');
 const DOCKER_REGISTRY = '/usr/bin/docker-registry';
+const WORKLOAD_LOCKS = process.argv.slice(2).includes('--workload-locks');
 const SCALE = Number(process.env.DEMO_TIME_SCALE ?? 100); // 90 simulated minutes in about a minute
 const dir = mkdtempSync(join(tmpdir(), 'cincy-demo-'));
 const children = [];
@@ -118,7 +122,17 @@ async function serve(db, ...args) {
 
 function stop() {
   for (const c of children) c.kill('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+}
+
+/** Stops the children and waits until they have exited (the mock cluster writes its state as it stops), then cleans up. */
+async function stopAndWait() {
+  const exited = children
+    .filter((c) => c.exitCode === null && c.signalCode === null)
+    .map((c) => new Promise((r) => c.once('exit', r)));
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.race([Promise.all(exited), sleep(10_000)]);
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 process.on('SIGINT', () => {
   stop();
@@ -236,6 +250,7 @@ async function main() {
       '--payload-store',
       payloads,
       ...(registry ? ['--registry-plain-http', registry] : []),
+      ...(WORKLOAD_LOCKS ? ['--workload-locks', 'openstack,ceph'] : []),
     ],
     /listening at/,
   );
@@ -273,6 +288,7 @@ async function main() {
   const pulled = join(payloads, 'sha256', to.payload.split('sha256:')[1]);
   let saidPulled = !registry;
   let completedAt;
+  let phase = '';
   for (let tick = 0; ; tick++) {
     const status = cv().status;
     const progressing = status.conditions?.find((c) => c.type === 'Progressing');
@@ -296,7 +312,12 @@ async function main() {
         p.status.updatedMachineCount !== p.status.machineCount ||
         p.status.configuration?.name !== p.spec.configuration?.name,
     );
-    if (rolling && tick % 3 === 0) process.stdout.write(cincy('get', 'mcp', ...k));
+    if (WORKLOAD_LOCKS) {
+      const report = cincy('get', 'maintenance', ...k);
+      const now = report.split('\n').slice(0, 3).join('\n');
+      if (now !== phase) process.stdout.write(report);
+      phase = now;
+    } else if (rolling && tick % 3 === 0) process.stdout.write(cincy('get', 'mcp', ...k));
     if (
       completedAt &&
       pools.every(
@@ -317,6 +338,10 @@ async function main() {
       .slice(0, 6)
       .join('\n') + '\n  …\n',
   );
+  if (WORKLOAD_LOCKS) {
+    say('cincy get maintenance: the maintenance is over, every lock active again');
+    process.stdout.write(cincy('get', 'maintenance', ...k));
+  }
   say('cincy adm upgrade');
   process.stdout.write(cincy('adm', 'upgrade', ...k));
 }
@@ -325,12 +350,12 @@ async function main() {
   ? imageBasedDemo({ start, cincy, say, sleep, dir, scale: Number(process.env.DEMO_TIME_SCALE ?? 120) })
   : main()
 )
-  .then(() => {
-    stop();
+  .then(async () => {
+    await stopAndWait();
     process.exit(0);
   })
-  .catch((err) => {
+  .catch(async (err) => {
     process.stderr.write(`demo failed: ${err.message}\n`);
-    stop();
+    await stopAndWait();
     process.exit(1);
   });

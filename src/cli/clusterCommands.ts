@@ -78,9 +78,12 @@ export function addClusterCommands(program: Command, run: (f: () => Promise<numb
   program
     .command('get')
     .description(
-      'print cluster operators, nodes, machine config pools, the cluster version or the image-based upgrade as oc get does',
+      'print cluster operators, nodes, machine config pools, the cluster version, the image-based upgrade or the maintenance state as oc get does',
     )
-    .argument('<kind>', 'clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion, imagebasedupgrades|ibu')
+    .argument(
+      '<kind>',
+      'clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion, imagebasedupgrades|ibu, maintenance',
+    )
     .argument('[name]', 'only this object')
     .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
     .option('-o, --output <format>', 'json (default: a table)')

@@ -212,10 +212,12 @@ export async function getCommand(
   name: string | undefined,
   o: { kubeconfig?: string; output?: string },
 ): Promise<number> {
+  // Not one kind: the coordinated maintenance with workload locks, as a report (getMaintenance.ts).
+  if (kind.toLowerCase() === 'maintenance') return (await import('./getMaintenance.js')).maintenanceCommand(o);
   const resource = ALIASES[kind.toLowerCase()];
   if (!resource)
     throw new Error(
-      `get: unknown resource type '${kind}' (one of clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion, imagebasedupgrades|ibu)`,
+      `get: unknown resource type '${kind}' (one of clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion, imagebasedupgrades|ibu, maintenance)`,
     );
   if (o.output !== undefined && o.output !== 'json')
     throw new Error(`-o: '${o.output}' is not an output format (json, or none for a table)`);

@@ -157,6 +157,10 @@ export async function main(argv: string[]): Promise<number> {
       '--single-node',
       'a single-node cluster: one node with both roles, with the Lifecycle Agent (ImageBasedUpgrade `upgrade`) and OADP; host data in ConfigMap openshift-lifecycle-agent/cincy-mock-host',
     )
+    .option(
+      '--workload-locks <controllers>',
+      'Mirantis LCM node maintenance: simulated application controllers (openstack,ceph) with their ClusterWorkloadLock and NodeWorkloadLocks; updates then wait on the locks',
+    )
     .option('--token <token>', 'bearer token clients must send (default: random, kept next to --state)')
     .option('--kubeconfig-out <file>', 'write a kubeconfig for this cluster')
     .option(

@@ -18,6 +18,7 @@ import { declareClock, followDeclaredClock, startSimulation } from '../cluster/m
 import { kindNamed } from '../cluster/mock/kinds.js';
 import { ClusterState } from '../cluster/mock/state.js';
 import { PayloadPuller } from '../cluster/mock/payloadPuller.js';
+import { installWorkloadLocks, parseControllers } from '../cluster/mock/workloadLocks.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../payload/store.js';
 import { registryAccess } from '../registry/access.js';
 import { isRegistryHost } from '../registry/reference.js';
@@ -36,6 +37,8 @@ export interface MockClusterOptions {
   rhelWorkers?: string;
   /** A single-node cluster with the Lifecycle Agent and OADP (image-based upgrades). */
   singleNode?: boolean;
+  /** Simulated application controllers holding workload locks (lcm.mirantis.com), comma-separated. */
+  workloadLocks?: string;
   token?: string;
   kubeconfigOut?: string;
   plainHttp?: boolean;
@@ -110,6 +113,7 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     );
   const warn = (m: string): void => void process.stderr.write(`mock-cluster: ${m}\n`);
   const puller = payloadPuller(o, warn);
+  const lockControllers = o.workloadLocks !== undefined ? parseControllers(o.workloadLocks) : [];
   // A port in use is found before anything is written.
   await listen(createNetServer(), port, o.host).then((probe) => new Promise((r) => probe.close(r)));
   if (o.reset && o.state) for (const f of [o.state, `${o.state}.journal`]) rmSync(f, { force: true });
@@ -146,6 +150,7 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     });
   }
   installCrds(state, clock.now()); // a state saved before the mock listed its CRDs gets them now
+  if (lockControllers.length) installWorkloadLocks(state, lockControllers, clock.now());
   if (o.scenario) loadScenario(state, o.scenario);
   const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore, puller, warn });
   const token = o.token ?? keptToken(o.state);

@@ -7,9 +7,18 @@ import { setCondition, type ClusterRelease } from '../clusterVersion.js';
 import { applyWithRetry } from './apply.js';
 import { NOT_FAILING, ProgressReporter, withProgress, working } from './progressing.js';
 import type { ApiObject, OperatorContext } from './context.js';
-import { expectedOperators, gateOperators } from './gate.js';
+import { expectedOperators, gateOperators, type GateVerdict } from './gate.js';
 import { retrievePayload } from './payloadJob.js';
 import type { Progress, ProgressStore } from './progress.js';
+import {
+  applicationsPending,
+  endMaintenance,
+  failedLocks,
+  logFailed,
+  poolsUpdating,
+  readLocks,
+  requestMaintenance,
+} from './maintenance.js';
 import { TIMING } from './timing.js';
 
 /** How applying a release ended: to be tried again, a new operator to take over, done, or a new request first. */
@@ -55,6 +64,9 @@ export async function applyRelease(
     );
   }
   let done = progress.done;
+  // Workload locks (maintenance.ts): the applications are updated first.
+  const applications = await awaitApplications(ctx, o, desired, done, total);
+  if (applications !== 'ok') return applications;
   for (let i = progress.stagesDone; i < stages.length; i++) {
     if (ctx.stopped) return 'waiting';
     if (await o.superseded()) return 'superseded';
@@ -106,6 +118,7 @@ export async function applyRelease(
       return 'handover';
     }
   }
+  if (await readLocks(ctx)) await endMaintenance(ctx);
   await complete(ctx, desired.version, total);
   return 'completed';
 }
@@ -125,13 +138,77 @@ async function awaitOperators(
   if (expected.length === 0) return 'ok';
   for (;;) {
     const waited = ctx.clock.now() - at.waitingSince;
-    const verdict = gateOperators(expected, await ctx.operators(), waited, desired.version, at.done, at.total);
+    const verdict = await withLocks(
+      ctx,
+      expected.some((e) => e.name === 'machine-config'),
+      gateOperators(expected, await ctx.operators(), waited, desired.version, at.done, at.total),
+      working(desired.version, at.done, at.total),
+    );
     await ctx.cv.writeStatus((s) => withProgress(s, ctx.at(), verdict.progressing, verdict.failing));
     if (verdict.done) return 'ok';
     if (ctx.stopped) return 'waiting'; // not done: the next operator gates this runlevel again
     await ctx.pause(TIMING.gatePoll);
     if (await o.superseded()) return 'superseded';
   }
+}
+
+/**
+ * Phases 1 and 2 of an update on a cluster with workload locks: the ClusterMaintenanceRequest, then no
+ * runlevel until every ClusterWorkloadLock is inactive. At once 'ok' on a cluster without locks.
+ */
+async function awaitApplications(
+  ctx: OperatorContext,
+  o: RunlevelOptions,
+  desired: ClusterRelease,
+  done: number,
+  total: number,
+): Promise<'ok' | 'superseded' | 'waiting'> {
+  if (!(await readLocks(ctx))) return 'ok';
+  await requestMaintenance(ctx, desired.version);
+  for (;;) {
+    const locks = await readLocks(ctx);
+    const pending = locks && applicationsPending(locks);
+    const failed = locks && failedLocks(locks);
+    const progressing = {
+      status: 'True' as const,
+      reason: failed ? failed.reason : '',
+      message: `${working(desired.version, done, total)}${pending ? `, ${pending}` : ''}`,
+    };
+    await ctx.cv.writeStatus((s) =>
+      withProgress(s, ctx.at(), progressing, failed ? { status: 'True', ...failed } : NOT_FAILING),
+    );
+    if (!pending) return 'ok';
+    logFailed(ctx, failed);
+    if (ctx.stopped) return 'waiting';
+    await ctx.pause(TIMING.gatePoll);
+    if (await o.superseded()) return 'superseded';
+  }
+}
+
+/**
+ * A runlevel's verdict on a cluster with workload locks: a failed lock fails it (the flow stops there until
+ * it recovers), and the machine-config runlevel is done only once every pool's nodes are (phases 3 and 4).
+ */
+async function withLocks(
+  ctx: OperatorContext,
+  nodesToo: boolean,
+  verdict: GateVerdict,
+  working: string,
+): Promise<GateVerdict> {
+  const locks = await readLocks(ctx);
+  if (!locks) return verdict;
+  const failed = failedLocks(locks);
+  logFailed(ctx, failed);
+  const pools = nodesToo && verdict.done ? await poolsUpdating(ctx) : [];
+  if (!failed && pools.length === 0) return verdict;
+  const message = pools.length
+    ? `${working}, waiting on node maintenance in pools ${pools.join(', ')}`
+    : verdict.progressing.message;
+  return {
+    done: verdict.done && pools.length === 0,
+    progressing: { status: 'True', reason: failed?.reason ?? verdict.progressing.reason, message },
+    failing: failed ? { status: 'True', ...failed } : verdict.failing,
+  };
 }
 
 /** Reports an update that cannot go on for now, then waits before the next try. */

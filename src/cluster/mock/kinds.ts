@@ -5,6 +5,7 @@ import { REVIEW_KINDS, RBAC_KINDS } from './kinds/access.js';
 import { CUSTOM_RESOURCE_DEFINITION } from './kinds/apiextensions.js';
 import { LEASE } from './kinds/coordination.js';
 import { IMAGE_BASED_UPGRADE } from './kinds/lca.js';
+import { LCM_KINDS } from './kinds/lcm.js';
 import { CORE_KINDS } from './kinds/core.js';
 import { OBJECT_META } from './kinds/meta.js';
 import { OPENSHIFT_KINDS } from './kinds/openshift.js';
@@ -23,9 +24,11 @@ export const KINDS: ResourceKind[] = [
   ...RBAC_KINDS,
   CUSTOM_RESOURCE_DEFINITION,
   ...REVIEW_KINDS,
-  // Add-on operators' APIs, served once their CRDs are installed (mock-cluster --single-node).
+  // Add-on operators' APIs, served once their CRDs are installed (mock-cluster --single-node,
+  // --workload-locks).
   IMAGE_BASED_UPGRADE,
   ...VELERO_KINDS,
+  ...LCM_KINDS,
 ];
 
 /** apiVersion, kind and metadata: the fields every object has beside those of its kind. */

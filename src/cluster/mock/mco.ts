@@ -25,6 +25,7 @@ import { KUBE_LABEL } from '../labels.js';
 import { kubeletVersionFor, rhcosNodeInfo } from './releaseContent.js';
 import { recordEvent, type EventRecord } from './events.js';
 import { ensureRenderedConfig } from './machineConfigs.js';
+import { nodeMaintenanceGate, type NodeMaintenanceGate } from './nodeMaintenance.js';
 
 export const CURRENT = KUBE_LABEL.currentConfig;
 export const DESIRED = KUBE_LABEL.desiredConfig;
@@ -105,6 +106,8 @@ export function reconcileMco(state: ClusterState, now: number, scenario: Scenari
     .sort((a, b) => Number(b.metadata.name === 'master') - Number(a.metadata.name === 'master'));
   const nodes = state.list(nodeKind);
   const claimed = new Set<string>();
+  // With workload locks, each node waits for its locks, and a pool for the pools before it (masters first).
+  let lcm = nodeMaintenanceGate(state, now);
   for (let poolBefore of pools) {
     const rendered = version && renderedConfig(poolBefore.metadata.name, version);
     if (rendered && (poolBefore.spec as PoolSpec | undefined)?.configuration?.name !== rendered) {
@@ -125,7 +128,8 @@ export function reconcileMco(state: ClusterState, now: number, scenario: Scenari
     const before = new Map(mine.map((n) => [n.metadata.name, clone(n)]));
     const target = spec.configuration?.name ?? (pool.status as PoolStatus | undefined)?.configuration?.name;
     const events: EventRecord[] = [];
-    const at = target ? rollout(pool, mine, target, now, scenario, events) : now;
+    const at = target ? rollout(pool, mine, target, now, scenario, events, lcm) : now;
+    lcm = lcm?.after(mine.every((n) => !working(n) && annotation(n, CURRENT) === target));
     for (const n of mine) save(state, nodeKind, before.get(n.metadata.name)!, n);
     for (const e of events) recordEvent(state, e);
     if (target) poolStatus(pool, mine, target, at);
@@ -141,6 +145,7 @@ function rollout(
   now: number,
   scenario: Scenario,
   events: EventRecord[],
+  lcm: NodeMaintenanceGate | undefined,
 ): number {
   const spec = pool.spec as PoolSpec;
   const max = maxUnavailableOf(spec.maxUnavailable, nodes.length);
@@ -260,6 +265,7 @@ function rollout(
       const config = annotation(n, CURRENT);
       tell(n, t, 'Uncordon', `Update completed for config ${config} and node has been uncordoned`);
       tell(n, t, 'NodeDone', `Setting node ${n.metadata.name}, currentConfig ${config} to Done`);
+      lcm?.release(n);
     } else {
       enter(n, NODE_PHASES[NODE_PHASES.indexOf(phase) + 1]!, t);
     }
@@ -267,7 +273,14 @@ function rollout(
   const fill = (t: number): boolean => {
     if (spec.paused) return false; // a paused pool starts no node; those under way finish
     const before = candidates.length;
-    while (candidates.length > 0 && nodes.filter(unavailable).length < max) start(candidates.shift()!, t);
+    if (lcm) {
+      // The next nodes the slots allow are asked for; they start in order, each once its locks are inactive.
+      const free = Math.max(0, max - nodes.filter(unavailable).length);
+      for (const from of candidates.slice(0, free).map((n) => lcm.admit(n, t))) {
+        if (from === undefined) break;
+        start(candidates.shift()!, from);
+      }
+    } else while (candidates.length > 0 && nodes.filter(unavailable).length < max) start(candidates.shift()!, t);
     if (candidates.length !== before) last = t;
     return candidates.length !== before;
   };

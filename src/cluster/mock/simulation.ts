@@ -10,6 +10,7 @@ import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../../payload/store.js';
 import { reconcileJobs } from './jobs.js';
 import { payloadAvailability, type PayloadPuller, type PullOutcomes } from './payloadPuller.js';
 import { reconcileMco } from './mco.js';
+import { reconcileWorkloadLocks } from './workloadLocks.js';
 import { reconcilePods } from './pods.js';
 import { reconcileOadp } from './oadp.js';
 import { reconcileSingleNode } from './singleNode.js';
@@ -41,6 +42,7 @@ export function reconcile(state: ClusterState, now: number, o: SimulationOptions
   reconcileWorkloads(state, now);
   reconcileJobs(state, now, payloadAvailability(store, o.pulls));
   const releases = operatorReleases(state);
+  reconcileWorkloadLocks(state, now); // before the MCO, which reads the locks of the nodes it would take
   reconcileMco(state, now, scenario, releases.get('machine-config'));
   reconcilePods(state, now);
   reconcileOperators(state, now, scenario, releases);

@@ -1,0 +1,270 @@
+// Coordinated maintenance with workload locks (issue 14, seed 004), in-process: the update executor against
+// the mock cluster with the simulated OpenStack and Ceph controllers. Every change of the locks, the
+// maintenance requests and the nodes is recorded as the API server's watch streams it, and the ordering
+// rules are checked over that whole history, not only at the end. Locks are failed and recovered through
+// the Kubernetes API (the status subresource), as a controller reports a failure.
+import type * as k8s from '@kubernetes/client-node';
+import * as client from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClusterVersion } from '../src/agent/clusterVersion.js';
+import { MAINTENANCE_REQUEST } from '../src/agent/update/maintenance.js';
+import { requestUpdate } from '../src/cli/adm/request.js';
+import { maintenanceReport, readMaintenance } from '../src/cli/getMaintenance.js';
+import { annotation } from '../src/cluster/mock/controller.js';
+import { kindNamed, type KubeObject } from '../src/cluster/mock/kinds.js';
+import { PHASE } from '../src/cluster/mock/mco.js';
+import { matchAll } from '../src/cluster/mock/labelSelector.js';
+import { installWorkloadLocks } from '../src/cluster/mock/workloadLocks.js';
+import { TrustStore } from '../src/signatures/verify.js';
+import { useCleanup } from './support/cli.js';
+import { poller, startOperator, type RunningOperator } from './support/inProcessAgent.js';
+import { InProcessCluster } from './support/inProcessCluster.js';
+import { startServer, tempDir } from './support/server.js';
+import { image, makeUpdateFixtures, type UpdateFixtures } from './support/updateFixtures.js';
+
+const cleanup = useCleanup();
+let fixtures: UpdateFixtures;
+let trust: TrustStore;
+const dir = tempDir();
+
+beforeAll(async () => {
+  fixtures = await makeUpdateFixtures(dir.path);
+  trust = await TrustStore.load(fixtures.trust);
+}, 60_000);
+afterAll(() => dir.remove());
+
+const WATCHED = [
+  'ClusterMaintenanceRequest',
+  'NodeMaintenanceRequest',
+  'ClusterWorkloadLock',
+  'NodeWorkloadLock',
+  'Node',
+];
+interface Change {
+  type: string;
+  object: KubeObject;
+  at: number;
+}
+
+interface Rig {
+  cluster: InProcessCluster;
+  operator: RunningOperator;
+  admin: k8s.KubeConfig;
+  history: Change[];
+}
+
+async function rig(): Promise<Rig> {
+  const server = await startServer({ graphData: fixtures.tree, trust });
+  cleanup.add(() => server.close());
+  const cluster = await InProcessCluster.start({
+    version: '4.15.9',
+    image: image('4.15.9'),
+    channel: 'stable-4.16',
+    upstream: `${server.url}/api/upgrades_info/v1/graph`,
+    payloadStore: fixtures.payloads,
+  });
+  cleanup.add(() => cluster.close());
+  installWorkloadLocks(cluster.state, ['openstack', 'ceph'], cluster.clock.now());
+  const history: Change[] = [];
+  for (const kind of WATCHED)
+    cleanup.add(
+      cluster.state.watch(
+        {
+          kind: kindNamed(kind),
+          namespace: undefined,
+          selector: matchAll,
+          name: undefined,
+          send: (e) => void history.push({ type: e.type, object: e.object as KubeObject, at: cluster.clock.now() }),
+        },
+        undefined,
+      ),
+    );
+  await poller(cluster).poll();
+  const operator = startOperator(cluster, {
+    trust,
+    payloads: fixtures.payloads,
+    signatureStores: [`${server.url}/signatures`],
+  });
+  cleanup.add(() => operator.stop());
+  return { cluster, operator, admin: cluster.client(), history };
+}
+
+const history0 = (c: InProcessCluster) => c.cv().status.history?.[0];
+const condition = (cv: ClusterVersion, type: string) => cv.status.conditions?.find((c) => c.type === type);
+const stateOf = (o: KubeObject): string | undefined => (o.status as { state?: string } | undefined)?.state;
+const specOf = (o: KubeObject) => (o.spec ?? {}) as { controllerName?: string; nodeName?: string };
+
+/** Patches a lock's status through the API, as its controller would. */
+async function setLock(kc: k8s.KubeConfig, plural: string, name: string, status: object): Promise<void> {
+  const api = kc.makeApiClient(client.CustomObjectsApi);
+  await api.patchClusterCustomObjectStatus(
+    { group: 'lcm.mirantis.com', version: 'v1alpha1', plural, name, body: { status } },
+    client.setHeaderOptions('Content-Type', client.PatchStrategy.MergePatch),
+  );
+}
+
+/**
+ * Replays the recorded history and checks the seed's rules at every step; returns what happened in order
+ * (for the callers' own checks).
+ */
+function replay(history: Change[]): { nodeOrder: string[]; steps: string[] } {
+  const locks = new Map<string, KubeObject>();
+  const clusterLocks = new Map<string, KubeObject>();
+  const nodeRequests = new Set<string>();
+  const phases = new Map<string, string | undefined>();
+  let clusterRequest = false;
+  const nodeOrder: string[] = [];
+  const steps: string[] = [];
+  for (const { type, object: o } of history) {
+    const name = o.metadata.name;
+    switch (o.kind) {
+      case 'ClusterMaintenanceRequest':
+        clusterRequest = type !== 'DELETED';
+        steps.push(`cmr ${type}`);
+        if (type === 'DELETED')
+          expect([...phases.values()].filter(Boolean), 'no node under way at the end').toEqual([]);
+        break;
+      case 'ClusterWorkloadLock': {
+        const was = clusterLocks.get(name);
+        clusterLocks.set(name, o);
+        const started = annotation(o, 'cincy.mock/lock-work') === 'update';
+        if (
+          (started && annotation(was ?? o, 'cincy.mock/lock-work') !== 'update') ||
+          (was && stateOf(was) !== stateOf(o))
+        )
+          steps.push(`${name} ${started ? 'updating' : stateOf(o)}`);
+        if (name === 'ceph' && (started || stateOf(o) === 'inactive'))
+          expect(stateOf(clusterLocks.get('openstack')!), 'Ceph updates only after OpenStack').toBe('inactive');
+        if (started) expect(clusterRequest, 'an application updates only in a cluster maintenance').toBe(true);
+        break;
+      }
+      case 'NodeMaintenanceRequest':
+        if (type === 'ADDED') {
+          expect([...nodeRequests], `one node at a time: ${name} asked while others are`).toEqual([]);
+          expect(clusterRequest).toBe(true);
+          expect([...clusterLocks.values()].map(stateOf), 'nodes only after the applications were updated').toEqual([
+            'inactive',
+            'inactive',
+          ]);
+          nodeRequests.add(name);
+          nodeOrder.push(name);
+        } else if (type === 'DELETED') nodeRequests.delete(name);
+        break;
+      case 'NodeWorkloadLock': {
+        const was = locks.get(name);
+        locks.set(name, o);
+        const openstackNotActive = [...locks.values()].filter(
+          (l) => specOf(l).controllerName === 'openstack' && stateOf(l) !== 'active',
+        );
+        expect(openstackNotActive.length, 'OpenStack: at most one node lock not active').toBeLessThanOrEqual(1);
+        if (stateOf(o) === 'inactive' && stateOf(was ?? o) !== 'inactive')
+          expect(nodeRequests.has(specOf(o).nodeName!)).toBe(true);
+        break;
+      }
+      case 'Node': {
+        const phase = annotation(o, PHASE);
+        if (phase && phase !== phases.get(name)) {
+          if (phase === 'cordon' || phase === 'drain') {
+            const mine = [...locks.values()].filter((l) => specOf(l).nodeName === name);
+            expect(mine.length).toBe(2);
+            expect(
+              mine.map((l) => `${l.metadata.name}=${stateOf(l)}`),
+              `never a ${phase} of ${name} while a lock of it is active`,
+            ).toEqual(mine.map((l) => `${l.metadata.name}=inactive`));
+            expect(nodeRequests.has(name), `${name} in maintenance`).toBe(true);
+          }
+          if (phase === 'cordon') steps.push(`node ${name}`);
+        }
+        phases.set(name, phase);
+        expect([...phases.values()].filter(Boolean).length, 'one node under way at a time').toBeLessThanOrEqual(1);
+        break;
+      }
+    }
+  }
+  return { nodeOrder, steps };
+}
+
+describe('coordinated maintenance with workload locks (seed 004)', () => {
+  it('follows the five phases: maintenance request, OpenStack then Ceph, masters then workers one by one behind their locks, then the request removed', async () => {
+    const r = await rig();
+    await requestUpdate(r.admin, { to: '4.16.5' });
+    await r.cluster.runUntil(
+      '4.16.5 completed',
+      () => history0(r.cluster)?.state === 'Completed' && history0(r.cluster)?.version === '4.16.5',
+    );
+    // Phase 5 done: the request is gone, every node runs the new release.
+    expect(r.cluster.get('ClusterMaintenanceRequest', undefined, MAINTENANCE_REQUEST)).toBeUndefined();
+    const { nodeOrder, steps } = replay(r.history);
+    expect(nodeOrder.slice(0, 3).every((n) => n.startsWith('master-'))).toBe(true);
+    expect(nodeOrder.slice(3).every((n) => n.startsWith('worker-'))).toBe(true);
+    expect(new Set(nodeOrder).size).toBe(6);
+    // The phases in order: request, OpenStack, Ceph, the nodes, the request removed.
+    const at = (s: string): number => steps.indexOf(s);
+    expect(at('cmr ADDED')).toBe(0);
+    expect(at('openstack updating')).toBeLessThan(at('openstack inactive'));
+    expect(at('openstack inactive')).toBeLessThan(at('ceph updating'));
+    expect(at('ceph inactive')).toBeLessThan(at(`node ${nodeOrder[0]}`));
+    expect(at(`node ${nodeOrder[5]}`)).toBeLessThan(at('cmr DELETED'));
+    // After the maintenance the controllers make every lock active again.
+    await r.cluster.runUntil('every lock active again', () =>
+      ['ClusterWorkloadLock', 'NodeWorkloadLock'].every((k) =>
+        r.cluster.state.list(kindNamed(k)).every((l) => stateOf(l) === 'active'),
+      ),
+    );
+    const after = replay(r.history).steps;
+    expect(after.indexOf('cmr DELETED')).toBeGreaterThan(0);
+    expect(after.indexOf('cmr DELETED')).toBeLessThan(after.indexOf('openstack active'));
+    expect(after.indexOf('cmr DELETED')).toBeLessThan(after.indexOf('ceph active'));
+  }, 300_000);
+
+  it('stops at a failed lock, reporting its errorMessage, and resumes when it recovers', async () => {
+    const r = await rig();
+    await requestUpdate(r.admin, { to: '4.16.5' });
+    // Fail a lock of a node not yet taken, once the first control-plane node is under maintenance.
+    const first = await r.cluster.runUntil(
+      'a node in maintenance',
+      () => r.cluster.state.list(kindNamed('NodeMaintenanceRequest'))[0]?.metadata.name,
+    );
+    await setLock(r.admin, 'nodeworkloadlocks', 'ceph-worker-1', {
+      state: 'failed',
+      errorMessage: 'OSD 4 on worker-1 does not come up',
+    });
+    const failedAt = r.history.length;
+    const cv = await r.cluster.runUntil('the failure reported', () => {
+      const c = condition(r.cluster.cv(), 'Failing');
+      return c?.status === 'True' && c.reason === 'WorkloadLockFailed' && r.cluster.cv();
+    });
+    expect(condition(cv, 'Failing')?.message).toBe(
+      'NodeWorkloadLock ceph-worker-1 (controller ceph, node worker-1) failed: OSD 4 on worker-1 does not come up',
+    );
+    expect(
+      r.operator.lines.some(
+        (l) => l.msg === 'update held by a failed workload lock' && l.reason === 'WorkloadLockFailed',
+      ),
+    ).toBe(true);
+    // An hour of cluster time: the node under way finishes, and no other is taken.
+    const until = r.cluster.clock.now() + 3600_000;
+    await r.cluster.runUntil('an hour later', () => r.cluster.clock.now() >= until, 2 * 3600_000);
+    const during = r.history.slice(failedAt);
+    const cordoned = during.filter((c) => c.object.kind === 'Node' && annotation(c.object, PHASE) === 'cordon');
+    expect(new Set(cordoned.map((c) => c.object.metadata.name))).toEqual(
+      new Set([first].filter(() => cordoned.length > 0)),
+    );
+    expect(during.filter((c) => c.object.kind === 'NodeMaintenanceRequest' && c.type === 'ADDED')).toEqual([]);
+    expect(history0(r.cluster)?.state).toBe('Partial');
+    // What `cincy get maintenance` prints: the control-plane phase, stopped by the failed lock.
+    const report = maintenanceReport((await readMaintenance(r.admin))!).split('\n');
+    expect(report[0]).toBe('Maintenance: ClusterMaintenanceRequest cincy-update (scope os)');
+    expect(report[1]).toMatch(/^Phase: {7}3 – control-plane nodes one by one/);
+    expect(report[2]).toBe(
+      'Stopped:     NodeWorkloadLock ceph-worker-1 (controller ceph, node worker-1) failed: OSD 4 on worker-1 does not come up',
+    );
+    expect(condition(r.cluster.cv(), 'Failing')?.reason).toBe('WorkloadLockFailed');
+    // The operator fixes Ceph; the controller takes the lock up again, and the flow goes on to the end.
+    await setLock(r.admin, 'nodeworkloadlocks', 'ceph-worker-1', { state: 'active', errorMessage: null });
+    await r.cluster.runUntil('4.16.5 completed', () => history0(r.cluster)?.state === 'Completed');
+    expect(condition(r.cluster.cv(), 'Failing')?.status).toBe('False');
+    const { nodeOrder } = replay(r.history);
+    expect(new Set(nodeOrder).size).toBe(6);
+  }, 300_000);
+});
