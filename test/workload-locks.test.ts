@@ -49,6 +49,8 @@ interface Change {
 interface Rig {
   cluster: InProcessCluster;
   operator: RunningOperator;
+  /** Starts another executor, knowing only what the cluster holds (after the previous one was killed). */
+  restart: () => RunningOperator;
   admin: k8s.KubeConfig;
   history: Change[];
 }
@@ -80,13 +82,16 @@ async function rig(): Promise<Rig> {
       ),
     );
   await poller(cluster).poll();
-  const operator = startOperator(cluster, {
-    trust,
-    payloads: fixtures.payloads,
-    signatureStores: [`${server.url}/signatures`],
-  });
-  cleanup.add(() => operator.stop());
-  return { cluster, operator, admin: cluster.client(), history };
+  const restart = (): RunningOperator => {
+    const started = startOperator(cluster, {
+      trust,
+      payloads: fixtures.payloads,
+      signatureStores: [`${server.url}/signatures`],
+    });
+    cleanup.add(() => started.stop());
+    return started;
+  };
+  return { cluster, operator: restart(), restart, admin: cluster.client(), history };
 }
 
 const history0 = (c: InProcessCluster) => c.cv().status.history?.[0];
@@ -265,6 +270,53 @@ describe('coordinated maintenance with workload locks (seed 004)', () => {
     await r.cluster.runUntil('4.16.5 completed', () => history0(r.cluster)?.state === 'Completed');
     expect(condition(r.cluster.cv(), 'Failing')?.status).toBe('False');
     const { nodeOrder } = replay(r.history);
+    expect(new Set(nodeOrder).size).toBe(6);
+  }, 300_000);
+
+  it('resumes after the agent is killed in each phase, with one maintenance request and the rules kept throughout', async () => {
+    const r = await rig();
+    await requestUpdate(r.admin, { to: '4.16.5' });
+    const lock = (name: string) => r.cluster.state.find(kindNamed('ClusterWorkloadLock'), undefined, name);
+    const points: Array<[string, () => unknown]> = [
+      [
+        'phase 1: the maintenance request made',
+        () => r.cluster.get('ClusterMaintenanceRequest', undefined, MAINTENANCE_REQUEST),
+      ],
+      [
+        'phase 2: OpenStack updated, Ceph not yet',
+        () => lock('openstack') && stateOf(lock('openstack')!) === 'inactive',
+      ],
+      [
+        'phase 3: a control-plane node in maintenance',
+        () => r.cluster.state.list(kindNamed('NodeMaintenanceRequest'))[0],
+      ],
+      [
+        'phase 4: a worker in maintenance',
+        () =>
+          r.cluster.state.list(kindNamed('NodeMaintenanceRequest')).find((n) => n.metadata.name.startsWith('worker-')),
+      ],
+    ];
+    let operator = r.operator;
+    for (const [point, reached] of points) {
+      await r.cluster.runUntil(point, reached);
+      await operator.kill();
+      operator = r.restart();
+    }
+    await r.cluster.runUntil(
+      '4.16.5 completed',
+      () => history0(r.cluster)?.state === 'Completed' && history0(r.cluster)?.version === '4.16.5',
+    );
+    expect(r.cluster.get('ClusterMaintenanceRequest', undefined, MAINTENANCE_REQUEST)).toBeUndefined();
+    const { nodeOrder, steps } = replay(r.history);
+    expect(
+      steps.filter((s) => s === 'cmr ADDED'),
+      'one maintenance request for the whole update',
+    ).toHaveLength(1);
+    expect(
+      steps.filter((s) => s === 'openstack updating'),
+      'OpenStack updated once',
+    ).toHaveLength(1);
+    expect(nodeOrder.slice(0, 3).every((n) => n.startsWith('master-'))).toBe(true);
     expect(new Set(nodeOrder).size).toBe(6);
   }, 300_000);
 });
