@@ -97,7 +97,7 @@ async function startRegistry() {
   }
 }
 
-/** Starts `cincy serve` with the demo's keys and admin secret; resolves with its URL. */
+/** Starts `cincy serve` with the demo's keys and admin secret; resolves with its URL once it serves a graph. */
 async function serve(db, ...args) {
   const [, url] = await start(
     'cincy serve',
@@ -117,7 +117,13 @@ async function serve(db, ...args) {
     ],
     /Server listening at (http:\/\/127\.0\.0\.1:\d+)/,
   );
-  return url;
+  // It listens first, then imports and builds: the graph is served once it is ready (or, with registry
+  // sources, once /readyz says why it waits for them).
+  for (;;) {
+    const body = await (await fetch(`${url}/readyz`)).json();
+    if (body.graph) return url;
+    await sleep(100);
+  }
 }
 
 function stop() {

@@ -28,6 +28,7 @@ const SCHEMAS = {
   registryConcurrency: Type.Integer({ minimum: 1, maximum: 256 }),
   registryTimeout: Type.Integer({ minimum: 1, maximum: 3600 }),
   db: Type.String({ minLength: 1 }),
+  dbPoolSize: Type.Integer({ minimum: 1, maximum: 1000 }),
   host: Type.String({ minLength: 1 }),
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
@@ -63,6 +64,7 @@ export const ServeConfigSchema = Type.Object({
   registryConcurrency: SCHEMAS.registryConcurrency,
   registryTimeout: SCHEMAS.registryTimeout,
   db: SCHEMAS.db,
+  dbPoolSize: SCHEMAS.dbPoolSize,
   host: SCHEMAS.host,
   port: SCHEMAS.port,
   logLevel: Type.String(),
@@ -116,6 +118,9 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
       problems.push(
         `${SETTINGS.headersTimeout.flag} (${SETTINGS.headersTimeout.env}): at most ${SETTINGS.requestTimeout.flag}, ${out.requestTimeout}, got '${out.headersTimeout}'`,
       );
+  if (typeof out.db === 'string' && /^postgres(ql)?:/i.test(out.db) && !URL.canParse(out.db))
+    // The value is not repeated: it may hold a password.
+    problems.push(`${SETTINGS.db.flag} (${SETTINGS.db.env}): not a URL (postgres://user:password@host:port/database)`);
   if (problems.length) throw new ConfigError(problems.join('\n'));
   // The bundled demo tree is the default only when no registry source replaces it.
   const bundled = out.graphData === undefined ? graphDataPath(flags, env) : undefined;

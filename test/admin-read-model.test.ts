@@ -10,6 +10,7 @@ import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../src/cli/token.js';
 import type { Release } from '../src/graph/model.js';
+import type { StoreTx } from '../src/store/store.js';
 import { cincyAsync } from './support/cli.js';
 import { startServer, tempDir, type TestServer } from './support/server.js';
 
@@ -79,17 +80,21 @@ async function pages(
 const releaseKey = (r: { version?: unknown; architecture?: unknown; arch?: unknown }): string =>
   `${String(r.version)}+${String(r.architecture ?? r.arch)}`;
 
+/** Reads the server's store directly, in one transaction. */
+const stored = <T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> => server.store.read(fn);
+
 /** The store's releases in the API's order, sorted here independently of the server's read model. */
-function sortedReleases(keep: (r: Release) => boolean = () => true): string[] {
-  return server.store.releases
-    .all()
+async function sortedReleases(keep: (r: Release) => boolean = () => true): Promise<string[]> {
+  return (await stored((tx) => tx.releases.all()))
     .filter(keep)
     .sort((a, b) => semver.compare(a.version, b.version) || (a.arch < b.arch ? -1 : a.arch > b.arch ? 1 : 0))
     .map(releaseKey);
 }
 
-function inChannel(name: string): (r: Release) => boolean {
-  const channel = server.store.channels.get('public', name) ?? server.store.channels.get('internal', name);
+async function inChannel(name: string): Promise<(r: Release) => boolean> {
+  const channel = await stored(
+    async (tx) => (await tx.channels.get('public', name)) ?? (await tx.channels.get('internal', name)),
+  );
   const members = new Set(channel!.versions);
   return (r) => members.has(r.version) || members.has(`${r.version}+${r.arch}`);
 }
@@ -124,7 +129,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     expect(queries.modelBuilds).toBe(built);
 
     // A model already made is not changed by a write; the next read makes one model of the new state.
-    const before = queries.readModel();
+    const before = await queries.readModel();
     const releaseCount = before.releases.length;
     const record = JSON.parse(readFileSync(join(dir.path, 'graph-data/releases/amd64/4.20.1.json'), 'utf8')) as object;
     const added = {
@@ -139,7 +144,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     expect(detail.body.release).toMatchObject({ version: '4.20.1-hotfix.1' });
     expect(queries.modelBuilds).toBe(built + 1);
     expect(before.releases.length).toBe(releaseCount);
-    expect(queries.readModel().releases.length).toBe(releaseCount + 1);
+    expect((await queries.readModel()).releases.length).toBe(releaseCount + 1);
     // The same request as before the write answers the new state, not the answer kept for the old one.
     expect(await hotfixes()).toMatchObject([{ version: '4.20.1-hotfix.1' }]);
     expect((await api('DELETE', '/api/v1/releases/amd64/4.20.1-hotfix.1')).status).toBe(200);
@@ -149,22 +154,22 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
 
   it('issue 13 finding 3: gives every list, page after page, as the whole sorted set with each item once', async () => {
     const releases = await pages('/api/v1/releases', 'releases', 1000);
-    expect(releases.items.map(releaseKey)).toEqual(sortedReleases());
+    expect(releases.items.map(releaseKey)).toEqual(await sortedReleases());
     expect(releases.items.length).toBeGreaterThan(5000);
     expect(releases.pages).toBe(Math.ceil(releases.items.length / 1000));
 
     // Filters, alone and together; a version prefix (4.2*: 4.2.z and 4.20.z to 4.29.z) is not one run in semver order.
-    const inFast = inChannel('fast');
+    const inFast = await inChannel('fast');
     const filtered: Array<[string, (r: Release) => boolean]> = [
       ['arch=arm64', (r) => r.arch === 'arm64'],
       ['version=4.2*', (r) => r.version.startsWith('4.2')],
       ['version=4.20.1', (r) => r.version === '4.20.1'],
-      ['channel=eus-4.22', inChannel('eus-4.22')],
-      ['channel=candidate', inChannel('candidate')],
+      ['channel=eus-4.22', await inChannel('eus-4.22')],
+      ['channel=candidate', await inChannel('candidate')],
       ['arch=multi&version=4.2*&channel=fast', (r) => r.arch === 'multi' && r.version.startsWith('4.2') && inFast(r)],
     ];
     for (const [query, keep] of filtered) {
-      const expected = sortedReleases(keep);
+      const expected = await sortedReleases(keep);
       expect(expected.length, query).toBeGreaterThan(0);
       const got = await pages(`/api/v1/releases?${query}`, 'releases', 397);
       expect(got.items.map(releaseKey), query).toEqual(expected);
@@ -173,29 +178,31 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     for (const kind of ['public', 'internal'] as const) {
       const path = kind === 'public' ? '/api/v1/channels' : '/api/v1/internal-channels';
       const got = await pages(path, 'channels', 7);
-      const stored = server.store.channels.all().filter((c) => (c.internal ? 'internal' : 'public') === kind);
-      expect(got.items.map((c) => c.name)).toEqual(stored.map((c) => c.name).sort());
-      for (const c of got.items) expect(c.versions).toEqual(server.store.channels.members(kind, c.name as string));
+      const all = await stored((tx) => tx.channels.all());
+      const ofKind = all.filter((c) => (c.internal ? 'internal' : 'public') === kind);
+      expect(got.items.map((c) => c.name)).toEqual(ofKind.map((c) => c.name).sort());
+      for (const c of got.items)
+        expect(c.versions).toEqual(await stored((tx) => tx.channels.members(kind, c.name as string)));
     }
 
     // A channel's versions, in the order they entered it (the internal candidate channel holds ~1,900).
     const candidate = await pages('/api/v1/internal-channels/candidate', 'versions', 250);
     expect(candidate.pages).toBeGreaterThan(5);
-    expect(candidate.items).toEqual(server.store.channels.members('internal', 'candidate'));
+    expect(candidate.items).toEqual(await stored((tx) => tx.channels.members('internal', 'candidate')));
 
     const risks = await pages('/api/v1/risks', 'risks', 300);
-    const storedRisks = server.store.blockedEdges.all().sort((a, b) => (a.id < b.id ? -1 : 1));
+    const storedRisks = (await stored((tx) => tx.blockedEdges.all())).sort((a, b) => (a.id < b.id ? -1 : 1));
     expect(risks.items.length).toBeGreaterThan(1000);
     expect(risks.items).toEqual(storedRisks);
 
     for (let i = 0; i < 5; i++)
       expect((await api('PUT', `/api/v1/channels/audit-${i}`, { versions: ['4.20.1'] })).status).toBe(201);
     const audit = await pages('/api/v1/audit', 'entries', 2);
-    const storedAudit = server.store.audit.list({ limit: 1_000_000 });
+    const storedAudit = await stored((tx) => tx.audit.list({ limit: 1_000_000 }));
     expect(audit.items.map((e) => e.id)).toEqual(storedAudit.map((e) => e.id));
     expect(audit.pages).toBe(Math.ceil(storedAudit.length / 2));
     const pats = await pages('/api/v1/audit?actor=pat', 'entries', 3);
-    const storedPats = server.store.audit.list({ actor: 'pat', limit: 1_000_000 });
+    const storedPats = await stored((tx) => tx.audit.list({ actor: 'pat', limit: 1_000_000 }));
     expect(pats.items.map((e) => e.id)).toEqual(storedPats.map((e) => e.id));
     expect(pats.items.slice(0, 5).map((e) => e.target)).toEqual([4, 3, 2, 1, 0].map((i) => `public/audit-${i}`));
   });
@@ -210,7 +217,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     // Between the first and second page of each list: an item that sorts before the cursor and one
     // after it are added, and an item a later page would have shown is removed. The pages give what
     // was there all along once each, the item added after the cursor, and neither of the others.
-    const before = sortedReleases();
+    const before = await sortedReleases();
     const gone = before[3000]!;
     const [goneVersion, goneArch] = gone.split('+') as [string, string];
     const releases = await pages('/api/v1/releases', 'releases', 1000, async () => {
@@ -220,7 +227,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     const keys = releases.items.map(releaseKey);
     expectOnceEach(keys);
     expect(keys.slice(0, 1000)).toEqual(before.slice(0, 1000));
-    expect(keys).toEqual(sortedReleases().filter((k) => k !== '4.1.0-early.1+amd64'));
+    expect(keys).toEqual((await sortedReleases()).filter((k) => k !== '4.1.0-early.1+amd64'));
     expect(keys).toContain('4.99.0+amd64');
     expect(keys).not.toContain(gone);
 
@@ -233,10 +240,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
       message: 'A risk added between two pages.',
       matchingRules: [{ type: 'Always' }],
     });
-    const riskIds = server.store.blockedEdges
-      .all()
-      .map((e) => e.id)
-      .sort();
+    const riskIds = (await stored((tx) => tx.blockedEdges.all())).map((e) => e.id).sort();
     const goneRisk = riskIds[1200]!;
     const risks = await pages('/api/v1/risks', 'risks', 500, async () => {
       for (const id of ['0-before-every-risk', 'zz-after-every-risk'])
@@ -248,7 +252,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     expect(ids).toEqual([...riskIds.filter((id) => id !== goneRisk), 'zz-after-every-risk']);
 
     // A channel's versions: one withdrawn ahead of the cursor, one promoted (it goes to the end).
-    const members = server.store.channels.members('internal', 'candidate').map((m) => m.version);
+    const members = (await stored((tx) => tx.channels.members('internal', 'candidate'))).map((m) => m.version);
     const withdrawn = members[1200]!;
     const candidate = await pages('/api/v1/internal-channels/candidate', 'versions', 500, async () => {
       expect((await api('DELETE', `/api/v1/internal-channels/candidate/versions/${withdrawn}`)).status).toBe(200);
@@ -263,7 +267,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     // A channel naming one arch's release (version+arch) filters that release only.
     expect((await api('PUT', '/api/v1/channels/one-arch', { versions: ['4.20.1+s390x', '4.20.2'] })).status).toBe(201);
     const oneArch = (await pages('/api/v1/releases?channel=one-arch', 'releases', 2)).items.map(releaseKey);
-    expect(oneArch).toEqual(sortedReleases(inChannel('one-arch')));
+    expect(oneArch).toEqual(await sortedReleases(await inChannel('one-arch')));
     expect(oneArch).toContain('4.20.1+s390x');
     expect(oneArch).not.toContain('4.20.1+amd64');
   });
@@ -302,11 +306,13 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     const env = { CINCY_SERVER: server.url, CINCY_TOKEN: token };
     const releases = await cincyAsync(['release', 'ls', '-o', 'json'], env);
     expect(releases.code, releases.stderr).toBe(0);
-    expect((JSON.parse(releases.stdout) as Array<Record<string, unknown>>).map(releaseKey)).toEqual(sortedReleases());
+    expect((JSON.parse(releases.stdout) as Array<Record<string, unknown>>).map(releaseKey)).toEqual(
+      await sortedReleases(),
+    );
     const risks = await cincyAsync(['risk', 'ls', '-o', 'json'], env);
     expect(risks.code, risks.stderr).toBe(0);
     expect((JSON.parse(risks.stdout) as { risks: unknown[] }).risks).toHaveLength(
-      server.store.blockedEdges.all().length,
+      (await stored((tx) => tx.blockedEdges.all())).length,
     );
     for (let i = 0; i < 3; i++) await api('PUT', `/api/v1/channels/cli-${i}`, { versions: [] });
     const audit = await cincyAsync(['audit', '--limit', '2', '-o', 'json'], env);

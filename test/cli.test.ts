@@ -51,7 +51,7 @@ describe('cincy CLI', () => {
     expect(bad.stderr).toContain("blocked-edges/b.yaml: url: 'nope' is not a URI");
   });
 
-  it('import: prints a summary; a rejected tree leaves the store unchanged', () => {
+  it('import: prints a summary; a rejected tree leaves the store unchanged', async () => {
     const db = join(dir(), 'c.db');
     const ok = cincy(['import', '--graph-data', writeTree(dir()), '--db', db]);
     expect(ok.code).toBe(0);
@@ -60,9 +60,9 @@ describe('cincy CLI', () => {
     const bad = cincy(['import', '--graph-data', writeTree(dir(), { version: '3.0.0\n' }), '--db', db]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('the store is unchanged');
-    const s = Store.open(db);
-    expect(s.releases.count()).toBe(2);
-    s.close();
+    const s = await Store.open(db);
+    expect(await s.read((tx) => tx.releases.count())).toBe(2);
+    await s.close();
   });
 
   it('serve: rejects a bad flag naming it, and refuses an invalid tree with an empty store', () => {
@@ -99,12 +99,14 @@ describe('cincy CLI', () => {
       expect(readFileSync(join(out, 'version'), 'utf8')).toBe('1.1.0\n');
       expect(cincy(['validate', out]).code).toBe(0);
       expect(cincy(['import', '--graph-data', out, '--db', db2]).code).toBe(0);
-      const [a, b] = [db1, db2].map((p) => {
-        const s = Store.open(p);
-        const g = buildGraph(s.input());
-        s.close();
-        return g;
-      });
+      const [a, b] = await Promise.all(
+        [db1, db2].map(async (p) => {
+          const s = await Store.open(p);
+          const g = buildGraph(await s.input());
+          await s.close();
+          return g;
+        }),
+      );
       const channels = [...new Set(a!.nodes.flatMap((n) => n.channels))].sort();
       expect(channels.length).toBe(55);
       for (const c of channels)

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { refreshAll } from '../src/app/sources/refresh.js';
+import type { Release } from '../src/graph/model.js';
 import { RegistryClient } from '../src/registry/client.js';
 import { layerOf, pushImage } from '../src/registry/imageWriter.js';
 import { parseRepository } from '../src/registry/reference.js';
@@ -18,6 +19,10 @@ import { releaseImage } from './support/releaseImages.js';
 import { startServer, type TestServer } from './support/server.js';
 import { skopeoCopy } from './support/skopeo.js';
 import { proxyRegistry } from './support/registryProxy.js';
+
+const releasesOf = (server: TestServer): Promise<Release[]> => server.store.read((tx) => tx.releases.all());
+const releaseOf = (server: TestServer, arch: string, version: string): Promise<Release | undefined> =>
+  server.store.read((tx) => tx.releases.get(arch, version));
 
 const cleanup = useCleanup();
 
@@ -105,10 +110,7 @@ describe.runIf(registryAvailable())('release images from a registry', () => {
     });
     cleanup.add(() => server.close());
 
-    const stored = server.store.releases
-      .all()
-      .map((r) => `${r.arch} ${r.version} ${r.payload}`)
-      .sort();
+    const stored = (await releasesOf(server)).map((r) => `${r.arch} ${r.version} ${r.payload}`).sort();
     const pin = async (tag: string): Promise<string> =>
       `${reg.host}/ocp/release@${await digestOf(reg, `ocp/release:${tag}`)}`;
     expect(stored).toEqual(
@@ -163,9 +165,9 @@ describe.runIf(registryAvailable())('release images from a registry', () => {
 
     await skopeoCopy(layout.dir, 'v1', reg, 'ocp/release:4.16.1-x86_64');
     expect(await refreshAll(server.sources)).toBe(true);
-    server.service.rebuild();
+    await server.service.rebuild();
     expect(edgesOf(await graph(server, 'stable-4.16'))).toEqual(['4.16.0->4.16.1']);
-    const good = server.store.releases.get('amd64', '4.16.1')!.payload;
+    const good = (await releaseOf(server, 'amd64', '4.16.1'))!.payload;
 
     await skopeoCopy(layout.dir, 'v1b', reg, 'ocp/release:4.16.1-rebuild');
     expect(await refreshAll(server.sources)).toBe(false);
@@ -175,7 +177,7 @@ describe.runIf(registryAvailable())('release images from a registry', () => {
         failure.problems.join('\n'),
       );
     expect(named && [named[1], named[2]].sort()).toEqual(['4.16.1-rebuild', '4.16.1-x86_64']);
-    expect(server.store.releases.get('amd64', '4.16.1')!.payload).toBe(good);
+    expect((await releaseOf(server, 'amd64', '4.16.1'))!.payload).toBe(good);
     const ready = await (await fetch(`${server.url}/readyz`)).json();
     expect(ready.status).toBe('ready');
     expect(ready.sources[0].lastFailure.message).toContain('1 problem(s)');
@@ -228,12 +230,7 @@ describe.runIf(registryAvailable())('release images from a registry', () => {
       registry: { releases: proxied, releasesTagFilter: '^4\\.15\\.' },
     });
     cleanup.add(() => server.close());
-    expect(
-      server.store.releases
-        .all()
-        .map((r) => r.version)
-        .sort(),
-    ).toEqual(['4.15.0', '4.15.1']);
+    expect((await releasesOf(server)).map((r) => r.version).sort()).toEqual(['4.15.0', '4.15.1']);
     expect(server.sources[0]!.status.releases).toBe(2);
   });
 
@@ -253,7 +250,7 @@ describe.runIf(registryAvailable())('release images from a registry', () => {
       registry: { releases, registryCredentials: reg.credentialsFile, registryCa: reg.caFile },
     });
     cleanup.add(() => ok.close());
-    expect(ok.store.releases.get('amd64', '4.16.0')?.payload).toMatch(new RegExp(`^${reg.host}/ocp/release@sha256:`));
+    expect((await releaseOf(ok, 'amd64', '4.16.0'))?.payload).toMatch(new RegExp(`^${reg.host}/ocp/release@sha256:`));
 
     const noCreds = await startServer({ graphData: tree({ a: [] }), registry: { releases, registryCa: reg.caFile } });
     cleanup.add(() => noCreds.close());
@@ -313,7 +310,7 @@ describe.runIf(registryAvailable())('the Bearer token flow', () => {
       registry: { releases: `http://127.0.0.1:${port}/ocp/release`, registryCredentials: creds },
     });
     cleanup.add(() => server.close());
-    expect(server.store.releases.get('amd64', '4.16.0')?.payload).toMatch(
+    expect((await releaseOf(server, 'amd64', '4.16.0'))?.payload).toMatch(
       new RegExp(`^127.0.0.1:${port}/ocp/release@sha256:`),
     );
     // One token for the repository's pull scope, asked once with the credentials of the most specific entry.
@@ -354,7 +351,7 @@ describe.runIf(registryAvailable())('a registry that throttles, fails or stalls'
       registry: { releases, registryTimeout: 1 },
     });
     cleanup.add(() => server.close());
-    expect(server.store.releases.get('amd64', '4.16.0')).toBeDefined();
+    expect(await releaseOf(server, 'amd64', '4.16.0')).toBeDefined();
     expect(seen.filter((x) => x === 'GET /v2/ocp/release/tags/list')).toHaveLength(2);
     expect(seen.filter((x) => x === 'GET /v2/ocp/release/blobs/DIGEST').length).toBeGreaterThanOrEqual(4);
 
@@ -362,7 +359,7 @@ describe.runIf(registryAvailable())('a registry that throttles, fails or stalls'
     const stalled = await startServer({ graphData: tree({ a: [] }), registry: { releases, registryTimeout: 1 } });
     cleanup.add(() => stalled.close());
     stall = true;
-    stalled.store.db.exec('DELETE FROM registry_tags'); // so the tags are asked for again
+    await stalled.store.write((tx) => tx.sql.run('DELETE FROM registry_tags')); // so the tags are asked for again
     await refreshAll(stalled.sources);
     expect(stalled.sources[0]!.status.lastFailure?.message).toMatch(/timeout/i);
   }, 30_000);
@@ -409,7 +406,7 @@ describe.runIf(registryAvailable())('tags that are not release images, and layer
     });
     cleanup.add(() => server.close());
     expect(server.sources[0]!.status.lastFailure).toBeUndefined();
-    expect(server.store.releases.all().map((r) => r.version)).toEqual(['4.16.0']);
+    expect((await releasesOf(server)).map((r) => r.version)).toEqual(['4.16.0']);
   });
 
   it('reads the metadata at the head of large release layers without holding a connection per layer', async () => {
@@ -432,7 +429,7 @@ describe.runIf(registryAvailable())('tags that are not release images, and layer
       graphData: tree({ a: [] }),
       registry: { releases: reg.reference('ocp/release') },
     });
-    expect(server.store.releases.count()).toBe(40);
+    expect(await server.store.read((tx) => tx.releases.count())).toBe(40);
     await server.close(); // resolves only when every connection was given back
   }, 60_000);
 
@@ -517,7 +514,7 @@ describe.runIf(registryAvailable())('graph-data from an image', () => {
     layout.image({ layers: [lower, upper, fast], arch: 'amd64', tag: 'three' });
     await skopeoCopy(layout.dir, 'three', reg, 'ocp/graph-data:latest');
     expect(await refreshAll(server.sources)).toBe(true);
-    server.service.rebuild();
+    await server.service.rebuild();
     expect([...server.service.current!.channels].sort()).toEqual(['candidate-4.16', 'fast-4.16', 'stable-4.16']);
     expect(server.sources[0]!.status.lastFailure).toBeUndefined();
   });

@@ -301,7 +301,7 @@ describe('signatures over HTTP', () => {
   it('serves the signature store byte-exact, with ETag, on both paths, 404 after the last', async () => {
     const jws = await signPayload(privateFile, PAYLOAD_B);
     await post('4.1.1', jws, 'application/octet-stream');
-    const stored = server.store.signatures.list(`sha256:${HEX_B}`);
+    const stored = await server.store.read((tx) => tx.signatures.list(`sha256:${HEX_B}`));
     for (const prefix of ['/signatures', '/api/upgrades_info/signatures']) {
       for (const s of stored) {
         const res = await fetch(`${server.url}${prefix}/sha256=${HEX_B}/signature-${s.n}`);
@@ -316,8 +316,10 @@ describe('signatures over HTTP', () => {
       expect((await fetch(`${server.url}${prefix}/sha256=${HEX_B}/signature-${stored.length + 1}`)).status).toBe(404);
     }
     expect((await fetch(`${server.url}/signatures/sha256=${HEX_A}/signature-1`)).status).toBe(200); // from the tree
-    expect(() => server.store.db.prepare("UPDATE signatures SET key_id = 'x'").run()).toThrow(/never rewritten/);
-    expect(() => server.store.db.prepare('DELETE FROM signatures').run()).toThrow(/never removed/);
+    await expect(server.store.write((tx) => tx.sql.run("UPDATE signatures SET key_id = 'x'"))).rejects.toThrow(
+      /never rewritten/,
+    );
+    await expect(server.store.write((tx) => tx.sql.run('DELETE FROM signatures'))).rejects.toThrow(/never removed/);
   });
 
   it('prints a ConfigMap for a disconnected cluster, by version or digest', async () => {
@@ -371,7 +373,7 @@ describe('signatures over HTTP', () => {
       requireSignatures: true,
     });
     try {
-      expect(second.store.signatures.all()).toHaveLength(1); // still stored, never removed
+      expect(await second.store.read((tx) => tx.signatures.all())).toHaveLength(1); // still stored, never removed
       expect(
         ((await (await fetch(`${second.url}/graph?channel=stable-4.1`)).json()) as { nodes: unknown[] }).nodes,
       ).toEqual([]);
@@ -390,9 +392,9 @@ describe('signatures over HTTP', () => {
       requireSignatures: true,
     });
     try {
-      expect(copy.store.signatures.all().map((s) => [s.digest, s.n, s.sha256])).toEqual(
-        server.store.signatures.all().map((s) => [s.digest, s.n, s.sha256]),
-      );
+      const keys = async (s: TestServer): Promise<unknown[]> =>
+        (await s.store.read((tx) => tx.signatures.all())).map((sig) => [sig.digest, sig.n, sig.sha256]);
+      expect(await keys(copy)).toEqual(await keys(server));
       expect(await (await fetch(`${copy.url}/graph?channel=stable-4.1`)).text()).toBe(
         await (await fetch(`${server.url}/graph?channel=stable-4.1`)).text(),
       );

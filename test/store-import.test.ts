@@ -1,136 +1,171 @@
-// The store contract: imports upsert in one transaction, a rejected import changes nothing, restarts
-// keep state, a bad tree never stops serving.
-import { readdirSync } from 'node:fs';
+// The store contract, on both engines (SQLite, and a real PostgreSQL of the test's own): imports upsert
+// in one transaction, a rejected import changes nothing, restarts keep state, a schema newer than the
+// program is refused, a bad tree never stops serving.
 import { join } from 'node:path';
-import { MIGRATIONS_DIR } from '../src/store/open.js';
 import { describe, expect, it } from 'vitest';
 import { readGraphData, type GraphDataTree } from '../src/sources/graphData.js';
 import { startService } from '../src/app/start.js';
+import { migrationsOf } from '../src/store/migrations.js';
+import { SchemaTooNew, type Engine } from '../src/store/sql.js';
+import type { SqliteDatabase } from '../src/store/sqlite.js';
 import { ImportRejected, Store } from '../src/store/store.js';
 import { createAdminServices } from '../src/app/admin/services.js';
 import { GraphService } from '../src/app/graphService.js';
 import { quietLog, startServer } from './support/server.js';
 import { useCleanup } from './support/cli.js';
+import { usePostgres } from './support/postgres.js';
 import { release, writeTree } from './support/trees.js';
 
 const steps = useCleanup();
 const cleanup = { push: (f: () => unknown): void => steps.add(f) };
 const dir = (): string => steps.dir();
+const postgres = usePostgres();
+const engines: Engine[] = postgres.available ? ['sqlite', 'postgres'] : ['sqlite'];
+
 async function readTree(files: Record<string, string | undefined> = {}): Promise<GraphDataTree> {
   const r = await readGraphData(writeTree(dir(), files));
   expect(r.errors).toEqual([]);
   return r.tree!;
 }
-function store(path = ':memory:'): Store {
-  const s = Store.open(path);
+
+/** Where a new store of the engine lives: a SQLite file (or :memory:), or a PostgreSQL database of its own. */
+async function location(engine: Engine, memory = true): Promise<string> {
+  if (engine === 'postgres') return postgres.database();
+  return memory ? ':memory:' : join(dir(), 'cincy.db');
+}
+
+async function store(engine: Engine): Promise<Store> {
+  const s = await Store.open(await location(engine));
   cleanup.push(() => s.close());
   return s;
 }
-const snapshot = (s: Store): string => JSON.stringify(s.input());
+const snapshot = async (s: Store): Promise<string> => JSON.stringify(await s.input());
 
-describe('store import', () => {
-  it('applies migrations once and records them', () => {
-    const path = join(dir(), 'cincy.db');
-    store(path).close();
-    const s = store(path);
-    const rows = s.db.prepare('SELECT version, name FROM schema_migrations').all();
-    const files = readdirSync(MIGRATIONS_DIR)
-      .filter((f) => f.endsWith('.sql'))
-      .sort();
-    expect(files.length).toBeGreaterThanOrEqual(3);
-    expect(rows).toEqual(files.map((name, i) => ({ version: i + 1, name })));
-    expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
+describe.each(engines)('the store on %s', (engine) => {
+  it('applies migrations once and records them, and refuses a schema newer than it knows', async () => {
+    const where = await location(engine, false);
+    await (await Store.open(where)).close();
+    const s = await Store.open(where);
+    cleanup.push(() => s.close());
+    const rows = await s.read((tx) => tx.sql.all('SELECT version, name FROM schema_migrations ORDER BY version'));
+    const files = migrationsOf(engine);
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    expect(rows).toEqual(files.map((m) => ({ version: m.version, name: m.name })));
+    if (engine === 'sqlite')
+      expect((s.database as SqliteDatabase).db.pragma('journal_mode', { simple: true })).toBe('wal');
+    // A newer cincy migrated this database: this one must not touch it.
+    await s.write((tx) =>
+      tx.sql.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '999_future.sql', 'x')"),
+    );
+    await expect(Store.open(where)).rejects.toThrow(SchemaTooNew);
+    await expect(Store.open(where)).rejects.toThrow(/schema version 999, newer than this cincy knows/);
   });
 
   it('imports a tree, then skips the same content, then upserts a changed one', async () => {
-    const s = store();
-    const first = s.importTree(await readTree(), { source: 'a' });
+    const s = await store(engine);
+    const first = await s.importTree(await readTree(), { source: 'a' });
     expect(first.releases.added).toBe(2);
     expect(first.channels.added).toBe(1);
     expect(first.blockedEdges.added).toBe(1);
-    expect(s.importTree(await readTree(), { source: 'a' }).skipped).toBe(true);
-    const changed = s.importTree(
+    expect((await s.importTree(await readTree(), { source: 'a' })).skipped).toBe(true);
+    const changed = await s.importTree(
       await readTree({ 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions:\n- 4.1.0\n' }),
       { source: 'b' },
     );
     expect(changed.channels.changed).toBe(1);
     expect(changed.releases.unchanged).toBe(2);
-    expect(s.channels.get('public', 'stable-4.1')!.versions).toEqual(['4.1.0']);
-    expect(s.audit.list().map((e) => [e.actor, e.action, e.target])).toEqual([
+    expect((await s.read((tx) => tx.channels.get('public', 'stable-4.1')))!.versions).toEqual(['4.1.0']);
+    const audit = await s.read((tx) => tx.audit.list());
+    expect(audit.map((e) => [e.actor, e.action, e.target])).toEqual([
       ['import', 'import', 'b'],
       ['import', 'import', 'a'],
     ]);
   });
 
   it('keeps what the tree does not mention unless asked to prune', async () => {
-    const s = store();
-    s.importTree(await readTree({ 'channels/fast-4.1.yaml': 'name: fast-4.1\nversions: [4.1.0]\n' }), { source: 'a' });
+    const s = await store(engine);
+    await s.importTree(await readTree({ 'channels/fast-4.1.yaml': 'name: fast-4.1\nversions: [4.1.0]\n' }), {
+      source: 'a',
+    });
     const smaller = await readTree({ 'blocked-edges/4.1.1-Risk.yaml': undefined });
-    s.importTree(smaller, { source: 'b' });
-    expect(s.channels.get('public', 'fast-4.1')).toBeDefined();
-    expect(s.blockedEdges.all()).toHaveLength(1);
-    const pruned = s.importTree(smaller, { source: 'b', prune: true });
+    await s.importTree(smaller, { source: 'b' });
+    expect(await s.read((tx) => tx.channels.get('public', 'fast-4.1'))).toBeDefined();
+    expect(await s.read((tx) => tx.blockedEdges.all())).toHaveLength(1);
+    const pruned = await s.importTree(smaller, { source: 'b', prune: true });
     expect(pruned.channels.removed).toBe(1);
     expect(pruned.blockedEdges.removed).toBe(1);
-    expect(s.channels.get('public', 'fast-4.1')).toBeUndefined();
+    expect(await s.read((tx) => tx.channels.get('public', 'fast-4.1'))).toBeUndefined();
   });
 
   it('rejects a release whose payload changed, naming the file and field, and writes nothing', async () => {
-    const s = store();
-    s.importTree(await readTree(), { source: 'a' });
-    const before = snapshot(s);
+    const s = await store(engine);
+    await s.importTree(await readTree(), { source: 'a' });
+    const before = await snapshot(s);
     const conflicting = await readTree({
       'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0, 4.1.1, 4.1.2]\n',
       'releases/amd64/4.1.2.json': release('4.1.2', { payload: `quay.example/ocp/release@sha256:${'c'.repeat(64)}` }),
       'releases/amd64/4.1.1.json': release('4.1.1', { payload: `quay.example/ocp/release@sha256:${'d'.repeat(64)}` }),
     });
-    expect(() => s.importTree(conflicting, { source: 'b' })).toThrow(ImportRejected);
-    try {
-      s.importTree(conflicting, { source: 'b' });
-    } catch (err) {
-      expect((err as ImportRejected).problems[0]).toMatchObject({
-        file: 'releases/amd64/4.1.1.json',
-        field: 'payload',
-      });
-    }
-    expect(snapshot(s)).toBe(before);
+    const rejected = await s.importTree(conflicting, { source: 'b' }).catch((err: unknown) => err);
+    expect(rejected).toBeInstanceOf(ImportRejected);
+    expect((rejected as ImportRejected).problems[0]).toMatchObject({
+      file: 'releases/amd64/4.1.1.json',
+      field: 'payload',
+    });
+    expect(await snapshot(s)).toBe(before);
   });
 
   it('rolls back an import that fails half-way', async () => {
-    const s = store();
-    s.importTree(await readTree(), { source: 'a' });
-    const before = snapshot(s);
+    const s = await store(engine);
+    await s.importTree(await readTree(), { source: 'a' });
+    const before = await snapshot(s);
     const tree = await readTree({ 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0]\n' });
     // The raw-metadata statement fails after releases and channels were written in the transaction.
-    s.db.exec("CREATE TRIGGER fail_raw BEFORE INSERT ON raw_metadata BEGIN SELECT RAISE(ABORT, 'disk on fire'); END");
-    expect(() => s.importTree({ ...tree, rawMetadata: { '4.1.0': { description: 'x' } } }, { source: 'b' })).toThrow(
-      /disk on fire/,
-    );
-    expect(snapshot(s)).toBe(before);
-    expect(s.lastImport()!.contentHash).not.toBe(tree.contentHash);
+    await s.write(async (tx) => {
+      if (engine === 'sqlite')
+        await tx.sql.run(
+          "CREATE TRIGGER fail_raw BEFORE INSERT ON raw_metadata BEGIN SELECT RAISE(ABORT, 'disk on fire'); END",
+        );
+      else {
+        await tx.sql.run(
+          "CREATE FUNCTION fail_raw() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END; $$",
+        );
+        await tx.sql.run(
+          'CREATE TRIGGER fail_raw BEFORE INSERT ON raw_metadata FOR EACH ROW EXECUTE FUNCTION fail_raw()',
+        );
+      }
+    });
+    await expect(
+      s.importTree({ ...tree, rawMetadata: { '4.1.0': { description: 'x' } } }, { source: 'b' }),
+    ).rejects.toThrow(/disk on fire/);
+    expect(await snapshot(s)).toBe(before);
+    expect((await s.read((tx) => tx.imports.last()))!.contentHash).not.toBe(tree.contentHash);
   });
 
   it('keeps admin writes across a restart and applies a changed tree on top', async () => {
-    const path = join(dir(), 'cincy.db');
+    const db = await location(engine, false);
     const graphData = writeTree(dir());
-    const a = await startService({ graphData, db: path, log: quietLog });
+    const a = await startService({ graphData, db, log: quietLog });
     if (!a.ok) throw new Error(a.problems.join('\n'));
-    a.store.blockedEdges.upsert({ id: 'admin-block', to: '4.1.1', from: '.*' }, new Date().toISOString());
-    a.store.close();
+    await a.store.write((tx) =>
+      tx.blockedEdges.upsert({ id: 'admin-block', to: '4.1.1', from: '.*' }, new Date().toISOString()),
+    );
+    await a.close();
     writeTree(graphData, { 'channels/fast-4.1.yaml': 'name: fast-4.1\nversions: [4.1.1]\n' });
-    const b = await startService({ graphData, db: path, log: quietLog });
+    const b = await startService({ graphData, db, log: quietLog });
     if (!b.ok) throw new Error(b.problems.join('\n'));
-    cleanup.push(() => b.store.close());
-    expect(b.store.blockedEdges.get('admin-block')).toBeDefined();
+    cleanup.push(() => b.close());
+    expect(await b.store.read((tx) => tx.blockedEdges.get('admin-block'))).toBeDefined();
     expect(b.service.current!.channels.has('fast-4.1')).toBe(true);
   });
 
   it('applies a changed tree on top of admin writes: promotions, withdrawals and deleted risks stay', async () => {
-    const s = store();
+    const s = await store(engine);
+    const channel = (name: string) => s.read((tx) => tx.channels.get('public', name));
     const admin = createAdminServices(s, new GraphService(s));
     const actor = { subject: 'alice' };
     const channels = { 'channels/fast-4.1.yaml': 'name: fast-4.1\nversions: [4.1.0]\n' };
-    s.importTree(await readTree(channels), { source: 'a' });
+    await s.importTree(await readTree(channels), { source: 'a' });
     await admin.promotion.promote('public', 'fast-4.1', { version: '4.1.1' }, actor);
     await admin.promotion.withdraw('public', 'stable-4.1', '4.1.0', 'pulled', actor);
     await admin.risks.deleteRisk('4.1.1-Risk', actor, null);
@@ -144,16 +179,13 @@ describe('store import', () => {
         payload: `quay.example/ocp/release@sha256:${'e'.repeat(64)}`,
       }),
     });
-    const summary = s.importTree(changed, { source: 'b' });
+    const summary = await s.importTree(changed, { source: 'b' });
     expect(summary.blockedEdges.unchanged).toBe(1);
-    expect(s.channels.get('public', 'fast-4.1')).toMatchObject({ versions: ['4.1.0', '4.1.1'], tombstones: ['4.0.9'] });
-    expect(s.channels.get('public', 'stable-4.1')).toMatchObject({
-      versions: ['4.1.1', '4.1.2'],
-      tombstones: ['4.1.0'],
-    });
-    expect(s.blockedEdges.get('4.1.1-Risk')).toBeUndefined();
+    expect(await channel('fast-4.1')).toMatchObject({ versions: ['4.1.0', '4.1.1'], tombstones: ['4.0.9'] });
+    expect(await channel('stable-4.1')).toMatchObject({ versions: ['4.1.1', '4.1.2'], tombstones: ['4.1.0'] });
+    expect(await s.read((tx) => tx.blockedEdges.get('4.1.1-Risk'))).toBeUndefined();
     // A tree that drops a version it listed before removes it; prune makes the store equal to the tree.
-    s.importTree(
+    await s.importTree(
       await readTree({
         ...channels,
         'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0, 4.1.1]\n',
@@ -164,13 +196,31 @@ describe('store import', () => {
       }),
       { source: 'c' },
     );
-    expect(s.channels.get('public', 'stable-4.1')!.versions).toEqual(['4.1.1']);
-    s.importTree(changed, { source: 'd', prune: true });
-    expect(s.channels.get('public', 'stable-4.1')).toMatchObject({
-      versions: ['4.1.0', '4.1.1', '4.1.2'],
-      tombstones: [],
-    });
-    expect(s.blockedEdges.get('4.1.1-Risk')).toBeDefined();
+    expect((await channel('stable-4.1'))!.versions).toEqual(['4.1.1']);
+    await s.importTree(changed, { source: 'd', prune: true });
+    expect(await channel('stable-4.1')).toMatchObject({ versions: ['4.1.0', '4.1.1', '4.1.2'], tombstones: [] });
+    expect(await s.read((tx) => tx.blockedEdges.get('4.1.1-Risk'))).toBeDefined();
+  });
+
+  it('stores signatures for good: never rewritten, never removed', async () => {
+    const s = await store(engine);
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const bytes = Buffer.from([0, 1, 2, 255]);
+    const at = new Date().toISOString();
+    const first = await s.write((tx) =>
+      tx.signatures.add({ digest, envelope: 'jws', keyId: 'k', bytes, verifiedAt: at }),
+    );
+    expect(first.added).toBe(true);
+    const again = await s.write((tx) =>
+      tx.signatures.add({ digest, envelope: 'jws', keyId: 'k', bytes, verifiedAt: at }),
+    );
+    expect(again).toMatchObject({ added: false, signature: { n: 1 } });
+    expect((await s.read((tx) => tx.signatures.get(digest, 1)))!.bytes.equals(bytes)).toBe(true);
+    await expect(s.write((tx) => tx.sql.run("UPDATE signatures SET key_id = 'other'"))).rejects.toThrow(
+      /never rewritten/,
+    );
+    await expect(s.write((tx) => tx.sql.run('DELETE FROM signatures'))).rejects.toThrow(/never/);
+    expect(await s.read((tx) => tx.signatures.all())).toHaveLength(1);
   });
 });
 
@@ -205,8 +255,8 @@ describe('serving through a bad tree', () => {
     const server = await startServer({ graphData: writeTree(dir()) });
     cleanup.push(() => server.close());
     const before = server.service.current;
-    server.store.db.exec("UPDATE releases SET metadata = 'not json'");
-    expect(server.service.rebuild()).toBe(false);
+    await server.store.write((tx) => tx.sql.run("UPDATE releases SET metadata = 'not json'"));
+    expect(await server.service.rebuild()).toBe(false);
     expect(server.service.current).toBe(before);
     const res = await fetch(`${server.url}/graph?channel=stable-4.1`, { headers: { accept: 'application/json' } });
     expect(((await res.json()) as { nodes: unknown[] }).nodes).toHaveLength(2);

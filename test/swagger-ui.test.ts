@@ -66,8 +66,12 @@ describe.runIf(chromiumAvailable('the Swagger UI browser test'))('Swagger UI in 
     ).resolves.toContain('201');
     await page.screenshot({ path: join(dir.path, 'swagger.png'), fullPage: false });
 
-    expect(server.store.channels.get('public', 'candidate-4.2')!.versions).toEqual(['4.1.0', '4.1.1']);
-    expect(server.store.audit.list({ limit: 1 })[0]).toMatchObject({ actor: 'browser-user', action: 'channel.create' });
+    const stored = await server.store.read(async (tx) => ({
+      channel: await tx.channels.get('public', 'candidate-4.2'),
+      audit: await tx.audit.list({ limit: 1 }),
+    }));
+    expect(stored.channel!.versions).toEqual(['4.1.0', '4.1.1']);
+    expect(stored.audit[0]).toMatchObject({ actor: 'browser-user', action: 'channel.create' });
     await page.close();
   });
 });

@@ -118,17 +118,16 @@ describe('writes next to another process', () => {
   it('issue 13 finding 8: a write that waited too long for the lock is a 503 that wrote nothing', async () => {
     const work = cleanup.dir();
     const file = join(work, 'cincy.db');
-    const store = Store.open(file);
+    const store = await Store.open(file, { sqlite: { busyWaitMs: 300 } });
     cleanup.add(() => store.close());
-    store.setBusyTimeout(10);
     const graph = new GraphService(store);
     cleanup.add(() => graph.close());
-    const writes = new AuditedWrites(store, graph, systemClock, 300);
+    const writes = new AuditedWrites(store, graph, systemClock);
     const other = new Database(file);
     cleanup.add(() => other.close());
     other.exec('BEGIN IMMEDIATE');
-    const attempt = writes.run((at) => {
-      store.channels.upsert({ name: 'late', internal: false, versions: [], tombstones: [] }, at);
+    const attempt = writes.run(async (tx, at) => {
+      await tx.channels.upsert({ name: 'late', internal: false, versions: [], tombstones: [] }, at);
       return { result: 'written', changed: true };
     });
     const err = await attempt.then(
@@ -139,7 +138,7 @@ describe('writes next to another process', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).statusCode).toBe(503);
     expect((err as ApiError).value).toContain('the database is busy');
-    expect(store.channels.get('public', 'late')).toBeUndefined();
+    expect(await store.read((tx) => tx.channels.get('public', 'late'))).toBeUndefined();
   });
 });
 

@@ -1,6 +1,9 @@
 // --auto-promote: applies every feeder, then again each time the interval has passed on the clock
-// (the admin services' clock, so a test moves both by hand).
+// (the admin services' clock, so a test moves both by hand). Of replicas sharing a database, only the
+// one that leads promotes; the others ask for the lead each interval, and one has it within an
+// interval of the leader's death.
 import type { Clock } from '../clock.js';
+import type { Leadership } from '../store/leadership.js';
 import type { FeederPass } from './admin/feederPass.js';
 
 export interface SchedulerLog {
@@ -13,8 +16,10 @@ export function startAutoPromotion(
   intervalMs: number,
   log: SchedulerLog,
   clock: Clock,
+  leadership: Leadership,
 ): { stop(): void } {
   const tick = async (): Promise<void> => {
+    if (!(await leadership.holds())) return;
     try {
       const promoted = await feeders.autoPromote();
       if (promoted.length) log.info({ promoted }, `feeders promoted ${promoted.length} version(s)`);

@@ -38,6 +38,10 @@ export class GraphService {
   sources: SourceStatus[] = [];
   /** True while what the sources' first read brought is being built (the service is not ready yet). */
   applyingFirstRead = false;
+  /** Why the service has not started yet (the database cannot be reached). */
+  startupProblem: string | undefined;
+  /** Why the database cannot be reached now, while the last graph keeps serving. */
+  databaseProblem: string | undefined;
 
   readonly signatures: SignaturePolicy;
   private readonly clock: Clock;
@@ -67,14 +71,15 @@ export class GraphService {
   /** Why a release is left out of the graph, or undefined when it is served; `signatures` are its payload's. */
   withheld(release: Pick<Release, 'payload'>, signatures: StoredSignature[]): string | undefined {
     if (!this.signatures.required) return undefined;
-    return this.signatures.withheld(release, this.signatures.vouchedDigests({ all: () => signatures }));
+    return this.signatures.withheld(release, this.signatures.vouchedDigests(signatures));
   }
 
   /** Builds on this thread and swaps the snapshot in; false (and the old one kept) on failure. For the first build. */
-  rebuild(): boolean {
+  async rebuild(): Promise<boolean> {
     this.builds.main += 1;
     try {
-      this.swap(GraphSnapshot.fromParts(readAndBuild(this.store, this.vouched()), new Date(this.clock.now())));
+      const parts = await readAndBuild(this.store, await this.vouched());
+      this.swap(GraphSnapshot.fromParts(parts, new Date(this.clock.now())));
       return true;
     } catch (err) {
       return this.failed(err);
@@ -100,9 +105,9 @@ export class GraphService {
       this.pending = { all: false, channels: new Map() };
       let snapshot: GraphSnapshot | undefined;
       try {
-        if (!pending.all && this.current) snapshot = this.derive([...pending.channels.values()]);
+        if (!pending.all && this.current) snapshot = await this.derive([...pending.channels.values()]);
         if (!snapshot) {
-          const vouched = this.vouched();
+          const vouched = await this.vouched();
           this.builds[this.builder.thread] += 1;
           snapshot = GraphSnapshot.fromParts(await this.builder.build(vouched), new Date(this.clock.now()));
         }
@@ -141,28 +146,31 @@ export class GraphService {
    * The next snapshot from the current one with the channels re-read; undefined when that cannot
    * give exactly what a build would (the caller builds then).
    */
-  private derive(refs: ChannelRef[]): GraphSnapshot | undefined {
+  private async derive(refs: ChannelRef[]): Promise<GraphSnapshot | undefined> {
     const old = this.current!;
     const started = process.hrtime.bigint();
-    const changes = this.store.db.transaction(() =>
-      refs.map((r) => ({
-        ...r,
-        channel: this.store.channels.get(r.kind, r.name),
-        members: new Map(this.store.channels.members(r.kind, r.name).map((m) => [m.version, new Date(m.addedAt)])),
-      })),
-    )();
+    const changes = await this.store.read(async (tx) => {
+      const read = [];
+      for (const r of refs) {
+        const members = await tx.channels.members(r.kind, r.name);
+        const channel = await tx.channels.get(r.kind, r.name);
+        read.push({ ...r, channel, members: new Map(members.map((m) => [m.version, new Date(m.addedAt)])) });
+      }
+      return read;
+    });
     const update = applyChannelChanges(old.graph, old.input, old.membership, changes);
     if (!update) return undefined;
     this.builds.channels += 1;
     const { graph, input, membership, affected } = update;
     const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const parts = { graph, input, membership, buildSeconds };
+    const parts = { graph, input, membership, buildSeconds, withheld: old.withheld };
     return GraphSnapshot.fromParts(parts, new Date(this.clock.now()), { from: old, changed: affected });
   }
 
   /** The digests the policy serves; undefined when it serves every release. */
-  private vouched(): ReadonlySet<string> | undefined {
-    return this.signatures.required ? this.signatures.vouchedDigests(this.store.signatures) : undefined;
+  private async vouched(): Promise<ReadonlySet<string> | undefined> {
+    if (!this.signatures.required) return undefined;
+    return this.signatures.vouchedDigests(await this.store.read((tx) => tx.signatures.summaries()));
   }
 
   private swap(snapshot: GraphSnapshot): void {

@@ -8,10 +8,8 @@ import type { StoredSignature } from '../store/signatures.js';
 const UNSIGNED_REASON =
   'no signature of its payload digest is vouched for by the trusted keys, and the server runs with --require-signatures';
 
-/** Where stored signatures are read from (the store's signature repository). */
-export interface StoredSignatures {
-  all(): StoredSignature[];
-}
+/** What the policy weighs of a stored signature: who signed it, when it was verified, for which digest. */
+export type SignatureFacts = Pick<StoredSignature, 'digest' | 'envelope' | 'keyId' | 'verifiedAt'>;
 
 export class SignaturePolicy {
   constructor(
@@ -29,8 +27,8 @@ export class SignaturePolicy {
    * Digests with a stored signature that the current trust keys still vouch for: a key removed or
    * revoked since the signature was verified counts no more.
    */
-  vouchedDigests(signatures: StoredSignatures): Set<string> {
-    const vouched = signatures.all().filter((s) => this.trust.vouches(s.envelope, s.keyId, new Date(s.verifiedAt)));
+  vouchedDigests(signatures: readonly SignatureFacts[]): Set<string> {
+    const vouched = signatures.filter((s) => this.trust.vouches(s.envelope, s.keyId, new Date(s.verifiedAt)));
     return new Set(vouched.map((s) => s.digest));
   }
 
@@ -41,7 +39,7 @@ export class SignaturePolicy {
   }
 
   /** The input of a build without the releases this policy withholds. */
-  apply(input: GraphInput, signatures: StoredSignatures): GraphInput {
+  apply(input: GraphInput, signatures: readonly SignatureFacts[]): GraphInput {
     if (!this.required) return input;
     const vouched = this.vouchedDigests(signatures);
     return { ...input, releases: input.releases.filter((r) => this.withheld(r, vouched) === undefined) };

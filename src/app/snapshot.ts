@@ -82,6 +82,8 @@ export class GraphSnapshot {
     /** The input the graph was built from (signature policy applied): explain reads why an edge is or is not there. */
     readonly input: GraphInput = { releases: [], channels: [], blockedEdges: [], rawMetadata: {} },
     readonly membership: Membership = new Map(),
+    /** How many stored releases the signature policy left out of the graph. */
+    readonly withheld = 0,
   ) {
     this.channels = new Set(channels);
     this.arches = new Set(graph.nodes.map((n) => n.arch));
@@ -96,9 +98,9 @@ export class GraphSnapshot {
     builtAt: Date,
     reuse?: { from: GraphSnapshot; changed: ReadonlySet<string> },
   ): GraphSnapshot {
-    const { graph, input, membership, buildSeconds } = parts;
+    const { graph, input, membership, buildSeconds, withheld } = parts;
     const publicChannels = input.channels.filter((c) => !c.internal).map((c) => c.name);
-    const snapshot = new GraphSnapshot(graph, builtAt, publicChannels, buildSeconds, input, membership);
+    const snapshot = new GraphSnapshot(graph, builtAt, publicChannels, buildSeconds, input, membership, withheld);
     if (reuse)
       for (const [key, view] of reuse.from.views)
         if (!reuse.changed.has(key.slice(0, key.indexOf('\u0000')))) snapshot.views.set(key, view);

@@ -1,9 +1,15 @@
-// What `serve` does before listening: open the store, import the graph-data tree when its content is
-// new, read the registry sources once (or start reading them, for serve), and build the first snapshot. Shared by the CLI and the tests so
-// both start the same way.
+// How the service starts, in two steps shared by `serve` and the tests. prepareService makes every
+// part without reading the store, so `serve` can listen at once (/livez answers, /readyz says why it
+// is not ready yet). start() then connects to the database (again and again, with a growing pause,
+// while it cannot be reached), imports the graph-data tree when its content is new, reads the
+// registry sources (the leading replica) or takes up what they left in the store (the others),
+// builds the first snapshot, and from then on follows the writes other processes and replicas make.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock, type Clock } from '../clock.js';
 import { readGraphData, type ReadResult } from '../sources/graphData.js';
 import { formatProblem } from '../validation/problems.js';
+import { SchemaTooNew, StoreUnavailable } from '../store/sql.js';
+import type { Leadership } from '../store/leadership.js';
 import { ImportRejected, Store } from '../store/store.js';
 import { createAdminServices, type AdminServices } from './admin/services.js';
 import { GraphService } from './graphService.js';
@@ -16,12 +22,11 @@ import {
   SourceSettingsError,
   type RegistrySettings,
 } from './sources/fromSettings.js';
-import { refreshAll } from './sources/refresh.js';
-import { watchStore } from './storeWatch.js';
+import { recallAll, refreshAll } from './sources/refresh.js';
 import type { Source } from './sources/source.js';
 
-/** How long one attempt of a write blocks on another process's write lock before it yields and retries. */
-const WRITE_LOCK_POLL_MS = 25;
+/** The pauses between attempts to reach the database at start: doubling from the first to the last. */
+export const CONNECT_BACKOFF_MS = { first: 500, last: 30_000 };
 
 export interface StartLog {
   info(obj: object, msg: string): void;
@@ -29,21 +34,33 @@ export interface StartLog {
   error(obj: object, msg: string): void;
 }
 
-export type StartResult =
+/** Every part of the service, made but not started. */
+export interface PreparedService {
+  ok: true;
+  store: Store;
+  service: GraphService;
+  admin: AdminServices;
+  /** The registry sources; a scheduler reads them again. */
+  sources: Source[];
+  /** Who runs the jobs that must run once (the sources' reads, auto-promotion). */
+  leadership: Leadership;
+  /** Connects, imports, reads the sources and builds the first snapshot; see the file comment. */
+  start(): Promise<StartOutcome>;
+  /** Stops starting or following the database, and closes the registry clients, the build worker and the store. */
+  close(): Promise<void>;
+}
+
+export type StartOutcome =
   | {
       ok: true;
-      store: Store;
-      service: GraphService;
-      admin: AdminServices;
-      /** The registry sources; a scheduler reads them again. */
-      sources: Source[];
       /** Resolves once every source was read the first time and the graph rebuilt (at once unless deferred). */
       firstRead: Promise<void>;
-      /** Stops watching the database and closes the registry clients and the build worker. */
-      close(): Promise<void>;
     }
-  /** Nothing to serve: the tree is invalid and the store is empty, or the first build failed. */
+  /** Nothing to serve: the tree is invalid and the store is empty, the schema is too new, or the first build failed. */
   | { ok: false; problems: string[] };
+
+export type StartResult = (Omit<PreparedService, 'start'> & Extract<StartOutcome, { ok: true }>) | NotStarted;
+type NotStarted = { ok: false; problems: string[] };
 
 export interface StartOptions {
   /** A graph-data directory or .tar.gz, imported once at start. */
@@ -61,7 +78,10 @@ export interface StartOptions {
   /** See deferSources. */
   registry?: RegistrySettings;
   onScrapeProgress?: ScrapeOptions['onProgress'];
+  /** A SQLite file, :memory:, or a postgres:// URL. */
   db: string;
+  /** The most connections to PostgreSQL (default 10). */
+  dbPoolSize?: number;
   log: StartLog;
   /** Keys that signatures in the tree are verified against (none: tree signatures are not stored). */
   trust?: TrustStore;
@@ -70,74 +90,148 @@ export interface StartOptions {
   clock?: Clock;
 }
 
-export async function startService(opts: StartOptions): Promise<StartResult> {
+/** Makes every part; problems when a setting or the store's file cannot be used. Reads nothing yet. */
+export function prepareService(opts: StartOptions): PreparedService | NotStarted {
   const clock = opts.clock ?? systemClock;
-  let clients;
+  let clients: ReturnType<typeof registryClients>;
   try {
     clients = registryClients(opts.registry ?? {});
   } catch (err) {
     if (err instanceof SourceSettingsError) return { ok: false, problems: [err.message] };
     throw err;
   }
-  const store = Store.open(opts.db, { clock });
+  let store: Store;
+  try {
+    store = Store.at(opts.db, { clock, postgres: { poolSize: opts.dbPoolSize } });
+  } catch (err) {
+    void clients.close();
+    return { ok: false, problems: [`the store ${opts.db} cannot be opened: ${(err as Error).message}`] };
+  }
   const trust = opts.trust ?? TrustStore.empty();
   const signatures = new SignaturePolicy(opts.requireSignatures ?? false, opts.trust);
   const service = new GraphService(store, { signatures, clock });
-  const fail = async (problems: string[]): Promise<StartResult> => {
-    await clients.close();
-    store.close();
-    return { ok: false, problems };
-  };
-  if (opts.graphData) {
-    const read = opts.treeRead ?? readGraphData(opts.graphData);
-    const problems = await importTree(store, opts.graphData, read, trust, opts.log, new Date(clock.now()));
-    if (problems.length) {
-      if (!store.hasContent())
-        return fail([`${opts.graphData} is invalid and the store ${opts.db} has nothing to serve:`, ...problems]);
-      opts.log.error({ problems }, `graph-data ${opts.graphData} rejected; serving what the store has`);
-      service.lastImportFailure = {
-        at: new Date(clock.now()).toISOString(),
-        message: `${opts.graphData}: ${problems.length} problem(s)`,
-        problems: problems.slice(0, 100),
-      };
-    }
-  }
   const sources = registrySources(clients, opts.registry ?? {}, store, trust, clock, opts.log, opts.onScrapeProgress);
   service.sources = sources.map((s) => s.status);
-  // A source that cannot be read at start leaves what the store has serving; /readyz says why.
-  if (!opts.deferSources) await refreshAll(sources);
-  if (!service.rebuild()) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
-  const firstRead = opts.deferSources
-    ? refreshAll(sources).then(async (changed) => {
-        if (!changed) return;
-        // Set in the same tick the sources turn ready, so /readyz never says ready before their graph is served.
-        service.applyingFirstRead = true;
-        await service.refresh();
-        service.applyingFirstRead = false;
-      })
-    : Promise.resolve();
-  // From here on the event loop serves requests: a write waits for another process's lock without
-  // blocking it (see AuditedWrites.run), and that process's writes are noticed and rebuilt.
-  store.setBusyTimeout(WRITE_LOCK_POLL_MS);
-  const watch = store.db.memory ? undefined : watchStore(store, service, opts.log);
-  const snap = service.current!;
-  opts.log.info(
-    { releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds },
-    'graph built',
-  );
+  const leadership = store.leadership();
+  const stopped = new AbortController();
+  let unwatch: (() => void) | undefined;
+
+  const start = async (): Promise<StartOutcome> => {
+    try {
+      return await startParts();
+    } catch (err) {
+      return { ok: false, problems: [`the service could not start: ${(err as Error).message}`] };
+    }
+  };
+  const startParts = async (): Promise<StartOutcome> => {
+    const fail = (problems: string[]): StartOutcome => ({ ok: false, problems });
+    const connected = await connect(store, opts.db, service, opts.log, stopped.signal);
+    if (connected !== true) return fail(connected);
+    if (opts.graphData) {
+      const read = opts.treeRead ?? readGraphData(opts.graphData);
+      const problems = await importTree(store, opts.graphData, read, trust, opts.log, new Date(clock.now()));
+      if (problems.length) {
+        if (!(await store.read((tx) => tx.hasContent())))
+          return fail([`${opts.graphData} is invalid and the store ${opts.db} has nothing to serve:`, ...problems]);
+        opts.log.error({ problems }, `graph-data ${opts.graphData} rejected; serving what the store has`);
+        service.lastImportFailure = {
+          at: new Date(clock.now()).toISOString(),
+          message: `${opts.graphData}: ${problems.length} problem(s)`,
+          problems: problems.slice(0, 100),
+        };
+      }
+    }
+    // A source that cannot be read at start leaves what the store has serving; /readyz says why.
+    await recallAll(sources);
+    const readSources = async (): Promise<boolean> => (await leadership.holds()) && refreshAll(sources);
+    if (!opts.deferSources) await readSources();
+    if (!(await service.rebuild())) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
+    // What other processes and replicas write from here on is noticed and built.
+    unwatch = store.watch({
+      changed: () => {
+        opts.log.info({ generation: store.generation }, 'the database was changed by another process; rebuilding');
+        void service.refresh();
+      },
+      health: (problem) => {
+        service.databaseProblem = problem;
+        if (problem) opts.log.error({ problem }, 'the database cannot be reached; serving the last graph');
+        else opts.log.info({}, 'the database can be reached again');
+      },
+    });
+    const snap = service.current!;
+    opts.log.info(
+      { releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds },
+      'graph built',
+    );
+    const firstRead = opts.deferSources
+      ? readSources().then(async (changed) => {
+          if (!changed) return;
+          // Set in the same tick the sources turn ready, so /readyz never says ready before their graph is served.
+          service.applyingFirstRead = true;
+          await service.refresh();
+          service.applyingFirstRead = false;
+        })
+      : Promise.resolve();
+    return { ok: true, firstRead };
+  };
+
   return {
     ok: true,
     store,
     service,
     admin: createAdminServices(store, service, { clock, trust: opts.trust }),
     sources,
-    firstRead,
+    leadership,
+    start,
     close: async () => {
-      watch?.stop();
+      stopped.abort();
+      unwatch?.();
       await clients.close();
       await service.close();
+      await leadership.release();
+      await store.close();
     },
   };
+}
+
+/** prepareService and start() in one: resolves once the first graph is built, or with the problems. */
+export async function startService(opts: StartOptions): Promise<StartResult> {
+  const prepared = prepareService(opts);
+  if (!prepared.ok) return prepared;
+  const { start, ...parts } = prepared;
+  const outcome = await start();
+  if (!outcome.ok) {
+    await prepared.close();
+    return outcome;
+  }
+  return { ...parts, ...outcome };
+}
+
+/**
+ * Connects to the store and migrates it, trying again with a growing pause while the database cannot be
+ * reached (the service says why it is not ready meanwhile); true once connected, else the problems.
+ */
+async function connect(
+  store: Store,
+  where: string,
+  service: GraphService,
+  log: StartLog,
+  stopped: AbortSignal,
+): Promise<true | string[]> {
+  for (let pause = CONNECT_BACKOFF_MS.first; ; pause = Math.min(pause * 2, CONNECT_BACKOFF_MS.last)) {
+    try {
+      await store.connect();
+      service.startupProblem = undefined;
+      return true;
+    } catch (err) {
+      if (err instanceof SchemaTooNew) return [err.message];
+      if (!(err instanceof StoreUnavailable)) return [`the store ${where} cannot be used: ${(err as Error).message}`];
+      service.startupProblem = `${err.message}; trying again in ${pause / 1000} s`;
+      log.warn({ problem: service.startupProblem }, 'the database cannot be reached yet');
+      await sleep(pause, undefined, { signal: stopped }).catch(() => {});
+      if (stopped.aborted) return ['stopped before the database could be reached'];
+    }
+  }
 }
 
 /**
@@ -160,7 +254,7 @@ async function importTree(
     if (!read.tree) return read.errors.map(formatProblem);
     const signatures = await verifyTreeSignatures(read.tree.signatures, trust, now);
     for (const w of signatures.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
-    const summary = store.importTree(read.tree, { source: graphData, signatures: signatures.verified });
+    const summary = await store.importTree(read.tree, { source: graphData, signatures: signatures.verified });
     if (summary.skipped) log.info({ contentHash: summary.contentHash }, 'graph-data unchanged since the last import');
     else log.info({ summary }, 'graph-data imported');
     return [];

@@ -2,10 +2,11 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { exportTree } from '../sources/export.js';
+import { PostgresDatabase } from '../store/postgres.js';
 import { Store } from '../store/store.js';
 
-export function exportCommand(opts: { db: string; dir: string; force?: boolean }): number {
-  if (!existsSync(opts.db)) {
+export async function exportCommand(opts: { db: string; dir: string; force?: boolean }): Promise<number> {
+  if (!PostgresDatabase.names(opts.db) && !existsSync(opts.db)) {
     process.stderr.write(`--db: ${opts.db} does not exist\n`);
     return 1;
   }
@@ -13,9 +14,9 @@ export function exportCommand(opts: { db: string; dir: string; force?: boolean }
     process.stderr.write(`${opts.dir}: not empty (use --force to write into it)\n`);
     return 1;
   }
-  const store = Store.open(opts.db);
+  const store = await Store.open(opts.db);
   try {
-    const files = exportTree(store);
+    const files = await exportTree(store);
     for (const [path, content] of files) {
       const target = join(opts.dir, path);
       mkdirSync(dirname(target), { recursive: true });
@@ -24,6 +25,6 @@ export function exportCommand(opts: { db: string; dir: string; force?: boolean }
     process.stdout.write(`exported ${files.size} files to ${opts.dir}\n`);
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -8,6 +8,7 @@ import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
 import { systemClock } from '../clock.js';
 import { registryClients, registrySources, type RegistrySettings } from '../app/sources/fromSettings.js';
 import { ReleaseScrapeSource } from '../app/sources/releaseScrape.js';
+import { recallAll } from '../app/sources/refresh.js';
 import { escapeLine } from './terminalText.js';
 
 function progressBar(label: string, unit: string): { update: (done: number, total: number) => void; stop: () => void } {
@@ -73,7 +74,7 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
     throw new Error('nothing to import: give --graph-data, --releases or --graph-data-image');
   const trust = opts.trustKeys ? await TrustStore.load(opts.trustKeys) : TrustStore.empty();
   const clients = registryClients(opts);
-  const store = Store.open(opts.db);
+  const store = await Store.open(opts.db);
   try {
     if (opts.graphData && !(await importDirectory(store, opts.graphData, opts, trust))) return 1;
     const bar = progressBar('scraping', 'tags');
@@ -85,6 +86,7 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
     };
     // A one-shot job asks where every known tag points (HEADs), so a moved tag is always seen.
     const sources = registrySources(clients, opts, store, trust, systemClock, log, bar.update, 1);
+    await recallAll(sources);
     let failed = 0;
     for (const source of sources) {
       await source.refresh();
@@ -108,7 +110,7 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
     }
     return failed ? 1 : 0;
   } finally {
-    store.close();
+    await store.close();
     await clients.close();
   }
 }
@@ -131,7 +133,7 @@ async function importDirectory(
   const signatures = await verifyTreeSignatures(read.tree.signatures, trust);
   printProblems([], signatures.warnings);
   try {
-    const s = store.importTree(read.tree, {
+    const s = await store.importTree(read.tree, {
       source: graphData,
       prune: opts.prune,
       force: true,

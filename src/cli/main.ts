@@ -48,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
       'import a graph-data tree (one transaction, upsert) and/or scrape registry sources into the store, once',
     )
     .option('--graph-data <path>', 'graph-data directory or .tar.gz')
-    .requiredOption('--db <file>', 'SQLite database file')
+    .requiredOption('--db <file|url>', 'SQLite database file, or a postgres:// URL')
     .option('--prune', 'also remove what the tree does not mention')
     .option(
       '--trust-keys <dir>',
@@ -95,7 +95,7 @@ export async function main(argv: string[]): Promise<number> {
   program
     .command('export')
     .description('write the store back as a graph-data tree')
-    .requiredOption('--db <file>', 'SQLite database file')
+    .requiredOption('--db <file|url>', 'SQLite database file, or a postgres:// URL')
     .option('--force', 'write into a folder that is not empty')
     .argument('<dir>', 'folder to write')
     .action(

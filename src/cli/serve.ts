@@ -1,6 +1,6 @@
-// `cincy serve`: start the service (import if new, build), then listen until a signal. The graph-data
-// tree is read in a worker thread from the very start, while this thread checks the settings and loads
-// and prepares the rest.
+// `cincy serve`: listen, start the service (connect, import if new, build), then serve until a signal.
+// The graph-data tree is read in a worker thread from the very start, while this thread checks the
+// settings and loads and prepares the rest.
 import type { ServeFlags } from '../config.js';
 import { graphDataPath } from '../settings.js';
 import type { ReadResult } from '../sources/graphData.js';
@@ -31,7 +31,7 @@ async function start(
     { parseDuration, systemClock },
     { startAutoPromotion },
     { buildApp },
-    { startService },
+    { prepareService },
     { startSourceRefresh },
     { TrustStore },
     { escapeLine },
@@ -52,7 +52,7 @@ async function start(
     logger.warn({}, '--require-signatures without --trust-keys: no release can be verified, the graph will be empty');
   // One clock for the store, the graph, the admin services, token checks and auto-promotion.
   const clock = systemClock;
-  const started = await startService({
+  const prepared = prepareService({
     graphData: config.graphData,
     // The same path, as resolving the settings gives it (graphDataPath is how it does).
     ...(treeRead && config.graphData === path && { treeRead }),
@@ -60,16 +60,18 @@ async function start(
     // Listening (and /livez) comes before a long first scrape; /readyz answers 503 until it is done.
     deferSources: true,
     db: config.db,
+    dbPoolSize: config.dbPoolSize,
     log: logger,
     trust,
     requireSignatures: config.requireSignatures,
     clock,
   });
-  if (!started.ok) {
-    process.stderr.write(`cincy: cannot serve: ${started.problems.map(escapeLine).join('\n  ')}\n`);
+  const cannotServe = (problems: string[]): number => {
+    process.stderr.write(`cincy: cannot serve: ${problems.map(escapeLine).join('\n  ')}\n`);
     return 1;
-  }
-  const { store, service, admin, sources } = started;
+  };
+  if (!prepared.ok) return cannotServe(prepared.problems);
+  const { service, admin, sources, leadership } = prepared;
   const app = await buildApp({
     service,
     admin,
@@ -86,25 +88,30 @@ async function start(
       rateLimit: config.adminRateLimit,
     },
   });
-  let scrapes: { stop(): void } | undefined;
-  void started.firstRead.then(() => {
-    if (sources.length) scrapes = startSourceRefresh(sources, service, parseDuration(config.scrapeInterval)!, clock);
-  });
-  const scheduler = config.autoPromote
-    ? startAutoPromotion(admin.feeders, config.autoPromoteInterval * 1000, logger, clock)
-    : undefined;
-
+  const jobs: Array<{ stop(): void }> = [];
   const stop = async (signal: string): Promise<void> => {
     logger.info({ signal }, 'shutting down');
-    scheduler?.stop();
-    scrapes?.stop();
+    for (const job of jobs) job.stop();
     await app.close();
-    await started.close();
-    store.close();
+    await prepared.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  // Listening first: /livez answers, and /readyz says why nothing is served while the store is
+  // reached, imported and built.
   await app.listen({ host: config.host, port: config.port });
+  const started = await prepared.start();
+  if (!started.ok) {
+    await app.close();
+    await prepared.close();
+    return cannotServe(started.problems);
+  }
+  void started.firstRead.then(() => {
+    if (sources.length)
+      jobs.push(startSourceRefresh(sources, service, parseDuration(config.scrapeInterval)!, clock, leadership));
+  });
+  if (config.autoPromote)
+    jobs.push(startAutoPromotion(admin.feeders, config.autoPromoteInterval * 1000, logger, clock, leadership));
   return new Promise<number>(() => {}); // serves until a signal
 }

@@ -29,7 +29,10 @@ export type SourceStatus = Static<typeof SourceStatusSchema>;
 
 export const ReadinessSchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
-  reason: Type.Optional(Type.String({ description: 'why a server that has a graph is not ready' })),
+  reason: Type.Optional(Type.String({ description: 'why the server is not ready' })),
+  database: Type.Optional(
+    Type.String({ description: 'why the database cannot be reached now; the last graph keeps serving' }),
+  ),
   graph: Type.Optional(
     Type.Object({
       builtAt: Type.String(),

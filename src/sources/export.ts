@@ -10,17 +10,21 @@ import { compareVersions, splitArch } from '../graph/version.js';
 import type { Store } from '../store/store.js';
 import type { Arch, ReleaseRecord } from '../schemas/graphData.js';
 
-export function exportTree(store: Store): Map<string, string | Buffer> {
-  const input = store.input();
+export async function exportTree(store: Store): Promise<Map<string, string | Buffer>> {
+  const { input, schemaVersion, signatures } = await store.read(async (tx) => ({
+    input: await tx.input(),
+    schemaVersion: (await tx.imports.last())?.schemaVersion,
+    signatures: await tx.signatures.all(),
+  }));
   const files = new Map<string, string | Buffer>();
-  files.set('version', `${store.lastImport()?.schemaVersion ?? '1.1.0'}\n`);
+  files.set('version', `${schemaVersion ?? '1.1.0'}\n`);
   for (const c of input.channels)
     files.set(`${c.internal ? 'internal-channels' : 'channels'}/${c.name}.yaml`, channelYaml(c));
   for (const e of input.blockedEdges) files.set(`blocked-edges/${e.id}.yaml`, blockedEdgeYaml(e));
   if (Object.keys(input.rawMetadata).length)
     files.set('raw/metadata.json', `${JSON.stringify(input.rawMetadata, null, 2)}\n`);
   for (const r of input.releases) files.set(`releases/${r.arch}/${r.version}.json`, releaseJson(r));
-  for (const s of store.signatures.all())
+  for (const s of signatures)
     files.set(`signatures/sha256/${s.digest.slice('sha256:'.length)}/signature-${s.n}`, s.bytes);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
@@ -87,7 +91,7 @@ export async function exportTarball(store: Store): Promise<GraphDataTarball> {
     archive.on('error', reject);
   });
   const dirs = new Set<string>();
-  for (const [path, content] of exportTree(store)) {
+  for (const [path, content] of await exportTree(store)) {
     const parts = path.split('/');
     for (let i = 1; i < parts.length; i++) {
       const dir = parts.slice(0, i).join('/');

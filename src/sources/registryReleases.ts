@@ -11,7 +11,8 @@ import { RegistryClient, RegistryError } from '../registry/client.js';
 import { isTarLayer, LayerError, walkLayer } from '../registry/layers.js';
 import { ManifestError, type Descriptor } from '../registry/manifest.js';
 import { describe, pullSpec, repositoryName } from '../registry/reference.js';
-import type { RegistryRepository, ReleaseMetadataDoc, ScannedManifest } from '../store/registry.js';
+import type { ReleaseMetadataDoc, ScannedManifest } from '../store/registry.js';
+import type { ManifestCache } from '../store/store.js';
 import { checkReleaseDocument, releaseFromRecord } from '../validation/releaseRecords.js';
 import type { Problem } from '../validation/problems.js';
 
@@ -66,7 +67,7 @@ export function compileTagFilter(pattern: string): RE2JS {
 
 export async function scrapeReleases(
   client: RegistryClient,
-  cache: RegistryRepository,
+  cache: ManifestCache,
   opts: ScrapeOptions = {},
 ): Promise<ScrapeResult> {
   const repo = describe(client.ref);
@@ -86,7 +87,7 @@ export async function scrapeReleases(
   result.tags = tags.length;
 
   const key = repositoryName(client.ref);
-  const known = cache.tags(key);
+  const known = await cache.tags(key);
   const limit = pLimit(opts.concurrency ?? 16);
   let done = 0;
   const scans = Promise.all(
@@ -107,7 +108,7 @@ export async function scrapeReleases(
     })
     .then((all) => all.filter((x) => x !== undefined));
   result.skipped.vanished = tags.length - scanned.length;
-  cache.rememberTags(key, new Map(scanned.filter(({ m }) => m.digest).map(({ tag, m }) => [tag, m.digest])));
+  await cache.rememberTags(key, new Map(scanned.filter(({ m }) => m.digest).map(({ tag, m }) => [tag, m.digest])));
 
   // An image that is a member of a multi-arch release tagged in the same scrape is that release, not another.
   const members = new Set(scanned.flatMap(({ m }) => (m.kind === 'index' ? m.members : [])));
@@ -166,14 +167,14 @@ export async function scrapeReleases(
  */
 async function scanTag(
   client: RegistryClient,
-  cache: RegistryRepository,
+  cache: ManifestCache,
   tag: string,
   seen: string | undefined,
   wasKnown: boolean,
   now: () => string,
   onRead: () => void,
 ): Promise<ScannedManifest | undefined> {
-  const trusted = seen && cache.manifest(seen);
+  const trusted = seen && (await cache.manifest(seen));
   if (trusted) return trusted;
   if (wasKnown) {
     // A HEAD names the digest without a body: a tag that did not move costs nothing more.
@@ -181,7 +182,7 @@ async function scanTag(
       if (err instanceof RegistryError && err.status === 404) return undefined;
       throw err;
     });
-    const cached = current && cache.manifest(current);
+    const cached = current && (await cache.manifest(current));
     if (cached) return cached;
   }
   let fetched;
@@ -194,7 +195,7 @@ async function scanTag(
     if (err instanceof ManifestError) return { digest: '', kind: 'other', reason: err.message };
     throw err;
   }
-  const again = cache.manifest(fetched.digest);
+  const again = await cache.manifest(fetched.digest);
   if (again) return again;
   onRead();
   const where = `${describe(client.ref)}:${tag}`;
@@ -239,7 +240,7 @@ async function scanTag(
       scanned = { digest: fetched.digest, kind: 'other', reason: 'the image configuration names no architecture' };
     else scanned = { digest: fetched.digest, kind: 'release', arch, metadata };
   }
-  cache.remember(scanned, now());
+  await cache.remember(scanned, now());
   return scanned;
 }
 

@@ -1,5 +1,5 @@
 // The audit log: who did what, when, with the state before and after.
-import type { Db } from './open.js';
+import type { Sql, SqlValue } from './sql.js';
 
 export interface AuditEntry {
   id: number;
@@ -13,12 +13,12 @@ export interface AuditEntry {
 }
 
 export class AuditRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  record(e: Omit<AuditEntry, 'id'>): void {
-    this.db
-      .prepare('INSERT INTO audit (at, actor, action, target, before, after, reason) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(
+  async record(e: Omit<AuditEntry, 'id'>): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO audit (at, actor, action, target, before, after, reason) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [
         e.at,
         e.actor,
         e.action,
@@ -26,13 +26,14 @@ export class AuditRepository {
         e.before === undefined ? null : JSON.stringify(e.before),
         e.after === undefined ? null : JSON.stringify(e.after),
         e.reason,
-      );
+      ],
+    );
   }
 
   /** Newest first; `before` is an id: only older entries. */
-  list(filter: { since?: string; actor?: string; before?: number; limit?: number } = {}): AuditEntry[] {
+  async list(filter: { since?: string; actor?: string; before?: number; limit?: number } = {}): Promise<AuditEntry[]> {
     const where: string[] = [];
-    const params: unknown[] = [];
+    const params: SqlValue[] = [];
     if (filter.before !== undefined) {
       where.push('id < ?');
       params.push(filter.before);
@@ -45,12 +46,15 @@ export class AuditRepository {
       where.push('actor = ?');
       params.push(filter.actor);
     }
-    const sql = `SELECT * FROM audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    const rows = this.db.prepare(sql).all(...params, filter.limit ?? 100) as Array<
+    const sql =
+      'SELECT id, at, actor, action, target, before, after, reason FROM audit ' +
+      `${where.length ? `WHERE ${where.join(' AND ')} ` : ''}ORDER BY id DESC LIMIT ?`;
+    const rows = await this.sql.all<
       Omit<AuditEntry, 'before' | 'after'> & { before: string | null; after: string | null }
-    >;
+    >(sql, [...params, filter.limit ?? 100]);
     return rows.map((r) => ({
       ...r,
+      id: Number(r.id),
       before: r.before && (JSON.parse(r.before) as unknown),
       after: r.after && (JSON.parse(r.after) as unknown),
     }));

@@ -1,6 +1,6 @@
 // Blocked edges (conditional risks and hard blocks) by id, the file name they came from.
 import type { BlockedEdge, Risk } from '../graph/model.js';
-import type { Db } from './open.js';
+import { insertRows, type Sql } from './sql.js';
 import type { UpsertOutcome } from './releases.js';
 
 interface Row {
@@ -20,44 +20,71 @@ const fromRow = (r: Row): BlockedEdge => {
   return e;
 };
 
-export class BlockedEdgeRepository {
-  constructor(private readonly db: Db) {}
+const toRow = (e: BlockedEdge): Row => ({
+  id: e.id,
+  to_version: e.to,
+  from_regex: e.from,
+  risk: e.risk ? JSON.stringify(e.risk) : null,
+  fixed_in: e.fixedIn ?? null,
+  auto_extend: e.autoExtend === undefined ? null : JSON.stringify(e.autoExtend),
+});
 
-  all(): BlockedEdge[] {
-    return (this.db.prepare('SELECT * FROM blocked_edges ORDER BY id').all() as Row[]).map(fromRow);
+const COLUMNS = 'id, to_version, from_regex, risk, fixed_in, auto_extend';
+
+export class BlockedEdgeRepository {
+  constructor(private readonly sql: Sql) {}
+
+  async all(): Promise<BlockedEdge[]> {
+    return (await this.sql.all<Row>(`SELECT ${COLUMNS} FROM blocked_edges ORDER BY id`)).map(fromRow);
   }
 
-  get(id: string): BlockedEdge | undefined {
-    const row = this.db.prepare('SELECT * FROM blocked_edges WHERE id = ?').get(id) as Row | undefined;
+  async get(id: string): Promise<BlockedEdge | undefined> {
+    const row = await this.sql.get<Row>(`SELECT ${COLUMNS} FROM blocked_edges WHERE id = ?`, [id]);
     return row && fromRow(row);
   }
 
-  upsert(e: BlockedEdge, at: string): UpsertOutcome {
-    const before = this.get(e.id);
-    if (before && JSON.stringify(before) === JSON.stringify(fromRow(this.toRow(e)))) return 'unchanged';
-    const r = this.toRow(e);
-    this.db
-      .prepare(
-        `INSERT INTO blocked_edges VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET to_version = excluded.to_version, from_regex = excluded.from_regex, risk = excluded.risk,
-                  fixed_in = excluded.fixed_in, auto_extend = excluded.auto_extend, updated_at = excluded.updated_at`,
-      )
-      .run(r.id, r.to_version, r.from_regex, r.risk, r.fixed_in, r.auto_extend, at);
-    return before ? 'changed' : 'added';
+  async upsert(e: BlockedEdge, at: string): Promise<UpsertOutcome> {
+    return (await this.upsertAll([e], at))[0]!;
   }
 
-  delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM blocked_edges WHERE id = ?').run(id).changes > 0;
+  /** Inserts or updates each edge, writing only those new or changed; the outcome of each, in order. */
+  async upsertAll(edges: readonly BlockedEdge[], at: string): Promise<UpsertOutcome[]> {
+    const stored = new Map<string, string>();
+    const known = edges.length > 32 ? await this.all() : await this.some(edges.map((e) => e.id));
+    for (const e of known) stored.set(e.id, JSON.stringify(e));
+    const writes = new Map<string, Array<string | null>>();
+    const outcomes = edges.map((e): UpsertOutcome => {
+      const before = stored.get(e.id);
+      // Compared as a read gives it back, so an edge stored as sent is unchanged.
+      const content = JSON.stringify(fromRow(toRow(e)));
+      if (before === content) return 'unchanged';
+      stored.set(e.id, content);
+      const r = toRow(e);
+      writes.set(e.id, [r.id, r.to_version, r.from_regex, r.risk, r.fixed_in, r.auto_extend, at]);
+      return before === undefined ? 'added' : 'changed';
+    });
+    await insertRows(
+      this.sql,
+      'blocked_edges',
+      ['id', 'to_version', 'from_regex', 'risk', 'fixed_in', 'auto_extend', 'updated_at'],
+      [...writes.values()],
+      'ON CONFLICT (id) DO UPDATE SET to_version = excluded.to_version, from_regex = excluded.from_regex, ' +
+        'risk = excluded.risk, fixed_in = excluded.fixed_in, auto_extend = excluded.auto_extend, ' +
+        'updated_at = excluded.updated_at',
+    );
+    return outcomes;
   }
 
-  private toRow(e: BlockedEdge): Row {
-    return {
-      id: e.id,
-      to_version: e.to,
-      from_regex: e.from,
-      risk: e.risk ? JSON.stringify(e.risk) : null,
-      fixed_in: e.fixedIn ?? null,
-      auto_extend: e.autoExtend === undefined ? null : JSON.stringify(e.autoExtend),
-    };
+  async delete(id: string): Promise<boolean> {
+    return (await this.sql.run('DELETE FROM blocked_edges WHERE id = ?', [id])) > 0;
+  }
+
+  private async some(ids: string[]): Promise<BlockedEdge[]> {
+    const found: BlockedEdge[] = [];
+    for (const id of new Set(ids)) {
+      const e = await this.get(id);
+      if (e) found.push(e);
+    }
+    return found;
   }
 }

@@ -2,7 +2,7 @@
 // each repository brought, so a scrape replaces its own releases and no one else's.
 import type { Release } from '../graph/model.js';
 import type { Problem } from '../validation/problems.js';
-import type { Db } from './open.js';
+import { insertRows, type Sql } from './sql.js';
 import type { ReleaseRepository } from './releases.js';
 
 /** The release-metadata document (`cincinnati-metadata-v0`) as an image carries it. */
@@ -36,22 +36,16 @@ export interface ScrapeChanges {
 }
 
 export class RegistryRepository {
-  private readonly getStmt;
-  private readonly putStmt;
-
   constructor(
-    private readonly db: Db,
+    private readonly sql: Sql,
     private readonly releases: ReleaseRepository,
-  ) {
-    this.getStmt = db.prepare('SELECT * FROM registry_manifests WHERE digest = ?');
-    this.putStmt = db.prepare(
-      'INSERT OR REPLACE INTO registry_manifests (digest, kind, arch, metadata, members, reason, scanned_at) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-  }
+  ) {}
 
-  manifest(digest: string): ScannedManifest | undefined {
-    const r = this.getStmt.get(digest) as Row | undefined;
+  async manifest(digest: string): Promise<ScannedManifest | undefined> {
+    const r = await this.sql.get<Row>(
+      'SELECT digest, kind, arch, metadata, members, reason FROM registry_manifests WHERE digest = ?',
+      [digest],
+    );
     if (!r) return undefined;
     if (r.kind === 'other') return { digest, kind: 'other', reason: r.reason ?? '' };
     const metadata = JSON.parse(r.metadata ?? '{}') as ReleaseMetadataDoc;
@@ -59,99 +53,124 @@ export class RegistryRepository {
     return { digest, kind: 'index', arch: r.arch ?? '', metadata, members: JSON.parse(r.members ?? '[]') as string[] };
   }
 
-  remember(m: ScannedManifest, at: string): void {
-    this.putStmt.run(
-      m.digest,
-      m.kind,
-      m.kind === 'other' ? null : m.arch,
-      m.kind === 'other' ? null : JSON.stringify(m.metadata),
-      m.kind === 'index' ? JSON.stringify(m.members) : null,
-      m.kind === 'other' ? m.reason : null,
-      at,
+  async remember(m: ScannedManifest, at: string): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO registry_manifests (digest, kind, arch, metadata, members, reason, scanned_at) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (digest) DO UPDATE SET kind = excluded.kind, arch = excluded.arch, ' +
+        'metadata = excluded.metadata, members = excluded.members, reason = excluded.reason, scanned_at = excluded.scanned_at',
+      [
+        m.digest,
+        m.kind,
+        m.kind === 'other' ? null : m.arch,
+        m.kind === 'other' ? null : JSON.stringify(m.metadata),
+        m.kind === 'index' ? JSON.stringify(m.members) : null,
+        m.kind === 'other' ? m.reason : null,
+        at,
+      ],
     );
   }
 
   /** The digest each tag of `repository` pointed at when last read. */
-  tags(repository: string): Map<string, string> {
-    const rows = this.db
-      .prepare('SELECT tag, digest FROM registry_tags WHERE repository = ?')
-      .all(repository) as Array<{
-      tag: string;
-      digest: string;
-    }>;
+  async tags(repository: string): Promise<Map<string, string>> {
+    const rows = await this.sql.all<{ tag: string; digest: string }>(
+      'SELECT tag, digest FROM registry_tags WHERE repository = ?',
+      [repository],
+    );
     return new Map(rows.map((r) => [r.tag, r.digest]));
   }
 
-  /** Replaces the remembered tags of `repository`. */
-  rememberTags(repository: string, tags: Map<string, string>): void {
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM registry_tags WHERE repository = ?').run(repository);
-      const put = this.db.prepare('INSERT INTO registry_tags (repository, tag, digest) VALUES (?, ?, ?)');
-      for (const [tag, digest] of tags) put.run(repository, tag, digest);
-    })();
+  /** Replaces the remembered tags of `repository`; the caller runs it in a transaction. */
+  async rememberTags(repository: string, tags: Map<string, string>): Promise<void> {
+    const before = await this.tags(repository);
+    if (before.size === tags.size && [...tags].every(([tag, digest]) => before.get(tag) === digest)) return;
+    await this.sql.run('DELETE FROM registry_tags WHERE repository = ?', [repository]);
+    await insertRows(
+      this.sql,
+      'registry_tags',
+      ['repository', 'tag', 'digest'],
+      [...tags].map(([tag, digest]) => [repository, tag, digest]),
+    );
   }
 
   /** Whether an earlier scrape of `repository` stored releases (what a restart serves until it scrapes). */
-  hasScraped(repository: string): boolean {
-    return this.db.prepare('SELECT 1 FROM scraped_releases WHERE repository = ? LIMIT 1').get(repository) !== undefined;
+  async hasScraped(repository: string): Promise<boolean> {
+    return (
+      (await this.sql.get('SELECT 1 AS one FROM scraped_releases WHERE repository = ? LIMIT 1', [repository])) !==
+      undefined
+    );
   }
 
   /** How many manifests are remembered (metrics and tests). */
-  count(): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM registry_manifests').get() as { n: number }).n;
+  async count(): Promise<number> {
+    return Number((await this.sql.get<{ n: number }>('SELECT count(*) AS n FROM registry_manifests'))!.n);
   }
 
   /**
    * Makes the releases of `repository` equal to `found`; the caller runs it in a transaction. A release another
    * source stored with a different payload is a conflict: the problems are returned and nothing may be kept.
    */
-  replace(repository: string, found: Release[], at: string): { changes: ScrapeChanges; conflicts: Problem[] } {
+  async replace(
+    repository: string,
+    found: Release[],
+    at: string,
+  ): Promise<{ changes: ScrapeChanges; conflicts: Problem[] }> {
     const mine = new Set(
       (
-        this.db.prepare('SELECT arch, version FROM scraped_releases WHERE repository = ?').all(repository) as Array<{
-          arch: string;
-          version: string;
-        }>
+        await this.sql.all<{ arch: string; version: string }>(
+          'SELECT arch, version FROM scraped_releases WHERE repository = ?',
+          [repository],
+        )
       ).map((r) => `${r.arch}/${r.version}`),
     );
+    const stored = new Map((await this.releases.all()).map((r) => [`${r.arch}/${r.version}`, r]));
     const conflicts: Problem[] = [];
     for (const r of found) {
-      const stored = this.releases.get(r.arch, r.version);
-      if (stored && stored.payload !== r.payload && !mine.has(`${r.arch}/${r.version}`))
+      const s = stored.get(`${r.arch}/${r.version}`);
+      if (s && s.payload !== r.payload && !mine.has(`${r.arch}/${r.version}`))
         conflicts.push({
           file: repository,
           field: `${r.arch}/${r.version}`,
-          message: `the image ${r.payload} differs from the payload ${stored.payload} another source stored`,
+          message: `the image ${r.payload} differs from the payload ${s.payload} another source stored`,
         });
     }
     const changes: ScrapeChanges = { added: 0, changed: 0, unchanged: 0, removed: 0 };
     if (conflicts.length) return { changes, conflicts };
     const keep = new Set<string>();
-    const claim = this.db.prepare(
-      'INSERT OR IGNORE INTO scraped_releases (repository, arch, version) VALUES (?, ?, ?)',
-    );
+    const claims: string[][] = [];
+    const writes: Release[] = [];
+    const retagged = new Set<string>();
     for (const r of found) {
       const key = `${r.arch}/${r.version}`;
       keep.add(key);
-      const stored = this.releases.get(r.arch, r.version);
+      const s = stored.get(key);
       // Another source's release of the same image: it stays that source's, never claimed (nor removed) here.
-      if (stored && !mine.has(key)) {
+      if (s && !mine.has(key)) {
         changes.unchanged += 1;
         continue;
       }
       // A version this repository now serves from another image (retagged): the payload changes with it.
-      const retagged = mine.has(key) && stored !== undefined && stored.payload !== r.payload;
-      if (retagged) this.releases.delete(r.arch, r.version);
-      const outcome = this.releases.upsert(r, at);
-      changes[retagged ? 'changed' : outcome] += 1;
-      claim.run(repository, r.arch, r.version);
+      if (mine.has(key) && s !== undefined && s.payload !== r.payload) retagged.add(key);
+      writes.push(r);
+      if (!mine.has(key)) claims.push([repository, r.arch, r.version]);
     }
-    const drop = this.db.prepare('DELETE FROM scraped_releases WHERE repository = ? AND arch = ? AND version = ?');
+    const outcomes = await this.releases.upsertAll(writes, at);
+    writes.forEach((r, i) => (changes[retagged.has(`${r.arch}/${r.version}`) ? 'changed' : outcomes[i]!] += 1));
+    await insertRows(
+      this.sql,
+      'scraped_releases',
+      ['repository', 'arch', 'version'],
+      claims,
+      'ON CONFLICT (repository, arch, version) DO NOTHING',
+    );
     for (const key of mine) {
       if (keep.has(key)) continue;
       const [arch, version] = key.split('/') as [string, string];
-      drop.run(repository, arch, version);
-      if (this.releases.delete(arch, version)) changes.removed += 1;
+      await this.sql.run('DELETE FROM scraped_releases WHERE repository = ? AND arch = ? AND version = ?', [
+        repository,
+        arch,
+        version,
+      ]);
+      if (await this.releases.delete(arch, version)) changes.removed += 1;
     }
     return { changes, conflicts };
   }

@@ -1,6 +1,6 @@
 // Releases by (arch, version).
 import type { Release } from '../graph/model.js';
-import type { Db } from './open.js';
+import { insertRows, type Sql } from './sql.js';
 
 /** A release as stored: `previous`, `next` and `metadata` are JSON text. */
 export interface ReleaseRow {
@@ -23,33 +23,22 @@ export const releaseFromRow = (r: ReleaseRow): Release => ({
 
 export type UpsertOutcome = 'added' | 'changed' | 'unchanged';
 
+/** Lists of more releases than this are compared with every stored release, read at once. */
+const READ_ALL_FROM = 32;
+
 export class ReleaseRepository {
-  // Prepared once: imports call get and upsert for every release.
-  private readonly getStmt;
-  private readonly insertStmt;
-  private readonly updateStmt;
-  private readonly byVersionStmt;
+  constructor(private readonly sql: Sql) {}
 
-  constructor(private readonly db: Db) {
-    this.getStmt = db.prepare('SELECT * FROM releases WHERE arch = ? AND version = ?');
-    this.insertStmt = db.prepare('INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    this.byVersionStmt = db.prepare('SELECT * FROM releases WHERE version = ? ORDER BY arch');
-    this.updateStmt = db.prepare(
-      'UPDATE releases SET payload = ?, previous = ?, next = ?, metadata = ?, updated_at = ? WHERE arch = ? AND version = ?',
-    );
-  }
-
-  all(): Release[] {
-    return (this.db.prepare('SELECT * FROM releases').all() as ReleaseRow[]).map(releaseFromRow);
+  async all(): Promise<Release[]> {
+    return (await this.allRows()).map(releaseFromRow);
   }
 
   /** Every release as stored, its JSON columns not parsed yet (releaseFromRow parses one). */
-  allRows(): ReleaseRow[] {
+  async allRows(): Promise<ReleaseRow[]> {
     // Rows as arrays, made into objects here: faster than rows as objects for thousands of them.
-    const rows = this.db
-      .prepare('SELECT arch, version, payload, previous, next, metadata FROM releases')
-      .raw()
-      .all() as Array<[string, string, string, string, string, string]>;
+    const rows = await this.sql.rows<[string, string, string, string, string, string]>(
+      'SELECT arch, version, payload, previous, next, metadata FROM releases',
+    );
     return rows.map(([arch, version, payload, previous, next, metadata]) => ({
       arch,
       version,
@@ -60,38 +49,76 @@ export class ReleaseRepository {
     }));
   }
 
-  get(arch: string, version: string): Release | undefined {
-    const row = this.getStmt.get(arch, version) as ReleaseRow | undefined;
+  async get(arch: string, version: string): Promise<Release | undefined> {
+    const row = await this.sql.get<ReleaseRow>(
+      'SELECT arch, version, payload, previous, next, metadata FROM releases WHERE arch = ? AND version = ?',
+      [arch, version],
+    );
     return row && releaseFromRow(row);
   }
 
-  byVersion(version: string): Release[] {
-    return (this.byVersionStmt.all(version) as ReleaseRow[]).map(releaseFromRow);
+  async byVersion(version: string): Promise<Release[]> {
+    const rows = await this.sql.all<ReleaseRow>(
+      'SELECT arch, version, payload, previous, next, metadata FROM releases WHERE version = ? ORDER BY arch',
+      [version],
+    );
+    return rows.map(releaseFromRow);
   }
 
-  count(): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM releases').get() as { n: number }).n;
+  async count(): Promise<number> {
+    return Number((await this.sql.get<{ n: number }>('SELECT count(*) AS n FROM releases'))!.n);
   }
 
-  /** Inserts or updates; the caller has checked that the payload did not change. */
-  upsert(r: Release, at: string): UpsertOutcome {
-    const existing = this.get(r.arch, r.version);
-    const cols = [r.payload, JSON.stringify(r.previous), JSON.stringify(r.next), JSON.stringify(r.metadata)] as const;
-    if (!existing) {
-      this.insertStmt.run(r.arch, r.version, ...cols, at, at);
-      return 'added';
-    }
-    if (
-      JSON.stringify([existing.payload, existing.previous, existing.next, existing.metadata]) ===
-      JSON.stringify([r.payload, r.previous, r.next, r.metadata])
-    ) {
-      return 'unchanged';
-    }
-    this.updateStmt.run(...cols, at, r.arch, r.version);
-    return 'changed';
+  /** Inserts or updates one release; the caller has checked that the payload did not change. */
+  async upsert(r: Release, at: string): Promise<UpsertOutcome> {
+    return (await this.upsertAll([r], at))[0]!;
   }
 
-  delete(arch: string, version: string): boolean {
-    return this.db.prepare('DELETE FROM releases WHERE arch = ? AND version = ?').run(arch, version).changes > 0;
+  /**
+   * Inserts or updates each release (the caller has checked that no payload changed), writing only
+   * those new or changed, in a few statements; the outcome of each, in order.
+   */
+  async upsertAll(releases: readonly Release[], at: string): Promise<UpsertOutcome[]> {
+    const stored = new Map<string, Release>();
+    if (releases.length > READ_ALL_FROM) for (const r of await this.all()) stored.set(`${r.arch}/${r.version}`, r);
+    else
+      for (const r of releases) {
+        const s = await this.get(r.arch, r.version);
+        if (s) stored.set(`${r.arch}/${r.version}`, s);
+      }
+    // By key: a release listed twice is written once, as its last listing has it.
+    const writes = new Map<string, string[]>();
+    const outcomes = releases.map((r): UpsertOutcome => {
+      const key = `${r.arch}/${r.version}`;
+      const existing = stored.get(key);
+      if (existing && contentOf(existing) === contentOf(r)) return 'unchanged';
+      stored.set(key, r);
+      writes.set(key, [
+        r.arch,
+        r.version,
+        r.payload,
+        JSON.stringify(r.previous),
+        JSON.stringify(r.next),
+        JSON.stringify(r.metadata),
+        at,
+        at,
+      ]);
+      return existing ? 'changed' : 'added';
+    });
+    await insertRows(
+      this.sql,
+      'releases',
+      ['arch', 'version', 'payload', 'previous', 'next', 'metadata', 'created_at', 'updated_at'],
+      [...writes.values()],
+      'ON CONFLICT (arch, version) DO UPDATE SET payload = excluded.payload, previous = excluded.previous, ' +
+        'next = excluded.next, metadata = excluded.metadata, updated_at = excluded.updated_at',
+    );
+    return outcomes;
+  }
+
+  async delete(arch: string, version: string): Promise<boolean> {
+    return (await this.sql.run('DELETE FROM releases WHERE arch = ? AND version = ?', [arch, version])) > 0;
   }
 }
+
+const contentOf = (r: Release): string => JSON.stringify([r.payload, r.previous, r.next, r.metadata]);

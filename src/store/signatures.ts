@@ -1,6 +1,6 @@
 // Verified release signatures by payload digest, numbered from 1; insert-only.
 import { createHash } from 'node:crypto';
-import type { Db } from './open.js';
+import type { Sql } from './sql.js';
 
 export interface StoredSignature {
   digest: string;
@@ -23,39 +23,42 @@ interface Row {
 }
 const fromRow = (r: Row): StoredSignature => ({
   digest: r.digest,
-  n: r.n,
+  n: Number(r.n),
   envelope: r.envelope,
   keyId: r.key_id,
-  bytes: r.bytes,
+  bytes: Buffer.from(r.bytes),
   verifiedAt: r.verified_at,
   sha256: r.sha256,
 });
 
-export class SignatureRepository {
-  constructor(private readonly db: Db) {}
+const COLUMNS = 'digest, n, envelope, key_id, bytes, sha256, verified_at';
 
-  list(digest: string): StoredSignature[] {
-    return (this.db.prepare('SELECT * FROM signatures WHERE digest = ? ORDER BY n').all(digest) as Row[]).map(fromRow);
+export class SignatureRepository {
+  constructor(private readonly sql: Sql) {}
+
+  async list(digest: string): Promise<StoredSignature[]> {
+    return (await this.sql.all<Row>(`SELECT ${COLUMNS} FROM signatures WHERE digest = ? ORDER BY n`, [digest])).map(
+      fromRow,
+    );
   }
 
-  get(digest: string, n: number): StoredSignature | undefined {
-    const row = this.db.prepare('SELECT * FROM signatures WHERE digest = ? AND n = ?').get(digest, n) as
-      Row | undefined;
+  async get(digest: string, n: number): Promise<StoredSignature | undefined> {
+    const row = await this.sql.get<Row>(`SELECT ${COLUMNS} FROM signatures WHERE digest = ? AND n = ?`, [digest, n]);
     return row && fromRow(row);
   }
 
-  all(): StoredSignature[] {
-    return (this.db.prepare('SELECT * FROM signatures ORDER BY digest, n').all() as Row[]).map(fromRow);
+  async all(): Promise<StoredSignature[]> {
+    return (await this.sql.all<Row>(`SELECT ${COLUMNS} FROM signatures ORDER BY digest, n`)).map(fromRow);
   }
 
   /** Every signature without its bytes, by digest then number. */
-  summaries(): Array<Omit<StoredSignature, 'bytes'>> {
-    const rows = this.db
-      .prepare('SELECT digest, n, envelope, key_id, verified_at, sha256 FROM signatures ORDER BY digest, n')
-      .all() as Array<Omit<Row, 'bytes'>>;
+  async summaries(): Promise<Array<Omit<StoredSignature, 'bytes'>>> {
+    const rows = await this.sql.all<Omit<Row, 'bytes'>>(
+      'SELECT digest, n, envelope, key_id, verified_at, sha256 FROM signatures ORDER BY digest, n',
+    );
     return rows.map((r) => ({
       digest: r.digest,
-      n: r.n,
+      n: Number(r.n),
       envelope: r.envelope,
       keyId: r.key_id,
       verifiedAt: r.verified_at,
@@ -64,21 +67,22 @@ export class SignatureRepository {
   }
 
   /** Adds a signature under the next number; the same bytes again return the stored one with `added: false`. */
-  add(s: Omit<StoredSignature, 'n' | 'sha256'>): { signature: StoredSignature; added: boolean } {
+  async add(s: Omit<StoredSignature, 'n' | 'sha256'>): Promise<{ signature: StoredSignature; added: boolean }> {
     const sha256 = createHash('sha256').update(s.bytes).digest('hex');
-    const same = this.db.prepare('SELECT * FROM signatures WHERE digest = ? AND sha256 = ?').get(s.digest, sha256) as
-      Row | undefined;
+    const same = await this.sql.get<Row>(`SELECT ${COLUMNS} FROM signatures WHERE digest = ? AND sha256 = ?`, [
+      s.digest,
+      sha256,
+    ]);
     if (same) return { signature: fromRow(same), added: false };
-    const n = (
-      this.db.prepare('SELECT coalesce(max(n), 0) + 1 AS n FROM signatures WHERE digest = ?').get(s.digest) as {
-        n: number;
-      }
-    ).n;
-    this.db
-      .prepare(
-        'INSERT INTO signatures (digest, n, envelope, key_id, bytes, sha256, verified_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(s.digest, n, s.envelope, s.keyId, s.bytes, sha256, s.verifiedAt);
+    const next = await this.sql.get<{ n: number }>(
+      'SELECT coalesce(max(n), 0) + 1 AS n FROM signatures WHERE digest = ?',
+      [s.digest],
+    );
+    const n = Number(next!.n);
+    await this.sql.run(
+      'INSERT INTO signatures (digest, n, envelope, key_id, bytes, sha256, verified_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [s.digest, n, s.envelope, s.keyId, s.bytes, sha256, s.verifiedAt],
+    );
     return { signature: { ...s, n, sha256 }, added: true };
   }
 }

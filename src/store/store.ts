@@ -1,8 +1,10 @@
-// The store of record: the repositories over one database, what a build reads, and the import of a
-// graph-data tree as one transaction (upsert; prune only when asked).
+// The store of record, on SQLite or PostgreSQL: the repositories of one transaction (StoreTx), reads
+// and writes as transactions, what a build reads, the import of a graph-data tree and the scrape of a
+// registry repository each as one write, and the generation that tells whether anything changed.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { systemClock, type Clock } from '../clock.js';
 import type { Channel, GraphInput, Release } from '../graph/model.js';
-import type { Feeder, RawMetadata } from '../schemas/graphData.js';
+import type { Feeder } from '../schemas/graphData.js';
 import type { GraphDataTree } from '../sources/graphData.js';
 import type { Problem } from '../validation/problems.js';
 import type { VerifiedFile } from '../signatures/verify.js';
@@ -10,9 +12,14 @@ import { AuditRepository } from './audit.js';
 import { SignatureRepository } from './signatures.js';
 import { BlockedEdgeRepository } from './blockedEdges.js';
 import { ChannelRepository, channelKind } from './channels.js';
-import { MIGRATIONS_DIR, openDb, type Db } from './open.js';
-import { RegistryRepository, type ScrapeChanges } from './registry.js';
-import { ReleaseRepository, type UpsertOutcome } from './releases.js';
+import { ImportRepository, type ImportedKind } from './imports.js';
+import { PostgresLeadership, soleLeadership, type Leadership } from './leadership.js';
+import { PostgresDatabase, type PostgresOptions } from './postgres.js';
+import { RawMetadataRepository } from './rawMetadata.js';
+import { RegistryRepository, type ScannedManifest, type ScrapeChanges } from './registry.js';
+import { ReleaseRepository } from './releases.js';
+import type { Database, DatabaseListener, Engine, Sql } from './sql.js';
+import { SqliteDatabase, type SqliteOptions } from './sqlite.js';
 
 export interface Counts {
   added: number;
@@ -39,109 +46,169 @@ export class ImportRejected extends Error {
 export interface StoreOptions {
   /** The time writes are recorded at (default: real time). */
   clock?: Clock;
+  /** Open for reading only, without migrating (the build worker). */
+  readonly?: boolean;
+  sqlite?: SqliteOptions;
+  postgres?: PostgresOptions;
 }
 
-export class Store {
+/** The repositories, on the connection of one transaction. */
+export class StoreTx {
   readonly releases: ReleaseRepository;
   readonly channels: ChannelRepository;
   readonly blockedEdges: BlockedEdgeRepository;
+  readonly rawMetadata: RawMetadataRepository;
   readonly audit: AuditRepository;
   readonly signatures: SignatureRepository;
   readonly registry: RegistryRepository;
-  private readonly clock: Clock;
+  readonly imports: ImportRepository;
 
-  constructor(
-    readonly db: Db,
-    options: StoreOptions = {},
-  ) {
-    this.releases = new ReleaseRepository(db);
-    this.channels = new ChannelRepository(db);
-    this.blockedEdges = new BlockedEdgeRepository(db);
-    this.audit = new AuditRepository(db);
-    this.signatures = new SignatureRepository(db);
-    this.registry = new RegistryRepository(db, this.releases);
-    this.clock = options.clock ?? systemClock;
+  constructor(readonly sql: Sql) {
+    this.releases = new ReleaseRepository(sql);
+    this.channels = new ChannelRepository(sql);
+    this.blockedEdges = new BlockedEdgeRepository(sql);
+    this.rawMetadata = new RawMetadataRepository(sql);
+    this.audit = new AuditRepository(sql);
+    this.signatures = new SignatureRepository(sql);
+    this.registry = new RegistryRepository(sql, this.releases);
+    this.imports = new ImportRepository(sql);
   }
 
-  static open(path: string, options: StoreOptions = {}): Store {
-    return new Store(openDb(path, MIGRATIONS_DIR, options.clock), options);
-  }
-
-  close(): void {
-    this.db.close();
-  }
-
-  /**
-   * Bumped by every write transaction, and when another process's write is noticed
-   * (changedElsewhere): what is derived from the store can be cached per generation.
-   */
-  generation = 0;
-  private dataVersion: number | undefined;
-
-  /**
-   * Runs `fn` in one write transaction (nested calls join the outer one). It takes the write lock
-   * at its start (BEGIN IMMEDIATE), so a busy database fails it before anything ran, and a read
-   * inside it can never be overtaken by another writer's commit.
-   */
-  transaction<T>(fn: () => T): T {
-    this.generation += 1;
-    return this.db.transaction(fn).immediate();
-  }
-
-  /**
-   * True once after another connection (another process: `cincy import`, a second server) committed
-   * a write since the last call; the generation moves with it. SQLite's data_version is local to this
-   * connection and ignores its own writes, so reading it costs no I/O.
-   */
-  changedElsewhere(): boolean {
-    const now = this.db.pragma('data_version', { simple: true }) as number;
-    const changed = this.dataVersion !== undefined && now !== this.dataVersion;
-    this.dataVersion = now;
-    if (changed) this.generation += 1;
-    return changed;
-  }
-
-  /** How long a write of this connection waits, blocking its thread, for another's write lock. */
-  setBusyTimeout(ms: number): void {
-    this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(ms))}`);
-  }
-
-  /** Everything a build needs, read in one transaction so it is consistent. */
-  input(): GraphInput {
-    return this.db.transaction(() => ({
-      releases: this.releases.all(),
-      channels: this.channels.all(),
-      blockedEdges: this.blockedEdges.all(),
-      rawMetadata: this.rawMetadata(),
-    }))();
-  }
-
-  rawMetadata(): RawMetadata {
-    const rows = this.db.prepare('SELECT version, metadata FROM raw_metadata ORDER BY version').all() as Array<{
-      version: string;
-      metadata: string;
-    }>;
-    return Object.fromEntries(rows.map((r) => [r.version, JSON.parse(r.metadata) as Record<string, string>]));
-  }
-
-  lastImport(): { contentHash: string; schemaVersion: string; importedAt: string } | undefined {
-    const row = this.db
-      .prepare('SELECT content_hash, schema_version, imported_at FROM imports ORDER BY id DESC LIMIT 1')
-      .get() as { content_hash: string; schema_version: string; imported_at: string } | undefined;
-    return row && { contentHash: row.content_hash, schemaVersion: row.schema_version, importedAt: row.imported_at };
-  }
-
-  /** The source of the newest import whose source starts with `prefix` (a graph-data image's `name@`). */
-  lastImportSource(prefix: string): string | undefined {
-    const row = this.db
-      .prepare('SELECT source FROM imports WHERE substr(source, 1, ?) = ? ORDER BY id DESC LIMIT 1')
-      .get(prefix.length, prefix) as { source: string } | undefined;
-    return row?.source;
+  /** Everything a build needs (consistent when the transaction is a read or a write). */
+  async input(): Promise<GraphInput> {
+    return {
+      releases: await this.releases.all(),
+      channels: await this.channels.all(),
+      blockedEdges: await this.blockedEdges.all(),
+      rawMetadata: await this.rawMetadata.all(),
+    };
   }
 
   /** True once the store holds something to serve. */
-  hasContent(): boolean {
-    return this.lastImport() !== undefined || this.releases.count() > 0;
+  async hasContent(): Promise<boolean> {
+    return (await this.imports.last()) !== undefined || (await this.releases.count()) > 0;
+  }
+}
+
+/** What the registry scraper remembers between scrapes, each call its own transaction. */
+export interface ManifestCache {
+  manifest(digest: string): Promise<ScannedManifest | undefined>;
+  remember(m: ScannedManifest, at: string): Promise<void>;
+  tags(repository: string): Promise<Map<string, string>>;
+  rememberTags(repository: string, tags: Map<string, string>): Promise<void>;
+}
+
+export class Store {
+  /**
+   * One more after every write that changed something, here or (once noticed, see watch) elsewhere:
+   * what is derived from the store can be kept per generation.
+   */
+  generation = 0;
+  private readonly clock: Clock;
+  /** Set inside a transaction: a transaction started there would wait for itself. */
+  private readonly inside = new AsyncLocalStorage<true>();
+
+  constructor(
+    readonly database: Database,
+    options: StoreOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /**
+   * The store at `location`: a postgres:// URL, else a SQLite file or :memory:. Nothing is read
+   * yet (a SQLite file is opened): connect() does that.
+   */
+  static at(location: string, options: StoreOptions = {}): Store {
+    const database = PostgresDatabase.names(location)
+      ? new PostgresDatabase(location, { ...options.postgres, readonly: options.readonly })
+      : SqliteDatabase.at(location, { ...options.sqlite, readonly: options.readonly });
+    return new Store(database, options);
+  }
+
+  /** The store at `location`, connected and migrated. */
+  static async open(location: string, options: StoreOptions = {}): Promise<Store> {
+    const store = Store.at(location, options);
+    try {
+      await store.connect();
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return store;
+  }
+
+  get engine(): Engine {
+    return this.database.engine;
+  }
+
+  /** Connects and migrates; StoreUnavailable while the database cannot be reached (call again). */
+  connect(): Promise<void> {
+    return this.database.connect();
+  }
+
+  close(): Promise<void> {
+    return this.database.close();
+  }
+
+  /** Runs `fn` in a read transaction: everything it reads is one state of the store. */
+  read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.transaction('read', fn);
+  }
+
+  /**
+   * Runs `fn` in one write transaction, all or nothing; writes from every process and replica apply
+   * one at a time. StoreUnavailable when the database could not take it (nothing was written).
+   */
+  async write<T>(fn: (tx: StoreTx) => Promise<T>, options: { unserved?: boolean } = {}): Promise<T> {
+    let changes = 0;
+    const value = await this.transaction(
+      'write',
+      async (tx) => {
+        const v = await fn(tx);
+        changes = tx.sql.changes;
+        return v;
+      },
+      options,
+    );
+    if (changes > 0 && !options.unserved) this.generation += 1;
+    return value;
+  }
+
+  /** Everything a build needs, read in one transaction. */
+  input(): Promise<GraphInput> {
+    return this.read((tx) => tx.input());
+  }
+
+  /**
+   * Tells `listener` of writes committed by other processes or replicas (the generation moves
+   * first) and of the database becoming unreachable or reachable again; returns the stop.
+   */
+  watch(listener: DatabaseListener): () => void {
+    return this.database.watch({
+      changed: () => {
+        this.generation += 1;
+        listener.changed();
+      },
+      health: (problem) => listener.health(problem),
+    });
+  }
+
+  /** Who runs the jobs that must run once: one of the replicas sharing a PostgreSQL database. */
+  leadership(): Leadership {
+    const { engine, location } = this.database;
+    return engine === 'postgres' && location ? new PostgresLeadership(location) : soleLeadership;
+  }
+
+  /** The scraper's memory of manifests and tags: a cache, so its writes are not news to other replicas. */
+  manifestCache(): ManifestCache {
+    return {
+      manifest: (digest) => this.read((tx) => tx.registry.manifest(digest)),
+      remember: (m, at) => this.write((tx) => tx.registry.remember(m, at), { unserved: true }),
+      tags: (repository) => this.read((tx) => tx.registry.tags(repository)),
+      rememberTags: (repository, tags) =>
+        this.write((tx) => tx.registry.rememberTags(repository, tags), { unserved: true }),
+    };
   }
 
   /**
@@ -154,114 +221,85 @@ export class Store {
   importTree(
     tree: GraphDataTree,
     opts: { source: string; prune?: boolean; force?: boolean; actor?: string; signatures?: VerifiedFile[] },
-  ): ImportSummary {
-    const summary: ImportSummary = {
-      skipped: false,
-      contentHash: tree.contentHash,
-      releases: zero(),
-      channels: zero(),
-      blockedEdges: zero(),
-      rawMetadata: zero(),
-      signatures: zero(),
-    };
+  ): Promise<ImportSummary> {
     const at = new Date(this.clock.now()).toISOString();
-    const addSignatures = (): void => {
+    return this.write(async (tx) => {
+      const summary: ImportSummary = {
+        skipped: false,
+        contentHash: tree.contentHash,
+        releases: zero(),
+        channels: zero(),
+        blockedEdges: zero(),
+        rawMetadata: zero(),
+        signatures: zero(),
+      };
       // Only ever added, and only verified ones (the caller checked them against the trust store).
       for (const sig of opts.signatures ?? [])
-        summary.signatures[this.signatures.add({ ...sig, verifiedAt: at }).added ? 'added' : 'unchanged'] += 1;
-    };
-    if (!opts.force && !opts.prune && this.lastImport()?.contentHash === tree.contentHash) {
-      // The same tree: only signatures may have become verifiable (the trust keys may have changed).
-      this.transaction(addSignatures);
-      return { ...summary, skipped: true };
-    }
-    const prune = !!opts.prune;
-    const previous = this.importedState();
-    const remember = this.db.prepare('INSERT OR REPLACE INTO imported_state (kind, key, content) VALUES (?, ?, ?)');
-    const putRaw = this.db.prepare(
-      'INSERT INTO raw_metadata VALUES (?, ?) ON CONFLICT (version) DO UPDATE SET metadata = excluded.metadata',
-    );
-    /** Applies one entity unless the tree brings it exactly as last time. */
-    const apply = <T>(
-      counts: Counts,
-      kind: ImportedKind,
-      key: string,
-      value: T,
-      write: (value: T) => UpsertOutcome,
-    ): void => {
-      const content = JSON.stringify(value);
-      if (!prune && previous.get(`${kind}/${key}`) === content) counts.unchanged += 1;
-      else counts[write(value)] += 1;
-      remember.run(kind, key, content);
-    };
+        summary.signatures[(await tx.signatures.add({ ...sig, verifiedAt: at })).added ? 'added' : 'unchanged'] += 1;
+      if (!opts.force && !opts.prune && (await tx.imports.last())?.contentHash === tree.contentHash)
+        return { ...summary, skipped: true }; // the same tree: only signatures may have become verifiable
 
-    this.transaction(() => {
+      const prune = !!opts.prune;
+      const previous = prune ? new Map<string, string>() : await tx.imports.importedState();
+      const remembered: Array<[ImportedKind, string, string]> = [];
+      /** Whether an entity differs from what the last import brought (and it is remembered as the tree has it). */
+      const changedSinceImport = (kind: ImportedKind, key: string, value: unknown): boolean => {
+        const content = JSON.stringify(value);
+        const before = previous.get(`${kind}/${key}`);
+        if (before !== content) remembered.push([kind, key, content]);
+        return before !== content;
+      };
+
+      const stored = new Map((await tx.releases.all()).map((r) => [`${r.arch}/${r.version}`, r]));
       const conflicts: Problem[] = [];
       for (const r of tree.releases) {
-        const stored = this.releases.get(r.arch, r.version);
-        if (stored && stored.payload !== r.payload) {
+        const s = stored.get(`${r.arch}/${r.version}`);
+        if (s && s.payload !== r.payload)
           conflicts.push({
             file: `releases/${r.arch}/${r.version}.json`,
             field: 'payload',
-            message: `${r.payload} differs from the stored payload ${stored.payload} of this release`,
+            message: `${r.payload} differs from the stored payload ${s.payload} of this release`,
           });
-        }
       }
       if (conflicts.length) throw new ImportRejected(conflicts);
-      if (prune) this.db.exec('DELETE FROM imported_state');
+      if (prune) await tx.imports.forgetImported();
 
-      for (const r of tree.releases)
-        apply(summary.releases, 'release', `${r.arch}/${r.version}`, r, (v) => this.releases.upsert(v, at));
+      const releases = tree.releases.filter((r) => changedSinceImport('release', `${r.arch}/${r.version}`, r));
+      summary.releases.unchanged += tree.releases.length - releases.length;
+      for (const outcome of await tx.releases.upsertAll(releases, at)) summary.releases[outcome] += 1;
+
+      const storedChannels = new Map((await tx.channels.all()).map((c) => [`${channelKind(c)}/${c.name}`, c]));
       for (const c of tree.channels) {
         const key = `${channelKind(c)}/${c.name}`;
         const before = previous.get(`channel/${key}`);
-        apply(
-          summary.channels,
-          'channel',
-          key,
-          { versions: c.versions, feeder: c.feeder ?? null, tombstones: c.tombstones },
-          () =>
-            this.channels.upsert(prune ? c : mergeChannel(c, this.channels.get(channelKind(c), c.name), before), at),
-        );
+        const value = { versions: c.versions, feeder: c.feeder ?? null, tombstones: c.tombstones };
+        if (!changedSinceImport('channel', key, value)) summary.channels.unchanged += 1;
+        else
+          summary.channels[
+            await tx.channels.upsert(prune ? c : mergeChannel(c, storedChannels.get(key), before), at)
+          ] += 1;
       }
-      for (const e of tree.blockedEdges)
-        apply(summary.blockedEdges, 'blocked_edge', e.id, e, (v) => this.blockedEdges.upsert(v, at));
-      const rawBefore = this.rawMetadata();
+
+      const edges = tree.blockedEdges.filter((e) => changedSinceImport('blocked_edge', e.id, e));
+      summary.blockedEdges.unchanged += tree.blockedEdges.length - edges.length;
+      for (const outcome of await tx.blockedEdges.upsertAll(edges, at)) summary.blockedEdges[outcome] += 1;
+
+      const rawBefore = await tx.rawMetadata.all();
+      const rawPut: Array<[string, Record<string, string>]> = [];
       for (const [version, md] of Object.entries(tree.rawMetadata)) {
-        apply(summary.rawMetadata, 'raw_metadata', version, md, (v) => {
-          const before = rawBefore[version];
-          putRaw.run(version, JSON.stringify(v));
-          return !before ? 'added' : JSON.stringify(before) === JSON.stringify(v) ? 'unchanged' : 'changed';
-        });
-      }
-
-      addSignatures();
-
-      if (prune) {
-        const releases = new Set(tree.releases.map((r) => `${r.arch}/${r.version}`));
-        for (const r of this.releases.all())
-          if (!releases.has(`${r.arch}/${r.version}`) && this.releases.delete(r.arch, r.version))
-            summary.releases.removed += 1;
-        const channels = new Set(tree.channels.map((c) => `${channelKind(c)}/${c.name}`));
-        for (const c of this.channels.all()) {
-          if (!channels.has(`${channelKind(c)}/${c.name}`) && this.channels.delete(channelKind(c), c.name))
-            summary.channels.removed += 1;
+        if (!changedSinceImport('raw_metadata', version, md)) {
+          summary.rawMetadata.unchanged += 1;
+          continue;
         }
-        const edges = new Set(tree.blockedEdges.map((e) => e.id));
-        for (const e of this.blockedEdges.all())
-          if (!edges.has(e.id) && this.blockedEdges.delete(e.id)) summary.blockedEdges.removed += 1;
-        // A scraped release the tree did not have is gone: the repository no longer holds it as its own.
-        this.db.exec(
-          'DELETE FROM scraped_releases WHERE NOT EXISTS (SELECT 1 FROM releases r ' +
-            'WHERE r.arch = scraped_releases.arch AND r.version = scraped_releases.version)',
-        );
-        for (const version of Object.keys(rawBefore)) {
-          if (!(version in tree.rawMetadata)) {
-            this.db.prepare('DELETE FROM raw_metadata WHERE version = ?').run(version);
-            summary.rawMetadata.removed += 1;
-          }
-        }
+        const before = rawBefore[version];
+        const outcome = !before ? 'added' : JSON.stringify(before) === JSON.stringify(md) ? 'unchanged' : 'changed';
+        summary.rawMetadata[outcome] += 1;
+        if (outcome !== 'unchanged') rawPut.push([version, md]);
       }
+      await tx.rawMetadata.put(rawPut);
+      await tx.imports.rememberImported(remembered);
+
+      if (prune) await pruneTo(tx, tree, rawBefore, summary);
       const recorded = {
         releases: summary.releases,
         channels: summary.channels,
@@ -270,12 +308,14 @@ export class Store {
         signatures: summary.signatures,
         prune,
       };
-      this.db
-        .prepare(
-          'INSERT INTO imports (content_hash, source, schema_version, imported_at, summary) VALUES (?, ?, ?, ?, ?)',
-        )
-        .run(tree.contentHash, opts.source, tree.schemaVersion, at, JSON.stringify(recorded));
-      this.audit.record({
+      await tx.imports.record({
+        contentHash: tree.contentHash,
+        source: opts.source,
+        schemaVersion: tree.schemaVersion,
+        at,
+        summary: recorded,
+      });
+      await tx.audit.record({
         at,
         actor: opts.actor ?? 'import',
         action: 'import',
@@ -284,21 +324,21 @@ export class Store {
         after: { contentHash: tree.contentHash, ...recorded },
         reason: null,
       });
+      return summary;
     });
-    return summary;
   }
 
   /**
    * Makes the releases scraped from `repository` equal to `found`, in one transaction, and audits a change.
    * A conflict with a release of another source writes nothing and throws ImportRejected.
    */
-  applyScrape(repository: string, found: Release[]): ScrapeChanges {
+  applyScrape(repository: string, found: Release[]): Promise<ScrapeChanges> {
     const at = new Date(this.clock.now()).toISOString();
-    return this.transaction(() => {
-      const { changes, conflicts } = this.registry.replace(repository, found, at);
+    return this.write(async (tx) => {
+      const { changes, conflicts } = await tx.registry.replace(repository, found, at);
       if (conflicts.length) throw new ImportRejected(conflicts);
       if (changes.added || changes.changed || changes.removed)
-        this.audit.record({
+        await tx.audit.record({
           at,
           actor: 'registry',
           action: 'scrape',
@@ -311,17 +351,43 @@ export class Store {
     });
   }
 
-  private importedState(): Map<string, string> {
-    const rows = this.db.prepare('SELECT kind, key, content FROM imported_state').all() as Array<{
-      kind: string;
-      key: string;
-      content: string;
-    }>;
-    return new Map(rows.map((r) => [`${r.kind}/${r.key}`, r.content]));
+  private transaction<T>(
+    mode: 'read' | 'write',
+    fn: (tx: StoreTx) => Promise<T>,
+    options: { unserved?: boolean } = {},
+  ): Promise<T> {
+    if (this.inside.getStore())
+      return Promise.reject(new Error('a store transaction was started inside another: pass the StoreTx down instead'));
+    return this.inside.run(true, () => this.database.transaction(mode, (sql) => fn(new StoreTx(sql)), options));
   }
 }
 
-type ImportedKind = 'release' | 'channel' | 'blocked_edge' | 'raw_metadata';
+/** Removes what the tree does not hold (import --prune), counting it in the summary. */
+async function pruneTo(
+  tx: StoreTx,
+  tree: GraphDataTree,
+  rawBefore: Record<string, unknown>,
+  summary: ImportSummary,
+): Promise<void> {
+  const releases = new Set(tree.releases.map((r) => `${r.arch}/${r.version}`));
+  for (const r of await tx.releases.all())
+    if (!releases.has(`${r.arch}/${r.version}`) && (await tx.releases.delete(r.arch, r.version)))
+      summary.releases.removed += 1;
+  const channels = new Set(tree.channels.map((c) => `${channelKind(c)}/${c.name}`));
+  for (const c of await tx.channels.all())
+    if (!channels.has(`${channelKind(c)}/${c.name}`) && (await tx.channels.delete(channelKind(c), c.name)))
+      summary.channels.removed += 1;
+  const edges = new Set(tree.blockedEdges.map((e) => e.id));
+  for (const e of await tx.blockedEdges.all())
+    if (!edges.has(e.id) && (await tx.blockedEdges.delete(e.id))) summary.blockedEdges.removed += 1;
+  // A scraped release the tree did not have is gone: the repository no longer holds it as its own.
+  await tx.sql.run(
+    'DELETE FROM scraped_releases WHERE NOT EXISTS (SELECT 1 FROM releases r ' +
+      'WHERE r.arch = scraped_releases.arch AND r.version = scraped_releases.version)',
+  );
+  for (const version of Object.keys(rawBefore))
+    if (!(version in tree.rawMetadata) && (await tx.rawMetadata.delete(version))) summary.rawMetadata.removed += 1;
+}
 
 /**
  * A channel from the tree applied on top of the stored one: the versions and tombstones the tree

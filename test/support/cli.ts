@@ -63,7 +63,10 @@ export interface Served {
   log(): string;
 }
 
-/** Starts `cincy serve` on a free port (logging at info, so it says where it listens). */
+/**
+ * Starts `cincy serve` on a free port (logging at info, so it says where it listens); resolves once it
+ * listens and has built its first graph (a server reading registry sources may not be ready yet).
+ */
 export function serveCli(
   args: string[],
   cleanup: { add(f: () => unknown): void },
@@ -79,7 +82,7 @@ export function serveCli(
     const onData = (b: Buffer): void => {
       out += b.toString();
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve({ url: m[1]!, child, log: () => out });
+      if (m && out.includes('"msg":"graph built"')) resolve({ url: m[1]!, child, log: () => out });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);

@@ -74,7 +74,6 @@ export async function startServer(opts: {
     close: async () => {
       await app.close();
       await started.close();
-      started.store.close();
     },
   };
 }

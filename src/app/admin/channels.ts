@@ -28,12 +28,12 @@ export class ChannelWrites {
       tombstones: body.tombstones ?? [],
     };
     if (body.feeder) channel.feeder = body.feeder;
-    const store = this.writes.store;
-    return this.writes.run((at) => {
-      const before = store.channels.get(kind, name);
-      const outcome = store.channels.upsert(channel, at);
+    return this.writes.run(async (tx, at) => {
+      const before = await tx.channels.get(kind, name);
+      const outcome = await tx.channels.upsert(channel, at);
       if (outcome !== 'unchanged')
-        this.writes.record(
+        await this.writes.record(
+          tx,
           at,
           actor,
           before ? 'channel.replace' : 'channel.create',
@@ -42,7 +42,7 @@ export class ChannelWrites {
           channel,
         );
       return {
-        result: { doc: channelDoc(store, store.channels.get(kind, name)!), created: !before },
+        result: { doc: await channelDoc(tx, (await tx.channels.get(kind, name))!), created: !before },
         changed: outcome !== 'unchanged',
         channels: [{ kind, name }],
       };
@@ -51,13 +51,12 @@ export class ChannelWrites {
 
   /** Deletes a channel with its versions and tombstones; returns what it held. */
   deleteChannel(kind: ChannelKind, name: string, actor: Actor, reason: string | null): Promise<ChannelDoc> {
-    const store = this.writes.store;
-    return this.writes.run((at) => {
-      const before = store.channels.get(kind, name);
+    return this.writes.run(async (tx, at) => {
+      const before = await tx.channels.get(kind, name);
       if (!before) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
-      const doc = channelDoc(store, before);
-      store.channels.delete(kind, name);
-      this.writes.record(at, actor, 'channel.delete', `${kind}/${name}`, before, null, reason);
+      const doc = await channelDoc(tx, before);
+      await tx.channels.delete(kind, name);
+      await this.writes.record(tx, at, actor, 'channel.delete', `${kind}/${name}`, before, null, reason);
       return { result: doc, changed: true, channels: [{ kind, name }] };
     });
   }
@@ -78,9 +77,8 @@ export class ChannelWrites {
     const problems: Problem[] = [];
     checkChannel({ name, versions: [], tombstones: [version] }, 'path', problems);
     if (problems.length) throw invalidRequest(problems);
-    const store = this.writes.store;
-    return this.writes.run((at) => {
-      const before = store.channels.get(kind, name);
+    return this.writes.run(async (tx, at) => {
+      const before = await tx.channels.get(kind, name);
       if (!before) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
       const has = before.tombstones.includes(version);
       if (change === 'add' && before.versions.includes(version))
@@ -94,8 +92,9 @@ export class ChannelWrites {
       if (changed) {
         const tombstones =
           change === 'add' ? [...before.tombstones, version] : before.tombstones.filter((t) => t !== version);
-        store.channels.setTombstones(kind, name, tombstones, at);
-        this.writes.record(
+        await tx.channels.setTombstones(kind, name, tombstones, at);
+        await this.writes.record(
+          tx,
           at,
           actor,
           change === 'add' ? 'channel.tombstone' : 'channel.tombstone.lift',
@@ -105,7 +104,7 @@ export class ChannelWrites {
           reason,
         );
       }
-      const doc = channelDoc(store, store.channels.get(kind, name)!);
+      const doc = await channelDoc(tx, (await tx.channels.get(kind, name))!);
       return { result: { doc, added: change === 'add' && changed }, changed, channels: [{ kind, name }] };
     });
   }

@@ -25,27 +25,30 @@ export class FeederPass {
   /** Applies every feeder once, in one transaction with one rebuild. */
   autoPromote(actor: Actor = { subject: 'feeder' }): Promise<Promoted[]> {
     const rules = this.promotion.rules;
-    return this.writes.run((at) => {
+    return this.writes.run(async (tx, at) => {
       const done: Promoted[] = [];
       // Feeder channels are read once per pass, and again only after this pass promoted into them.
       const cache = new Map<string, Map<string, Date>>();
-      const since: MembersSince = (kind, name) => {
+      const read = rules.membersSince(tx);
+      const since: MembersSince = async (kind, name) => {
         let m = cache.get(`${kind}/${name}`);
-        if (!m) cache.set(`${kind}/${name}`, (m = rules.membersSince(kind, name)));
+        if (!m) cache.set(`${kind}/${name}`, (m = await read(kind, name)));
         return m;
       };
-      const raw = this.writes.store.rawMetadata(); // once a pass: every target checks against it
-      for (const target of feederOrder(this.writes.store.channels.all())) {
+      // Once a pass: every target checks against them.
+      const raw = await tx.rawMetadata.all();
+      const releases = await tx.releases.all();
+      for (const target of feederOrder(await tx.channels.all())) {
         const kind = channelKind(target);
-        const source = rules.feederSource(target.feeder);
+        const source = await rules.feederSource(tx, target.feeder);
         if (!source) continue;
         const members = new Set(target.versions);
         const filter = target.feeder?.filter === undefined ? undefined : compilePattern(target.feeder.filter);
-        const verdictOf = rules.forTarget(target, since, raw);
-        for (const version of since(source.kind, source.channel.name).keys()) {
+        const verdictOf = await rules.forTarget(tx, target, { since, raw, releases });
+        for (const version of (await since(source.kind, source.channel.name)).keys()) {
           if (members.has(version) || (filter && !filter.matchesStart(splitArch(version).version))) continue; // cheap checks first
           if (verdictOf(version).refusal) continue;
-          this.promotion.add(at, kind, target.name, version, actor);
+          await this.promotion.add(tx, at, kind, target.name, version, actor);
           cache.delete(`${kind}/${target.name}`);
           done.push({ channel: target.name, kind, version });
         }

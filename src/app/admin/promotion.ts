@@ -3,6 +3,7 @@
 import { ApiError } from '../../errors.js';
 import { edgesGained, withVersionIn } from '../../graph/diff.js';
 import type { ChannelKind, PromoteBody, PromotionResult, Refusal, WithdrawalResult } from '../../schemas/admin.js';
+import type { StoreTx } from '../../store/store.js';
 import type { FeederRules } from './feederRules.js';
 import type { Actor, AuditedWrites, WriteOutcome } from './writes.js';
 
@@ -21,24 +22,29 @@ export class Promotion {
   ): Promise<PromotionResult> {
     if (req.force && !req.reason?.trim())
       throw new ApiError('invalid_request', 'body.reason: a forced promotion needs a reason');
-    if (dryRun) return this.promoteIn(this.writes.now().toISOString(), kind, name, req, actor, true).result;
-    return this.writes.run((at) => this.promoteIn(at, kind, name, req, actor, false));
+    if (dryRun)
+      return (
+        await this.writes.read((tx) =>
+          this.promoteIn(tx, this.writes.now().toISOString(), kind, name, req, actor, true),
+        )
+      ).result;
+    return this.writes.run((tx, at) => this.promoteIn(tx, at, kind, name, req, actor, false));
   }
 
   /** One promotion inside the caller's transaction. */
-  private promoteIn(
+  private async promoteIn(
+    tx: StoreTx,
     at: string,
     kind: ChannelKind,
     name: string,
     req: PromoteBody,
     actor: Actor,
     dryRun: boolean,
-  ): WriteOutcome<PromotionResult> {
-    const store = this.writes.store;
+  ): Promise<WriteOutcome<PromotionResult>> {
     const base = { channel: name, kind, version: req.version, forced: false, dryRun };
-    if (store.channels.memberSince(kind, name, req.version))
+    if (await tx.channels.memberSince(kind, name, req.version))
       return { result: { ...base, changed: false }, changed: false };
-    const verdict = this.rules.verdict(kind, name, req.version);
+    const verdict = await this.rules.verdict(tx, kind, name, req.version);
     const refusal = verdict.refusal;
     // A dry run shows the feeder's rules one by one, as explain does: the same engine answers both.
     const feeder = dryRun && verdict.feeder ? { feeder: verdict.feeder } : {};
@@ -52,7 +58,7 @@ export class Promotion {
         result: { ...base, forced, changed: true, ...feeder, ...this.edgesGained(kind, name, req.version) },
         changed: false,
       };
-    this.add(at, kind, name, req.version, actor, refusal, req.reason ?? null);
+    await this.add(tx, at, kind, name, req.version, actor, refusal, req.reason ?? null);
     return { result: { ...base, forced, changed: true }, changed: true, channels: [{ kind, name }] };
   }
 
@@ -60,7 +66,8 @@ export class Promotion {
    * Adds a version its checks let in (or that was forced past `bypassed`), with its audit entry, inside
    * the caller's transaction.
    */
-  add(
+  async add(
+    tx: StoreTx,
     at: string,
     kind: ChannelKind,
     name: string,
@@ -68,10 +75,11 @@ export class Promotion {
     actor: Actor,
     bypassed?: Refusal,
     reason: string | null = null,
-  ): void {
-    this.writes.store.channels.addVersion(kind, name, version, at);
+  ): Promise<void> {
+    await tx.channels.addVersion(kind, name, version, at);
     const action = bypassed ? 'channel.promote.forced' : 'channel.promote';
-    this.writes.record(at, actor, action, `${kind}/${name}`, null, { version, ...(bypassed && { bypassed }) }, reason);
+    const after = { version, ...(bypassed && { bypassed }) };
+    await this.writes.record(tx, at, actor, action, `${kind}/${name}`, null, after, reason);
   }
 
   withdraw(
@@ -81,13 +89,13 @@ export class Promotion {
     reason: string | null,
     actor: Actor,
   ): Promise<WithdrawalResult> {
-    const store = this.writes.store;
-    return this.writes.run((at) => {
-      const channel = store.channels.get(kind, name);
+    return this.writes.run(async (tx, at) => {
+      const channel = await tx.channels.get(kind, name);
       if (!channel) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
-      const removed = store.channels.removeVersion(kind, name, version, at, true);
+      const removed = await tx.channels.removeVersion(kind, name, version, at, true);
       if (!removed) throw new ApiError('does_not_exist', `${version} is not in ${kind} channel ${name}`);
-      this.writes.record(
+      await this.writes.record(
+        tx,
         at,
         actor,
         'channel.withdraw',

@@ -13,7 +13,8 @@ import { releaseRecord, type GraphDataTarball } from '../../sources/export.js';
 import type { AuditEntry } from '../../store/audit.js';
 import { channelKind } from '../../store/channels.js';
 import type { StoredSignature } from '../../store/signatures.js';
-import type { Store } from '../../store/store.js';
+import { StoreUnavailable } from '../../store/sql.js';
+import type { Store, StoreTx } from '../../store/store.js';
 import type { GraphService } from '../graphService.js';
 import {
   badCursor,
@@ -26,6 +27,7 @@ import {
   type PageRequest,
 } from './pagination.js';
 import { AnswerCache } from './answerCache.js';
+import { readStore } from './writes.js';
 import { AdminReadModel, compareReleaseKeys, type ReleaseIndex } from './readModel.js';
 
 /** An answer already serialized: a JSON object as bytes. */
@@ -40,7 +42,7 @@ export interface AuditPage {
 }
 
 export class AdminQueries {
-  private model: AdminReadModel | undefined;
+  private model: { generation: number; made: Promise<AdminReadModel> } | undefined;
   private answers: AnswerCache | undefined;
   /** How many read models have been made: one per store generation that was read. */
   modelBuilds = 0;
@@ -50,24 +52,41 @@ export class AdminQueries {
     private readonly graph: GraphService,
   ) {}
 
-  /** The read model of the store's current generation, made now if the store changed since the last one. */
-  readModel(): AdminReadModel {
-    if (this.model?.generation !== this.store.generation) {
-      this.model = AdminReadModel.build(this.store, this.graph.signatures);
+  /**
+   * The read model of the store's current generation, made now if the store changed since the last
+   * one (once, however many requests ask meanwhile); a 503 when the database cannot be read.
+   */
+  async readModel(): Promise<AdminReadModel> {
+    const generation = this.store.generation;
+    if (this.model?.generation !== generation) {
+      const made = AdminReadModel.build(this.store, this.graph.signatures, generation);
+      this.model = { generation, made };
       this.modelBuilds += 1;
+      // A failed read is not kept: the next request reads again.
+      made.catch(() => {
+        if (this.model?.made === made) this.model = undefined;
+      });
     }
-    return this.model;
+    try {
+      return await this.model.made;
+    } catch (err) {
+      if (err instanceof StoreUnavailable) throw new ApiError('service_unavailable', err.message);
+      throw err;
+    }
   }
 
   /** A list answer of the current read model: made once per model and request, then bytes already made. */
-  private answer(request: Array<string | number | undefined>, make: (m: AdminReadModel) => string): JsonBytes {
-    const m = this.readModel();
+  private async answer(
+    request: Array<string | number | undefined>,
+    make: (m: AdminReadModel) => string,
+  ): Promise<JsonBytes> {
+    const m = await this.readModel();
     if (this.answers?.model !== m) this.answers = new AnswerCache(m);
     return this.answers.answer(request.join('\u0000'), () => make(m));
   }
 
   /** Releases sorted by version then arch, a page at a time: `{releases, nextCursor?}`. */
-  releases(q: ReleaseListQuery): JsonBytes {
+  releases(q: ReleaseListQuery): Promise<JsonBytes> {
     return this.answer(['releases', q.arch, q.version, q.channel, limitOf(q), q.cursor], (m) => this.releasePage(m, q));
   }
 
@@ -104,8 +123,8 @@ export class AdminQueries {
   }
 
   /** One release with the channels it is in (and since when), its risks and signatures, and whether it is served. */
-  release(arch: string, version: string): ReleaseDetail {
-    const m = this.readModel();
+  async release(arch: string, version: string): Promise<ReleaseDetail> {
+    const m = await this.readModel();
     const position = m.releasePosition(arch, version);
     if (position === undefined) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);
     const release = m.release(position);
@@ -121,12 +140,12 @@ export class AdminQueries {
   }
 
   /** Signature `n` of a payload digest, as stored. */
-  signature(digest: string, n: number): StoredSignature | undefined {
-    return this.store.signatures.get(digest, n);
+  signature(digest: string, n: number): Promise<StoredSignature | undefined> {
+    return this.read((tx) => tx.signatures.get(digest, n));
   }
 
   /** The channels of a kind by name, each whole, a page at a time: `{channels, nextCursor?}`. */
-  channels(kind: ChannelKind, q: PageRequest): JsonBytes {
+  channels(kind: ChannelKind, q: PageRequest): Promise<JsonBytes> {
     return this.answer(['channels', kind, limitOf(q), q.cursor], (m) => this.channelPage(m, kind, q));
   }
 
@@ -149,8 +168,8 @@ export class AdminQueries {
   }
 
   /** A channel with one page of its versions, in the order they entered it, each with the time it did. */
-  channel(kind: ChannelKind, name: string, q: PageRequest): ChannelPage {
-    const entry = this.readModel().channel(kind, name);
+  async channel(kind: ChannelKind, name: string, q: PageRequest): Promise<ChannelPage> {
+    const entry = (await this.readModel()).channel(kind, name);
     if (!entry) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
     let start = 0;
     if (q.cursor) {
@@ -180,7 +199,7 @@ export class AdminQueries {
   }
 
   /** Blocked edges by id, a page at a time: `{risks, nextCursor?}`. */
-  risks(q: PageRequest): JsonBytes {
+  risks(q: PageRequest): Promise<JsonBytes> {
     return this.answer(['risks', limitOf(q), q.cursor], (m) => this.riskPage(m, q));
   }
 
@@ -201,18 +220,15 @@ export class AdminQueries {
   }
 
   /** Newest first, a page at a time; `since` is a date-time. */
-  audit(q: { since?: string; actor?: string } & PageRequest): AuditPage {
+  async audit(q: { since?: string; actor?: string } & PageRequest): Promise<AuditPage> {
     const since = q.since === undefined ? undefined : new Date(q.since);
     if (since && Number.isNaN(since.getTime()))
       throw new ApiError('invalid_request', `querystring/since: '${q.since}' is not a time`);
     const before = q.cursor === undefined ? undefined : decodeCursor<[number]>('audit', q.cursor, ['number'])[0];
     const limit = limitOf(q);
-    const entries = this.store.audit.list({
-      since: since?.toISOString(),
-      actor: q.actor,
-      before,
-      limit: limit + 1,
-    });
+    const entries = await this.read((tx) =>
+      tx.audit.list({ since: since?.toISOString(), actor: q.actor, before, limit: limit + 1 }),
+    );
     if (entries.length <= limit) return { entries };
     entries.length = limit;
     return { entries, nextCursor: encodeCursor('audit', [entries[limit - 1]!.id]) };
@@ -222,15 +238,19 @@ export class AdminQueries {
   graphDataTarball(): Promise<GraphDataTarball> {
     return this.graph.exportTarball();
   }
+
+  private read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return readStore(this.store, fn);
+  }
 }
 
 /** A channel as the API shows it: its versions with the time each entered it. */
-export function channelDoc(store: Store, c: Channel): ChannelDoc {
+export async function channelDoc(tx: StoreTx, c: Channel): Promise<ChannelDoc> {
   const kind = channelKind(c);
   return {
     name: c.name,
     kind,
-    versions: store.channels.members(kind, c.name),
+    versions: await tx.channels.members(kind, c.name),
     ...(c.feeder && { feeder: c.feeder }),
     tombstones: c.tombstones,
   };

@@ -120,18 +120,14 @@ export class AdminReadModel {
   }
 
   /** Reads the store in one transaction; `generation` is the store's generation before the read. */
-  static build(store: Store, policy: SignaturePolicy): AdminReadModel {
-    const generation = store.generation;
-    const read = store.db.transaction(() => ({
-      input: {
-        releases: store.releases.allRows(),
-        ...store.channels.allWithMembers(),
-        risks: store.blockedEdges.all(),
-        signatures: store.signatures.summaries(),
-      },
-      vouched: policy.required ? policy.vouchedDigests(store.signatures) : undefined,
+  static async build(store: Store, policy: SignaturePolicy, generation: number): Promise<AdminReadModel> {
+    const input = await store.read(async (tx) => ({
+      releases: await tx.releases.allRows(),
+      ...(await tx.channels.allWithMembers()),
+      risks: await tx.blockedEdges.all(),
+      signatures: await tx.signatures.summaries(),
     }));
-    const { input, vouched } = read();
+    const vouched = policy.required ? policy.vouchedDigests(input.signatures) : undefined;
     return new AdminReadModel(generation, input, vouched, policy);
   }
 

@@ -29,20 +29,20 @@ export class ReleaseWrites {
     );
     if (problems.length) throw invalidRequest(problems);
     const releases = checked.map((rec) => releaseFromRecord(rec!));
-    const store = this.writes.store;
-    return this.writes.run((at) => {
+    return this.writes.run(async (tx, at) => {
       const counts: ReleaseCounts = { added: 0, updated: 0, unchanged: 0 };
       for (const r of releases) {
-        const stored = store.releases.get(r.arch, r.version);
+        const stored = await tx.releases.get(r.arch, r.version);
         if (stored && stored.payload !== r.payload) {
           throw new ApiError(
             'conflict',
             `release ${r.version} (${r.arch}) is stored with payload ${stored.payload}; refusing ${r.payload}`,
           );
         }
-        const outcome = store.releases.upsert(r, at);
+        const outcome = await tx.releases.upsert(r, at);
         const action = outcome === 'added' ? 'release.add' : 'release.update';
-        if (outcome !== 'unchanged') this.writes.record(at, actor, action, `${r.arch}/${r.version}`, stored, r);
+        if (outcome !== 'unchanged')
+          await this.writes.record(tx, at, actor, action, `${r.arch}/${r.version}`, stored, r);
         counts[outcome === 'changed' ? 'updated' : outcome]++;
       }
       return {
@@ -54,11 +54,11 @@ export class ReleaseWrites {
 
   /** Deletes a release; returns its record. */
   deleteRelease(arch: string, version: string, actor: Actor, reason: string | null): Promise<ReleaseRecord> {
-    return this.writes.run((at) => {
-      const before = this.writes.store.releases.get(arch, version);
+    return this.writes.run(async (tx, at) => {
+      const before = await tx.releases.get(arch, version);
       if (!before) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);
-      this.writes.store.releases.delete(arch, version);
-      this.writes.record(at, actor, 'release.delete', `${arch}/${version}`, before, null, reason);
+      await tx.releases.delete(arch, version);
+      await this.writes.record(tx, at, actor, 'release.delete', `${arch}/${version}`, before, null, reason);
       return { result: releaseRecord(before), changed: true };
     });
   }

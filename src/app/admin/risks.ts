@@ -27,24 +27,22 @@ export class RiskWrites {
       });
     const edge = classifyBlockedEdge(doc, 'body', id, problems, warnings);
     if (problems.length || !edge) throw invalidRequest(problems);
-    const store = this.writes.store;
-    return this.writes.run((at) => {
-      if (store.blockedEdges.get(id))
+    return this.writes.run(async (tx, at) => {
+      if (await tx.blockedEdges.get(id))
         throw new ApiError('conflict', `a blocked edge with id '${id}' exists; delete it first or give another id`);
-      store.blockedEdges.upsert(edge, at);
-      this.writes.record(at, actor, edge.risk ? 'risk.add' : 'block.add', id, null, edge);
+      await tx.blockedEdges.upsert(edge, at);
+      await this.writes.record(tx, at, actor, edge.risk ? 'risk.add' : 'block.add', id, null, edge);
       const kept = warnings.map((w) => `body.${w.field}: ${w.message}`);
       return { result: { ...edge, ...(kept.length && { warnings: kept }) }, changed: true };
     });
   }
 
   deleteRisk(id: string, actor: Actor, reason: string | null): Promise<BlockedEdge> {
-    const store = this.writes.store;
-    return this.writes.run((at) => {
-      const before = store.blockedEdges.get(id);
+    return this.writes.run(async (tx, at) => {
+      const before = await tx.blockedEdges.get(id);
       if (!before) throw new ApiError('does_not_exist', `no blocked edge with id '${id}'`);
-      store.blockedEdges.delete(id);
-      this.writes.record(at, actor, before.risk ? 'risk.delete' : 'block.delete', id, before, null, reason);
+      await tx.blockedEdges.delete(id);
+      await this.writes.record(tx, at, actor, before.risk ? 'risk.delete' : 'block.delete', id, before, null, reason);
       return { result: before, changed: true };
     });
   }

@@ -31,7 +31,7 @@ export function createAdminServices(
 ): AdminServices {
   const clock = options.clock ?? systemClock;
   const writes = new AuditedWrites(store, graph, clock);
-  const promotion = new Promotion(writes, new FeederRules(store, clock));
+  const promotion = new Promotion(writes, new FeederRules(clock));
   return {
     releases: new ReleaseWrites(writes),
     signatures: new SignatureWrites(writes, options.trust ?? TrustStore.empty()),

@@ -37,8 +37,8 @@ export class SignatureWrites {
     bytes: Buffer,
     actor: Actor,
   ): Promise<{ signature: SignatureDoc; added: boolean }> {
-    const { store, graph } = this.writes;
-    const release = store.releases.get(arch, version);
+    const { graph } = this.writes;
+    const release = await this.writes.read((tx) => tx.releases.get(arch, version));
     if (!release) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);
     const digest = payloadDigest(release.payload);
     let verified;
@@ -48,8 +48,8 @@ export class SignatureWrites {
       if (err instanceof SignatureRefused) throw new ApiError('invalid_signature', `${err.reason}: ${err.message}`);
       throw err;
     }
-    return this.writes.run((at) => {
-      const r = store.signatures.add({
+    return this.writes.run(async (tx, at) => {
+      const r = await tx.signatures.add({
         digest,
         envelope: verified.envelope,
         keyId: verified.keyId,
@@ -58,7 +58,12 @@ export class SignatureWrites {
       });
       const { n, envelope, keyId } = r.signature;
       if (r.added)
-        this.writes.record(at, actor, 'signature.add', `${arch}/${version}`, null, { digest, n, envelope, keyId });
+        await this.writes.record(tx, at, actor, 'signature.add', `${arch}/${version}`, null, {
+          digest,
+          n,
+          envelope,
+          keyId,
+        });
       // Only a graph that withholds unsigned releases changes with a signature.
       return {
         result: { signature: signatureDoc(r.signature), added: r.added },

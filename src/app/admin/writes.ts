@@ -1,9 +1,9 @@
 // What every admin write shares: one transaction, audit entries, then a rebuild when it changed
 // something; and the 400 that names every problem of a request.
-import { setTimeout } from 'node:timers/promises';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
-import type { Store } from '../../store/store.js';
+import { StoreUnavailable } from '../../store/sql.js';
+import type { Store, StoreTx } from '../../store/store.js';
 import type { Problem } from '../../validation/problems.js';
 import type { ChannelRef, GraphService } from '../graphService.js';
 
@@ -24,8 +24,6 @@ export class AuditedWrites {
     readonly store: Store,
     readonly graph: GraphService,
     private readonly clock: Clock,
-    /** How long a write waits for another process's write lock before its 503. */
-    private readonly busyWaitMs = BUSY_WAIT_MS,
   ) {}
 
   now(): Date {
@@ -34,32 +32,31 @@ export class AuditedWrites {
 
   /**
    * Runs a write in one transaction and, when it changed something, asks for a rebuild (off the
-   * request path; `GraphService.caughtUp` says when it is served). While another process (a
-   * `cincy import`) holds the database's write lock, the write waits for it without blocking the
-   * thread, up to `busyWaitMs`, then answers 503: nothing of it was written.
+   * request path; `GraphService.caughtUp` says when it is served). A database that cannot take the
+   * write (unreachable, or its write lock held by another process for too long) is a 503 that wrote
+   * nothing.
    */
-  async run<T>(fn: (at: string) => WriteOutcome<T>): Promise<T> {
-    const deadline = performance.now() + this.busyWaitMs;
-    for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
-      try {
-        const at = this.now().toISOString();
-        const { result, changed, channels } = this.store.transaction(() => fn(at));
-        if (changed) void this.graph.refresh(channels && { channels });
-        return result;
-      } catch (err) {
-        if (!isBusy(err)) throw err;
-        if (performance.now() + pause > deadline)
-          throw new ApiError(
-            'service_unavailable',
-            `the database is busy: another process has held its write lock for ${this.busyWaitMs / 1000} s; nothing was written, try again`,
-          );
-        await setTimeout(pause);
-      }
+  async run<T>(fn: (tx: StoreTx, at: string) => Promise<WriteOutcome<T>>): Promise<T> {
+    let outcome: WriteOutcome<T>;
+    try {
+      outcome = await this.store.write((tx) => fn(tx, this.now().toISOString()));
+    } catch (err) {
+      if (err instanceof StoreUnavailable) throw unavailable(err);
+      throw err;
     }
+    const { result, changed, channels } = outcome;
+    if (changed) void this.graph.refresh(channels && { channels });
+    return result;
+  }
+
+  /** Runs a read in one transaction; a 503 when the database cannot be reached. */
+  read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return readStore(this.store, fn);
   }
 
   /** An audit entry, inside the caller's transaction. */
   record(
+    tx: StoreTx,
     at: string,
     actor: Actor,
     action: string,
@@ -67,17 +64,26 @@ export class AuditedWrites {
     before: unknown,
     after: unknown,
     reason: string | null = null,
-  ): void {
-    this.store.audit.record({ at, actor: actor.subject, action, target, before, after, reason });
+  ): Promise<void> {
+    return tx.audit.record({ at, actor: actor.subject, action, target, before, after, reason });
   }
 }
 
-/** How long a write waits for another process's write lock before a 503. */
-export const BUSY_WAIT_MS = 20_000;
+/** Runs a read in one transaction of `store`; a 503 when the database cannot be reached. */
+export async function readStore<T>(store: Store, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+  try {
+    return await store.read(fn);
+  } catch (err) {
+    throw err instanceof StoreUnavailable ? new ApiError('service_unavailable', err.message) : err;
+  }
+}
 
-/** SQLite's answer when another connection holds the write lock (BEGIN IMMEDIATE fails before anything ran). */
-function isBusy(err: unknown): boolean {
-  return err instanceof Error && 'code' in err && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_BUSY_SNAPSHOT');
+/** The 503 of a write the database could not take. */
+function unavailable(err: StoreUnavailable): ApiError {
+  return new ApiError(
+    'service_unavailable',
+    err.uncertain ? err.message : `${err.message}; nothing was written, try again`,
+  );
 }
 
 /** Every problem of a request as one 400, each named `where: message`. */

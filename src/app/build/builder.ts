@@ -1,6 +1,7 @@
-// Where builds run. A store on a database file is read by a worker thread over its own connection,
-// so a rebuild never holds up the requests the main thread serves; an in-memory store (tests, the
-// demo) can only be read where it lives, so it is built on the main thread, a tick after the write.
+// Where builds run. A store on a database file or on PostgreSQL is read by a worker thread over its
+// own connection, so a rebuild never holds up the requests the main thread serves; an in-memory store
+// (tests, the demo) can only be read where it lives, so it is built on the main thread, a tick after
+// the write.
 import { Worker } from 'node:worker_threads';
 import { exportTarball, type GraphDataTarball } from '../../sources/export.js';
 import type { Store } from '../../store/store.js';
@@ -18,7 +19,8 @@ export interface Builder {
 }
 
 export function builderFor(store: Store): Builder {
-  return store.db.memory ? new InlineBuilder(store) : new WorkerBuilder(store.db.name);
+  const location = store.database.location;
+  return location === undefined ? new InlineBuilder(store) : new WorkerBuilder(location);
 }
 
 export class InlineBuilder implements Builder {
@@ -47,7 +49,10 @@ export class WorkerBuilder implements Builder {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve(a: WorkerAnswer): void; reject(e: Error): void }>();
 
-  constructor(private readonly dbPath: string) {}
+  constructor(
+    /** Where the worker opens the store: a SQLite file or a postgres:// URL. */
+    private readonly location: string,
+  ) {}
 
   async build(vouched: ReadonlySet<string> | undefined): Promise<BuildParts> {
     const a = await this.run({ id: 0, job: 'build', ...(vouched && { vouched: [...vouched] }) });
@@ -83,7 +88,7 @@ export class WorkerBuilder implements Builder {
   }
 
   private start(): Worker {
-    const worker = new Worker(WORKER_URL, { workerData: { dbPath: this.dbPath } });
+    const worker = new Worker(WORKER_URL, { workerData: { location: this.location } });
     worker.unref();
     worker.on('message', (a: WorkerAnswer) => {
       const p = this.pending.get(a.id);

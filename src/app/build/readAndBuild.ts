@@ -1,11 +1,12 @@
 // One build of the served graph from the store: what the build reads (in one read transaction, so a
 // write committed meanwhile is either wholly in or wholly out), the signature policy's cut, and the
 // graph. The same function runs on the main thread (an in-memory store) and in the build worker (a
-// database file, read over the worker's own connection).
+// database file or PostgreSQL, read over the worker's own connection).
 import { buildGraph } from '../../graph/build.js';
 import type { FullGraph, GraphInput } from '../../graph/model.js';
 import { payloadDigest } from '../../graph/model.js';
 import type { Membership } from '../../graph/explain.js';
+import type { ChannelMember } from '../../store/channels.js';
 import type { Store } from '../../store/store.js';
 
 /** What a build hands over to become a snapshot; every part survives a structured clone. */
@@ -15,32 +16,37 @@ export interface BuildParts {
   input: GraphInput;
   membership: Membership;
   buildSeconds: number;
+  /** How many stored releases the signature policy left out. */
+  withheld: number;
 }
 
 /**
  * `vouched`: the payload digests the signature policy serves, or undefined when every release is
  * served (the main thread decides it: it holds the trust keys).
  */
-export function readAndBuild(store: Store, vouched: ReadonlySet<string> | undefined): BuildParts {
-  const { input, membership } = store.db.transaction(() => {
-    const read = store.input();
-    const input = vouched
-      ? { ...read, releases: read.releases.filter((r) => vouched.has(payloadDigest(r.payload))) }
-      : read;
-    return { input, membership: membershipOf(store, input) };
-  })();
+export async function readAndBuild(store: Store, vouched: ReadonlySet<string> | undefined): Promise<BuildParts> {
+  const { input, members, stored } = await store.read(async (tx) => {
+    const { channels, members } = await tx.channels.allWithMembers();
+    const releases = await tx.releases.all();
+    const input: GraphInput = {
+      releases: vouched ? releases.filter((r) => vouched.has(payloadDigest(r.payload))) : releases,
+      channels,
+      blockedEdges: await tx.blockedEdges.all(),
+      rawMetadata: await tx.rawMetadata.all(),
+    };
+    return { input, members, stored: releases.length };
+  });
+  const membership = membershipOf(input, members);
   const started = process.hrtime.bigint();
   const graph = buildGraph(input);
-  return { graph, input, membership, buildSeconds: Number(process.hrtime.bigint() - started) / 1e9 };
+  const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { graph, input, membership, buildSeconds, withheld: stored - input.releases.length };
 }
 
 /** When each version entered each channel of the input, as the store records it. */
-function membershipOf(store: Store, input: GraphInput): Membership {
+function membershipOf(input: GraphInput, members: ChannelMember[]): Membership {
   const out = new Map<string, Map<string, Date>>();
-  for (const c of input.channels) {
-    const kind = c.internal ? 'internal' : 'public';
-    const members = store.channels.members(kind, c.name);
-    out.set(`${kind}/${c.name}`, new Map(members.map((m) => [m.version, new Date(m.addedAt)])));
-  }
+  for (const c of input.channels) out.set(`${c.internal ? 'internal' : 'public'}/${c.name}`, new Map());
+  for (const m of members) out.get(`${m.kind}/${m.channel}`)?.set(m.version, new Date(m.addedAt));
   return out;
 }

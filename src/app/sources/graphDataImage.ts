@@ -20,17 +20,16 @@ export class GraphDataImageSource extends Source {
     log: SourceLog,
   ) {
     super(describe(image), 'graph-data-image', clock, log);
-    const last = this.lastImportedDigest();
+  }
+
+  /** The digest of this image the store last imported (its import source is `<image>@<digest>`). */
+  async recall(): Promise<void> {
+    const prefix = `${repositoryName(this.image)}@`;
+    const last = (await this.store.read((tx) => tx.imports.lastSource(prefix)))?.slice(prefix.length);
     if (last) {
       this.status.ready = true;
       this.status.digest = last;
     }
-  }
-
-  /** The digest of this image the store last imported (its import source is `<image>@<digest>`). */
-  private lastImportedDigest(): string | undefined {
-    const prefix = `${repositoryName(this.image)}@`;
-    return this.store.lastImportSource(prefix)?.slice(prefix.length);
   }
 
   protected async read(): Promise<boolean> {
@@ -43,7 +42,7 @@ export class GraphDataImageSource extends Source {
     for (const w of signatures.warnings) this.log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
     let summary;
     try {
-      summary = this.store.importTree(read.tree, {
+      summary = await this.store.importTree(read.tree, {
         source: `${repositoryName(this.image)}@${read.digest}`,
         signatures: signatures.verified,
       });

@@ -30,11 +30,14 @@ export class ReleaseScrapeSource extends Source {
   ) {
     super(name, 'registry-releases', clock, log);
     this.key = repositoryName(client.ref);
-    this.status.ready = store.registry.hasScraped(this.key);
+  }
+
+  async recall(): Promise<void> {
+    if (await this.store.read((tx) => tx.registry.hasScraped(this.key))) this.status.ready = true;
   }
 
   protected async read(): Promise<boolean> {
-    const result = await scrapeReleases(this.client, this.store.registry, {
+    const result = await scrapeReleases(this.client, this.store.manifestCache(), {
       ...this.options,
       // Tags are taken to stay where they were; every so many scrapes, each is asked for again (a moved tag).
       checkKnownTags: this.status.reads % (this.options.checkKnownTagsEvery ?? FULL_CHECK_EVERY) === 0,
@@ -46,7 +49,7 @@ export class ReleaseScrapeSource extends Source {
       throw new SourceRejected(`${this.status.name}: ${result.errors.length} problem(s)`, result.errors);
     let changes;
     try {
-      changes = this.store.applyScrape(this.key, result.releases);
+      changes = await this.store.applyScrape(this.key, result.releases);
     } catch (err) {
       if (err instanceof ImportRejected) throw new SourceRejected(`${this.status.name}: ${err.message}`, err.problems);
       throw err;

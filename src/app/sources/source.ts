@@ -36,6 +36,12 @@ export abstract class Source {
   /** Reads the source into the store; true when the store changed (the graph must be rebuilt). */
   protected abstract read(): Promise<boolean>;
 
+  /**
+   * Takes up what an earlier read left in the store: one by this process before a restart, or by
+   * another replica (the one that reads the sources). A source read before is ready.
+   */
+  abstract recall(): Promise<void>;
+
   /** One read with its status kept; never throws. */
   async refresh(): Promise<boolean> {
     const started = this.clock.now();

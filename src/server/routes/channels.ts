@@ -48,7 +48,7 @@ export async function channelRoutes(fastify: FastifyInstance, { admin, tokens }:
         querystring: PageQuery,
         response: { 200: ChannelList, 400: ErrorSchema, ...readErrors },
       },
-      handler: async (request, reply) => sendJson(reply, admin.queries.channels(kind, request.query)),
+      handler: async (request, reply) => sendJson(reply, await admin.queries.channels(kind, request.query)),
     });
 
     app.get(`${base}/:name`, {

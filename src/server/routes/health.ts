@@ -1,7 +1,8 @@
 // Liveness and readiness: /livez answers 200 while the process serves; /readyz answers 200 once a
 // graph is served and every registry source was read once (still 200 when a later build, import or
-// scrape failed, which its body reports), 503 before, and 503 with a reason when signatures are
-// required and every release is withheld for want of one.
+// scrape failed, or when the database cannot be reached: its body reports it, and the last graph keeps
+// serving), 503 before (with the reason when the database cannot be reached at start), and 503 with
+// a reason when signatures are required and every release is withheld for want of one.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -30,15 +31,18 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
       // Not ready until every registry source has been read once (now, or by an earlier run on this store).
       // With --require-signatures, a store whose every release is withheld serves nothing: not ready, and why.
       const allWithheld =
-        snap !== undefined && s.signatures.required && snap.graph.nodes.length === 0 && s.store.releases.count() > 0;
+        snap !== undefined && s.signatures.required && snap.graph.nodes.length === 0 && snap.withheld > 0;
       const ready = snap !== undefined && s.sources.every((src) => src.ready) && !s.applyingFirstRead && !allWithheld;
+      const reason = allWithheld
+        ? 'nothing is served: --require-signatures withholds every release, and none has a signature ' +
+          'that verifies against --trust-keys (upload them: cincy signatures add)'
+        : snap === undefined
+          ? s.startupProblem
+          : undefined;
       const body = {
         status: ready ? ('ready' as const) : ('not ready' as const),
-        ...(allWithheld && {
-          reason:
-            'nothing is served: --require-signatures withholds every release, and none has a signature ' +
-            'that verifies against --trust-keys (upload them: cincy signatures add)',
-        }),
+        ...(reason && { reason }),
+        ...(s.databaseProblem && { database: s.databaseProblem }),
         ...(snap && {
           graph: {
             builtAt: snap.builtAt.toISOString(),

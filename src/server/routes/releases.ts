@@ -53,7 +53,7 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
       querystring: ReleaseListQuery,
       response: { 200: ReleaseList, 400: ErrorSchema },
     },
-    handler: async (request, reply) => sendJson(reply, admin.queries.releases(request.query)),
+    handler: async (request, reply) => sendJson(reply, await admin.queries.releases(request.query)),
   });
 
   app.get('/api/v1/releases/:arch/:version', {

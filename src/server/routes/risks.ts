@@ -18,7 +18,7 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
       querystring: PageQuery,
       response: { 200: RiskList, 400: ErrorSchema },
     },
-    handler: async (request, reply) => sendJson(reply, admin.queries.risks(request.query)),
+    handler: async (request, reply) => sendJson(reply, await admin.queries.risks(request.query)),
   });
 
   app.post('/api/v1/risks', {

@@ -77,7 +77,7 @@ export async function signatureRoutes(fastify: FastifyInstance, { admin, tokens 
       },
       handler: async (request, reply) => {
         const { digest, name } = request.params;
-        const sig = admin.queries.signature(digest.replace('=', ':'), Number(name.slice('signature-'.length)));
+        const sig = await admin.queries.signature(digest.replace('=', ':'), Number(name.slice('signature-'.length)));
         if (!sig) throw new ApiError('does_not_exist', `no ${name} for ${digest}`);
         const etag = `"${sig.sha256.slice(0, 32)}"`;
         reply.header('content-type', 'application/octet-stream');
