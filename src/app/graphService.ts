@@ -9,6 +9,7 @@ import { ApiError } from '../errors.js';
 import type { Release } from '../graph/model.js';
 import type { Failure, ImportFailure, SourceStatus } from '../schemas/health.js';
 import type { GraphDataTarball } from '../sources/export.js';
+import type { Leadership } from '../store/leadership.js';
 import type { StoredSignature } from '../store/signatures.js';
 import type { Store } from '../store/store.js';
 import { builderFor, type Builder } from './build/builder.js';
@@ -42,6 +43,8 @@ export class GraphService {
   startupProblem: string | undefined;
   /** Why the database cannot be reached now, while the last graph keeps serving. */
   databaseProblem: string | undefined;
+  /** Who runs the jobs that run once, when replicas share the database (readiness and metrics report it). */
+  leadership: Leadership | undefined;
 
   readonly signatures: SignaturePolicy;
   private readonly clock: Clock;

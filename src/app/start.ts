@@ -113,6 +113,7 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   const sources = registrySources(clients, opts.registry ?? {}, store, trust, clock, opts.log, opts.onScrapeProgress);
   service.sources = sources.map((s) => s.status);
   const leadership = store.leadership();
+  if (store.engine === 'postgres') service.leadership = leadership;
   const stopped = new AbortController();
   let unwatch: (() => void) | undefined;
 

@@ -33,6 +33,12 @@ export const ReadinessSchema = Type.Object({
   database: Type.Optional(
     Type.String({ description: 'why the database cannot be reached now; the last graph keeps serving' }),
   ),
+  leader: Type.Optional(
+    Type.Boolean({
+      description:
+        'of replicas sharing PostgreSQL: whether this one runs the jobs that run once (auto-promotion, registry scrapes)',
+    }),
+  ),
   graph: Type.Optional(
     Type.Object({
       builtAt: Type.String(),

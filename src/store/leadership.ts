@@ -8,18 +8,21 @@ import { LOCK_KEYS, postgresConfig } from './postgres.js';
 export interface Leadership {
   /** Whether this process leads now; asks for the lead when no one holds it. Never throws. */
   holds(): Promise<boolean>;
+  /** The last answer of holds(). */
+  readonly leading: boolean;
   /** Gives the lead up (on shutdown), so another replica takes it at its next ask. */
   release(): Promise<void>;
 }
 
 export const soleLeadership: Leadership = {
   holds: async () => true,
+  leading: true,
   release: async () => {},
 };
 
 export class PostgresLeadership implements Leadership {
   private client: pg.Client | undefined;
-  private leading = false;
+  leading = false;
 
   constructor(private readonly location: string) {}
 

@@ -65,12 +65,14 @@ export interface Served {
 
 /**
  * Starts `cincy serve` on a free port (logging at info, so it says where it listens); resolves once it
- * listens and has built its first graph (a server reading registry sources may not be ready yet).
+ * listens and has built its first graph (a server reading registry sources may not be ready yet), or
+ * with `until: 'listening'`, as soon as it listens.
  */
 export function serveCli(
   args: string[],
   cleanup: { add(f: () => unknown): void },
   env: Record<string, string> = {},
+  until: 'built' | 'listening' = 'built',
 ): Promise<Served> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--log-level', 'info', ...args], {
     env: { ...process.env, ...env },
@@ -82,7 +84,8 @@ export function serveCli(
     const onData = (b: Buffer): void => {
       out += b.toString();
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m && out.includes('"msg":"graph built"')) resolve({ url: m[1]!, child, log: () => out });
+      if (m && (until === 'listening' || out.includes('"msg":"graph built"')))
+        resolve({ url: m[1]!, child, log: () => out });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);

@@ -67,6 +67,22 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOption
     },
   });
   new Gauge({
+    name: 'cincy_database_up',
+    help: '1 while the database can be reached (0: the last graph keeps serving, writes answer 503)',
+    registers: [registry],
+    collect() {
+      this.set(service.databaseProblem || service.startupProblem ? 0 : 1);
+    },
+  });
+  new Gauge({
+    name: 'cincy_leader',
+    help: '1 on the replica that runs the jobs that run once (auto-promotion, registry scrapes); a SQLite store always leads',
+    registers: [registry],
+    collect() {
+      this.set(service.leadership === undefined || service.leadership.leading ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'cincy_graph_import_failing',
     help: '1 while the graph-data tree given at start could not be imported',
     registers: [registry],

@@ -43,6 +43,7 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
         status: ready ? ('ready' as const) : ('not ready' as const),
         ...(reason && { reason }),
         ...(s.databaseProblem && { database: s.databaseProblem }),
+        ...(s.leadership && { leader: s.leadership.leading }),
         ...(snap && {
           graph: {
             builtAt: snap.builtAt.toISOString(),
