@@ -4,9 +4,12 @@
 // on two inputs:
 //   real — the real conformance set (../shared/conformance/real-2024-08-09, or $CINCY_CONFORMANCE_DIR)
 //   full — a full-size tree from scripts/generate-graph-data.mjs --size full
+//   replicas — the real set on PostgreSQL: import+build against SQLite, write → visible on 3 replicas,
+//              throughput through nginx in front of 1 and 2 replicas (bench/replicas.mjs)
 // It prints a Markdown table and writes it to bench-results/latest.md. Missed targets are reported,
 // never asserted; the exit code is 1 only when a step could not run. No dependencies beyond node:
-// builtins; wrk and nginx are installed with apt-get when missing. All traffic is to 127.0.0.1.
+// builtins and pg (the replicas part); wrk and nginx are installed with apt-get when missing. All
+// traffic is to 127.0.0.1.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -32,6 +35,7 @@ import { runWrk, WRK_ARGS, wrkCaveats } from './bench/wrk.mjs';
 import { benchRegistry } from './bench/registry.mjs';
 import { benchWebPage } from './bench/webPage.mjs';
 import { benchWrites } from './bench/writes.mjs';
+import { benchReplicas } from './bench/replicas.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'cincy.js');
@@ -498,7 +502,7 @@ async function main() {
   ensureTools(report);
   const workDir = removeOnExit(mkdtempSync(join(tmpdir(), 'cincy-bench-')));
 
-  // `npm run bench -- --only real|full|writes|registry|web` runs one part.
+  // `npm run bench -- --only real|full|writes|registry|web|replicas` runs one part.
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
   if (!only || only === 'real') await benchInputSafely(report, realInput(), workDir);
   if (!only || only === 'full') {
@@ -521,6 +525,10 @@ async function main() {
     }
   }
   if (!only || only === 'web') await benchWebPage(report, { cli: CLI, realSet: REAL_SET, workDir, log });
+  if (!only || only === 'replicas')
+    await benchReplicas(report, { root: ROOT, cli: CLI, realSet: REAL_SET, workDir, log }).catch((err) =>
+      report.fail('[replicas]', err),
+    );
 
   writeResults(report);
   log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -16,9 +16,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { serveCli, useCleanup, type Served } from './support/cli.js';
 import { KUBECTL, kubectlAvailable } from './support/kubectl.js';
 import { freePort } from './support/prometheus.js';
+import { localNginxConfig, NGINX, nginxArgs } from '../scripts/lib/nginxProxy.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
-const NGINX = '/usr/sbin/nginx';
 const cleanup = useCleanup();
 
 function nginxAvailable(): boolean {
@@ -368,40 +368,16 @@ function send(url: string, method = 'GET', headers: Record<string, string> = {},
   });
 }
 
-/** Where this nginx keeps its temporary files, as nginx -V says it was built (body, proxy, fastcgi...). */
-function tempPathDirectives(dir: string): string {
-  const built = spawnSync(NGINX, ['-V'], { encoding: 'utf8' }).stderr;
-  return [...built.matchAll(/--http-([a-z-]+)-temp-path=/g)]
-    .map((m) => `${m[1]!.replace(/-/g, '_')}_temp_path ${join(dir, m[1]!)};`)
-    .join(' ');
-}
-
 /**
  * A copy of the config in `dir` that runs here: each replica's name (and port) replaced by the address
  * given, nginx's own port by `listen` if given, temporary files in `dir`. Nothing else changes.
  */
 function localConfig(dir: string, addresses: Record<string, string>, listen?: number): string {
-  let conf = nginxConf();
-  for (const name of replicas)
-    conf = conf.replace(new RegExp(`(\\bserver\\s+)${name}:${portOf(name)}\\b`, 'g'), `$1${addresses[name]}`);
-  if (listen) conf = conf.replace(/\blisten\s+8080;/, `listen 127.0.0.1:${listen};`);
-  conf = conf.replace(/^http\s*\{/m, `http {\n  ${tempPathDirectives(dir)}`);
+  const byServer = Object.fromEntries(replicas.map((name) => [`${name}:${portOf(name)}`, addresses[name]!]));
   const file = join(dir, 'nginx.conf');
-  writeFileSync(file, conf);
+  writeFileSync(file, localNginxConfig(nginxConf(), byServer, dir, listen));
   return file;
 }
-
-/** nginx's arguments for a config in `dir`: its prefix, logs and pid file there. */
-const nginxArgs = (dir: string, file: string, extra = '') => [
-  '-c',
-  file,
-  '-p',
-  `${dir}/`,
-  '-e',
-  join(dir, 'error.log'),
-  '-g',
-  `pid ${join(dir, 'nginx.pid')};${extra}`,
-];
 
 interface RunningNginx {
   url: string;

@@ -60,6 +60,13 @@ async function channelVersions(url: string, name: string): Promise<string[] | un
   return ((await res.json()) as { versions: Array<{ version: string }> }).versions.map((v) => v.version);
 }
 
+/** Snapshots a replica made, by how: `channels` derived from the last one, `worker` built anew. */
+async function builds(url: string, how: 'channels' | 'worker'): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`cincy_graph_builds_total{how="${how}"} `));
+  return line ? Number(line.split(' ')[1]) : 0;
+}
+
 async function readyz(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${url}/readyz`);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -118,14 +125,13 @@ describe.skipIf(!postgres.available)('replicas sharing one PostgreSQL', { timeou
         (v) => v.length === 1,
       );
       expect(await channelVersions(r.url, 'stable-4.2')).toEqual(['4.1.1']);
+      // Told which channel changed, the replica derived its graph from the last one instead of building it.
+      expect(await builds(r.url, 'channels')).toBe(1);
+      expect(await builds(r.url, 'worker')).toBe(0);
     }
-    // The other way round, and a release added through a third replica promoted through a second.
+    // A release added through a third replica (more than channels: the others build their graph
+    // anew), then promoted through a second (the promotion reads the store, not the graph).
     expect((await call(c!.url, s.token, 'POST', '/api/v1/releases', releases(1))).status).toBe(201);
-    await eventually(
-      '4.2.0 known to b',
-      () => channelVersions(b!.url, 'stable-4.1'),
-      (v) => v !== undefined,
-    );
     const promoted = await call(b!.url, s.token, 'POST', '/api/v1/channels/stable-4.1/versions', { version: '4.2.0' });
     expect(promoted.status).toBe(201);
     for (const r of [a!, c!])
@@ -134,6 +140,7 @@ describe.skipIf(!postgres.available)('replicas sharing one PostgreSQL', { timeou
         () => nodes(r.url, 'stable-4.1'),
         (v) => v.includes('4.2.0'),
       );
+    expect(await builds(a!.url, 'worker')).toBeGreaterThanOrEqual(1);
     expect(b!.log()).toContain('the database was changed by another process; rebuilding');
   });
 

@@ -9,6 +9,7 @@ import { ApiError } from '../errors.js';
 import type { Release } from '../graph/model.js';
 import type { Failure, ImportFailure, SourceStatus } from '../schemas/health.js';
 import type { GraphDataTarball } from '../sources/export.js';
+import type { ChannelRef } from '../store/channels.js';
 import type { Leadership } from '../store/leadership.js';
 import type { StoredSignature } from '../store/signatures.js';
 import type { Store } from '../store/store.js';
@@ -18,11 +19,7 @@ import { SignaturePolicy } from './signaturePolicy.js';
 import { GraphSnapshot } from './snapshot.js';
 import { applyChannelChanges } from '../graph/channelUpdate.js';
 
-/** A channel a write changed. */
-export interface ChannelRef {
-  kind: 'public' | 'internal';
-  name: string;
-}
+export type { ChannelRef };
 
 export class GraphService {
   current: GraphSnapshot | undefined;
@@ -127,6 +124,11 @@ export class GraphService {
       if (this.running === next) this.running = undefined;
     });
     return next;
+  }
+
+  /** Starts what later builds run on (the build worker), so the first write is served as fast as the next. */
+  warm(): void {
+    this.builder.warm();
   }
 
   /** Resolves once every build asked for so far has finished (swapped in or failed). */

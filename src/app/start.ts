@@ -147,11 +147,12 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
     const readSources = async (): Promise<boolean> => (await leadership.holds()) && refreshAll(sources);
     if (!opts.deferSources) await readSources();
     if (!(await service.rebuild())) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
+    service.warm();
     // What other processes and replicas write from here on is noticed and built.
     unwatch = store.watch({
-      changed: () => {
+      changed: (scope) => {
         opts.log.info({ generation: store.generation }, 'the database was changed by another process; rebuilding');
-        void service.refresh();
+        void service.refresh(scope);
       },
       health: (problem) => {
         service.databaseProblem = problem;

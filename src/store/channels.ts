@@ -7,6 +7,12 @@ import type { UpsertOutcome } from './releases.js';
 
 export const channelKind = (c: Pick<Channel, 'internal'>): ChannelKind => (c.internal ? 'internal' : 'public');
 
+/** A channel, by kind and name. */
+export interface ChannelRef {
+  kind: ChannelKind;
+  name: string;
+}
+
 export interface ChannelMember {
   kind: ChannelKind;
   channel: string;

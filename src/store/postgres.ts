@@ -19,8 +19,10 @@ export const LOCK_KEYS = {
   jobs: '7164801830003',
 } as const;
 
-/** The notification channel of writes: the payload is `<replica id> <generation>`. */
+/** The notification channel of writes: the payload is `<replica id> <generation>[ <notice>]`. */
 const CHANNEL = 'cincy_store';
+/** The longest notice sent: a notification's payload holds less than 8000 bytes. */
+const MAX_NOTICE = 7000;
 
 export interface PostgresOptions {
   /** Connections in the pool (default 10). */
@@ -117,7 +119,9 @@ export class PostgresDatabase implements Database {
           'UPDATE store_generation SET generation = generation + 1 RETURNING generation',
         );
         const generation = bumped.rows[0]!.generation;
-        await client.query('SELECT pg_notify($1, $2)', [CHANNEL, `${this.replicaId} ${generation}`]);
+        // A notice too long for a notification's payload is left out: the replicas then read everything.
+        const notice = sql.notice !== undefined && sql.notice.length <= MAX_NOTICE ? ` ${sql.notice}` : '';
+        await client.query('SELECT pg_notify($1, $2)', [CHANNEL, `${this.replicaId} ${generation}${notice}`]);
         // Known before the commit, so the generation check never takes this write for another's.
         this.seen = Math.max(this.seen, generation);
       }
@@ -152,10 +156,12 @@ export class PostgresDatabase implements Database {
       problem = now;
       listener.health(now);
     };
-    const learn = (generation: number, mine: boolean): void => {
+    /** A write of `generation`; its notice counts only when no write since the last one seen was missed. */
+    const learn = (generation: number, mine: boolean, notice?: string): void => {
       if (generation <= this.seen) return;
+      const next = generation === this.seen + 1;
       this.seen = generation;
-      if (!mine) listener.changed();
+      if (!mine) listener.changed(next ? notice : undefined);
     };
     const check = async (): Promise<void> => {
       try {
@@ -170,8 +176,8 @@ export class PostgresDatabase implements Database {
     void this.listen(
       stop.signal,
       (payload) => {
-        const [replica, generation] = payload.split(' ');
-        learn(Number(generation), replica === this.replicaId);
+        const [replica, generation, ...notice] = payload.split(' ');
+        learn(Number(generation), replica === this.replicaId, notice.length ? notice.join(' ') : undefined);
       },
       check,
     );
@@ -270,6 +276,7 @@ export class PostgresDatabase implements Database {
 class PgSql implements Sql {
   readonly engine = 'postgres' as const;
   changes = 0;
+  notice: string | undefined;
 
   constructor(private readonly client: pg.PoolClient) {}
 

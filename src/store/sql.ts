@@ -11,6 +11,11 @@ export interface Sql {
   readonly engine: Engine;
   /** Rows changed by the statements run so far in this transaction. */
   readonly changes: number;
+  /**
+   * What a write changed, in the store's own words, for the other replicas: sent with the notice of
+   * the write (PostgreSQL), so they need not read everything again. Unset: anything may have changed.
+   */
+  notice: string | undefined;
   /** Every row, as an object keyed by column. */
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   /** Every row as the array of its columns, in order: cheaper than objects for thousands of rows. */
@@ -48,7 +53,8 @@ export interface Database {
 }
 
 export interface DatabaseListener {
-  changed(): void;
+  /** Another connection committed a write; `notice` is what it said it changed, when that is all that changed since the last call. */
+  changed(notice?: string): void;
   health(problem: string | undefined): void;
 }
 

@@ -179,6 +179,8 @@ export class SqliteDatabase implements Database {
 class SqliteSql implements Sql {
   readonly engine = 'sqlite' as const;
   changes = 0;
+  /** Not sent: other processes on the file notice a write by the data version, and read everything again. */
+  notice: string | undefined;
 
   constructor(private readonly database: SqliteDatabase) {}
 

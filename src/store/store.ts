@@ -11,14 +11,14 @@ import type { VerifiedFile } from '../signatures/verify.js';
 import { AuditRepository } from './audit.js';
 import { SignatureRepository } from './signatures.js';
 import { BlockedEdgeRepository } from './blockedEdges.js';
-import { ChannelRepository, channelKind } from './channels.js';
+import { ChannelRepository, channelKind, type ChannelRef } from './channels.js';
 import { ImportRepository, type ImportedKind } from './imports.js';
 import { PostgresLeadership, soleLeadership, type Leadership } from './leadership.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres.js';
 import { RawMetadataRepository } from './rawMetadata.js';
 import { RegistryRepository, type ScannedManifest, type ScrapeChanges } from './registry.js';
 import { ReleaseRepository } from './releases.js';
-import type { Database, DatabaseListener, Engine, Sql } from './sql.js';
+import type { Database, Engine, Sql } from './sql.js';
 import { SqliteDatabase, type SqliteOptions } from './sqlite.js';
 
 export interface Counts {
@@ -82,6 +82,14 @@ export class StoreTx {
       blockedEdges: await this.blockedEdges.all(),
       rawMetadata: await this.rawMetadata.all(),
     };
+  }
+
+  /**
+   * Says that this write changed these channels and nothing else: other replicas told of it re-read
+   * only them (without it, they read everything again).
+   */
+  changedOnly(channels: ChannelRef[]): void {
+    this.sql.notice = JSON.stringify({ channels: channels.map(({ kind, name }) => ({ kind, name })) });
   }
 
   /** True once the store holds something to serve. */
@@ -182,13 +190,14 @@ export class Store {
 
   /**
    * Tells `listener` of writes committed by other processes or replicas (the generation moves
-   * first) and of the database becoming unreachable or reachable again; returns the stop.
+   * first), with the channels they changed when they changed nothing else, and of the database
+   * becoming unreachable or reachable again; returns the stop.
    */
-  watch(listener: DatabaseListener): () => void {
+  watch(listener: StoreListener): () => void {
     return this.database.watch({
-      changed: () => {
+      changed: (notice) => {
         this.generation += 1;
-        listener.changed();
+        listener.changed(channelsOf(notice));
       },
       health: (problem) => listener.health(problem),
     });
@@ -359,6 +368,28 @@ export class Store {
     if (this.inside.getStore())
       return Promise.reject(new Error('a store transaction was started inside another: pass the StoreTx down instead'));
     return this.inside.run(true, () => this.database.transaction(mode, (sql) => fn(new StoreTx(sql)), options));
+  }
+}
+
+export interface StoreListener {
+  /** Another process or replica wrote; `scope` when it said it changed these channels only. */
+  changed(scope?: { channels: ChannelRef[] }): void;
+  health(problem: string | undefined): void;
+}
+
+/** The channels a notice of changedOnly names; undefined for any other notice (anything may have changed). */
+function channelsOf(notice: string | undefined): { channels: ChannelRef[] } | undefined {
+  if (notice === undefined) return undefined;
+  try {
+    const { channels } = JSON.parse(notice) as { channels?: unknown };
+    const valid =
+      Array.isArray(channels) &&
+      channels.every(
+        (c: Partial<ChannelRef>) => (c.kind === 'public' || c.kind === 'internal') && typeof c.name === 'string',
+      );
+    return valid ? { channels: channels as ChannelRef[] } : undefined;
+  } catch {
+    return undefined;
   }
 }
 

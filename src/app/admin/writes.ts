@@ -39,7 +39,11 @@ export class AuditedWrites {
   async run<T>(fn: (tx: StoreTx, at: string) => Promise<WriteOutcome<T>>): Promise<T> {
     let outcome: WriteOutcome<T>;
     try {
-      outcome = await this.store.write((tx) => fn(tx, this.now().toISOString()));
+      outcome = await this.store.write(async (tx) => {
+        const written = await fn(tx, this.now().toISOString());
+        if (written.channels) tx.changedOnly(written.channels);
+        return written;
+      });
     } catch (err) {
       if (err instanceof StoreUnavailable) throw unavailable(err);
       throw err;

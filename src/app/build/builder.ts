@@ -15,6 +15,8 @@ export interface Builder {
   build(vouched: ReadonlySet<string> | undefined): Promise<BuildParts>;
   /** The store as a graph-data .tar.gz. */
   exportTarball(): Promise<GraphDataTarball>;
+  /** Gets ready for the first build, so that it is not slower than the next (a worker to start). */
+  warm(): void;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,8 @@ export class InlineBuilder implements Builder {
   exportTarball(): Promise<GraphDataTarball> {
     return exportTarball(this.store);
   }
+
+  warm(): void {}
 
   async close(): Promise<void> {}
 }
@@ -66,6 +70,10 @@ export class WorkerBuilder implements Builder {
     // A structured clone turns the Buffer into a Uint8Array over the same bytes.
     const { bytes, etag } = a.value;
     return { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), etag };
+  }
+
+  warm(): void {
+    this.worker ??= this.start();
   }
 
   async close(): Promise<void> {

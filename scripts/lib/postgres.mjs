@@ -1,0 +1,105 @@
+// A PostgreSQL server of one's own (Debian's package), for the tests and the bench: a cluster made
+// with initdb in a temporary folder and a server on a free port, never the system service, so several
+// run side by side. As root, the server runs as the package's `postgres` user (PostgreSQL refuses to
+// run as root). The types are in postgres.d.mts.
+import { spawn, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/** The newest PostgreSQL of Debian's layout (/usr/lib/postgresql/<major>/bin), if installed. */
+export function postgresBin() {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const majors = readdirSync(root)
+    .filter((d) => /^\d+$/.test(d) && existsSync(join(root, d, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return majors[0] && join(root, majors[0], 'bin');
+}
+
+/** Who the server runs as: the `postgres` user when this runs as root. */
+function runAs() {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** Makes a cluster and starts its server; see postgres.d.mts for what it returns. */
+export async function startPostgres() {
+  const bin = postgresBin();
+  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql)');
+  const user = runAs();
+  const dir = mkdtempSync(join(tmpdir(), 'cincy-pg-'));
+  if (user.uid !== undefined) chownSync(dir, user.uid, user.gid);
+  const data = join(dir, 'data');
+  const initdb = ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync'];
+  const init = spawnSync(join(bin, 'initdb'), initdb, { encoding: 'utf8', ...user });
+  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
+  const port = await freePort();
+  const admin = () => new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
+  let child;
+  let databases = 0;
+
+  const start = async () => {
+    let log = '';
+    const args = ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'];
+    args.push('-c', `unix_socket_directories=${dir}`);
+    const server = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'ignore', 'pipe'], ...user });
+    server.stderr.on('data', (b) => (log = (log + b.toString()).slice(-4000)));
+    child = server;
+    for (let i = 0; ; i++) {
+      if (server.exitCode !== null) throw new Error(`postgres exited with ${server.exitCode}: ${log}`);
+      const client = admin();
+      try {
+        await client.connect();
+        await client.end();
+        return;
+      } catch {
+        await client.end().catch(() => {});
+        if (i > 300) throw new Error(`postgres did not accept connections on ${port}: ${log}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
+
+  const stop = async () => {
+    const server = child;
+    child = undefined;
+    if (!server || server.exitCode !== null) return;
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGINT'); // fast shutdown: sessions are ended, what was committed stays
+    await exited;
+  };
+
+  await start();
+  return {
+    port,
+    start,
+    stop,
+    async close() {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async createDatabase() {
+      const name = `cincy_${process.pid}_${++databases}`;
+      const client = admin();
+      await client.connect();
+      await client.query(`CREATE DATABASE ${name}`);
+      await client.end();
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+  };
+}
