@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { PostgresLeadership } from '../src/store/leadership.js';
 import { cincy, serveCli, useCleanup, type Served } from './support/cli.js';
 import { usePostgres } from './support/postgres.js';
 import { release, writeTree } from './support/trees.js';
@@ -360,6 +361,27 @@ describe.skipIf(!postgres.available)('replicas sharing one PostgreSQL', { timeou
       60_000,
     );
     expect(await nodes(r.url, 'stable-4.1')).toEqual(['4.1.0', '4.1.1']);
+  });
+});
+
+describe.skipIf(!postgres.available)('leadership on PostgreSQL', () => {
+  it('one holder at a time, however many jobs ask at once; the next takes over once it is released', async () => {
+    const db = await postgres.database();
+    const first = new PostgresLeadership(db);
+    const second = new PostgresLeadership(db);
+    cleanup.add(() => first.release());
+    cleanup.add(() => second.release());
+    // Jobs of one replica asking together share one ask: one connection, which holds the lock.
+    expect(await Promise.all([first.holds(), first.holds(), first.holds()])).toEqual([true, true, true]);
+    expect(await Promise.all([second.holds(), second.holds()])).toEqual([false, false]);
+    const holders = await query<{ n: number }>(
+      db,
+      "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted",
+    );
+    expect(holders[0]!.n).toBe(1);
+    await first.release();
+    expect(await second.holds()).toBe(true);
+    expect(await first.holds()).toBe(false);
   });
 });
 

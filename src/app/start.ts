@@ -144,7 +144,8 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
     }
     // A source that cannot be read at start leaves what the store has serving; /readyz says why.
     await recallAll(sources);
-    const readSources = async (): Promise<boolean> => (await leadership.holds()) && refreshAll(sources);
+    const readSources = async (): Promise<boolean> =>
+      sources.length > 0 && (await leadership.holds()) && refreshAll(sources);
     if (!opts.deferSources) await readSources();
     if (!(await service.rebuild())) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
     service.warm();

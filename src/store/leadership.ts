@@ -23,10 +23,17 @@ export const soleLeadership: Leadership = {
 export class PostgresLeadership implements Leadership {
   private client: pg.Client | undefined;
   leading = false;
+  /** The ask under way: jobs asking at once share it (two connections would both ask, one holding the lock unseen). */
+  private asking: Promise<boolean> | undefined;
 
   constructor(private readonly location: string) {}
 
-  async holds(): Promise<boolean> {
+  holds(): Promise<boolean> {
+    this.asking ??= this.ask().finally(() => (this.asking = undefined));
+    return this.asking;
+  }
+
+  private async ask(): Promise<boolean> {
     try {
       if (!this.client) {
         const client = new pg.Client(postgresConfig(this.location, {}, 1));
