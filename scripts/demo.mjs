@@ -15,7 +15,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './bench/http.mjs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { imageBasedDemo } from './demoImageBased.mjs';
@@ -51,17 +51,6 @@ function start(name, args, ready) {
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.on('exit', (code) => reject(new Error(`${name} exited ${code}:\n${out}`)));
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
   });
 }
 

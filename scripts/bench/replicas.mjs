@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { startPostgres, postgresBin } from '../lib/postgres.mjs';
 import { localNginxConfig, NGINX, nginxArgs } from '../lib/nginxProxy.mjs';
 import { freePort, get, keepAliveAgent, waitReady } from './http.mjs';
+import { writeAdminSecret, mintToken } from './admin.mjs';
 import { hasCommand, run, start, stop } from './procs.mjs';
 import { atMost, percentile } from './report.mjs';
 import { runWrk, wrkCaveats } from './wrk.mjs';
@@ -114,19 +115,8 @@ async function importAndBuild(report, ctx, pg) {
 /** Replicas of one database with an admin secret, and a token for writes. */
 async function replicas(ctx, db, n) {
   const dir = mkdtempSync(join(ctx.workDir, 'replicas-'));
-  const secret = join(dir, 'secret');
-  writeFileSync(secret, 'a-bench-admin-secret-longer-than-thirty-two-bytes\n');
-  const token = (
-    await run('cincy token create', process.execPath, [
-      ctx.cli,
-      'token',
-      'create',
-      '--admin-jwt-secret-file',
-      secret,
-      '--scope',
-      'channels:write',
-    ])
-  ).trim();
+  const secret = writeAdminSecret(dir);
+  const token = await mintToken(ctx.cli, secret, 'channels:write');
   const servers = [];
   // One after another: the first imports, the others find the tree imported.
   for (let i = 0; i < n; i++) servers.push(await serve(ctx, db, `replica ${i}`, ['--admin-jwt-secret-file', secret]));

@@ -3,11 +3,12 @@
 // after another, each followed by a GET that must show it. A reader keeps asking for the largest
 // cached channel on its own keep-alive connection, first without writes and then during them.
 import http from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { freePort, get, keepAliveAgent, waitReady } from './http.mjs';
-import { start, stop, run } from './procs.mjs';
+import { writeAdminSecret, mintToken } from './admin.mjs';
+import { start, stop } from './procs.mjs';
 import { percentile } from './report.mjs';
 
 const WRITES = 40;
@@ -73,19 +74,8 @@ function reader(port, path) {
 export async function benchWrites(report, input, { cli, workDir, log }) {
   const { label } = input;
   const dir = mkdtempSync(join(workDir, 'writes-'));
-  const secret = join(dir, 'secret');
-  writeFileSync(secret, 'a-bench-admin-secret-longer-than-thirty-two-bytes\n');
-  const token = (
-    await run('cincy token create', process.execPath, [
-      cli,
-      'token',
-      'create',
-      '--admin-jwt-secret-file',
-      secret,
-      '--scope',
-      'channels:write',
-    ])
-  ).trim();
+  const secret = writeAdminSecret(dir);
+  const token = await mintToken(cli, secret, 'channels:write');
   const port = await freePort();
   const args = ['serve', '--graph-data', input.graphData, '--db', join(dir, 'cincy.db')];
   args.push('--host', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--admin-jwt-secret-file', secret);

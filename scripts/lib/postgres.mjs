@@ -4,10 +4,10 @@
 // run as root). The types are in postgres.d.mts.
 import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from '../bench/http.mjs';
 
 /** The newest PostgreSQL of Debian's layout (/usr/lib/postgresql/<major>/bin), if installed. */
 export function postgresBin() {
@@ -24,17 +24,6 @@ function runAs() {
   if (process.getuid?.() !== 0) return {};
   const id = (flag) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
   return { uid: id('-u'), gid: id('-g') };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 }
 
 /** Makes a cluster and starts its server; see postgres.d.mts for what it returns. */

@@ -1,16 +1,16 @@
 // A `cincy serve` for one scenario of the reliability suite: its own folder, database file, admin
 // secret and free port on 127.0.0.1; stopped (or killed) by the scenario.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { freePort, waitReady } from '../bench/http.mjs';
-import { run, start } from '../bench/procs.mjs';
+import { writeAdminSecret, mintToken } from '../bench/admin.mjs';
+import { start } from '../bench/procs.mjs';
 
 /** Starts a server; `dir` and `db` may be given to restart on the same database. */
 export async function startServe({ cli, graphData, workDir, dir, extra = [] }) {
   dir ??= mkdtempSync(join(workDir, 'serve-'));
-  const secret = join(dir, 'secret');
-  writeFileSync(secret, 'a-reliability-admin-secret-longer-than-32-bytes\n');
+  const secret = writeAdminSecret(dir);
   const port = await freePort();
   const args = ['serve', '--graph-data', graphData, '--db', join(dir, 'cincy.db'), '--host', '127.0.0.1'];
   args.push('--port', String(port), '--log-level', 'warn', '--admin-jwt-secret-file', secret, ...extra);
@@ -19,14 +19,8 @@ export async function startServe({ cli, graphData, workDir, dir, extra = [] }) {
   return { proc, port, dir, url: `http://127.0.0.1:${port}` };
 }
 
-export async function adminToken(cli, dir, scope = 'releases:write,channels:write,risks:write') {
-  const secret = join(dir, 'secret');
-  const out = await run(
-    'cincy token create',
-    process.execPath,
-    [cli, 'token', 'create'].concat(['--admin-jwt-secret-file', secret, '--scope', scope, '--ttl', '1h']),
-  );
-  return out.trim();
+export function adminToken(cli, dir, scope = 'releases:write,channels:write,risks:write') {
+  return mintToken(cli, join(dir, 'secret'), scope);
 }
 
 /** The largest amd64 channel the server serves, as a /graph path. */
