@@ -8,11 +8,12 @@ import * as client from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterVersion } from '../src/agent/clusterVersion.js';
 import { MAINTENANCE_REQUEST } from '../src/agent/update/maintenance.js';
+import { PROGRESS } from '../src/agent/update/progress.js';
 import { requestUpdate } from '../src/cli/adm/request.js';
 import { maintenanceReport, readMaintenance } from '../src/cli/getMaintenance.js';
 import { annotation } from '../src/cluster/mock/controller.js';
 import { kindNamed, type KubeObject } from '../src/cluster/mock/kinds.js';
-import { PHASE } from '../src/cluster/mock/mco.js';
+import { CURRENT, PHASE, renderedConfig } from '../src/cluster/mock/mco.js';
 import { KUBE_LABEL } from '../src/cluster/labels.js';
 import { matchAll } from '../src/cluster/mock/labelSelector.js';
 import { installWorkloadLocks } from '../src/cluster/mock/workloadLocks.js';
@@ -129,11 +130,22 @@ async function rig(o: RigOptions = {}): Promise<Rig> {
 }
 
 const ZONE = KUBE_LABEL.zone;
+const MINUTE = 60_000;
 
 const history0 = (c: InProcessCluster) => c.cv().status.history?.[0];
 const condition = (cv: ClusterVersion, type: string) => cv.status.conditions?.find((c) => c.type === type);
 const stateOf = (o: KubeObject): string | undefined => (o.status as { state?: string } | undefined)?.state;
 const specOf = (o: KubeObject) => (o.spec ?? {}) as { controllerName?: string; nodeName?: string };
+
+/** Whether every node runs the rendered config of `version` and none is under way (phases 3 and 4 over). */
+const nodesAt = (c: InProcessCluster, version: string): boolean =>
+  c.state
+    .list(kindNamed('Node'))
+    .every((n) => !annotation(n, PHASE) && annotation(n, CURRENT) === renderedConfig(poolOf(n.metadata.name), version));
+
+/** The executor's progress record (which runlevels are done), as JSON. */
+const progressOf = (c: InProcessCluster): string =>
+  JSON.stringify(c.get('ConfigMap', PROGRESS.namespace, PROGRESS.name)?.data ?? null);
 
 /** Patches a lock's status through the API, as its controller would. */
 async function setLock(kc: k8s.KubeConfig, plural: string, name: string, status: object): Promise<void> {
@@ -193,11 +205,8 @@ function replay(history: Change[], limits: Limits = { master: 1, worker: 1 }): R
         const was = clusterLocks.get(name);
         clusterLocks.set(name, o);
         const started = annotation(o, 'cincy.mock/lock-work') === 'update';
-        if (
-          (started && annotation(was ?? o, 'cincy.mock/lock-work') !== 'update') ||
-          (was && stateOf(was) !== stateOf(o))
-        )
-          steps.push(`${name} ${started ? 'updating' : stateOf(o)}`);
+        if (started && annotation(was ?? o, 'cincy.mock/lock-work') !== 'update') steps.push(`${name} updating`);
+        if (was && stateOf(was) !== stateOf(o)) steps.push(`${name} ${stateOf(o)}`);
         if (name === 'ceph' && (started || stateOf(o) === 'inactive'))
           expect(stateOf(clusterLocks.get('openstack')!), 'Ceph updates only after OpenStack').toBe('inactive');
         if (started) expect(clusterRequest, 'an application updates only in a cluster maintenance').toBe(true);
@@ -383,6 +392,67 @@ describe('coordinated maintenance with workload locks (seed 004)', () => {
     expect(condition(r.cluster.cv(), 'Failing')?.status).toBe('False');
     const { nodeOrder } = replay(r.history);
     expect(new Set(nodeOrder).size).toBe(6);
+  }, 300_000);
+
+  it('a ClusterWorkloadLock failed in phase 2 holds the update before its first runlevel, and it goes on once the lock recovers', async () => {
+    const r = await rig();
+    await requestUpdate(r.admin, { to: '4.16.5' });
+    const ceph = () => r.cluster.state.find(kindNamed('ClusterWorkloadLock'), undefined, 'ceph')!;
+    await r.cluster.runUntil('Ceph updating', () => annotation(ceph(), 'cincy.mock/lock-work') === 'update');
+    await setLock(r.admin, 'clusterworkloadlocks', 'ceph', { state: 'failed', errorMessage: 'OSD 3 is down' });
+    const failedAt = r.history.length;
+    const until = r.cluster.clock.now() + 60 * MINUTE;
+    await r.cluster.runUntil('an hour later', () => r.cluster.clock.now() >= until, 2 * 60 * MINUTE);
+    const failing = condition(r.cluster.cv(), 'Failing');
+    expect(failing?.status).toBe('True');
+    expect(failing?.reason).toBe('WorkloadLockFailed');
+    expect(failing?.message).toBe('ClusterWorkloadLock ceph (controller ceph) failed: OSD 3 is down');
+    expect(condition(r.cluster.cv(), 'Progressing')?.message).toBe(
+      "Working towards 4.16.5: 0 of 566 done (0% complete), waiting on the applications' cluster workload locks: ceph is failed",
+    );
+    // No runlevel applied, no node asked for, the request kept, the update not completed.
+    expect(JSON.parse(progressOf(r.cluster)) as object).toMatchObject({ stagesDone: '0', done: '0' });
+    expect(r.history.slice(failedAt).filter((c) => c.object.kind === 'NodeMaintenanceRequest')).toEqual([]);
+    expect(r.cluster.get('ClusterMaintenanceRequest', undefined, MAINTENANCE_REQUEST)).toBeDefined();
+    expect(history0(r.cluster)?.state).toBe('Partial');
+    const report = maintenanceReport((await readMaintenance(r.admin))!).split('\n');
+    expect(report[1]).toBe('Phase:       2 – applications updating (ceph failed)');
+    expect(report[2]).toBe('Stopped:     ClusterWorkloadLock ceph (controller ceph) failed: OSD 3 is down');
+    // Ceph is fixed: its controller updates it over, and the flow goes on to the end.
+    await setLock(r.admin, 'clusterworkloadlocks', 'ceph', { state: 'active', errorMessage: null });
+    await r.cluster.runUntil('4.16.5 completed', () => history0(r.cluster)?.state === 'Completed');
+    expect(condition(r.cluster.cv(), 'Failing')?.status).toBe('False');
+    const { steps, nodeOrder } = replay(r.history);
+    expect(steps.filter((x) => x === 'ceph updating')).toHaveLength(2);
+    expect(steps.indexOf('ceph inactive')).toBeLessThan(steps.indexOf(`node ${nodeOrder[0]}`));
+  }, 300_000);
+
+  it('a lock failed after the last node holds phase 5: no further runlevel, the request kept, not Completed until it recovers', async () => {
+    // insights (runlevel 90, after the Machine Config Operator) takes 30 minutes: phase 5 lasts that long.
+    const r = await rig({ scenario: { operators: { insights: { duration: '30m' } } } });
+    await requestUpdate(r.admin, { to: '4.16.5' });
+    await r.cluster.runUntil(
+      'every node updated, the maintenance still under way',
+      () => nodesAt(r.cluster, '4.16.5') && r.cluster.get('ClusterMaintenanceRequest', undefined, MAINTENANCE_REQUEST),
+    );
+    await setLock(r.admin, 'clusterworkloadlocks', 'ceph', { state: 'failed', errorMessage: 'ceph-mon quorum lost' });
+    await r.cluster.runUntil('the failure reported', () => condition(r.cluster.cv(), 'Failing')?.status === 'True');
+    const progress = progressOf(r.cluster);
+    const until = r.cluster.clock.now() + 60 * MINUTE;
+    await r.cluster.runUntil('an hour later', () => r.cluster.clock.now() >= until, 2 * 60 * MINUTE);
+    const failing = condition(r.cluster.cv(), 'Failing');
+    expect(failing?.reason).toBe('WorkloadLockFailed');
+    expect(failing?.message).toBe('ClusterWorkloadLock ceph (controller ceph) failed: ceph-mon quorum lost');
+    expect(progressOf(r.cluster), 'no runlevel done while the lock is failed').toBe(progress);
+    expect(r.cluster.get('ClusterMaintenanceRequest', undefined, MAINTENANCE_REQUEST)).toBeDefined();
+    expect(history0(r.cluster)?.state).toBe('Partial');
+    // Recovered: the controller updates Ceph over, then the remaining runlevels, the request removed, Completed.
+    await setLock(r.admin, 'clusterworkloadlocks', 'ceph', { state: 'active', errorMessage: null });
+    await r.cluster.runUntil('4.16.5 completed', () => history0(r.cluster)?.state === 'Completed');
+    expect(condition(r.cluster.cv(), 'Failing')?.status).toBe('False');
+    expect(r.cluster.get('ClusterMaintenanceRequest', undefined, MAINTENANCE_REQUEST)).toBeUndefined();
+    const { steps } = replay(r.history);
+    expect(steps.lastIndexOf('ceph inactive')).toBeLessThan(steps.indexOf('cmr DELETED'));
   }, 300_000);
 
   it('resumes after the agent is killed in each phase, with one maintenance request and the rules kept throughout', async () => {
