@@ -477,6 +477,11 @@ describe('coordinated maintenance with workload locks (seed 004)', () => {
         () =>
           r.cluster.state.list(kindNamed('NodeMaintenanceRequest')).find((n) => n.metadata.name.startsWith('worker-')),
       ],
+      [
+        'phase 5: every node done, the remaining runlevels under way',
+        () =>
+          nodesAt(r.cluster, '4.16.5') && r.cluster.get('ClusterMaintenanceRequest', undefined, MAINTENANCE_REQUEST),
+      ],
     ];
     let operator = r.operator;
     for (const [point, reached] of points) {
@@ -484,11 +489,26 @@ describe('coordinated maintenance with workload locks (seed 004)', () => {
       await operator.kill();
       operator = r.restart();
     }
+    // The last kill falls between the removal of the request and the Completed history entry; another
+    // executor starts at once.
+    let killed: Promise<void> | undefined;
+    const last = operator;
+    r.cluster.onRequest('DELETE', /\/clustermaintenancerequests\/cincy-update$/, () => {
+      killed = last.kill();
+      operator = r.restart();
+    });
     await r.cluster.runUntil(
       '4.16.5 completed',
       () => history0(r.cluster)?.state === 'Completed' && history0(r.cluster)?.version === '4.16.5',
     );
     expect(r.cluster.get('ClusterMaintenanceRequest', undefined, MAINTENANCE_REQUEST)).toBeUndefined();
+    expect(killed, 'killed as it removed the request').toBeDefined();
+    await killed;
+    expect(
+      last.lines.some((l) => l.msg === 'update completed'),
+      'the killed executor did not complete',
+    ).toBe(false);
+    expect(operator.lines.some((l) => l.msg === 'update completed')).toBe(true);
     const { nodeOrder, steps } = replay(r.history);
     expect(
       steps.filter((s) => s === 'cmr ADDED'),
@@ -497,6 +517,10 @@ describe('coordinated maintenance with workload locks (seed 004)', () => {
     expect(
       steps.filter((s) => s === 'openstack updating'),
       'OpenStack updated once',
+    ).toHaveLength(1);
+    expect(
+      steps.filter((s) => s === 'ceph updating'),
+      'Ceph updated once',
     ).toHaveLength(1);
     expect(nodeOrder.slice(0, 3).every((n) => n.startsWith('master-'))).toBe(true);
     expect(new Set(nodeOrder).size).toBe(6);

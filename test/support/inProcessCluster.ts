@@ -50,6 +50,7 @@ const QUIET_TURNS = 5;
 export class InProcessCluster {
   readonly requests: Array<{ method: string; path: string }> = [];
   private readonly faults: Array<Fault & { left: number }> = [];
+  private readonly hooks: Array<{ method: string; path: RegExp; action: () => void }> = [];
   private inflight = 0;
   private activity = 0;
 
@@ -116,6 +117,14 @@ export class InProcessCluster {
     this.faults.push({ ...fault, left: fault.times ?? Infinity });
   }
 
+  /**
+   * Runs `action` once, at the first request matching `method` and `path`, when the server has authenticated
+   * it and before it serves it (to kill a client right after a request of its own).
+   */
+  onRequest(method: string, path: RegExp, action: () => void): void {
+    this.hooks.push({ method, path, action });
+  }
+
   cv(): ClusterVersion {
     return this.state.get(kindNamed('ClusterVersion'), undefined, 'version') as unknown as ClusterVersion;
   }
@@ -178,6 +187,8 @@ export class InProcessCluster {
 
   private intercept(r: { method: string; path: string }): KubeError | undefined {
     this.requests.push(r);
+    const hook = this.hooks.findIndex((h) => h.method === r.method && h.path.test(r.path));
+    if (hook >= 0) this.hooks.splice(hook, 1)[0]!.action();
     const fault = this.faults.find((f) => f.left > 0 && (f.method ?? r.method) === r.method && f.path.test(r.path));
     if (!fault) return undefined;
     fault.left -= 1;

@@ -64,9 +64,10 @@ export async function applyRelease(
     );
   }
   let done = progress.done;
-  // Workload locks (maintenance.ts): the applications are updated first.
+  // Workload locks (maintenance.ts): the applications are updated first. With every runlevel done the update
+  // is in phase 5 (an executor stopped after removing the request, before completing): no new maintenance.
   const coordinated = (await readLocks(ctx)) !== undefined;
-  if (coordinated) {
+  if (coordinated && progress.stagesDone < stages.length) {
     const applications = await awaitLocks(ctx, o, desired, { done, total }, 'applications');
     if (applications !== 'ok') return applications;
   }
