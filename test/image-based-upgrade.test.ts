@@ -3,11 +3,13 @@
 // user's side goes through the Kubernetes API as kubectl sends it (merge patches); what the host does
 // (reboots, the init monitor) is the mock's simulation. test/image-based-upgrade-kubectl.test.ts runs the same
 // flow with the processes and kubectl.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IbuCluster } from '../src/agent/ibu/cluster.js';
 import { kindNamed } from '../src/cluster/mock/kinds.js';
 import { kubeletVersionFor } from '../src/cluster/mock/releaseContent.js';
-import { useCleanup } from './support/cli.js';
+import { cincyAsync, useCleanup } from './support/cli.js';
 import { InProcessCluster } from './support/inProcessCluster.js';
 import {
   condition,
@@ -166,6 +168,19 @@ describe('image-based upgrade (issue 14, seed 002)', () => {
     cleanup.add(() => cluster.close());
     expect(await new IbuCluster(cluster.client()).served()).toBe(false);
     expect((await user(cluster).patchIbu({ spec: { stage: 'Prep' } })).code).toBe(404);
+    // `cincy get ibu` says what is missing, as `get maintenance` does on a cluster without workload locks.
+    const kubeconfig = join(cleanup.dir(), 'kubeconfig');
+    writeFileSync(kubeconfig, cluster.client().exportConfig());
+    for (const args of [
+      ['get', 'ibu'],
+      ['get', 'ibu', 'upgrade'],
+    ]) {
+      const got = await cincyAsync([...args, '--kubeconfig', kubeconfig]);
+      expect(got.code).not.toBe(0);
+      expect(got.stderr).toContain(
+        'get ibu: the cluster does not serve lca.openshift.io/v1 ImageBasedUpgrade (no Lifecycle Agent; mock-cluster --single-node simulates one)',
+      );
+    }
   });
 
   it('every transition of the stage diagram, allowed and refused: the CRD rules refuse and change nothing; the agent refuses what gets past them', async () => {
