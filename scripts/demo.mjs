@@ -352,7 +352,7 @@ async function main() {
 }
 
 (process.argv.includes('--image-based')
-  ? imageBasedDemo({ start, cincy, say, sleep, dir, scale: Number(process.env.DEMO_TIME_SCALE ?? 120) })
+  ? imageBasedDemo({ start, startRegistry, cincy, say, sleep, dir, scale: Number(process.env.DEMO_TIME_SCALE ?? 120) })
   : main()
 )
   .then(async () => {

@@ -5,6 +5,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { apiMessage, isConflict, unlessNotFound } from '../../cluster/apiError.js';
+import { PULL_SECRET_KEY } from '../../cluster/seedImage.js';
 import { HOST_CONFIGMAP, hostFromData, hostToData, type HostData } from '../../cluster/singleNodeHost.js';
 import type { ConfigMapRef, ImageBasedUpgrade } from './status.js';
 
@@ -109,6 +110,19 @@ export class IbuCluster {
       }
     }
     return out;
+  }
+
+  /**
+   * Why the pull secret `name` of openshift-lifecycle-agent cannot be used, in the words of the real agent's
+   * GetSecretData; undefined when it has the config.json key.
+   */
+  async pullSecretProblem(name: string): Promise<string | undefined> {
+    const namespace = HOST_CONFIGMAP.namespace;
+    const secret = await unlessNotFound(this.core.readNamespacedSecret({ name, namespace }));
+    if (!secret) return `secrets "${name}" not found`;
+    if (secret.data?.[PULL_SECRET_KEY] === undefined)
+      return `did not find key ${PULL_SECRET_KEY} in Secret ${name}/${namespace}`;
+    return undefined;
   }
 
   async oadp(kind: 'Backup' | 'Restore', namespace: string, name: string): Promise<OadpObject | undefined> {

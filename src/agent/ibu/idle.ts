@@ -66,6 +66,7 @@ async function cleanUp(c: StageContext): Promise<string[]> {
     if (i.stateroot !== undefined) Object.assign(i, { stateroot: undefined, inUse: true });
   delete host.initMonitor;
   delete host.rollbackMessage;
+  delete host.seedPull;
   await c.saveHost();
   for (const [i, ref] of (c.ibu.spec?.oadpContent ?? []).entries()) {
     try {
