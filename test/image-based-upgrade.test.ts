@@ -684,6 +684,47 @@ describe.runIf(available)('image-based upgrade (issue 14, seed 002)', () => {
     );
   });
 
+  it('Prep validates the spec, naming the field: the seed version or image missing, a ConfigMap missing, a kind other than OADP Backup and Restore', async () => {
+    const r = await rig({ oadp: true });
+    const notOadp = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'not-oadp', namespace: 'openshift-adp' },
+      data: { 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n' },
+    };
+    expect((await r.u.request('POST', '/api/v1/namespaces/openshift-adp/configmaps', notOadp)).code).toBe(201);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ seedImageRef: { image: SEED.image } }, 'spec.seedImageRef.version is required'],
+      [{ seedImageRef: { version: '4.17.2' } }, 'spec.seedImageRef.image is required'],
+      [
+        { oadpContent: [{ name: 'missing', namespace: 'openshift-adp' }] },
+        'spec.oadpContent[0]: ConfigMap openshift-adp/missing not found',
+      ],
+      [
+        { oadpContent: [{ name: 'not-oadp', namespace: 'openshift-adp' }] },
+        'spec.oadpContent[0]: ConfigMap openshift-adp/not-oadp holds a v1 ConfigMap; only velero.io/v1 Backup and Restore belong there',
+      ],
+      [
+        { extraManifests: [{ name: 'gone', namespace: 'openshift-lifecycle-agent' }] },
+        'spec.extraManifests[0]: ConfigMap openshift-lifecycle-agent/gone not found',
+      ],
+    ];
+    for (const [spec, why] of cases) {
+      // A merge patch: what the case leaves out is removed (null), and the seed is given in full unless it says.
+      const seedRef: object = (spec.seedImageRef as object | undefined) ?? SEED;
+      await r.stage('Prep', {
+        seedImageRef: { version: null, image: null, ...seedRef },
+        oadpContent: spec.oadpContent ?? null,
+        extraManifests: spec.extraManifests ?? null,
+      });
+      await r.until(`Prep to fail: ${why}`, () => condition(r.cluster, 'PrepCompleted')?.status === 'False');
+      expect(condition(r.cluster, 'PrepInProgress')?.message).toBe(`failed to validate IBU spec: ${why}`);
+      expect(hostOf(r.cluster).seedPull, 'no seed image pulled').toBeUndefined();
+      await r.stage('Idle');
+      await r.until('Idle', completed(r, 'Idle'));
+    }
+  });
+
   it('a clean-up that fails leaves AbortFailed with the reason until lca.openshift.io/manual-cleanup-done is set', async () => {
     const r = await rig({ oadp: true });
     await prepared(r);

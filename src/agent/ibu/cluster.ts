@@ -20,8 +20,16 @@ export interface OadpObject {
   status?: { phase?: string; validationErrors?: string[] };
 }
 
-/** A manifest of a ConfigMap that is not a Kubernetes object: the error names the ConfigMap and the key. */
-export class ManifestError extends Error {}
+/** A ConfigMap missing, or a manifest of it that is not a Kubernetes object: the error names the ConfigMap and the key. */
+export class ManifestError extends Error {
+  constructor(
+    message: string,
+    /** The ConfigMap does not exist. */
+    readonly missing = false,
+  ) {
+    super(message);
+  }
+}
 
 export class IbuCluster {
   private readonly custom: k8s.CustomObjectsApi;
@@ -87,7 +95,7 @@ export class IbuCluster {
   /** The Kubernetes objects of a ConfigMap's values (YAML, several documents each); an Error naming what is wrong. */
   async manifests(ref: ConfigMapRef, field: string): Promise<OadpObject[]> {
     const cm = await unlessNotFound(this.core.readNamespacedConfigMap({ name: ref.name, namespace: ref.namespace }));
-    if (!cm) throw new ManifestError(`${field}: ConfigMap ${ref.namespace}/${ref.name} not found`);
+    if (!cm) throw new ManifestError(`${field}: ConfigMap ${ref.namespace}/${ref.name} not found`, true);
     const out: OadpObject[] = [];
     for (const [key, text] of Object.entries(cm.data ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
       for (const doc of parseAllDocuments(text)) {
