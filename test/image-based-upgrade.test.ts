@@ -742,6 +742,56 @@ describe.runIf(available)('image-based upgrade (issue 14, seed 002)', () => {
     expect(ibuOf(r.cluster).metadata.annotations?.['lca.openshift.io/manual-cleanup-done']).toBeUndefined();
   });
 
+  it('the agent killed while Idle aborts or finalizes resumes the clean-up, to the same end as without a kill', async () => {
+    const r = await rig({ oadp: true });
+    const backups = () => r.cluster.state.list(kindNamed('Backup')).map((b) => b.metadata.name);
+    // Aborting a finished Prep: killed as it writes the host data without the new stateroot, before it could
+    // delete the Backups or say Idle.
+    await prepared(r);
+    let killed: Promise<void> | undefined;
+    r.cluster.onRequest('PUT', /\/configmaps\/cincy-mock-host$/, () => void (killed = r.restartAgent()));
+    await r.stage('Idle');
+    await r.until('the abort to be killed', () => killed);
+    await killed;
+    await r.until('Idle', completed(r, 'Idle'));
+    expect(hostOf(r.cluster).stateroots.map((s) => s.name)).toEqual(['rhcos']);
+    expect(hostOf(r.cluster).containerStorage.images.filter((i) => i.stateroot === NEW)).toEqual([]);
+    expect(ibuOf(r.cluster).status?.history).toEqual([]);
+    expect(
+      r.agent.lines.some((l) => l.msg === 'stage transition started'),
+      'the new agent aborted',
+    ).toBe(true);
+
+    // Finalizing an upgrade that waits for a degraded operator: killed there, the new agent waits too.
+    await upgraded(r);
+    expect(backups()).toEqual(['apps-backup']);
+    const co = '/apis/config.openshift.io/v1/clusteroperators/etcd/status';
+    const degraded = (status: string): unknown => ({
+      status: {
+        conditions: [
+          { type: 'Available', status: 'True' },
+          { type: 'Degraded', status },
+        ],
+      },
+    });
+    expect((await r.u.request('PATCH', co, degraded('True'))).code).toBe(200);
+    await r.stage('Idle');
+    const waiting =
+      'Waiting for system to stabilize before finalize (idle) stage can continue: clusteroperator etcd is degraded';
+    await r.until('finalizing', () => condition(r.cluster, 'Idle')?.message === waiting);
+    expect(condition(r.cluster, 'Idle')?.reason).toBe('Finalizing');
+    await r.restartAgent();
+    const since = r.cluster.clock.now();
+    await r.until('ten minutes later', () => r.cluster.clock.now() > since + 600_000);
+    expect(condition(r.cluster, 'Idle')).toMatchObject({ reason: 'Finalizing', message: waiting });
+    expect(hostOf(r.cluster).stateroots.map((s) => s.name)).toEqual(['rhcos', NEW]);
+    expect((await r.u.request('PATCH', co, degraded('False'))).code).toBe(200);
+    await r.until('finalized', completed(r, 'Idle'));
+    expect(hostOf(r.cluster).stateroots.map((s) => s.name)).toEqual([NEW]);
+    expect(backups()).toEqual([]);
+    expect(ibuOf(r.cluster).status?.validNextStages).toEqual(['Prep']);
+  });
+
   it('the agent killed at each stage resumes from what the cluster holds, to the same end as without a kill', async () => {
     const r = await rig({ oadp: true });
     const kills: string[] = [];
