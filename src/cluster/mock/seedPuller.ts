@@ -43,8 +43,8 @@ export interface SeedPullerOptions extends Omit<RegistryClientOptions, 'credenti
 }
 
 interface Pull {
+  /** Set when the pull has ended. */
   result?: Omit<SeedPullResult, 'at'>;
-  ended: Promise<void>;
 }
 
 const keyOf = (r: SeedPull): string => `${r.image}\n${r.pullSecret ?? ''}\n${r.requestedAt}`;
@@ -68,8 +68,8 @@ export class SeedPuller implements SeedPullOutcomes {
     const key = request && !request.result ? keyOf(request) : undefined;
     for (const [k, pull] of this.pulls) if (k !== key && pull.result) this.pulls.delete(k);
     if (!request || !key || this.pulls.has(key)) return;
-    const pull: Pull = { ended: Promise.resolve() };
-    pull.ended = this.pull(state, request).then(
+    const pull: Pull = {};
+    void this.pull(state, request).then(
       (result) => void (pull.result = result),
       (err: unknown) => {
         const stage = err instanceof SeedPullError ? err.stage : 'pull';
@@ -90,11 +90,6 @@ export class SeedPuller implements SeedPullOutcomes {
   /** Pulls under way. */
   get pending(): number {
     return [...this.pulls.values()].filter((p) => !p.result).length;
-  }
-
-  /** Resolves when every pull started so far has ended. */
-  async idle(): Promise<void> {
-    await Promise.all([...this.pulls.values()].map((p) => p.ended));
   }
 
   private async pull(state: ClusterState, request: SeedPull): Promise<Omit<SeedPullResult, 'at'>> {
