@@ -296,17 +296,22 @@ async function main() {
       saidPulled = true;
       say(`the payload Job pulled the release image from the registry into ${payloads}`);
     }
-    if (!completedAt && status.history?.[0]?.version === to.version && status.history[0].state === 'Completed') {
-      completedAt = Date.now();
-      say(`the control plane runs ${to.version}; the nodes are still updating`);
-      process.stdout.write(cincy('get', 'clusterversion', ...k));
-    }
     const pools = JSON.parse(cincy('get', 'mcp', '-o', 'json', ...k)).items;
     const rolling = pools.some(
       (p) =>
         p.status.updatedMachineCount !== p.status.machineCount ||
         p.status.configuration?.name !== p.spec.configuration?.name,
     );
+    if (!completedAt && status.history?.[0]?.version === to.version && status.history[0].state === 'Completed') {
+      completedAt = Date.now();
+      // With workload locks the update completes only after the last node and the end of the maintenance.
+      say(
+        rolling
+          ? `the control plane runs ${to.version}; the nodes are still updating`
+          : `the update to ${to.version} completed; every node was updated before it`,
+      );
+      process.stdout.write(cincy('get', 'clusterversion', ...k));
+    }
     if (WORKLOAD_LOCKS) {
       const report = cincy('get', 'maintenance', ...k);
       const now = report.split('\n').slice(0, 3).join('\n');
@@ -342,7 +347,7 @@ async function main() {
 }
 
 (process.argv.includes('--image-based')
-  ? imageBasedDemo({ start, cincy, say, sleep, dir, scale: Number(process.env.DEMO_TIME_SCALE ?? 120) })
+  ? imageBasedDemo({ start, startRegistry, cincy, say, sleep, dir, scale: Number(process.env.DEMO_TIME_SCALE ?? 120) })
   : main()
 )
   .then(async () => {

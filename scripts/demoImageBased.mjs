@@ -1,14 +1,16 @@
 // `npm run demo -- --image-based`: an image-based upgrade of a single-node cluster from Idle to finalized. It
-// starts `cincy mock-cluster --single-node` on a fast clock and `cincy agent` (whose lifecycle agent manages
-// the ImageBasedUpgrade), puts the OADP Backup/Restore manifests and an extra manifest in ConfigMaps, then
-// moves spec.stage through Prep, Upgrade and Idle with `kubectl patch` (or the same merge patch through the
-// API when kubectl is not installed), showing `cincy get ibu` and the cluster's version along the way.
+// starts Debian's docker-registry and pushes the seed image to it with `cincy seed push`, starts `cincy
+// mock-cluster --single-node` (whose host pulls the seed from that registry at Prep) on a fast clock and `cincy
+// agent` (whose lifecycle agent manages the ImageBasedUpgrade), puts the OADP Backup/Restore manifests and an
+// extra manifest in ConfigMaps, then moves spec.stage through Prep, Upgrade and Idle with `kubectl patch`,
+// showing `cincy get ibu` and the cluster's version along the way. kubectl and docker-registry are needed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const KUBECTL = '/usr/bin/kubectl';
-const SEED = { version: '4.17.2', image: 'quay.io/example/seed:4.17.2' };
+const DOCKER_REGISTRY = '/usr/bin/docker-registry';
+const SEED_VERSION = '4.17.2';
 
 const MANIFESTS = `apiVersion: v1
 kind: ConfigMap
@@ -36,8 +38,17 @@ data:
     data: {site: edge-17}
 `;
 
-export async function imageBasedDemo({ start, cincy, say, sleep, dir, scale }) {
+export async function imageBasedDemo({ start, startRegistry, cincy, say, sleep, dir, scale }) {
+  for (const [bin, pkg] of [
+    [KUBECTL, 'kubernetes-client'],
+    [DOCKER_REGISTRY, 'docker-registry'],
+  ])
+    if (!existsSync(bin)) throw new Error(`${bin} is needed for this demo (apt-get install ${pkg})`);
   say(`working in ${dir}; simulated time runs ${scale}× faster`);
+  const registry = await startRegistry();
+  say(`cincy seed push --version ${SEED_VERSION} --registry http://${registry}/lca/seed`);
+  process.stdout.write(cincy('seed', 'push', '--version', SEED_VERSION, '--registry', `http://${registry}/lca/seed`));
+  const SEED = { version: SEED_VERSION, image: `${registry}/lca/seed:${SEED_VERSION}` };
   const kubeconfig = join(dir, 'kubeconfig');
   await start(
     'cincy mock-cluster',
@@ -54,6 +65,8 @@ export async function imageBasedDemo({ start, cincy, say, sleep, dir, scale }) {
       '4.16.3',
       '--time-scale',
       String(scale),
+      '--registry-plain-http',
+      registry,
     ],
     /listening at (https:\/\/\S+);/,
   );
@@ -68,11 +81,7 @@ export async function imageBasedDemo({ start, cincy, say, sleep, dir, scale }) {
     if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')} failed:\n${r.stderr}`);
     return r.stdout;
   };
-  const hasKubectl = existsSync(KUBECTL);
-  const apply = async (file) => {
-    if (hasKubectl) return process.stdout.write(kubectl('apply', '-f', file));
-    throw new Error(`${KUBECTL} is needed for this demo (apt-get install kubernetes-client)`);
-  };
+  const apply = (file) => process.stdout.write(kubectl('apply', '-f', file));
   const ibu = () => JSON.parse(cincy('get', 'ibu', 'upgrade', '-o', 'json', ...k));
   const latest = () => {
     const c = ibu().status?.conditions ?? [];
@@ -120,7 +129,7 @@ export async function imageBasedDemo({ start, cincy, say, sleep, dir, scale }) {
   const manifests = join(dir, 'manifests.yaml');
   writeFileSync(manifests, MANIFESTS);
   say('the OADP Backup/Restore manifests and an extra manifest, in ConfigMaps');
-  await apply(manifests);
+  apply(manifests);
 
   say('an invalid transition is refused: Idle → Upgrade');
   const refused = spawnSync(

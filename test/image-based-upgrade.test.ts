@@ -1,14 +1,21 @@
 // Image-based upgrades of a single-node cluster (issue 14, seed 002): the lifecycle agent of `cincy agent`
 // against the mock cluster's API server in this process (--single-node inventory), on a simulated clock. The
 // user's side goes through the Kubernetes API as kubectl sends it (merge patches); what the host does
-// (reboots, the init monitor) is the mock's simulation. test/image-based-upgrade-kubectl.test.ts runs the same
-// flow with the processes and kubectl.
-import { describe, expect, it } from 'vitest';
+// (reboots, the init monitor, pulling the seed image from a real docker-registry, where skopeo pushed it) is
+// the mock's simulation. test/image-based-upgrade-kubectl.test.ts runs the same flow with the processes and
+// kubectl.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { IbuCluster } from '../src/agent/ibu/cluster.js';
 import { kindNamed } from '../src/cluster/mock/kinds.js';
 import { kubeletVersionFor } from '../src/cluster/mock/releaseContent.js';
-import { useCleanup } from './support/cli.js';
+import { GIB } from '../src/cluster/singleNodeHost.js';
+import { cincyAsync, useCleanup } from './support/cli.js';
 import { InProcessCluster } from './support/inProcessCluster.js';
+import { registryAvailable, startRegistry, type TestRegistry } from './support/registry.js';
+import { pushSeed, type SeedSpec } from './support/seedImages.js';
+import { tempDir } from './support/server.js';
 import {
   condition,
   hostOf,
@@ -20,9 +27,27 @@ import {
 } from './support/lifecycleAgent.js';
 
 const cleanup = useCleanup();
+const available = registryAvailable();
 const FROM = '4.16.3';
-const SEED = { version: '4.17.2', image: 'quay.io/example/seed:4.17.2' };
 const NEW = 'rhcos_4.17.2';
+/** The seed image of 4.17.2 in the test registry, which the host pulls at Prep. */
+const SEED = { version: '4.17.2', image: '' };
+let seedBytes = 0;
+let registry: TestRegistry;
+
+beforeAll(async () => {
+  if (!available) return;
+  const dir = tempDir();
+  const stopped: Array<() => unknown> = [];
+  registry = await startRegistry({ dir: dir.path }, { add: (f) => void stopped.push(f) });
+  const seed = await pushSeed(join(dir.path, 'seed'), registry, 'lca/seed', '4.17.2', { version: '4.17.2' });
+  SEED.image = seed.image;
+  seedBytes = seed.unpackedBytes;
+  return async () => {
+    for (const f of stopped) await f();
+    dir.remove();
+  };
+}, 60_000);
 const NOT_PERMITTED =
   'the stage transition is not permitted. Please refer to status.validNextStages for valid transitions';
 
@@ -65,12 +90,15 @@ interface Rig {
   until<T>(what: string, f: () => T | undefined | false | null, maxMs?: number): Promise<T>;
 }
 
-async function rig(o: { oadp?: boolean; annotations?: Record<string, string> } = {}): Promise<Rig> {
+async function rig(
+  o: { oadp?: boolean; annotations?: Record<string, string>; registries?: string[] } = {},
+): Promise<Rig> {
   const cluster = await InProcessCluster.start({
     version: FROM,
     image: `quay.io/openshift-release-dev/ocp-release@sha256:${'1'.repeat(64)}`,
     payloadStore: cleanup.dir(),
     singleNode: true,
+    pullFrom: [registry.host, ...(o.registries ?? [])],
   });
   cleanup.add(() => cluster.close());
   const u = user(cluster);
@@ -127,7 +155,7 @@ async function upgraded(r: Rig): Promise<void> {
   await r.until('Upgrade to complete', completed(r, 'UpgradeCompleted'));
 }
 
-describe('image-based upgrade (issue 14, seed 002)', () => {
+describe.runIf(available)('image-based upgrade (issue 14, seed 002)', () => {
   it('the single-node cluster: one node with both roles, SingleReplica, the IBU at Idle as the agent creates it, host data', async () => {
     const r = await rig();
     const nodes = r.cluster.state.list(kindNamed('Node'));
@@ -166,6 +194,19 @@ describe('image-based upgrade (issue 14, seed 002)', () => {
     cleanup.add(() => cluster.close());
     expect(await new IbuCluster(cluster.client()).served()).toBe(false);
     expect((await user(cluster).patchIbu({ spec: { stage: 'Prep' } })).code).toBe(404);
+    // `cincy get ibu` says what is missing, as `get maintenance` does on a cluster without workload locks.
+    const kubeconfig = join(cleanup.dir(), 'kubeconfig');
+    writeFileSync(kubeconfig, cluster.client().exportConfig());
+    for (const args of [
+      ['get', 'ibu'],
+      ['get', 'ibu', 'upgrade'],
+    ]) {
+      const got = await cincyAsync([...args, '--kubeconfig', kubeconfig]);
+      expect(got.code).not.toBe(0);
+      expect(got.stderr).toContain(
+        'get ibu: the cluster does not serve lca.openshift.io/v1 ImageBasedUpgrade (no Lifecycle Agent; mock-cluster --single-node simulates one)',
+      );
+    }
   });
 
   it('every transition of the stage diagram, allowed and refused: the CRD rules refuse and change nothing; the agent refuses what gets past them', async () => {
@@ -495,6 +536,8 @@ describe('image-based upgrade (issue 14, seed 002)', () => {
     await r.stage('Prep', { seedImageRef: SEED });
     await r.until('Prep to complete', completed(r, 'PrepCompleted'));
     const after = hostOf(r.cluster).containerStorage;
+    // The seed image takes what it unpacks to.
+    expect(after.images.find((i) => i.image === SEED.image)).toMatchObject({ stateroot: NEW, sizeBytes: seedBytes });
     const gone = before.images.filter((i) => !after.images.some((j) => j.image === i.image)).map((i) => i.image);
     // 67 GiB of 120 used (56%): the oldest unpinned unused image goes (9 GiB), 48% is below 50%.
     expect(gone).toEqual(['registry.example.com/apps/cnf-app:1.2']);
@@ -530,6 +573,158 @@ describe('image-based upgrade (issue 14, seed 002)', () => {
     );
   });
 
+  it('Prep pulls the seed image from its registry with the Secret spec.seedImageRef.pullSecretRef names, and sizes the container-storage entries from it', async () => {
+    // A registry that wants credentials the cluster's pull secret does not have; the Secret named has them.
+    const dir = cleanup.dir();
+    const secured = await startRegistry({ dir, auth: { user: 'seed', password: 'right' } }, cleanup);
+    const images = ['quay.example/ocp/etcd@sha256:1', 'quay.example/ocp/coredns@sha256:2', 'quay.example/app@sha256:3'];
+    const seed = await pushSeed(join(dir, 'layout'), secured, 'lca/seed', '4.17.2', { version: '4.17.2', images });
+    const r = await rig({ registries: [secured.host] });
+    const said = (start: string) => (): boolean => r.agent.lines.some((l) => l.msg.startsWith(start));
+    await r.stage('Prep', {
+      seedImageRef: { version: '4.17.2', image: seed.image, pullSecretRef: { name: 'seed-pull-secret' } },
+    });
+    // No such Secret yet: Prep stays in progress, as the real agent requeues, and its log says why.
+    await r.until(
+      'the missing Secret said',
+      said(
+        'failed to get labels for seed image: failed to retrieve pull-secret from secret seed-pull-secret, err: secrets "seed-pull-secret" not found',
+      ),
+    );
+    expect(condition(r.cluster, 'PrepInProgress')).toMatchObject({ status: 'True', reason: 'InProgress' });
+    const pulls = async () => (await secured.requests()).filter((q) => q.userAgent === 'cincy');
+    expect(await pulls()).toEqual([]);
+    // A Secret with a password the registry refuses: still in progress, tried again.
+    const secret = (password: string) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'seed-pull-secret', namespace: 'openshift-lifecycle-agent' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: {
+        '.dockerconfigjson': Buffer.from(
+          JSON.stringify({ auths: { [secured.host]: { auth: Buffer.from(`seed:${password}`).toString('base64') } } }),
+        ).toString('base64'),
+      },
+    });
+    const secrets = '/api/v1/namespaces/openshift-lifecycle-agent/secrets';
+    expect((await r.u.request('POST', secrets, secret('wrong'), 'application/json')).code).toBe(201);
+    await r.until('the refusal said', () =>
+      r.agent.lines.some((l) =>
+        /^failed to get labels for seed image: failed to inspect image: GET http:\/\/[^ ]+\/v2\/lca\/seed\/manifests\/4\.17\.2: 401 /.test(
+          l.msg,
+        ),
+      ),
+    );
+    expect(condition(r.cluster, 'PrepCompleted')?.status).not.toBe('True');
+    // The right one: the next try pulls the image, and Prep goes on to the end.
+    const put = await r.u.request('PUT', `${secrets}/seed-pull-secret`, secret('right'), 'application/json');
+    expect(put.code).toBe(200);
+    await r.until('Prep to complete', completed(r, 'PrepCompleted'));
+    const host = hostOf(r.cluster);
+    expect(host.seedPull?.result).toMatchObject({ digest: seed.digest, sizeBytes: seed.unpackedBytes });
+    expect(host.containerStorage.images.filter((i) => i.stateroot === NEW).map((i) => [i.image, i.sizeBytes])).toEqual([
+      [seed.image, seed.unpackedBytes],
+      [`${seed.image} (the 3 images the seed lists)`, 10 * GIB],
+    ]);
+    // The registry served the manifest, the configuration and the layer, each once, with the Secret's credentials.
+    const served = (await pulls()).filter((q) => q.status === 200).map((q) => `${q.method} ${q.path}`);
+    expect(served.filter((q) => q.startsWith('GET /v2/lca/seed/manifests/'))).toEqual([
+      'GET /v2/lca/seed/manifests/4.17.2',
+    ]);
+    expect(served.filter((q) => q.startsWith('GET /v2/lca/seed/blobs/'))).toHaveLength(2);
+  });
+
+  it("a seed image that cannot be inspected keeps Prep in progress, tried again; a seed of another format or version fails Prep with the real agent's messages", async () => {
+    const r = await rig();
+    const late = `${registry.host}/lca/seed:late`;
+    const inspections = () =>
+      r.agent.lines.filter((l) => l.msg.startsWith('failed to get labels for seed image: failed to inspect image:'));
+    await r.stage('Prep', { seedImageRef: { version: '4.17.2', image: late } });
+    await r.until('the failed inspection said', () => inspections().length > 0);
+    expect(inspections()[0]!.msg).toMatch(/\/v2\/lca\/seed\/manifests\/late: 404 MANIFEST_UNKNOWN/);
+    const since = r.cluster.clock.now();
+    await r.until('two minutes later', () => r.cluster.clock.now() > since + 120_000);
+    expect(condition(r.cluster, 'PrepInProgress')?.status).toBe('True');
+    expect(inspections().length, 'tried again').toBeGreaterThan(1);
+    expect(hostOf(r.cluster).stateroots.map((s) => s.name)).toEqual(['rhcos']);
+    // Pushed now: the next try finds it.
+    await pushSeed(cleanup.dir(), registry, 'lca/seed', 'late', { version: '4.17.2' });
+    await r.until('Prep to complete', completed(r, 'PrepCompleted'));
+    await r.stage('Idle');
+    await r.until('Idle', completed(r, 'Idle'));
+
+    const failsWith = async (tag: string, spec: SeedSpec, message: string): Promise<void> => {
+      const seed = await pushSeed(cleanup.dir(), registry, 'lca/seed', tag, spec);
+      await r.stage('Prep', { seedImageRef: { version: '4.17.2', image: seed.image } });
+      await r.until(`Prep of ${tag} to fail`, () => condition(r.cluster, 'PrepCompleted')?.status === 'False');
+      expect(condition(r.cluster, 'PrepCompleted')?.message).toBe('Prep failed');
+      expect(condition(r.cluster, 'PrepInProgress')?.message).toBe(message);
+      expect(hostOf(r.cluster).stateroots.map((s) => s.name)).toEqual(['rhcos']);
+      await r.stage('Idle');
+      await r.until('Idle', completed(r, 'Idle'));
+    };
+    await failsWith(
+      'format-3',
+      { version: '4.17.2', format: '3' },
+      'failed to validate seed image info: checking seed image compatibility: seed image format version mismatch: expected 4, got 3',
+    );
+    await failsWith(
+      'no-format',
+      { version: '4.17.2', format: null },
+      'failed to validate seed image info: checking seed image compatibility: seed image is missing the com.openshift.lifecycle-agent.seed_format_version label, please build a new image using the latest version of the lca-cli',
+    );
+    // The seed's own version is read by the stateroot setup job, whose failure the condition names.
+    await failsWith(
+      'mislabelled',
+      { version: '4.17.2', manifestVersion: '4.17.1' },
+      'stateroot setup job failed to complete. job-name: lca-prep-stateroot-setup, job-namespace: openshift-lifecycle-agent',
+    );
+    expect(r.agent.lines.map((l) => l.msg)).toContain(
+      'stateroot setup failed: version specified in seed image (4.17.1) differs from version in spec (4.17.2)',
+    );
+  });
+
+  it('Prep validates the spec, naming the field: the seed version or image missing, a ConfigMap missing, a kind other than OADP Backup and Restore', async () => {
+    const r = await rig({ oadp: true });
+    const notOadp = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'not-oadp', namespace: 'openshift-adp' },
+      data: { 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n' },
+    };
+    expect((await r.u.request('POST', '/api/v1/namespaces/openshift-adp/configmaps', notOadp)).code).toBe(201);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ seedImageRef: { image: SEED.image } }, 'spec.seedImageRef.version is required'],
+      [{ seedImageRef: { version: '4.17.2' } }, 'spec.seedImageRef.image is required'],
+      [
+        { oadpContent: [{ name: 'missing', namespace: 'openshift-adp' }] },
+        'spec.oadpContent[0]: ConfigMap openshift-adp/missing not found',
+      ],
+      [
+        { oadpContent: [{ name: 'not-oadp', namespace: 'openshift-adp' }] },
+        'spec.oadpContent[0]: ConfigMap openshift-adp/not-oadp holds a v1 ConfigMap; only velero.io/v1 Backup and Restore belong there',
+      ],
+      [
+        { extraManifests: [{ name: 'gone', namespace: 'openshift-lifecycle-agent' }] },
+        'spec.extraManifests[0]: ConfigMap openshift-lifecycle-agent/gone not found',
+      ],
+    ];
+    for (const [spec, why] of cases) {
+      // A merge patch: what the case leaves out is removed (null), and the seed is given in full unless it says.
+      const seedRef: object = (spec.seedImageRef as object | undefined) ?? SEED;
+      await r.stage('Prep', {
+        seedImageRef: { version: null, image: null, ...seedRef },
+        oadpContent: spec.oadpContent ?? null,
+        extraManifests: spec.extraManifests ?? null,
+      });
+      await r.until(`Prep to fail: ${why}`, () => condition(r.cluster, 'PrepCompleted')?.status === 'False');
+      expect(condition(r.cluster, 'PrepInProgress')?.message).toBe(`failed to validate IBU spec: ${why}`);
+      expect(hostOf(r.cluster).seedPull, 'no seed image pulled').toBeUndefined();
+      await r.stage('Idle');
+      await r.until('Idle', completed(r, 'Idle'));
+    }
+  });
+
   it('a clean-up that fails leaves AbortFailed with the reason until lca.openshift.io/manual-cleanup-done is set', async () => {
     const r = await rig({ oadp: true });
     await prepared(r);
@@ -545,6 +740,56 @@ describe('image-based upgrade (issue 14, seed 002)', () => {
     ).toBe(200);
     await r.until('Idle', completed(r, 'Idle'));
     expect(ibuOf(r.cluster).metadata.annotations?.['lca.openshift.io/manual-cleanup-done']).toBeUndefined();
+  });
+
+  it('the agent killed while Idle aborts or finalizes resumes the clean-up, to the same end as without a kill', async () => {
+    const r = await rig({ oadp: true });
+    const backups = () => r.cluster.state.list(kindNamed('Backup')).map((b) => b.metadata.name);
+    // Aborting a finished Prep: killed as it writes the host data without the new stateroot, before it could
+    // delete the Backups or say Idle.
+    await prepared(r);
+    let killed: Promise<void> | undefined;
+    r.cluster.onRequest('PUT', /\/configmaps\/cincy-mock-host$/, () => void (killed = r.restartAgent()));
+    await r.stage('Idle');
+    await r.until('the abort to be killed', () => killed);
+    await killed;
+    await r.until('Idle', completed(r, 'Idle'));
+    expect(hostOf(r.cluster).stateroots.map((s) => s.name)).toEqual(['rhcos']);
+    expect(hostOf(r.cluster).containerStorage.images.filter((i) => i.stateroot === NEW)).toEqual([]);
+    expect(ibuOf(r.cluster).status?.history).toEqual([]);
+    expect(
+      r.agent.lines.some((l) => l.msg === 'stage transition started'),
+      'the new agent aborted',
+    ).toBe(true);
+
+    // Finalizing an upgrade that waits for a degraded operator: killed there, the new agent waits too.
+    await upgraded(r);
+    expect(backups()).toEqual(['apps-backup']);
+    const co = '/apis/config.openshift.io/v1/clusteroperators/etcd/status';
+    const degraded = (status: string): unknown => ({
+      status: {
+        conditions: [
+          { type: 'Available', status: 'True' },
+          { type: 'Degraded', status },
+        ],
+      },
+    });
+    expect((await r.u.request('PATCH', co, degraded('True'))).code).toBe(200);
+    await r.stage('Idle');
+    const waiting =
+      'Waiting for system to stabilize before finalize (idle) stage can continue: clusteroperator etcd is degraded';
+    await r.until('finalizing', () => condition(r.cluster, 'Idle')?.message === waiting);
+    expect(condition(r.cluster, 'Idle')?.reason).toBe('Finalizing');
+    await r.restartAgent();
+    const since = r.cluster.clock.now();
+    await r.until('ten minutes later', () => r.cluster.clock.now() > since + 600_000);
+    expect(condition(r.cluster, 'Idle')).toMatchObject({ reason: 'Finalizing', message: waiting });
+    expect(hostOf(r.cluster).stateroots.map((s) => s.name)).toEqual(['rhcos', NEW]);
+    expect((await r.u.request('PATCH', co, degraded('False'))).code).toBe(200);
+    await r.until('finalized', completed(r, 'Idle'));
+    expect(hostOf(r.cluster).stateroots.map((s) => s.name)).toEqual([NEW]);
+    expect(backups()).toEqual([]);
+    expect(ibuOf(r.cluster).status?.validNextStages).toEqual(['Prep']);
   });
 
   it('the agent killed at each stage resumes from what the cluster holds, to the same end as without a kill', async () => {

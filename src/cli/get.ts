@@ -25,6 +25,8 @@ interface Printer {
   row(o: Obj, age: (time: string | undefined) => string): string[];
   /** What follows the table (the stage runs of an ImageBasedUpgrade). */
   after?(items: Obj[], age: (time: string | undefined) => string): string;
+  /** The error when the cluster does not serve the kind at all (an operator's API that is not installed). */
+  unserved?: string;
 }
 export type GetPrinter = Printer;
 
@@ -207,6 +209,17 @@ async function getJson(kc: k8s.KubeConfig, path: string): Promise<unknown> {
   });
 }
 
+/** Whether the cluster serves the kind listed at `path` (a 404 on the list: it does not). */
+async function served(kc: k8s.KubeConfig, path: string): Promise<boolean> {
+  try {
+    await getJson(kc, `${path}?limit=1`);
+    return true;
+  } catch (err) {
+    if (err instanceof HttpError && err.code === 404) return false;
+    throw err;
+  }
+}
+
 export async function getCommand(
   kind: string,
   name: string | undefined,
@@ -229,7 +242,10 @@ export async function getCommand(
       ? [(await getJson(kc, `${printer.path}/${encodeURIComponent(name)}`)) as Obj]
       : ((await getJson(kc, printer.path)) as { items: Obj[] }).items;
   } catch (err) {
-    if (err instanceof HttpError && err.code === 404) throw new Error(`get: ${err.message}`);
+    if (err instanceof HttpError && err.code === 404) {
+      if (printer.unserved && !(await served(kc, printer.path))) throw new Error(printer.unserved);
+      throw new Error(`get: ${err.message}`);
+    }
     throw new Error(clientErrorLine(err, kc) ?? (err as Error).message, { cause: err });
   }
   if (o.output === 'json') {

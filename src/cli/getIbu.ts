@@ -15,6 +15,8 @@ const stageOf = (type: string): string => type.replace(/(InProgress|Completed)$/
 
 export const IBU_PRINTER: GetPrinter = {
   path: '/apis/lca.openshift.io/v1/imagebasedupgrades',
+  unserved:
+    'get ibu: the cluster does not serve lca.openshift.io/v1 ImageBasedUpgrade (no Lifecycle Agent; mock-cluster --single-node simulates one)',
   columns: ['NAME', 'DESIRED STAGE', 'STAGE', 'STATE', 'NEXT STAGES', 'SINCE', 'DETAILS'],
   row: (o, age) => {
     const conditions = o.status?.conditions ?? [];

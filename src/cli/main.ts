@@ -13,6 +13,7 @@ import type { TokenOptions } from './token.js';
 import type { AgentCliOptions } from './agent.js';
 import { addPayloadCommands, payloadStoreOption } from './payloadCommands.js';
 import type { MockClusterOptions } from './mockCluster.js';
+import type { SeedPushOptions } from './seedPush.js';
 import { addClusterCommands } from './clusterCommands.js';
 
 export async function main(argv: string[]): Promise<number> {
@@ -181,12 +182,12 @@ export async function main(argv: string[]): Promise<number> {
     )
     .option(
       '--registry-credentials <file>',
-      'docker/podman config.json with the credentials the payload Job pulls release images with (auths)',
+      "docker/podman config.json with the credentials the payload Job pulls release images with (auths), and the host seed images: the cluster's pull secret",
     )
     .option('--registry-ca <file>', 'PEM CA bundle the registry certificates are checked against')
     .option(
       '--registry-plain-http <host:port>',
-      'a registry the payload Job reaches over plain HTTP (repeatable, or a comma list), as insecure registries of image.config.openshift.io',
+      'a registry the payload Job and the host reach over plain HTTP (repeatable, or a comma list), as insecure registries of image.config.openshift.io',
       (v: string, all: string[]) => [...all, v],
       [] as string[],
     )
@@ -256,6 +257,23 @@ export async function main(argv: string[]): Promise<number> {
   // The Kubernetes client alone is about 70 MB of a process, and loads only for the commands that use it.
   addClusterCommands(program, (f) => run(f));
   addPayloadCommands(program, (f) => run(f));
+
+  program
+    .command('seed')
+    .description('seed images of image-based upgrades (the Lifecycle Agent on single-node clusters)')
+    .command('push')
+    .description(
+      'make the seed image of a release, as lca-cli builds one, and push it to a registry; prints its pull spec by digest',
+    )
+    .requiredOption('--version <v>', 'the release the seed cluster runs')
+    .requiredOption(
+      '--registry <repository>',
+      'the repository to push to: [http://]HOST[:PORT]/REPOSITORY (http:// means plain HTTP)',
+    )
+    .option('--tag <tag>', 'the tag (default: the version)')
+    .option('--registry-credentials <file>', 'docker/podman config.json with registry credentials (auths)')
+    .option('--registry-ca <file>', 'PEM CA bundle the registry certificate is checked against')
+    .action(run(async (opts: SeedPushOptions) => (await import('./seedPush.js')).seedPush(opts)));
 
   program
     .command('openapi')

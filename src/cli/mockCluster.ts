@@ -18,6 +18,7 @@ import { declareClock, followDeclaredClock, startSimulation } from '../cluster/m
 import { kindNamed } from '../cluster/mock/kinds.js';
 import { ClusterState } from '../cluster/mock/state.js';
 import { PayloadPuller } from '../cluster/mock/payloadPuller.js';
+import { SeedPuller } from '../cluster/mock/seedPuller.js';
 import { installWorkloadLocks, parseControllers } from '../cluster/mock/workloadLocks.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../payload/store.js';
 import { registryAccess } from '../registry/access.js';
@@ -55,8 +56,11 @@ export interface MockClusterOptions {
   given?: ReadonlySet<string>;
 }
 
-/** The payload Job's puller, from the registry flags (each checked, naming its flag). */
-function payloadPuller(o: MockClusterOptions, warn: (m: string) => void): PayloadPuller {
+/**
+ * The payload Job's puller and the single-node host's seed image puller, from the registry flags (each checked,
+ * naming its flag): the cluster's registry settings.
+ */
+function pullers(o: MockClusterOptions, warn: (m: string) => void): { puller: PayloadPuller; seedPuller: SeedPuller } {
   const plainHttp = (o.registryPlainHttp ?? [])
     .flatMap((v) => v.split(','))
     .map((h) => h.trim())
@@ -64,13 +68,18 @@ function payloadPuller(o: MockClusterOptions, warn: (m: string) => void): Payloa
   for (const h of plainHttp)
     if (!isRegistryHost(h))
       throw new Error(`--registry-plain-http: '${h}' is not HOST[:PORT] (as pull specs name a registry, no scheme)`);
-  return new PayloadPuller({
-    store: new PayloadStore(o.payloadStore ?? DEFAULT_PAYLOAD_STORE),
-    ...registryAccess(o),
-    plainHttp,
-    arch: o.arch === 'multi' ? 'amd64' : o.arch,
-    log: warn,
-  });
+  const access = registryAccess(o);
+  const arch = o.arch === 'multi' ? 'amd64' : o.arch;
+  return {
+    puller: new PayloadPuller({
+      store: new PayloadStore(o.payloadStore ?? DEFAULT_PAYLOAD_STORE),
+      ...access,
+      plainHttp,
+      arch,
+      log: warn,
+    }),
+    seedPuller: new SeedPuller({ ...access, plainHttp, arch, log: warn }),
+  };
 }
 
 export function kubeconfig(server: string, token: string, ca?: string): string {
@@ -112,7 +121,7 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
       `--arch: '${o.arch}' is not an architecture the cluster can run (one of ${CLUSTER_ARCHES.join(', ')})`,
     );
   const warn = (m: string): void => void process.stderr.write(`mock-cluster: ${m}\n`);
-  const puller = payloadPuller(o, warn);
+  const { puller, seedPuller } = pullers(o, warn);
   const lockControllers = o.workloadLocks !== undefined ? parseControllers(o.workloadLocks) : [];
   // A port in use is found before anything is written.
   await listen(createNetServer(), port, o.host).then((probe) => new Promise((r) => probe.close(r)));
@@ -152,7 +161,7 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   installCrds(state, clock.now()); // a state saved before the mock listed its CRDs gets them now
   if (lockControllers.length) installWorkloadLocks(state, lockControllers, clock.now());
   if (o.scenario) loadScenario(state, o.scenario);
-  const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore, puller, warn });
+  const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore, puller, seedPuller, warn });
   const token = o.token ?? keptToken(o.state);
   const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
   const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);

@@ -1,10 +1,11 @@
 // What a single-node cluster's host holds that the Kubernetes API does not: its ostree stateroots (the booted
 // one, the default boot entry, one per release installed), its container-storage disk (size and images, pinned
-// or not), a pending reboot and the Lifecycle Agent's init monitor. The mock cluster keeps it as data of the
-// ConfigMap openshift-lifecycle-agent/cincy-mock-host, so that it persists with the cluster's state, shows with
-// `kubectl get cm cincy-mock-host -n openshift-lifecycle-agent -o yaml`, and can be changed there (to fill the
-// disk, say). The lifecycle agent reads and writes it as the real one works on the host's files; the mock
-// carries out what the host does itself (rebooting into the default stateroot, the init monitor's rollback).
+// or not), a pending reboot, the Lifecycle Agent's init monitor and the seed image pull Prep asked for. The
+// mock cluster keeps it as data of the ConfigMap openshift-lifecycle-agent/cincy-mock-host, so that it
+// persists with the cluster's state, shows with `kubectl get cm cincy-mock-host -n openshift-lifecycle-agent
+// -o yaml`, and can be changed there (to fill the disk, say). The lifecycle agent reads and writes it as the
+// real one works on the host's files; the mock carries out what the host does itself (rebooting into the
+// default stateroot, the init monitor's rollback, pulling the seed image from its registry).
 
 export const HOST_CONFIGMAP = { namespace: 'openshift-lifecycle-agent', name: 'cincy-mock-host' };
 
@@ -61,6 +62,30 @@ export interface InitMonitor {
   deadline?: string;
 }
 
+/**
+ * A seed image Prep asked the host to pull (podman pull with an authfile, as the Lifecycle Agent's stateroot
+ * setup does), and, once the host has tried, what it found.
+ */
+export interface SeedPull {
+  image: string;
+  /** A Secret of openshift-lifecycle-agent whose .dockerconfigjson the pull uses; without it, the cluster's pull secret. */
+  pullSecret?: string;
+  requestedAt: string;
+  result?: SeedPullResult;
+}
+
+export interface SeedPullResult {
+  at: string;
+  /** Why the pull failed: reading the manifest and configuration (inspect), or the layers (pull). */
+  failed?: { stage: 'inspect' | 'pull'; reason: string };
+  /** The image manifest's digest and its configuration's labels, once inspected. */
+  digest?: string;
+  labels?: Record<string, string>;
+  /** Once pulled: the bytes it takes in container storage (its layers unpacked) and the seed's root files. */
+  sizeBytes?: number;
+  files?: Record<string, string>;
+}
+
 export interface HostData {
   node: string;
   stateroots: Stateroot[];
@@ -73,9 +98,10 @@ export interface HostData {
   initMonitor?: InitMonitor;
   /** Why the host rolled back on its own (the init monitor, or the agent after a post-pivot failure). */
   rollbackMessage?: string;
+  seedPull?: SeedPull;
 }
 
-const JSON_KEYS = ['stateroots', 'containerStorage', 'reboot', 'lastBoot', 'initMonitor'] as const;
+const JSON_KEYS = ['stateroots', 'containerStorage', 'reboot', 'lastBoot', 'initMonitor', 'seedPull'] as const;
 
 /** The host data a ConfigMap's data holds; an Error naming the key that does not parse. */
 export function hostFromData(data: Record<string, string> | undefined): HostData {

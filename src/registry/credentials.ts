@@ -22,9 +22,20 @@ export class RegistryCredentials {
 
   /** Reads and validates the file; every problem names the file and the entry. */
   static load(file: string): RegistryCredentials {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new CredentialsError(`${file}: cannot read registry credentials: ${(err as Error).message}`);
+    }
+    return RegistryCredentials.parse(text, file);
+  }
+
+  /** Validates a config.json's text (a pull secret's .dockerconfigjson); every problem names `file` and the entry. */
+  static parse(text: string, file: string): RegistryCredentials {
     let doc: unknown;
     try {
-      doc = JSON.parse(readFileSync(file, 'utf8'));
+      doc = JSON.parse(text);
     } catch (err) {
       throw new CredentialsError(`${file}: cannot read registry credentials: ${(err as Error).message}`);
     }

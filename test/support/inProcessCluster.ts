@@ -6,7 +6,8 @@
 // Requests are counted where the server sees them: while one task of a runlevel sleeps (a retry's backoff),
 // the clock may move as another task is between two requests. Tests therefore assert outcomes and bounds
 // (at least 40 minutes, less than 45), never an exact time. With `pullFrom`, payload Jobs pull release images
-// from those registries as the mock-cluster command's do; a pull under way holds the clock.
+// from those registries as the mock-cluster command's do, and so does the single-node host with seed images;
+// a pull under way holds the clock.
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,7 @@ import { kindNamed, type KubeObject } from '../../src/cluster/mock/kinds.js';
 import { KubeError } from '../../src/cluster/mock/kubeError.js';
 import { ClusterState } from '../../src/cluster/mock/state.js';
 import { PayloadPuller } from '../../src/cluster/mock/payloadPuller.js';
+import { SeedPuller } from '../../src/cluster/mock/seedPuller.js';
 import { PayloadStore } from '../../src/payload/store.js';
 import type { ClusterVersion } from '../../src/agent/clusterVersion.js';
 
@@ -35,7 +37,10 @@ export interface Fault {
 export interface InProcessOptions extends Omit<InventoryOptions, 'arch'> {
   arch?: string;
   payloadStore: string;
-  /** Payload Jobs pull release images missing from the store from these registries (host:port, plain HTTP). */
+  /**
+   * Payload Jobs pull release images missing from the store from these registries (host:port, plain HTTP); the
+   * single-node host pulls seed images over plain HTTP from them (over HTTPS from any other).
+   */
   pullFrom?: string[];
   /** The scenario ConfigMap's structured keys: operators, nodes, nodeDefaults. */
   scenario?: Record<string, unknown>;
@@ -50,6 +55,7 @@ const QUIET_TURNS = 5;
 export class InProcessCluster {
   readonly requests: Array<{ method: string; path: string }> = [];
   private readonly faults: Array<Fault & { left: number }> = [];
+  private readonly hooks: Array<{ method: string; path: RegExp; action: () => void }> = [];
   private inflight = 0;
   private activity = 0;
 
@@ -62,7 +68,9 @@ export class InProcessCluster {
     /** The tokens the server accepts: one per client. */
     private readonly tokens: Set<string>,
     /** The payload Jobs' pulls, when the cluster pulls from registries. */
-    readonly puller?: PayloadPuller,
+    readonly puller: PayloadPuller | undefined,
+    /** The single-node host's seed image pulls (plain HTTP to the `pullFrom` registries). */
+    readonly seedPuller: SeedPuller,
   ) {}
 
   static async start(o: InProcessOptions): Promise<InProcessCluster> {
@@ -87,7 +95,8 @@ export class InProcessCluster {
     const puller = o.pullFrom
       ? new PayloadPuller({ store: new PayloadStore(o.payloadStore), plainHttp: o.pullFrom, arch: o.arch ?? 'amd64' })
       : undefined;
-    const cluster = new InProcessCluster(state, clock, server, url, o.payloadStore, tokens, puller);
+    const seedPuller = new SeedPuller({ plainHttp: o.pullFrom, arch: o.arch ?? 'amd64' });
+    const cluster = new InProcessCluster(state, clock, server, url, o.payloadStore, tokens, puller, seedPuller);
     made.cluster = cluster;
     server.prependListener('request', (req, res) => cluster.track(req.url ?? '', res));
     return cluster;
@@ -116,6 +125,14 @@ export class InProcessCluster {
     this.faults.push({ ...fault, left: fault.times ?? Infinity });
   }
 
+  /**
+   * Runs `action` once, at the first request matching `method` and `path`, when the server has authenticated
+   * it and before it serves it (to kill a client right after a request of its own).
+   */
+  onRequest(method: string, path: RegExp, action: () => void): void {
+    this.hooks.push({ method, path, action });
+  }
+
   cv(): ClusterVersion {
     return this.state.get(kindNamed('ClusterVersion'), undefined, 'version') as unknown as ClusterVersion;
   }
@@ -127,7 +144,12 @@ export class InProcessCluster {
   /** Runs the controllers at the current time (the pulls payload Jobs need are started first, as the host does). */
   reconcile(): void {
     this.puller?.start(this.state);
-    const problems = reconcile(this.state, this.clock.now(), { payloadStore: this.payloadStore, pulls: this.puller });
+    this.seedPuller.start(this.state);
+    const problems = reconcile(this.state, this.clock.now(), {
+      payloadStore: this.payloadStore,
+      pulls: this.puller,
+      seedPulls: this.seedPuller,
+    });
     if (problems.length) throw new Error(`simulation: ${problems.join('; ')}`);
   }
 
@@ -159,7 +181,12 @@ export class InProcessCluster {
     while (quiet < QUIET_TURNS) {
       await new Promise((resolve) => setImmediate(resolve));
       // A pull under way is work too: time stands still until it has ended.
-      const still = this.inflight === 0 && !this.puller?.pending && this.clock.sleepers > 0 && this.activity === seen;
+      const still =
+        this.inflight === 0 &&
+        !this.puller?.pending &&
+        !this.seedPuller.pending &&
+        this.clock.sleepers > 0 &&
+        this.activity === seen;
       quiet = still ? quiet + 1 : 0;
       seen = this.activity;
       if (Date.now() - started > 30_000)
@@ -178,6 +205,8 @@ export class InProcessCluster {
 
   private intercept(r: { method: string; path: string }): KubeError | undefined {
     this.requests.push(r);
+    const hook = this.hooks.findIndex((h) => h.method === r.method && h.path.test(r.path));
+    if (hook >= 0) this.hooks.splice(hook, 1)[0]!.action();
     const fault = this.faults.find((f) => f.left > 0 && (f.method ?? r.method) === r.method && f.path.test(r.path));
     if (!fault) return undefined;
     fault.left -= 1;

@@ -5,6 +5,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { apiMessage, isConflict, unlessNotFound } from '../../cluster/apiError.js';
+import { PULL_SECRET_KEY } from '../../cluster/seedImage.js';
 import { HOST_CONFIGMAP, hostFromData, hostToData, type HostData } from '../../cluster/singleNodeHost.js';
 import type { ConfigMapRef, ImageBasedUpgrade } from './status.js';
 
@@ -19,8 +20,16 @@ export interface OadpObject {
   status?: { phase?: string; validationErrors?: string[] };
 }
 
-/** A manifest of a ConfigMap that is not a Kubernetes object: the error names the ConfigMap and the key. */
-export class ManifestError extends Error {}
+/** A ConfigMap missing, or a manifest of it that is not a Kubernetes object: the error names the ConfigMap and the key. */
+export class ManifestError extends Error {
+  constructor(
+    message: string,
+    /** The ConfigMap does not exist. */
+    readonly missing = false,
+  ) {
+    super(message);
+  }
+}
 
 export class IbuCluster {
   private readonly custom: k8s.CustomObjectsApi;
@@ -86,7 +95,7 @@ export class IbuCluster {
   /** The Kubernetes objects of a ConfigMap's values (YAML, several documents each); an Error naming what is wrong. */
   async manifests(ref: ConfigMapRef, field: string): Promise<OadpObject[]> {
     const cm = await unlessNotFound(this.core.readNamespacedConfigMap({ name: ref.name, namespace: ref.namespace }));
-    if (!cm) throw new ManifestError(`${field}: ConfigMap ${ref.namespace}/${ref.name} not found`);
+    if (!cm) throw new ManifestError(`${field}: ConfigMap ${ref.namespace}/${ref.name} not found`, true);
     const out: OadpObject[] = [];
     for (const [key, text] of Object.entries(cm.data ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
       for (const doc of parseAllDocuments(text)) {
@@ -109,6 +118,19 @@ export class IbuCluster {
       }
     }
     return out;
+  }
+
+  /**
+   * Why the pull secret `name` of openshift-lifecycle-agent cannot be used, in the words of the real agent's
+   * GetSecretData; undefined when it has the config.json key.
+   */
+  async pullSecretProblem(name: string): Promise<string | undefined> {
+    const namespace = HOST_CONFIGMAP.namespace;
+    const secret = await unlessNotFound(this.core.readNamespacedSecret({ name, namespace }));
+    if (!secret) return `secrets "${name}" not found`;
+    if (secret.data?.[PULL_SECRET_KEY] === undefined)
+      return `did not find key ${PULL_SECRET_KEY} in Secret ${name}/${namespace}`;
+    return undefined;
   }
 
   async oadp(kind: 'Backup' | 'Restore', namespace: string, name: string): Promise<OadpObject | undefined> {

@@ -5,6 +5,7 @@
 // fails leaves AbortFailed or FinalizeFailed with what failed, until the lca.openshift.io/manual-cleanup-done
 // annotation says it was done by hand.
 import { apiMessage } from '../../cluster/apiError.js';
+import { ManifestError } from './cluster.js';
 import { waitForHealth, WAIT, type StageContext, type StageResult } from './context.js';
 import { conditionOf, resetConditions, setCondition } from './status.js';
 
@@ -66,6 +67,7 @@ async function cleanUp(c: StageContext): Promise<string[]> {
     if (i.stateroot !== undefined) Object.assign(i, { stateroot: undefined, inUse: true });
   delete host.initMonitor;
   delete host.rollbackMessage;
+  delete host.seedPull;
   await c.saveHost();
   for (const [i, ref] of (c.ibu.spec?.oadpContent ?? []).entries()) {
     try {
@@ -73,6 +75,8 @@ async function cleanUp(c: StageContext): Promise<string[]> {
         if (o.kind === 'Backup' || o.kind === 'Restore')
           await c.cluster.deleteOadp(o.kind, o.metadata.namespace ?? 'openshift-adp', o.metadata.name);
     } catch (err) {
+      // Nothing was backed up or restored from a ConfigMap that is not there (Prep refused it).
+      if (err instanceof ManifestError && err.missing) continue;
       errors.push(`failed to cleanup OADP resources: ${apiMessage(err)}.`);
     }
   }

@@ -1,11 +1,13 @@
 // The Prep stage: validates the spec (seed version and image, the OADP and extra-manifest ConfigMaps, a seed
-// newer than the cluster), frees container storage (unpinned, unused images, oldest first, until the disk is
-// below the threshold — or fails saying why), pulls the seed image and writes the new stateroot from it, then
-// precaches the images the seed lists. Each step is recorded (history phases, the host data), so a restarted
-// agent goes on where it was.
+// newer than the cluster), has the host pull the seed image (seed.ts) and checks its labels (the seed format),
+// frees container storage (unpinned, unused images, oldest first, until the disk is below the threshold — or
+// fails saying why), then, as the real agent's stateroot setup job does, checks the seed's version against the
+// spec and writes the new stateroot from it, and precaches the images the seed lists. Each step is recorded
+// (history phases, the host data), so a restarted agent goes on where it was.
 import { kubeTime } from '../../clock.js';
 import { GIB, usagePercent, usedBytes, type ContainerStorage } from '../../cluster/singleNodeHost.js';
 import { compareVersions, isReleaseVersion } from '../../graph/version.js';
+import { CONTAINERS_LIST_FILE, seedLabelsProblem, seedVersion } from '../../cluster/seedImage.js';
 import { ManifestError } from './cluster.js';
 import {
   desiredStateroot,
@@ -16,6 +18,7 @@ import {
   type StageContext,
   type StageResult,
 } from './context.js';
+import { seedImage } from './seed.js';
 import { MSG, phaseDone, startPhase, startRun, stopPhase } from './status.js';
 
 /** Annotations of the ImageBasedUpgrade that tune the clean-up of container storage (names of the Lifecycle Agent). */
@@ -23,36 +26,61 @@ export const DISK_THRESHOLD_ANNOTATION = 'image-cleanup.lca.openshift.io/disk-us
 export const CLEANUP_ON_PREP_ANNOTATION = 'image-cleanup.lca.openshift.io/on-prep';
 const DEFAULT_THRESHOLD = 50;
 
-/** What Prep pulls: the seed image, and the images it lists (precached). */
-const SEED_BYTES = 14 * GIB;
+/** What precaching takes: the images the seed lists are not pulled one by one, and take this much together. */
 const PRECACHE_BYTES = 10 * GIB;
+/** The stateroot setup job of the real agent, which its failure names (internal/prep StaterootSetupJobName). */
+export const STATEROOT_JOB_FAILED =
+  'stateroot setup job failed to complete. job-name: lca-prep-stateroot-setup, job-namespace: openshift-lifecycle-agent';
 
 export async function handlePrep(c: StageContext): Promise<StageResult> {
   const run = startRun(c.ibu, 'Prep', c.now);
   const stateroot = desiredStateroot(c.ibu);
   if (!phaseDone(run, 'StaterootSetup')) {
-    const invalid = await validateSpec(c);
-    if (invalid) {
-      setFailed(c, 'Prep', MSG.prepFailed, `failed to validate IBU spec: ${invalid}`);
-      return undefined;
-    }
-    const disk = freeContainerStorage(c);
-    if (disk.error) {
-      setFailed(c, 'Prep', MSG.prepFailed, disk.error);
+    if (!run.phases?.some((p) => p.phase === 'StaterootSetup')) {
+      const invalid = await validateSpec(c);
+      if (invalid) {
+        setFailed(c, 'Prep', MSG.prepFailed, `failed to validate IBU spec: ${invalid}`);
+        return undefined;
+      }
+      const seed = await seedImage(c);
+      if (typeof seed === 'number') return seed;
+      const labels = seed.labels && seedLabelsProblem(seed.labels);
+      if (labels) {
+        setFailed(c, 'Prep', MSG.prepFailed, `failed to validate seed image info: ${labels}`);
+        return undefined;
+      }
+      const disk = freeContainerStorage(c);
+      if (disk.error) {
+        setFailed(c, 'Prep', MSG.prepFailed, disk.error);
+        if (disk.changed) await c.saveHost();
+        return undefined;
+      }
       if (disk.changed) await c.saveHost();
-      return undefined;
     }
-    if (disk.changed) await c.saveHost();
     const phase = startPhase(run, 'StaterootSetup', c.now);
     const left = Date.parse(phase.startTime!) + WAIT.staterootSetup - c.now;
     if (left > 0) {
       setInProgress(c, 'Prep', 'Setting up stateroot');
       return left;
     }
-    // The seed image is pulled and unpacked as the new stateroot.
+    // The stateroot setup job: the seed image as pulled, at the version the spec says, unpacked as the new stateroot.
     const seed = c.ibu.spec!.seedImageRef!;
     if (!c.host.stateroots.some((s) => s.name === stateroot)) {
-      pull(c.host.containerStorage, seed.image!, SEED_BYTES, stateroot!, c.now);
+      const pulled = c.host.seedPull?.result;
+      const found = pulled?.files ? seedVersion(pulled.files) : undefined;
+      const why =
+        pulled?.failed?.reason ??
+        (!found || 'error' in found
+          ? (found?.error ?? 'the seed image was not pulled')
+          : found.version !== seed.version
+            ? `version specified in seed image (${found.version}) differs from version in spec (${seed.version})`
+            : undefined);
+      if (why) {
+        c.log.error({ job: 'lca-prep-stateroot-setup', image: seed.image }, `stateroot setup failed: ${why}`);
+        setFailed(c, 'Prep', MSG.prepFailed, STATEROOT_JOB_FAILED);
+        return undefined;
+      }
+      pull(c.host.containerStorage, seed.image!, pulled!.sizeBytes ?? 0, stateroot!, c.now);
       c.host.stateroots.push({
         name: stateroot!,
         version: seed.version!,
@@ -70,7 +98,8 @@ export async function handlePrep(c: StageContext): Promise<StageResult> {
       setInProgress(c, 'Prep', 'Precaching images');
       return left;
     }
-    const listed = `${c.ibu.spec!.seedImageRef!.image} (images the seed lists)`;
+    const list = (c.host.seedPull?.result?.files?.[CONTAINERS_LIST_FILE] ?? '').split('\n').filter((l) => l.trim());
+    const listed = `${c.ibu.spec!.seedImageRef!.image} (the ${list.length} images the seed lists)`;
     if (!c.host.containerStorage.images.some((i) => i.image === listed)) {
       pull(c.host.containerStorage, listed, PRECACHE_BYTES, stateroot!, c.now);
       await c.saveHost();

@@ -5,8 +5,9 @@
 // lock is inactive (the controllers have updated their applications, in their own order); (3, 4) the
 // Machine Config Operator takes the nodes, masters first, each once its node locks are inactive, and the
 // executor leaves the machine-config runlevel only when every pool is done; (5) the remaining runlevels,
-// then it removes the ClusterMaintenanceRequest. A lock in `failed` is reported (Failing, reason
-// WorkloadLockFailed, with the lock's errorMessage) for as long as it lasts; the flow goes on once it recovers.
+// then it removes the ClusterMaintenanceRequest. A lock in `failed` stops the flow where it is (no further
+// runlevel or node, the request kept) and is reported (Failing, reason WorkloadLockFailed, with the lock's
+// errorMessage) for as long as it lasts; the flow goes on once it recovers.
 import { isConflict, unlessNotFound } from '../../cluster/apiError.js';
 import type { OperatorContext } from './context.js';
 

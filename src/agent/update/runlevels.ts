@@ -64,12 +64,19 @@ export async function applyRelease(
     );
   }
   let done = progress.done;
-  // Workload locks (maintenance.ts): the applications are updated first.
-  const applications = await awaitApplications(ctx, o, desired, done, total);
-  if (applications !== 'ok') return applications;
+  // Workload locks (maintenance.ts): the applications are updated first. With every runlevel done the update
+  // is in phase 5 (an executor stopped after removing the request, before completing): no new maintenance.
+  const coordinated = (await readLocks(ctx)) !== undefined;
+  if (coordinated && progress.stagesDone < stages.length) {
+    const applications = await awaitLocks(ctx, o, desired, { done, total }, 'applications');
+    if (applications !== 'ok') return applications;
+  }
   for (let i = progress.stagesDone; i < stages.length; i++) {
     if (ctx.stopped) return 'waiting';
     if (await o.superseded()) return 'superseded';
+    // A failed lock stops the flow where it is: no further runlevel until it recovers.
+    const held = coordinated ? await awaitLocks(ctx, o, desired, { done, total }, 'failed') : 'ok';
+    if (held !== 'ok') return held;
     const stage = stages[i]!;
     const doneBefore = done;
     let handover = false;
@@ -118,7 +125,12 @@ export async function applyRelease(
       return 'handover';
     }
   }
-  if (await readLocks(ctx)) await endMaintenance(ctx);
+  if (coordinated) {
+    // Phase 5: the maintenance ends only with no lock failed.
+    const held = await awaitLocks(ctx, o, desired, { done, total }, 'failed');
+    if (held !== 'ok') return held;
+    await endMaintenance(ctx);
+  }
   await complete(ctx, desired.version, total);
   return 'completed';
 }
@@ -153,32 +165,34 @@ async function awaitOperators(
 }
 
 /**
- * Phases 1 and 2 of an update on a cluster with workload locks: the ClusterMaintenanceRequest, then no
- * runlevel until every ClusterWorkloadLock is inactive. At once 'ok' on a cluster without locks.
+ * Waits on the workload locks of a cluster that has them. 'applications' (phases 1 and 2): the
+ * ClusterMaintenanceRequest, then until every ClusterWorkloadLock is inactive. 'failed' (before each runlevel
+ * and before the request is removed): while a lock is failed, which is reported as Failing; nothing is written
+ * when no lock has failed at the first look.
  */
-async function awaitApplications(
+async function awaitLocks(
   ctx: OperatorContext,
   o: RunlevelOptions,
   desired: ClusterRelease,
-  done: number,
-  total: number,
+  at: { done: number; total: number },
+  until: 'applications' | 'failed',
 ): Promise<'ok' | 'superseded' | 'waiting'> {
-  if (!(await readLocks(ctx))) return 'ok';
-  await requestMaintenance(ctx, desired.version);
-  for (;;) {
+  if (until === 'applications') await requestMaintenance(ctx, desired.version);
+  for (let first = true; ; first = false) {
     const locks = await readLocks(ctx);
-    const pending = locks && applicationsPending(locks);
+    const pending = locks && until === 'applications' ? applicationsPending(locks) : undefined;
     const failed = locks && failedLocks(locks);
+    logFailed(ctx, failed);
+    if (!pending && !failed && first && until === 'failed') return 'ok';
     const progressing = {
       status: 'True' as const,
       reason: failed ? failed.reason : '',
-      message: `${working(desired.version, done, total)}${pending ? `, ${pending}` : ''}`,
+      message: `${working(desired.version, at.done, at.total)}${pending ? `, ${pending}` : ''}`,
     };
     await ctx.cv.writeStatus((s) =>
       withProgress(s, ctx.at(), progressing, failed ? { status: 'True', ...failed } : NOT_FAILING),
     );
-    if (!pending) return 'ok';
-    logFailed(ctx, failed);
+    if (!pending && !failed) return 'ok';
     if (ctx.stopped) return 'waiting';
     await ctx.pause(TIMING.gatePoll);
     if (await o.superseded()) return 'superseded';
@@ -205,7 +219,7 @@ async function withLocks(
     ? `${working}, waiting on node maintenance in pools ${pools.join(', ')}`
     : verdict.progressing.message;
   return {
-    done: verdict.done && pools.length === 0,
+    done: verdict.done && pools.length === 0 && !failed,
     progressing: { status: 'True', reason: failed?.reason ?? verdict.progressing.reason, message },
     failing: failed ? { status: 'True', ...failed } : verdict.failing,
   };

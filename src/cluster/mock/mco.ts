@@ -274,11 +274,15 @@ function rollout(
     if (spec.paused) return false; // a paused pool starts no node; those under way finish
     const before = candidates.length;
     if (lcm) {
-      // The next nodes the slots allow are asked for; they start in order, each once its locks are inactive.
+      // The next nodes the free slots allow are asked for, and each starts as soon as its own locks are
+      // inactive: the controllers prepare the nodes asked for in an order of their own (OpenStack one at a
+      // time), so waiting for the first in the MCO's order could wait for ever.
       const free = Math.max(0, max - nodes.filter(unavailable).length);
-      for (const from of candidates.slice(0, free).map((n) => lcm.admit(n, t))) {
-        if (from === undefined) break;
-        start(candidates.shift()!, from);
+      for (const n of candidates.slice(0, free)) {
+        const from = lcm.admit(n, t);
+        if (from === undefined) continue;
+        candidates.splice(candidates.indexOf(n), 1);
+        start(n, from);
       }
     } else while (candidates.length > 0 && nodes.filter(unavailable).length < max) start(candidates.shift()!, t);
     if (candidates.length !== before) last = t;

@@ -14,6 +14,7 @@ import { reconcileWorkloadLocks } from './workloadLocks.js';
 import { reconcilePods } from './pods.js';
 import { reconcileOadp } from './oadp.js';
 import { reconcileSingleNode } from './singleNode.js';
+import type { SeedPuller, SeedPullOutcomes } from './seedPuller.js';
 import { operatorReleases, reconcileOperators } from './operators.js';
 import { EMPTY_SCENARIO, readScenario, type Scenario } from './scenario.js';
 import { kindNamed } from './kinds.js';
@@ -24,6 +25,8 @@ export interface SimulationOptions {
   payloadStore?: string;
   /** How the pulls of payload Jobs stand; without it, a payload not in the store fails its Job. */
   pulls?: PullOutcomes;
+  /** How the single-node host's seed image pulls stand; without it, a seed image asked for is never pulled. */
+  seedPulls?: SeedPullOutcomes;
 }
 
 /**
@@ -47,7 +50,7 @@ export function reconcile(state: ClusterState, now: number, o: SimulationOptions
   reconcilePods(state, now);
   reconcileOperators(state, now, scenario, releases);
   // A single-node cluster's host (reboots, the init monitor) and its OADP operator.
-  const host = reconcileSingleNode(state, now);
+  const host = reconcileSingleNode(state, now, o.seedPulls);
   if (host) problems.push(host);
   reconcileOadp(state, now);
   return problems;
@@ -175,13 +178,15 @@ export function followDeclaredClock(state: ClusterState, clock: ScaledClock): Fo
 
 /**
  * Runs reconcile every `intervalMs` of real time until the returned stop() (the timer does not keep the process
- * alive). With a `puller`, each tick first starts the pulls the payload Jobs need, then reconcile reads them.
+ * alive). With a `puller` (a `seedPuller`), each tick first starts the pulls the payload Jobs (the single-node
+ * host) need, then reconcile reads them.
  */
 export function startSimulation(
   state: ClusterState,
   clock: Clock,
-  o: Omit<SimulationOptions, 'pulls'> & {
+  o: Omit<SimulationOptions, 'pulls' | 'seedPulls'> & {
     puller?: PayloadPuller;
+    seedPuller?: SeedPuller;
     intervalMs?: number;
     warn?: (message: string) => void;
   } = {},
@@ -191,7 +196,8 @@ export function startSimulation(
     let problems: string[];
     try {
       o.puller?.start(state);
-      problems = reconcile(state, clock.now(), { ...o, pulls: o.puller });
+      o.seedPuller?.start(state);
+      problems = reconcile(state, clock.now(), { ...o, pulls: o.puller, seedPulls: o.seedPuller });
     } catch (err) {
       problems = [`simulation: ${(err as Error).stack ?? String(err)}`];
     }

@@ -23,6 +23,7 @@ import { kindNamed, type KubeObject } from './kinds.js';
 import { ensureRenderedConfig } from './machineConfigs.js';
 import { renderedConfig } from './mco.js';
 import { kubeletVersionFor, rhcosNodeInfo } from './releaseContent.js';
+import type { SeedPullOutcomes } from './seedPuller.js';
 import type { ClusterState } from './state.js';
 
 /** The API groups of the add-on operators a single-node cluster has: the Lifecycle Agent and OADP. */
@@ -151,10 +152,10 @@ function writeHost(state: ClusterState, object: KubeObject, host: HostData): voi
 
 /**
  * One pass of the host at simulated time `now`: a reboot asked for takes the node down, then boots the default
- * deployment; the init monitor rolls back when its deadline passes. Returns a problem to report (host data
- * that does not parse), or undefined.
+ * deployment; the init monitor rolls back when its deadline passes; a seed image pull that ended (`pulls`) is
+ * recorded. Returns a problem to report (host data that does not parse), or undefined.
  */
-export function reconcileSingleNode(state: ClusterState, now: number): string | undefined {
+export function reconcileSingleNode(state: ClusterState, now: number, pulls?: SeedPullOutcomes): string | undefined {
   let read;
   try {
     read = readHost(state);
@@ -177,6 +178,9 @@ export function reconcileSingleNode(state: ClusterState, now: number): string | 
     host.initMonitor = { ...monitor, enabled: false };
     host.reboot = { requestedAt: kubeTime(now), reason: 'init monitor timeout' };
   }
+  // The seed image pull Prep asked for ended: its result for the agent to read.
+  const pull = host.seedPull && !host.seedPull.result ? pulls?.outcome(host.seedPull) : undefined;
+  if (pull && !pull.pending) host.seedPull!.result = { at: kubeTime(now), ...pull.result };
   if (host.reboot && !host.reboot.downAt) {
     host.reboot.downAt = kubeTime(now);
     nodeDown(state, host.node, now);

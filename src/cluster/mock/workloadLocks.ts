@@ -9,7 +9,7 @@
 // simulated clock; what a controller is doing and until when is kept in annotations of its lock, so the
 // simulation is a function of the state and the time. A lock in `failed` (a tester patches its status, as
 // a controller reports a failure) is left alone until someone sets its state again: `active` makes the
-// controller do its work over, `inactive` says it is done.
+// controller do its work over, `inactive` says it is done; either way its errorMessage is then dropped.
 import { installCrds } from './crds.js';
 import { annotation, clone, isoMs, save, setAnnotation, timeAnnotation } from './controller.js';
 import { recordEvent } from './events.js';
@@ -215,6 +215,8 @@ function stepLock(state: ClusterState, lock: KubeObject, now: number, release: s
     setAnnotation(lock, WORK_END, undefined);
     return;
   }
+  // The error of a failure someone has since cleared (setting the state alone) is no longer true.
+  delete status.errorMessage;
   if (status.state === s.wanted) {
     if (doing) {
       setAnnotation(lock, WORK, undefined);
