@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { readGraphData, type GraphDataTree } from '../src/sources/graphData.js';
 import { startService } from '../src/app/start.js';
 import { migrationsOf } from '../src/store/migrations.js';
-import { SchemaTooNew, type Engine } from '../src/store/sql.js';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { LOCK_KEYS } from '../src/store/postgres.js';
+import { SchemaTooNew, StoreUnavailable, type Engine } from '../src/store/sql.js';
 import type { SqliteDatabase } from '../src/store/sqlite.js';
 import { ImportRejected, Store } from '../src/store/store.js';
 import { createAdminServices } from '../src/app/admin/services.js';
@@ -40,6 +43,26 @@ async function store(engine: Engine): Promise<Store> {
   return s;
 }
 const snapshot = async (s: Store): Promise<string> => JSON.stringify(await s.input());
+
+/** Holds the write lock of the store at `where` from another connection, until the returned call. */
+async function holdWriteLock(engine: Engine, where: string): Promise<() => Promise<void>> {
+  if (engine === 'sqlite') {
+    const other = new BetterSqlite3(where);
+    other.exec('BEGIN IMMEDIATE');
+    return async () => {
+      other.exec('ROLLBACK');
+      other.close();
+    };
+  }
+  const other = new pg.Client({ connectionString: where });
+  await other.connect();
+  await other.query('BEGIN');
+  await other.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEYS.write]);
+  return async () => {
+    await other.query('ROLLBACK');
+    await other.end();
+  };
+}
 
 describe.each(engines)('the store on %s', (engine) => {
   it('applies migrations once and records them, and refuses a schema newer than it knows', async () => {
@@ -200,6 +223,25 @@ describe.each(engines)('the store on %s', (engine) => {
     await s.importTree(changed, { source: 'd', prune: true });
     expect(await channel('stable-4.1')).toMatchObject({ versions: ['4.1.0', '4.1.1', '4.1.2'], tombstones: [] });
     expect(await s.read((tx) => tx.blockedEdges.get('4.1.1-Risk'))).toBeDefined();
+  });
+
+  it('a write that waits too long for another writer gives up, writing nothing', async () => {
+    const where = await location(engine, false);
+    const s = await Store.open(where, { sqlite: { busyWaitMs: 300 }, postgres: { lockWaitMs: 300 } });
+    cleanup.push(() => s.close());
+    // Another process in the middle of a write: SQLite's write lock, or the advisory lock of PostgreSQL writers.
+    const release = await holdWriteLock(engine, where);
+    try {
+      const late = { name: 'late', internal: false, versions: [], tombstones: [] };
+      const attempt = s.write((tx) => tx.channels.upsert(late, new Date().toISOString()));
+      await expect(attempt).rejects.toThrow(StoreUnavailable);
+      await expect(attempt).rejects.toThrow(/the database is busy: another (process|replica) has held its write lock/);
+    } finally {
+      await release();
+    }
+    expect(await s.read((tx) => tx.channels.get('public', 'late'))).toBeUndefined();
+    await s.write((tx) => tx.channels.upsert({ name: 'late', internal: false, versions: [], tombstones: [] }, 'now'));
+    expect(await s.read((tx) => tx.channels.get('public', 'late'))).toBeDefined();
   });
 
   it('stores signatures for good: never rewritten, never removed', async () => {

@@ -107,7 +107,8 @@ export class PostgresDatabase implements Database {
     try {
       if (mode === 'write') {
         await client.query('BEGIN');
-        await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(this.options.lockWaitMs))}`);
+        const wait = String(Math.max(1, Math.floor(this.options.lockWaitMs)));
+        await client.query("SELECT set_config('lock_timeout', $1, true)", [wait]); // this transaction only
         await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEYS.write]);
       } else {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');

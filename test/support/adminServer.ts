@@ -114,7 +114,8 @@ export const versions = async (channel: string): Promise<string[]> =>
   (await graph(channel)).nodes.map((n) => n.version);
 
 /** A fresh ladder server before each test of the calling file; the temporary folders go after it. */
-export function useLadderServer(): void {
+/** A ladder server before each test; `db` gives its store (default: SQLite in memory). */
+export function useLadderServer(db?: () => Promise<string>): void {
   beforeEach(async () => {
     const d = tempDir();
     dirs.push(d);
@@ -125,6 +126,7 @@ export function useLadderServer(): void {
       graphData: ladder(join(d.path, 'tree')),
       auth: { secretFile, rateLimit: 1000 },
       clock,
+      ...(db && { db: await db() }),
     });
     tokens.all = await token('releases:write,channels:write,risks:write', { ttl: '30d' });
   });
