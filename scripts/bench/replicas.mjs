@@ -3,7 +3,8 @@
 //   - import+build on each engine: `cincy import` (spawn → exit) and `cincy serve` (spawn → /readyz 200)
 //     on a fresh database, three runs each, the medians and PostgreSQL's over SQLite's;
 //   - write → visible on every replica: three replicas, 100 channel writes spread over them, each timed
-//     from its request to the moment every replica's /graph shows it (p50 and max);
+//     from its request to the moment every replica's /graph shows it (p50 and max); then 30 risk
+//     writes, which every replica builds anew for;
 //   - cached /graph throughput through nginx (deploy/nginx/nginx.conf as shipped) in front of one
 //     replica and of two, with the same wrk command in turn, and the ratio of the medians.
 import { mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { runWrk, wrkCaveats } from './wrk.mjs';
 export const REPLICA_TARGETS = { visibleMax: atMost(1000, 'ms'), importRatio: atMost(2) };
 
 const WRITES = 100;
+const RISK_WRITES = 30;
 const RUNS = 3;
 const ROUNDS = 3;
 const M = {
@@ -31,6 +33,8 @@ const M = {
   coldRatio: 'import+build time ratio PostgreSQL/SQLite',
   visibleP50: `write → visible on all 3 replicas, p50 (${WRITES} writes)`,
   visibleMax: `write → visible on all 3 replicas, max (${WRITES} writes)`,
+  riskP50: `risk write → visible on all 3 replicas, p50 (${RISK_WRITES} writes, a full build on each)`,
+  riskMax: `risk write → visible on all 3 replicas, max (${RISK_WRITES} writes, a full build on each)`,
   one: 'cached req/s through nginx, 1 replica',
   two: 'cached req/s through nginx, 2 replicas',
   ratio: 'req/s ratio 2 replicas/1 replica through nginx',
@@ -46,7 +50,9 @@ export async function benchReplicas(report, ctx) {
   const pg = await startPostgres();
   try {
     await step(report, 'import+build', [M.importRatio, M.coldRatio], () => importAndBuild(report, ctx, pg));
-    await step(report, 'write → visible', [M.visibleP50, M.visibleMax], () => writesVisible(report, ctx, pg));
+    await step(report, 'write → visible', [M.visibleP50, M.visibleMax, M.riskP50, M.riskMax], () =>
+      writesVisible(report, ctx, pg),
+    );
     await step(report, 'nginx', [M.one, M.two, M.ratio], () => throughNginx(report, ctx, pg));
   } finally {
     await pg.close();
@@ -116,7 +122,7 @@ async function importAndBuild(report, ctx, pg) {
 async function replicas(ctx, db, n) {
   const dir = mkdtempSync(join(ctx.workDir, 'replicas-'));
   const secret = writeAdminSecret(dir);
-  const token = await mintToken(ctx.cli, secret, 'channels:write');
+  const token = await mintToken(ctx.cli, secret, 'channels:write,risks:write');
   const servers = [];
   // One after another: the first imports, the others find the tree imported.
   for (let i = 0; i < n; i++) servers.push(await serve(ctx, db, `replica ${i}`, ['--admin-jwt-secret-file', secret]));
@@ -142,12 +148,40 @@ async function writesVisible(report, ctx, pg) {
       await Promise.all(servers.map((s, j) => visible(s.port, name, agents[j])));
       ms.push(performance.now() - t0);
     }
-    for (const a of agents) a.destroy();
     report.add(M.visibleP50, INPUT, percentile(ms, 50), { unit: 'ms', target: REPLICA_TARGETS.visibleMax });
     report.add(M.visibleMax, INPUT, Math.max(...ms), { unit: 'ms', target: REPLICA_TARGETS.visibleMax });
     ctx.log(
       `[replicas] write → visible on all: p50 ${percentile(ms, 50).toFixed(0)} ms, max ${Math.max(...ms).toFixed(0)} ms`,
     );
+
+    // A risk is more than channels: every replica, the writer included, builds its graph anew.
+    const graph = JSON.parse((await get(servers[0].port, '/graph?channel=stable-4.16')).body.toString());
+    const [from, to] = graph.edges[0].map((i) => graph.nodes[i].version);
+    const risked = [];
+    for (let i = 0; i < RISK_WRITES; i++) {
+      const name = `BenchRisk${i}`;
+      const t0 = performance.now();
+      const res = await fetch(`http://127.0.0.1:${servers[i % servers.length].port}/api/v1/risks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          id: `bench-risk-${i}`,
+          to,
+          // Matched against version+arch, as Cincinnati matches it.
+          from: `^${from.replace(/[.]/g, '[.]')}[+]`,
+          url: 'https://issues.example/bench',
+          name,
+          message: 'A risk the bench declares.',
+          matchingRules: [{ type: 'Always' }],
+        }),
+      });
+      if (res.status !== 201) throw new Error(`POST risk ${name} → ${res.status}: ${await res.text()}`);
+      await Promise.all(servers.map((s, j) => riskVisible(s.port, name, agents[j])));
+      risked.push(performance.now() - t0);
+    }
+    for (const a of agents) a.destroy();
+    report.add(M.riskP50, INPUT, percentile(risked, 50), { unit: 'ms', target: REPLICA_TARGETS.visibleMax });
+    report.add(M.riskMax, INPUT, Math.max(...risked), { unit: 'ms', target: REPLICA_TARGETS.visibleMax });
   } finally {
     for (const s of servers) await stop(s.proc);
   }
@@ -160,6 +194,18 @@ async function visible(port, channel, agent) {
     const res = await get(port, `/graph?channel=${channel}`, { agent, headers: { accept: 'application/json' } });
     if (res.status === 200 && JSON.parse(res.body.toString()).nodes.length > 0) return;
     if (performance.now() > end) throw new Error(`${channel} not visible on :${port} after 30 s`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+/** Resolves once the replica's stable-4.16 has a conditional edge with the risk `name`. */
+async function riskVisible(port, name, agent) {
+  const end = performance.now() + 30_000;
+  for (;;) {
+    const res = await get(port, '/graph?channel=stable-4.16', { agent, headers: { accept: 'application/json' } });
+    const graph = JSON.parse(res.body.toString());
+    if (graph.conditionalEdges.some((c) => c.risks.some((r) => r.name === name))) return;
+    if (performance.now() > end) throw new Error(`risk ${name} not served on :${port} after 30 s`);
     await new Promise((r) => setTimeout(r, 1));
   }
 }
