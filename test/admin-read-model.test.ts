@@ -287,6 +287,11 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
       [`/api/v1/channels?cursor=${riskCursor}`, 'cursor'],
       [`/api/v1/internal-channels?cursor=${riskCursor}`, 'cursor'],
       [`/api/v1/audit?cursor=${riskCursor}`, 'cursor'],
+      // Not an entry's id: a fraction, past what a four-byte id holds, below 1.
+      ...['1.5', '1e10', '0'].map((id): [string, string] => [
+        `/api/v1/audit?cursor=${Buffer.from(`["audit",${id}]`).toString('base64url')}`,
+        'cursor',
+      ]),
       [`/api/v1/internal-channels/fast?cursor=${versionsCursor}`, 'cursor'],
       [`/api/v1/risks?cursor=${'x'.repeat(600)}`, 'cursor'],
       [

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { refreshAll } from '../src/app/sources/refresh.js';
 import type { Release } from '../src/graph/model.js';
+import type { Engine } from '../src/store/sql.js';
+import { usePostgres } from './support/postgres.js';
 import { RegistryClient } from '../src/registry/client.js';
 import { layerOf, pushImage } from '../src/registry/imageWriter.js';
 import { parseRepository } from '../src/registry/reference.js';
@@ -19,6 +21,12 @@ import { releaseImage } from './support/releaseImages.js';
 import { startServer, type TestServer } from './support/server.js';
 import { skopeoCopy } from './support/skopeo.js';
 import { proxyRegistry } from './support/registryProxy.js';
+
+const postgres = usePostgres();
+const engines: Engine[] = postgres.available ? ['sqlite', 'postgres'] : ['sqlite'];
+/** The store of a test server on `engine`: SQLite in memory, or a PostgreSQL database of its own. */
+const storeOn = async (engine: Engine): Promise<{ db?: string }> =>
+  engine === 'postgres' ? { db: await postgres.database() } : {};
 
 const releasesOf = (server: TestServer): Promise<Release[]> => server.store.read((tx) => tx.releases.all());
 const releaseOf = (server: TestServer, arch: string, version: string): Promise<Release | undefined> =>
@@ -69,7 +77,8 @@ const blobGets = async (reg: TestRegistry, repo: string): Promise<string[]> =>
     .filter((r) => r.method === 'GET' && r.path.startsWith(`/v2/${repo}/blobs/`))
     .map((r) => r.path);
 
-describe.runIf(registryAvailable())('release images from a registry', () => {
+// On each engine: what a scrape stores (releases, the manifests and tags it remembers) is the same on PostgreSQL.
+describe.runIf(registryAvailable()).each(engines)('release images from a registry, on %s', (engine) => {
   it('reads each tag as the reference does: metadata from the top-most layer, arch from the config, an index as multi, payload by digest', async () => {
     const reg = await startRegistry({ dir: cleanup.dir() }, cleanup);
     const layout = new OciLayout(cleanup.dir());
@@ -105,6 +114,7 @@ describe.runIf(registryAvailable())('release images from a registry', () => {
     await skopeoCopy(layout.dir, 'tools', reg, 'ocp/release:tools'); // not a release image
 
     const server = await startServer({
+      ...(await storeOn(engine)),
       graphData: tree({ 'stable-4.15': ['4.15.0', '4.15.1', '4.15.2'] }),
       registry: { releases: reg.reference('ocp/release') },
     });
@@ -157,6 +167,7 @@ describe.runIf(registryAvailable())('release images from a registry', () => {
     });
     await skopeoCopy(layout.dir, 'v0', reg, 'ocp/release:4.16.0-x86_64');
     const server = await startServer({
+      ...(await storeOn(engine)),
       graphData: tree({ 'stable-4.16': ['4.16.0', '4.16.1'] }),
       registry: { releases: reg.reference('ocp/release') },
     });
@@ -226,6 +237,7 @@ describe.runIf(registryAvailable())('release images from a registry', () => {
     expect(pages).toEqual(['?n=2', '?n=2&last=4.14.1-x86_64', '?n=2&last=4.15.1-x86_64']);
 
     const server = await startServer({
+      ...(await storeOn(engine)),
       graphData: tree({ 'stable-4.15': ['4.15.0', '4.15.1'] }),
       registry: { releases: proxied, releasesTagFilter: '^4\\.15\\.' },
     });
@@ -246,19 +258,25 @@ describe.runIf(registryAvailable())('release images from a registry', () => {
     expect(releases).toBe(`${reg.host}/ocp/release`);
 
     const ok = await startServer({
+      ...(await storeOn(engine)),
       graphData: tree({ 'stable-4.16': ['4.16.0'] }),
       registry: { releases, registryCredentials: reg.credentialsFile, registryCa: reg.caFile },
     });
     cleanup.add(() => ok.close());
     expect((await releaseOf(ok, 'amd64', '4.16.0'))?.payload).toMatch(new RegExp(`^${reg.host}/ocp/release@sha256:`));
 
-    const noCreds = await startServer({ graphData: tree({ a: [] }), registry: { releases, registryCa: reg.caFile } });
+    const noCreds = await startServer({
+      ...(await storeOn(engine)),
+      graphData: tree({ a: [] }),
+      registry: { releases, registryCa: reg.caFile },
+    });
     cleanup.add(() => noCreds.close());
     expect(noCreds.sources[0]!.status.lastFailure?.message).toMatch(/401.*--registry-credentials/);
     const ready = await fetch(`${noCreds.url}/readyz`);
     expect(ready.status).toBe(503); // never read, and nothing from an earlier run
 
     const noCa = await startServer({
+      ...(await storeOn(engine)),
       graphData: tree({ a: [] }),
       registry: { releases, registryCredentials: reg.credentialsFile },
     });

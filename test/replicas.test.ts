@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { PostgresLeadership } from '../src/store/leadership.js';
 import { cincy, serveCli, useCleanup, type Served } from './support/cli.js';
 import { usePostgres } from './support/postgres.js';
+import { freePort } from './support/prometheus.js';
 import { release, writeTree } from './support/trees.js';
 
 const cleanup = useCleanup();
@@ -366,6 +367,37 @@ describe.skipIf(!postgres.available)('replicas sharing one PostgreSQL', { timeou
       60_000,
     );
     expect(await nodes(r.url, 'stable-4.1')).toEqual(['4.1.0', '4.1.1']);
+  });
+});
+
+describe('a password in the database URL', () => {
+  it('appears in no log line, answer or message: serve waiting for the database, import and export failing', async () => {
+    const s = setup();
+    const closed = await freePort(); // nothing listens there
+    for (const url of [
+      `postgres://cincy:sekret-in-user-part@127.0.0.1:${closed}/cincy`,
+      `postgres://cincy@127.0.0.1:${closed}/cincy?password=sekret-in-parameter`,
+    ]) {
+      const r = await replica(s, url, [], 'listening');
+      const waiting = await eventually(
+        'a reason',
+        () => readyz(r.url),
+        (v) => !!v.body.reason,
+      );
+      expect(String(waiting.body.reason)).toMatch(/unreachable/);
+      for (const text of [JSON.stringify(waiting.body), r.log(), await (await fetch(`${r.url}/metrics`)).text()])
+        expect(text).not.toContain('sekret');
+      r.child.kill('SIGKILL');
+      for (const args of [
+        ['import', '--graph-data', s.tree],
+        ['export', cleanup.dir()],
+      ]) {
+        const out = cincy(args, { CINCY_DB: url });
+        expect(out.code).not.toBe(0);
+        expect(out.stderr).toMatch(/unreachable/);
+        expect(out.stdout + out.stderr).not.toContain('sekret');
+      }
+    }
   });
 });
 

@@ -17,8 +17,13 @@ import {
 import * as openpgp from 'openpgp';
 import { cincy, serveCli, useCleanup } from './support/cli.js';
 import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';
+import type { Engine } from '../src/store/sql.js';
+import { usePostgres } from './support/postgres.js';
 import { startServer, tempDir, type TestServer } from './support/server.js';
 import { writeTree } from './support/trees.js';
+
+const postgres = usePostgres();
+const engines: Engine[] = postgres.available ? ['sqlite', 'postgres'] : ['sqlite'];
 
 const cleanup = useCleanup();
 const HEX_A = 'a'.repeat(64);
@@ -192,7 +197,8 @@ describe('JWS signatures', () => {
   });
 });
 
-describe('signatures over HTTP', () => {
+// On each engine: the signatures a server stores, serves and exports are the same on PostgreSQL.
+describe.each(engines)('signatures over HTTP on %s', (engine) => {
   let server: TestServer;
   let token: string;
   let privateFile: string;
@@ -213,6 +219,7 @@ describe('signatures over HTTP', () => {
     );
     server = await startServer({
       graphData: tree,
+      ...(engine === 'postgres' && { db: await postgres.database() }),
       auth: { secretFile: join(dir, 'secret') },
       trust: await TrustStore.load(join(dir, 'trust')),
       requireSignatures: true,
@@ -355,7 +362,7 @@ describe('signatures over HTTP', () => {
   });
 
   it('stops counting a signature whose key is no longer trusted', async () => {
-    const db = join(dir, 'trust-change.db');
+    const db = engine === 'postgres' ? await postgres.database() : join(dir, 'trust-change.db');
     const first = await startServer({
       graphData: join(dir, 'tree'),
       db,

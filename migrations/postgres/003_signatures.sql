@@ -15,7 +15,10 @@ CREATE TABLE signatures (
 
 CREATE FUNCTION signatures_are_kept() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  RAISE EXCEPTION 'stored signatures are never rewritten or removed';
+  IF TG_OP = 'DELETE' THEN
+    RAISE EXCEPTION 'stored signatures are never removed';
+  END IF;
+  RAISE EXCEPTION 'stored signatures are never rewritten';
 END;
 $$;
 

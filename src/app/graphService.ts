@@ -10,6 +10,7 @@ import type { Release } from '../graph/model.js';
 import type { Failure, ImportFailure, SourceStatus } from '../schemas/health.js';
 import type { GraphDataTarball } from '../sources/export.js';
 import type { ChannelRef } from '../store/channels.js';
+import { StoreUnavailable } from '../store/sql.js';
 import type { Leadership } from '../store/leadership.js';
 import type { StoredSignature } from '../store/signatures.js';
 import type { Store } from '../store/store.js';
@@ -20,6 +21,10 @@ import { GraphSnapshot } from './snapshot.js';
 import { applyChannelChanges } from '../graph/channelUpdate.js';
 
 export type { ChannelRef };
+
+/** The first and the longest pause before a failed build is tried again. */
+const RETRY_FIRST_MS = 1000;
+const RETRY_LAST_MS = 30_000;
 
 export class GraphService {
   current: GraphSnapshot | undefined;
@@ -52,6 +57,9 @@ export class GraphService {
   /** What the queued build must cover: the channels written, or everything. */
   private pending: { all: boolean; channels: Map<string, ChannelRef> } = { all: false, channels: new Map() };
   private tarball: { generation: number; made: Promise<GraphDataTarball> } | undefined;
+  /** The pause before a failed build is tried again, and its timer. */
+  private retryMs = RETRY_FIRST_MS;
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(
     readonly store: Store,
@@ -74,7 +82,10 @@ export class GraphService {
     return this.signatures.withheld(release, this.signatures.vouchedDigests(signatures));
   }
 
-  /** Builds on this thread and swaps the snapshot in; false (and the old one kept) on failure. For the first build. */
+  /**
+   * Builds on this thread and swaps the snapshot in; false (and the old one kept) on failure. For the
+   * first build: a database that cannot be read throws StoreUnavailable, for the start to try again.
+   */
   async rebuild(): Promise<boolean> {
     this.builds.main += 1;
     try {
@@ -82,6 +93,7 @@ export class GraphService {
       this.swap(GraphSnapshot.fromParts(parts, new Date(this.clock.now())));
       return true;
     } catch (err) {
+      if (err instanceof StoreUnavailable) throw err;
       return this.failed(err);
     }
   }
@@ -96,6 +108,11 @@ export class GraphService {
   refresh(scope?: { channels: ChannelRef[] }): Promise<boolean> {
     if (!scope) this.pending.all = true;
     else for (const c of scope.channels) this.pending.channels.set(`${c.kind}/${c.name}`, c);
+    return this.buildPending();
+  }
+
+  /** Runs the next build of what is pending, or joins the one queued. */
+  private buildPending(): Promise<boolean> {
     if (this.queued) return this.queued;
     const previous = this.running;
     const next = (async () => {
@@ -113,8 +130,14 @@ export class GraphService {
         }
         if (this.current) await snapshot.prepareFrom(this.current);
       } catch (err) {
+        // What it was to take in (a write of another replica, say, while the database was away) is
+        // taken by the next build, tried again after a pause.
+        this.pending.all ||= pending.all;
+        for (const [key, c] of pending.channels) this.pending.channels.set(key, c);
+        this.retryLater();
         return this.failed(err);
       }
+      this.retryMs = RETRY_FIRST_MS;
       this.swap(snapshot);
       return true;
     })();
@@ -138,13 +161,31 @@ export class GraphService {
 
   /** The store as a graph-data .tar.gz, made off the request path and again only after a write. */
   exportTarball(): Promise<GraphDataTarball> {
-    if (this.tarball?.generation !== this.store.generation)
-      this.tarball = { generation: this.store.generation, made: this.builder.exportTarball() };
+    if (this.tarball?.generation !== this.store.generation) {
+      const made = this.builder.exportTarball();
+      this.tarball = { generation: this.store.generation, made };
+      // A failed one (the database away) is made again at the next request.
+      made.catch(() => {
+        if (this.tarball?.made === made) this.tarball = undefined;
+      });
+    }
     return this.tarball.made;
   }
 
   close(): Promise<void> {
+    clearTimeout(this.retry);
     return this.builder.close();
+  }
+
+  /** Builds what is pending again after a pause, doubling from one failure to the next. */
+  private retryLater(): void {
+    if (this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.buildPending();
+    }, this.retryMs);
+    this.retry.unref();
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_LAST_MS);
   }
 
   /**

@@ -10,6 +10,7 @@ import { readGraphData, type ReadResult } from '../sources/graphData.js';
 import { formatProblem } from '../validation/problems.js';
 import { SchemaTooNew, StoreUnavailable } from '../store/sql.js';
 import type { Leadership } from '../store/leadership.js';
+import { redactedLocation } from '../store/postgresConnection.js';
 import { ImportRejected, Store } from '../store/store.js';
 import { createAdminServices, type AdminServices } from './admin/services.js';
 import { GraphService } from './graphService.js';
@@ -100,12 +101,13 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
     if (err instanceof SourceSettingsError) return { ok: false, problems: [err.message] };
     throw err;
   }
+  const where = redactedLocation(opts.db);
   let store: Store;
   try {
     store = Store.at(opts.db, { clock, postgres: { poolSize: opts.dbPoolSize } });
   } catch (err) {
     void clients.close();
-    return { ok: false, problems: [`the store ${opts.db} cannot be opened: ${(err as Error).message}`] };
+    return { ok: false, problems: [`the store ${where} cannot be opened: ${(err as Error).message}`] };
   }
   const trust = opts.trust ?? TrustStore.empty();
   const signatures = new SignaturePolicy(opts.requireSignatures ?? false, opts.trust);
@@ -124,16 +126,28 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
       return { ok: false, problems: [`the service could not start: ${(err as Error).message}`] };
     }
   };
+  // Connects, then starts; the database lost on the way (StoreUnavailable) is waited for again.
   const startParts = async (): Promise<StartOutcome> => {
+    for (let pause = CONNECT_BACKOFF_MS.first; ; pause = Math.min(pause * 2, CONNECT_BACKOFF_MS.last)) {
+      const connected = await connect(store, where, service, opts.log, stopped.signal);
+      if (connected !== true) return { ok: false, problems: connected };
+      try {
+        return await startConnected();
+      } catch (err) {
+        if (!(err instanceof StoreUnavailable)) throw err;
+        if (!(await waitAfter(err, pause, service, opts.log, stopped.signal)))
+          return { ok: false, problems: ['stopped before the database could be reached'] };
+      }
+    }
+  };
+  const startConnected = async (): Promise<StartOutcome> => {
     const fail = (problems: string[]): StartOutcome => ({ ok: false, problems });
-    const connected = await connect(store, opts.db, service, opts.log, stopped.signal);
-    if (connected !== true) return fail(connected);
     if (opts.graphData) {
       const read = opts.treeRead ?? readGraphData(opts.graphData);
       const problems = await importTree(store, opts.graphData, read, trust, opts.log, new Date(clock.now()));
       if (problems.length) {
         if (!(await store.read((tx) => tx.hasContent())))
-          return fail([`${opts.graphData} is invalid and the store ${opts.db} has nothing to serve:`, ...problems]);
+          return fail([`${opts.graphData} is invalid and the store ${where} has nothing to serve:`, ...problems]);
         opts.log.error({ problems }, `graph-data ${opts.graphData} rejected; serving what the store has`);
         service.lastImportFailure = {
           at: new Date(clock.now()).toISOString(),
@@ -154,6 +168,8 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
       changed: (scope) => {
         opts.log.info({ generation: store.generation }, 'the database was changed by another process; rebuilding');
         void service.refresh(scope);
+        // A replica that does not read the sources is ready once the one that does has stored what they hold.
+        if (sources.some((s) => !s.status.ready)) void recallAll(sources);
       },
       health: (problem) => {
         service.databaseProblem = problem;
@@ -229,19 +245,31 @@ async function connect(
     } catch (err) {
       if (err instanceof SchemaTooNew) return [err.message];
       if (!(err instanceof StoreUnavailable)) return [`the store ${where} cannot be used: ${(err as Error).message}`];
-      service.startupProblem = `${err.message}; trying again in ${pause / 1000} s`;
-      log.warn({ problem: service.startupProblem }, 'the database cannot be reached yet');
-      await sleep(pause, undefined, { signal: stopped }).catch(() => {});
-      if (stopped.aborted) return ['stopped before the database could be reached'];
+      if (!(await waitAfter(err, pause, service, log, stopped)))
+        return ['stopped before the database could be reached'];
     }
   }
 }
 
+/** Says why the start waits, and waits `pause`; false when stopped meanwhile. */
+async function waitAfter(
+  err: StoreUnavailable,
+  pause: number,
+  service: GraphService,
+  log: StartLog,
+  stopped: AbortSignal,
+): Promise<boolean> {
+  service.startupProblem = `${err.message}; trying again in ${pause / 1000} s`;
+  log.warn({ problem: service.startupProblem }, 'the database cannot be reached yet');
+  await sleep(pause, undefined, { signal: stopped }).catch(() => {});
+  return !stopped.aborted;
+}
+
 /**
  * Takes the read tree, verifies and imports it; returns the problems that rejected it, none when it was imported.
- * Never throws: whatever fails on the way (a problem of the tree, a limit, an exception anywhere in
- * reading or storing) rejects the import, whose transaction then writes nothing, and the caller keeps
- * serving what the store has.
+ * Whatever fails on the way (a problem of the tree, a limit, an exception anywhere in reading or
+ * storing) rejects the import, whose transaction then writes nothing, and the caller keeps serving
+ * what the store has; only a database that cannot be reached throws (StoreUnavailable).
  */
 async function importTree(
   store: Store,
@@ -262,6 +290,7 @@ async function importTree(
     else log.info({ summary }, 'graph-data imported');
     return [];
   } catch (err) {
+    if (err instanceof StoreUnavailable) throw err; // not the tree's fault: the start waits for the database
     if (err instanceof ImportRejected) return err.problems.map(formatProblem);
     return [`${graphData}: -: the import failed: ${err instanceof Error ? err.message : String(err)}`];
   }

@@ -2,11 +2,11 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { exportTree } from '../sources/export.js';
-import { PostgresDatabase } from '../store/postgres.js';
+import { namesPostgres } from '../store/postgresConnection.js';
 import { Store } from '../store/store.js';
 
 export async function exportCommand(opts: { db: string; dir: string; force?: boolean }): Promise<number> {
-  if (!PostgresDatabase.names(opts.db) && !existsSync(opts.db)) {
+  if (!namesPostgres(opts.db) && !existsSync(opts.db)) {
     process.stderr.write(`--db: ${opts.db} does not exist\n`);
     return 1;
   }

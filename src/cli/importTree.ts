@@ -3,6 +3,7 @@
 import { SingleBar, Presets } from 'cli-progress';
 import { readGraphData } from '../sources/graphData.js';
 import { formatProblem, type Problem } from '../validation/problems.js';
+import { redactedLocation } from '../store/postgresConnection.js';
 import { ImportRejected, Store, type Counts } from '../store/store.js';
 import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
 import { systemClock } from '../clock.js';
@@ -102,11 +103,11 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
         const r = source.last;
         const s = r.skipped;
         process.stdout.write(
-          `scraped ${st.name} into ${opts.db} in ${st.lastDurationSeconds?.toFixed(1)} s: ${r.releases.length} releases from ${r.tags} tags ` +
+          `scraped ${st.name} into ${redactedLocation(opts.db)} in ${st.lastDurationSeconds?.toFixed(1)} s: ${r.releases.length} releases from ${r.tags} tags ` +
             `(${r.manifestsRead} manifests read, the rest remembered); skipped: ${s.notRelease} not release images, ` +
             `${s.invalid} invalid, ${s.member} members of multi-arch releases, ${s.filtered} filtered out, ${s.unknownArch} of unknown architectures\n`,
         );
-      } else process.stdout.write(`imported ${st.name} (${st.digest}) into ${opts.db}\n`);
+      } else process.stdout.write(`imported ${st.name} (${st.digest}) into ${redactedLocation(opts.db)}\n`);
     }
     return failed ? 1 : 0;
   } finally {
@@ -142,7 +143,7 @@ async function importDirectory(
     const risks = read.tree.blockedEdges.filter((e) => e.risk).length;
     process.stdout.write(
       [
-        `imported ${graphData} into ${opts.db} (content ${s.contentHash.slice(0, 12)})`,
+        `imported ${graphData} into ${redactedLocation(opts.db)} (content ${s.contentHash.slice(0, 12)})`,
         `  releases:      ${counts(s.releases)}`,
         `  channels:      ${counts(s.channels)}`,
         `  blocked edges: ${counts(s.blockedEdges)} (${risks} risks, ${read.tree.blockedEdges.length - risks} hard blocks in the tree)`,

@@ -49,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
       'import a graph-data tree (one transaction, upsert) and/or scrape registry sources into the store, once',
     )
     .option('--graph-data <path>', 'graph-data directory or .tar.gz')
-    .requiredOption('--db <file|url>', 'SQLite database file, or a postgres:// URL')
+    .addOption(dbOption())
     .option('--prune', 'also remove what the tree does not mention')
     .option(
       '--trust-keys <dir>',
@@ -96,7 +96,7 @@ export async function main(argv: string[]): Promise<number> {
   program
     .command('export')
     .description('write the store back as a graph-data tree')
-    .requiredOption('--db <file|url>', 'SQLite database file, or a postgres:// URL')
+    .addOption(dbOption())
     .option('--force', 'write into a folder that is not empty')
     .argument('<dir>', 'folder to write')
     .action(
@@ -292,4 +292,14 @@ export async function main(argv: string[]): Promise<number> {
     throw err;
   }
   return code;
+}
+
+/**
+ * --db of the one-shot commands: a SQLite file or a postgres:// URL, also from CINCY_DB, as serve takes
+ * it (a password in the environment stays out of the process list).
+ */
+function dbOption(): Option {
+  return new Option('--db <file|url>', 'SQLite database file, or a postgres:// URL')
+    .env('CINCY_DB')
+    .makeOptionMandatory();
 }

@@ -3,7 +3,7 @@
 // the lock until it ends, so when that replica dies the lock is free, and the next replica to ask takes
 // it. A SQLite store is served by one process: it always leads.
 import pg from 'pg';
-import { LOCK_KEYS, postgresConfig } from './postgres.js';
+import { LOCK_KEYS, postgresConfig } from './postgresConnection.js';
 
 export interface Leadership {
   /** Whether this process leads now; asks for the lead when no one holds it. Never throws. */
@@ -36,11 +36,17 @@ export class PostgresLeadership implements Leadership {
   private async ask(): Promise<boolean> {
     try {
       if (!this.client) {
-        const client = new pg.Client(postgresConfig(this.location, {}, 1));
+        const client = new pg.Client(postgresConfig(this.location, 1));
         // A lost connection has lost the lock with it: the next ask starts over.
         client.on('error', () => void this.drop(client));
         client.on('end', () => void this.drop(client));
         await client.connect();
+        // The server drops the session of a replica whose host or network died (and so its lock) after
+        // about 25 s of silence, instead of the system's two hours of TCP keepalive.
+        await client.query(
+          "SELECT set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), " +
+            "set_config('tcp_keepalives_count', '3', false)",
+        );
         this.client = client;
       }
       if (this.leading) await this.client.query('SELECT 1');

@@ -1,26 +1,19 @@
-// The store on PostgreSQL, shared by any number of replicas: a bounded pool of connections (pg);
-// every write transaction holds one advisory lock for the whole database, so writes from every
-// replica apply one at a time, exactly as on SQLite; reads see one snapshot (REPEATABLE READ). A
-// write that changed a row bumps the store's generation and notifies the other replicas on commit
-// (LISTEN/NOTIFY); each also compares the generation now and then, in case a notification was lost.
-import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+// The store on PostgreSQL, shared by any number of replicas: a bounded pool of connections (pg).
+// Every write transaction holds one advisory lock for the whole database, so writes from every replica
+// apply one at a time, exactly as on SQLite; within a replica they take turns before they take a
+// connection, so writers waiting for the lock never fill the pool. Reads see one snapshot (REPEATABLE
+// READ). A write that changed a row bumps the store's generation and notifies the other replicas on
+// commit; postgresWatch.ts follows theirs.
 import pg from 'pg';
+import { Generations } from './generations.js';
 import { migrate, migrationsOf, type Migration } from './migrations.js';
+import { isConnectionError, LOCK_KEYS, postgresConfig, redactedLocation, unavailable } from './postgresConnection.js';
+import { CHANNEL, followWrites } from './postgresWatch.js';
 import { StoreUnavailable, type Database, type DatabaseListener, type Sql, type SqlValue, type TxMode } from './sql.js';
+import { Turns } from './turns.js';
 
-/** Advisory lock keys of cincy (PostgreSQL's advisory locks are per database). */
-export const LOCK_KEYS = {
-  /** Held by every write transaction, until it ends. */
-  write: '7164801830001',
-  /** Held while migrating, so replicas starting together migrate once. */
-  migrate: '7164801830002',
-  /** Held by the replica that runs the jobs that must run once (see leadership.ts). */
-  jobs: '7164801830003',
-} as const;
+export { LOCK_KEYS };
 
-/** The notification channel of writes: the payload is `<replica id> <generation>[ <notice>]`. */
-const CHANNEL = 'cincy_store';
 /** The longest notice sent: a notification's payload holds less than 8000 bytes. */
 const MAX_NOTICE = 7000;
 
@@ -41,12 +34,11 @@ export interface PostgresOptions {
 
 export class PostgresDatabase implements Database {
   readonly engine = 'postgres' as const;
-  /** Tells this replica's notifications from the others'. */
-  readonly replicaId = randomUUID();
   private readonly pool: pg.Pool;
   private ready: boolean;
-  /** The newest generation this replica knows of (its own writes' and those it was told of). */
-  private seen = 0;
+  /** This replica's generations: known from connect() on. */
+  private generations = new Generations(0);
+  private readonly writes = new Turns();
   private closed = false;
   private readonly options: Required<Pick<PostgresOptions, 'pollMs' | 'lockWaitMs'>> & PostgresOptions;
 
@@ -55,15 +47,11 @@ export class PostgresDatabase implements Database {
     options: PostgresOptions = {},
   ) {
     this.options = { pollMs: 1000, lockWaitMs: 20_000, ...options };
-    this.pool = new pg.Pool(postgresConfig(location, options, options.readonly ? 1 : (options.poolSize ?? 10)));
+    const size = options.readonly ? 1 : (options.poolSize ?? 10);
+    this.pool = new pg.Pool(postgresConfig(location, size, options.statementTimeoutMs));
     // An idle connection whose server went away: the pool drops it; the next transaction reconnects.
     this.pool.on('error', () => {});
     this.ready = !!options.readonly;
-  }
-
-  /** A URL that names PostgreSQL. */
-  static names(location: string): boolean {
-    return /^postgres(ql)?:\/\//.test(location);
   }
 
   /**
@@ -88,7 +76,7 @@ export class PostgresDatabase implements Database {
         await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEYS.migrate]);
       }
       const row = await client.query<{ generation: number }>('SELECT generation FROM store_generation');
-      this.seen = row.rows[0]?.generation ?? 0;
+      this.generations = new Generations(row.rows[0]?.generation ?? 0);
       this.ready = true;
     } catch (err) {
       broken = isConnectionError(err);
@@ -98,12 +86,38 @@ export class PostgresDatabase implements Database {
     }
   }
 
-  async transaction<T>(mode: TxMode, fn: (sql: Sql) => Promise<T>, options: { unserved?: boolean } = {}): Promise<T> {
-    if (!this.ready) throw new StoreUnavailable(`the database ${this.where()} is not connected yet`);
+  transaction<T>(mode: TxMode, fn: (sql: Sql) => Promise<T>, options: { unserved?: boolean } = {}): Promise<T> {
+    if (!this.ready) return Promise.reject(new StoreUnavailable(`the database ${this.where()} is not connected yet`));
+    if (mode === 'read') return this.run('read', fn, options);
+    const busy = (): StoreUnavailable =>
+      new StoreUnavailable(
+        `the database is busy: writes have waited ${this.options.lockWaitMs / 1000} s for their turn`,
+      );
+    return this.writes.run(() => this.run('write', fn, options), this.options.lockWaitMs, busy);
+  }
+
+  watch(listener: DatabaseListener): () => void {
+    const { location, pool, generations } = this;
+    return followWrites({ location, where: this.where(), pool, generations, pollMs: this.options.pollMs }, listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  /** The URL without its password, for messages. */
+  where(): string {
+    return redactedLocation(this.location);
+  }
+
+  /** One transaction on a connection of the pool. */
+  private async run<T>(mode: TxMode, fn: (sql: Sql) => Promise<T>, options: { unserved?: boolean }): Promise<T> {
     const client = await this.checkout();
     let broken = false;
     let committing = false;
-    const before = this.seen;
+    let generation: number | undefined;
     try {
       if (mode === 'write') {
         await client.query('BEGIN');
@@ -119,18 +133,17 @@ export class PostgresDatabase implements Database {
         const bumped = await client.query<{ generation: number }>(
           'UPDATE store_generation SET generation = generation + 1 RETURNING generation',
         );
-        const generation = bumped.rows[0]!.generation;
+        generation = bumped.rows[0]!.generation;
         // A notice too long for a notification's payload is left out: the replicas then read everything.
         const notice = sql.notice !== undefined && sql.notice.length <= MAX_NOTICE ? ` ${sql.notice}` : '';
-        await client.query('SELECT pg_notify($1, $2)', [CHANNEL, `${this.replicaId} ${generation}${notice}`]);
-        // Known before the commit, so the generation check never takes this write for another's.
-        this.seen = Math.max(this.seen, generation);
+        await client.query('SELECT pg_notify($1, $2)', [CHANNEL, `${generation}${notice}`]);
+        this.generations.committing(generation);
       }
       committing = true;
       await client.query('COMMIT');
       return value;
     } catch (err) {
-      this.seen = before;
+      if (generation !== undefined) this.generations.failed(generation);
       broken = isConnectionError(err);
       if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
       if (broken && committing)
@@ -147,90 +160,6 @@ export class PostgresDatabase implements Database {
       throw err;
     } finally {
       client.release(broken);
-    }
-  }
-
-  watch(listener: DatabaseListener): () => void {
-    let problem: string | undefined;
-    const health = (now: string | undefined): void => {
-      if (now === problem) return;
-      problem = now;
-      listener.health(now);
-    };
-    /** A write of `generation`; its notice counts only when no write since the last one seen was missed. */
-    const learn = (generation: number, mine: boolean, notice?: string): void => {
-      if (generation <= this.seen) return;
-      const next = generation === this.seen + 1;
-      this.seen = generation;
-      if (!mine) listener.changed(next ? notice : undefined);
-    };
-    const check = async (): Promise<void> => {
-      try {
-        const r = await this.pool.query<{ generation: number }>('SELECT generation FROM store_generation');
-        learn(r.rows[0]?.generation ?? 0, false);
-        health(undefined);
-      } catch (err) {
-        health(`the database ${this.where()} is unreachable: ${(err as Error).message}`);
-      }
-    };
-    const stop = new AbortController();
-    void this.listen(
-      stop.signal,
-      (payload) => {
-        const [replica, generation, ...notice] = payload.split(' ');
-        learn(Number(generation), replica === this.replicaId, notice.length ? notice.join(' ') : undefined);
-      },
-      check,
-    );
-    const timer = setInterval(() => void check(), this.options.pollMs);
-    timer.unref();
-    return () => {
-      stop.abort();
-      clearInterval(timer);
-    };
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.pool.end();
-  }
-
-  /** The URL without its password, for messages. */
-  where(): string {
-    try {
-      const url = new URL(this.location);
-      if (url.password) url.password = '***';
-      return url.toString();
-    } catch {
-      return 'postgres://…';
-    }
-  }
-
-  /**
-   * Holds a connection LISTENing for writes until `signal` aborts; reconnects with backoff when it is
-   * lost, and checks the generation after every (re)connection, for what was missed meanwhile.
-   */
-  private async listen(signal: AbortSignal, notified: (payload: string) => void, check: () => Promise<void>) {
-    for (let pause = 250; !signal.aborted; pause = Math.min(pause * 2, 5000)) {
-      const client = new pg.Client(postgresConfig(this.location, this.options, 1));
-      const lost = new Promise<void>((resolve) => {
-        client.on('error', () => resolve());
-        client.on('end', () => resolve());
-        signal.addEventListener('abort', () => resolve(), { once: true });
-      });
-      try {
-        await client.connect();
-        client.on('notification', (m) => m.channel === CHANNEL && m.payload && notified(m.payload));
-        await client.query(`LISTEN ${CHANNEL}`);
-        pause = 250;
-        await check();
-        await lost;
-      } catch {
-        // unreachable: the periodic check reports it; try again after the pause
-      }
-      await client.end().catch(() => {});
-      if (!signal.aborted) await sleep(pause, undefined, { signal }).catch(() => {});
     }
   }
 
@@ -301,6 +230,8 @@ class PgSql implements Sql {
 }
 
 const placeholders = new Map<string, string>();
+/** Statements longer than this (multi-row INSERTs, of many shapes) are numbered each time, not kept. */
+const KEPT_STATEMENT_LENGTH = 2000;
 
 /** The statement with its `?` placeholders numbered `$1`, `$2`… (none is inside a quoted literal here). */
 export function numbered(text: string): string {
@@ -308,47 +239,9 @@ export function numbered(text: string): string {
   if (out === undefined) {
     let n = 0;
     out = text.replace(/'(?:[^']|'')*'|\?/g, (m) => (m === '?' ? `$${++n}` : m));
-    if (placeholders.size < 10_000) placeholders.set(text, out);
+    if (text.length <= KEPT_STATEMENT_LENGTH && placeholders.size < 1000) placeholders.set(text, out);
   }
   return out;
-}
-
-/** Integers of eight bytes (counts, the generation) read as numbers: every one cincy stores fits. */
-const TYPES = new pg.TypeOverrides();
-TYPES.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
-
-/** The settings of a pool (or a client) on `location`. */
-export function postgresConfig(location: string, options: PostgresOptions, max: number): pg.PoolConfig {
-  return {
-    connectionString: location,
-    max,
-    types: TYPES,
-    connectionTimeoutMillis: 5000,
-    idleTimeoutMillis: 30_000,
-    query_timeout: options.statementTimeoutMs ?? 30_000,
-    keepAlive: true,
-    application_name: 'cincy',
-  };
-}
-
-/** Errors that say the server could not be reached or the connection was lost, not that a statement was wrong. */
-export function isConnectionError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string') {
-    if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code))
-      return true;
-    // connection_exception; admin_shutdown, crash_shutdown, cannot_connect_now; too_many_connections
-    if (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code)) return true;
-  }
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|not queryable/i.test(
-    err.message,
-  );
-}
-
-function unavailable(where: string, err: unknown): StoreUnavailable {
-  const message = err instanceof Error ? err.message || (err as { code?: string }).code || err.name : String(err);
-  return new StoreUnavailable(`the database ${where} is unreachable: ${message}`, { cause: err });
 }
 
 const now = (): Date => new Date();

@@ -8,12 +8,15 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import { migrate, migrationsOf, type Migration } from './migrations.js';
+import { Turns } from './turns.js';
 import { StoreUnavailable, type Database, type DatabaseListener, type Sql, type SqlValue, type TxMode } from './sql.js';
 
 /** How long a write waits for another process's write lock before it gives up (nothing written). */
 export const SQLITE_BUSY_WAIT_MS = 20_000;
 /** How long one attempt to take the write lock blocks the thread before it yields and tries again. */
 const LOCK_ATTEMPT_MS = 25;
+/** Statements longer than this are not kept prepared. */
+const KEPT_STATEMENT_LENGTH = 2000;
 /** How often the file's data version is read for other processes' commits: a pragma, no I/O. */
 export const DATA_VERSION_INTERVAL_MS = 200;
 
@@ -31,7 +34,7 @@ export class SqliteDatabase implements Database {
   readonly engine = 'sqlite' as const;
   readonly location: string | undefined;
   /** The transactions of this connection, one after another. */
-  private turn: Promise<unknown> = Promise.resolve();
+  private readonly turns = new Turns();
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly busyWaitMs: number;
 
@@ -73,7 +76,7 @@ export class SqliteDatabase implements Database {
   transaction<T>(mode: TxMode, fn: (sql: Sql) => Promise<T>): Promise<T> {
     const deadline = performance.now() + this.busyWaitMs;
     const attempt = async (pause: number): Promise<T> => {
-      const outcome = await this.inTurn(async () => {
+      const outcome = await this.turns.run(async () => {
         if (!this.begin(mode)) return { busy: true as const };
         const sql = new SqliteSql(this);
         try {
@@ -116,27 +119,23 @@ export class SqliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await this.turn.catch(() => {});
+    await this.turns.run(async () => {}).catch(() => {});
     if (this.db.open) this.db.close();
   }
 
-  /** A statement, prepared once per text (and row shape). */
+  /**
+   * A statement, prepared once per text (and row shape); a long one (a multi-row INSERT: they come in
+   * many shapes) is prepared each time.
+   */
   statement(text: string, arrays: boolean): BetterSqlite3.Statement {
     const key = arrays ? `[]${text}` : text;
     let s = this.statements.get(key);
     if (!s) {
       s = this.db.prepare(text);
       if (arrays) s.raw(true);
-      this.statements.set(key, s);
+      if (text.length <= KEPT_STATEMENT_LENGTH) this.statements.set(key, s);
     }
     return s;
-  }
-
-  /** Runs `fn` once every transaction before it has ended. */
-  private inTurn<R>(fn: () => Promise<R>): Promise<R> {
-    const run = this.turn.then(fn, fn);
-    this.turn = run.catch(() => {});
-    return run;
   }
 
   /** Opens the transaction; false when another process holds the write lock. */

@@ -15,6 +15,7 @@ import { ChannelRepository, channelKind, type ChannelRef } from './channels.js';
 import { ImportRepository, type ImportedKind } from './imports.js';
 import { PostgresLeadership, soleLeadership, type Leadership } from './leadership.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres.js';
+import { namesPostgres } from './postgresConnection.js';
 import { RawMetadataRepository } from './rawMetadata.js';
 import { RegistryRepository, type ScannedManifest, type ScrapeChanges } from './registry.js';
 import { ReleaseRepository } from './releases.js';
@@ -128,7 +129,7 @@ export class Store {
    * yet (a SQLite file is opened): connect() does that.
    */
   static at(location: string, options: StoreOptions = {}): Store {
-    const database = PostgresDatabase.names(location)
+    const database = namesPostgres(location)
       ? new PostgresDatabase(location, { ...options.postgres, readonly: options.readonly })
       : SqliteDatabase.at(location, { ...options.sqlite, readonly: options.readonly });
     return new Store(database, options);
@@ -206,8 +207,10 @@ export class Store {
   /** Who runs the jobs that must run once: one of the replicas sharing a PostgreSQL database. */
   leadership(): Leadership {
     const { engine, location } = this.database;
-    return engine === 'postgres' && location ? new PostgresLeadership(location) : soleLeadership;
+    this.lead ??= engine === 'postgres' && location ? new PostgresLeadership(location) : soleLeadership;
+    return this.lead;
   }
+  private lead: Leadership | undefined;
 
   /** The scraper's memory of manifests and tags: a cache, so its writes are not news to other replicas. */
   manifestCache(): ManifestCache {

@@ -30,6 +30,9 @@ import { AnswerCache } from './answerCache.js';
 import { readStore } from './writes.js';
 import { AdminReadModel, compareReleaseKeys, type ReleaseIndex } from './readModel.js';
 
+/** The largest id an audit entry can have. */
+const MAX_AUDIT_ID = 2 ** 31 - 1;
+
 /** An answer already serialized: a JSON object as bytes. */
 export type JsonBytes = Buffer;
 
@@ -225,6 +228,8 @@ export class AdminQueries {
     if (since && Number.isNaN(since.getTime()))
       throw new ApiError('invalid_request', `querystring/since: '${q.since}' is not a time`);
     const before = q.cursor === undefined ? undefined : decodeCursor<[number]>('audit', q.cursor, ['number'])[0];
+    // An entry's id: a whole number both engines store (PostgreSQL's is four bytes).
+    if (before !== undefined && !(Number.isInteger(before) && before > 0 && before <= MAX_AUDIT_ID)) throw badCursor();
     const limit = limitOf(q);
     const entries = await this.read((tx) =>
       tx.audit.list({ since: since?.toISOString(), actor: q.actor, before, limit: limit + 1 }),
@@ -235,8 +240,12 @@ export class AdminQueries {
   }
 
   /** The state as a graph-data .tar.gz (importable by cincy import), made again only after a write. */
-  graphDataTarball(): Promise<GraphDataTarball> {
-    return this.graph.exportTarball();
+  async graphDataTarball(): Promise<GraphDataTarball> {
+    try {
+      return await this.graph.exportTarball();
+    } catch (err) {
+      throw err instanceof StoreUnavailable ? new ApiError('service_unavailable', err.message) : err;
+    }
   }
 
   private read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {

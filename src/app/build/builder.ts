@@ -4,6 +4,7 @@
 // the write.
 import { Worker } from 'node:worker_threads';
 import { exportTarball, type GraphDataTarball } from '../../sources/export.js';
+import { StoreUnavailable } from '../../store/sql.js';
 import type { Store } from '../../store/store.js';
 import type { WorkerAnswer, WorkerJob } from './jobs.js';
 import { readAndBuild, type BuildParts } from './readAndBuild.js';
@@ -90,7 +91,7 @@ export class WorkerBuilder implements Builder {
       this.pending.set(id, { resolve, reject });
       worker.postMessage({ ...job, id });
     }).then((a) => {
-      if (!a.ok) throw new Error(a.error);
+      if (!a.ok) throw a.unavailable ? new StoreUnavailable(a.error) : new Error(a.error);
       return a;
     });
   }

@@ -7,4 +7,5 @@ export type WorkerJob = { id: number; job: 'build'; vouched?: string[] } | { id:
 export type WorkerAnswer =
   | { id: number; ok: true; job: 'build'; value: BuildParts }
   | { id: number; ok: true; job: 'export'; value: GraphDataTarball }
-  | { id: number; ok: false; error: string };
+  /** `unavailable`: the database could not be read (a StoreUnavailable on this side too). */
+  | { id: number; ok: false; error: string; unavailable: boolean };

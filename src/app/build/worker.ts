@@ -4,6 +4,7 @@
 // out: {id, ok, value | error}.
 import { parentPort, workerData } from 'node:worker_threads';
 import { exportTarball } from '../../sources/export.js';
+import { StoreUnavailable } from '../../store/sql.js';
 import { Store } from '../../store/store.js';
 import { readAndBuild } from './readAndBuild.js';
 import type { WorkerJob, WorkerAnswer } from './jobs.js';
@@ -27,6 +28,7 @@ async function answer(job: WorkerJob): Promise<WorkerAnswer> {
     }
     return { id: job.id, ok: true, job: 'export', value: await exportTarball(store) };
   } catch (err) {
-    return { id: job.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+    const error = err instanceof Error ? err.message : String(err);
+    return { id: job.id, ok: false, error, unavailable: err instanceof StoreUnavailable };
   }
 }
