@@ -156,7 +156,7 @@ describe.skipIf(!postgres.available)('replicas sharing one PostgreSQL', { timeou
     const db = await postgres.database();
     const [a, b] = await Promise.all([replica(s, db), replica(s, db)]);
     // Every LISTENing connection of this database is cut: a write now notifies no one.
-    const listening = `FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`;
+    const listening = `FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cincy-listener'`;
     await eventually(
       'both replicas listening',
       () => query<{ n: number }>(db, `SELECT count(*)::int AS n ${listening}`),

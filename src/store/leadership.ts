@@ -36,7 +36,7 @@ export class PostgresLeadership implements Leadership {
   private async ask(): Promise<boolean> {
     try {
       if (!this.client) {
-        const client = new pg.Client(postgresConfig(this.location, 1));
+        const client = new pg.Client(postgresConfig(this.location, 1, 'cincy-leader'));
         // A lost connection has lost the lock with it: the next ask starts over.
         client.on('error', () => void this.drop(client));
         client.on('end', () => void this.drop(client));

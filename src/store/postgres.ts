@@ -48,7 +48,7 @@ export class PostgresDatabase implements Database {
   ) {
     this.options = { pollMs: 1000, lockWaitMs: 20_000, ...options };
     const size = options.readonly ? 1 : (options.poolSize ?? 10);
-    this.pool = new pg.Pool(postgresConfig(location, size, options.statementTimeoutMs));
+    this.pool = new pg.Pool(postgresConfig(location, size, 'cincy', options.statementTimeoutMs));
     // An idle connection whose server went away: the pool drops it; the next transaction reconnects.
     this.pool.on('error', () => {});
     this.ready = !!options.readonly;

@@ -20,8 +20,16 @@ export const namesPostgres = (location: string): boolean => /^postgres(ql)?:\/\/
 const TYPES = new pg.TypeOverrides();
 TYPES.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
-/** The settings of a pool of `max` connections (or a client) on `location`. */
-export function postgresConfig(location: string, max: number, statementTimeoutMs = 30_000): pg.PoolConfig {
+/**
+ * The settings of a pool of `max` connections (or a client) on `location`; `role` names what they are
+ * for where PostgreSQL shows sessions (pg_stat_activity's application_name: cincy, cincy-listener…).
+ */
+export function postgresConfig(
+  location: string,
+  max: number,
+  role = 'cincy',
+  statementTimeoutMs = 30_000,
+): pg.PoolConfig {
   return {
     connectionString: location,
     max,
@@ -30,7 +38,7 @@ export function postgresConfig(location: string, max: number, statementTimeoutMs
     idleTimeoutMillis: 30_000,
     query_timeout: statementTimeoutMs,
     keepAlive: true,
-    application_name: 'cincy',
+    application_name: role,
   };
 }
 

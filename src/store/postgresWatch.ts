@@ -52,7 +52,7 @@ export function followWrites(db: Followed, listener: DatabaseListener): () => vo
   const stop = new AbortController();
   void (async () => {
     for (let pause = 250; !stop.signal.aborted; pause = Math.min(pause * 2, 5000)) {
-      const client = new pg.Client(postgresConfig(db.location, 1));
+      const client = new pg.Client(postgresConfig(db.location, 1, 'cincy-listener'));
       let stopped!: () => void;
       const lost = new Promise<void>((resolve) => {
         client.on('error', () => resolve());
