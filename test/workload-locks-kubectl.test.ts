@@ -65,6 +65,11 @@ describe.runIf(kubectlAvailable())('workload locks through kubectl (issue 14, se
       ['openstack', 'openstack', 'active', '4.16.3'],
     ]);
 
+    /** Sets a node lock's status as its controller would, through the status subresource. */
+    const patchStatus = async (lock: string, status: object): Promise<void> => {
+      const patch = JSON.stringify({ status });
+      ok(await k(['patch', 'nodeworkloadlock', lock, '--subresource=status', '--type=merge', '-p', patch]));
+    };
     const state = async (kind: string, name: string): Promise<string> =>
       ok(await k(['get', kind, name, '-o', 'jsonpath={.status.state}'])).stdout;
     ok(
@@ -93,17 +98,7 @@ describe.runIf(kubectlAvailable())('workload locks through kubectl (issue 14, se
         (await state('nodeworkloadlock', 'openstack-worker-0')) === 'inactive' &&
         (await state('nodeworkloadlock', 'ceph-worker-0')) === 'inactive',
     );
-    ok(
-      await k([
-        'patch',
-        'nodeworkloadlock',
-        'ceph-worker-1',
-        '--subresource=status',
-        '--type=merge',
-        '-p',
-        '{"status":{"state":"failed","errorMessage":"OSD 4 does not come up"}}',
-      ]),
-    );
+    await patchStatus('ceph-worker-1', { state: 'failed', errorMessage: 'OSD 4 does not come up' });
     const failed = ok(await k(['get', 'nodeworkloadlock', 'ceph-worker-1', '-o', 'wide'])).stdout;
     expect(failed).toMatch(/ceph-worker-1\s+ceph\s+worker-1\s+failed\s+4\.16\.3\s+OSD 4 does not come up/);
 
@@ -135,17 +130,7 @@ describe.runIf(kubectlAvailable())('workload locks through kubectl (issue 14, se
     expect(await state('nodeworkloadlock', 'ceph-worker-1')).toBe('failed');
 
     // Recovered as the README says, setting the state alone: the controller drops the old errorMessage.
-    ok(
-      await k([
-        'patch',
-        'nodeworkloadlock',
-        'ceph-worker-1',
-        '--subresource=status',
-        '--type=merge',
-        '-p',
-        '{"status":{"state":"active"}}',
-      ]),
-    );
+    await patchStatus('ceph-worker-1', { state: 'active' });
     const errorOf = async (): Promise<string> =>
       ok(await k(['get', 'nodeworkloadlock', 'ceph-worker-1', '-o', 'jsonpath={.status.errorMessage}'])).stdout;
     await eventually('the errorMessage of the recovered lock cleared', async () => (await errorOf()) === '');
