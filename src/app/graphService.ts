@@ -6,13 +6,11 @@
 // writes committed while a build runs are all taken by the one build that follows it.
 import { systemClock, type Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
-import type { Release } from '../graph/model.js';
 import type { Failure, ImportFailure, SourceStatus } from '../schemas/health.js';
 import type { GraphDataTarball } from '../sources/export.js';
 import type { ChannelRef } from '../store/channels.js';
 import { StoreUnavailable } from '../store/sql.js';
 import type { Leadership } from '../store/leadership.js';
-import type { StoredSignature } from '../store/signatures.js';
 import type { Store } from '../store/store.js';
 import { builderFor, type Builder } from './build/builder.js';
 import { readAndBuild } from './build/readAndBuild.js';
@@ -74,12 +72,6 @@ export class GraphService {
   served(): GraphSnapshot {
     if (!this.current) throw new ApiError('service_unavailable', 'no graph has been built yet');
     return this.current;
-  }
-
-  /** Why a release is left out of the graph, or undefined when it is served; `signatures` are its payload's. */
-  withheld(release: Pick<Release, 'payload'>, signatures: StoredSignature[]): string | undefined {
-    if (!this.signatures.required) return undefined;
-    return this.signatures.withheld(release, this.signatures.vouchedDigests(signatures));
   }
 
   /**

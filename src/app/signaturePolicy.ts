@@ -1,7 +1,7 @@
 // Which releases the graph leaves out for want of a trusted signature (--require-signatures), and
 // why. The graph service applies it to every graph it builds, the served snapshot and any preview
 // alike, so every consumer sees the same graph.
-import { payloadDigest, type GraphInput, type Release } from '../graph/model.js';
+import { payloadDigest, type Release } from '../graph/model.js';
 import { TrustStore } from '../signatures/verify.js';
 import type { StoredSignature } from '../store/signatures.js';
 
@@ -36,12 +36,5 @@ export class SignaturePolicy {
   withheld(release: Pick<Release, 'payload'>, vouched: ReadonlySet<string>): string | undefined {
     if (!this.required || vouched.has(payloadDigest(release.payload))) return undefined;
     return UNSIGNED_REASON;
-  }
-
-  /** The input of a build without the releases this policy withholds. */
-  apply(input: GraphInput, signatures: readonly SignatureFacts[]): GraphInput {
-    if (!this.required) return input;
-    const vouched = this.vouchedDigests(signatures);
-    return { ...input, releases: input.releases.filter((r) => this.withheld(r, vouched) === undefined) };
   }
 }

@@ -126,17 +126,26 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
       return { ok: false, problems: [`the service could not start: ${(err as Error).message}`] };
     }
   };
-  // Connects, then starts; the database lost on the way (StoreUnavailable) is waited for again.
+  // Connects (migrating), then starts; while the database cannot be reached, at first or on the way
+  // (StoreUnavailable), it is waited for with a growing pause, the service saying why meanwhile.
   const startParts = async (): Promise<StartOutcome> => {
     for (let pause = CONNECT_BACKOFF_MS.first; ; pause = Math.min(pause * 2, CONNECT_BACKOFF_MS.last)) {
-      const connected = await connect(store, where, service, opts.log, stopped.signal);
-      if (connected !== true) return { ok: false, problems: connected };
+      let connected = false;
       try {
+        await store.connect();
+        connected = true;
+        service.startupProblem = undefined;
         return await startConnected();
       } catch (err) {
-        if (!(err instanceof StoreUnavailable)) throw err;
-        if (!(await waitAfter(err, pause, service, opts.log, stopped.signal)))
-          return { ok: false, problems: ['stopped before the database could be reached'] };
+        if (err instanceof SchemaTooNew) return { ok: false, problems: [err.message] };
+        if (!(err instanceof StoreUnavailable)) {
+          if (connected) throw err;
+          return { ok: false, problems: [`the store ${where} cannot be used: ${(err as Error).message}`] };
+        }
+        service.startupProblem = `${err.message}; trying again in ${pause / 1000} s`;
+        opts.log.warn({ problem: service.startupProblem }, 'the database cannot be reached yet');
+        await sleep(pause, undefined, { signal: stopped.signal }).catch(() => {});
+        if (stopped.signal.aborted) return { ok: false, problems: ['stopped before the database could be reached'] };
       }
     }
   };
@@ -224,45 +233,6 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
     return outcome;
   }
   return { ...parts, ...outcome };
-}
-
-/**
- * Connects to the store and migrates it, trying again with a growing pause while the database cannot be
- * reached (the service says why it is not ready meanwhile); true once connected, else the problems.
- */
-async function connect(
-  store: Store,
-  where: string,
-  service: GraphService,
-  log: StartLog,
-  stopped: AbortSignal,
-): Promise<true | string[]> {
-  for (let pause = CONNECT_BACKOFF_MS.first; ; pause = Math.min(pause * 2, CONNECT_BACKOFF_MS.last)) {
-    try {
-      await store.connect();
-      service.startupProblem = undefined;
-      return true;
-    } catch (err) {
-      if (err instanceof SchemaTooNew) return [err.message];
-      if (!(err instanceof StoreUnavailable)) return [`the store ${where} cannot be used: ${(err as Error).message}`];
-      if (!(await waitAfter(err, pause, service, log, stopped)))
-        return ['stopped before the database could be reached'];
-    }
-  }
-}
-
-/** Says why the start waits, and waits `pause`; false when stopped meanwhile. */
-async function waitAfter(
-  err: StoreUnavailable,
-  pause: number,
-  service: GraphService,
-  log: StartLog,
-  stopped: AbortSignal,
-): Promise<boolean> {
-  service.startupProblem = `${err.message}; trying again in ${pause / 1000} s`;
-  log.warn({ problem: service.startupProblem }, 'the database cannot be reached yet');
-  await sleep(pause, undefined, { signal: stopped }).catch(() => {});
-  return !stopped.aborted;
 }
 
 /**

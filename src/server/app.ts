@@ -11,6 +11,7 @@ import Fastify, {
 import { systemClock, type Clock } from '../clock.js';
 import { collectRouteMethods } from './methodNotAllowed.js';
 import { ApiError } from '../errors.js';
+import { StoreUnavailable } from '../store/sql.js';
 import type { GraphService } from '../app/graphService.js';
 import { accessLogPlugin } from './plugins/accessLog.js';
 import { metricsPlugin } from './plugins/metrics.js';
@@ -121,6 +122,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerJsonBodyParser(app);
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) return reply.code(err.statusCode).send(err.body());
+    // The database cannot be reached (or is busy past its wait): the request may be made again.
+    if (err instanceof StoreUnavailable)
+      return reply.code(503).send({ kind: 'service_unavailable', value: err.message });
     const status = err.statusCode ?? 500;
     if (status >= 500) {
       request.log.error({ err }, 'request failed');

@@ -36,22 +36,35 @@ export class ChannelRepository {
   }
 
   async get(kind: ChannelKind, name: string): Promise<Channel | undefined> {
+    return (await this.withPositions(kind, name))?.channel;
+  }
+
+  /** A channel, and the position of each of its members (the order of a channel). */
+  private async withPositions(
+    kind: ChannelKind,
+    name: string,
+  ): Promise<{ channel: Channel; positions: Map<string, number> } | undefined> {
     const rows = await this.sql.all<ChannelRow>(
       'SELECT kind, name, feeder, tombstones FROM channels WHERE kind = ? AND name = ?',
       [kind, name],
     );
     if (!rows.length) return undefined;
-    const members = await this.sql.all<{ kind: ChannelKind; channel: string; version: string }>(
-      'SELECT kind, channel, version FROM channel_versions WHERE kind = ? AND channel = ? ORDER BY position',
+    const members = await this.sql.all<{ version: string; position: number }>(
+      'SELECT version, position FROM channel_versions WHERE kind = ? AND channel = ? ORDER BY position',
       [kind, name],
     );
-    return channelsOf(rows, members)[0];
+    const channel = channelsOf(
+      rows,
+      members.map((m) => ({ kind, channel: name, version: m.version })),
+    )[0]!;
+    return { channel, positions: new Map(members.map((m) => [m.version, Number(m.position)])) };
   }
 
   /** Creates or replaces a channel; versions already members keep the time they were added. */
   async upsert(c: Channel, at: string): Promise<UpsertOutcome> {
     const kind = channelKind(c);
-    const before = await this.get(kind, c.name);
+    const read = await this.withPositions(kind, c.name);
+    const before = read?.channel;
     const unique = [...new Set(c.versions)];
     const feeder = c.feeder ? JSON.stringify(c.feeder) : null;
     if (
@@ -67,14 +80,7 @@ export class ChannelRepository {
       [kind, c.name, feeder, JSON.stringify(c.tombstones), at],
     );
     // Only the members that left, came or moved are written.
-    const stored = new Map(
-      (
-        await this.sql.all<{ version: string; position: number }>(
-          'SELECT version, position FROM channel_versions WHERE kind = ? AND channel = ?',
-          [kind, c.name],
-        )
-      ).map((m) => [m.version, Number(m.position)]),
-    );
+    const stored = read?.positions ?? new Map<string, number>();
     const kept = new Set(unique);
     for (const version of stored.keys())
       if (!kept.has(version))

@@ -100,11 +100,6 @@ export class RegistryRepository {
     );
   }
 
-  /** How many manifests are remembered (metrics and tests). */
-  async count(): Promise<number> {
-    return Number((await this.sql.get<{ n: number }>('SELECT count(*) AS n FROM registry_manifests'))!.n);
-  }
-
   /**
    * Makes the releases of `repository` equal to `found`; the caller runs it in a transaction. A release another
    * source stored with a different payload is a conflict: the problems are returned and nothing may be kept.
@@ -153,7 +148,7 @@ export class RegistryRepository {
       writes.push(r);
       if (!mine.has(key)) claims.push([repository, r.arch, r.version]);
     }
-    const outcomes = await this.releases.upsertAll(writes, at);
+    const outcomes = await this.releases.upsertAll(writes, at, stored);
     writes.forEach((r, i) => (changes[retagged.has(`${r.arch}/${r.version}`) ? 'changed' : outcomes[i]!] += 1));
     await insertRows(
       this.sql,

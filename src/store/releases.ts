@@ -76,12 +76,14 @@ export class ReleaseRepository {
 
   /**
    * Inserts or updates each release (the caller has checked that no payload changed), writing only
-   * those new or changed, in a few statements; the outcome of each, in order.
+   * those new or changed, in a few statements; the outcome of each, in order. `known`: every stored
+   * release by `arch/version`, when the caller has read them already in this transaction.
    */
-  async upsertAll(releases: readonly Release[], at: string): Promise<UpsertOutcome[]> {
-    const stored = new Map<string, Release>();
-    if (releases.length > READ_ALL_FROM) for (const r of await this.all()) stored.set(`${r.arch}/${r.version}`, r);
-    else
+  async upsertAll(releases: readonly Release[], at: string, known?: Map<string, Release>): Promise<UpsertOutcome[]> {
+    const stored = new Map(known ?? []);
+    if (!known && releases.length > READ_ALL_FROM)
+      for (const r of await this.all()) stored.set(`${r.arch}/${r.version}`, r);
+    else if (!known)
       for (const r of releases) {
         const s = await this.get(r.arch, r.version);
         if (s) stored.set(`${r.arch}/${r.version}`, s);

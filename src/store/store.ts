@@ -11,7 +11,7 @@ import type { VerifiedFile } from '../signatures/verify.js';
 import { AuditRepository } from './audit.js';
 import { SignatureRepository } from './signatures.js';
 import { BlockedEdgeRepository } from './blockedEdges.js';
-import { ChannelRepository, channelKind, type ChannelRef } from './channels.js';
+import { ChannelRepository, channelKind, type ChannelMember, type ChannelRef } from './channels.js';
 import { ImportRepository, type ImportedKind } from './imports.js';
 import { PostgresLeadership, soleLeadership, type Leadership } from './leadership.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres.js';
@@ -77,12 +77,19 @@ export class StoreTx {
 
   /** Everything a build needs (consistent when the transaction is a read or a write). */
   async input(): Promise<GraphInput> {
-    return {
+    return (await this.inputAndMembers()).input;
+  }
+
+  /** The input of a build, and when each version entered each channel, read once. */
+  async inputAndMembers(): Promise<{ input: GraphInput; members: ChannelMember[] }> {
+    const { channels, members } = await this.channels.allWithMembers();
+    const input = {
       releases: await this.releases.all(),
-      channels: await this.channels.all(),
+      channels,
       blockedEdges: await this.blockedEdges.all(),
       rawMetadata: await this.rawMetadata.all(),
     };
+    return { input, members };
   }
 
   /**
@@ -278,7 +285,7 @@ export class Store {
 
       const releases = tree.releases.filter((r) => changedSinceImport('release', `${r.arch}/${r.version}`, r));
       summary.releases.unchanged += tree.releases.length - releases.length;
-      for (const outcome of await tx.releases.upsertAll(releases, at)) summary.releases[outcome] += 1;
+      for (const outcome of await tx.releases.upsertAll(releases, at, stored)) summary.releases[outcome] += 1;
 
       const storedChannels = new Map((await tx.channels.all()).map((c) => [`${channelKind(c)}/${c.name}`, c]));
       for (const c of tree.channels) {

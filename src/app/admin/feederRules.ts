@@ -7,7 +7,7 @@ import { ApiError } from '../../errors.js';
 import type { Channel, Release } from '../../graph/model.js';
 import { splitArch } from '../../graph/version.js';
 import { promotionVerdict, type PromotionFacts, type PromotionVerdict } from '../../promotion/verdict.js';
-import type { ChannelKind, Refusal } from '../../schemas/admin.js';
+import type { ChannelKind } from '../../schemas/admin.js';
 import type { Feeder, RawMetadata } from '../../schemas/graphData.js';
 import type { StoreTx } from '../../store/store.js';
 
@@ -34,11 +34,6 @@ export class FeederRules {
   membersSince(tx: StoreTx): MembersSince {
     return async (kind, name) =>
       new Map((await tx.channels.members(kind, name)).map((m) => [m.version, new Date(m.addedAt)]));
-  }
-
-  /** Why a version may not enter a channel now, or undefined when it may. */
-  async refusal(tx: StoreTx, kind: ChannelKind, name: string, version: string): Promise<Refusal | undefined> {
-    return (await this.verdict(tx, kind, name, version)).refusal;
   }
 
   /** What the promotion engine says of a version entering a channel now, with the feeder facts it weighed. */

@@ -24,7 +24,7 @@ export class Promotion {
       throw new ApiError('invalid_request', 'body.reason: a forced promotion needs a reason');
     if (dryRun)
       return (
-        await this.writes.read((tx) =>
+        await this.writes.store.read((tx) =>
           this.promoteIn(tx, this.writes.now().toISOString(), kind, name, req, actor, true),
         )
       ).result;

@@ -13,7 +13,6 @@ import { releaseRecord, type GraphDataTarball } from '../../sources/export.js';
 import type { AuditEntry } from '../../store/audit.js';
 import { channelKind } from '../../store/channels.js';
 import type { StoredSignature } from '../../store/signatures.js';
-import { StoreUnavailable } from '../../store/sql.js';
 import type { Store, StoreTx } from '../../store/store.js';
 import type { GraphService } from '../graphService.js';
 import {
@@ -27,7 +26,6 @@ import {
   type PageRequest,
 } from './pagination.js';
 import { AnswerCache } from './answerCache.js';
-import { readStore } from './writes.js';
 import { AdminReadModel, compareReleaseKeys, type ReleaseIndex } from './readModel.js';
 
 /** The largest id an audit entry can have. */
@@ -70,12 +68,7 @@ export class AdminQueries {
         if (this.model?.made === made) this.model = undefined;
       });
     }
-    try {
-      return await this.model.made;
-    } catch (err) {
-      if (err instanceof StoreUnavailable) throw new ApiError('service_unavailable', err.message);
-      throw err;
-    }
+    return this.model.made;
   }
 
   /** A list answer of the current read model: made once per model and request, then bytes already made. */
@@ -144,7 +137,7 @@ export class AdminQueries {
 
   /** Signature `n` of a payload digest, as stored. */
   signature(digest: string, n: number): Promise<StoredSignature | undefined> {
-    return this.read((tx) => tx.signatures.get(digest, n));
+    return this.store.read((tx) => tx.signatures.get(digest, n));
   }
 
   /** The channels of a kind by name, each whole, a page at a time: `{channels, nextCursor?}`. */
@@ -231,7 +224,7 @@ export class AdminQueries {
     // An entry's id: a whole number both engines store (PostgreSQL's is four bytes).
     if (before !== undefined && !(Number.isInteger(before) && before > 0 && before <= MAX_AUDIT_ID)) throw badCursor();
     const limit = limitOf(q);
-    const entries = await this.read((tx) =>
+    const entries = await this.store.read((tx) =>
       tx.audit.list({ since: since?.toISOString(), actor: q.actor, before, limit: limit + 1 }),
     );
     if (entries.length <= limit) return { entries };
@@ -240,16 +233,8 @@ export class AdminQueries {
   }
 
   /** The state as a graph-data .tar.gz (importable by cincy import), made again only after a write. */
-  async graphDataTarball(): Promise<GraphDataTarball> {
-    try {
-      return await this.graph.exportTarball();
-    } catch (err) {
-      throw err instanceof StoreUnavailable ? new ApiError('service_unavailable', err.message) : err;
-    }
-  }
-
-  private read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return readStore(this.store, fn);
+  graphDataTarball(): Promise<GraphDataTarball> {
+    return this.graph.exportTarball();
   }
 }
 

@@ -38,7 +38,7 @@ export class SignatureWrites {
     actor: Actor,
   ): Promise<{ signature: SignatureDoc; added: boolean }> {
     const { graph } = this.writes;
-    const release = await this.writes.read((tx) => tx.releases.get(arch, version));
+    const release = await this.writes.store.read((tx) => tx.releases.get(arch, version));
     if (!release) throw new ApiError('does_not_exist', `no release ${version} for ${arch}`);
     const digest = payloadDigest(release.payload);
     let verified;

@@ -53,11 +53,6 @@ export class AuditedWrites {
     return result;
   }
 
-  /** Runs a read in one transaction; a 503 when the database cannot be reached. */
-  read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return readStore(this.store, fn);
-  }
-
   /** An audit entry, inside the caller's transaction. */
   record(
     tx: StoreTx,
@@ -70,15 +65,6 @@ export class AuditedWrites {
     reason: string | null = null,
   ): Promise<void> {
     return tx.audit.record({ at, actor: actor.subject, action, target, before, after, reason });
-  }
-}
-
-/** Runs a read in one transaction of `store`; a 503 when the database cannot be reached. */
-export async function readStore<T>(store: Store, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-  try {
-    return await store.read(fn);
-  } catch (err) {
-    throw err instanceof StoreUnavailable ? new ApiError('service_unavailable', err.message) : err;
   }
 }
 

@@ -25,17 +25,12 @@ export interface BuildParts {
  * served (the main thread decides it: it holds the trust keys).
  */
 export async function readAndBuild(store: Store, vouched: ReadonlySet<string> | undefined): Promise<BuildParts> {
-  const { input, members, stored } = await store.read(async (tx) => {
-    const { channels, members } = await tx.channels.allWithMembers();
-    const releases = await tx.releases.all();
-    const input: GraphInput = {
-      releases: vouched ? releases.filter((r) => vouched.has(payloadDigest(r.payload))) : releases,
-      channels,
-      blockedEdges: await tx.blockedEdges.all(),
-      rawMetadata: await tx.rawMetadata.all(),
-    };
-    return { input, members, stored: releases.length };
-  });
+  const read = await store.read((tx) => tx.inputAndMembers());
+  const { members } = read;
+  const stored = read.input.releases.length;
+  const input: GraphInput = vouched
+    ? { ...read.input, releases: read.input.releases.filter((r) => vouched.has(payloadDigest(r.payload))) }
+    : read.input;
   const membership = membershipOf(input, members);
   const started = process.hrtime.bigint();
   const graph = buildGraph(input);
