@@ -4,9 +4,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { CV, type ClusterVersion } from '../src/agent/clusterVersion.js';
+import type { ClusterVersion } from '../src/agent/clusterVersion.js';
 import { cincyAsync, useCleanup } from './support/cli.js';
-import { serveMock } from './support/mock.js';
+import { serveMock, CV } from './support/mock.js';
 
 const cleanup = useCleanup();
 

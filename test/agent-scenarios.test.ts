@@ -43,12 +43,7 @@ async function rig(
   });
   cleanup.add(() => cluster.close());
   const prometheus = o.prometheus
-    ? await startPrometheus(
-        new URL(cluster.url).host,
-        cluster.client().getCurrentUser()!.token!,
-        cleanup.dir(),
-        cleanup,
-      )
+    ? await startPrometheus(new URL(cluster.url).host, cluster.token(), cleanup.dir(), cleanup)
     : undefined;
   const cv = kindNamed('ClusterVersion');
   return {

@@ -7,9 +7,8 @@ import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { digest, recommendedOf, retrieved, writeAgentTree, type Status } from './support/agentFixtures.js';
 import { cincy, cincyAsync, serveCli, useCleanup } from './support/cli.js';
-import { serveMock, type Mock } from './support/mock.js';
+import { serveMock, type Mock, CV } from './support/mock.js';
 import { prometheusAvailable, startPrometheus } from './support/prometheus.js';
-import { CV } from '../src/agent/clusterVersion.js';
 
 const cleanup = useCleanup();
 const PDB_RUNBOOK =

@@ -192,11 +192,11 @@ describe.runIf(available)('image-based upgrade (issue 14, seed 002)', () => {
       payloadStore: cleanup.dir(),
     });
     cleanup.add(() => cluster.close());
-    expect(await new IbuCluster(cluster.client()).served()).toBe(false);
+    expect(await new IbuCluster(cluster.client().api).served()).toBe(false);
     expect((await user(cluster).patchIbu({ spec: { stage: 'Prep' } })).code).toBe(404);
     // `cincy get ibu` says what is missing, as `get maintenance` does on a cluster without workload locks.
     const kubeconfig = join(cleanup.dir(), 'kubeconfig');
-    writeFileSync(kubeconfig, cluster.client().exportConfig());
+    writeFileSync(kubeconfig, cluster.kubeconfig());
     for (const args of [
       ['get', 'ibu'],
       ['get', 'ibu', 'upgrade'],

@@ -5,9 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { serveMock, type Mock } from './support/mock.js';
+import { serveMock, type Mock, CV } from './support/mock.js';
 import { useCleanup } from './support/cli.js';
-import { CV } from '../src/agent/clusterVersion.js';
 
 const cleanup = useCleanup();
 

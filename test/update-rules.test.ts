@@ -1,11 +1,11 @@
 // The decisions of an update that need no cluster: resolving spec.desiredUpdate, the preconditions,
 // the Upgradeable condition, the ClusterOperator gate with its reasons and timings, and what
 // `adm upgrade --to/--to-image` asks for.
+import type { ClusterApi } from '../src/cluster/api.js';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { ReleaseVerifier } from '../src/agent/update/verify.js';
 import { generateKeys, signPayload } from '../src/cli/signing.js';
@@ -585,7 +585,7 @@ describe('release verification (step 2)', () => {
         signatures.forEach((sig, i) => writeFileSync(join(dir, name, `sha256=${hex}`, `signature-${i + 1}`), sig));
         return pathToFileURL(join(dir, name)).href;
       };
-      const noConfigMaps = { listNamespacedConfigMap: async () => ({ items: [] }) } as unknown as k8s.CoreV1Api;
+      const noConfigMaps = { list: async () => ({ items: [], metadata: {} }) } as unknown as ClusterApi;
       const verifier = async (stores: string[]): Promise<ReleaseVerifier> =>
         new ReleaseVerifier(await TrustStore.load(trust), noConfigMaps, stores);
 

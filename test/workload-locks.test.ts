@@ -3,13 +3,13 @@
 // maintenance requests and the nodes is recorded as the API server's watch streams it, and the ordering
 // rules are checked over that whole history, not only at the end. Locks are failed and recovered through
 // the Kubernetes API (the status subresource), as a controller reports a failure.
-import type * as k8s from '@kubernetes/client-node';
-import * as client from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterVersion } from '../src/agent/clusterVersion.js';
 import { MAINTENANCE_REQUEST } from '../src/agent/update/maintenance.js';
 import { PROGRESS } from '../src/agent/update/progress.js';
 import { requestUpdate } from '../src/cli/adm/request.js';
+import type { ClusterClient } from '../src/cli/kubeconfig.js';
+import { mergePatch } from '../src/cluster/mock/patch.js';
 import { maintenanceReport, readMaintenance } from '../src/cli/getMaintenance.js';
 import { annotation } from '../src/cluster/mock/controller.js';
 import { kindNamed, type KubeObject } from '../src/cluster/mock/kinds.js';
@@ -54,7 +54,7 @@ interface Rig {
   operator: RunningOperator;
   /** Starts another executor, knowing only what the cluster holds (after the previous one was killed). */
   restart: () => RunningOperator;
-  admin: k8s.KubeConfig;
+  admin: ClusterClient;
   history: Change[];
 }
 
@@ -148,12 +148,11 @@ const progressOf = (c: InProcessCluster): string =>
   JSON.stringify(c.get('ConfigMap', PROGRESS.namespace, PROGRESS.name)?.data ?? null);
 
 /** Patches a lock's status through the API, as its controller would. */
-async function setLock(kc: k8s.KubeConfig, plural: string, name: string, status: object): Promise<void> {
-  const api = kc.makeApiClient(client.CustomObjectsApi);
-  await api.patchClusterCustomObjectStatus(
-    { group: 'lcm.mirantis.com', version: 'v1alpha1', plural, name, body: { status } },
-    client.setHeaderOptions('Content-Type', client.PatchStrategy.MergePatch),
-  );
+/** A lock's status, as its controller (or an administrator with kubectl --subresource=status) patches it. */
+async function setLock(admin: ClusterClient, plural: string, name: string, status: object): Promise<void> {
+  const lock = { group: 'lcm.mirantis.com', version: 'v1alpha1', resource: plural, namespaced: false };
+  const current = await admin.api.get<KubeObject>(lock, { name });
+  await admin.api.replaceStatus(lock, { ...current, status: mergePatch(current.status ?? {}, status) });
 }
 
 /** How many nodes of each pool may be in maintenance at once (the pools' maxUnavailable). */
@@ -379,7 +378,7 @@ describe('coordinated maintenance with workload locks (seed 004)', () => {
     expect(during.filter((c) => c.object.kind === 'NodeMaintenanceRequest' && c.type === 'ADDED')).toEqual([]);
     expect(history0(r.cluster)?.state).toBe('Partial');
     // What `cincy get maintenance` prints: the control-plane phase, stopped by the failed lock.
-    const report = maintenanceReport((await readMaintenance(r.admin))!).split('\n');
+    const report = maintenanceReport((await readMaintenance(r.admin.api))!).split('\n');
     expect(report[0]).toBe('Maintenance: ClusterMaintenanceRequest cincy-update (scope os)');
     expect(report[1]).toMatch(/^Phase: {7}3 – control-plane nodes one by one/);
     expect(report[2]).toBe(
@@ -415,7 +414,7 @@ describe('coordinated maintenance with workload locks (seed 004)', () => {
     expect(r.history.slice(failedAt).filter((c) => c.object.kind === 'NodeMaintenanceRequest')).toEqual([]);
     expect(r.cluster.get('ClusterMaintenanceRequest', undefined, MAINTENANCE_REQUEST)).toBeDefined();
     expect(history0(r.cluster)?.state).toBe('Partial');
-    const report = maintenanceReport((await readMaintenance(r.admin))!).split('\n');
+    const report = maintenanceReport((await readMaintenance(r.admin.api))!).split('\n');
     expect(report[1]).toBe('Phase:       2 – applications updating (ceph failed)');
     expect(report[2]).toBe('Stopped:     ClusterWorkloadLock ceph (controller ceph) failed: OSD 3 is down');
     // Ceph is fixed: its controller updates it over, and the flow goes on to the end.

@@ -1,15 +1,17 @@
 // The ClusterVersion object as the agent reads and writes it. Two loops write its status (the update
 // poll and the update executor), each only its own fields: every write re-reads the object, applies
 // a change to the fresh status, and retries on a conflict, so neither loses the other's work.
-import * as k8s from '@kubernetes/client-node';
 import { canonicalJson } from '../canonicalJson.js';
+import type { ClusterApi } from '../cluster/api.js';
 import { isConflict } from '../cluster/apiError.js';
+import { RESOURCES } from '../cluster/resources.js';
 import type { Risk } from '../graph/model.js';
 import type { Condition } from './conditions.js';
 
 export { removeCondition, setCondition } from './conditions.js';
 
-export const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
+/** The one ClusterVersion of a cluster. */
+export const CLUSTER_VERSION = { name: 'version' };
 
 /** A release as ClusterVersion status names one (openshift/api config/v1 Release). */
 export interface ClusterRelease {
@@ -49,7 +51,7 @@ export interface ClusterVersionStatus {
 }
 
 export interface ClusterVersion {
-  metadata: { resourceVersion?: string; generation?: number };
+  metadata: { name?: string; resourceVersion?: string; generation?: number };
   spec: {
     clusterID: string;
     channel?: string;
@@ -61,14 +63,10 @@ export interface ClusterVersion {
 }
 
 export class ClusterVersionClient {
-  private readonly custom: k8s.CustomObjectsApi;
+  constructor(private readonly api: ClusterApi) {}
 
-  constructor(kc: k8s.KubeConfig) {
-    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
-  }
-
-  async get(): Promise<ClusterVersion> {
-    return (await this.custom.getClusterCustomObject(CV)) as ClusterVersion;
+  get(): Promise<ClusterVersion> {
+    return this.api.get<ClusterVersion>(RESOURCES.clusterVersions, CLUSTER_VERSION);
   }
 
   /**
@@ -83,7 +81,7 @@ export class ClusterVersionClient {
       const status = change(structuredClone(cv.status ?? {}), cv);
       if (canonicalJson(status) === canonicalJson(cv.status ?? {})) return false;
       try {
-        await this.custom.replaceClusterCustomObjectStatus({ ...CV, body: { ...cv, status } });
+        await this.api.replaceStatus(RESOURCES.clusterVersions, { ...cv, status });
         return true;
       } catch (err) {
         if (!isConflict(err)) throw err;

@@ -7,8 +7,8 @@
 // retrieved (or those last changed) less than 24 hours ago. Anything else — the current version missing
 // from the new channel (VersionNotFound), no channel, a first poll after a start — clears them: updates
 // listed for another channel must not be offered as recommended under this one.
-import * as k8s from '@kubernetes/client-node';
 import { kubeTime, systemClock, type Clock } from '../clock.js';
+import type { ClusterApi } from '../cluster/api.js';
 import { LABEL, type Risk } from '../graph/model.js';
 import { controlPlaneArch } from './architecture.js';
 import { fetchGraph, RetrieveError, updatesFrom, type ConditionalUpdate, type TransportOptions } from './cincinnati.js';
@@ -19,7 +19,7 @@ import type { Exposure, RiskEvaluator } from './risks.js';
 import { clusterTransport } from './transport.js';
 
 export interface PollerOptions {
-  kc: k8s.KubeConfig;
+  api: ClusterApi;
   evaluator: RiskEvaluator;
   /** Transport settings given by flags; the cluster's CA bundle and proxy fill the rest. */
   transport?: TransportOptions;
@@ -47,15 +47,13 @@ export interface PollResult {
 }
 
 export class UpdatesPoller {
-  private readonly core: k8s.CoreV1Api;
   private readonly cv: ClusterVersionClient;
   private readonly clock: Clock;
   /** Undefined until the first poll of this process, as the CVO knows nothing of earlier retrievals at start. */
   private last: Retrieval | undefined;
 
   constructor(private readonly o: PollerOptions) {
-    this.core = o.kc.makeApiClient(k8s.CoreV1Api);
-    this.cv = new ClusterVersionClient(o.kc);
+    this.cv = new ClusterVersionClient(o.api);
     this.clock = o.clock ?? systemClock;
   }
 
@@ -66,7 +64,7 @@ export class UpdatesPoller {
   /** `multi` when the cluster runs or asks for a multi release; else the control plane's architecture. */
   private async arch(cv: ClusterVersion): Promise<string> {
     if (cv.status.desired?.architecture === 'Multi' || cv.spec.desiredUpdate?.architecture === 'Multi') return 'multi';
-    return controlPlaneArch(this.core);
+    return controlPlaneArch(this.o.api);
   }
 
   /** One poll: fetch, evaluate, write. A failure keeps the previous updates and sets the condition False. */
@@ -84,7 +82,7 @@ export class UpdatesPoller {
       message: '',
     };
     const arch = await this.arch(cv);
-    const transport = await clusterTransport(this.o.kc, this.o.transport);
+    const transport = await clusterTransport(this.o.api, this.o.transport);
     const key = JSON.stringify([cv.spec.upstream || this.o.defaultUpstream || '', cv.spec.channel ?? '', arch]);
     try {
       const current = cv.status.desired?.version;

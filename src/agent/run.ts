@@ -1,13 +1,11 @@
 // The agent as one process: the poll loop that keeps the update lists current and, unless told not to,
 // the update executor acting on spec.desiredUpdate, both until the signal aborts. The command line only
 // turns flags into these options.
-import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
+import type { ClusterApi } from '../cluster/api.js';
 import type { PayloadStore } from '../payload/store.js';
 import type { TrustStore } from '../signatures/verify.js';
-import { runImageBasedUpgrades } from './ibu/run.js';
-import { followMockClock } from './mockClock.js';
 import { UpdatesPoller, type PollerOptions, type PollResult } from './poll.js';
 import { runPollLoop } from './pollLoop.js';
 import { ClusterVersionOperator } from './update/operator.js';
@@ -23,16 +21,23 @@ export interface UpdateOptions {
   workers: number;
 }
 
+/** The time the update executor keeps: real time, or one a tool running a simulated cluster gives. */
+export interface ExecutorClock {
+  clock: Clock;
+  /** Runs before each pass of the executor (a clock that follows another reads it again here). */
+  beforeSync?: () => Promise<void>;
+}
+
 export interface AgentOptions {
-  kc: k8s.KubeConfig;
+  api: ClusterApi;
   log: Logger;
   signal: AbortSignal;
-  poller: Omit<PollerOptions, 'kc'>;
+  poller: Omit<PollerOptions, 'api'>;
   intervalMs: number;
   /** Execute updates; undefined (--no-update) keeps the update lists only. */
   update?: UpdateOptions;
-  /** Follow the simulated clock a mock cluster declares (the mock cluster and the demo only). */
-  followMockClock?: boolean;
+  /** Real time unless given. */
+  executorClock?: ExecutorClock;
   report?: (r: PollResult) => void;
 }
 
@@ -42,15 +47,12 @@ export async function runAgent(o: AgentOptions): Promise<void> {
   // exits with the error instead of running half.
   const stop = new AbortController();
   o.signal.addEventListener('abort', () => stop.abort(), { once: true });
-  const watch = new ClusterVersionWatch(o.kc).start();
+  const watch = new ClusterVersionWatch(o.api).start();
   stop.signal.addEventListener('abort', () => watch.stop(), { once: true });
-  const inner = { ...o, signal: stop.signal };
-  const poller = new UpdatesPoller({ kc: o.kc, ...o.poller });
+  const poller = new UpdatesPoller({ api: o.api, ...o.poller });
   const loops = [
     runPollLoop(poller, { intervalMs: o.intervalMs, log: o.log, signal: stop.signal, watch, report: o.report }),
-    o.update ? executeUpdates(inner, o.update, watch) : Promise.resolve(),
-    // Image-based upgrades of a single-node cluster, when it has the Lifecycle Agent's API.
-    runImageBasedUpgrades(inner),
+    o.update ? executeUpdates({ ...o, signal: stop.signal }, o.update, watch) : Promise.resolve(),
   ];
   const failed = (err: unknown): never => {
     stop.abort();
@@ -60,18 +62,12 @@ export async function runAgent(o: AgentOptions): Promise<void> {
 }
 
 async function executeUpdates(o: AgentOptions, u: UpdateOptions, watch: ClusterVersionWatch): Promise<void> {
-  let clock: Clock = systemClock;
-  let beforeSync: (() => Promise<void>) | undefined;
-  if (o.followMockClock) {
-    const followed = followMockClock(o.kc, o.log);
-    clock = followed.clock;
-    beforeSync = followed.refresh;
-  }
+  const { clock, beforeSync } = o.executorClock ?? { clock: systemClock };
   // Signatures are checked against real time: key expiry and revocation are facts of the world.
-  const verifier = new ReleaseVerifier(u.trust, o.kc.makeApiClient(k8s.CoreV1Api), u.signatureStores);
+  const verifier = new ReleaseVerifier(u.trust, o.api, u.signatureStores);
   const make = (): ClusterVersionOperator =>
     new ClusterVersionOperator({
-      kc: o.kc,
+      api: o.api,
       clock,
       payloads: u.payloads,
       verifier,

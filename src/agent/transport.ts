@@ -2,30 +2,25 @@
 // the CA bundle of the ConfigMap openshift-config-managed/trusted-ca-bundle, and the cluster-wide proxy of the
 // Proxy object `cluster`. Either may be absent (404: the system's CAs, no proxy); any other failure to read
 // them fails the poll, which keeps the updates it had, rather than going on with the wrong trust or route.
-import * as k8s from '@kubernetes/client-node';
+import type { ClusterApi } from '../cluster/api.js';
 import { apiMessage, unlessNotFound } from '../cluster/apiError.js';
+import { RESOURCES, type ConfigMap } from '../cluster/resources.js';
 import type { TransportOptions } from './cincinnati.js';
 
 export const TRUSTED_CA_BUNDLE = { namespace: 'openshift-config-managed', name: 'trusted-ca-bundle' };
 
 /** `configured` (flags) first; the cluster's bundle and proxy fill what it leaves open; then HTTPS_PROXY. */
-export async function clusterTransport(
-  kc: k8s.KubeConfig,
-  configured: TransportOptions = {},
-): Promise<TransportOptions> {
+export async function clusterTransport(api: ClusterApi, configured: TransportOptions = {}): Promise<TransportOptions> {
   const t: TransportOptions = { ...configured };
   if (!t.ca) {
     const bundle = await readOrAbsent('ConfigMap openshift-config-managed/trusted-ca-bundle', () =>
-      kc.makeApiClient(k8s.CoreV1Api).readNamespacedConfigMap({ ...TRUSTED_CA_BUNDLE }),
+      api.get<ConfigMap>(RESOURCES.configMaps, TRUSTED_CA_BUNDLE),
     );
     const pem = bundle?.data?.['ca-bundle.crt'];
     if (pem) t.ca = pem;
   }
-  const proxy = (await readOrAbsent('Proxy cluster', () =>
-    kc
-      .makeApiClient(k8s.CustomObjectsApi)
-      .getClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'proxies', name: 'cluster' }),
-  )) as { status?: { httpsProxy?: string; noProxy?: string } } | undefined;
+  const proxy = (await readOrAbsent('Proxy cluster', () => api.get(RESOURCES.proxies, { name: 'cluster' }))) as
+    { status?: { httpsProxy?: string; noProxy?: string } } | undefined;
   if (proxy?.status?.httpsProxy) return { ...t, proxy: proxy.status.httpsProxy, noProxy: proxy.status.noProxy };
   const env = process.env.HTTPS_PROXY ?? process.env.https_proxy;
   return env ? { ...t, proxy: env, noProxy: process.env.NO_PROXY ?? process.env.no_proxy } : t;

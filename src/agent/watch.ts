@@ -1,7 +1,11 @@
 // Change notices for the ClusterVersion, from a watch, so that a loop waiting on one wakes as soon as the
 // object changes instead of at its next timer.
-import * as k8s from '@kubernetes/client-node';
-import { CV, type ClusterVersion } from './clusterVersion.js';
+import type { ClusterApi } from '../cluster/api.js';
+import { RESOURCES } from '../cluster/resources.js';
+import { CLUSTER_VERSION, type ClusterVersion } from './clusterVersion.js';
+
+/** The pause before a watch that ended or failed is started again. */
+const RESTART_MS = 5_000;
 
 /**
  * The watch restarts when the server ends it; while it is down, `next()` simply never resolves and the
@@ -9,13 +13,12 @@ import { CV, type ClusterVersion } from './clusterVersion.js';
  */
 export class ClusterVersionWatch {
   private waiters: Array<(cv: ClusterVersion | undefined) => void> = [];
-  private controller: AbortController | undefined;
-  private closed = false;
+  private readonly stopped = new AbortController();
 
-  constructor(private readonly kc: k8s.KubeConfig) {}
+  constructor(private readonly api: ClusterApi) {}
 
   start(): this {
-    void this.connect();
+    void this.run();
     return this;
   }
 
@@ -25,8 +28,7 @@ export class ClusterVersionWatch {
   }
 
   stop(): void {
-    this.closed = true;
-    this.controller?.abort();
+    this.stopped.abort();
     this.notify(undefined);
   }
 
@@ -36,22 +38,26 @@ export class ClusterVersionWatch {
     waiting.forEach((w) => w(cv));
   }
 
-  private async connect(): Promise<void> {
-    if (this.closed) return;
-    const again = (): void => void setTimeout(() => void this.connect(), 5_000).unref();
-    try {
-      this.controller = await new k8s.Watch(this.kc).watch(
-        `/apis/${CV.group}/${CV.version}/${CV.plural}`,
-        { fieldSelector: `metadata.name=${CV.name}` },
-        // An ERROR event carries a Status, not the object: say only that something happened.
-        (phase: string, object: ClusterVersion) => this.notify(phase !== 'ERROR' && object?.spec ? object : undefined),
-        () => again(),
-      );
-    } catch (err) {
-      // Whatever kept the watch from starting (the API unreachable, say), it is tried again; the loops
-      // have their own timers meanwhile.
-      void err;
-      again();
+  private async run(): Promise<void> {
+    const { signal } = this.stopped;
+    while (!signal.aborted) {
+      try {
+        await this.api.watch<ClusterVersion>(
+          RESOURCES.clusterVersions,
+          { fieldSelector: `metadata.name=${CLUSTER_VERSION.name}` },
+          // An ERROR event carries a Status, not the object: say only that something happened.
+          (e) => this.notify(e.type !== 'ERROR' && e.type !== 'BOOKMARK' && e.object?.spec ? e.object : undefined),
+          signal,
+        );
+      } catch {
+        // Whatever kept the watch from starting or ended it (the API unreachable, say), it is tried again;
+        // the loops have their own timers meanwhile.
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, RESTART_MS);
+        timer.unref();
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
     }
   }
 }

@@ -2,7 +2,7 @@
 // (--to, --to-image, --to-latest, --to-multi-arch) or its cancellation (--clear), the channel, the status
 // of an update under way, and the recommendations with their checks. Each lives in src/cli/adm/; their
 // options are in clusterCommands.ts, which loads this module only when one of them runs.
-import { loadKubeConfig } from './kubeconfig.js';
+import { connectCluster } from './kubeconfig.js';
 import { escapeLines } from './terminalText.js';
 import { setChannel } from './adm/channel.js';
 import { clearUpdate } from './adm/clear.js';
@@ -35,17 +35,17 @@ const say = (line: string): void => void process.stdout.write(escapeLines(`${lin
 export async function admUpgrade(opts: UpgradeOptions): Promise<number> {
   if (!['text', 'json'].includes(opts.output)) throw new Error(`--output: '${opts.output}' is not text or json`);
   checkFlags(opts); // before the cluster is asked anything, as oc checks them
-  const kc = loadKubeConfig(opts);
+  const cluster = connectCluster(opts);
   if (opts.clear) {
-    say(await clearUpdate(kc));
+    say(await clearUpdate(cluster));
     return 0;
   }
   if (opts.to || opts.toImage || opts.toLatest || opts.toMultiArch) {
-    const plan = await requestUpdate(kc, opts, warn);
+    const plan = await requestUpdate(cluster, opts, warn);
     say(plan.kind === 'info' ? plan.info : plan.requested);
     return 0;
   }
-  const cv = await readClusterVersion(kc);
+  const cv = await readClusterVersion(cluster);
   if (opts.output === 'json') {
     process.stdout.write(`${JSON.stringify({ spec: cv.spec, status: cv.status }, null, 2)}\n`);
     return 0;
@@ -58,15 +58,15 @@ export async function admUpgrade(opts: UpgradeOptions): Promise<number> {
 
 /** `cincy adm upgrade status`: the progress of an update under way. */
 export async function admUpgradeStatus(kubeconfig: string | undefined, details: string): Promise<number> {
-  process.stdout.write(escapeLines(await upgradeStatus(loadKubeConfig({ kubeconfig }), details)));
+  process.stdout.write(escapeLines(await upgradeStatus(connectCluster({ kubeconfig }), details)));
   return 0;
 }
 
 /** `cincy adm upgrade recommend`: the recommended updates and the precheck; exit 1 on an issue not accepted. */
 export async function admUpgradeRecommend(opts: RecommendFlags, kubeconfig: string | undefined): Promise<number> {
   checkRecommendOptions(opts);
-  const kc = loadKubeConfig({ kubeconfig });
-  const cv = await readClusterVersion(kc);
+  const cluster = connectCluster({ kubeconfig });
+  const cv = await readClusterVersion(cluster);
   let precheck: Precheck | undefined;
   if (opts.prometheusUrl) {
     const access = { url: opts.prometheusUrl, tokenFile: opts.prometheusTokenFile, caFile: opts.prometheusCaFile };
@@ -91,7 +91,7 @@ export async function admUpgradeChannel(
   const channel = name ?? '';
   if (channel && !/^[0-9a-z\-.]+$/.test(channel))
     throw new Error(`channel '${channel}' does not match ^[0-9a-z\\-\\.]+$`);
-  const info = await setChannel(loadKubeConfig({ kubeconfig }), channel, opts, warn);
+  const info = await setChannel(connectCluster({ kubeconfig }), channel, opts, warn);
   if (info) say(info);
   return 0;
 }

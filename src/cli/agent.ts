@@ -5,11 +5,11 @@ import type { PollResult } from '../agent/poll.js';
 import { UpdatesPoller } from '../agent/poll.js';
 import { RiskEvaluator } from '../agent/risks.js';
 import { logPoll } from '../agent/pollLoop.js';
-import { runAgent } from '../agent/run.js';
+import { runAgent, type ExecutorClock } from '../agent/run.js';
 import { PayloadStore } from '../payload/store.js';
 import { TrustStore } from '../signatures/verify.js';
 import { kubeCall } from './kubeErrors.js';
-import { loadKubeConfig } from './kubeconfig.js';
+import { clusterApi, loadKubeConfig, originOf } from './kubeconfig.js';
 import { escapeLines } from './terminalText.js';
 
 export interface AgentCliOptions {
@@ -29,7 +29,6 @@ export interface AgentCliOptions {
   trustKeys?: string;
   signatureStore: string[];
   workers: string;
-  followMockClock?: boolean;
 }
 
 const read = (file: string | undefined, flag: string): string | undefined => {
@@ -67,7 +66,11 @@ function reportToTerminal(r: PollResult): void {
   process.stderr.write(escapeLines(`${new Date().toISOString()} updates: ${what}${r.written ? '' : ' (unchanged)'}\n`));
 }
 
-export async function agentCommand(o: AgentCliOptions): Promise<number> {
+/** The field manager of everything the agent writes. */
+export const AGENT_FIELD_MANAGER = 'cincy-agent';
+
+/** Runs the agent as its flags say; `executorClock` is for a tool that runs it on a simulated cluster's time. */
+export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorClock): Promise<number> {
   const interval = Number(o.interval);
   if (!Number.isFinite(interval) || interval < 1)
     throw new Error(`--interval: '${o.interval}' is not a number of seconds`);
@@ -81,13 +84,14 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
   const trust = o.trustKeys ? await TrustStore.load(o.trustKeys) : TrustStore.empty();
   const log = pino({ level: o.logLevel });
   const kc = loadKubeConfig(o);
+  const api = clusterApi(kc, AGENT_FIELD_MANAGER);
   const poller = {
     evaluator: new RiskEvaluator(prometheusOptions(o)),
     transport: { ca: read(o.caFile, '--ca-file') },
     defaultUpstream: o.defaultUpstream,
   };
   if (o.once) {
-    const r = await kubeCall(kc, () => new UpdatesPoller({ kc, ...poller }).poll());
+    const r = await kubeCall(originOf(kc), () => new UpdatesPoller({ api, ...poller }).poll());
     logPoll(log, r);
     reportToTerminal(r);
     return 0;
@@ -95,7 +99,7 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
   await runAgent({
-    kc,
+    api,
     log,
     signal: stop.signal,
     poller,
@@ -103,7 +107,7 @@ export async function agentCommand(o: AgentCliOptions): Promise<number> {
     update: o.update
       ? { payloads: new PayloadStore(o.payloadStore), trust, signatureStores: o.signatureStore, workers }
       : undefined,
-    followMockClock: o.followMockClock,
+    executorClock,
     report: reportToTerminal,
   });
   return 0;

@@ -1,13 +1,12 @@
 // `cincy get <kind> [name]`: the tables `oc get` prints for the kinds an update moves (cluster operators,
-// nodes, machine config pools, the cluster version), or the objects as JSON. Ages count in the cluster's
-// simulated time when it declares a clock (ConfigMap openshift-config/cincy-mock-clock), else in real time.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest, type RequestOptions } from 'node:https';
-import type * as k8s from '@kubernetes/client-node';
+// nodes, machine config pools, the cluster version), or the objects as JSON. Ages count on the API server's
+// clock, which the times it shows are in.
+import type { Resource } from '../cluster/api.js';
+import { isNotFound } from '../cluster/apiError.js';
 import { KUBE_LABEL } from '../cluster/labels.js';
-import { CLOCK_CONFIGMAP, clockFromData } from '../cluster/simulatedClock.js';
+import { RESOURCES } from '../cluster/resources.js';
 import { clientErrorLine } from './kubeErrors.js';
-import { loadKubeConfig } from './kubeconfig.js';
+import { connectCluster } from './kubeconfig.js';
 import { IBU_PRINTER } from './getIbu.js';
 import { table } from './table.js';
 
@@ -20,7 +19,7 @@ export type Obj = {
 };
 
 interface Printer {
-  path: string;
+  resource: Resource;
   columns: string[];
   row(o: Obj, age: (time: string | undefined) => string): string[];
   /** What follows the table (the stage runs of an ImageBasedUpgrade). */
@@ -36,7 +35,7 @@ const st = (o: Obj, type: string): string => cond(o, type)?.status ?? '';
 
 const PRINTERS: Record<string, Printer> = {
   clusteroperators: {
-    path: '/apis/config.openshift.io/v1/clusteroperators',
+    resource: RESOURCES.clusterOperators,
     columns: ['NAME', 'VERSION', 'AVAILABLE', 'PROGRESSING', 'DEGRADED', 'SINCE', 'MESSAGE'],
     row: (o, age) => {
       const versions = (o.status?.versions ?? []) as Array<{ name: string; version: string }>;
@@ -57,7 +56,7 @@ const PRINTERS: Record<string, Printer> = {
     },
   },
   nodes: {
-    path: '/api/v1/nodes',
+    resource: RESOURCES.nodes,
     columns: ['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION'],
     row: (o, age) => {
       const ready = cond(o, 'Ready')?.status;
@@ -77,7 +76,7 @@ const PRINTERS: Record<string, Printer> = {
     },
   },
   machineconfigpools: {
-    path: '/apis/machineconfiguration.openshift.io/v1/machineconfigpools',
+    resource: RESOURCES.machineConfigPools,
     columns: [
       'NAME',
       'CONFIG',
@@ -108,7 +107,7 @@ const PRINTERS: Record<string, Printer> = {
     },
   },
   clusterversions: {
-    path: '/apis/config.openshift.io/v1/clusterversions',
+    resource: RESOURCES.clusterVersions,
     columns: ['NAME', 'VERSION', 'AVAILABLE', 'PROGRESSING', 'SINCE', 'STATUS'],
     row: (o, age) => {
       const history = (o.status?.history ?? []) as Array<{ state: string; version: string }>;
@@ -162,64 +161,6 @@ export function humanDuration(ms: number): string {
   return `${years}y`;
 }
 
-/** An answer other than 200, with its Status object when it held one. */
-class HttpError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly body: unknown,
-  ) {
-    super(message);
-  }
-}
-
-/** GETs an API path with the kubeconfig's credentials and CA; the body as the server sent it. */
-async function getJson(kc: k8s.KubeConfig, path: string): Promise<unknown> {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('--kubeconfig: the kubeconfig has no current cluster');
-  const url = new URL(path, cluster.server);
-  const opts: RequestOptions = { method: 'GET', headers: { accept: 'application/json' } };
-  await kc.applyToHTTPSOptions(opts);
-  return new Promise((resolve, reject) => {
-    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, opts, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => {
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch (err) {
-          if (!(err instanceof SyntaxError)) throw err;
-          body = undefined; // not JSON: the status and text say what happened
-        }
-        if (res.statusCode === 200 && body !== undefined) resolve(body);
-        else
-          reject(
-            new HttpError(
-              res.statusCode ?? 0,
-              (body as { message?: string } | undefined)?.message ?? `${res.statusCode} ${text.slice(0, 200)}`,
-              body,
-            ),
-          );
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** Whether the cluster serves the kind listed at `path` (a 404 on the list: it does not). */
-async function served(kc: k8s.KubeConfig, path: string): Promise<boolean> {
-  try {
-    await getJson(kc, `${path}?limit=1`);
-    return true;
-  } catch (err) {
-    if (err instanceof HttpError && err.code === 404) return false;
-    throw err;
-  }
-}
-
 export async function getCommand(
   kind: string,
   name: string | undefined,
@@ -235,32 +176,23 @@ export async function getCommand(
   if (o.output !== undefined && o.output !== 'json')
     throw new Error(`-o: '${o.output}' is not an output format (json, or none for a table)`);
   const printer = PRINTERS[resource]!;
-  const kc = loadKubeConfig(o);
+  const { api, origin } = connectCluster(o);
   let items: Obj[];
+  let now: number;
   try {
-    items = name
-      ? [(await getJson(kc, `${printer.path}/${encodeURIComponent(name)}`)) as Obj]
-      : ((await getJson(kc, printer.path)) as { items: Obj[] }).items;
+    items = name ? [await api.get<Obj>(printer.resource, { name })] : (await api.list<Obj>(printer.resource)).items;
+    now = await api.serverTime();
   } catch (err) {
-    if (err instanceof HttpError && err.code === 404) {
-      if (printer.unserved && !(await served(kc, printer.path))) throw new Error(printer.unserved);
-      throw new Error(`get: ${err.message}`);
+    if (isNotFound(err)) {
+      const unserved = printer.unserved && (await api.list(printer.resource).then(() => false, isNotFound));
+      if (unserved) throw new Error(printer.unserved);
+      throw new Error(`get: ${(err as Error).message}`);
     }
-    throw new Error(clientErrorLine(err, kc) ?? (err as Error).message, { cause: err });
+    throw new Error(clientErrorLine(err, origin) ?? (err as Error).message, { cause: err });
   }
   if (o.output === 'json') {
     process.stdout.write(`${JSON.stringify(name ? items[0] : { apiVersion: 'v1', kind: 'List', items }, null, 2)}\n`);
     return 0;
-  }
-  let now = Date.now();
-  try {
-    const cm = (await getJson(
-      kc,
-      `/api/v1/namespaces/${CLOCK_CONFIGMAP.namespace}/configmaps/${CLOCK_CONFIGMAP.name}`,
-    )) as { data?: Record<string, string> };
-    now = clockFromData(cm.data).now();
-  } catch (err) {
-    if (!(err instanceof HttpError && err.code === 404)) throw err;
   }
   if (items.length === 0) {
     process.stderr.write('No resources found\n');

@@ -1,6 +1,7 @@
 // `cincy get ibu`: the ImageBasedUpgrade as an operator reads it — the stage asked for, the stage the agent is
 // at and how it stands (the latest condition), what the stage may move to next, and below the table each
 // stage run with its phases and how long they took.
+import { RESOURCES } from '../cluster/resources.js';
 import { humanDuration, type GetPrinter } from './get.js';
 
 interface Run {
@@ -14,7 +15,7 @@ interface Run {
 const stageOf = (type: string): string => type.replace(/(InProgress|Completed)$/, '');
 
 export const IBU_PRINTER: GetPrinter = {
-  path: '/apis/lca.openshift.io/v1/imagebasedupgrades',
+  resource: RESOURCES.imageBasedUpgrades,
   unserved:
     'get ibu: the cluster does not serve lca.openshift.io/v1 ImageBasedUpgrade (no Lifecycle Agent; mock-cluster --single-node simulates one)',
   columns: ['NAME', 'DESIRED STAGE', 'STAGE', 'STATE', 'NEXT STAGES', 'SINCE', 'DETAILS'],

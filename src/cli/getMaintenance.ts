@@ -1,15 +1,14 @@
 // `cincy get maintenance`: coordinated maintenance with workload locks (lcm.mirantis.com) as an operator
 // reads it — whether a cluster maintenance is under way and in which of the seed's five phases, what holds
 // it (a failed lock, with its errorMessage), the cluster locks, and each node's request and locks.
-import * as k8s from '@kubernetes/client-node';
+import type { ClusterApi, Resource } from '../cluster/api.js';
 import { unlessNotFound } from '../cluster/apiError.js';
 import { KUBE_LABEL } from '../cluster/labels.js';
+import { RESOURCES } from '../cluster/resources.js';
 import { failedLocks, MAINTENANCE_REQUEST, type Locks, type WorkloadLock } from '../agent/update/maintenance.js';
 import { clientErrorLine } from './kubeErrors.js';
-import { loadKubeConfig } from './kubeconfig.js';
+import { connectCluster } from './kubeconfig.js';
 import { table } from './table.js';
-
-const LCM = { group: 'lcm.mirantis.com', version: 'v1alpha1' };
 
 interface Item {
   metadata: { name: string; labels?: Record<string, string> };
@@ -92,30 +91,25 @@ export function maintenanceReport(v: MaintenanceView): string {
 }
 
 /** Reads what the report needs; undefined when the cluster does not serve the lcm.mirantis.com API. */
-export async function readMaintenance(kc: k8s.KubeConfig): Promise<MaintenanceView | undefined> {
-  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-  const list = async (
-    group: { group: string; version: string },
-    plural: string,
-    kind = '',
-  ): Promise<Item[] | undefined> =>
-    (
-      (await unlessNotFound(custom.listClusterCustomObject({ ...group, plural }))) as { items: Item[] } | undefined
-    )?.items.map((i) => ({ ...i, kind }));
-  const cluster = await list(LCM, 'clusterworkloadlocks', 'ClusterWorkloadLock');
+export async function readMaintenance(api: ClusterApi): Promise<MaintenanceView | undefined> {
+  const list = async (r: Resource, kind = ''): Promise<Item[] | undefined> =>
+    (await unlessNotFound(api.list<Item>(r)))?.items.map((i) => ({ ...i, kind }));
+  const cluster = await list(RESOURCES.clusterWorkloadLocks, 'ClusterWorkloadLock');
   if (!cluster) return undefined;
   const [node, requests, nodeRequests, pools] = await Promise.all([
-    list(LCM, 'nodeworkloadlocks', 'NodeWorkloadLock'),
-    list(LCM, 'clustermaintenancerequests'),
-    list(LCM, 'nodemaintenancerequests'),
-    list({ group: 'machineconfiguration.openshift.io', version: 'v1' }, 'machineconfigpools'),
+    list(RESOURCES.nodeWorkloadLocks, 'NodeWorkloadLock'),
+    list(RESOURCES.clusterMaintenanceRequests),
+    list(RESOURCES.nodeMaintenanceRequests),
+    list(RESOURCES.machineConfigPools),
   ]);
-  const nodes = (await kc.makeApiClient(k8s.CoreV1Api).listNode()).items as unknown as Item[];
-  const config = { group: 'config.openshift.io', version: 'v1' };
+  const nodes = (await api.list<Item>(RESOURCES.nodes)).items;
   type Versioned = { status?: { desired?: { version?: string }; versions?: Array<{ name: string; version: string }> } };
-  const read = (plural: string, name: string): Promise<Versioned | undefined> =>
-    unlessNotFound(custom.getClusterCustomObject({ ...config, plural, name })) as Promise<Versioned | undefined>;
-  const [cv, mco] = await Promise.all([read('clusterversions', 'version'), read('clusteroperators', 'machine-config')]);
+  const read = (r: Resource, name: string): Promise<Versioned | undefined> =>
+    unlessNotFound(api.get<Versioned>(r, { name }));
+  const [cv, mco] = await Promise.all([
+    read(RESOURCES.clusterVersions, 'version'),
+    read(RESOURCES.clusterOperators, 'machine-config'),
+  ]);
   return {
     clusterRequest: requests?.find((r) => r.metadata.name === MAINTENANCE_REQUEST) ?? requests?.[0],
     nodeRequests: nodeRequests ?? [],
@@ -130,12 +124,12 @@ export async function readMaintenance(kc: k8s.KubeConfig): Promise<MaintenanceVi
 export async function maintenanceCommand(o: { kubeconfig?: string; output?: string }): Promise<number> {
   if (o.output !== undefined && o.output !== 'json')
     throw new Error(`-o: '${o.output}' is not an output format (json, or none for the report)`);
-  const kc = loadKubeConfig(o);
+  const { api, origin } = connectCluster(o);
   let view: MaintenanceView | undefined;
   try {
-    view = await readMaintenance(kc);
+    view = await readMaintenance(api);
   } catch (err) {
-    throw new Error(clientErrorLine(err, kc) ?? (err as Error).message, { cause: err });
+    throw new Error(clientErrorLine(err, origin) ?? (err as Error).message, { cause: err });
   }
   if (!view)
     throw new Error(

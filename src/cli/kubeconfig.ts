@@ -5,12 +5,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+import type { ClusterApi } from '../cluster/api.js';
+import { HttpClusterApi } from '../cluster/http.js';
+import type { ClusterOrigin } from './kubeErrors.js';
+import { PACKAGE_VERSION } from '../version.js';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 const sources = new WeakMap<k8s.KubeConfig, string>();
-
-/** Where a configuration came from, in words: `FILE (--kubeconfig)`, `KUBECONFIG (FILE)`, … */
-export const kubeconfigSource = (kc: k8s.KubeConfig): string => sources.get(kc) ?? 'the kubeconfig';
 
 /** A kubeconfig file, read first so that a missing or unreadable one is one clear line naming it. */
 function loadFile(kc: k8s.KubeConfig, file: string, named: string): void {
@@ -57,3 +58,39 @@ export function loadKubeConfig(o: { kubeconfig?: string; inCluster?: boolean }):
 }
 
 const inPod = (): boolean => !!process.env.KUBERNETES_SERVICE_HOST && existsSync(SERVICE_ACCOUNT_TOKEN);
+
+/**
+ * The API of the cluster a kubeconfig names, writing as `fieldManager` (`cincy-agent` for the agent, `cincy`
+ * for the commands a person runs).
+ */
+export function clusterApi(kc: k8s.KubeConfig, fieldManager: string): HttpClusterApi {
+  return new HttpClusterApi(kc, { fieldManager, userAgent: `${fieldManager}/${PACKAGE_VERSION}` });
+}
+
+/** A command's cluster: its API, and whom it asks (an error names whose credentials failed). */
+export interface ClusterClient {
+  api: ClusterApi;
+  origin: ClusterOrigin;
+}
+
+/** Whom a kubeconfig asks, for messages. */
+export function originOf(kc: k8s.KubeConfig): ClusterOrigin {
+  const user = kc.getCurrentUser();
+  const credential =
+    user?.token || user?.authProvider || user?.exec
+      ? 'token'
+      : user?.certData || user?.certFile
+        ? 'client certificate'
+        : 'credentials (none given)';
+  return {
+    server: kc.getCurrentCluster()?.server ?? 'the cluster',
+    credential,
+    source: sources.get(kc) ?? 'the kubeconfig',
+  };
+}
+
+/** The cluster of a command's --kubeconfig / --in-cluster, writing as `cincy`. */
+export function connectCluster(o: { kubeconfig?: string; inCluster?: boolean }): ClusterClient {
+  const kc = loadKubeConfig(o);
+  return { api: clusterApi(kc, 'cincy'), origin: originOf(kc) };
+}

@@ -20,6 +20,9 @@ import { ClusterState } from '../cluster/mock/state.js';
 import { PayloadPuller } from '../cluster/mock/payloadPuller.js';
 import { SeedPuller } from '../cluster/mock/seedPuller.js';
 import { installWorkloadLocks, parseControllers } from '../cluster/mock/workloadLocks.js';
+import { InMemoryClusterApi } from '../cluster/mock/memoryApi.js';
+import { runImageBasedUpgrades } from '../agent/ibu/run.js';
+import pino from 'pino';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from '../payload/store.js';
 import { registryAccess } from '../registry/access.js';
 import { isRegistryHost } from '../registry/reference.js';
@@ -162,6 +165,14 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   if (lockControllers.length) installWorkloadLocks(state, lockControllers, clock.now());
   if (o.scenario) loadScenario(state, o.scenario);
   const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore, puller, seedPuller, warn });
+  // The Lifecycle Agent of a single-node cluster: an operator on the cluster, acting through its API.
+  const lifecycleAgent = new AbortController();
+  void runImageBasedUpgrades({
+    api: new InMemoryClusterApi(state, { fieldManager: 'lifecycle-agent' }),
+    clock,
+    log: pino({ level: process.env.CINCY_MOCK_LOG_LEVEL ?? 'info' }, process.stderr),
+    signal: lifecycleAgent.signal,
+  }).catch((err: unknown) => warn(`the Lifecycle Agent stopped: ${(err as Error).message}`));
   const token = o.token ?? keptToken(o.state);
   const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
   const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);
@@ -173,6 +184,7 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     `mock cluster listening at ${url}${o.kubeconfigOut ? `; kubeconfig in ${o.kubeconfigOut}` : `; token ${token}`}\n`,
   );
   const stop = (): void => {
+    lifecycleAgent.abort();
     stopSimulation();
     try {
       state.flush(); // one snapshot to read at the next start instead of snapshot and journal

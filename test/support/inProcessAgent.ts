@@ -1,6 +1,6 @@
 // The agent's two parts running in the test's process against an InProcessCluster: the update executor
-// (its loop, with a log kept in memory) and the poller, each with a client identity of its own.
-import * as k8s from '@kubernetes/client-node';
+// (its loop, with a log kept in memory) and the poller, each with a client identity of its own, both on the
+// cluster's in-memory API.
 import pino from 'pino';
 import { UpdatesPoller } from '../../src/agent/poll.js';
 import { RiskEvaluator } from '../../src/agent/risks.js';
@@ -29,15 +29,15 @@ export function startOperator(
   cluster: InProcessCluster,
   o: { trust: TrustStore; payloads: string; signatureStores: string[]; workers?: number },
 ): RunningOperator {
-  const kc = cluster.client();
+  const client = cluster.client();
   const lines: LogLine[] = [];
   const log = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
   const abort = new AbortController();
-  const verifier = new ReleaseVerifier(o.trust, kc.makeApiClient(k8s.CoreV1Api), o.signatureStores);
+  const verifier = new ReleaseVerifier(o.trust, client.api, o.signatureStores);
   const payloads = new PayloadStore(o.payloads);
   const make = (): ClusterVersionOperator =>
     new ClusterVersionOperator({
-      kc,
+      api: client.api,
       clock: cluster.clock,
       payloads,
       verifier,
@@ -49,7 +49,7 @@ export function startOperator(
   return {
     lines,
     kill: async () => {
-      cluster.revoke(kc);
+      cluster.revoke(client);
       abort.abort();
       await loop;
     },
@@ -66,5 +66,5 @@ export function startOperator(
  */
 export function poller(cluster: InProcessCluster, prometheusUrl?: string): UpdatesPoller {
   const evaluator = new RiskEvaluator({ url: prometheusUrl }, Date.now, { minIntervalMs: 0 });
-  return new UpdatesPoller({ kc: cluster.client(), evaluator, clock: cluster.clock });
+  return new UpdatesPoller({ api: cluster.client().api, evaluator, clock: cluster.clock });
 }

@@ -1,6 +1,8 @@
-// The mock cluster in the test's own process: its state, its API server on a free port of 127.0.0.1 (plain
-// HTTP), its simulated controllers, all on a ManualClock. Code under test (the update executor, the poller)
-// talks to it through the real Kubernetes client, as it would to a cluster. A test moves time with
+// The mock cluster in the test's own process: its state, its simulated controllers, all on a ManualClock.
+// Code under test (the update executor, the poller) talks to it through an in-memory ClusterApi, the same
+// interface it uses on a real cluster, with no HTTP in between; the mock's API server also listens on a free
+// port of 127.0.0.1 (plain HTTP) for what reaches a cluster over the wire (Prometheus scraping its metrics,
+// say). A test moves time with
 // `runUntil`: whenever everything under test waits on the clock and no request is under way, the
 // controllers run and the clock jumps to the next wake-up, so an hour of cluster time takes a second or two.
 // Requests are counted where the server sees them: while one task of a runlevel sleeps (a retry's backoff),
@@ -11,8 +13,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as k8s from '@kubernetes/client-node';
 import { ManualClock } from '../../src/clock.js';
+import { kubeconfig } from '../../src/cli/mockCluster.js';
+import type { ClusterClient } from '../../src/cli/kubeconfig.js';
 import { seedInventory, type InventoryOptions } from '../../src/cluster/mock/inventory.js';
 import { clusterMetrics } from '../../src/cluster/mock/metrics.js';
 import { SCENARIO } from '../../src/cluster/mock/scenario.js';
@@ -20,6 +23,7 @@ import { mockClusterServer } from '../../src/cluster/mock/server.js';
 import { reconcile } from '../../src/cluster/mock/simulation.js';
 import { kindNamed, type KubeObject } from '../../src/cluster/mock/kinds.js';
 import { KubeError } from '../../src/cluster/mock/kubeError.js';
+import { InMemoryClusterApi, type ApiCall } from '../../src/cluster/mock/memoryApi.js';
 import { ClusterState } from '../../src/cluster/mock/state.js';
 import { PayloadPuller } from '../../src/cluster/mock/payloadPuller.js';
 import { SeedPuller } from '../../src/cluster/mock/seedPuller.js';
@@ -58,6 +62,7 @@ export class InProcessCluster {
   private readonly hooks: Array<{ method: string; path: RegExp; action: () => void }> = [];
   private inflight = 0;
   private activity = 0;
+  private readonly identities = new WeakMap<object, string>();
 
   private constructor(
     readonly state: ClusterState,
@@ -102,23 +107,43 @@ export class InProcessCluster {
     return cluster;
   }
 
-  /** A client of the cluster with an identity of its own, which `revoke` can take away. */
-  client(): k8s.KubeConfig {
+  /**
+   * A client of the cluster with an identity of its own, which `revoke` can take away: an in-memory API (no
+   * HTTP) that sees the faults and hooks of every request.
+   */
+  client(fieldManager = 'cincy-agent'): ClusterClient {
+    const token = this.token();
+    const api = new InMemoryClusterApi(this.state, {
+      fieldManager,
+      intercept: (call) => {
+        if (!this.tokens.has(token)) throw new KubeError(401, 'Unauthorized', 'Unauthorized');
+        const refused = this.intercept(call);
+        if (refused) throw refused;
+      },
+      track: (delta) => {
+        this.inflight += delta;
+        this.activity += 1;
+      },
+    });
+    this.identities.set(api, token);
+    return { api, origin: { server: 'the in-process cluster', credential: 'token', source: 'the test' } };
+  }
+
+  /** A bearer token the mock's HTTP server accepts (until it is revoked). */
+  token(): string {
     const token = randomBytes(12).toString('hex');
     this.tokens.add(token);
-    const kc = new k8s.KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'in-process', server: this.url, skipTLSVerify: true }],
-      users: [{ name: token, token }],
-      contexts: [{ name: 'in-process', cluster: 'in-process', user: token }],
-      currentContext: 'in-process',
-    });
-    return kc;
+    return token;
+  }
+
+  /** A kubeconfig (YAML) of the cluster's HTTP server, for a process (a CLI command) to reach it over the wire. */
+  kubeconfig(): string {
+    return kubeconfig(this.url, this.token());
   }
 
   /** Every later request of this client answers 401, as when its process is gone. */
-  revoke(kc: k8s.KubeConfig): void {
-    this.tokens.delete(kc.getCurrentUser()!.token!);
+  revoke(client: ClusterClient): void {
+    this.tokens.delete(this.identities.get(client.api) ?? '');
   }
 
   fail(fault: Fault): void {
@@ -203,7 +228,7 @@ export class InProcessCluster {
     return `requests under way: ${this.inflight}; sleepers: ${this.clock.sleepers}; conditions: ${JSON.stringify(c.map((x) => [x.type, x.status, x.reason, x.message.slice(0, 160)]))}`;
   }
 
-  private intercept(r: { method: string; path: string }): KubeError | undefined {
+  private intercept(r: ApiCall | { method: string; path: string }): KubeError | undefined {
     this.requests.push(r);
     const hook = this.hooks.findIndex((h) => h.method === r.method && h.path.test(r.path));
     if (hook >= 0) this.hooks.splice(hook, 1)[0]!.action();

@@ -1,4 +1,4 @@
-// The lifecycle agent (the image-based upgrade reconciler of `cincy agent`) in the test's process against a
+// The simulated Lifecycle Agent (the image-based upgrade reconciler) in the test's process against a
 // single-node InProcessCluster, with a client identity of its own, and the requests a user makes of the
 // ImageBasedUpgrade through the Kubernetes API (merge patches, as kubectl patch sends them).
 import pino from 'pino';
@@ -23,16 +23,20 @@ export interface RunningLifecycleAgent {
 }
 
 export function startLifecycleAgent(cluster: InProcessCluster): RunningLifecycleAgent {
-  const kc = cluster.client();
+  const client = cluster.client('lifecycle-agent');
   const lines: LogLine[] = [];
   const log = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
   const abort = new AbortController();
-  const reconciler = new ImageBasedUpgradeReconciler({ cluster: new IbuCluster(kc), clock: cluster.clock, log });
+  const reconciler = new ImageBasedUpgradeReconciler({
+    cluster: new IbuCluster(client.api),
+    clock: cluster.clock,
+    log,
+  });
   const loop = runLifecycleLoop(reconciler, { clock: cluster.clock, log, signal: abort.signal });
   return {
     lines,
     kill: async () => {
-      cluster.revoke(kc);
+      cluster.revoke(client);
       abort.abort();
       await loop;
     },
@@ -44,7 +48,7 @@ export function user(cluster: InProcessCluster): {
   request(method: string, path: string, body?: unknown, type?: string): Promise<Answer>;
   patchIbu(patch: unknown): Promise<Answer>;
 } {
-  const token = cluster.client().getCurrentUser()!.token!;
+  const token = cluster.token();
   const request = async (
     method: string,
     path: string,

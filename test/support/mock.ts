@@ -5,6 +5,9 @@ import * as k8s from '@kubernetes/client-node';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'cincy.js');
 
+/** The ClusterVersion, as client-node's CustomObjectsApi names it. */
+export const CV = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' };
+
 export interface Mock {
   url: string;
   kubeconfig: string;

@@ -2,15 +2,21 @@
 // host data (../../cluster/singleNodeHost.ts), the ConfigMaps its spec names, OADP's Backups and Restores,
 // and the health of the cluster (node, cluster operators). Every write names the resourceVersion it was read
 // at, so a write over a change made meanwhile (by the host, by kubectl) fails and the pass is made again.
-import * as k8s from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
+import { kubeTime } from '../../clock.js';
+import type { ClusterApi, KubeObject, Resource } from '../../cluster/api.js';
 import { apiMessage, isConflict, unlessNotFound } from '../../cluster/apiError.js';
+import { RESOURCES, type ConfigMap } from '../../cluster/resources.js';
 import { PULL_SECRET_KEY } from '../../cluster/seedImage.js';
 import { HOST_CONFIGMAP, hostFromData, hostToData, type HostData } from '../../cluster/singleNodeHost.js';
 import type { ConfigMapRef, ImageBasedUpgrade } from './status.js';
 
-export const LCA = { group: 'lca.openshift.io', version: 'v1', plural: 'imagebasedupgrades', name: 'upgrade' };
-const VELERO = { group: 'velero.io', version: 'v1' };
+/** The one ImageBasedUpgrade of a cluster. */
+export const LCA = { name: 'upgrade' };
+const VELERO: Record<'Backup' | 'Restore', Resource> = {
+  Backup: { group: 'velero.io', version: 'v1', resource: 'backups', namespaced: true },
+  Restore: { group: 'velero.io', version: 'v1', resource: 'restores', namespaced: true },
+};
 
 export interface OadpObject {
   apiVersion?: string;
@@ -19,6 +25,8 @@ export interface OadpObject {
   spec?: unknown;
   status?: { phase?: string; validationErrors?: string[] };
 }
+
+type Secret = KubeObject & { data?: Record<string, string> };
 
 /** A ConfigMap missing, or a manifest of it that is not a Kubernetes object: the error names the ConfigMap and the key. */
 export class ManifestError extends Error {
@@ -32,69 +40,58 @@ export class ManifestError extends Error {
 }
 
 export class IbuCluster {
-  private readonly custom: k8s.CustomObjectsApi;
-  private readonly core: k8s.CoreV1Api;
-  private readonly objects: k8s.KubernetesObjectApi;
-
-  constructor(kc: k8s.KubeConfig) {
-    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
-    this.core = kc.makeApiClient(k8s.CoreV1Api);
-    this.objects = k8s.KubernetesObjectApi.makeApiClient(kc);
-  }
+  constructor(private readonly api: ClusterApi) {}
 
   /** Whether the cluster serves the ImageBasedUpgrade API (the Lifecycle Agent's CRD is installed). */
   async served(): Promise<boolean> {
-    const list = await unlessNotFound(
-      this.custom.listClusterCustomObject({ group: LCA.group, version: LCA.version, plural: LCA.plural, limit: 1 }),
-    );
-    return list !== undefined;
+    return (await unlessNotFound(this.api.list(RESOURCES.imageBasedUpgrades))) !== undefined;
   }
 
-  async ibu(): Promise<ImageBasedUpgrade | undefined> {
-    return (await unlessNotFound(this.custom.getClusterCustomObject({ ...LCA }))) as ImageBasedUpgrade | undefined;
+  ibu(): Promise<ImageBasedUpgrade | undefined> {
+    return unlessNotFound(this.api.get<ImageBasedUpgrade>(RESOURCES.imageBasedUpgrades, LCA));
   }
 
   /** Creates `upgrade` at Idle, as the Lifecycle Agent does when it finds none; one made meanwhile is fine. */
   async createIbu(): Promise<void> {
     const body = {
-      apiVersion: `${LCA.group}/${LCA.version}`,
+      apiVersion: 'lca.openshift.io/v1',
       kind: 'ImageBasedUpgrade',
       metadata: { name: LCA.name },
       spec: { stage: 'Idle' },
     };
     try {
-      await this.custom.createClusterCustomObject({ group: LCA.group, version: LCA.version, plural: LCA.plural, body });
+      await this.api.create(RESOURCES.imageBasedUpgrades, body);
     } catch (err) {
       if (!isConflict(err)) throw err;
     }
   }
 
-  async writeStatus(ibu: ImageBasedUpgrade): Promise<ImageBasedUpgrade> {
-    return (await this.custom.replaceClusterCustomObjectStatus({ ...LCA, body: ibu })) as ImageBasedUpgrade;
+  writeStatus(ibu: ImageBasedUpgrade): Promise<ImageBasedUpgrade> {
+    return this.api.replaceStatus(RESOURCES.imageBasedUpgrades, ibu);
   }
 
   /** Writes the object itself (its annotations); the spec is the user's. */
-  async writeIbu(ibu: ImageBasedUpgrade): Promise<ImageBasedUpgrade> {
-    return (await this.custom.replaceClusterCustomObject({ ...LCA, body: ibu })) as ImageBasedUpgrade;
+  writeIbu(ibu: ImageBasedUpgrade): Promise<ImageBasedUpgrade> {
+    return this.api.replace(RESOURCES.imageBasedUpgrades, ibu);
   }
 
   async host(): Promise<{ host: HostData; resourceVersion: string }> {
-    const cm = await this.core.readNamespacedConfigMap({ ...HOST_CONFIGMAP });
-    return { host: hostFromData(cm.data), resourceVersion: cm.metadata!.resourceVersion! };
+    const cm = await this.api.get<ConfigMap>(RESOURCES.configMaps, HOST_CONFIGMAP);
+    return { host: hostFromData(cm.data), resourceVersion: cm.metadata.resourceVersion! };
   }
 
   /** Writes the host data read at `resourceVersion`; returns the new resourceVersion. */
   async writeHost(host: HostData, resourceVersion: string): Promise<string> {
-    const cm = await this.core.replaceNamespacedConfigMap({
-      ...HOST_CONFIGMAP,
-      body: { metadata: { ...HOST_CONFIGMAP, resourceVersion }, data: hostToData(host) },
+    const cm = await this.api.replace<ConfigMap>(RESOURCES.configMaps, {
+      metadata: { ...HOST_CONFIGMAP, resourceVersion },
+      data: hostToData(host),
     });
-    return cm.metadata!.resourceVersion!;
+    return cm.metadata.resourceVersion!;
   }
 
   /** The Kubernetes objects of a ConfigMap's values (YAML, several documents each); an Error naming what is wrong. */
   async manifests(ref: ConfigMapRef, field: string): Promise<OadpObject[]> {
-    const cm = await unlessNotFound(this.core.readNamespacedConfigMap({ name: ref.name, namespace: ref.namespace }));
+    const cm = await unlessNotFound(this.api.get<ConfigMap>(RESOURCES.configMaps, ref));
     if (!cm) throw new ManifestError(`${field}: ConfigMap ${ref.namespace}/${ref.name} not found`, true);
     const out: OadpObject[] = [];
     for (const [key, text] of Object.entries(cm.data ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
@@ -126,27 +123,26 @@ export class IbuCluster {
    */
   async pullSecretProblem(name: string): Promise<string | undefined> {
     const namespace = HOST_CONFIGMAP.namespace;
-    const secret = await unlessNotFound(this.core.readNamespacedSecret({ name, namespace }));
+    const secret = await unlessNotFound(this.api.get<Secret>(RESOURCES.secrets, { name, namespace }));
     if (!secret) return `secrets "${name}" not found`;
     if (secret.data?.[PULL_SECRET_KEY] === undefined)
       return `did not find key ${PULL_SECRET_KEY} in Secret ${name}/${namespace}`;
     return undefined;
   }
 
-  async oadp(kind: 'Backup' | 'Restore', namespace: string, name: string): Promise<OadpObject | undefined> {
-    return (await unlessNotFound(
-      this.custom.getNamespacedCustomObject({ ...VELERO, plural: plural(kind), namespace, name }),
-    )) as OadpObject | undefined;
+  oadp(kind: 'Backup' | 'Restore', namespace: string, name: string): Promise<OadpObject | undefined> {
+    return unlessNotFound(this.api.get<OadpObject>(VELERO[kind], { namespace, name }));
   }
 
   /** Creates a Backup or Restore; one that exists already (made before a restart) is left as it is. */
   async createOadp(o: OadpObject): Promise<void> {
     try {
-      await this.custom.createNamespacedCustomObject({
-        ...VELERO,
-        plural: plural(o.kind),
-        namespace: o.metadata.namespace ?? 'openshift-adp',
-        body: { ...o, apiVersion: 'velero.io/v1', status: undefined },
+      const metadata = { ...o.metadata, namespace: o.metadata.namespace ?? 'openshift-adp' };
+      await this.api.create(VELERO[o.kind as 'Backup' | 'Restore'], {
+        ...o,
+        metadata,
+        apiVersion: 'velero.io/v1',
+        status: undefined,
       });
     } catch (err) {
       if (!isConflict(err)) throw err;
@@ -154,15 +150,13 @@ export class IbuCluster {
   }
 
   async deleteOadp(kind: 'Backup' | 'Restore', namespace: string, name: string): Promise<void> {
-    await unlessNotFound(
-      this.custom.deleteNamespacedCustomObject({ ...VELERO, plural: plural(kind), namespace, name }),
-    );
+    await unlessNotFound(this.api.delete(VELERO[kind], { namespace, name }));
   }
 
   /** Creates an extra manifest's object; one that exists is left as it is. An Error says why it cannot be made. */
   async apply(o: OadpObject): Promise<void> {
     try {
-      await this.objects.create(o as k8s.KubernetesObject);
+      await this.api.create(await this.api.resourceFor(o.apiVersion ?? '', o.kind), o);
     } catch (err) {
       if (isConflict(err)) return;
       throw new Error(
@@ -177,43 +171,42 @@ export class IbuCluster {
    */
   async event(ibu: ImageBasedUpgrade, reason: string, message: string, now: number): Promise<void> {
     // Never after the wall clock (kubectl ages events against it), though the simulated one may run ahead.
-    const time = new Date(Math.floor(Math.min(now, Date.now()) / 1000) * 1000);
-    await this.core.createNamespacedEvent({
-      namespace: 'default',
-      body: {
-        metadata: { generateName: `${ibu.metadata.name}.`, namespace: 'default' },
-        involvedObject: {
-          apiVersion: ibu.apiVersion,
-          kind: ibu.kind,
-          name: ibu.metadata.name,
-          uid: ibu.metadata.uid as string | undefined,
-        },
-        reason,
-        message,
-        type: 'Normal',
-        count: 1,
-        firstTimestamp: time,
-        lastTimestamp: time,
-        source: { component: 'ImageBasedUpgrade' },
-        reportingComponent: 'ImageBasedUpgrade',
-        reportingInstance: '',
+    const time = Math.min(now, Date.now());
+    await this.api.create(RESOURCES.events, {
+      metadata: { generateName: `${ibu.metadata.name}.`, namespace: 'default' },
+      involvedObject: {
+        apiVersion: ibu.apiVersion,
+        kind: ibu.kind,
+        name: ibu.metadata.name,
+        uid: ibu.metadata.uid as string | undefined,
       },
+      reason,
+      message,
+      type: 'Normal',
+      count: 1,
+      firstTimestamp: kubeTime(time),
+      lastTimestamp: kubeTime(time),
+      source: { component: 'ImageBasedUpgrade' },
+      reportingComponent: 'ImageBasedUpgrade',
+      reportingInstance: '',
     });
   }
 
   /** What keeps the cluster from being healthy (the node not Ready, an operator unavailable or degraded); empty when healthy. */
   async unhealthy(node: string): Promise<string[]> {
     const out: string[] = [];
-    const n = await unlessNotFound(this.core.readNode({ name: node }));
+    const n = await unlessNotFound(
+      this.api.get<KubeObject & { status?: { conditions?: Array<{ type: string; status: string }> } }>(
+        RESOURCES.nodes,
+        { name: node },
+      ),
+    );
     const ready = n?.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready?.status !== 'True') out.push(`node ${node} is not ready`);
-    const cos = (await this.custom.listClusterCustomObject({
-      group: 'config.openshift.io',
-      version: 'v1',
-      plural: 'clusteroperators',
-    })) as {
-      items: Array<{ metadata: { name: string }; status?: { conditions?: Array<{ type: string; status: string }> } }>;
-    };
+    const cos = await this.api.list<{
+      metadata: { name: string };
+      status?: { conditions?: Array<{ type: string; status: string }> };
+    }>(RESOURCES.clusterOperators);
     for (const co of cos.items) {
       const c = (t: string): string | undefined => co.status?.conditions?.find((x) => x.type === t)?.status;
       if (c('Available') !== 'True') out.push(`clusteroperator ${co.metadata.name} is not available`);
@@ -224,14 +217,10 @@ export class IbuCluster {
 
   /** The version the cluster runs: the ClusterVersion's desired version. */
   async clusterVersion(): Promise<{ version: string; clusterID?: string }> {
-    const cv = (await this.custom.getClusterCustomObject({
-      group: 'config.openshift.io',
-      version: 'v1',
-      plural: 'clusterversions',
-      name: 'version',
-    })) as { spec?: { clusterID?: string }; status?: { desired?: { version?: string } } };
+    const cv = await this.api.get<{ spec?: { clusterID?: string }; status?: { desired?: { version?: string } } }>(
+      RESOURCES.clusterVersions,
+      { name: 'version' },
+    );
     return { version: cv.status?.desired?.version ?? '', clusterID: cv.spec?.clusterID };
   }
 }
-
-const plural = (kind: string): string => `${kind.toLowerCase()}s`;

@@ -100,7 +100,7 @@ export async function acceptRelease(
     channels: release.channels ?? [],
     ...(release.architecture ? { architecture: release.architecture } : {}),
   };
-  const arch = cv.status.desired?.architecture === 'Multi' ? 'multi' : await controlPlaneArch(ctx.core);
+  const arch = cv.status.desired?.architecture === 'Multi' ? 'multi' : await controlPlaneArch(ctx.api);
   const at = ctx.at();
   const total = documentCount(payload.manifests);
   await progress.write({ version: desired.version, image, stagesDone: 0, done: 0 });

@@ -1,7 +1,6 @@
 // Step 7 of an update, one manifest at a time: create or replace the object (its status belongs to its
 // controller and is never applied), retried with the CVO's backoff before the failure is reported. A Job
 // in the payload is waited for; a ClusterOperator is only created, then its operator owns it.
-import type * as k8s from '@kubernetes/client-node';
 import { canonicalJson } from '../../canonicalJson.js';
 import { apiMessage, isConflict } from '../../cluster/apiError.js';
 import type { Manifest } from '../../payload/load.js';
@@ -47,20 +46,21 @@ export async function applyManifest(ctx: OperatorContext, doc: ApiObject, m: Man
   // A Job's template cannot change: the new release's Job replaces the old one, and runs again.
   const recreate =
     existing && doc.kind === 'Job' && canonicalJson(jobTemplate(existing)) !== canonicalJson(jobTemplate(doc));
+  const resource = await ctx.resourceOf(doc);
   if (recreate) {
-    await ctx.objects.delete(existing);
+    await ctx.api.delete(resource, existing.metadata);
     await waitGone(ctx, existing);
   }
   if (!existing || recreate) {
     try {
-      await ctx.objects.create(body as k8s.KubernetesObject);
+      await ctx.api.create(resource, body);
     } catch (err) {
       // The operator made its ClusterOperator first: that is as good.
       if (!(doc.kind === 'ClusterOperator' && isConflict(err))) throw err;
     }
   } else if (doc.kind !== 'ClusterOperator') {
     const metadata = { ...body.metadata, resourceVersion: existing.metadata.resourceVersion };
-    await ctx.objects.replace({ ...body, metadata } as k8s.KubernetesObject);
+    await ctx.api.replace(resource, { ...body, metadata });
   }
   const failed = doc.kind === 'Job' ? await waitForJob(ctx, doc) : undefined;
   if (failed) throw new Error(`job ${doc.metadata.namespace}/${doc.metadata.name}: ${String(failed)}`);

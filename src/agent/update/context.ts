@@ -1,22 +1,23 @@
 // What every step of the update executor works with: the cluster's API, the clock, the log, the payload
 // store and the signature verifier, and the shutdown signal that ends every wait.
-import * as k8s from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { kubeTime, type Clock } from '../../clock.js';
+import type { ClusterApi, KubeObject, Resource } from '../../cluster/api.js';
 import { unlessNotFound } from '../../cluster/apiError.js';
+import { RESOURCES, type ConfigMap } from '../../cluster/resources.js';
 import type { PayloadStore } from '../../payload/store.js';
 import { ClusterVersionClient, type ClusterVersion } from '../clusterVersion.js';
 import { ADMIN_ACKS, ADMIN_GATES, adminAckHold, type Hold } from './adminAcks.js';
 import type { ClusterOperatorObject } from './gate.js';
 import type { ReleaseVerifier } from './verify.js';
 
-/** What names an object. */
+/** What names an object of any kind. */
 export type ObjectRef = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string } };
 /** An object as the API returns it, or a manifest document on its way to the API. */
-export type ApiObject = k8s.KubernetesObject & ObjectRef & { status?: unknown; [key: string]: unknown };
+export type ApiObject = KubeObject & { status?: unknown };
 
 export interface OperatorOptions {
-  kc: k8s.KubeConfig;
+  api: ClusterApi;
   clock: Clock;
   payloads: PayloadStore;
   verifier: ReleaseVerifier;
@@ -28,10 +29,8 @@ export interface OperatorOptions {
 }
 
 export class OperatorContext {
+  readonly api: ClusterApi;
   readonly cv: ClusterVersionClient;
-  readonly objects: k8s.KubernetesObjectApi;
-  readonly core: k8s.CoreV1Api;
-  readonly custom: k8s.CustomObjectsApi;
   readonly clock: Clock;
   readonly log: Logger;
   readonly payloads: PayloadStore;
@@ -40,10 +39,8 @@ export class OperatorContext {
   readonly signal: AbortSignal | undefined;
 
   constructor(o: OperatorOptions) {
-    this.cv = new ClusterVersionClient(o.kc);
-    this.objects = k8s.KubernetesObjectApi.makeApiClient(o.kc);
-    this.core = o.kc.makeApiClient(k8s.CoreV1Api);
-    this.custom = o.kc.makeApiClient(k8s.CustomObjectsApi);
+    this.api = o.api;
+    this.cv = new ClusterVersionClient(o.api);
     this.clock = o.clock;
     this.log = o.log;
     this.payloads = o.payloads;
@@ -65,9 +62,14 @@ export class OperatorContext {
     return this.signal?.aborted ?? false;
   }
 
-  /** An object, or undefined when it does not exist. */
+  /** The resource that serves an object's kind (a payload may name any kind). */
+  resourceOf(ref: ObjectRef): Promise<Resource> {
+    return this.api.resourceFor(ref.apiVersion ?? '', ref.kind ?? '');
+  }
+
+  /** An object of any kind, or undefined when it does not exist. */
   async read(ref: ObjectRef): Promise<ApiObject | undefined> {
-    return (await unlessNotFound(this.objects.read(ref))) as ApiObject | undefined;
+    return unlessNotFound(this.api.get<ApiObject>(await this.resourceOf(ref), ref.metadata));
   }
 
   /**
@@ -78,7 +80,7 @@ export class OperatorContext {
     const current = cv.status.history?.find((h) => h.state === 'Completed')?.version;
     if (!current) return undefined;
     const data = async (ref: { namespace: string; name: string }): Promise<Record<string, string> | undefined> => {
-      const cm = await unlessNotFound(this.core.readNamespacedConfigMap(ref));
+      const cm = await unlessNotFound(this.api.get<ConfigMap>(RESOURCES.configMaps, ref));
       return cm && (cm.data ?? {});
     };
     const [gates, acks] = await Promise.all([data(ADMIN_GATES), data(ADMIN_ACKS)]);
@@ -86,7 +88,6 @@ export class OperatorContext {
   }
 
   async operators(): Promise<ClusterOperatorObject[]> {
-    const plural = { group: 'config.openshift.io', version: 'v1', plural: 'clusteroperators' };
-    return ((await this.custom.listClusterCustomObject(plural)) as { items: ClusterOperatorObject[] }).items;
+    return (await this.api.list<ClusterOperatorObject>(RESOURCES.clusterOperators)).items;
   }
 }

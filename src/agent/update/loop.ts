@@ -9,7 +9,7 @@ export interface UpdateLoopOptions {
   clock: Clock;
   log: Logger;
   signal: AbortSignal;
-  /** Runs before each pass (the agent following a mock cluster's clock reads it here). */
+  /** Runs before each pass (a clock that follows another reads it again here). */
   beforeSync?: () => Promise<void>;
   /** Resolves when the ClusterVersion changes: an idle executor looks again at once. */
   changed?: () => Promise<unknown>;

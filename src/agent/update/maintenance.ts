@@ -8,18 +8,17 @@
 // then it removes the ClusterMaintenanceRequest. A lock in `failed` stops the flow where it is (no further
 // runlevel or node, the request kept) and is reported (Failing, reason WorkloadLockFailed, with the lock's
 // errorMessage) for as long as it lasts; the flow goes on once it recovers.
+import type { KubeObject, Resource } from '../../cluster/api.js';
 import { isConflict, unlessNotFound } from '../../cluster/apiError.js';
+import { RESOURCES } from '../../cluster/resources.js';
 import type { OperatorContext } from './context.js';
 
-const LCM = { group: 'lcm.mirantis.com', version: 'v1alpha1' };
 /** The ClusterMaintenanceRequest of the update executor. */
 export const MAINTENANCE_REQUEST = 'cincy-update';
 /** The scope of the maintenance: the update reboots the nodes into their new OS. */
 const SCOPE = 'os';
 
-export interface WorkloadLock {
-  kind?: string;
-  metadata: { name: string };
+export interface WorkloadLock extends KubeObject {
   spec?: { controllerName?: string; nodeName?: string };
   status?: { state?: string; errorMessage?: string; release?: string };
 }
@@ -31,27 +30,26 @@ export interface Locks {
 
 /** The cluster's workload locks; undefined when it does not serve the API or holds no lock (no coordination). */
 export async function readLocks(ctx: OperatorContext): Promise<Locks | undefined> {
-  const list = async (plural: string, kind: string): Promise<WorkloadLock[] | undefined> => {
-    const got = (await unlessNotFound(ctx.custom.listClusterCustomObject({ ...LCM, plural }))) as
-      { items: WorkloadLock[] } | undefined;
+  const list = async (r: Resource, kind: string): Promise<WorkloadLock[] | undefined> => {
+    const got = await unlessNotFound(ctx.api.list<WorkloadLock>(r));
     return got?.items.map((i) => ({ ...i, kind }));
   };
-  const cluster = await list('clusterworkloadlocks', 'ClusterWorkloadLock');
+  const cluster = await list(RESOURCES.clusterWorkloadLocks, 'ClusterWorkloadLock');
   if (!cluster) return undefined;
-  const node = (await list('nodeworkloadlocks', 'NodeWorkloadLock')) ?? [];
+  const node = (await list(RESOURCES.nodeWorkloadLocks, 'NodeWorkloadLock')) ?? [];
   return cluster.length + node.length > 0 ? { cluster, node } : undefined;
 }
 
 /** Phase 1: the ClusterMaintenanceRequest (kept if it exists: a restarted executor goes on with it). */
 export async function requestMaintenance(ctx: OperatorContext, version: string): Promise<void> {
   const body = {
-    apiVersion: `${LCM.group}/${LCM.version}`,
+    apiVersion: 'lcm.mirantis.com/v1alpha1',
     kind: 'ClusterMaintenanceRequest',
     metadata: { name: MAINTENANCE_REQUEST, annotations: { 'cincy.io/update-to': version } },
     spec: { scope: SCOPE },
   };
   try {
-    await ctx.custom.createClusterCustomObject({ ...LCM, plural: 'clustermaintenancerequests', body });
+    await ctx.api.create(RESOURCES.clusterMaintenanceRequests, body);
     ctx.log.info({ version }, 'cluster maintenance requested (ClusterMaintenanceRequest cincy-update)');
   } catch (err) {
     if (!isConflict(err)) throw err;
@@ -61,7 +59,7 @@ export async function requestMaintenance(ctx: OperatorContext, version: string):
 /** Phase 5: the maintenance is over (a request already gone is fine). */
 export async function endMaintenance(ctx: OperatorContext): Promise<void> {
   const gone = await unlessNotFound(
-    ctx.custom.deleteClusterCustomObject({ ...LCM, plural: 'clustermaintenancerequests', name: MAINTENANCE_REQUEST }),
+    ctx.api.delete(RESOURCES.clusterMaintenanceRequests, { name: MAINTENANCE_REQUEST }).then(() => true),
   );
   if (gone) ctx.log.info('cluster maintenance over: ClusterMaintenanceRequest cincy-update removed');
 }
@@ -97,8 +95,7 @@ export function applicationsPending(locks: Locks): string | undefined {
   return `waiting on the applications' cluster workload locks: ${pending.map((l) => `${l.metadata.name} is ${l.status?.state ?? 'unset'}`).join(', ')}`;
 }
 
-interface Pool {
-  metadata: { name: string; generation?: number };
+interface Pool extends KubeObject {
   spec?: { configuration?: { name?: string } };
   status?: {
     observedGeneration?: number;
@@ -110,13 +107,7 @@ interface Pool {
 
 /** Phases 3 and 4: the pools whose nodes are not all at their target yet, by name. */
 export async function poolsUpdating(ctx: OperatorContext): Promise<string[]> {
-  const pools = (
-    (await ctx.custom.listClusterCustomObject({
-      group: 'machineconfiguration.openshift.io',
-      version: 'v1',
-      plural: 'machineconfigpools',
-    })) as { items: Pool[] }
-  ).items;
+  const pools = (await ctx.api.list<Pool>(RESOURCES.machineConfigPools)).items;
   return pools
     .filter(
       (p) =>

@@ -37,7 +37,7 @@ export class ClusterVersionOperator {
 
   constructor(o: OperatorOptions) {
     this.ctx = new OperatorContext(o);
-    this.progress = new ProgressStore(this.ctx.core);
+    this.progress = new ProgressStore(this.ctx.api);
   }
 
   /**

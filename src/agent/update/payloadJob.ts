@@ -3,7 +3,7 @@
 // and copies its release-manifests/ to the shared volume the operator reads. The same waiting serves the
 // Jobs a payload itself carries, which must finish before the manifests after them.
 import { createHash } from 'node:crypto';
-import type * as k8s from '@kubernetes/client-node';
+import { RESOURCES } from '../../cluster/resources.js';
 import type { ClusterRelease } from '../clusterVersion.js';
 import type { Condition } from '../conditions.js';
 import type { ObjectRef, OperatorContext } from './context.js';
@@ -42,12 +42,12 @@ export async function retrievePayload(
   const header = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: 'openshift-cluster-version' } };
   let job = await ctx.read(header);
   if (job && jobState(job).failed) {
-    await ctx.objects.delete(header);
+    await ctx.api.delete(RESOURCES.jobs, header.metadata);
     job = undefined;
   }
   if (!job) {
     const copy = `mkdir -p /etc/cvo/updatepayloads/${name} && cp -r /release-manifests /etc/cvo/updatepayloads/${name}/`;
-    await ctx.objects.create({
+    await ctx.api.create(RESOURCES.jobs, {
       ...header,
       spec: {
         backoffLimit: 0,
@@ -59,7 +59,7 @@ export async function retrievePayload(
           },
         },
       },
-    } as k8s.KubernetesObject);
+    });
   }
   return waitForJob(ctx, header, abandon);
 }

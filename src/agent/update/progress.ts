@@ -1,8 +1,9 @@
 // Where an update is, kept in the cluster and never only in memory, so that a new operator (after the CVO
 // Deployment is replaced, or after a kill) resumes at the first runlevel not yet done: the ConfigMap
 // openshift-cluster-version/cincy-update-progress.
-import type * as k8s from '@kubernetes/client-node';
+import type { ClusterApi } from '../../cluster/api.js';
 import { unlessNotFound } from '../../cluster/apiError.js';
+import { RESOURCES, type ConfigMap } from '../../cluster/resources.js';
 
 export const PROGRESS = { namespace: 'openshift-cluster-version', name: 'cincy-update-progress' };
 
@@ -18,7 +19,7 @@ export interface Progress {
 }
 
 export class ProgressStore {
-  constructor(private readonly core: k8s.CoreV1Api) {}
+  constructor(private readonly api: ClusterApi) {}
 
   /**
    * The progress recorded, or undefined when there is none. A failure to read is thrown: guessing "none"
@@ -26,7 +27,7 @@ export class ProgressStore {
    * applying everything again), never as "everything done".
    */
   async read(): Promise<Progress | undefined> {
-    const cm = await unlessNotFound(this.core.readNamespacedConfigMap({ ...PROGRESS }));
+    const cm = await unlessNotFound(this.api.get<ConfigMap>(RESOURCES.configMaps, PROGRESS));
     if (!cm) return undefined;
     const d = cm.data ?? {};
     const stagesDone = Number(d.stagesDone ?? 0);
@@ -48,12 +49,12 @@ export class ProgressStore {
       metadata: { ...PROGRESS },
       data: p.waitingSince === undefined ? data : { ...data, waitingSince: String(p.waitingSince) },
     };
-    const replaced = await unlessNotFound(this.core.replaceNamespacedConfigMap({ ...PROGRESS, body }));
-    if (!replaced) await this.core.createNamespacedConfigMap({ namespace: PROGRESS.namespace, body });
+    const replaced = await unlessNotFound(this.api.replace(RESOURCES.configMaps, body));
+    if (!replaced) await this.api.create(RESOURCES.configMaps, body);
   }
 
   /** Forgets the progress of a finished update (already gone is as good). */
   async clear(): Promise<void> {
-    await unlessNotFound(this.core.deleteNamespacedConfigMap({ ...PROGRESS }));
+    await unlessNotFound(this.api.delete(RESOURCES.configMaps, PROGRESS));
   }
 }

@@ -3,9 +3,10 @@
 // (named sha256-<hex>, keys sha256-<hex>-<N>) and from signature stores, <base>/sha256=<hex>/signature-<N>
 // for N = 1… up to the first 404, each at most 50 KiB. One signature the trusted keys vouch for is enough.
 import { readFile } from 'node:fs/promises';
-import * as k8s from '@kubernetes/client-node';
 import { request } from 'undici';
+import type { ClusterApi } from '../../cluster/api.js';
 import { KUBE_LABEL } from '../../cluster/labels.js';
+import { RESOURCES, type ConfigMap } from '../../cluster/resources.js';
 import { PAYLOAD_PATTERN } from '../../schemas/graphData.js';
 import { MAX_SIGNATURE_BYTES, verifySignature, type TrustStore } from '../../signatures/verify.js';
 import { signatureStorePath } from '../../signatures/storePath.js';
@@ -18,7 +19,7 @@ const MAX_SIGNATURES = 16;
 export class ReleaseVerifier {
   constructor(
     private readonly trust: TrustStore,
-    private readonly core: k8s.CoreV1Api,
+    private readonly api: ClusterApi,
     /** Base URLs (http, https or file) of signature stores. */
     private readonly stores: string[],
     private readonly now: () => Date = () => new Date(),
@@ -75,7 +76,7 @@ export class ReleaseVerifier {
   ): AsyncGenerator<{ source: string; bytes: Uint8Array }> {
     const name = digest.replace(':', '-');
     try {
-      const list = await this.core.listNamespacedConfigMap({
+      const list = await this.api.list<ConfigMap>(RESOURCES.configMaps, {
         namespace: 'openshift-config-managed',
         labelSelector: LABEL,
       });

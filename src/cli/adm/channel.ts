@@ -2,7 +2,7 @@
 // clears spec.channel, checked against the channels the current release is in (status.desired.channels)
 // unless --allow-explicit-channel; says when nothing changes, warns on standard error, and prints nothing
 // on success.
-import type * as k8s from '@kubernetes/client-node';
+import type { ClusterClient } from '../kubeconfig.js';
 import { patchClusterVersion, readClusterVersion } from './cluster.js';
 
 /**
@@ -10,12 +10,12 @@ import { patchClusterVersion, readClusterVersion } from './cluster.js';
  * Returns the line to print when nothing changes.
  */
 export async function setChannel(
-  kc: k8s.KubeConfig,
+  cluster: ClusterClient,
   channel: string,
   o: { allowExplicitChannel?: boolean },
   warn: (line: string) => void = () => {},
 ): Promise<string | undefined> {
-  const cv = await readClusterVersion(kc);
+  const cv = await readClusterVersion(cluster);
   const current = cv.spec.channel ?? '';
   if (channel === current)
     return current
@@ -46,7 +46,7 @@ export async function setChannel(
   if (!channel)
     warn(`warning: Clearing channel "${current}"; cluster will no longer request available update recommendations.`);
   try {
-    await patchClusterVersion(kc, { spec: { channel: channel || null } });
+    await patchClusterVersion(cluster, { spec: { channel: channel || null } });
   } catch (err) {
     throw new Error(`unable to set channel: ${(err as Error).message}`, { cause: err });
   }

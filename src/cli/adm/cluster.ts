@@ -1,26 +1,21 @@
 // The ClusterVersion as the adm commands read and change it: through the Kubernetes API, each failure
 // one clear line (kubeErrors.ts).
-import * as k8s from '@kubernetes/client-node';
-import { CV, type ClusterVersion } from '../../agent/clusterVersion.js';
+import { CLUSTER_VERSION, type ClusterVersion } from '../../agent/clusterVersion.js';
+import { RESOURCES } from '../../cluster/resources.js';
 import { kubeCall, type Asked } from '../kubeErrors.js';
+import type { ClusterClient } from '../kubeconfig.js';
 
-const VERSION: Asked = { kind: 'ClusterVersion', name: CV.name };
+const VERSION: Asked = { kind: 'ClusterVersion', name: CLUSTER_VERSION.name };
 
-export function readClusterVersion(kc: k8s.KubeConfig): Promise<ClusterVersion> {
-  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-  return kubeCall(kc, async () => (await custom.getClusterCustomObject(CV)) as ClusterVersion, VERSION);
+export function readClusterVersion({ api, origin }: ClusterClient): Promise<ClusterVersion> {
+  return kubeCall(origin, () => api.get<ClusterVersion>(RESOURCES.clusterVersions, CLUSTER_VERSION), VERSION);
 }
 
 /** A JSON merge patch of the ClusterVersion, as `oc patch --type merge` sends one. */
-export function patchClusterVersion(kc: k8s.KubeConfig, body: object): Promise<ClusterVersion> {
-  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+export function patchClusterVersion({ api, origin }: ClusterClient, body: object): Promise<ClusterVersion> {
   return kubeCall(
-    kc,
-    async () =>
-      (await custom.patchClusterCustomObject(
-        { ...CV, body },
-        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-      )) as ClusterVersion,
+    origin,
+    () => api.patch<ClusterVersion>(RESOURCES.clusterVersions, CLUSTER_VERSION, { type: 'merge', body }),
     VERSION,
   );
 }

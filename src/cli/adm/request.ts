@@ -5,9 +5,9 @@
 // only with --allow-upgrade-with-warnings. cincy's update executor takes a not-recommended update once
 // its risks are accepted, so --allow-not-recommended also accepts them in spec.desiredUpdate.acceptRisks.
 import semver from 'semver';
-import type * as k8s from '@kubernetes/client-node';
 import type { ClusterRelease, DesiredUpdate } from '../../agent/clusterVersion.js';
 import type { Condition } from '../../agent/conditions.js';
+import type { ClusterClient } from '../kubeconfig.js';
 import { patchClusterVersion, readClusterVersion } from './cluster.js';
 import { bySemverDesc, conditionOf, indent, type ClusterVersionView } from './report.js';
 
@@ -228,16 +228,16 @@ export function planUpdate(cv: ClusterVersionView, r: UpgradeRequest): UpgradePl
  * told the plan's warnings first, as oc prints them before it changes anything.
  */
 export async function requestUpdate(
-  kc: k8s.KubeConfig,
+  cluster: ClusterClient,
   r: UpgradeRequest,
   warn: (line: string) => void = () => {},
 ): Promise<UpgradePlan> {
-  const plan = planUpdate(await readClusterVersion(kc), r);
+  const plan = planUpdate(await readClusterVersion(cluster), r);
   plan.warnings.forEach(warn);
   if (plan.kind === 'request') {
     // Every key given (null for the absent ones), so nothing of an earlier request lingers in the merge.
     const none = { version: null, image: null, architecture: null, force: null, acceptRisks: null };
-    await patchClusterVersion(kc, { spec: { desiredUpdate: { ...none, ...plan.update } } });
+    await patchClusterVersion(cluster, { spec: { desiredUpdate: { ...none, ...plan.update } } });
   }
   return plan;
 }

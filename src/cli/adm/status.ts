@@ -1,7 +1,7 @@
 // `cincy adm upgrade status`: the progress of an update as `oc adm upgrade status` shows it — the control
 // plane (operators updated, duration, estimate, its nodes), the worker pools with each node's phase and
 // estimate, and the update's health. "The cluster is not updating." when nothing is under way.
-import type * as k8s from '@kubernetes/client-node';
+import type { ClusterClient } from '../kubeconfig.js';
 import { DETAILS, type Details } from './details.js';
 import { assessControlPlane, renderControlPlane } from './status/controlPlane.js';
 import { readStatusInput, type StatusInput } from './status/cluster.js';
@@ -38,8 +38,8 @@ export function statusReport(input: StatusInput, details: Details): string {
   return out;
 }
 
-export async function upgradeStatus(kc: k8s.KubeConfig, details: string): Promise<string> {
+export async function upgradeStatus(cluster: ClusterClient, details: string): Promise<string> {
   if (!(DETAILS as readonly string[]).includes(details))
     throw new Error(`--details: '${details}' is not one of ${DETAILS.join(', ')}`);
-  return statusReport(await readStatusInput(kc), details as Details);
+  return statusReport(await readStatusInput(cluster), details as Details);
 }

@@ -47,7 +47,7 @@ export function mockClusterServer(opts: MockServerOptions): Server {
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res, opts, watches).catch((err: unknown) => {
       const e = err instanceof KubeError ? err : new KubeError(500, 'InternalError', (err as Error).message);
-      if (!res.headersSent) send(res, e.code, e.status());
+      if (!res.headersSent) send(res, e.status, e.toStatus());
       else res.end();
     });
   };
@@ -512,7 +512,7 @@ function startWatch(
     stop = state.watch({ ...w, send }, params.get('resourceVersion') ?? undefined);
   } catch (err) {
     const e = err instanceof KubeError ? err : new KubeError(500, 'InternalError', String(err));
-    res.write(`${JSON.stringify({ type: 'ERROR', object: e.status() })}\n`);
+    res.write(`${JSON.stringify({ type: 'ERROR', object: e.toStatus() })}\n`);
     res.end();
     return;
   }

@@ -1,13 +1,14 @@
 // What `adm upgrade status` reads of a cluster: the ClusterVersion, the ClusterOperators, the
 // MachineConfigPools and nodes, the release version of each MachineConfig the nodes name, and the
-// cluster's time (the simulated clock a mock cluster declares, else the real one).
-import * as k8s from '@kubernetes/client-node';
+// cluster's time (its API server's clock).
 import type { ClusterVersion } from '../../../agent/clusterVersion.js';
 import type { Condition } from '../../../agent/conditions.js';
-import { apiStatus } from '../../../cluster/apiError.js';
+import type { Resource } from '../../../cluster/api.js';
+import { isNotFound } from '../../../cluster/apiError.js';
 import { KUBE_LABEL } from '../../../cluster/labels.js';
-import { CLOCK_CONFIGMAP, clockFromData } from '../../../cluster/simulatedClock.js';
+import { RESOURCES } from '../../../cluster/resources.js';
 import { kubeCall } from '../../kubeErrors.js';
+import type { ClusterClient } from '../../kubeconfig.js';
 import { readClusterVersion } from '../cluster.js';
 
 export interface Meta {
@@ -52,19 +53,14 @@ export const RELEASE_VERSION = 'machineconfiguration.openshift.io/release-image-
 /** On a mock cluster's pool: the release its target config belongs to (a cluster that serves no MachineConfigs). */
 const POOL_RELEASE = 'cincy.mock/release-version';
 
-const MC = { group: 'machineconfiguration.openshift.io', version: 'v1', plural: 'machineconfigs' };
-
 /** `now` given, the cluster's clock is not read (a test's cluster keeps its clock in the test). */
-export async function readStatusInput(kc: k8s.KubeConfig, now?: number): Promise<StatusInput> {
-  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const list = async <T>(group: string, plural: string): Promise<T[]> =>
-    ((await kubeCall(kc, () => custom.listClusterCustomObject({ group, version: 'v1', plural }))) as { items: T[] })
-      .items;
-  const cv = await readClusterVersion(kc);
-  const operators = await list<ClusterOperator>('config.openshift.io', 'clusteroperators');
-  const pools = await list<Pool>('machineconfiguration.openshift.io', 'machineconfigpools');
-  const nodes = (await kubeCall(kc, () => core.listNode())).items as unknown as Node[];
+export async function readStatusInput(cluster: ClusterClient, now?: number): Promise<StatusInput> {
+  const { api, origin } = cluster;
+  const list = async <T>(r: Resource): Promise<T[]> => (await kubeCall(origin, () => api.list<T>(r))).items;
+  const cv = await readClusterVersion(cluster);
+  const operators = await list<ClusterOperator>(RESOURCES.clusterOperators);
+  const pools = await list<Pool>(RESOURCES.machineConfigPools);
+  const nodes = await list<Node>(RESOURCES.nodes);
 
   const names = new Set<string>();
   for (const n of nodes)
@@ -77,14 +73,14 @@ export async function readStatusInput(kc: k8s.KubeConfig, now?: number): Promise
   for (const name of names) {
     if (!served) break;
     try {
-      const mc = (await custom.getClusterCustomObject({ ...MC, name })) as { metadata: Meta };
+      const mc = await api.get<{ metadata: Meta }>(RESOURCES.machineConfigs, { name });
       versions.set(name, mc.metadata.annotations?.[RELEASE_VERSION] || undefined);
     } catch (err) {
-      if (apiStatus(err) !== 404) await kubeCall(kc, () => Promise.reject(err));
-      served = await kubeCall(kc, () =>
-        custom.listClusterCustomObject({ ...MC, limit: 1 }).then(
+      if (!isNotFound(err)) await kubeCall(origin, () => Promise.reject(err));
+      served = await kubeCall(origin, () =>
+        api.list(RESOURCES.machineConfigs).then(
           () => true,
-          (e: unknown) => (apiStatus(e) === 404 ? false : Promise.reject(e)),
+          (e: unknown) => (isNotFound(e) ? false : Promise.reject(e)),
         ),
       );
     }
@@ -93,17 +89,7 @@ export async function readStatusInput(kc: k8s.KubeConfig, now?: number): Promise
     ? (name: string | undefined) => (name ? versions.get(name) : undefined)
     : poolTargetVersions(pools, cv);
 
-  return { cv, operators, pools, nodes, configVersion, now: now ?? (await clusterNow(kc, core)) };
-}
-
-/** The simulated time a mock cluster declares; real time on any other cluster. */
-async function clusterNow(kc: k8s.KubeConfig, core: k8s.CoreV1Api): Promise<number> {
-  try {
-    return clockFromData((await core.readNamespacedConfigMap(CLOCK_CONFIGMAP)).data).now();
-  } catch (err) {
-    if (apiStatus(err) !== 404) await kubeCall(kc, () => Promise.reject(err));
-    return Date.now();
-  }
+  return { cv, operators, pools, nodes, configVersion, now: now ?? (await kubeCall(origin, () => api.serverTime())) };
 }
 
 /**
