@@ -2,9 +2,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 // The layers: src/server/ is the HTTP layer, and only the composition roots that start HTTP may
-// import it; the application layer and everything below it import no HTTP code at all. The mock
-// cluster (src/cluster/mock/) is a test and demo tool: only its own command starts it, and no
-// production code imports it.
+// import it; the application layer and everything below it import no HTTP code at all. The simulated
+// cluster (simulator/, a workspace package of its own) is a test and demo tool: no product code under
+// src/ imports it.
 const SERVER_IMPORT = {
   regex: '(^|/)server/',
   message:
@@ -14,16 +14,15 @@ const HTTP_IMPORT = {
   regex: '^(fastify|fastify-plugin|@fastify/.*)$',
   message: 'fastify belongs to src/server/ only: the application layer and below import no HTTP code.',
 };
-const MOCK_IMPORT = {
-  regex: '(^|/)cluster/mock/',
+const SIMULATOR_IMPORT = {
+  regex: '^@cincy/simulator(/|$)|(^|/)simulator/',
   message:
-    'src/cluster/mock/ is the mock cluster, a test and demo tool: production code never imports it (only src/cli/mockCluster.ts starts it).',
+    'simulator/ is the simulated cluster, a test and demo tool: the product never imports it (bin/cincy.js hands its commands over in a clone).',
 };
 const HTTP_COMPOSITION_ROOTS = ['src/cli/serve.ts', 'src/cli/openapi.ts'];
-const MOCK_FILES = ['src/cluster/mock/**', 'src/cli/mockCluster.ts'];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'graph-data/', 'coverage/'] },
+  { ignores: ['dist/', 'simulator/dist/', 'node_modules/', 'graph-data/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -46,20 +45,23 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/server/**', ...HTTP_COMPOSITION_ROOTS, ...MOCK_FILES],
-    rules: { 'no-restricted-imports': ['error', { patterns: [SERVER_IMPORT, HTTP_IMPORT, MOCK_IMPORT] }] },
+    ignores: ['src/server/**', ...HTTP_COMPOSITION_ROOTS],
+    rules: { 'no-restricted-imports': ['error', { patterns: [SERVER_IMPORT, HTTP_IMPORT, SIMULATOR_IMPORT] }] },
   },
   {
     files: ['src/server/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [MOCK_IMPORT] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [SIMULATOR_IMPORT] }] },
   },
   {
     files: HTTP_COMPOSITION_ROOTS,
-    rules: { 'no-restricted-imports': ['error', { patterns: [HTTP_IMPORT, MOCK_IMPORT] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [HTTP_IMPORT, SIMULATOR_IMPORT] }] },
   },
   {
-    files: MOCK_FILES,
-    rules: { 'no-restricted-imports': ['error', { patterns: [SERVER_IMPORT, HTTP_IMPORT] }] },
+    // The simulator reaches the product's layers below HTTP, never its server.
+    files: ['simulator/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ ...SERVER_IMPORT, regex: '^cincy/server/' }, HTTP_IMPORT] }],
+    },
   },
   {
     files: ['test/**/*.ts'],

@@ -1,9 +1,15 @@
 #!/usr/bin/env -S node --optimize-for-size
 // V8 sized for memory rather than speed: the peak RSS of a full-size import drops by about 40 MB
 // (README, Benchmark); serving is dominated by socket writes, so throughput barely moves.
-// Thin launcher: the CLI is compiled to dist/ by `npm ci` (the prepare script).
-import { main } from '../dist/cli/main.js';
+// Thin launcher: the CLI is compiled to dist/ by `npm ci` (the prepare script). In a clone of the repository,
+// the simulated cluster's commands (simulator/routes.ts says which) are the simulator's, built beside it;
+// the published package has no simulator, and its CLI says where those commands are.
+import { existsSync } from 'node:fs';
 import { escapeLines } from '../dist/cli/terminalText.js';
+
+const routes = new URL('../simulator/dist/routes.js', import.meta.url);
+const simulated = existsSync(routes) && (await import(routes.href)).isSimulatorCommand(process.argv.slice(2));
+const { main } = await import(simulated ? '../simulator/dist/main.js' : '../dist/cli/main.js');
 
 // `cincy … | head`: once the reader has gone, the rest of the output has nowhere to go; stop quietly,
 // as Unix tools do, instead of dying on the write error.

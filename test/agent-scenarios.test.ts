@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_CACHE_MS } from '../src/agent/poll.js';
 import { TRUSTED_CA_BUNDLE } from '../src/agent/transport.js';
-import { kindNamed } from '../src/cluster/mock/kinds.js';
+import { kindNamed } from '@cincy/simulator/apiserver/kinds';
 import { recommendedOf, retrieved, writeAgentTree, type Status } from './support/agentFixtures.js';
 import { useCleanup } from './support/cli.js';
 import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';
 import { poller } from './support/inProcessAgent.js';
-import { InProcessCluster } from './support/inProcessCluster.js';
+import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
 import { prometheusAvailable, startPrometheus } from './support/prometheus.js';
 import { startServer } from './support/server.js';
 

@@ -7,12 +7,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { IbuCluster } from '../src/agent/ibu/cluster.js';
-import { kindNamed } from '../src/cluster/mock/kinds.js';
-import { kubeletVersionFor } from '../src/cluster/mock/releaseContent.js';
-import { GIB } from '../src/cluster/singleNodeHost.js';
+import { IbuCluster } from '@cincy/simulator/controllers/lifecycleAgent/cluster';
+import { kindNamed } from '@cincy/simulator/apiserver/kinds';
+import { kubeletVersionFor } from '@cincy/simulator/controllers/releaseContent';
+import { GIB } from '@cincy/simulator/controllers/singleNodeHost';
 import { cincyAsync, useCleanup } from './support/cli.js';
-import { InProcessCluster } from './support/inProcessCluster.js';
+import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
 import { registryAvailable, startRegistry, type TestRegistry } from './support/registry.js';
 import { pushSeed, type SeedSpec } from './support/seedImages.js';
 import { tempDir } from './support/server.js';

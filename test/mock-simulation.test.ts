@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { kubeTime } from '../src/clock.js';
-import { seedInventory } from '../src/cluster/mock/inventory.js';
+import { seedInventory } from '@cincy/simulator/controllers/inventory';
 import {
   CURRENT,
   DESIRED,
@@ -17,12 +17,12 @@ import {
   kubeletVersionFor,
   maxUnavailableOf,
   renderedConfig,
-} from '../src/cluster/mock/mco.js';
-import { defaultOperatorDuration } from '../src/cluster/mock/operators.js';
-import { SCENARIO, ScenarioError, scenarioFileData } from '../src/cluster/mock/scenario.js';
-import { reconcile } from '../src/cluster/mock/simulation.js';
-import { kindNamed, type KubeObject } from '../src/cluster/mock/kinds.js';
-import { ClusterState } from '../src/cluster/mock/state.js';
+} from '@cincy/simulator/controllers/mco';
+import { defaultOperatorDuration } from '@cincy/simulator/controllers/operators';
+import { SCENARIO, ScenarioError, scenarioFileData } from '@cincy/simulator/controllers/scenario';
+import { reconcile } from '@cincy/simulator/controllers/simulation';
+import { kindNamed, type KubeObject } from '@cincy/simulator/apiserver/kinds';
+import { ClusterState } from '@cincy/simulator/apiserver/state';
 import { cincy, cincyAsync, useCleanup } from './support/cli.js';
 import { serveMock } from './support/mock.js';
 

@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { OPERATORS } from '../src/cluster/mock/inventory.js';
-import { generatePayload } from '../src/payload/generate.js';
+import { OPERATORS } from '@cincy/simulator/controllers/inventory';
+import { generatePayload } from '@cincy/simulator/payloads/generate';
 import { loadPayload, MANIFEST_NAME, PayloadError, type KubeDoc, type Manifest } from '../src/payload/load.js';
 import { PayloadStore } from '../src/payload/store.js';
 import { runStage, taskGraph, type Stage } from '../src/payload/taskGraph.js';

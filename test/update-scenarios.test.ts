@@ -13,15 +13,15 @@ import { TIMING } from '../src/agent/update/timing.js';
 import { requestUpdate, type UpgradeRequest } from '../src/cli/adm/request.js';
 import { statusReport } from '../src/cli/adm/status.js';
 import { readStatusInput } from '../src/cli/adm/status/cluster.js';
-import { kindNamed } from '../src/cluster/mock/kinds.js';
-import { CLOCK_CONFIGMAP } from '../src/cluster/simulatedClock.js';
+import { kindNamed } from '@cincy/simulator/apiserver/kinds';
+import { CLOCK_CONFIGMAP } from '@cincy/simulator/clock/declaredClock';
 import { documentCount, loadPayload } from '../src/payload/load.js';
 import { PayloadStore } from '../src/payload/store.js';
 import { taskGraph } from '../src/payload/taskGraph.js';
 import { TrustStore } from '../src/signatures/verify.js';
 import { useCleanup } from './support/cli.js';
 import { poller, startOperator, type RunningOperator } from './support/inProcessAgent.js';
-import { InProcessCluster } from './support/inProcessCluster.js';
+import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
 import { startServer, tempDir } from './support/server.js';
 import { image, KID, makeUpdateFixtures, type UpdateFixtures } from './support/updateFixtures.js';
 

@@ -33,7 +33,11 @@ for (const file of roots.flatMap((r) => [...files(r)])) {
       const label = ts.isConstructorDeclaration(node) ? 'constructor' : named ? named.getText(source) : '(anonymous)';
       const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
-      found.push({ lines: end - start + 1, where: `${relative('.', file)}:${start}`, name: owner ? `${owner}.${label}` : label });
+      found.push({
+        lines: end - start + 1,
+        where: `${relative('.', file)}:${start}`,
+        name: owner ? `${owner}.${label}` : label,
+      });
     }
     ts.forEachChild(node, (child) => visit(child, name));
   };

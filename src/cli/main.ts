@@ -11,10 +11,14 @@ import { addSignatureCommands } from './signatures.js';
 import { addPathCommands } from './paths.js';
 import type { TokenOptions } from './token.js';
 import type { AgentCliOptions } from './agent.js';
-import { addPayloadCommands, payloadStoreOption } from './payloadCommands.js';
-import type { MockClusterOptions } from './mockCluster.js';
-import type { SeedPushOptions } from './seedPush.js';
+import { defineAgentCommand } from './agentCommand.js';
+import { addPayloadCommands } from './payloadCommands.js';
 import { addClusterCommands } from './clusterCommands.js';
+
+/** Where the simulated cluster's commands are: a clone of the repository runs them (bin/cincy.js hands them over). */
+const SIMULATOR_HELP = `
+The simulated cluster (a test and demo tool, simulator/ in a clone of the repository, not part of this
+package) adds: mock-cluster, payload create, payload push, seed push, and agent --follow-mock-clock.`;
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
@@ -28,7 +32,8 @@ export async function main(argv: string[]): Promise<number> {
     .version(PACKAGE_VERSION)
     .enablePositionalOptions() // `cincy mock-cluster --version 4.16.3` is the subcommand's option
     .exitOverride()
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText('after', SIMULATOR_HELP);
 
   const serveCmd = program
     .command('serve')
@@ -134,146 +139,13 @@ export async function main(argv: string[]): Promise<number> {
   addSignatureCommands(program, (f) => run(f));
   addPathCommands(program, (f) => run(f));
 
-  program
-    .command('mock-cluster')
-    .description(
-      'start a cluster that speaks the Kubernetes API (ClusterVersion, ClusterOperators, nodes, pools…) over HTTPS with its own CA (openssl), state persisted',
-    )
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <n>', 'port to listen on (0: any free port)', '6443')
-    .option('--state <file>', 'JSON file the state is kept in (restart and nothing is lost)')
-    .option('--version <v>', 'the version the cluster runs', '4.16.3')
-    .option('--installed-version <v>', 'the version the cluster was installed at (history)')
-    .option('--channel <name>', 'spec.channel of the ClusterVersion')
-    .option('--arch <arch>', 'node architecture, or multi', 'amd64')
-    .option('--upstream <url>', 'spec.upstream of the ClusterVersion')
-    .option('--image <pullspec>', 'the release image the cluster runs')
-    .option('--platform <name>', 'infrastructure platform reported in metrics', 'AWS')
-    .option(
-      '--rhel-workers <n>',
-      'how many of the 3 workers run RHEL (their kubelet is updated by other means: annotate cincy.mock/rhel-kubelet=<version>)',
-      '0',
-    )
-    .option(
-      '--single-node',
-      'a single-node cluster: one node with both roles, with the Lifecycle Agent (ImageBasedUpgrade `upgrade`) and OADP; host data in ConfigMap openshift-lifecycle-agent/cincy-mock-host',
-    )
-    .option(
-      '--workload-locks <controllers>',
-      'Mirantis LCM node maintenance: simulated application controllers (openstack,ceph) with their ClusterWorkloadLock and NodeWorkloadLocks; updates then wait on the locks',
-    )
-    .option('--token <token>', 'bearer token clients must send (default: random, kept next to --state)')
-    .option('--kubeconfig-out <file>', 'write a kubeconfig for this cluster')
-    .option(
-      '--plain-http',
-      'serve plain HTTP instead of HTTPS (kubectl and client-go send no credentials over it; client-node does)',
-    )
-    .option('--cert-dir <dir>', 'where the CA and certificate are kept (default: next to --state)')
-    .option(
-      '--time-scale <n>',
-      'simulated seconds per real second (the clock is kept in ConfigMap openshift-config/cincy-mock-clock)',
-      '1',
-    )
-    .addOption(
-      payloadStoreOption(
-        '--payload-store',
-        'where the payload Job looks for release payloads, and puts those it pulls from a registry',
-      ),
-    )
-    .option(
-      '--registry-credentials <file>',
-      "docker/podman config.json with the credentials the payload Job pulls release images with (auths), and the host seed images: the cluster's pull secret",
-    )
-    .option('--registry-ca <file>', 'PEM CA bundle the registry certificates are checked against')
-    .option(
-      '--registry-plain-http <host:port>',
-      'a registry the payload Job and the host reach over plain HTTP (repeatable, or a comma list), as insecure registries of image.config.openshift.io',
-      (v: string, all: string[]) => [...all, v],
-      [] as string[],
-    )
-    .option(
-      '--scenario <file>',
-      'YAML: operators {<co>: {duration, behavior: normal|degraded|unavailable}}, nodes {<node>: {drain, update, reboot…}}, nodeDefaults, platform…',
-    )
-    .option('--reset', 'discard the state file and start a new cluster from the flags')
-    .action(
-      run(async (opts: MockClusterOptions, cmd: Command) =>
-        (await import('./mockCluster.js')).mockClusterCommand({
-          ...opts,
-          // Flags given, not defaults: a saved cluster is checked against them.
-          given: new Set(
-            cmd.options.map((x) => x.attributeName()).filter((a) => cmd.getOptionValueSource(a) === 'cli'),
-          ),
-        }),
-      ),
-    );
-
-  program
-    .command('agent')
-    .description(
-      "keep a cluster's ClusterVersion availableUpdates, conditionalUpdates and RetrievedUpdates current, as the cluster-version-operator does",
-    )
-    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
-    .option('--in-cluster', 'use the service account of the pod it runs in')
-    .option('--once', 'poll once and exit')
-    .option('--interval <seconds>', 'polls come at a random time in [interval, 2 × interval)', '120')
-    .option(
-      '--prometheus-url <url>',
-      'Prometheus (or Thanos querier) for PromQL risks (in cluster: https://thanos-querier.openshift-monitoring.svc:9091)',
-    )
-    .option(
-      '--prometheus-token-file <file>',
-      "bearer token for Prometheus, read before each query (in cluster: the service account's)",
-    )
-    .option('--prometheus-ca-file <file>', 'CA bundle of Prometheus (in cluster: the service CA)')
-    .option('--ca-file <file>', 'CA bundle the update service certificate is checked against')
-    .option(
-      '--default-upstream <url>',
-      'used when spec.upstream is empty',
-      'https://api.openshift.com/api/upgrades_info/v1/graph',
-    )
-    .option('--log-level <level>', 'log level', 'info')
-    .option('--no-update', 'only keep the update lists current; never execute spec.desiredUpdate')
-    .addOption(
-      payloadStoreOption('--payload-store', "where release payloads are extracted to (the Job's shared volume)"),
-    )
-    .option(
-      '--trust-keys <dir>',
-      'keys release signatures are verified against (JWKS *.json, OpenPGP *.asc); without them an update needs force',
-    )
-    .option(
-      '--signature-store <url>',
-      'signature store base URL (repeatable), after spec.signatureStores',
-      (v: string, all: string[]) => [...all, v],
-      [] as string[],
-    )
-    .option('--workers <n>', 'manifests of different components applied at once', '16')
-    .option(
-      '--follow-mock-clock',
-      'execute updates on the simulated clock a cincy mock cluster declares (ConfigMap openshift-config/cincy-mock-clock); for the mock cluster only',
-    )
-    .action(run(async (opts: AgentCliOptions) => (await import('./agent.js')).agentCommand(opts)));
+  defineAgentCommand(program).action(
+    run(async (opts: AgentCliOptions) => (await import('./agent.js')).agentCommand(opts)),
+  );
 
   // The Kubernetes client alone is about 70 MB of a process, and loads only for the commands that use it.
   addClusterCommands(program, (f) => run(f));
   addPayloadCommands(program, (f) => run(f));
-
-  program
-    .command('seed')
-    .description('seed images of image-based upgrades (the Lifecycle Agent on single-node clusters)')
-    .command('push')
-    .description(
-      'make the seed image of a release, as lca-cli builds one, and push it to a registry; prints its pull spec by digest',
-    )
-    .requiredOption('--version <v>', 'the release the seed cluster runs')
-    .requiredOption(
-      '--registry <repository>',
-      'the repository to push to: [http://]HOST[:PORT]/REPOSITORY (http:// means plain HTTP)',
-    )
-    .option('--tag <tag>', 'the tag (default: the version)')
-    .option('--registry-credentials <file>', 'docker/podman config.json with registry credentials (auths)')
-    .option('--registry-ca <file>', 'PEM CA bundle the registry certificate is checked against')
-    .action(run(async (opts: SeedPushOptions) => (await import('./seedPush.js')).seedPush(opts)));
 
   program
     .command('openapi')

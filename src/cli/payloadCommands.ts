@@ -1,69 +1,17 @@
-// The payload commands (create, push, ls, extract) and their options; their work is payload.ts's,
-// loaded when one of them runs.
+// The payload commands (ls, extract) and their options; their work is payload.ts's, loaded when one of
+// them runs. The simulator adds create and push to the same group (demo payloads and release images).
 import { Command, Option } from 'commander';
-import { DEFAULT_PAYLOAD_STORE, IMAGE_ARCHES } from '../payload/defaults.js';
-import type { CreateOptions, PushOptions } from './payload.js';
+import { DEFAULT_PAYLOAD_STORE } from '../payload/defaults.js';
 
 /** The payload store folder, one setting for every command that reads or writes payloads. */
 export const payloadStoreOption = (flag: string, description: string): Option =>
   new Option(`${flag} <dir>`, description).env('CINCY_PAYLOAD_STORE').default(DEFAULT_PAYLOAD_STORE);
-const storeOption = (): Option => payloadStoreOption('--store', 'payload store folder');
+export const storeOption = (): Option => payloadStoreOption('--store', 'payload store folder');
 
-export function addPayloadCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
+export function addPayloadCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): Command {
   const payload = program
     .command('payload')
     .description('release payloads: the manifests an update applies, kept in a payload store folder by image digest');
-  payload
-    .command('create')
-    .description(
-      'generate the payload of a release into the store (--version and --image, or --release from a cincy server)',
-    )
-    .option('--version <v>', 'the release version')
-    .option('--image <pullspec>', 'the release image, pinned by digest: <repo>@sha256:<hex>')
-    .option('--previous <list>', 'comma-separated versions for release-metadata previous')
-    .option('--url <url>', 'errata URL for release-metadata metadata.url')
-    .option('--release <v>', 'read version, image, previous and errata URL from the release record of a cincy server')
-    .option('--arch <arch>', 'architecture of the release record', 'amd64')
-    .addOption(
-      new Option('--server <url>', 'cincy server (with --release)')
-        .env('CINCY_SERVER')
-        .default('http://127.0.0.1:8080'),
-    )
-    .addOption(storeOption())
-    .action((opts: CreateOptions) => run(async () => (await import('./payload.js')).create(opts))());
-  payload
-    .command('push')
-    .description(
-      'make the release image of a payload and push it to a registry (--version, or --release from a cincy server); prints its pull spec by digest',
-    )
-    .option('--version <v>', 'the release version')
-    .option('--previous <list>', 'comma-separated versions for release-metadata previous')
-    .option('--url <url>', 'errata URL for release-metadata metadata.url')
-    .option('--release <v>', 'read version, previous and errata URL from the release record of a cincy server')
-    .addOption(
-      new Option('--arch <arch>', 'architecture of the image (Go name), or multi for an index of images')
-        .choices(['amd64', 'arm64', 's390x', 'ppc64le', 'multi'])
-        .default('amd64'),
-    )
-    .option(
-      '--arches <list>',
-      `with --arch multi: the architectures of its images (default: ${IMAGE_ARCHES.join(',')})`,
-    )
-    .requiredOption(
-      '--registry <repository>',
-      'the repository to push to: [http://]HOST[:PORT]/REPOSITORY (http:// means plain HTTP)',
-    )
-    .option('--tag <tag>', 'the tag (default: VERSION-ARCH as release tags name it: 4.16.1-x86_64, 4.16.1-multi)')
-    .option('--registry-credentials <file>', 'docker/podman config.json with registry credentials (auths)')
-    .option('--registry-ca <file>', 'PEM CA bundle the registry certificate is checked against')
-    .addOption(
-      new Option('--server <url>', 'cincy server (with --release)')
-        .env('CINCY_SERVER')
-        .default('http://127.0.0.1:8080'),
-    )
-    .addOption(payloadStoreOption('--store', 'payload store folder the payload is also written to'))
-    .option('--no-store', 'do not write the payload into the payload store')
-    .action((opts: PushOptions) => run(async () => (await import('./payload.js')).push(opts))());
   payload
     .command('ls')
     .description('list the payloads of the store')
@@ -79,4 +27,5 @@ export function addPayloadCommands(program: Command, run: (f: () => Promise<numb
     .action((image: string, opts: { to: string; store: string }) =>
       run(async () => (await import('./payload.js')).extract(image, opts))(),
     );
+  return payload;
 }

@@ -9,7 +9,7 @@ import { runUpdateLoop } from '../../src/agent/update/loop.js';
 import { ReleaseVerifier } from '../../src/agent/update/verify.js';
 import { PayloadStore } from '../../src/payload/store.js';
 import type { TrustStore } from '../../src/signatures/verify.js';
-import type { InProcessCluster } from './inProcessCluster.js';
+import type { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
 
 export interface LogLine {
   msg: string;

@@ -2,12 +2,12 @@
 // single-node InProcessCluster, with a client identity of its own, and the requests a user makes of the
 // ImageBasedUpgrade through the Kubernetes API (merge patches, as kubectl patch sends them).
 import pino from 'pino';
-import { IbuCluster } from '../../src/agent/ibu/cluster.js';
-import { runLifecycleLoop } from '../../src/agent/ibu/loop.js';
-import { ImageBasedUpgradeReconciler } from '../../src/agent/ibu/reconciler.js';
-import type { ImageBasedUpgrade } from '../../src/agent/ibu/status.js';
-import { HOST_CONFIGMAP, hostFromData, type HostData } from '../../src/cluster/singleNodeHost.js';
-import type { InProcessCluster } from './inProcessCluster.js';
+import { IbuCluster } from '@cincy/simulator/controllers/lifecycleAgent/cluster';
+import { runLifecycleLoop } from '@cincy/simulator/controllers/lifecycleAgent/loop';
+import { ImageBasedUpgradeReconciler } from '@cincy/simulator/controllers/lifecycleAgent/reconciler';
+import type { ImageBasedUpgrade } from '@cincy/simulator/controllers/lifecycleAgent/status';
+import { HOST_CONFIGMAP, hostFromData, type HostData } from '@cincy/simulator/controllers/singleNodeHost';
+import type { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
 import type { LogLine } from './inProcessAgent.js';
 
 /** An API answer: the HTTP status and the body (an object, or a Status with its message). */

@@ -13,7 +13,11 @@ export interface Mock {
   kubeconfig: string;
   kc: k8s.KubeConfig;
   child: ChildProcess;
+  /** What the process has printed so far (standard output and error). */
+  output(): string;
   stop(): Promise<void>;
+  /** Ends it as SIGKILL does, and waits until it has exited. */
+  kill(): Promise<void>;
 }
 
 export function serveMock(args: string[], dir: string, cleanup: { add(f: () => unknown): void }): Promise<Mock> {
@@ -36,7 +40,13 @@ export function serveMock(args: string[], dir: string, cleanup: { add(f: () => u
       if (m) {
         const kc = new k8s.KubeConfig();
         kc.loadFromFile(kubeconfig);
-        resolve({ url: m[1]!, kubeconfig, kc, child, stop });
+        const kill = (): Promise<void> =>
+          new Promise((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGKILL');
+          });
+        resolve({ url: m[1]!, kubeconfig, kc, child, output: () => out, stop, kill });
       }
     };
     child.stdout.on('data', onData);

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import bcrypt from 'bcryptjs';
 import { Agent, request } from 'undici';
 import { stringify } from 'yaml';
-import { ensureServerTls } from '../../src/cluster/mock/tls.js';
+import { ensureServerTls } from '@cincy/simulator/apiserver/tls';
 import { freePort } from './prometheus.js';
 import { SKOPEO } from './skopeo.js';
 

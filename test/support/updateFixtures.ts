@@ -4,7 +4,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeys, signPayload } from '../../src/cli/signing.js';
-import { generatePayload } from '../../src/payload/generate.js';
+import { generatePayload } from '@cincy/simulator/payloads/generate';
 import { PayloadStore } from '../../src/payload/store.js';
 import { release, writeTree } from './trees.js';
 

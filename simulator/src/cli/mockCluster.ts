@@ -1,0 +1,289 @@
+// `cincy mock-cluster`: a cluster that speaks the Kubernetes API for the kinds the agent and the
+// update flows use, with a persisted state, a kubeconfig for clients, and simulated controllers
+// (operators, the Machine Config Operator, Jobs) running on a scaled clock.
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureServerTls } from '../apiserver/tls.js';
+import type { AddressInfo } from 'node:net';
+import { stringify } from 'yaml';
+import { CLUSTER_ARCHES, seedInventory } from '../controllers/inventory.js';
+import { installCrds } from '../apiserver/crds.js';
+import { clusterMetrics } from '../apiserver/metrics.js';
+import { SCENARIO, scenarioFileData } from '../controllers/scenario.js';
+import { mockClusterServer } from '../apiserver/server.js';
+import { declareClock, followDeclaredClock, startSimulation } from '../controllers/simulation.js';
+import { kindNamed } from '../apiserver/kinds.js';
+import { ClusterState } from '../apiserver/state.js';
+import { PayloadPuller } from '../controllers/payloadPuller.js';
+import { SeedPuller } from '../controllers/seedPuller.js';
+import { installWorkloadLocks, parseControllers } from '../controllers/workloadLocks.js';
+import { InMemoryClusterApi } from '../apiserver/memoryApi.js';
+import { runImageBasedUpgrades } from '../controllers/lifecycleAgent/run.js';
+import pino from 'pino';
+import { DEFAULT_PAYLOAD_STORE, PayloadStore } from 'cincy/payload/store';
+import { registryAccess } from 'cincy/registry/access';
+import { isRegistryHost } from 'cincy/registry/reference';
+
+export interface MockClusterOptions {
+  host: string;
+  port: string;
+  state?: string;
+  version: string;
+  channel?: string;
+  arch: string;
+  upstream?: string;
+  image?: string;
+  installedVersion?: string;
+  platform?: string;
+  rhelWorkers?: string;
+  /** A single-node cluster with the Lifecycle Agent and OADP (image-based upgrades). */
+  singleNode?: boolean;
+  /** Simulated application controllers holding workload locks (lcm.mirantis.com), comma-separated. */
+  workloadLocks?: string;
+  token?: string;
+  kubeconfigOut?: string;
+  plainHttp?: boolean;
+  certDir?: string;
+  timeScale?: string;
+  payloadStore?: string;
+  scenario?: string;
+  registryCredentials?: string;
+  registryCa?: string;
+  registryPlainHttp?: string[];
+  /** Discard the state file (and its journal) and start a new cluster from the flags. */
+  reset?: boolean;
+  /** The options given on the command line (not defaults): those that must agree with a saved state. */
+  given?: ReadonlySet<string>;
+}
+
+/**
+ * The payload Job's puller and the single-node host's seed image puller, from the registry flags (each checked,
+ * naming its flag): the cluster's registry settings.
+ */
+function pullers(o: MockClusterOptions, warn: (m: string) => void): { puller: PayloadPuller; seedPuller: SeedPuller } {
+  const plainHttp = (o.registryPlainHttp ?? [])
+    .flatMap((v) => v.split(','))
+    .map((h) => h.trim())
+    .filter(Boolean);
+  for (const h of plainHttp)
+    if (!isRegistryHost(h))
+      throw new Error(`--registry-plain-http: '${h}' is not HOST[:PORT] (as pull specs name a registry, no scheme)`);
+  const access = registryAccess(o);
+  const arch = o.arch === 'multi' ? 'amd64' : o.arch;
+  return {
+    puller: new PayloadPuller({
+      store: new PayloadStore(o.payloadStore ?? DEFAULT_PAYLOAD_STORE),
+      ...access,
+      plainHttp,
+      arch,
+      log: warn,
+    }),
+    seedPuller: new SeedPuller({ ...access, plainHttp, arch, log: warn }),
+  };
+}
+
+export function kubeconfig(server: string, token: string, ca?: string): string {
+  // Over HTTPS the client checks the server against our CA; over plain HTTP there is no certificate
+  // to check, and the Kubernetes client wants that said.
+  const cluster = ca
+    ? { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') }
+    : { server, 'insecure-skip-tls-verify': true };
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'cincy-mock', cluster }],
+    users: [{ name: 'cincy-mock-admin', user: { token } }],
+    contexts: [{ name: 'cincy-mock', context: { cluster: 'cincy-mock', user: 'cincy-mock-admin' } }],
+    'current-context': 'cincy-mock',
+  });
+}
+
+/** A random token, kept next to the state so a restarted cluster accepts the clients it had. */
+function keptToken(state: string | undefined): string {
+  const file = state && `${state}.token`;
+  if (file && existsSync(file)) {
+    chmodSync(file, 0o600); // a credential: the owner's only, whatever made it
+    return readFileSync(file, 'utf8').trim();
+  }
+  const token = randomBytes(24).toString('base64url');
+  if (file) writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+export async function mockClusterCommand(o: MockClusterOptions): Promise<number> {
+  const port = Number(o.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: '${o.port}' is not a port number`);
+  const scale = Number(o.timeScale ?? '1');
+  if (!(scale > 0) || !Number.isFinite(scale))
+    throw new Error(`--time-scale: '${o.timeScale}' is not a positive number`);
+  if (!CLUSTER_ARCHES.includes(o.arch))
+    throw new Error(
+      `--arch: '${o.arch}' is not an architecture the cluster can run (one of ${CLUSTER_ARCHES.join(', ')})`,
+    );
+  const warn = (m: string): void => void process.stderr.write(`mock-cluster: ${m}\n`);
+  const { puller, seedPuller } = pullers(o, warn);
+  const lockControllers = o.workloadLocks !== undefined ? parseControllers(o.workloadLocks) : [];
+  // A port in use is found before anything is written.
+  await listen(createNetServer(), port, o.host).then((probe) => new Promise((r) => probe.close(r)));
+  if (o.reset && o.state) for (const f of [o.state, `${o.state}.journal`]) rmSync(f, { force: true });
+  const state = new ClusterState(o.state);
+  if (state.droppedBytes > 0)
+    warn(
+      `${o.state}.journal: dropped the last change, written only in part (${state.droppedBytes} bytes) when the process was killed; it had not been acknowledged`,
+    );
+  const fresh = state.empty;
+  if (!fresh) checkFlagsAgainstState(state, o);
+  const clock = followDeclaredClock(state, declareClock(state, scale));
+  // creationTimestamps and the ages of tables in simulated time, but never after the wall clock, which
+  // kubectl ages timestamps against: a scaled clock runs ahead of it.
+  state.now = () => Math.min(clock.now(), Date.now());
+  if (fresh) {
+    const image =
+      o.image ??
+      `quay.io/openshift-release-dev/ocp-release@sha256:${createHash('sha256').update(o.version).digest('hex')}`;
+    const rhelWorkers = Number(o.rhelWorkers ?? 0);
+    if (!Number.isInteger(rhelWorkers) || rhelWorkers < 0 || rhelWorkers > 3)
+      throw new Error(`--rhel-workers: '${o.rhelWorkers}' is not a whole number from 0 to 3`);
+    if (o.singleNode && rhelWorkers > 0)
+      throw new Error('--rhel-workers: a single-node cluster (--single-node) has no workers');
+    seedInventory(state, {
+      version: o.version,
+      image,
+      channel: o.channel,
+      upstream: o.upstream,
+      arch: o.arch,
+      installedVersion: o.installedVersion,
+      platform: o.platform,
+      rhelWorkers,
+      singleNode: o.singleNode,
+    });
+  }
+  installCrds(state, clock.now()); // a state saved before the mock listed its CRDs gets them now
+  if (lockControllers.length) installWorkloadLocks(state, lockControllers, clock.now());
+  if (o.scenario) loadScenario(state, o.scenario);
+  const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore, puller, seedPuller, warn });
+  // The Lifecycle Agent of a single-node cluster: an operator on the cluster, acting through its API.
+  const lifecycleAgent = new AbortController();
+  void runImageBasedUpgrades({
+    api: new InMemoryClusterApi(state, { fieldManager: 'lifecycle-agent' }),
+    clock,
+    log: pino({ level: process.env.CINCY_MOCK_LOG_LEVEL ?? 'info' }, process.stderr),
+    signal: lifecycleAgent.signal,
+  }).catch((err: unknown) => warn(`the Lifecycle Agent stopped: ${(err as Error).message}`));
+  const token = o.token ?? keptToken(o.state);
+  const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
+  const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);
+  const server = mockClusterServer({ state, tokens: new Set([token]), metrics: () => clusterMetrics(state), tls });
+  await listen(server, port, o.host);
+  const url = `${tls ? 'https' : 'http'}://${o.host}:${(server.address() as AddressInfo).port}`;
+  if (o.kubeconfigOut) writeFileSync(o.kubeconfigOut, kubeconfig(url, token, tls?.ca), { mode: 0o600 });
+  process.stdout.write(
+    `mock cluster listening at ${url}${o.kubeconfigOut ? `; kubeconfig in ${o.kubeconfigOut}` : `; token ${token}`}\n`,
+  );
+  const stop = (): void => {
+    lifecycleAgent.abort();
+    stopSimulation();
+    try {
+      state.flush(); // one snapshot to read at the next start instead of snapshot and journal
+    } catch (err) {
+      warn(
+        `the state could not be written on stopping (every acknowledged change is in its journal): ${(err as Error).message}`,
+      );
+    }
+    server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return new Promise<number>(() => {});
+}
+
+/** Loads a scenario file into the scenario ConfigMap (its keys replace the ones there). */
+function loadScenario(state: ClusterState, file: string): void {
+  const known = {
+    operators: state.list(kindNamed('ClusterOperator')).map((c) => c.metadata.name),
+    nodes: state.list(kindNamed('Node')).map((n) => n.metadata.name),
+  };
+  const data = scenarioFileData(file, known);
+  const cm = kindNamed('ConfigMap');
+  if (state.find(cm, SCENARIO.namespace, SCENARIO.name)) state.patch(cm, SCENARIO.namespace, SCENARIO.name, { data });
+  else
+    state.create(cm, SCENARIO.namespace, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: SCENARIO.name, namespace: SCENARIO.namespace },
+      data,
+    });
+}
+
+/**
+ * Listens on host:port; a port in use (or not ours to take) is one clear line naming it, not a stack trace.
+ */
+function listen<S extends NetServer>(server: S, port: number, host: string): Promise<S> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`;
+      if (err.code === 'EADDRINUSE')
+        reject(
+          new Error(`--port ${port}: ${where} is in use by another process; choose another port (0: any free one)`),
+        );
+      else if (err.code === 'EACCES')
+        reject(new Error(`--port ${port}: not allowed to listen on ${where} (ports below 1024 need privileges)`));
+      else if (err.code === 'EADDRNOTAVAIL') reject(new Error(`--host ${host}: no such address on this machine`));
+      else reject(err);
+    });
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
+/** What a saved cluster says of the options that shape a new one. */
+function savedSettings(state: ClusterState): Record<string, string | undefined> {
+  const cv = state.find(kindNamed('ClusterVersion'), undefined, 'version') as
+    | {
+        spec?: { channel?: string; upstream?: string };
+        status?: { desired?: { version?: string; image?: string; architecture?: string } };
+      }
+    | undefined;
+  const nodes = state.list(kindNamed('Node'));
+  const arches = new Set(nodes.map((n) => n.metadata.labels?.['kubernetes.io/arch']).filter(Boolean));
+  return {
+    version: cv?.status?.desired?.version,
+    image: cv?.status?.desired?.image,
+    channel: cv?.spec?.channel ?? '',
+    upstream: cv?.spec?.upstream ?? '',
+    arch: cv?.status?.desired?.architecture === 'Multi' || arches.size > 1 ? 'multi' : [...arches][0],
+  };
+}
+
+const FLAG_OF: Record<string, string> = {
+  version: '--version',
+  image: '--image',
+  channel: '--channel',
+  upstream: '--upstream',
+  arch: '--arch',
+};
+
+/**
+ * A saved cluster is restarted as it was saved: a flag given that says otherwise (another version, channel,
+ * image, upstream or architecture) is an error naming both, rather than silently ignored. The saved cluster
+ * may have been updated since it was made, so its version now is what counts; --reset starts afresh.
+ */
+function checkFlagsAgainstState(state: ClusterState, o: MockClusterOptions): void {
+  const saved = savedSettings(state);
+  const differ = Object.keys(FLAG_OF).filter((k) => {
+    if (!o.given?.has(k)) return false;
+    const wanted = (o as unknown as Record<string, string | undefined>)[k] ?? '';
+    return saved[k] !== undefined && wanted !== saved[k];
+  });
+  if (differ.length === 0) return;
+  const what = differ.map(
+    (k) =>
+      `${FLAG_OF[k]} ${JSON.stringify((o as unknown as Record<string, string>)[k])} (the saved cluster has ${JSON.stringify(saved[k])})`,
+  );
+  throw new Error(
+    `${o.state}: a saved cluster restarts as it was saved, and ${what.join(', ')} ${differ.length === 1 ? 'says' : 'say'} otherwise; drop ${differ.map((k) => FLAG_OF[k]).join(', ')}, change the cluster through its API (cincy adm upgrade, kubectl), or start a new cluster with --reset (which discards ${o.state})`,
+  );
+}

@@ -1,0 +1,482 @@
+// The default inventory of the mock cluster (a ClusterVersion with history, the ClusterOperators of
+// an OpenShift 4.x cluster and their operator Deployments as the installed release's payload has them,
+// three control-plane and three worker nodes in zones, two MachineConfigPools on the installed release's
+// rendered configs).
+import { createHash, randomUUID } from 'node:crypto';
+import { kubeTime } from 'cincy/clock';
+import { parseAllDocuments } from 'yaml';
+import { generatePayload } from '../payloads/generate.js';
+import { RHEL_LABEL, renderedConfig } from './mco.js';
+import { kubeletVersionFor, rhcosNodeInfo } from './releaseContent.js';
+import { OPERATORS as PAYLOAD_OPERATORS } from '../payloads/operators.js';
+import { SCENARIO } from './scenario.js';
+import { KINDS, type KubeObject, type ResourceKind } from '../apiserver/kinds.js';
+import { type ClusterState } from '../apiserver/state.js';
+import { installCrds } from '../apiserver/crds.js';
+import { ensureRenderedConfig, installMachineConfigs } from './machineConfigs.js';
+import { KUBE_LABEL } from 'cincy/cluster/labels';
+import { seedSingleNode, SINGLE_NODE_GROUPS } from './singleNode.js';
+
+export const OPERATORS = [
+  'authentication',
+  'baremetal',
+  'cloud-controller-manager',
+  'cloud-credential',
+  'cluster-autoscaler',
+  'config-operator',
+  'console',
+  'control-plane-machine-set',
+  'csi-snapshot-controller',
+  'dns',
+  'etcd',
+  'image-registry',
+  'ingress',
+  'insights',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kube-storage-version-migrator',
+  'machine-api',
+  'machine-approver',
+  'machine-config',
+  'marketplace',
+  'monitoring',
+  'network',
+  'node-tuning',
+  'openshift-apiserver',
+  'openshift-controller-manager',
+  'openshift-samples',
+  'operator-lifecycle-manager',
+  'operator-lifecycle-manager-catalog',
+  'operator-lifecycle-manager-packageserver',
+  'service-ca',
+  'storage',
+];
+
+/** The optional core components a cluster installed with the default capability set runs. */
+const CAPABILITIES = [
+  'Build',
+  'CSISnapshot',
+  'CloudControllerManager',
+  'CloudCredential',
+  'Console',
+  'DeploymentConfig',
+  'ImageRegistry',
+  'Ingress',
+  'Insights',
+  'MachineAPI',
+  'NodeTuning',
+  'OperatorLifecycleManager',
+  'Storage',
+  'baremetal',
+  'marketplace',
+  'openshift-samples',
+];
+
+/** Some of the gates of the Default feature set, on and off, as status.featureGates lists them. */
+const FEATURE_GATES = {
+  enabled: [
+    'AdminNetworkPolicy',
+    'AzureWorkloadIdentity',
+    'BuildCSIVolumes',
+    'CloudDualStackNodeIPs',
+    'KMSv1',
+    'NetworkLiveMigration',
+    'PrivateHostedZoneAWS',
+    'ValidatingAdmissionPolicy',
+  ],
+  disabled: [
+    'ClusterAPIInstall',
+    'DynamicResourceAllocation',
+    'GatewayAPI',
+    'ImagePolicy',
+    'MachineConfigNodes',
+    'OnClusterBuild',
+    'PinnedImages',
+    'SigstoreImageVerification',
+  ],
+};
+
+export interface InventoryOptions {
+  version: string;
+  image: string;
+  channel?: string;
+  upstream?: string;
+  arch: string;
+  /** The version the cluster was installed at (history's oldest entry). */
+  installedVersion?: string;
+  platform?: string;
+  /** The cloud region the nodes' zones are in (default us-east-1). */
+  region?: string;
+  /** The feature set (FeatureGate spec.featureSet): '' (Default), TechPreviewNoUpgrade, … */
+  featureSet?: string;
+  /** How many of the workers (the last ones) run RHEL instead of RHCOS. */
+  rhelWorkers?: number;
+  /**
+   * A single-node cluster (singleNode.ts): one node with the control-plane, master and worker roles, the
+   * SingleReplica topology, and the Lifecycle Agent and OADP with their APIs.
+   */
+  singleNode?: boolean;
+}
+
+const kind = (k: string): ResourceKind => KINDS.find((x) => x.kind === k)!;
+
+/**
+ * What the payload of the running release applied that the simulation needs: the operator Deployments
+ * (the CVO's too), so applying the next payload updates them, and each ClusterOperator's version names.
+ */
+function runningRelease(
+  version: string,
+  image: string,
+): { deployments: KubeObject[]; versionNames: Map<string, string[]>; relatedObjects: Map<string, object[]> } {
+  const deployments: KubeObject[] = [];
+  const versionNames = new Map<string, string[]>();
+  const relatedObjects = new Map<string, object[]>();
+  for (const [file, text] of generatePayload({ version, image })) {
+    if (!/_\d+_(deployment|clusteroperator)\.yaml$/.test(file)) continue;
+    for (const doc of parseAllDocuments(text)) {
+      const obj = doc.toJS() as KubeObject & { status?: { versions?: Array<{ name: string }> } };
+      if (obj.kind === 'Deployment') deployments.push(obj);
+      if (obj.kind === 'ClusterOperator')
+        versionNames.set(
+          obj.metadata.name,
+          (obj.status?.versions ?? []).map((v) => v.name),
+        );
+    }
+  }
+  // What `oc adm inspect` collects of an operator: its configuration object and its namespace.
+  for (const d of deployments) {
+    const co = d.metadata.annotations?.[KUBE_LABEL.clusterOperator];
+    if (!co) continue;
+    const op = PAYLOAD_OPERATORS.find((x) => x.co === co);
+    const configs = (op?.crds ?? [])
+      .filter((c) => c.endsWith('.operator.openshift.io'))
+      .map((c) => ({
+        group: 'operator.openshift.io',
+        resource: `${c.slice(0, c.indexOf('.')).toLowerCase()}s`,
+        name: 'cluster',
+      }));
+    relatedObjects.set(co, [...configs, { group: '', resource: 'namespaces', name: d.metadata.namespace! }]);
+  }
+  return { deployments, versionNames, relatedObjects };
+}
+
+/** A metav1.MicroTime: an RFC 3339 time with microseconds. */
+const microTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d+)Z$/, '.$1000Z');
+
+/** The architectures a cluster can run: one, or multi (nodes of several). */
+export const CLUSTER_ARCHES = ['amd64', 'arm64', 's390x', 'ppc64le', 'multi'];
+
+/** A node's architecture: the cluster's, or on a multi-arch cluster amd64 for the control plane and arm64 for workers but the first. */
+export function nodeArch(clusterArch: string, pool: string, i: number): string {
+  if (clusterArch !== 'multi') return clusterArch;
+  return pool === 'worker' && i > 0 ? 'arm64' : 'amd64';
+}
+
+export function seedInventory(state: ClusterState, o: InventoryOptions): void {
+  const installed = o.installedVersion ?? o.version;
+  // The objects date from the installation (the oldest history entry), the workers a little after the masters.
+  // Some months before now, never in the future of the wall clock.
+  const installedAt = Math.min(
+    Date.parse(installed !== o.version ? '2025-11-10T09:45:00Z' : '2026-03-02T11:10:00Z'),
+    Date.now() - (installed !== o.version ? 400 : 90) * 86_400_000,
+  );
+  const add = (
+    k: string,
+    namespace: string | undefined,
+    obj: Omit<KubeObject, 'apiVersion' | 'kind'>,
+    at = installedAt,
+  ): void => void state.create(kind(k), namespace, { apiVersion: '', kind: k, ...obj } as KubeObject, at);
+  // Conditions last changed when the last update completed.
+  const condition = (type: string, status: string, reason = '', message = ''): object => ({
+    type,
+    status,
+    lastTransitionTime: kubeTime(installedAt),
+    reason,
+    message,
+  });
+
+  installCrds(state, installedAt);
+  const release = runningRelease(o.version, o.image);
+  const namespaces = [
+    'default',
+    'kube-system',
+    'openshift-config',
+    'openshift-config-managed',
+    'openshift-cluster-version',
+    'openshift-monitoring',
+    'openshift-machine-config-operator',
+    'kube-node-lease',
+  ];
+  for (const ns of new Set([...namespaces, ...release.deployments.map((d) => d.metadata.namespace!)])) {
+    add('Namespace', undefined, { metadata: { name: ns }, status: { phase: 'Active' } });
+  }
+  for (const d of release.deployments) add('Deployment', d.metadata.namespace, d);
+  // The administrator acknowledgements, as every cluster has them: no gate until one is added
+  // (kubectl patch cm admin-gates -n openshift-config-managed), acknowledged in admin-acks.
+  add('ConfigMap', 'openshift-config-managed', { metadata: { name: 'admin-gates' }, data: {} });
+  add('ConfigMap', 'openshift-config', { metadata: { name: 'admin-acks' }, data: {} });
+  const history = [
+    {
+      state: 'Completed',
+      startedTime: '2026-03-02T10:00:00Z',
+      completionTime: '2026-03-02T11:10:00Z',
+      version: o.version,
+      image: o.image,
+      verified: true,
+    },
+    ...(installed !== o.version
+      ? [
+          {
+            state: 'Completed',
+            startedTime: '2025-11-10T09:00:00Z',
+            completionTime: '2025-11-10T09:45:00Z',
+            version: installed,
+            image: `${o.image.split('@')[0]}@sha256:${'0'.repeat(64)}`,
+            verified: false,
+          },
+        ]
+      : []),
+  ];
+  const region = o.region ?? 'us-east-1';
+  const digest = (what: string): Buffer => createHash('sha256').update(`${what}:${o.image}`).digest();
+  add('ClusterVersion', undefined, {
+    metadata: { name: 'version' },
+    spec: {
+      clusterID: randomUUID(),
+      ...(o.channel && { channel: o.channel }),
+      ...(o.upstream && { upstream: o.upstream }),
+    },
+    status: {
+      desired: {
+        version: o.version,
+        image: o.image,
+        url: `https://access.redhat.com/errata/RHBA-${2024 + (digest('year')[0]! % 2)}:${1000 + digest('errata').readUInt16BE(0)}`,
+        channels: [],
+        ...(o.arch === 'multi' && { architecture: 'Multi' }),
+      },
+      history,
+      observedGeneration: 1,
+      // As the cluster-version-operator writes it: a base64 fingerprint of the payload being applied.
+      versionHash: digest('payload').subarray(0, 8).toString('base64'),
+      availableUpdates: null,
+      capabilities: { enabledCapabilities: CAPABILITIES, knownCapabilities: CAPABILITIES },
+      conditions: [
+        condition('Available', 'True', '', `Done applying ${o.version}`),
+        condition('Failing', 'False'),
+        condition('Progressing', 'False', '', `Cluster version is ${o.version}`),
+        // With a channel, the update service is asked at the first poll; without one, there is nothing to ask.
+        ...(o.channel
+          ? []
+          : [condition('RetrievedUpdates', 'False', 'NoChannel', 'The update channel has not been configured.')]),
+        condition('ImplicitlyEnabledCapabilities', 'False', 'AsExpected', 'Capabilities match configured spec'),
+        condition(
+          'ReleaseAccepted',
+          'True',
+          'PayloadLoaded',
+          `Payload loaded version="${o.version}" image="${o.image}" architecture="${o.arch === 'multi' ? 'Multi' : o.arch}"`,
+        ),
+        condition('Upgradeable', 'True'),
+      ],
+    },
+  });
+  for (const name of OPERATORS) {
+    add('ClusterOperator', undefined, {
+      metadata: { name },
+      spec: {},
+      status: {
+        versions: (release.versionNames.get(name) ?? ['operator']).map((n) => ({ name: n, version: o.version })),
+        relatedObjects: release.relatedObjects.get(name) ?? [],
+        conditions: [
+          condition('Available', 'True', 'AsExpected'),
+          condition('Progressing', 'False', 'AsExpected'),
+          condition('Degraded', 'False', 'AsExpected'),
+          condition('Upgradeable', 'True', 'AsExpected'),
+        ],
+      },
+    });
+  }
+  add('Proxy', undefined, { metadata: { name: 'cluster' }, spec: {}, status: {} });
+  const platform = o.platform ?? 'AWS';
+  const infraName = `mock-${digest('infra').toString('hex').slice(0, 5)}`;
+  add('Infrastructure', undefined, {
+    metadata: { name: 'cluster' },
+    spec: { cloudConfig: { name: '' }, platformSpec: { type: platform, ...(platform === 'AWS' && { aws: {} }) } },
+    status: {
+      infrastructureName: infraName,
+      platform,
+      platformStatus: {
+        type: platform,
+        ...(platform === 'AWS' && { aws: { region } }),
+        ...(platform === 'GCP' && { gcp: { projectID: infraName, region } }),
+      },
+      etcdDiscoveryDomain: '',
+      apiServerURL: `https://api.${infraName}.example.com:6443`,
+      apiServerInternalURI: `https://api-int.${infraName}.example.com:6443`,
+      controlPlaneTopology: o.singleNode ? 'SingleReplica' : 'HighlyAvailable',
+      infrastructureTopology: o.singleNode ? 'SingleReplica' : 'HighlyAvailable',
+      cpuPartitioning: 'None',
+    },
+  });
+  add('FeatureGate', undefined, {
+    metadata: { name: 'cluster' },
+    spec: { featureSet: o.featureSet ?? '' },
+    status: {
+      conditions: [],
+      featureGates: [
+        {
+          version: o.version,
+          enabled: FEATURE_GATES.enabled.map((name) => ({ name })),
+          disabled: FEATURE_GATES.disabled.map((name) => ({ name })),
+        },
+      ],
+    },
+  });
+  const zones = ['a', 'b', 'c'];
+  // Zones are named after the region, as each platform names them (us-east-1a on AWS, us-central1-a on GCP).
+  const zoneName = (z: string): string => ((o.platform ?? 'AWS') === 'AWS' ? `${region}${z}` : `${region}-${z}`);
+  const rhel = (pool: string, i: number): boolean => pool === 'worker' && i >= zones.length - (o.rhelWorkers ?? 0);
+  const minor = Number(/^\d+\.(\d+)/.exec(o.version)?.[1] ?? 0);
+  for (const [p, pool] of ['master', 'worker'].entries()) {
+    const rendered = renderedConfig(pool, o.version);
+    // A single-node cluster has its one node in the master pool; its worker pool is empty.
+    const poolZones = o.singleNode ? (pool === 'master' ? zones.slice(0, 1) : []) : zones;
+    poolZones.forEach((z, i) => {
+      const name = `${pool}-${i}`;
+      const arch = nodeArch(o.arch, pool, i);
+      const software = rhel(pool, i)
+        ? {
+            osImage: 'Red Hat Enterprise Linux 8.10 (Ootpa)',
+            kernelVersion: `4.18.0-553.16.1.el8_10.${arch === 'amd64' ? 'x86_64' : arch}`,
+            containerRuntimeVersion: rhcosNodeInfo(o.version, arch).containerRuntimeVersion.replace(/\.el9$/, '.el8'),
+          }
+        : rhcosNodeInfo(o.version, arch);
+      const id = (what: string): string => createHash('sha256').update(`${what}:${name}`).digest('hex').slice(0, 32);
+      const uuid = (what: string): string => id(what).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+      const ip = `10.0.${i * 32 + p * 16}.${10 + i + 3 * p}`;
+      add(
+        'Node',
+        undefined,
+        {
+          metadata: {
+            name,
+            labels: {
+              // Control-plane nodes carry both roles from 4.14 on, as oc get nodes shows them.
+              ...(pool === 'master' && minor >= 14 && { [`${KUBE_LABEL.nodeRolePrefix}control-plane`]: '' }),
+              [`${KUBE_LABEL.nodeRolePrefix}${pool}`]: '',
+              ...(o.singleNode && { [`${KUBE_LABEL.nodeRolePrefix}worker`]: '' }),
+              [KUBE_LABEL.arch]: arch,
+              [KUBE_LABEL.os]: 'linux',
+              'kubernetes.io/hostname': name,
+              [KUBE_LABEL.zone]: zoneName(z),
+              'topology.kubernetes.io/region': region,
+              'node.kubernetes.io/instance-type': pool === 'master' ? 'm6i.xlarge' : 'm6i.2xlarge',
+              [RHEL_LABEL]: rhel(pool, i) ? 'rhel' : 'rhcos',
+            },
+            annotations: {
+              [KUBE_LABEL.currentConfig]: rendered,
+              [KUBE_LABEL.desiredConfig]: rendered,
+              [KUBE_LABEL.mcdState]: 'Done',
+            },
+          },
+          spec: {
+            providerID: `aws:///${zoneName(z)}/i-0${id('instance').slice(0, 16)}`,
+            ...(pool === 'master' &&
+              !o.singleNode && {
+                taints: [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }],
+              }),
+          },
+          status: {
+            capacity: {
+              cpu: pool === 'master' ? '4' : '8',
+              memory: pool === 'master' ? '16092640Ki' : '32472048Ki',
+              pods: '250',
+              'ephemeral-storage': '125238252Ki',
+            },
+            allocatable: {
+              cpu: pool === 'master' ? '3500m' : '7500m',
+              memory: pool === 'master' ? '14941664Ki' : '31321072Ki',
+              pods: '250',
+              'ephemeral-storage': '114345831029',
+            },
+            conditions: [
+              condition(
+                'MemoryPressure',
+                'False',
+                'KubeletHasSufficientMemory',
+                'kubelet has sufficient memory available',
+              ),
+              condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+              condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+              condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+            ],
+            addresses: [
+              { type: 'InternalIP', address: ip },
+              { type: 'Hostname', address: name },
+              { type: 'InternalDNS', address: `ip-${ip.replace(/\./g, '-')}.ec2.internal` },
+            ],
+            daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+            nodeInfo: {
+              machineID: id('machine'),
+              systemUUID: uuid('system'),
+              bootID: uuid('boot'),
+              ...software,
+              kubeletVersion: kubeletVersionFor(o.version),
+              kubeProxyVersion: '',
+              operatingSystem: 'linux',
+              architecture: arch,
+            },
+          },
+        },
+        installedAt + (p * 20 + i) * 60_000,
+      );
+      add(
+        'Lease',
+        'kube-node-lease',
+        {
+          metadata: { name },
+          spec: {
+            holderIdentity: name,
+            leaseDurationSeconds: 40,
+            // MicroTime, as kubectl describe node parses it: six digits of the second's fraction.
+            renewTime: microTime(installedAt),
+            acquireTime: microTime(installedAt),
+          },
+        },
+        installedAt + (p * 20 + i) * 60_000,
+      );
+    });
+    installMachineConfigs(state, pool, installed, installedAt);
+    ensureRenderedConfig(state, pool, rendered, o.version, installedAt);
+    add('MachineConfigPool', undefined, {
+      metadata: { name: pool },
+      spec: {
+        maxUnavailable: 1,
+        configuration: { name: rendered },
+        nodeSelector: { matchLabels: { [`${KUBE_LABEL.nodeRolePrefix}${pool}`]: '' } },
+      },
+      status: {
+        observedGeneration: 1,
+        machineCount: poolZones.length,
+        readyMachineCount: poolZones.length,
+        updatedMachineCount: poolZones.length,
+        unavailableMachineCount: 0,
+        degradedMachineCount: 0,
+        configuration: { name: rendered },
+        conditions: [
+          condition('Updated', 'True', '', `All nodes are updated with MachineConfig ${rendered}`),
+          condition('Updating', 'False'),
+          condition('Degraded', 'False'),
+        ],
+      },
+    });
+  }
+  add('ConfigMap', SCENARIO.namespace, {
+    metadata: { name: SCENARIO.name },
+    data: { platform, region, featureSet: o.featureSet ?? '', proxy: 'false' },
+  });
+  if (o.singleNode) {
+    installCrds(state, installedAt, SINGLE_NODE_GROUPS);
+    seedSingleNode(state, { version: o.version, image: o.image, at: installedAt });
+  }
+}

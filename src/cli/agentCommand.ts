@@ -1,0 +1,47 @@
+// The `agent` command's options, defined once: the command line adds its action, and a tool that runs the
+// agent another way (the simulator, on a simulated cluster's clock) adds its own.
+import type { Command } from 'commander';
+import { payloadStoreOption } from './payloadCommands.js';
+
+export function defineAgentCommand(program: Command): Command {
+  return program
+    .command('agent')
+    .description(
+      "keep a cluster's ClusterVersion availableUpdates, conditionalUpdates and RetrievedUpdates current, as the cluster-version-operator does",
+    )
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--in-cluster', 'use the service account of the pod it runs in')
+    .option('--once', 'poll once and exit')
+    .option('--interval <seconds>', 'polls come at a random time in [interval, 2 × interval)', '120')
+    .option(
+      '--prometheus-url <url>',
+      'Prometheus (or Thanos querier) for PromQL risks (in cluster: https://thanos-querier.openshift-monitoring.svc:9091)',
+    )
+    .option(
+      '--prometheus-token-file <file>',
+      "bearer token for Prometheus, read before each query (in cluster: the service account's)",
+    )
+    .option('--prometheus-ca-file <file>', 'CA bundle of Prometheus (in cluster: the service CA)')
+    .option('--ca-file <file>', 'CA bundle the update service certificate is checked against')
+    .option(
+      '--default-upstream <url>',
+      'used when spec.upstream is empty',
+      'https://api.openshift.com/api/upgrades_info/v1/graph',
+    )
+    .option('--log-level <level>', 'log level', 'info')
+    .option('--no-update', 'only keep the update lists current; never execute spec.desiredUpdate')
+    .addOption(
+      payloadStoreOption('--payload-store', "where release payloads are extracted to (the Job's shared volume)"),
+    )
+    .option(
+      '--trust-keys <dir>',
+      'keys release signatures are verified against (JWKS *.json, OpenPGP *.asc); without them an update needs force',
+    )
+    .option(
+      '--signature-store <url>',
+      'signature store base URL (repeatable), after spec.signatureStores',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
+    .option('--workers <n>', 'manifests of different components applied at once', '16');
+}
