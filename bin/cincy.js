@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --optimize-for-size
 // V8 sized for memory rather than speed: the peak RSS of a full-size import drops by about 40 MB
-// (README, Benchmark); serving is dominated by socket writes, so throughput barely moves.
+// (docs/dev/benchmarks/2026-11-22-graph-serving.md); serving is dominated by socket writes, so
+// throughput barely moves.
 // Thin launcher: the CLI is compiled to dist/ by `npm ci` (the prepare script).
 import { main } from '../dist/cli/main.js';
 import { escapeLines } from '../dist/cli/terminalText.js';
