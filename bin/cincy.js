@@ -1,9 +1,10 @@
 #!/usr/bin/env -S node --optimize-for-size
 // V8 sized for memory rather than speed: the peak RSS of a full-size import drops by about 40 MB
-// (README, Benchmark); serving is dominated by socket writes, so throughput barely moves.
+// (docs/dev/benchmarks/2026-11-22-graph-serving.md); serving is dominated by socket writes, so
+// throughput barely moves.
 // Thin launcher: the CLI is compiled to dist/ by `npm ci` (the prepare script). In a clone of the repository,
-// the simulated cluster's commands (simulator/routes.ts says which) are the simulator's, built beside it;
-// the published package has no simulator, and its CLI says where those commands are.
+// the simulated cluster's commands (simulator/src/cli/routes.ts says which) are the simulator's, built beside
+// it; the published package has no simulator, and its CLI says where those commands are.
 import { existsSync } from 'node:fs';
 import { escapeLines } from '../dist/cli/terminalText.js';
 

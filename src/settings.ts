@@ -16,7 +16,10 @@ export interface Setting {
   default?: string | number | boolean;
 }
 
-/** What bounds the HTTP server's connections: seconds, and counts for the three maxima (see README, Command line). */
+/**
+ * What bounds the HTTP server's connections: seconds, and counts for the three maxima (see
+ * docs/reference/settings.md).
+ */
 export const DEFAULT_HTTP_LIMITS = {
   requestTimeout: 30,
   headersTimeout: 10,

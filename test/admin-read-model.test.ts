@@ -2,7 +2,7 @@
 // ~6,000 releases) are answered from a read model made once per store generation, and every list is
 // paginated: all pages together are the whole sorted set, once each, also when a write comes between
 // two pages; a bad limit or cursor is a 400 naming it. (What a request costs is measured, not tested:
-// see the README.)
+// see docs/design/writes-and-builds.md.)
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

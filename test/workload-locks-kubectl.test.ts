@@ -1,7 +1,7 @@
 // The workload-lock kinds (lcm.mirantis.com/v1alpha1) of `cincy mock-cluster --workload-locks` through
 // kubectl, the real client: served only on a cluster that has them, their printer columns, the simulated
 // controllers answering maintenance requests made with kubectl, a lock failed with `kubectl patch
-// --subresource=status` and recovered as the README says, and `cincy get maintenance` reading it all.
+// --subresource=status` and recovered as docs/user/workload-locks.md says, and `cincy get maintenance` reading it all.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cincy, cincyAsync, useCleanup } from './support/cli.js';
@@ -129,7 +129,7 @@ describe.runIf(kubectlAvailable())('workload locks through kubectl (issue 14, se
     );
     expect(await state('nodeworkloadlock', 'ceph-worker-1')).toBe('failed');
 
-    // Recovered as the README says, setting the state alone: the controller drops the old errorMessage.
+    // Recovered as docs/user/workload-locks.md says, setting the state alone: the controller drops the old errorMessage.
     await patchStatus('ceph-worker-1', { state: 'active' });
     const errorOf = async (): Promise<string> =>
       ok(await k(['get', 'nodeworkloadlock', 'ceph-worker-1', '-o', 'jsonpath={.status.errorMessage}'])).stdout;

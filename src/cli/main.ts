@@ -22,10 +22,33 @@ package) adds: mock-cluster, payload create, payload push, seed push, and agent 
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
+  const program = buildProgram((c) => {
+    code = c;
+  });
+  checkRequiredAfterUnknown(program);
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    if (err instanceof ConfigError) {
+      process.stderr.write(`cincy: invalid configuration:\n${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  return code;
+}
+
+/**
+ * Every command of `cincy`, defined but not run: `main` parses argv with it, and
+ * scripts/docs/reference.mjs walks it to write docs/reference/cli.md. A command's action hands its
+ * exit code to `setCode`.
+ */
+export function buildProgram(setCode: (code: number) => void = () => {}): Command {
   const run =
     <A extends unknown[]>(f: (...args: A) => Promise<number> | number) =>
     async (...args: A) => {
-      code = await f(...args);
+      setCode(await f(...args));
     };
   const program = new Command('cincy')
     .description('Cincinnati update graph server for OpenShift-style clusters')
@@ -152,18 +175,7 @@ export async function main(argv: string[]): Promise<number> {
     .description('print the OpenAPI document the server serves at /openapi')
     .action(run(async () => (await import('./openapi.js')).openapiCommand()));
 
-  checkRequiredAfterUnknown(program);
-  try {
-    await program.parseAsync(argv);
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
-    if (err instanceof ConfigError) {
-      process.stderr.write(`cincy: invalid configuration:\n${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
-  return code;
+  return program;
 }
 
 /**

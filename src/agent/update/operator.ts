@@ -2,8 +2,8 @@
 // One sync pass resolves the request (resolve.ts), takes a new release through acceptance (accept.ts),
 // carries the release under way through its runlevels (runlevels.ts), and, once the cluster is at its
 // release, keeps that release's objects in place (reconcile.ts). Everything it knows is in the cluster:
-// a new operator, after a hand-over or a kill, resumes from there. The steps are numbered as README.md's
-// "Executing an update" numbers them.
+// a new operator, after a hand-over or a kill, resumes from there. The steps are numbered as
+// docs/user/agent.md's "Executing an update" numbers them.
 import { canonicalJson } from '../../canonicalJson.js';
 import { apiMessage } from '../../cluster/apiError.js';
 import { setCondition, removeCondition, type ClusterRelease, type ClusterVersion } from '../clusterVersion.js';
