@@ -1,15 +1,21 @@
-// docs/reference/ is generated from the code (scripts/docs/reference.mjs): the command line from the
-// commander program of src/cli/main.ts, the settings of serve from src/settings.ts. The texts are
+// docs/reference/ is generated from the code (scripts/docs/reference.mjs): the command lines from the
+// commander programs of src/cli/main.ts and simulator/src/cli/main.ts, the settings of serve from
+// src/settings.ts. The texts are
 // rendered here from src/ and must equal the checked-in pages, as openapi/openapi.json must equal
 // what the server serves (test/http-graph.test.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_DIR, referenceTexts } from '../scripts/docs/reference.mjs';
+import { buildProgram as buildSimulatorProgram } from '@cincy/simulator/cli/main';
 import { buildProgram } from '../src/cli/main.js';
 import { SETTINGS } from '../src/settings.js';
 
-const texts = referenceTexts({ buildProgram: () => buildProgram(), settings: SETTINGS });
+const texts = referenceTexts({
+  buildProgram: () => buildProgram(),
+  buildSimulatorProgram: () => buildSimulatorProgram(),
+  settings: SETTINGS,
+});
 
 describe('docs/reference', () => {
   it.each(Object.keys(texts))('%s is what the code says', (file) => {
@@ -33,6 +39,8 @@ describe('docs/reference', () => {
       for (const sub of cmd.commands) walk(sub, [...path, cmd.name()]);
     };
     walk(buildProgram(), []);
+    const simulator = texts['simulator-cli.md'] ?? '';
+    for (const cmd of buildSimulatorProgram().commands) expect(simulator).toContain(`\n## cincy ${cmd.name()}\n`);
     for (const s of Object.values(SETTINGS)) expect(texts['settings.md']).toContain(`| \`${s.env}\` |`);
   });
 });

@@ -12,13 +12,17 @@ export interface ReferenceSetting {
 /** docs/reference/, where the pages are written. */
 export const REFERENCE_DIR: string;
 
-/** The reference pages by file name under docs/reference/: cli.md from the program, settings.md from SETTINGS. */
+/**
+ * The reference pages by file name under docs/reference/: cli.md and simulator-cli.md from the programs,
+ * settings.md from SETTINGS.
+ */
 export function referenceTexts(sources: {
   buildProgram: () => Command;
+  buildSimulatorProgram: () => Command;
   settings: Record<string, ReferenceSetting>;
 }): Record<string, string>;
 
-/** docs/reference/cli.md: every command of the program, walked recursively. */
+/** A command line reference page: every command of the program, walked recursively. */
 export function cliReference(program: Command): string;
 
 /** docs/reference/settings.md: the settings of `cincy serve`. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm run docs`: writes docs/reference/cli.md and docs/reference/settings.md from the code itself, so
-// they cannot drift from it: the commander program of src/cli/main.ts (every command, walked
-// recursively) and SETTINGS of src/settings.ts. Run with plain node on the build (`npm run build`
+// `npm run docs`: writes docs/reference/cli.md, simulator-cli.md and settings.md from the code itself,
+// so they cannot drift from it: the commander programs of src/cli/main.ts and simulator/src/cli/main.ts
+// (every command, walked recursively) and SETTINGS of src/settings.ts. Run with plain node on the build (`npm run build`
 // first); test/docs-reference.test.ts renders the same texts from src/ and fails when the checked-in
 // files differ.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -28,12 +28,32 @@ const COMPUTED_DEFAULTS = {
 };
 
 /**
- * The reference pages, by file name under docs/reference/. `buildProgram` is src/cli/main.ts's (from
- * dist/ or src/), `settings` is SETTINGS of src/settings.ts.
+ * The reference pages, by file name under docs/reference/. `buildProgram` is src/cli/main.ts's and
+ * `buildSimulatorProgram` simulator/src/cli/main.ts's (built, or from the sources), `settings` is
+ * SETTINGS of src/settings.ts.
  */
-export function referenceTexts({ buildProgram, settings }) {
-  return { 'cli.md': cliReference(buildProgram()), 'settings.md': settingsReference(settings) };
+export function referenceTexts({ buildProgram, buildSimulatorProgram, settings }) {
+  return {
+    'cli.md': cliReference(buildProgram()),
+    'simulator-cli.md': cliReference(buildSimulatorProgram(), SIMULATOR),
+    'settings.md': settingsReference(settings),
+  };
 }
+
+const PRODUCT = {
+  title: '# Command line reference',
+  source: 'the commander program of `src/cli/main.ts`',
+  about: [],
+};
+const SIMULATOR = {
+  title: '# Command line reference: the simulated cluster',
+  source: 'the commander program of `simulator/src/cli/main.ts`',
+  about: [
+    "These commands are the simulator's (`simulator/`, a test and demo tool): a clone of the repository runs them as",
+    '`cincy <command>` (bin/cincy.js hands them over); the published package has none of them. The `agent` here is',
+    "the product's (cli.md), with `--follow-mock-clock`; `payload ls` and `payload extract` are the product's too.",
+  ],
+};
 
 /** Text for Markdown prose: what Markdown would take for emphasis or HTML is escaped, except inside `code`. */
 function prose(text) {
@@ -129,7 +149,7 @@ function commandSection(cmd, used) {
 }
 
 /** docs/reference/cli.md: every command, in the order `cincy --help` lists them, subcommands after their parent. */
-export function cliReference(program) {
+export function cliReference(program, page = PRODUCT) {
   const used = new Set();
   const sections = [];
   const visit = (cmd) => {
@@ -137,12 +157,14 @@ export function cliReference(program) {
     for (const c of cmd.commands) if (!c._hidden) visit(c);
   };
   visit(program);
-  for (const key of Object.keys(COMPUTED_DEFAULTS))
-    if (!used.has(key)) throw new Error(`${key}: no such option any more; update COMPUTED_DEFAULTS`);
+  if (page === PRODUCT)
+    for (const key of Object.keys(COMPUTED_DEFAULTS))
+      if (!used.has(key)) throw new Error(`${key}: no such option any more; update COMPUTED_DEFAULTS`);
   return [
-    '# Command line reference',
+    page.title,
     '',
-    `${GENERATED} the commander program of \`src/cli/main.ts\`; do not edit it by hand.`,
+    `${GENERATED} ${page.source}; do not edit it by hand.`,
+    ...page.about,
     '`cincy --help` and `cincy <command> --help` print the same, and every command also takes `-h, --help`.',
     'Text printed in human form escapes the characters a terminal would act on; `-o json` prints the exact text.',
     '',
@@ -178,10 +200,14 @@ export function settingsReference(settings) {
 async function main() {
   const dist = join(ROOT, 'dist');
   if (!existsSync(join(dist, 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  const simulator = join(ROOT, 'simulator', 'dist', 'main.js');
+  if (!existsSync(simulator)) throw new Error('simulator/dist/ is missing: run `npm run build` first');
   const { buildProgram } = await import(pathToFileURL(join(dist, 'cli', 'main.js')).href);
+  const { buildProgram: buildSimulatorProgram } = await import(pathToFileURL(simulator).href);
   const { SETTINGS } = await import(pathToFileURL(join(dist, 'settings.js')).href);
   mkdirSync(REFERENCE_DIR, { recursive: true });
-  for (const [file, text] of Object.entries(referenceTexts({ buildProgram, settings: SETTINGS }))) {
+  const texts = referenceTexts({ buildProgram, buildSimulatorProgram, settings: SETTINGS });
+  for (const [file, text] of Object.entries(texts)) {
     writeFileSync(join(REFERENCE_DIR, file), text);
     console.log(`wrote docs/reference/${file}`);
   }

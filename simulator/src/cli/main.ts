@@ -14,10 +14,28 @@ import type { SeedPushOptions } from './seedPush.js';
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
+  const program = buildProgram((c) => {
+    code = c;
+  });
+  checkRequiredAfterUnknown(program);
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    throw err;
+  }
+  return code;
+}
+
+/**
+ * The simulator's commands, defined but not run: `main` parses argv with it, and scripts/docs/reference.mjs
+ * walks it to write docs/reference/simulator-cli.md. A command's action hands its exit code to `setCode`.
+ */
+export function buildProgram(setCode: (code: number) => void = () => {}): Command {
   const run =
     <A extends unknown[]>(f: (...args: A) => Promise<number> | number) =>
     async (...args: A) => {
-      code = await f(...args);
+      setCode(await f(...args));
     };
   const program = new Command('cincy')
     .description('the simulated cluster of cincy: a test and demo tool')
@@ -181,12 +199,5 @@ export async function main(argv: string[]): Promise<number> {
     .option('--registry-ca <file>', 'PEM CA bundle the registry certificate is checked against')
     .action(run(async (opts: SeedPushOptions) => (await import('./seedPush.js')).seedPush(opts)));
 
-  checkRequiredAfterUnknown(program);
-  try {
-    await program.parseAsync(argv);
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
-    throw err;
-  }
-  return code;
+  return program;
 }
