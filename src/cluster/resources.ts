@@ -28,6 +28,7 @@ export const RESOURCES = {
   pods: core('pods', true),
   secrets: core('secrets', true),
   events: core('events', true),
+  serviceAccounts: core('serviceaccounts', true),
   jobs: { group: 'batch', version: 'v1', resource: 'jobs', namespaced: true },
   customResourceDefinitions: {
     group: 'apiextensions.k8s.io',

@@ -38,6 +38,8 @@ export interface InMemoryApiOptions {
   intercept?: (call: ApiCall) => void;
   /** Told when a call starts and when it has ended, to know whether a call is under way. */
   track?: (delta: 1 | -1) => void;
+  /** The cluster's time (serverTime); the state's own clock unless given. */
+  now?: () => number;
 }
 
 export class InMemoryClusterApi implements ClusterApi {
@@ -138,7 +140,7 @@ export class InMemoryClusterApi implements ClusterApi {
   }
 
   serverTime(): Promise<number> {
-    return this.serve({ method: 'GET', path: '/version' }, () => this.state.now());
+    return this.serve({ method: 'GET', path: '/version' }, () => (this.o.now ?? this.state.now)());
   }
 
   private write<T extends WritableObject>(

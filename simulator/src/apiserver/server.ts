@@ -33,6 +33,11 @@ export interface MockServerOptions {
    * to make the API fail the way a real one can (a 500 now and then, a 403).
    */
   intercept?: (request: { method: string; path: string }) => KubeError | undefined;
+  /**
+   * The cluster's time, which each answer's Date header says (clients reckon ages against it): the simulated
+   * clock, which may run ahead of the wall clock. Real time unless given.
+   */
+  now?: () => number;
 }
 
 /**
@@ -45,6 +50,7 @@ export const WATCH_BACKLOG_BYTES = 8 * 1024 * 1024;
 export function mockClusterServer(opts: MockServerOptions): Server {
   const watches = new Set<ServerResponse>();
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    if (opts.now) res.setHeader('Date', new Date(opts.now()).toUTCString());
     handle(req, res, opts, watches).catch((err: unknown) => {
       const e = err instanceof KubeError ? err : new KubeError(500, 'InternalError', (err as Error).message);
       if (!res.headersSent) send(res, e.status, e.toStatus());

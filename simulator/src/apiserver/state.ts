@@ -51,6 +51,7 @@ export class ClusterState {
   private readonly history: Array<{ rv: number; kind: ResourceKind; event: WatchEvent; bytes: number }> = [];
   private historyBytes = 0;
   private readonly watchers = new Set<Watcher>();
+  private readonly listeners = new Set<(kind: ResourceKind, event: WatchEvent) => void>();
   /** The revision of the last change of each kind (by plural), for controllers that skip a pass when theirs did not change. */
   private readonly kindRevisions = new Map<string, number>();
   private readonly store: StateFile | undefined;
@@ -364,6 +365,35 @@ export class ClusterState {
     return () => this.watchers.delete(w);
   }
 
+  /** Tells `listener` of every change from now on, after it is made; the returned function stops it. */
+  onChange(listener: (kind: ResourceKind, event: WatchEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Stores an object as another API server holds it (a copy kept in step with that server): nothing is
+   * checked, its metadata is kept as that server wrote it, and only its resourceVersion is this state's own.
+   */
+  adopt(kind: ResourceKind, o: KubeObject): KubeObject {
+    const before = this.objects.get(keyOf(kind, o.metadata.namespace, o.metadata.name));
+    return this.put(kind, clone(o), before ? 'MODIFIED' : 'ADDED', before && clone(before));
+  }
+
+  /** Removes an object another API server no longer holds (nothing in it goes with it). */
+  forget(kind: ResourceKind, namespace: string | undefined, name: string): void {
+    const key = keyOf(kind, namespace, name);
+    const current = this.objects.get(key);
+    if (!current) return;
+    const rv = this.revision + 1;
+    this.store?.appendDelete(rv, key);
+    this.objects.delete(key);
+    this.revision = rv;
+    this.kindRevisions.set(kind.plural, rv);
+    const gone = { ...clone(current), metadata: { ...current.metadata, resourceVersion: String(rv) } };
+    this.emit(kind, { type: 'DELETED', object: gone }, undefined, JSON.stringify(gone).length);
+  }
+
   /** Journals the object, then stores it and tells the watchers: a change that cannot be written is not made. */
   private put(kind: ResourceKind, o: KubeObject, type: 'ADDED' | 'MODIFIED', before?: KubeObject): KubeObject {
     const rv = this.revision + 1;
@@ -391,6 +421,7 @@ export class ClusterState {
    * is ADDED and one that stops matching is DELETED, as the API server reports them.
    */
   private emit(kind: ResourceKind, event: WatchEvent, before: KubeObject | undefined, bytes: number): void {
+    for (const listener of this.listeners) listener(kind, event);
     this.history.push({ rv: this.revision, kind, event, bytes });
     this.historyBytes += bytes;
     while (this.history.length > HISTORY || (this.historyBytes > HISTORY_BYTES && this.history.length > 1))

@@ -106,6 +106,10 @@ export function buildProgram(setCode: (code: number) => void = () => {}): Comman
       'YAML: operators {<co>: {duration, behavior: normal|degraded|unavailable}}, nodes {<node>: {drain, update, reboot…}}, nodeDefaults, platform…',
     )
     .option('--reset', 'discard the state file and start a new cluster from the flags')
+    .option(
+      '--kubeconfig <file>',
+      "simulate on the API server this kubeconfig names (a real kube-apiserver with OpenShift's CRDs) instead of serving an API of its own: a new cluster's inventory is made there, then the controllers act through its API",
+    )
     .action(
       run(async (opts: MockClusterOptions, cmd: Command) =>
         (await import('./mockCluster.js')).mockClusterCommand({

@@ -1,7 +1,7 @@
 // `cincy mock-cluster`: a cluster that speaks the Kubernetes API for the kinds the agent and the
 // update flows use, with a persisted state, a kubeconfig for clients, and simulated controllers
 // (operators, the Machine Config Operator, Jobs) running on a scaled clock.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,23 +9,13 @@ import { join } from 'node:path';
 import { ensureServerTls } from '../apiserver/tls.js';
 import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
-import { CLUSTER_ARCHES, seedInventory } from '../controllers/inventory.js';
-import { installCrds } from '../apiserver/crds.js';
 import { clusterMetrics } from '../apiserver/metrics.js';
-import { SCENARIO, scenarioFileData } from '../controllers/scenario.js';
 import { mockClusterServer } from '../apiserver/server.js';
-import { declareClock, followDeclaredClock, startSimulation } from '../controllers/simulation.js';
+import { declareClock, followDeclaredClock } from '../controllers/simulation.js';
 import { kindNamed } from '../apiserver/kinds.js';
 import { ClusterState } from '../apiserver/state.js';
-import { PayloadPuller } from '../controllers/payloadPuller.js';
-import { SeedPuller } from '../controllers/seedPuller.js';
-import { installWorkloadLocks, parseControllers } from '../controllers/workloadLocks.js';
 import { InMemoryClusterApi } from '../apiserver/memoryApi.js';
-import { runImageBasedUpgrades } from '../controllers/lifecycleAgent/run.js';
-import pino from 'pino';
-import { DEFAULT_PAYLOAD_STORE, PayloadStore } from 'cincy/payload/store';
-import { registryAccess } from 'cincy/registry/access';
-import { isRegistryHost } from 'cincy/registry/reference';
+import { addOns, runControllers, seedCluster, simulationFlags } from './clusterSetup.js';
 
 export interface MockClusterOptions {
   host: string;
@@ -55,34 +45,10 @@ export interface MockClusterOptions {
   registryPlainHttp?: string[];
   /** Discard the state file (and its journal) and start a new cluster from the flags. */
   reset?: boolean;
+  /** Simulate on the API server this kubeconfig names, instead of serving an API of its own. */
+  kubeconfig?: string;
   /** The options given on the command line (not defaults): those that must agree with a saved state. */
   given?: ReadonlySet<string>;
-}
-
-/**
- * The payload Job's puller and the single-node host's seed image puller, from the registry flags (each checked,
- * naming its flag): the cluster's registry settings.
- */
-function pullers(o: MockClusterOptions, warn: (m: string) => void): { puller: PayloadPuller; seedPuller: SeedPuller } {
-  const plainHttp = (o.registryPlainHttp ?? [])
-    .flatMap((v) => v.split(','))
-    .map((h) => h.trim())
-    .filter(Boolean);
-  for (const h of plainHttp)
-    if (!isRegistryHost(h))
-      throw new Error(`--registry-plain-http: '${h}' is not HOST[:PORT] (as pull specs name a registry, no scheme)`);
-  const access = registryAccess(o);
-  const arch = o.arch === 'multi' ? 'amd64' : o.arch;
-  return {
-    puller: new PayloadPuller({
-      store: new PayloadStore(o.payloadStore ?? DEFAULT_PAYLOAD_STORE),
-      ...access,
-      plainHttp,
-      arch,
-      log: warn,
-    }),
-    seedPuller: new SeedPuller({ ...access, plainHttp, arch, log: warn }),
-  };
 }
 
 export function kubeconfig(server: string, token: string, ca?: string): string {
@@ -114,18 +80,11 @@ function keptToken(state: string | undefined): string {
 }
 
 export async function mockClusterCommand(o: MockClusterOptions): Promise<number> {
+  if (o.kubeconfig) return (await import('../remote/onApiServer.js')).simulateOnApiServer(o);
   const port = Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: '${o.port}' is not a port number`);
-  const scale = Number(o.timeScale ?? '1');
-  if (!(scale > 0) || !Number.isFinite(scale))
-    throw new Error(`--time-scale: '${o.timeScale}' is not a positive number`);
-  if (!CLUSTER_ARCHES.includes(o.arch))
-    throw new Error(
-      `--arch: '${o.arch}' is not an architecture the cluster can run (one of ${CLUSTER_ARCHES.join(', ')})`,
-    );
-  const warn = (m: string): void => void process.stderr.write(`mock-cluster: ${m}\n`);
-  const { puller, seedPuller } = pullers(o, warn);
-  const lockControllers = o.workloadLocks !== undefined ? parseControllers(o.workloadLocks) : [];
+  const flags = simulationFlags(o);
+  const { warn } = flags;
   // A port in use is found before anything is written.
   await listen(createNetServer(), port, o.host).then((probe) => new Promise((r) => probe.close(r)));
   if (o.reset && o.state) for (const f of [o.state, `${o.state}.journal`]) rmSync(f, { force: true });
@@ -136,47 +95,29 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     );
   const fresh = state.empty;
   if (!fresh) checkFlagsAgainstState(state, o);
-  const clock = followDeclaredClock(state, declareClock(state, scale));
+  const clock = followDeclaredClock(state, declareClock(state, flags.scale));
   // creationTimestamps and the ages of tables in simulated time, but never after the wall clock, which
   // kubectl ages timestamps against: a scaled clock runs ahead of it.
   state.now = () => Math.min(clock.now(), Date.now());
-  if (fresh) {
-    const image =
-      o.image ??
-      `quay.io/openshift-release-dev/ocp-release@sha256:${createHash('sha256').update(o.version).digest('hex')}`;
-    const rhelWorkers = Number(o.rhelWorkers ?? 0);
-    if (!Number.isInteger(rhelWorkers) || rhelWorkers < 0 || rhelWorkers > 3)
-      throw new Error(`--rhel-workers: '${o.rhelWorkers}' is not a whole number from 0 to 3`);
-    if (o.singleNode && rhelWorkers > 0)
-      throw new Error('--rhel-workers: a single-node cluster (--single-node) has no workers');
-    seedInventory(state, {
-      version: o.version,
-      image,
-      channel: o.channel,
-      upstream: o.upstream,
-      arch: o.arch,
-      installedVersion: o.installedVersion,
-      platform: o.platform,
-      rhelWorkers,
-      singleNode: o.singleNode,
-    });
-  }
-  installCrds(state, clock.now()); // a state saved before the mock listed its CRDs gets them now
-  if (lockControllers.length) installWorkloadLocks(state, lockControllers, clock.now());
-  if (o.scenario) loadScenario(state, o.scenario);
-  const stopSimulation = startSimulation(state, clock, { payloadStore: o.payloadStore, puller, seedPuller, warn });
-  // The Lifecycle Agent of a single-node cluster: an operator on the cluster, acting through its API.
-  const lifecycleAgent = new AbortController();
-  void runImageBasedUpgrades({
-    api: new InMemoryClusterApi(state, { fieldManager: 'lifecycle-agent' }),
+  if (fresh) seedCluster(state, o, flags);
+  addOns(state, o, flags, clock.now());
+  const stopControllers = runControllers(
+    state,
     clock,
-    log: pino({ level: process.env.CINCY_MOCK_LOG_LEVEL ?? 'info' }, process.stderr),
-    signal: lifecycleAgent.signal,
-  }).catch((err: unknown) => warn(`the Lifecycle Agent stopped: ${(err as Error).message}`));
+    o,
+    flags,
+    new InMemoryClusterApi(state, { fieldManager: 'lifecycle-agent' }),
+  );
   const token = o.token ?? keptToken(o.state);
   const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
   const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);
-  const server = mockClusterServer({ state, tokens: new Set([token]), metrics: () => clusterMetrics(state), tls });
+  const server = mockClusterServer({
+    state,
+    tokens: new Set([token]),
+    metrics: () => clusterMetrics(state),
+    tls,
+    now: () => clock.now(),
+  });
   await listen(server, port, o.host);
   const url = `${tls ? 'https' : 'http'}://${o.host}:${(server.address() as AddressInfo).port}`;
   if (o.kubeconfigOut) writeFileSync(o.kubeconfigOut, kubeconfig(url, token, tls?.ca), { mode: 0o600 });
@@ -184,8 +125,7 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     `mock cluster listening at ${url}${o.kubeconfigOut ? `; kubeconfig in ${o.kubeconfigOut}` : `; token ${token}`}\n`,
   );
   const stop = (): void => {
-    lifecycleAgent.abort();
-    stopSimulation();
+    stopControllers();
     try {
       state.flush(); // one snapshot to read at the next start instead of snapshot and journal
     } catch (err) {
@@ -199,24 +139,6 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   return new Promise<number>(() => {});
-}
-
-/** Loads a scenario file into the scenario ConfigMap (its keys replace the ones there). */
-function loadScenario(state: ClusterState, file: string): void {
-  const known = {
-    operators: state.list(kindNamed('ClusterOperator')).map((c) => c.metadata.name),
-    nodes: state.list(kindNamed('Node')).map((n) => n.metadata.name),
-  };
-  const data = scenarioFileData(file, known);
-  const cm = kindNamed('ConfigMap');
-  if (state.find(cm, SCENARIO.namespace, SCENARIO.name)) state.patch(cm, SCENARIO.namespace, SCENARIO.name, { data });
-  else
-    state.create(cm, SCENARIO.namespace, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: SCENARIO.name, namespace: SCENARIO.namespace },
-      data,
-    });
 }
 
 /**

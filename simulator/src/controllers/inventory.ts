@@ -4,6 +4,7 @@
 // rendered configs).
 import { createHash, randomUUID } from 'node:crypto';
 import { kubeTime } from 'cincy/clock';
+import semver from 'semver';
 import { parseAllDocuments } from 'yaml';
 import { generatePayload } from '../payloads/generate.js';
 import { RHEL_LABEL, renderedConfig } from './mco.js';
@@ -52,6 +53,11 @@ export const OPERATORS = [
   'service-ca',
   'storage',
 ];
+
+/** The capabilities a release knows: those of 4.16 on (CloudControllerManager, Ingress) not before it. */
+const capabilitiesOf = (version: string): string[] =>
+  semver.lt(version, '4.16.0') ? CAPABILITIES.filter((c) => !CAPABILITIES_SINCE_4_16.includes(c)) : CAPABILITIES;
+const CAPABILITIES_SINCE_4_16 = ['CloudControllerManager', 'Ingress'];
 
 /** The optional core components a cluster installed with the default capability set runs. */
 const CAPABILITIES = [
@@ -128,15 +134,22 @@ const kind = (k: string): ResourceKind => KINDS.find((x) => x.kind === k)!;
 function runningRelease(
   version: string,
   image: string,
-): { deployments: KubeObject[]; versionNames: Map<string, string[]>; relatedObjects: Map<string, object[]> } {
+): {
+  deployments: KubeObject[];
+  serviceAccounts: KubeObject[];
+  versionNames: Map<string, string[]>;
+  relatedObjects: Map<string, object[]>;
+} {
   const deployments: KubeObject[] = [];
+  const serviceAccounts: KubeObject[] = [];
   const versionNames = new Map<string, string[]>();
   const relatedObjects = new Map<string, object[]>();
   for (const [file, text] of generatePayload({ version, image })) {
-    if (!/_\d+_(deployment|clusteroperator)\.yaml$/.test(file)) continue;
+    if (!/_\d+_(deployment|clusteroperator|serviceaccount)\.yaml$/.test(file)) continue;
     for (const doc of parseAllDocuments(text)) {
       const obj = doc.toJS() as KubeObject & { status?: { versions?: Array<{ name: string }> } };
       if (obj.kind === 'Deployment') deployments.push(obj);
+      if (obj.kind === 'ServiceAccount') serviceAccounts.push(obj);
       if (obj.kind === 'ClusterOperator')
         versionNames.set(
           obj.metadata.name,
@@ -158,7 +171,7 @@ function runningRelease(
       }));
     relatedObjects.set(co, [...configs, { group: '', resource: 'namespaces', name: d.metadata.namespace! }]);
   }
-  return { deployments, versionNames, relatedObjects };
+  return { deployments, serviceAccounts, versionNames, relatedObjects };
 }
 
 /** A metav1.MicroTime: an RFC 3339 time with microseconds. */
@@ -211,6 +224,8 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
   for (const ns of new Set([...namespaces, ...release.deployments.map((d) => d.metadata.namespace!)])) {
     add('Namespace', undefined, { metadata: { name: ns }, status: { phase: 'Active' } });
   }
+  // The release's service accounts, which its workloads' pods run as (the API server admits no pod without its own).
+  for (const a of release.serviceAccounts) add('ServiceAccount', a.metadata.namespace, a);
   for (const d of release.deployments) add('Deployment', d.metadata.namespace, d);
   // The administrator acknowledgements, as every cluster has them: no gate until one is added
   // (kubectl patch cm admin-gates -n openshift-config-managed), acknowledged in admin-acks.
@@ -260,7 +275,7 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
       // As the cluster-version-operator writes it: a base64 fingerprint of the payload being applied.
       versionHash: digest('payload').subarray(0, 8).toString('base64'),
       availableUpdates: null,
-      capabilities: { enabledCapabilities: CAPABILITIES, knownCapabilities: CAPABILITIES },
+      capabilities: { enabledCapabilities: capabilitiesOf(o.version), knownCapabilities: capabilitiesOf(o.version) },
       conditions: [
         condition('Available', 'True', '', `Done applying ${o.version}`),
         condition('Failing', 'False'),

@@ -10,6 +10,7 @@ import { DEFAULT_PAYLOAD_STORE, PayloadStore } from 'cincy/payload/store';
 import { reconcileJobs } from './jobs.js';
 import { payloadAvailability, type PayloadPuller, type PullOutcomes } from './payloadPuller.js';
 import { reconcileMco } from './mco.js';
+import { reconcileNodeLifecycle } from './nodeLifecycle.js';
 import { reconcileWorkloadLocks } from './workloadLocks.js';
 import { reconcilePods } from './pods.js';
 import { reconcileOadp } from './oadp.js';
@@ -42,6 +43,7 @@ export function reconcile(state: ClusterState, now: number, o: SimulationOptions
     problems.push((err as Error).message);
   }
   const store = new PayloadStore(o.payloadStore ?? DEFAULT_PAYLOAD_STORE);
+  reconcileNodeLifecycle(state);
   reconcileWorkloads(state, now);
   reconcileJobs(state, now, payloadAvailability(store, o.pulls));
   const releases = operatorReleases(state);
@@ -179,7 +181,8 @@ export function followDeclaredClock(state: ClusterState, clock: ScaledClock): Fo
 /**
  * Runs reconcile every `intervalMs` of real time until the returned stop() (the timer does not keep the process
  * alive). With a `puller` (a `seedPuller`), each tick first starts the pulls the payload Jobs (the single-node
- * host) need, then reconcile reads them.
+ * host) need, then reconcile reads them. With `afterPass` (writing the state to another API server), no pass
+ * starts before the last one's has ended.
  */
 export function startSimulation(
   state: ClusterState,
@@ -189,10 +192,13 @@ export function startSimulation(
     seedPuller?: SeedPuller;
     intervalMs?: number;
     warn?: (message: string) => void;
+    afterPass?: () => Promise<void>;
   } = {},
 ): () => void {
   const said = new Set<string>();
+  let passing = false;
   const tick = (): void => {
+    if (passing) return;
     let problems: string[];
     try {
       o.puller?.start(state);
@@ -205,6 +211,11 @@ export function startSimulation(
     for (const p of problems) if (!said.has(p)) o.warn?.(p);
     said.clear();
     problems.forEach((p) => said.add(p));
+    if (!o.afterPass) return;
+    passing = true;
+    o.afterPass()
+      .catch((err: unknown) => o.warn?.(`simulation: ${(err as Error).message}`))
+      .finally(() => (passing = false));
   };
   tick();
   const timer = setInterval(tick, o.intervalMs ?? 100);

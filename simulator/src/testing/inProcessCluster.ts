@@ -91,6 +91,7 @@ export class InProcessCluster {
     const tokens = new Set<string>();
     const server = mockClusterServer({
       state,
+      now: () => clock.now(),
       tokens,
       metrics: () => clusterMetrics(state),
       intercept: (r) => made.cluster?.intercept(r),
