@@ -2,11 +2,11 @@
 // from the built graph and the input it was built from, in the order the build applies its rules
 // (release records and edge labels add edges, risk files make them conditional, metadata rules and
 // hard blocks remove them, channels filter them).
-import { nodeId } from './build.js';
 import type { BlockedEdge, Channel, FullGraph, GraphInput, GraphNode, Release, Risk } from './model.js';
 import { LABEL } from './model.js';
 import { compilePattern } from './pattern.js';
 import { splitArch } from './version.js';
+import { nodeId } from './workGraph.js';
 import { promotionVerdict, type FeederCheck } from '../promotion/verdict.js';
 
 /** When each version entered each channel, keyed `public/<name>` or `internal/<name>` (the store records it). */
