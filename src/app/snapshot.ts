@@ -3,13 +3,10 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants as zlib, gzip, gzipSync, type ZlibOptions } from 'node:zlib';
-import type { FullGraph, GraphInput } from '../graph/model.js';
+import type { FullGraph, GraphInput, Membership } from '../graph/model.js';
 import { channelView } from '../graph/view.js';
-import type { Membership } from '../graph/explain.js';
 import { catalogOf, type Catalog } from '../graph/catalog.js';
 import type { BuildParts } from './build/readAndBuild.js';
-
-export type { Membership };
 
 export type Encoding = 'identity' | 'gzip' | 'br';
 

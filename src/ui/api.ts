@@ -1,7 +1,7 @@
 // The page's calls to the server it was served from: the same public API a script would use.
 import type { Static } from '@sinclair/typebox';
 import type { Catalog } from '../graph/catalog.js';
-import type { Explanation } from '../graph/explain.js';
+import type { Explanation } from '../explain/edge.js';
 import type { GraphDocument } from '../graph/view.js';
 import type { ReleaseDetail } from '../schemas/admin.js';
 import type { PathsAnswer } from '../schemas/paths.js';
