@@ -25,7 +25,8 @@ export interface ExplainOptions {
   now?: Date;
 }
 
-export interface ExplainQuery {
+/** The edge asked about: from one version to another, in one channel of one arch (the route fills in the arch). */
+export interface EdgeQuestion {
   from: string;
   to: string;
   channel: string;
@@ -84,7 +85,7 @@ export interface Explanation {
 export function explainEdge(
   full: FullGraph,
   input: GraphInput,
-  q: ExplainQuery,
+  q: EdgeQuestion,
   options: ExplainOptions = {},
 ): Explanation {
   const base = { from: q.from, to: q.to, channel: q.channel, arch: q.arch };
@@ -252,7 +253,7 @@ function metadataRules(
 }
 
 /** The risk files whose risks make the pair conditional. */
-function riskFiles(blocked: BlockedEdge[], q: ExplainQuery, risks: Risk[]): BlockingFile[] {
+function riskFiles(blocked: BlockedEdge[], q: EdgeQuestion, risks: Risk[]): BlockingFile[] {
   const wanted = new Set(risks.map((r) => r.name));
   return blocked
     .filter(
