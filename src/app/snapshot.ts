@@ -16,7 +16,8 @@ const BROTLI_OPTIONS = { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } };
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
-export class GraphView {
+/** One (channel, arch) view of a snapshot as the bytes served: the JSON once, each compression made once. */
+export class EncodedView {
   readonly identity: Buffer;
   /** A hash of the identity bytes; representations add their own suffix. */
   readonly hash: string;
@@ -66,8 +67,11 @@ export class GraphView {
 }
 
 export class GraphSnapshot {
-  private readonly views = new Map<string, GraphView>();
-  private readonly empty = new GraphView(JSON.stringify({ version: 1, nodes: [], edges: [], conditionalEdges: [] }), 0);
+  private readonly views = new Map<string, EncodedView>();
+  private readonly empty = new EncodedView(
+    JSON.stringify({ version: 1, nodes: [], edges: [], conditionalEdges: [] }),
+    0,
+  );
   readonly channels: ReadonlySet<string>;
   readonly arches: ReadonlySet<string>;
 
@@ -130,13 +134,13 @@ export class GraphSnapshot {
   }
 
   /** Unknown channels and arches share one empty view, so odd requests cannot grow the cache. */
-  view(channel: string, arch: string): GraphView {
+  view(channel: string, arch: string): EncodedView {
     if (!this.channels.has(channel) || !this.arches.has(arch)) return this.empty;
     const key = `${channel}\u0000${arch}`;
     let view = this.views.get(key);
     if (!view) {
       const doc = channelView(this.graph, channel, arch);
-      view = new GraphView(JSON.stringify(doc), doc.nodes.length);
+      view = new EncodedView(JSON.stringify(doc), doc.nodes.length);
       this.views.set(key, view);
     }
     return view;

@@ -7,7 +7,7 @@ import Negotiator from 'negotiator';
 import { ApiError } from '../errors.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN, MEDIA_TYPES } from '../schemas/cincinnati.js';
 import type { GraphService } from '../app/graphService.js';
-import type { Encoding, GraphSnapshot, GraphView } from '../app/snapshot.js';
+import type { EncodedView, Encoding, GraphSnapshot } from '../app/snapshot.js';
 
 export const GRAPH_PATHS = ['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph'] as const;
 
@@ -42,9 +42,9 @@ export interface GraphAnswer {
 export class GraphAnswers {
   private readonly cacheControl: string;
   /** Per view (so per snapshot: a new build makes new views), its representations by negotiation result. */
-  private readonly representations = new WeakMap<GraphView, Map<Negotiated, Representation>>();
+  private readonly representations = new WeakMap<EncodedView, Map<Negotiated, Representation>>();
   /** The views of the served snapshot by channel, then arch, as the snapshot gives them. */
-  private views: { of: GraphSnapshot; byChannel: Map<string, Map<string, GraphView>> } | undefined;
+  private views: { of: GraphSnapshot; byChannel: Map<string, Map<string, EncodedView>> } | undefined;
 
   constructor(
     private readonly service: GraphService,
@@ -74,7 +74,7 @@ export class GraphAnswers {
   }
 
   /** The snapshot's view, looked up without building a key string (the snapshot's own lookup does). */
-  private view(channel: string, arch: string): GraphView {
+  private view(channel: string, arch: string): EncodedView {
     const snapshot = this.service.served();
     if (this.views?.of !== snapshot) this.views = { of: snapshot, byChannel: new Map() };
     let byArch = this.views.byChannel.get(channel);
@@ -92,7 +92,7 @@ export class GraphAnswers {
   }
 
   /** The representation of `view` that negotiation chose (one object per result, with its media type). */
-  private representation(view: GraphView, negotiated: Negotiated, media: string): Representation {
+  private representation(view: EncodedView, negotiated: Negotiated, media: string): Representation {
     let byKind = this.representations.get(view);
     if (!byKind) this.representations.set(view, (byKind = new Map()));
     let r = byKind.get(negotiated);
