@@ -131,7 +131,7 @@ const negotiated = new Map<string | undefined, Map<string | undefined, Negotiate
 let negotiatedPairs = 0;
 
 /** Media type and encoding for a pair of headers; clients send the same few pairs, so answers are kept. */
-export function negotiate(accept: string | undefined, acceptEncoding: string | undefined): Negotiated {
+function negotiate(accept: string | undefined, acceptEncoding: string | undefined): Negotiated {
   let byEncoding = negotiated.get(accept);
   let n = byEncoding?.get(acceptEncoding);
   if (!n) {
