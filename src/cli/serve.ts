@@ -28,7 +28,8 @@ async function start(
   const config = (await import('../config.js')).resolveServeConfig(flags);
   const [
     { default: pino },
-    { parseDuration, systemClock },
+    { systemClock },
+    { parseDuration },
     { startAutoPromotion },
     { buildApp },
     { prepareService },
@@ -38,6 +39,7 @@ async function start(
   ] = await Promise.all([
     import('pino'),
     import('../clock.js'),
+    import('../duration.js'),
     import('../app/autoPromotion.js'),
     import('../server/app.js'),
     import('../app/start.js'),
