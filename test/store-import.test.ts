@@ -3,7 +3,8 @@
 // program is refused, a bad tree never stops serving.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readGraphData, type GraphDataTree } from '../src/sources/graphData.js';
+import type { GraphDataTree } from '../src/graph/graphDataTree.js';
+import { readGraphData } from '../src/sources/graphData.js';
 import { startService } from '../src/app/start.js';
 import { migrationsOf } from '../src/store/migrations.js';
 import BetterSqlite3 from 'better-sqlite3';

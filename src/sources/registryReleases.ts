@@ -11,8 +11,7 @@ import { RegistryClient, RegistryError } from '../registry/client.js';
 import { isTarLayer, LayerError, walkLayer } from '../registry/layers.js';
 import { RegistryManifestError, type Descriptor } from '../registry/manifest.js';
 import { describe, pullSpec, repositoryName } from '../registry/reference.js';
-import type { ReleaseMetadataDoc, ScannedManifest } from '../store/registry.js';
-import type { ManifestCache } from '../store/store.js';
+import type { ManifestCache, ReleaseMetadataDoc, ScannedManifest } from '../registry/scrapeMemory.js';
 import { checkReleaseDocument, releaseFromRecord } from '../validation/releaseRecords.js';
 import type { Problem } from '../validation/problems.js';
 
