@@ -23,9 +23,9 @@ import {
   registrySources,
   SourceSettingsError,
   type RegistrySettings,
-} from './sources/fromSettings.js';
-import { recallAll, refreshAll } from './sources/refresh.js';
-import type { Source } from './sources/source.js';
+} from './refresh/fromSettings.js';
+import { recallAll, refreshAll } from './refresh/loop.js';
+import type { Source } from './refresh/source.js';
 
 /** The pauses between attempts to reach the database at start: doubling from the first to the last. */
 export const CONNECT_BACKOFF_MS = { first: 500, last: 30_000 };

@@ -43,7 +43,7 @@ async function start(
     import('../app/autoPromotion.js'),
     import('../server/app.js'),
     import('../app/start.js'),
-    import('../app/sources/refresh.js'),
+    import('../app/refresh/loop.js'),
     import('../signatures/verify.js'),
     import('./terminalText.js'),
   ]);
