@@ -9,7 +9,7 @@ import { startService } from '../src/app/start.js';
 import { migrationsOf } from '../src/store/migrations.js';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { LOCK_KEYS } from '../src/store/postgres.js';
+import { LOCK_KEYS } from '../src/store/postgresConnection.js';
 import { SchemaTooNew, StoreUnavailable, type Engine } from '../src/store/sql.js';
 import type { SqliteDatabase } from '../src/store/sqlite.js';
 import { ImportRejected, Store } from '../src/store/store.js';

@@ -13,8 +13,6 @@ import { CHANNEL, followWrites } from './postgresWatch.js';
 import { StoreUnavailable, type Database, type DatabaseListener, type Sql, type SqlValue, type TxMode } from './sql.js';
 import { Turns } from './turns.js';
 
-export { LOCK_KEYS };
-
 /** The longest notice sent: a notification's payload holds less than 8000 bytes. */
 const MAX_NOTICE = 7000;
 
