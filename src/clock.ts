@@ -114,10 +114,6 @@ export class ManualClock implements Clock {
 /** Kubernetes times have whole seconds. */
 export const kubeTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
-/** Parses `90s`, `3m`, `1h30m`, `250ms` into milliseconds; undefined when it is not a duration. */
-export function parseDuration(text: string): number | undefined {
-  const m = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/.exec(text.trim());
-  if (!m || text.trim() === '') return undefined;
-  const [, h, min, s, ms] = m;
-  return (Number(h ?? 0) * 3600 + Number(min ?? 0) * 60 + Number(s ?? 0)) * 1000 + Number(ms ?? 0);
-}
+// Durations are read and written by src/duration.ts. This name stays here only until
+// cluster/mock/scenario.ts takes parseDuration from there.
+export { parseDuration } from './duration.js';

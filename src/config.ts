@@ -2,7 +2,7 @@
 // defaults), resolved flags > environment (CINCY_*) > defaults, and validated at start so a bad value
 // names its flag and variable.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { parseDuration } from './clock.js';
+import { parseDuration } from './duration.js';
 import { schemaProblems } from './validation/problems.js';
 import {
   ConfigError,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { buildGraph } from '../src/graph/build.js';
-import { explainEdge, type Explanation } from '../src/graph/explain.js';
+import { explainEdge, type Explanation } from '../src/explain/edge.js';
 import type { BlockedEdge, Channel, GraphInput, Risk } from '../src/graph/model.js';
 import { compilePattern } from '../src/graph/pattern.js';
 import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';

@@ -3,17 +3,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  addEdge,
-  addNode,
-  applyEdgeLabelsAndRisks,
-  applySecondaryMetadata,
-  emptyGraph,
-  type WorkGraph,
-} from '../src/graph/build.js';
+import { applyEdgeLabelsAndRisks, applySecondaryMetadata } from '../src/graph/build.js';
 import { edgeList, finish } from '../src/graph/finish.js';
 import { LABEL } from '../src/graph/model.js';
 import { splitArch } from '../src/graph/version.js';
+import { addEdge, addNode, emptyGraph, type WorkGraph } from '../src/graph/workGraph.js';
 import { readGraphData } from '../src/sources/graphData.js';
 import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';
 

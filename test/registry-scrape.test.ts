@@ -7,7 +7,7 @@ import { pack } from 'tar-stream';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { refreshAll } from '../src/app/sources/refresh.js';
+import { refreshAll } from '../src/app/refresh/loop.js';
 import type { Release } from '../src/graph/model.js';
 import type { Engine } from '../src/store/sql.js';
 import { usePostgres } from './support/postgres.js';

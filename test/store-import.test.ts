@@ -3,12 +3,13 @@
 // program is refused, a bad tree never stops serving.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readGraphData, type GraphDataTree } from '../src/sources/graphData.js';
+import type { GraphDataTree } from '../src/graph/graphDataTree.js';
+import { readGraphData } from '../src/sources/graphData.js';
 import { startService } from '../src/app/start.js';
 import { migrationsOf } from '../src/store/migrations.js';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { LOCK_KEYS } from '../src/store/postgres.js';
+import { LOCK_KEYS } from '../src/store/postgresConnection.js';
 import { SchemaTooNew, StoreUnavailable, type Engine } from '../src/store/sql.js';
 import type { SqliteDatabase } from '../src/store/sqlite.js';
 import { ImportRejected, Store } from '../src/store/store.js';

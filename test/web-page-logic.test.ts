@@ -8,7 +8,7 @@ import { catalogOf } from '../src/graph/catalog.js';
 import { buildGraph } from '../src/graph/build.js';
 import { BUNDLED_GRAPH_DATA } from '../src/config.js';
 import { compareChannels, newestStable } from '../src/ui/channels.js';
-import { arcCurvature, compareVersions, laneGap, layeredLayout, STEP } from '../src/ui/layout.js';
+import { arcCurvature, versionOrder, laneGap, layeredLayout, STEP } from '../src/ui/layout.js';
 import { DEFAULT_STATE, parseState, stateQuery } from '../src/ui/urlState.js';
 import { rel } from './support/releases.js';
 
@@ -53,7 +53,7 @@ describe('layered layout', () => {
 
   it('orders versions as semver does, prereleases included', () => {
     const versions = [...bundledVersions(), '4.16.0-rc.2', '4.16.0-rc.10', '4.16.0-ec.1', '4.16.0-0.nightly', '4.9.1'];
-    expect([...versions].sort(compareVersions)).toEqual([...versions].sort(semver.compare));
+    expect([...versions].sort(versionOrder)).toEqual([...versions].sort(semver.compare));
   });
 
   it('one lane per minor, oldest first, versions along it in order', () => {

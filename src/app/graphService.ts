@@ -18,8 +18,6 @@ import { SignaturePolicy } from './signaturePolicy.js';
 import { GraphSnapshot } from './snapshot.js';
 import { applyChannelChanges } from '../graph/channelUpdate.js';
 
-export type { ChannelRef };
-
 /** The first and the longest pause before a failed build is tried again. */
 const RETRY_FIRST_MS = 1000;
 const RETRY_LAST_MS = 30_000;

@@ -3,13 +3,10 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants as zlib, gzip, gzipSync, type ZlibOptions } from 'node:zlib';
-import type { FullGraph, GraphInput } from '../graph/model.js';
+import type { FullGraph, GraphInput, Membership } from '../graph/model.js';
 import { channelView } from '../graph/view.js';
-import type { Membership } from '../graph/explain.js';
 import { catalogOf, type Catalog } from '../graph/catalog.js';
 import type { BuildParts } from './build/readAndBuild.js';
-
-export type { Membership };
 
 export type Encoding = 'identity' | 'gzip' | 'br';
 
@@ -19,7 +16,8 @@ const BROTLI_OPTIONS = { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } };
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
-export class GraphView {
+/** One (channel, arch) view of a snapshot as the bytes served: the JSON once, each compression made once. */
+export class EncodedView {
   readonly identity: Buffer;
   /** A hash of the identity bytes; representations add their own suffix. */
   readonly hash: string;
@@ -69,8 +67,15 @@ export class GraphView {
 }
 
 export class GraphSnapshot {
-  private readonly views = new Map<string, GraphView>();
-  private readonly empty = new GraphView(JSON.stringify({ version: 1, nodes: [], edges: [], conditionalEdges: [] }), 0);
+  /**
+   * The one cache of (channel, arch) views, by channel then arch, so a lookup builds no key string
+   * (the graph fast path asks for every request). Only known channels and arches are kept.
+   */
+  private readonly views = new Map<string, Map<string, EncodedView>>();
+  private readonly empty = new EncodedView(
+    JSON.stringify({ version: 1, nodes: [], edges: [], conditionalEdges: [] }),
+    0,
+  );
   readonly channels: ReadonlySet<string>;
   readonly arches: ReadonlySet<string>;
 
@@ -102,8 +107,11 @@ export class GraphSnapshot {
     const publicChannels = input.channels.filter((c) => !c.internal).map((c) => c.name);
     const snapshot = new GraphSnapshot(graph, builtAt, publicChannels, buildSeconds, input, membership, withheld);
     if (reuse)
-      for (const [key, view] of reuse.from.views)
-        if (!reuse.changed.has(key.slice(0, key.indexOf('\u0000')))) snapshot.views.set(key, view);
+      for (const [channel, byArch] of reuse.from.views) {
+        if (reuse.changed.has(channel) || !snapshot.channels.has(channel)) continue;
+        const kept = [...byArch].filter(([arch]) => snapshot.arches.has(arch));
+        if (kept.length > 0) snapshot.views.set(channel, new Map(kept));
+      }
     return snapshot;
   }
 
@@ -121,27 +129,23 @@ export class GraphSnapshot {
    */
   async prepareFrom(previous: GraphSnapshot, limit = 16): Promise<void> {
     const busiest = [...previous.views]
-      .filter(([key, v]) => v.hits > 0 && !this.views.has(key))
-      .sort((a, b) => b[1].hits - a[1].hits)
+      .flatMap(([channel, byArch]) => [...byArch].map(([arch, view]) => ({ channel, arch, view })))
+      .filter(({ channel, arch, view }) => view.hits > 0 && !this.views.get(channel)?.has(arch))
+      .sort((a, b) => b.view.hits - a.view.hits)
       .slice(0, limit);
-    await Promise.all(
-      busiest.map(([key, old]) => {
-        const [channel, arch] = key.split('\u0000') as [string, string];
-        return this.view(channel, arch).prepare(old.encodings());
-      }),
-    );
+    await Promise.all(busiest.map(({ channel, arch, view }) => this.view(channel, arch).prepare(view.encodings())));
   }
 
   /** Unknown channels and arches share one empty view, so odd requests cannot grow the cache. */
-  view(channel: string, arch: string): GraphView {
+  view(channel: string, arch: string): EncodedView {
+    let byArch = this.views.get(channel);
+    const cached = byArch?.get(arch);
+    if (cached) return cached;
     if (!this.channels.has(channel) || !this.arches.has(arch)) return this.empty;
-    const key = `${channel}\u0000${arch}`;
-    let view = this.views.get(key);
-    if (!view) {
-      const doc = channelView(this.graph, channel, arch);
-      view = new GraphView(JSON.stringify(doc), doc.nodes.length);
-      this.views.set(key, view);
-    }
+    const doc = channelView(this.graph, channel, arch);
+    const view = new EncodedView(JSON.stringify(doc), doc.nodes.length);
+    if (!byArch) this.views.set(channel, (byArch = new Map()));
+    byArch.set(arch, view);
     return view;
   }
 }

@@ -6,6 +6,7 @@
 // builds the first snapshot, and from then on follows the writes other processes and replicas make.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock, type Clock } from '../clock.js';
+import { formatSeconds } from '../duration.js';
 import { readGraphData, type ReadResult } from '../sources/graphData.js';
 import { formatProblem } from '../validation/problems.js';
 import { SchemaTooNew, StoreUnavailable } from '../store/sql.js';
@@ -22,9 +23,9 @@ import {
   registrySources,
   SourceSettingsError,
   type RegistrySettings,
-} from './sources/fromSettings.js';
-import { recallAll, refreshAll } from './sources/refresh.js';
-import type { Source } from './sources/source.js';
+} from './refresh/fromSettings.js';
+import { recallAll, refreshAll } from './refresh/loop.js';
+import type { Source } from './refresh/source.js';
 
 /** The pauses between attempts to reach the database at start: doubling from the first to the last. */
 export const CONNECT_BACKOFF_MS = { first: 500, last: 30_000 };
@@ -142,7 +143,7 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
           if (connected) throw err;
           return { ok: false, problems: [`the store ${where} cannot be used: ${(err as Error).message}`] };
         }
-        service.startupProblem = `${err.message}; trying again in ${pause / 1000} s`;
+        service.startupProblem = `${err.message}; trying again in ${formatSeconds(pause)}`;
         opts.log.warn({ problem: service.startupProblem }, 'the database cannot be reached yet');
         await sleep(pause, undefined, { signal: stopped.signal }).catch(() => {});
         if (stopped.signal.aborted) return { ok: false, problems: ['stopped before the database could be reached'] };

@@ -16,7 +16,7 @@ export async function exportCommand(opts: { db: string; dir: string; force?: boo
   }
   const store = await Store.open(opts.db);
   try {
-    const files = await exportTree(store);
+    const files = exportTree(await store.storedTree());
     for (const [path, content] of files) {
       const target = join(opts.dir, path);
       mkdirSync(dirname(target), { recursive: true });

@@ -7,9 +7,9 @@ import { redactedLocation } from '../store/postgresConnection.js';
 import { ImportRejected, Store, type Counts } from '../store/store.js';
 import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
 import { systemClock } from '../clock.js';
-import { registryClients, registrySources, type RegistrySettings } from '../app/sources/fromSettings.js';
-import { ReleaseScrapeSource } from '../app/sources/releaseScrape.js';
-import { recallAll } from '../app/sources/refresh.js';
+import { registryClients, registrySources, type RegistrySettings } from '../app/refresh/fromSettings.js';
+import { ReleaseScrapeSource } from '../app/refresh/releaseScrape.js';
+import { recallAll } from '../app/refresh/loop.js';
 import { escapeLine } from './terminalText.js';
 
 function progressBar(label: string, unit: string): { update: (done: number, total: number) => void; stop: () => void } {

@@ -28,7 +28,8 @@ async function start(
   const config = (await import('../config.js')).resolveServeConfig(flags);
   const [
     { default: pino },
-    { parseDuration, systemClock },
+    { systemClock },
+    { parseDuration },
     { startAutoPromotion },
     { buildApp },
     { prepareService },
@@ -38,10 +39,11 @@ async function start(
   ] = await Promise.all([
     import('pino'),
     import('../clock.js'),
+    import('../duration.js'),
     import('../app/autoPromotion.js'),
     import('../server/app.js'),
     import('../app/start.js'),
-    import('../app/sources/refresh.js'),
+    import('../app/refresh/loop.js'),
     import('../signatures/verify.js'),
     import('./terminalText.js'),
   ]);

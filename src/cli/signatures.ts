@@ -3,10 +3,8 @@
 // service's signature store. Their work is signing.ts's, loaded when one of them runs.
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../signatures/algorithms.js';
 import { client, type ClientOptions } from './admin.js';
-
-const ALGS = ['EdDSA', 'ES256', 'RS256'] as const;
-export type SigningAlgorithm = (typeof ALGS)[number];
 
 export function addSignatureCommands(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
   program
@@ -17,7 +15,11 @@ export function addSignatureCommands(program: Command, run: (f: () => Promise<nu
       'make a signing key pair: <kid>.private.jwk.json (for cincy sign) and <kid>.jwks.json (for --trust-keys); ' +
         'with --openpgp <kid>.private.asc and <kid>.asc, the kind of key clusters verify releases with',
     )
-    .addOption(new Option('--alg <alg>', 'algorithm (OpenPGP: RS256 gives RSA 4096, EdDSA Ed25519)').choices([...ALGS]))
+    .addOption(
+      new Option('--alg <alg>', 'algorithm (OpenPGP: RS256 gives RSA 4096, EdDSA Ed25519)').choices([
+        ...SIGNING_ALGORITHMS,
+      ]),
+    )
     .option('--openpgp', 'an OpenPGP key pair (default algorithm RSA 4096, as OpenShift signs with)')
     .option('--kid <id>', 'key id (OpenPGP: the user ID)', `cincy-${new Date().toISOString().slice(0, 10)}`)
     .requiredOption('--out <dir>', 'folder to write the two files to')

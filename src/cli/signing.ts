@@ -10,9 +10,8 @@ import { PACKAGE_VERSION } from '../version.js';
 import type { SignatureDoc } from '../schemas/admin.js';
 import { call, callWithStatus, HttpError, serverUrl, type ClientOptions } from './admin.js';
 import { KUBE_LABEL } from '../cluster/labels.js';
+import type { SigningAlgorithm } from '../signatures/algorithms.js';
 import { signatureStorePath } from '../signatures/storePath.js';
-
-import type { SigningAlgorithm } from './signatures.js';
 
 export async function generateKeys(opts: {
   alg: SigningAlgorithm;

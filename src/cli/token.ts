@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import { isValidSubject, MAX_LIFETIME_SECONDS, SUBJECT_RULE } from '../app/auth/tokenClaims.js';
 import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, readSecret } from '../app/auth/verificationKeys.js';
+import { parseSingleUnitDuration } from '../duration.js';
 import { SCOPES } from '../schemas/admin.js';
 
 export interface TokenOptions {
@@ -18,9 +19,9 @@ export interface TokenOptions {
 
 /** `90s`, `30m`, `1h`, `7d`, or plain seconds; at most the longest lifetime the server accepts. */
 function parseTtl(text: string): number {
-  const m = /^(\d+)([smhd]?)$/.exec(text.trim());
-  if (!m || Number(m[1]) === 0) throw new Error(`--ttl: '${text}' is not a duration such as 30m, 1h or 7d`);
-  const seconds = Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+  const ms = parseSingleUnitDuration(text);
+  if (!ms) throw new Error(`--ttl: '${text}' is not a duration such as 30m, 1h or 7d`);
+  const seconds = ms / 1000;
   if (seconds > MAX_LIFETIME_SECONDS)
     throw new Error(`--ttl: '${text}' is longer than a token may live (${MAX_LIFETIME_SECONDS / 86400}d at most)`);
   return seconds;

@@ -4,22 +4,11 @@
 // Pure: no I/O. The stages are exported separately so the graph-builder fixture can run them on a
 // scraped graph that has edges but no release records.
 import { finish } from './finish.js';
-import type { BlockedEdge, FullGraph, GraphInput, GraphNode, Release, Risk } from './model.js';
+import type { BlockedEdge, FullGraph, GraphInput, Release } from './model.js';
 import { COMMA_LIST_LABELS, LABEL, payloadDigest } from './model.js';
 import { compilePattern } from './pattern.js';
 import { compareChannelNames, splitArch } from './version.js';
-
-/** A graph under construction: node ids are `<version>+<arch>`, edges are parent sets per node. */
-export interface WorkGraph {
-  nodes: GraphNode[];
-  index: Map<string, number>;
-  parents: Array<Set<number>>;
-  conditional: Map<number, Map<number, Risk[]>>; // to -> from -> risks, names unique
-  removed: Set<number>;
-  warnings: string[];
-}
-
-export const nodeId = (version: string, arch: string): string => `${version}+${arch}`;
+import { addEdge, addNode, emptyGraph, nodeId, type WorkGraph } from './workGraph.js';
 
 export function buildGraph(input: GraphInput): FullGraph {
   const g = releaseGraph(input.releases);
@@ -43,25 +32,6 @@ export function releaseGraph(releases: Release[]): WorkGraph {
     for (const n of r.next) addEdge(g, i, resolve(g, n, r.arch));
   });
   return g;
-}
-
-export function emptyGraph(): WorkGraph {
-  return { nodes: [], index: new Map(), parents: [], conditional: new Map(), removed: new Set(), warnings: [] };
-}
-
-export function addNode(g: WorkGraph, node: GraphNode): number {
-  const id = nodeId(node.version, node.arch);
-  const existing = g.index.get(id);
-  if (existing !== undefined) throw new Error(`duplicate release ${id}`);
-  g.nodes.push(node);
-  g.parents.push(new Set());
-  g.index.set(id, g.nodes.length - 1);
-  return g.nodes.length - 1;
-}
-
-export function addEdge(g: WorkGraph, from: number | undefined, to: number | undefined): void {
-  if (from === undefined || to === undefined || from === to) return;
-  g.parents[to]!.add(from);
 }
 
 /** A version name of the same architecture as the release naming it; undefined when no such release. */

@@ -2,8 +2,7 @@
 // do not depend on channels, so the new graph is the old one with the channel lists (and their
 // metadata label) of the versions involved recomputed. Costs a pass over the nodes instead of a
 // build, and gives exactly what buildGraph gives for the same input (test/channel-update.test.ts).
-import type { Membership } from './explain.js';
-import type { Channel, FullGraph, GraphInput, GraphNode } from './model.js';
+import type { Channel, FullGraph, GraphInput, GraphNode, Membership } from './model.js';
 import { LABEL } from './model.js';
 import { compareChannelNames, splitArch } from './version.js';
 

@@ -1,8 +1,8 @@
 // The last stage of a build: nodes sorted by semver then arch, edges renumbered and stored in
 // compressed rows, conditional pairs sorted with their risks in the served form and order.
 import { SemVer } from 'semver';
-import type { WorkGraph } from './build.js';
 import type { ConditionalPair, FullGraph, Risk } from './model.js';
+import type { WorkGraph } from './workGraph.js';
 
 /** Sorts nodes by semver then arch, renumbers edges, and makes the conditional pairs canonical. */
 export function finish(g: WorkGraph): FullGraph {

@@ -42,6 +42,9 @@ export interface GraphInput {
   rawMetadata: Record<string, Record<string, string>>;
 }
 
+/** When each version entered each channel, keyed `public/<name>` or `internal/<name>` (the store records it). */
+export type Membership = ReadonlyMap<string, ReadonlyMap<string, Date>>;
+
 export interface GraphNode {
   version: string; // without `+arch`
   arch: string;

@@ -6,7 +6,7 @@ import { LABEL, type Channel, type Release } from '../graph/model.js';
 import { compilePattern } from '../graph/pattern.js';
 import { splitArch } from '../graph/version.js';
 import type { Refusal } from '../schemas/admin.js';
-import { durationMs } from './duration.js';
+import { parseIsoDuration } from '../duration.js';
 
 export interface PromotionCase {
   version: string;
@@ -46,7 +46,7 @@ export function checkPromotion(c: PromotionCase): Refusal | undefined {
       message: `${bare} does not match the feeder filter '${feeder.filter}' of ${target.name}`,
     };
   }
-  const delay = feeder.delay === undefined ? undefined : durationMs(feeder.delay);
+  const delay = feeder.delay === undefined ? undefined : parseIsoDuration(feeder.delay);
   const errata = feeder.errata === 'public';
   if (delay === undefined && !errata) return undefined;
   const delayOver = delay !== undefined && c.now.getTime() >= c.sourceAddedAt.getTime() + delay;

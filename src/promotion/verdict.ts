@@ -1,6 +1,6 @@
 // The one promotion engine: what the promotion rules say of one version entering one channel, with the
 // feeder facts they weighed. A promotion and its dry run (app/admin/feederRules.ts, from the store),
-// auto-promotion, and explain's "when would promotion add it" (graph/explain.ts, from the served
+// auto-promotion, and explain's "when would promotion add it" (explain/edge.ts, from the served
 // snapshot) all ask it; only where the facts come from differs.
 import { LABEL, type Channel, type Release } from '../graph/model.js';
 import { compilePattern, patternError } from '../graph/pattern.js';

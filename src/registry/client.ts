@@ -7,7 +7,7 @@ import { pipeline, Readable, Transform, type TransformCallback } from 'node:stre
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
 import { parseChallenge } from './challenge.js';
 import { RegistryCredentials, type Credential } from './credentials.js';
-import { MANIFEST_ACCEPT, readManifest, type Manifest } from './manifest.js';
+import { MANIFEST_ACCEPT, readManifest, type RegistryManifest } from './manifest.js';
 import { DIGEST, describe, type RepositoryReference } from './reference.js';
 import { readBounded } from '../readBounded.js';
 
@@ -38,7 +38,7 @@ export interface FetchedManifest {
   /** sha256 of the bytes received (checked against the digest asked for and Docker-Content-Digest). */
   digest: string;
   bytes: Buffer;
-  manifest: Manifest;
+  manifest: RegistryManifest;
 }
 
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;

@@ -24,16 +24,18 @@ export interface Descriptor {
   platform?: { architecture: string; os: string; variant?: string };
 }
 
-export type Manifest =
+/** A manifest as a registry serves it: an image manifest, or an index (manifest list) of them. */
+export type RegistryManifest =
   | { kind: 'image'; mediaType: string; config: Descriptor; layers: Descriptor[] }
   | { kind: 'index'; mediaType: string; manifests: Descriptor[] };
 
-export class ManifestError extends Error {}
+/** A manifest or image config that is not what its format says, named with where it was read. */
+export class RegistryManifestError extends Error {}
 
 /** Reads a manifest's bytes; `contentType` is the response's, used when the document names no mediaType. */
-export function readManifest(bytes: Buffer, contentType: string | undefined, where: string): Manifest {
+export function readManifest(bytes: Buffer, contentType: string | undefined, where: string): RegistryManifest {
   const fail = (why: string): never => {
-    throw new ManifestError(`${where}: ${why}`);
+    throw new RegistryManifestError(`${where}: ${why}`);
   };
   let doc: Record<string, unknown>;
   try {
@@ -88,9 +90,11 @@ export function readImageConfig(bytes: Buffer, where: string): { architecture: s
   try {
     doc = JSON.parse(bytes.toString('utf8')) as typeof doc;
   } catch (err) {
-    throw new ManifestError(`${where}: not JSON: ${(err as Error).message}`);
+    throw new RegistryManifestError(`${where}: not JSON: ${(err as Error).message}`);
   }
   if (typeof doc?.architecture !== 'string' || !doc.architecture)
-    throw new ManifestError(`${where}: architecture: expected a string, got ${JSON.stringify(doc?.architecture)}`);
+    throw new RegistryManifestError(
+      `${where}: architecture: expected a string, got ${JSON.stringify(doc?.architecture)}`,
+    );
   return { architecture: doc.architecture, os: typeof doc.os === 'string' ? doc.os : '' };
 }

@@ -45,6 +45,7 @@ export const ChannelList = Type.Object({
 });
 /** One channel as GET shows it: a page of its versions, in the order they entered it. */
 export const ChannelPage = Type.Composite([ChannelDoc, Type.Object({ nextCursor: NextCursor })]);
+export type ChannelPage = Static<typeof ChannelPage>;
 
 export const PromoteBody = Type.Object(
   {

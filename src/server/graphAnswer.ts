@@ -7,7 +7,7 @@ import Negotiator from 'negotiator';
 import { ApiError } from '../errors.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN, MEDIA_TYPES } from '../schemas/cincinnati.js';
 import type { GraphService } from '../app/graphService.js';
-import type { Encoding, GraphSnapshot, GraphView } from '../app/snapshot.js';
+import type { EncodedView, Encoding } from '../app/snapshot.js';
 
 export const GRAPH_PATHS = ['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph'] as const;
 
@@ -42,9 +42,7 @@ export interface GraphAnswer {
 export class GraphAnswers {
   private readonly cacheControl: string;
   /** Per view (so per snapshot: a new build makes new views), its representations by negotiation result. */
-  private readonly representations = new WeakMap<GraphView, Map<Negotiated, Representation>>();
-  /** The views of the served snapshot by channel, then arch, as the snapshot gives them. */
-  private views: { of: GraphSnapshot; byChannel: Map<string, Map<string, GraphView>> } | undefined;
+  private readonly representations = new WeakMap<EncodedView, Map<Negotiated, Representation>>();
 
   constructor(
     private readonly service: GraphService,
@@ -67,32 +65,15 @@ export class GraphAnswers {
         `no acceptable media type in Accept '${String(headers.accept).slice(0, 200)}'; served: ${MEDIA_TYPES.join(', ')}`,
       );
     }
-    const representation = this.representation(this.view(channel, arch), negotiated, media);
+    const view = this.service.served().view(channel, arch);
+    const representation = this.representation(view, negotiated, media);
     return noneMatch(headers['if-none-match'], representation.etag)
       ? { status: 304, headers: representation.notModifiedHeaders, body: undefined, representation }
       : { status: 200, headers: representation.headers, body: representation.body(), representation };
   }
 
-  /** The snapshot's view, looked up without building a key string (the snapshot's own lookup does). */
-  private view(channel: string, arch: string): GraphView {
-    const snapshot = this.service.served();
-    if (this.views?.of !== snapshot) this.views = { of: snapshot, byChannel: new Map() };
-    let byArch = this.views.byChannel.get(channel);
-    // Unknown channels share the snapshot's empty view: only known ones are kept, so odd requests cannot grow this.
-    if (!byArch) {
-      byArch = new Map();
-      if (snapshot.channels.has(channel)) this.views.byChannel.set(channel, byArch);
-    }
-    let view = byArch.get(arch);
-    if (!view) {
-      view = snapshot.view(channel, arch);
-      if (snapshot.arches.has(arch)) byArch.set(arch, view);
-    }
-    return view;
-  }
-
   /** The representation of `view` that negotiation chose (one object per result, with its media type). */
-  private representation(view: GraphView, negotiated: Negotiated, media: string): Representation {
+  private representation(view: EncodedView, negotiated: Negotiated, media: string): Representation {
     let byKind = this.representations.get(view);
     if (!byKind) this.representations.set(view, (byKind = new Map()));
     let r = byKind.get(negotiated);
@@ -131,7 +112,7 @@ const negotiated = new Map<string | undefined, Map<string | undefined, Negotiate
 let negotiatedPairs = 0;
 
 /** Media type and encoding for a pair of headers; clients send the same few pairs, so answers are kept. */
-export function negotiate(accept: string | undefined, acceptEncoding: string | undefined): Negotiated {
+function negotiate(accept: string | undefined, acceptEncoding: string | undefined): Negotiated {
   let byEncoding = negotiated.get(accept);
   let n = byEncoding?.get(acceptEncoding);
   if (!n) {

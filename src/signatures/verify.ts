@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactVerify, errors as joseErrors, flattenedVerify, generalVerify, importJWK, type JWK } from 'jose';
 import type * as openpgp from 'openpgp';
+import { SIGNING_ALGORITHMS } from './algorithms.js';
 import { checkStatement, StatementError, type Statement } from './statement.js';
 import type { Problem } from '../validation/problems.js';
 
@@ -198,7 +199,7 @@ async function verifyJws(
       );
     usedKid = key.jwk.kid;
     const alg = header.alg ?? key.jwk.alg;
-    if (!alg || !['RS256', 'ES256', 'EdDSA'].includes(alg))
+    if (!alg || !(SIGNING_ALGORITHMS as readonly string[]).includes(alg))
       throw new SignatureRefused('bad_signature', `algorithm ${String(alg)} is not accepted (RS256, ES256, EdDSA)`);
     return (await importJWK(key.jwk, alg)) as CryptoKey | Uint8Array;
   };

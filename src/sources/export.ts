@@ -5,17 +5,13 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { pack } from 'tar-stream';
 import { stringify } from 'yaml';
+import type { StoredTree } from '../graph/graphDataTree.js';
 import type { BlockedEdge, Channel, Release } from '../graph/model.js';
 import { compareVersions, splitArch } from '../graph/version.js';
-import type { Store } from '../store/store.js';
 import type { Arch, ReleaseRecord } from '../schemas/graphData.js';
 
-export async function exportTree(store: Store): Promise<Map<string, string | Buffer>> {
-  const { input, schemaVersion, signatures } = await store.read(async (tx) => ({
-    input: await tx.input(),
-    schemaVersion: (await tx.imports.last())?.schemaVersion,
-    signatures: await tx.signatures.all(),
-  }));
+/** The files of the tree, by path: what the store holds (Store.storedTree), in the layout the importer reads. */
+export function exportTree({ input, schemaVersion, signatures }: StoredTree): Map<string, string | Buffer> {
   const files = new Map<string, string | Buffer>();
   files.set('version', `${schemaVersion ?? '1.1.0'}\n`);
   for (const c of input.channels)
@@ -72,17 +68,17 @@ export function releaseRecord(r: Release): ReleaseRecord {
   };
 }
 
-/**
- * The tree as a .tar.gz made in memory. Entries carry a fixed time and owner, so the bytes (and the
- * ETag) change only when the content does.
- */
 /** A graph-data .tar.gz and its entity tag. */
 export interface GraphDataTarball {
   bytes: Buffer;
   etag: string;
 }
 
-export async function exportTarball(store: Store): Promise<GraphDataTarball> {
+/**
+ * The tree as a .tar.gz made in memory. Entries carry a fixed time and owner, so the bytes (and the
+ * ETag) change only when the content does.
+ */
+export async function exportTarball(stored: StoredTree): Promise<GraphDataTarball> {
   const archive = pack();
   const chunks: Buffer[] = [];
   archive.on('data', (c: unknown) => void chunks.push(c as Buffer));
@@ -91,7 +87,7 @@ export async function exportTarball(store: Store): Promise<GraphDataTarball> {
     archive.on('error', reject);
   });
   const dirs = new Set<string>();
-  for (const [path, content] of await exportTree(store)) {
+  for (const [path, content] of exportTree(stored)) {
     const parts = path.split('/');
     for (let i = 1; i < parts.length; i++) {
       const dir = parts.slice(0, i).join('/');

@@ -3,25 +3,15 @@
 // file. A tree with any error yields no tree at all: the caller keeps what it had. Every problem names
 // the file and the field.
 import { statSync } from 'node:fs';
+import type { GraphDataTree } from '../graph/graphDataTree.js';
 import type { BlockedEdge, Channel, Release } from '../graph/model.js';
-import { ARCHES, type RawMetadata } from '../schemas/graphData.js';
+import { ARCHES } from '../schemas/graphData.js';
 import type { Problem } from '../validation/problems.js';
 import { FolderTree } from './folderTree.js';
 import { readBlockedEdge, readChannel, readRawMetadata, readRelease, readSchemaVersion } from './treeFiles.js';
 import { TreeReader } from './treeReader.js';
-import { readSignatures, type TreeSignature } from './treeSignatures.js';
+import { readSignatures } from './treeSignatures.js';
 import type { TreeSource } from './treeSource.js';
-
-export interface GraphDataTree {
-  schemaVersion: string;
-  signatures: TreeSignature[];
-  releases: Release[];
-  channels: Channel[];
-  blockedEdges: BlockedEdge[];
-  rawMetadata: RawMetadata;
-  /** sha256 over every file read, so an unchanged tree is not imported twice. */
-  contentHash: string;
-}
 
 export interface ReadResult {
   tree: GraphDataTree | undefined;

@@ -4,7 +4,7 @@
 import { posix } from 'node:path';
 import type { RegistryClient } from '../registry/client.js';
 import { walkLayer } from '../registry/layers.js';
-import type { Manifest } from '../registry/manifest.js';
+import type { RegistryManifest } from '../registry/manifest.js';
 import { describe, type ImageReference } from '../registry/reference.js';
 import { readTree, type ReadResult } from './graphData.js';
 import { MemoryTree } from './memoryTree.js';
@@ -44,9 +44,9 @@ export async function readGraphDataImage(client: RegistryClient, image: ImageRef
 /** An index of a graph-data image: its first Linux image (graph-data is the same for every architecture). */
 async function singleImage(
   client: RegistryClient,
-  m: Manifest,
+  m: RegistryManifest,
   name: string,
-): Promise<Extract<Manifest, { kind: 'image' }>> {
+): Promise<Extract<RegistryManifest, { kind: 'image' }>> {
   if (m.kind === 'image') return m;
   const first = m.manifests.find((d) => !d.platform || d.platform.os === 'linux');
   if (!first) throw new Error(`${name}: an index without a Linux image`);
@@ -64,7 +64,7 @@ type Node = { kind: 'dir' } | { kind: 'file'; data: Buffer } | { kind: 'symlink'
  */
 async function flatten(
   client: RegistryClient,
-  manifest: Extract<Manifest, { kind: 'image' }>,
+  manifest: Extract<RegistryManifest, { kind: 'image' }>,
   name: string,
 ): Promise<{ files: Map<string, Buffer> } | { problem: string }> {
   const tree = new Map<string, Node>();

@@ -9,10 +9,9 @@ import type { Release } from '../graph/model.js';
 import { ARCHES } from '../schemas/graphData.js';
 import { RegistryClient, RegistryError } from '../registry/client.js';
 import { isTarLayer, LayerError, walkLayer } from '../registry/layers.js';
-import { ManifestError, type Descriptor } from '../registry/manifest.js';
+import { RegistryManifestError, type Descriptor } from '../registry/manifest.js';
 import { describe, pullSpec, repositoryName } from '../registry/reference.js';
-import type { ReleaseMetadataDoc, ScannedManifest } from '../store/registry.js';
-import type { ManifestCache } from '../store/store.js';
+import type { ManifestCache, ReleaseMetadataDoc, ScannedManifest } from '../registry/scrapeMemory.js';
 import { checkReleaseDocument, releaseFromRecord } from '../validation/releaseRecords.js';
 import type { Problem } from '../validation/problems.js';
 
@@ -192,7 +191,7 @@ async function scanTag(
     // Deleted between the tag list and now: it is simply not there any more.
     if (err instanceof RegistryError && err.status === 404) return undefined;
     // A manifest of a kind this does not read (schema 1, an artifact): that tag is not a release image.
-    if (err instanceof ManifestError) return { digest: '', kind: 'other', reason: err.message };
+    if (err instanceof RegistryManifestError) return { digest: '', kind: 'other', reason: err.message };
     throw err;
   }
   const again = await cache.manifest(fetched.digest);
@@ -207,7 +206,7 @@ async function scanTag(
     if (!first) scanned = { digest: fetched.digest, kind: 'other', reason: 'an index without images' };
     else {
       const member = await client.manifest(first.digest).catch((err: unknown) => {
-        if (err instanceof ManifestError || (err instanceof RegistryError && err.status === 404)) return err;
+        if (err instanceof RegistryManifestError || (err instanceof RegistryError && err.status === 404)) return err;
         throw err;
       });
       if (member instanceof Error)

@@ -1,15 +1,9 @@
 // Signature files of a graph-data tree, read as bytes (verifying them needs the trust store): the
 // oc-mirror layout `signatures/sha256/<hex>/signature-<N>`, and next to a release record,
 // `releases/<arch>/<version>.signature-<N>` (for that release's payload digest).
+import type { TreeSignature } from '../graph/graphDataTree.js';
 import { payloadDigest, type Release } from '../graph/model.js';
 import type { TreeReader } from './treeReader.js';
-
-/** A signature file of the tree, not yet verified. */
-export interface TreeSignature {
-  file: string;
-  digest: string; // sha256:<hex>
-  bytes: Buffer;
-}
 
 /** `releaseFolders`: the files of each releases/<arch>/ folder, as the reader listed them. */
 export function readSignatures(

@@ -5,14 +5,13 @@
 // READ). A write that changed a row bumps the store's generation and notifies the other replicas on
 // commit; postgresWatch.ts follows theirs.
 import pg from 'pg';
+import { formatSeconds } from '../duration.js';
 import { Generations } from './generations.js';
 import { migrate, migrationsOf, type Migration } from './migrations.js';
 import { isConnectionError, LOCK_KEYS, postgresConfig, redactedLocation, unavailable } from './postgresConnection.js';
 import { CHANNEL, followWrites } from './postgresWatch.js';
 import { StoreUnavailable, type Database, type DatabaseListener, type Sql, type SqlValue, type TxMode } from './sql.js';
 import { Turns } from './turns.js';
-
-export { LOCK_KEYS };
 
 /** The longest notice sent: a notification's payload holds less than 8000 bytes. */
 const MAX_NOTICE = 7000;
@@ -91,7 +90,7 @@ export class PostgresDatabase implements Database {
     if (mode === 'read') return this.run('read', fn, options);
     const busy = (): StoreUnavailable =>
       new StoreUnavailable(
-        `the database is busy: writes have waited ${this.options.lockWaitMs / 1000} s for their turn`,
+        `the database is busy: writes have waited ${formatSeconds(this.options.lockWaitMs)} for their turn`,
       );
     return this.writes.run(() => this.run('write', fn, options), this.options.lockWaitMs, busy);
   }
@@ -155,7 +154,7 @@ export class PostgresDatabase implements Database {
       if (broken) throw unavailable(this.where(), err);
       if (err instanceof pg.DatabaseError && err.code === '55P03')
         throw new StoreUnavailable(
-          `the database is busy: another replica has held its write lock for ${this.options.lockWaitMs / 1000} s`,
+          `the database is busy: another replica has held its write lock for ${formatSeconds(this.options.lockWaitMs)}`,
         );
       throw err;
     } finally {

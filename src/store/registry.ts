@@ -1,23 +1,10 @@
 // What the registry scraper keeps: each manifest it read (by digest, never read twice) and the releases
 // each repository brought, so a scrape replaces its own releases and no one else's.
 import type { Release } from '../graph/model.js';
+import type { ReleaseMetadataDoc, ScannedManifest } from '../registry/scrapeMemory.js';
 import type { Problem } from '../validation/problems.js';
 import { insertRows, type Sql } from './sql.js';
 import type { ReleaseRepository } from './releases.js';
-
-/** The release-metadata document (`cincinnati-metadata-v0`) as an image carries it. */
-export interface ReleaseMetadataDoc {
-  kind: string;
-  version: string;
-  previous?: string[];
-  next?: string[];
-  metadata?: Record<string, string>;
-}
-
-export type ScannedManifest =
-  | { digest: string; kind: 'release'; arch: string; metadata: ReleaseMetadataDoc }
-  | { digest: string; kind: 'index'; arch: string; metadata: ReleaseMetadataDoc; members: string[] }
-  | { digest: string; kind: 'other'; reason: string };
 
 interface Row {
   digest: string;

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
+import { formatSeconds } from '../duration.js';
 import { migrate, migrationsOf, type Migration } from './migrations.js';
 import { Turns } from './turns.js';
 import { StoreUnavailable, type Database, type DatabaseListener, type Sql, type SqlValue, type TxMode } from './sql.js';
@@ -92,7 +93,7 @@ export class SqliteDatabase implements Database {
       // Another process holds the write lock: wait out of turn, so this process's reads go on meanwhile.
       if (performance.now() + pause > deadline)
         throw new StoreUnavailable(
-          `the database is busy: another process has held its write lock for ${this.busyWaitMs / 1000} s`,
+          `the database is busy: another process has held its write lock for ${formatSeconds(this.busyWaitMs)}`,
         );
       await sleep(pause);
       return attempt(Math.min(pause * 2, 250));

@@ -3,9 +3,10 @@
 // registry repository each as one write, and the generation that tells whether anything changed.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { systemClock, type Clock } from '../clock.js';
+import type { GraphDataTree, StoredTree } from '../graph/graphDataTree.js';
 import type { Channel, GraphInput, Release } from '../graph/model.js';
+import type { ManifestCache } from '../registry/scrapeMemory.js';
 import type { Feeder } from '../schemas/graphData.js';
-import type { GraphDataTree } from '../sources/graphData.js';
 import type { Problem } from '../validation/problems.js';
 import type { VerifiedFile } from '../signatures/verify.js';
 import { AuditRepository } from './audit.js';
@@ -17,7 +18,7 @@ import { PostgresLeadership, soleLeadership, type Leadership } from './leadershi
 import { PostgresDatabase, type PostgresOptions } from './postgres.js';
 import { namesPostgres } from './postgresConnection.js';
 import { RawMetadataRepository } from './rawMetadata.js';
-import { RegistryRepository, type ScannedManifest, type ScrapeChanges } from './registry.js';
+import { RegistryRepository, type ScrapeChanges } from './registry.js';
 import { ReleaseRepository } from './releases.js';
 import type { Database, Engine, Sql } from './sql.js';
 import { SqliteDatabase, type SqliteOptions } from './sqlite.js';
@@ -106,14 +107,6 @@ export class StoreTx {
   }
 }
 
-/** What the registry scraper remembers between scrapes, each call its own transaction. */
-export interface ManifestCache {
-  manifest(digest: string): Promise<ScannedManifest | undefined>;
-  remember(m: ScannedManifest, at: string): Promise<void>;
-  tags(repository: string): Promise<Map<string, string>>;
-  rememberTags(repository: string, tags: Map<string, string>): Promise<void>;
-}
-
 export class Store {
   /**
    * One more after every write that changed something, here or (once noticed, see watch) elsewhere:
@@ -194,6 +187,15 @@ export class Store {
   /** Everything a build needs, read in one transaction. */
   input(): Promise<GraphInput> {
     return this.read((tx) => tx.input());
+  }
+
+  /** What export writes back as a graph-data tree, read in one transaction. */
+  storedTree(): Promise<StoredTree> {
+    return this.read(async (tx) => ({
+      input: await tx.input(),
+      schemaVersion: (await tx.imports.last())?.schemaVersion,
+      signatures: await tx.signatures.all(),
+    }));
   }
 
   /**

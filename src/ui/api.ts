@@ -1,14 +1,11 @@
 // The page's calls to the server it was served from: the same public API a script would use.
-import type { Static } from '@sinclair/typebox';
 import type { Catalog } from '../graph/catalog.js';
-import type { Explanation } from '../graph/explain.js';
+import type { Explanation } from '../explain/edge.js';
+import type { PathAnswer, PlannedPath } from '../graph/paths.js';
 import type { GraphDocument } from '../graph/view.js';
 import type { ReleaseDetail } from '../schemas/admin.js';
-import type { PathsAnswer } from '../schemas/paths.js';
 
-export type { Catalog, Explanation, GraphDocument, ReleaseDetail };
-export type Paths = Static<typeof PathsAnswer>;
-export type PlannedPath = Paths['paths'][number];
+export type { Catalog, Explanation, GraphDocument, PathAnswer, PlannedPath, ReleaseDetail };
 
 /** An answer other than 2xx, with the server's own message. */
 export class ApiProblem extends Error {
@@ -39,7 +36,7 @@ export const api = {
   release: (arch: string, version: string) =>
     getJson<ReleaseDetail>(`/api/v1/releases/${encodeURIComponent(arch)}/${encodeURIComponent(version)}`),
   paths: (q: { from: string; to: string; arch: string; mode: string; acceptRisks: string }) =>
-    getJson<Paths>(`/api/v1/paths?${query(q)}`),
+    getJson<PathAnswer>(`/api/v1/paths?${query(q)}`),
   explain: (q: { from: string; to: string; channel: string; arch: string }) =>
     getJson<Explanation>(`/api/v1/explain?${query(q)}`),
 };

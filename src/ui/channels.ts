@@ -1,7 +1,7 @@
 // The channels as the page lists them: by the version they track (4.9 before 4.16, compared as
 // numbers), then by name; and the channel a fresh page opens.
 import type { Catalog } from './api.js';
-import { compareVersions } from './layout.js';
+import { versionOrder } from './layout.js';
 
 /** `stable-4.16` → `4.16.0`; a name without a version sorts first. */
 function trackedVersion(name: string): string {
@@ -10,7 +10,7 @@ function trackedVersion(name: string): string {
 }
 
 export function compareChannels(a: string, b: string): number {
-  return compareVersions(trackedVersion(a), trackedVersion(b)) || (a < b ? -1 : a > b ? 1 : 0);
+  return versionOrder(trackedVersion(a), trackedVersion(b)) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /** The newest stable channel among some, else the newest of any kind. */

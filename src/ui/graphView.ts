@@ -9,7 +9,7 @@ import { EdgeCurvedArrowProgram } from '@sigma/edge-curve';
 import type { Settings } from 'sigma/settings';
 import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import type { GraphDocument } from './api.js';
-import { STEP, arcCurvature, compareVersions, laneGap, layeredLayout, type Placement } from './layout.js';
+import { STEP, arcCurvature, versionOrder, laneGap, layeredLayout, type Placement } from './layout.js';
 
 export const COLORS = {
   node: '#4d4d4d',
@@ -333,7 +333,7 @@ const PATH_EDGE: EdgeAttributes = {
 function ghostLane(laneMinors: string[], minor: string): number {
   const same = laneMinors.indexOf(minor);
   if (same >= 0) return same + 0.15;
-  const above = laneMinors.findIndex((m) => compareVersions(`${m}.0`, `${minor}.0`) > 0);
+  const above = laneMinors.findIndex((m) => versionOrder(`${m}.0`, `${minor}.0`) > 0);
   return above < 0 ? laneMinors.length : above - 0.5;
 }
 

@@ -28,8 +28,11 @@ function parse(version: string): Parsed {
   return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), pre: m[4] ?? '' };
 }
 
-/** Semver precedence, with prerelease identifiers compared numerically where numeric. */
-export function compareVersions(a: string, b: string): number {
+/**
+ * Semver precedence, with prerelease identifiers compared numerically where numeric: the page's own
+ * (graph/version.ts's compareVersions needs the semver package, and throws on text that is not a version).
+ */
+export function versionOrder(a: string, b: string): number {
   const pa = parse(a);
   const pb = parse(b);
   for (const k of ['major', 'minor', 'patch'] as const) if (pa[k] !== pb[k]) return pa[k] - pb[k];
@@ -67,10 +70,10 @@ export function layeredLayout(versions: Iterable<string>): Map<string, Placement
     if (lane) lane.push(v);
     else lanes.set(minor, [v]);
   }
-  const minors = [...lanes.keys()].sort((a, b) => compareVersions(`${a}.0`, `${b}.0`));
+  const minors = [...lanes.keys()].sort((a, b) => versionOrder(`${a}.0`, `${b}.0`));
   const out = new Map<string, Placement>();
   minors.forEach((minor, lane) => {
-    const members = lanes.get(minor)!.sort(compareVersions);
+    const members = lanes.get(minor)!.sort(versionOrder);
     members.forEach((version, rank) => out.set(version, { x: rank * STEP, minor, lane, rank }));
   });
   return out;

@@ -6,7 +6,7 @@ import { newestStable, servedChannels } from './channels.js';
 import { alert, byId, h } from './dom.js';
 import { renderExplanation } from './explainPanel.js';
 import { GraphView, type Highlight } from './graphView.js';
-import { compareVersions } from './layout.js';
+import { versionOrder } from './layout.js';
 import { renderPaths } from './pathPanel.js';
 import { showTab, wireTabs } from './tabs.js';
 import { parseState, stateQuery, type PageState, type Tab } from './urlState.js';
@@ -56,7 +56,7 @@ function draw(key: string, fetched: GraphDocument, notice: string): void {
   drawnKey = key;
   view.setChannel(doc);
   markFirstDraw();
-  const versions = doc.nodes.map((n) => n.version).sort(compareVersions);
+  const versions = doc.nodes.map((n) => n.version).sort(versionOrder);
   byId('versions').replaceChildren(...versions.map((v) => h('option', { value: v })));
   const conditional = doc.conditionalEdges.reduce((n, g) => n + g.edges.length, 0);
   status.textContent =
@@ -85,7 +85,7 @@ async function showVersion(focus = false): Promise<void> {
     }
   }
   if (ticket !== asked.version) return;
-  const targets = view.targets(state.version).sort((a, b) => compareVersions(a.to, b.to));
+  const targets = view.targets(state.version).sort((a, b) => versionOrder(a.to, b.to));
   const conditional = targets.filter((t) => t.kind === 'conditional').length;
   byId('announce').textContent = !state.version
     ? ''

@@ -1,11 +1,11 @@
 // The Plan a path tab's answer: the ranked paths, each hop with the channel the cluster must be on, its
 // risks when conditional, and where the plan switches channel; or why there is no path.
-import type { Paths, PlannedPath } from './api.js';
+import type { PathAnswer, PlannedPath } from './api.js';
 import { alert, h, label, link } from './dom.js';
 
 export function renderPaths(
   result: HTMLElement,
-  answer: Paths,
+  answer: PathAnswer,
   drawn: number,
   draw: (index: number, path: PlannedPath) => void,
 ): void {

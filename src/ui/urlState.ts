@@ -1,7 +1,8 @@
 // The page's state as its URL's query, so any view can be shared: what is drawn, what is selected, and
 // the path and explain questions asked. Defaults are left out of the URL.
+import type { PathMode } from '../graph/paths.js';
+
 export type Tab = 'version' | 'path' | 'explain';
-export type PathMode = 'fewest-hops' | 'eus';
 
 export interface PageState {
   arch: string;

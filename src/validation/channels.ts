@@ -2,7 +2,7 @@
 // versions and tombstones are version references, the feeder's filter compiles on the RE2 engine,
 // and its delay is an ISO-8601 duration.
 import { patternError } from '../graph/pattern.js';
-import { isIsoDuration } from '../promotion/duration.js';
+import { isIsoDuration } from '../duration.js';
 import type { ChannelFile } from '../schemas/graphData.js';
 import type { Problem } from './problems.js';
 import { checkVersionReference } from './versionReferences.js';

@@ -16,8 +16,8 @@ import type { AuthConfig } from '../../src/app/auth/tokenVerifier.js';
 import type { TrustStore } from '../../src/signatures/verify.js';
 import type { Clock } from '../../src/clock.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
-import type { RegistrySettings } from '../../src/app/sources/fromSettings.js';
-import type { Source } from '../../src/app/sources/source.js';
+import type { RegistrySettings } from '../../src/app/refresh/fromSettings.js';
+import type { Source } from '../../src/app/refresh/source.js';
 
 export interface TestServer {
   url: string;

@@ -8,7 +8,7 @@
 import { ApiError } from '../../errors.js';
 import type { BlockedEdge, Channel } from '../../graph/model.js';
 import { isReleaseVersion } from '../../graph/version.js';
-import type { ChannelDoc, ChannelKind, ReleaseDetail, ReleaseListQuery } from '../../schemas/admin.js';
+import type { ChannelDoc, ChannelKind, ChannelPage, ReleaseDetail, ReleaseListQuery } from '../../schemas/admin.js';
 import { releaseRecord, type GraphDataTarball } from '../../sources/export.js';
 import type { AuditEntry } from '../../store/audit.js';
 import { channelKind } from '../../store/channels.js';
@@ -33,9 +33,6 @@ const MAX_AUDIT_ID = 2 ** 31 - 1;
 
 /** An answer already serialized: a JSON object as bytes. */
 export type JsonBytes = Buffer;
-
-/** A channel with one page of its versions. */
-export type ChannelPage = ChannelDoc & { nextCursor?: string };
 
 export interface AuditPage {
   entries: AuditEntry[];

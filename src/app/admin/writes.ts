@@ -2,10 +2,11 @@
 // something; and the 400 that names every problem of a request.
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
+import type { ChannelRef } from '../../store/channels.js';
 import { StoreUnavailable } from '../../store/sql.js';
 import type { Store, StoreTx } from '../../store/store.js';
 import type { Problem } from '../../validation/problems.js';
-import type { ChannelRef, GraphService } from '../graphService.js';
+import type { GraphService } from '../graphService.js';
 
 /** What a write returns, and what it changed: `channels` when it changed those channels and nothing else. */
 export interface WriteOutcome<T> {

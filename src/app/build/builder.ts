@@ -35,8 +35,8 @@ export class InlineBuilder implements Builder {
     return readAndBuild(this.store, vouched);
   }
 
-  exportTarball(): Promise<GraphDataTarball> {
-    return exportTarball(this.store);
+  async exportTarball(): Promise<GraphDataTarball> {
+    return exportTarball(await this.store.storedTree());
   }
 
   warm(): void {}

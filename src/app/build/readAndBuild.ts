@@ -3,9 +3,8 @@
 // graph. The same function runs on the main thread (an in-memory store) and in the build worker (a
 // database file or PostgreSQL, read over the worker's own connection).
 import { buildGraph } from '../../graph/build.js';
-import type { FullGraph, GraphInput } from '../../graph/model.js';
+import type { FullGraph, GraphInput, Membership } from '../../graph/model.js';
 import { payloadDigest } from '../../graph/model.js';
-import type { Membership } from '../../graph/explain.js';
 import type { ChannelMember } from '../../store/channels.js';
 import type { Store } from '../../store/store.js';
 

@@ -26,7 +26,7 @@ async function answer(job: WorkerJob): Promise<WorkerAnswer> {
       const parts = await readAndBuild(store, job.vouched && new Set(job.vouched));
       return { id: job.id, ok: true, job: 'build', value: parts };
     }
-    return { id: job.id, ok: true, job: 'export', value: await exportTarball(store) };
+    return { id: job.id, ok: true, job: 'export', value: await exportTarball(await store.storedTree()) };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     return { id: job.id, ok: false, error, unavailable: err instanceof StoreUnavailable };

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { GraphService } from '../../app/graphService.js';
-import { explainEdge } from '../../graph/explain.js';
+import { explainEdge } from '../../explain/edge.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { ExplainAnswer, ExplainQuery } from '../../schemas/paths.js';
 

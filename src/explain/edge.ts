@@ -1,16 +1,23 @@
 // Why there is, or is not, an update edge from one version to another in one channel and arch: read
 // from the built graph and the input it was built from, in the order the build applies its rules
 // (release records and edge labels add edges, risk files make them conditional, metadata rules and
-// hard blocks remove them, channels filter them).
-import { nodeId } from './build.js';
-import type { BlockedEdge, Channel, FullGraph, GraphInput, GraphNode, Release, Risk } from './model.js';
-import { LABEL } from './model.js';
-import { compilePattern } from './pattern.js';
-import { splitArch } from './version.js';
+// hard blocks remove them, channels filter them). It stands above the graph core and the promotion
+// engine (src/promotion/), which it asks when a version would enter the channel.
+import type {
+  BlockedEdge,
+  Channel,
+  FullGraph,
+  GraphInput,
+  GraphNode,
+  Membership,
+  Release,
+  Risk,
+} from '../graph/model.js';
+import { LABEL } from '../graph/model.js';
+import { compilePattern } from '../graph/pattern.js';
+import { splitArch } from '../graph/version.js';
+import { nodeId } from '../graph/workGraph.js';
 import { promotionVerdict, type FeederCheck } from '../promotion/verdict.js';
-
-/** When each version entered each channel, keyed `public/<name>` or `internal/<name>` (the store records it). */
-export type Membership = ReadonlyMap<string, ReadonlyMap<string, Date>>;
 
 export interface ExplainOptions {
   membership?: Membership;
@@ -18,7 +25,8 @@ export interface ExplainOptions {
   now?: Date;
 }
 
-export interface ExplainQuery {
+/** The edge asked about: from one version to another, in one channel of one arch (the route fills in the arch). */
+export interface EdgeQuestion {
   from: string;
   to: string;
   channel: string;
@@ -77,7 +85,7 @@ export interface Explanation {
 export function explainEdge(
   full: FullGraph,
   input: GraphInput,
-  q: ExplainQuery,
+  q: EdgeQuestion,
   options: ExplainOptions = {},
 ): Explanation {
   const base = { from: q.from, to: q.to, channel: q.channel, arch: q.arch };
@@ -245,7 +253,7 @@ function metadataRules(
 }
 
 /** The risk files whose risks make the pair conditional. */
-function riskFiles(blocked: BlockedEdge[], q: ExplainQuery, risks: Risk[]): BlockingFile[] {
+function riskFiles(blocked: BlockedEdge[], q: EdgeQuestion, risks: Risk[]): BlockingFile[] {
   const wanted = new Set(risks.map((r) => r.name));
   return blocked
     .filter(
