@@ -10,7 +10,9 @@ import { escapeLines } from '../dist/cli/terminalText.js';
 
 const routes = new URL('../simulator/dist/routes.js', import.meta.url);
 const simulated = existsSync(routes) && (await import(routes.href)).isSimulatorCommand(process.argv.slice(2));
-const { main } = await import(simulated ? '../simulator/dist/main.js' : '../dist/cli/main.js');
+const main = simulated
+  ? (await import('../simulator/dist/main.js')).simulatorMain
+  : (await import('../dist/cli/main.js')).main;
 
 // `cincy … | head`: once the reader has gone, the rest of the output has nowhere to go; stop quietly,
 // as Unix tools do, instead of dying on the write error.

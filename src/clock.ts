@@ -113,7 +113,3 @@ export class ManualClock implements Clock {
 
 /** Kubernetes times have whole seconds. */
 export const kubeTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
-
-// Durations are read and written by src/duration.ts. This name stays here only until
-// cluster/mock/scenario.ts takes parseDuration from there.
-export { parseDuration } from './duration.js';

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_DIR, referenceTexts } from '../scripts/docs/reference.mjs';
-import { buildProgram as buildSimulatorProgram } from '@cincy/simulator/cli/main';
+import { buildSimulatorProgram } from '@cincy/simulator/cli/main';
 import { buildProgram } from '../src/cli/main.js';
 import { SETTINGS } from '../src/settings.js';
 

@@ -21,7 +21,7 @@ import {
 import { defaultOperatorDuration } from '@cincy/simulator/controllers/operators';
 import { SCENARIO, ScenarioError, scenarioFileData } from '@cincy/simulator/controllers/scenario';
 import { reconcile } from '@cincy/simulator/controllers/simulation';
-import { kindNamed, type KubeObject } from '@cincy/simulator/apiserver/kinds';
+import { kindNamed, type StoredObject } from '@cincy/simulator/apiserver/kinds';
 import { ClusterState } from '@cincy/simulator/apiserver/state';
 import { cincy, cincyAsync, useCleanup } from './support/cli.js';
 import { serveMock } from './support/mock.js';
@@ -42,7 +42,7 @@ const K = {
   job: kindNamed('Job'),
 };
 
-function operatorDeployment(name: string, namespace: string, co: string, version: string): KubeObject {
+function operatorDeployment(name: string, namespace: string, co: string, version: string): StoredObject {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -140,12 +140,12 @@ function workerPool(
   return s;
 }
 
-const nodes = (s: ClusterState): KubeObject[] => s.list(K.node);
+const nodes = (s: ClusterState): StoredObject[] => s.list(K.node);
 const cordoned = (s: ClusterState): string[] =>
   nodes(s)
     .filter((n) => (n.spec as { unschedulable?: boolean }).unschedulable)
     .map((n) => n.metadata.name);
-const ready = (n: KubeObject): boolean =>
+const ready = (n: StoredObject): boolean =>
   (n.status as { conditions: Array<{ type: string; status: string }> }).conditions.find((c) => c.type === 'Ready')
     ?.status === 'True';
 const unavailable = (s: ClusterState): string[] =>
@@ -394,7 +394,7 @@ describe('RHEL workers', () => {
     reconcile(s, T0);
     runRelease(s, 'machine-config', NEW);
     let t = T0;
-    const rhel = (): KubeObject => s.get(K.node, undefined, 'worker-2');
+    const rhel = (): StoredObject => s.get(K.node, undefined, 'worker-2');
     for (; t < T0 + 120 * MIN && rhel().metadata.annotations?.[PHASE] !== 'awaiting-kubelet'; t += 30_000)
       reconcile(s, t);
     // Its configuration applied, its old kubelet NotReady, still cordoned: unavailable, and not updated.

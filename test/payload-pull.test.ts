@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { kubeTime } from '../src/clock.js';
-import { kindNamed, type KubeObject } from '@cincy/simulator/apiserver/kinds';
+import { kindNamed, type StoredObject } from '@cincy/simulator/apiserver/kinds';
 import { PayloadPuller } from '@cincy/simulator/controllers/payloadPuller';
 import { reconcile } from '@cincy/simulator/controllers/simulation';
 import { ClusterState } from '@cincy/simulator/apiserver/state';
@@ -85,7 +85,7 @@ function rig(image: string, o: { arch?: string; plainHttp?: string[]; retries?: 
     backoffMs: 10,
   });
   /** One pass at `t`: the host side starts what the Jobs need, then the controllers run. */
-  const pass = (t: number): KubeObject => {
+  const pass = (t: number): StoredObject => {
     puller.start(state);
     reconcile(state, t, { payloadStore, pulls: puller });
     return state.get(JOB, NS, 'version-4.16.1-abcde');
@@ -93,7 +93,7 @@ function rig(image: string, o: { arch?: string; plainHttp?: string[]; retries?: 
   return { state, store, puller, pass };
 }
 
-const status = (job: KubeObject) =>
+const status = (job: StoredObject) =>
   job.status as { active?: number; succeeded?: number; failed?: number; conditions?: Array<Record<string, string>> };
 
 describe.skipIf(!available)('the payload Job pulls the release image from the registry', () => {

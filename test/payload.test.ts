@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { OPERATORS } from '@cincy/simulator/controllers/inventory';
+import { OPERATOR_NAMES } from '@cincy/simulator/controllers/inventory';
 import { generatePayload } from '@cincy/simulator/payloads/generate';
 import { loadPayload, MANIFEST_NAME, PayloadError, type KubeDoc, type Manifest } from '../src/payload/load.js';
 import { PayloadStore } from '../src/payload/store.js';
@@ -71,7 +71,7 @@ describe('generatePayload', () => {
     // One ClusterOperator manifest per operator, each asking for the release version.
     const cos = docsOf(p, 'ClusterOperator');
     expect(cos.length).toBeGreaterThanOrEqual(30);
-    expect(cos.map((c) => c.d.metadata.name).sort()).toEqual([...OPERATORS].sort());
+    expect(cos.map((c) => c.d.metadata.name).sort()).toEqual([...OPERATOR_NAMES].sort());
     for (const { m, d } of cos) {
       expect(m.file).toMatch(/^0000_\d+_[a-z0-9-]+_\d\d_clusteroperator\.yaml$/);
       const versions = (d.status as { versions: Array<{ name: string; version: string }> }).versions;
@@ -85,7 +85,7 @@ describe('generatePayload', () => {
     // Each operator's Deployment is annotated with its ClusterOperator, runs an image of image-references and carries RELEASE_VERSION.
     const deployments = docsOf(p, 'Deployment').map(({ m, d }) => ({ m, d: d as Deployment }));
     const images = new Set(p.images.values());
-    for (const co of OPERATORS) {
+    for (const co of OPERATOR_NAMES) {
       const own = deployments.filter(
         ({ d }) =>
           d.metadata.annotations &&

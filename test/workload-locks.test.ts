@@ -12,7 +12,7 @@ import type { ClusterClient } from '../src/cli/kubeconfig.js';
 import { mergePatch } from '@cincy/simulator/apiserver/patch';
 import { maintenanceReport, readMaintenance } from '../src/cli/getMaintenance.js';
 import { annotation } from '@cincy/simulator/controllers/controller';
-import { kindNamed, type KubeObject } from '@cincy/simulator/apiserver/kinds';
+import { kindNamed, type StoredObject } from '@cincy/simulator/apiserver/kinds';
 import { CURRENT, PHASE, renderedConfig } from '@cincy/simulator/controllers/mco';
 import { KUBE_LABEL } from '../src/cluster/labels.js';
 import { matchAll } from '@cincy/simulator/apiserver/labelSelector';
@@ -45,7 +45,7 @@ const WATCHED = [
 ];
 interface Change {
   type: string;
-  object: KubeObject;
+  object: StoredObject;
   at: number;
 }
 
@@ -111,7 +111,7 @@ async function rig(o: RigOptions = {}): Promise<Rig> {
           namespace: undefined,
           selector: matchAll,
           name: undefined,
-          send: (e) => void history.push({ type: e.type, object: e.object as KubeObject, at: cluster.clock.now() }),
+          send: (e) => void history.push({ type: e.type, object: e.object as StoredObject, at: cluster.clock.now() }),
         },
         undefined,
       ),
@@ -134,8 +134,8 @@ const MINUTE = 60_000;
 
 const history0 = (c: InProcessCluster) => c.cv().status.history?.[0];
 const condition = (cv: ClusterVersion, type: string) => cv.status.conditions?.find((c) => c.type === type);
-const stateOf = (o: KubeObject): string | undefined => (o.status as { state?: string } | undefined)?.state;
-const specOf = (o: KubeObject) => (o.spec ?? {}) as { controllerName?: string; nodeName?: string };
+const stateOf = (o: StoredObject): string | undefined => (o.status as { state?: string } | undefined)?.state;
+const specOf = (o: StoredObject) => (o.spec ?? {}) as { controllerName?: string; nodeName?: string };
 
 /** Whether every node runs the rendered config of `version` and none is under way (phases 3 and 4 over). */
 const nodesAt = (c: InProcessCluster, version: string): boolean =>
@@ -151,7 +151,7 @@ const progressOf = (c: InProcessCluster): string =>
 /** A lock's status, as its controller (or an administrator with kubectl --subresource=status) patches it. */
 async function setLock(admin: ClusterClient, plural: string, name: string, status: object): Promise<void> {
   const lock = { group: 'lcm.mirantis.com', version: 'v1alpha1', resource: plural, namespaced: false };
-  const current = await admin.api.get<KubeObject>(lock, { name });
+  const current = await admin.api.get<StoredObject>(lock, { name });
   await admin.api.replaceStatus(lock, { ...current, status: mergePatch(current.status ?? {}, status) });
 }
 
@@ -178,8 +178,8 @@ interface Replayed {
  * (for the callers' own checks).
  */
 function replay(history: Change[], limits: Limits = { master: 1, worker: 1 }): Replayed {
-  const locks = new Map<string, KubeObject>();
-  const clusterLocks = new Map<string, KubeObject>();
+  const locks = new Map<string, StoredObject>();
+  const clusterLocks = new Map<string, StoredObject>();
   const nodeRequests = new Set<string>();
   const phases = new Map<string, string | undefined>();
   /** Pods by name: their node and owner kind. */

@@ -203,7 +203,7 @@ async function main() {
   const simulator = join(ROOT, 'simulator', 'dist', 'main.js');
   if (!existsSync(simulator)) throw new Error('simulator/dist/ is missing: run `npm run build` first');
   const { buildProgram } = await import(pathToFileURL(join(dist, 'cli', 'main.js')).href);
-  const { buildProgram: buildSimulatorProgram } = await import(pathToFileURL(simulator).href);
+  const { buildSimulatorProgram } = await import(pathToFileURL(simulator).href);
   const { SETTINGS } = await import(pathToFileURL(join(dist, 'settings.js')).href);
   mkdirSync(REFERENCE_DIR, { recursive: true });
   const texts = referenceTexts({ buildProgram, buildSimulatorProgram, settings: SETTINGS });

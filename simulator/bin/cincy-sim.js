@@ -2,7 +2,7 @@
 // The simulator's commands (mock-cluster, payload create|push, seed push, agent --follow-mock-clock), built
 // into dist/ by the clone's `npm ci`. `cincy` hands these commands here in a clone (bin/cincy.js).
 import { escapeLines } from 'cincy/cli/terminalText';
-import { main } from '../dist/main.js';
+import { simulatorMain as main } from '../dist/main.js';
 
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err) => {

@@ -11,7 +11,7 @@ import type { Condition } from './conditions.js';
 export { removeCondition, setCondition } from './conditions.js';
 
 /** The one ClusterVersion of a cluster. */
-export const CLUSTER_VERSION = { name: 'version' };
+export const CLUSTER_VERSION_KEY = { name: 'version' };
 
 /** A release as ClusterVersion status names one (openshift/api config/v1 Release). */
 export interface ClusterRelease {
@@ -66,7 +66,7 @@ export class ClusterVersionClient {
   constructor(private readonly api: ClusterApi) {}
 
   get(): Promise<ClusterVersion> {
-    return this.api.get<ClusterVersion>(RESOURCES.clusterVersions, CLUSTER_VERSION);
+    return this.api.get<ClusterVersion>(RESOURCES.clusterVersions, CLUSTER_VERSION_KEY);
   }
 
   /**

@@ -2,7 +2,7 @@
 // object changes instead of at its next timer.
 import type { ClusterApi } from '../cluster/api.js';
 import { RESOURCES } from '../cluster/resources.js';
-import { CLUSTER_VERSION, type ClusterVersion } from './clusterVersion.js';
+import { CLUSTER_VERSION_KEY, type ClusterVersion } from './clusterVersion.js';
 
 /** The pause before a watch that ended or failed is started again. */
 const RESTART_MS = 5_000;
@@ -44,7 +44,7 @@ export class ClusterVersionWatch {
       try {
         await this.api.watch<ClusterVersion>(
           RESOURCES.clusterVersions,
-          { fieldSelector: `metadata.name=${CLUSTER_VERSION.name}` },
+          { fieldSelector: `metadata.name=${CLUSTER_VERSION_KEY.name}` },
           // An ERROR event carries a Status, not the object: say only that something happened.
           (e) => this.notify(e.type !== 'ERROR' && e.type !== 'BOOKMARK' && e.object?.spec ? e.object : undefined),
           signal,

@@ -1,33 +1,15 @@
 // `cincy get <kind> [name]`: the tables `oc get` prints for the kinds an update moves (cluster operators,
 // nodes, machine config pools, the cluster version), or the objects as JSON. Ages count on the API server's
 // clock, which the times it shows are in.
-import type { Resource } from '../cluster/api.js';
+import { formatAge } from '../duration.js';
 import { isNotFound } from '../cluster/apiError.js';
 import { KUBE_LABEL } from '../cluster/labels.js';
 import { RESOURCES } from '../cluster/resources.js';
+import type { GetPrinter as Printer, Obj } from './getPrinter.js';
 import { clientErrorLine } from './kubeErrors.js';
 import { connectCluster } from './kubeconfig.js';
 import { IBU_PRINTER } from './getIbu.js';
 import { table } from './table.js';
-
-export type Obj = {
-  metadata: { name: string; creationTimestamp?: string; labels?: Record<string, string> };
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown> & {
-    conditions?: Array<{ type: string; status: string; lastTransitionTime?: string; message?: string }>;
-  };
-};
-
-interface Printer {
-  resource: Resource;
-  columns: string[];
-  row(o: Obj, age: (time: string | undefined) => string): string[];
-  /** What follows the table (the stage runs of an ImageBasedUpgrade). */
-  after?(items: Obj[], age: (time: string | undefined) => string): string;
-  /** The error when the cluster does not serve the kind at all (an operator's API that is not installed). */
-  unserved?: string;
-}
-export type GetPrinter = Printer;
 
 const cond = (o: Obj, type: string): { status: string; lastTransitionTime?: string; message?: string } | undefined =>
   o.status?.conditions?.find((c) => c.type === type);
@@ -141,26 +123,6 @@ const ALIASES: Record<string, string> = {
   ibu: 'imagebasedupgrades',
 };
 
-/** An age as kubectl prints it (its HumanDuration): 45s, 5m30s, 22m, 3h10m, 22h, 3d4h, 120d, 2y30d. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  const days = Math.floor(hours / 24);
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
-  if (hours < 24 * 365 * 2) return `${days}d`;
-  const years = Math.floor(days / 365);
-  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
-  return `${years}y`;
-}
-
 export async function getCommand(
   kind: string,
   name: string | undefined,
@@ -198,7 +160,7 @@ export async function getCommand(
     process.stderr.write('No resources found\n');
     return 0;
   }
-  const age = (time: string | undefined): string => (time ? humanDuration(now - Date.parse(time)) : '<unknown>');
+  const age = (time: string | undefined): string => (time ? formatAge(now - Date.parse(time)) : '<unknown>');
   // Three spaces between columns, as kubectl's tabwriter pads them.
   process.stdout.write(
     table(

@@ -2,7 +2,8 @@
 // at and how it stands (the latest condition), what the stage may move to next, and below the table each
 // stage run with its phases and how long they took.
 import { RESOURCES } from '../cluster/resources.js';
-import { humanDuration, type GetPrinter } from './get.js';
+import { formatAge } from '../duration.js';
+import type { GetPrinter } from './getPrinter.js';
 
 interface Run {
   stage: string;
@@ -41,7 +42,7 @@ export const IBU_PRINTER: GetPrinter = {
       if (runs.length === 0) continue;
       lines.push('', `${o.metadata.name}: stage runs`);
       const took = (a?: string, b?: string): string =>
-        a && b ? ` took ${humanDuration(Date.parse(b) - Date.parse(a))}` : a ? ' running' : '';
+        a && b ? ` took ${formatAge(Date.parse(b) - Date.parse(a))}` : a ? ' running' : '';
       for (const r of runs) {
         const end = r.completionTime ? `,${took(r.startTime, r.completionTime)}` : ', not completed';
         lines.push(`  ${r.stage}: started ${age(r.startTime)} ago${end}`);

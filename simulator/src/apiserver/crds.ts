@@ -1,7 +1,7 @@
 // The CustomResourceDefinitions of the kinds OpenShift serves through one (ClusterVersion, ClusterOperator,
 // MachineConfigPool, …), made from their declarations (kinds/*.ts): names, scope, schema, status
 // subresource and printer columns, so `kubectl get crd` lists them as a real cluster does.
-import { apiVersionOf, KINDS, kindNamed, type KubeObject, type ResourceKind } from './kinds.js';
+import { apiVersionOf, KINDS, kindNamed, type StoredObject, type ResourceKind } from './kinds.js';
 import { render, type Schema } from './kinds/schema.js';
 import type { ClusterState } from './state.js';
 
@@ -11,7 +11,7 @@ const TYPE_FIELDS: Record<string, Schema> = {
 };
 
 /** The CRD that declares `k`. */
-export function crdOf(k: ResourceKind): KubeObject {
+export function crdOf(k: ResourceKind): StoredObject {
   const names = {
     plural: k.plural,
     singular: k.kind.toLowerCase(),
@@ -63,7 +63,7 @@ export function crdOf(k: ResourceKind): KubeObject {
 }
 
 /** The status the API server gives an accepted, established CRD. */
-function established(crd: KubeObject, at: string): object {
+function established(crd: StoredObject, at: string): object {
   const spec = crd.spec as { names: object; versions: Array<{ name: string }> };
   const condition = (type: string, reason: string, message: string): object => ({
     type,

@@ -4,12 +4,12 @@
 // Event named <object>.<16 hex digits>, in the object's namespace (default for a cluster-scoped one).
 import { createHash } from 'node:crypto';
 import { kubeTime } from 'cincy/clock';
-import { kindNamed, type KubeObject } from './kinds.js';
+import { kindNamed, type StoredObject } from './kinds.js';
 import type { ClusterState } from './state.js';
 
 export interface EventRecord {
   /** The object it is about. */
-  about: KubeObject;
+  about: StoredObject;
   reason: string;
   message: string;
   type?: 'Normal' | 'Warning';

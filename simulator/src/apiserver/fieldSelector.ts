@@ -2,12 +2,12 @@
 // `field!=value`, comma-joined, on the fields every kind supports (metadata.name, metadata.namespace) and
 // those its declaration adds (a pod's spec.nodeName, an event's involvedObject.name, …). Anything else is a
 // 400, never a selector that is ignored and so matches everything.
-import type { KubeObject, ResourceKind } from './kinds.js';
+import type { StoredObject, ResourceKind } from './kinds.js';
 import { KubeError } from './kubeError.js';
 
-export type FieldSelector = (o: KubeObject) => boolean;
+export type FieldSelector = (o: StoredObject) => boolean;
 
-const FIELDS: Record<string, (o: KubeObject) => string> = {
+const FIELDS: Record<string, (o: StoredObject) => string> = {
   'metadata.name': (o) => o.metadata.name,
   'metadata.namespace': (o) => o.metadata.namespace ?? '',
 };

@@ -1,6 +1,7 @@
 // The kinds the mock cluster serves. Each is declared once, in the file of its API group (kinds/*.ts):
 // its REST names and scope, its schema and the columns `kubectl get` prints. A new kind is added there
 // and listed here.
+import { apiVersionOf } from 'cincy/cluster/api';
 import { REVIEW_KINDS, RBAC_KINDS } from './kinds/access.js';
 import { CUSTOM_RESOURCE_DEFINITION } from './kinds/apiextensions.js';
 import { LEASE } from './kinds/coordination.js';
@@ -9,12 +10,12 @@ import { LCM_KINDS } from './kinds/lcm.js';
 import { CORE_KINDS } from './kinds/core.js';
 import { OBJECT_META } from './kinds/meta.js';
 import { OPENSHIFT_KINDS } from './kinds/openshift.js';
-import { define, list, obj, ref, str } from './kinds/schema.js';
-import type { KubeObject, ResourceKind } from './kinds/types.js';
+import { define, arrayOf, obj, ref, str } from './kinds/schema.js';
+import type { StoredObject, ResourceKind } from './kinds/types.js';
 import { VELERO_KINDS } from './kinds/velero.js';
 import { WORKLOAD_KINDS } from './kinds/workloads.js';
 
-export type { Cell, KubeObject, PrinterColumn, ResourceKind } from './kinds/types.js';
+export type { Cell, StoredObject, PrinterColumn, ResourceKind } from './kinds/types.js';
 
 export const KINDS: ResourceKind[] = [
   ...OPENSHIFT_KINDS,
@@ -57,7 +58,7 @@ for (const k of KINDS) {
           resourceVersion: str('Version of the list, to watch from.'),
           continue: str('Token for the next page.'),
         }),
-        items: list(`The ${k.kind} objects.`, ref(k.definition, '')),
+        items: arrayOf(`The ${k.kind} objects.`, ref(k.definition, '')),
       },
       ['items'],
     ),
@@ -81,9 +82,10 @@ export function kindNamed(kind: string): ResourceKind {
   return k;
 }
 
-export const apiVersionOf = (k: ResourceKind): string => (k.group ? `${k.group}/${k.version}` : k.version);
+/** A kind's apiVersion: `group/version`, or `version` for the core group. */
+export { apiVersionOf };
 
-export function kindFor(o: KubeObject): ResourceKind {
+export function kindFor(o: StoredObject): ResourceKind {
   const k = KINDS.find((x) => x.kind === o.kind && apiVersionOf(x) === o.apiVersion);
   if (!k) throw new Error(`unknown kind ${o.apiVersion} ${o.kind}`);
   return k;

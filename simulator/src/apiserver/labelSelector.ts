@@ -6,8 +6,8 @@
 import { KubeError } from './kubeError.js';
 import { labelValue, qualifiedName } from './names.js';
 
-export type LabelSelector = (labels: Record<string, string>) => boolean;
-export const matchAll: LabelSelector = () => true;
+export type LabelMatcher = (labels: Record<string, string>) => boolean;
+export const matchAll: LabelMatcher = () => true;
 
 type Token = { kind: 'word' | 'symbol' | 'end'; text: string };
 
@@ -55,8 +55,8 @@ class Parser {
     return t.kind === 'symbol' && texts.includes(t.text);
   }
 
-  selector(): LabelSelector[] {
-    const tests: LabelSelector[] = [];
+  selector(): LabelMatcher[] {
+    const tests: LabelMatcher[] = [];
     for (;;) {
       const t = this.peek();
       if (t.kind === 'end') return tests;
@@ -76,7 +76,7 @@ class Parser {
     }
   }
 
-  private requirement(): LabelSelector {
+  private requirement(): LabelMatcher {
     let t = this.next();
     const absent = this.isSymbol(t, '!');
     if (absent) t = this.next();
@@ -150,9 +150,9 @@ class Parser {
 }
 
 /** Parses a label selector; a 400 KubeError when it does not parse. */
-export function parseLabelSelector(text: string | undefined): LabelSelector {
+export function parseLabelSelector(text: string | undefined): LabelMatcher {
   if (!text) return matchAll;
-  let tests: LabelSelector[];
+  let tests: LabelMatcher[];
   try {
     tests = new Parser(tokens(text)).selector();
   } catch (err) {

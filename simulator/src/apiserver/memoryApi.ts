@@ -20,7 +20,7 @@ import {
 } from 'cincy/cluster/api';
 import { servedKinds } from './crds.js';
 import { parseFieldSelector } from './fieldSelector.js';
-import { apiVersionOf, type KubeObject, type ResourceKind } from './kinds.js';
+import { apiVersionOf, type StoredObject, type ResourceKind } from './kinds.js';
 import { KubeError } from './kubeError.js';
 import { parseLabelSelector } from './labelSelector.js';
 import type { ClusterState } from './state.js';
@@ -72,7 +72,7 @@ export class InMemoryClusterApi implements ClusterApi {
     return this.serve({ method: 'POST', path: collectionPath(r, namespace) }, () => {
       const kind = this.kindOf(r);
       this.admit(kind, namespace);
-      const object = structuredClone(body) as unknown as KubeObject;
+      const object = structuredClone(body) as unknown as StoredObject;
       // As the API server does, a kind with a status subresource starts with no status: only its controller writes it.
       if (kind.status && kind.plural !== 'namespaces') delete object.status;
       return this.state.create(kind, namespace, object) as unknown as T;

@@ -9,15 +9,15 @@ import { timingSafeEqual } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { discoveryDoc } from './discovery.js';
 import { servedKinds } from './crds.js';
-import { apiVersionOf, stored, verbsOf, type KubeObject, type ResourceKind } from './kinds.js';
+import { apiVersionOf, stored, verbsOf, type StoredObject, type ResourceKind } from './kinds.js';
 import { parseFieldSelector, type FieldSelector } from './fieldSelector.js';
 import { fieldValidationOf, validateFields } from './fieldValidation.js';
 import { KubeError } from './kubeError.js';
-import { parseLabelSelector, type LabelSelector } from './labelSelector.js';
+import { parseLabelSelector, type LabelMatcher } from './labelSelector.js';
 import { documentJson, openApiV2, openApiV3, openApiV3Discovery } from './openapi.js';
 import { PATCH_TYPES } from './patch.js';
 import { answerReview } from './reviews.js';
-import { type ClusterState, type PatchType, type WatchEvent } from './state.js';
+import { type ClusterState, type PatchType, type StateEvent } from './state.js';
 import { negotiate, toTable, type Answer, type IncludeObject } from './table.js';
 
 export interface MockServerOptions {
@@ -272,7 +272,7 @@ async function handle(
         });
       const warnings = checked(b);
       // As the API server does, a kind with a status subresource starts with no status: only its controller writes it.
-      if (kind.status && b && typeof b === 'object' && kind.plural !== 'namespaces') delete (b as KubeObject).status;
+      if (kind.status && b && typeof b === 'object' && kind.plural !== 'namespaces') delete (b as StoredObject).status;
       return written(201, state.create(kind, namespace, b, undefined, write), warnings);
     }
     case 'PUT': {
@@ -353,7 +353,7 @@ function includeObjectOf(params: URLSearchParams): IncludeObject {
 /** Objects as the client asked for them: a list or an object, a Table, or their metadata only. */
 function present(
   kind: ResourceKind,
-  objects: KubeObject[],
+  objects: StoredObject[],
   asList: boolean,
   answer: Answer,
   o: { now: number; include: IncludeObject; rv: string },
@@ -463,8 +463,8 @@ function dryRunOf(method: string, params: URLSearchParams): boolean {
  * all in turn, so the last line made is kept (and only that one, which would otherwise stay in memory
  * as long as the event does in the state's history).
  */
-let lastLine: { event: WatchEvent; line: string } | undefined;
-function eventLine(event: WatchEvent): string {
+let lastLine: { event: StateEvent; line: string } | undefined;
+function eventLine(event: StateEvent): string {
   if (lastLine?.event !== event) lastLine = { event, line: `${JSON.stringify(event)}\n` };
   return lastLine.line;
 }
@@ -484,12 +484,12 @@ function startWatch(
     kind: ResourceKind;
     namespace: string | undefined;
     name: string | undefined;
-    selector: LabelSelector;
+    selector: LabelMatcher;
     fields: FieldSelector;
   },
   params: URLSearchParams,
   /** What to send for an event instead of the event itself (a table row); `first` for the first event sent. */
-  transform: (event: WatchEvent, first: boolean) => object | undefined = () => undefined,
+  transform: (event: StateEvent, first: boolean) => object | undefined = () => undefined,
 ): void {
   res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
   res.flushHeaders(); // a watch with nothing to say yet must still answer at once
@@ -502,7 +502,7 @@ function startWatch(
   let starting = true; // while the objects the watch starts with are written, whatever their size
   let allowance = WATCH_BACKLOG_BYTES;
   let first = true;
-  const send = (event: WatchEvent): void => {
+  const send = (event: StateEvent): void => {
     if (res.destroyed) return;
     if (!starting) allowance = Math.min(allowance, res.writableLength + WATCH_BACKLOG_BYTES);
     const instead = transform(event, first);

@@ -4,7 +4,7 @@
 // metadata.managedFields (FieldsV1), and the fields the manager set last time but no longer sets are
 // removed. Conflicts with other managers are not detected: the mock records only appliers' fields.
 import { resolve, type Schema } from './kinds/schema.js';
-import type { KubeObject } from './kinds.js';
+import type { StoredObject } from './kinds.js';
 import { strategicMergePatch } from './patch.js';
 
 type FieldSet = Record<string, unknown>;
@@ -40,7 +40,7 @@ export function fieldSet(value: unknown, schema: Schema | undefined): FieldSet {
 }
 
 /** The fields an applied configuration sets, as recorded: what names the object is not owned. */
-export function appliedFields(config: KubeObject, schema: Schema | undefined): FieldSet {
+export function appliedFields(config: StoredObject, schema: Schema | undefined): FieldSet {
   const set = fieldSet({ ...config, apiVersion: undefined, kind: undefined, status: undefined }, schema);
   delete set['f:apiVersion'];
   delete set['f:kind'];
@@ -101,12 +101,12 @@ interface ManagedFieldsEntry {
  * store, its managedFields saying what each applier set.
  */
 export function applyConfig(
-  current: KubeObject | undefined,
-  config: KubeObject,
+  current: StoredObject | undefined,
+  config: StoredObject,
   manager: string,
   schema: Schema | undefined,
   time: string,
-): KubeObject {
+): StoredObject {
   const managed = ((current?.metadata.managedFields as ManagedFieldsEntry[] | undefined) ?? []).filter(
     (m) => !(m.manager === manager && m.operation === 'Apply'),
   );
@@ -116,7 +116,7 @@ export function applyConfig(
   const fields = appliedFields(config, schema);
   const body = { ...config, metadata: { ...config.metadata } };
   delete body.metadata.managedFields;
-  const merged = (current ? strategicMergePatch(current, body, schema) : body) as KubeObject;
+  const merged = (current ? strategicMergePatch(current, body, schema) : body) as StoredObject;
   if (previous) removeDropped(merged, previous.fieldsV1, fields);
   merged.metadata.managedFields = [
     ...managed,

@@ -6,9 +6,9 @@ import { canonicalJson } from 'cincy/canonicalJson';
 import { kubeTime } from 'cincy/clock';
 import { randomInt, randomUUID } from 'node:crypto';
 import type { FieldSelector } from './fieldSelector.js';
-import { apiVersionOf, kindFor, kindNamed, objectSchema, type KubeObject, type ResourceKind } from './kinds.js';
+import { apiVersionOf, kindFor, kindNamed, objectSchema, type StoredObject, type ResourceKind } from './kinds.js';
 import { KubeError } from './kubeError.js';
-import { matchAll, type LabelSelector } from './labelSelector.js';
+import { matchAll, type LabelMatcher } from './labelSelector.js';
 import { StateFile } from './stateFile.js';
 import { checkDecodable, checkMetadata, checkRules, groupResource } from './validation.js';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
@@ -17,7 +17,7 @@ import { applyConfig } from './serverSideApply.js';
 /** The patch types the API server applies (PATCH's Content-Type: merge-patch, json-patch, strategic-merge-patch). */
 export type PatchType = 'merge' | 'json' | 'strategic';
 
-export type WatchEvent = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject };
+export type StateEvent = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: StoredObject };
 /**
  * How a write is made. `dryRun`: checked and answered as it would be, but nothing is stored, journaled or
  * told to watchers, and no resourceVersion is used up (the API server's `?dryRun=All`).
@@ -33,10 +33,10 @@ export interface DeleteOptions extends WriteOptions {
 interface Watcher {
   kind: ResourceKind;
   namespace: string | undefined;
-  selector: LabelSelector;
+  selector: LabelMatcher;
   fields?: FieldSelector;
   name: string | undefined;
-  send(event: WatchEvent): void;
+  send(event: StateEvent): void;
 }
 
 /** The events kept for watches that resume from a resourceVersion: at most this many, and at most HISTORY_BYTES of objects. */
@@ -46,12 +46,12 @@ const HISTORY_BYTES = 64 * 1024 * 1024;
 const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 export class ClusterState {
-  private objects = new Map<string, KubeObject>();
+  private objects = new Map<string, StoredObject>();
   private revision = 0;
-  private readonly history: Array<{ rv: number; kind: ResourceKind; event: WatchEvent; bytes: number }> = [];
+  private readonly history: Array<{ rv: number; kind: ResourceKind; event: StateEvent; bytes: number }> = [];
   private historyBytes = 0;
   private readonly watchers = new Set<Watcher>();
-  private readonly listeners = new Set<(kind: ResourceKind, event: WatchEvent) => void>();
+  private readonly listeners = new Set<(kind: ResourceKind, event: StateEvent) => void>();
   /** The revision of the last change of each kind (by plural), for controllers that skip a pass when theirs did not change. */
   private readonly kindRevisions = new Map<string, number>();
   private readonly store: StateFile | undefined;
@@ -94,7 +94,7 @@ export class ClusterState {
   }
 
   /** An object; a 404 KubeError when there is none. */
-  get(kind: ResourceKind, namespace: string | undefined, name: string): KubeObject {
+  get(kind: ResourceKind, namespace: string | undefined, name: string): StoredObject {
     const o = this.find(kind, namespace, name);
     if (!o)
       throw new KubeError(404, 'NotFound', `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${name}" not found`);
@@ -102,7 +102,7 @@ export class ClusterState {
   }
 
   /** An object, or undefined when there is none. */
-  find(kind: ResourceKind, namespace: string | undefined, name: string): KubeObject | undefined {
+  find(kind: ResourceKind, namespace: string | undefined, name: string): StoredObject | undefined {
     const o = this.objects.get(keyOf(kind, namespace, name));
     return o && clone(o);
   }
@@ -110,9 +110,9 @@ export class ClusterState {
   list(
     kind: ResourceKind,
     namespace?: string,
-    selector: LabelSelector = matchAll,
+    selector: LabelMatcher = matchAll,
     fields: FieldSelector = () => true,
-  ): KubeObject[] {
+  ): StoredObject[] {
     return [...this.objects.values()]
       .filter(
         (o) =>
@@ -153,9 +153,9 @@ export class ClusterState {
     body: unknown,
     createdAt = this.now(),
     opts: WriteOptions = {},
-  ): KubeObject {
+  ): StoredObject {
     checkDecodable(kind, body);
-    const meta = body.metadata ?? ({} as Partial<KubeObject['metadata']>);
+    const meta = body.metadata ?? ({} as Partial<StoredObject['metadata']>);
     if (kind.namespaced && meta.namespace && meta.namespace !== namespace)
       throw new KubeError(
         400,
@@ -172,7 +172,7 @@ export class ClusterState {
         ...(kind.group && { group: kind.group }),
         kind: kind.plural,
       });
-    const metadata: KubeObject['metadata'] = {
+    const metadata: StoredObject['metadata'] = {
       ...clone(meta),
       name,
       uid: randomUUID(),
@@ -185,7 +185,7 @@ export class ClusterState {
     if (kind.namespaced) metadata.namespace = namespace;
     else delete metadata.namespace; // a cluster-scoped object has none, whatever the body says
     delete metadata.resourceVersion;
-    const o: KubeObject = { ...clone(body), apiVersion: apiVersionOf(kind), kind: kind.kind, metadata };
+    const o: StoredObject = { ...clone(body), apiVersion: apiVersionOf(kind), kind: kind.kind, metadata };
     checkRules(kind, o, undefined);
     if (opts.dryRun) return o; // as the API server answers a dry-run create: no resourceVersion
     return this.put(kind, o, 'ADDED');
@@ -203,7 +203,7 @@ export class ClusterState {
     body: unknown,
     subresource?: 'status',
     opts: WriteOptions = {},
-  ): KubeObject {
+  ): StoredObject {
     const current = this.get(kind, namespace, name);
     checkDecodable(kind, body);
     checkName(body, name, namespace);
@@ -216,7 +216,7 @@ export class ClusterState {
         `Operation cannot be fulfilled on ${groupResource(kind)} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
       );
     }
-    let next: KubeObject;
+    let next: StoredObject;
     if (subresource === 'status') {
       next = { ...current, status: clone(body.status) };
     } else {
@@ -255,7 +255,7 @@ export class ClusterState {
     subresource?: 'status',
     opts: WriteOptions = {},
     type: PatchType = 'merge',
-  ): KubeObject {
+  ): StoredObject {
     if (type !== 'json' && (typeof patch !== 'object' || patch === null || Array.isArray(patch)))
       throw new KubeError(400, 'BadRequest', `a ${type} patch is a JSON object`);
     const current = this.get(kind, namespace, name);
@@ -298,7 +298,7 @@ export class ClusterState {
     config: unknown,
     manager: string,
     opts: WriteOptions = {},
-  ): { object: KubeObject; created: boolean } {
+  ): { object: StoredObject; created: boolean } {
     checkDecodable(kind, config);
     const expected = apiVersionOf(kind);
     if (config.apiVersion !== expected || config.kind !== kind.kind)
@@ -316,7 +316,7 @@ export class ClusterState {
   }
 
   /** Deletes an object; a Namespace goes with everything in it, as the namespace controller would see to. */
-  delete(kind: ResourceKind, namespace: string | undefined, name: string, opts: DeleteOptions = {}): KubeObject {
+  delete(kind: ResourceKind, namespace: string | undefined, name: string, opts: DeleteOptions = {}): StoredObject {
     const current = this.get(kind, namespace, name);
     for (const field of ['uid', 'resourceVersion'] as const) {
       const want = opts.preconditions?.[field];
@@ -366,7 +366,7 @@ export class ClusterState {
   }
 
   /** Tells `listener` of every change from now on, after it is made; the returned function stops it. */
-  onChange(listener: (kind: ResourceKind, event: WatchEvent) => void): () => void {
+  onChange(listener: (kind: ResourceKind, event: StateEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -375,7 +375,7 @@ export class ClusterState {
    * Stores an object as another API server holds it (a copy kept in step with that server): nothing is
    * checked, its metadata is kept as that server wrote it, and only its resourceVersion is this state's own.
    */
-  adopt(kind: ResourceKind, o: KubeObject): KubeObject {
+  adopt(kind: ResourceKind, o: StoredObject): StoredObject {
     const before = this.objects.get(keyOf(kind, o.metadata.namespace, o.metadata.name));
     return this.put(kind, clone(o), before ? 'MODIFIED' : 'ADDED', before && clone(before));
   }
@@ -395,7 +395,7 @@ export class ClusterState {
   }
 
   /** Journals the object, then stores it and tells the watchers: a change that cannot be written is not made. */
-  private put(kind: ResourceKind, o: KubeObject, type: 'ADDED' | 'MODIFIED', before?: KubeObject): KubeObject {
+  private put(kind: ResourceKind, o: StoredObject, type: 'ADDED' | 'MODIFIED', before?: StoredObject): StoredObject {
     const rv = this.revision + 1;
     o.metadata.resourceVersion = String(rv);
     const json = JSON.stringify(o);
@@ -403,9 +403,9 @@ export class ClusterState {
     this.revision = rv;
     this.kindRevisions.set(kind.plural, rv);
     this.objects.set(keyOf(kind, o.metadata.namespace, o.metadata.name), o);
-    this.emit(kind, { type, object: JSON.parse(json) as KubeObject }, before, json.length);
+    this.emit(kind, { type, object: JSON.parse(json) as StoredObject }, before, json.length);
     this.store?.snapshotWhenDue(() => this.snapshotJson());
-    return JSON.parse(json) as KubeObject;
+    return JSON.parse(json) as StoredObject;
   }
 
   /**
@@ -420,7 +420,7 @@ export class ClusterState {
    * Sends an event to the watchers it concerns. For a selective watch, an object that starts to match
    * is ADDED and one that stops matching is DELETED, as the API server reports them.
    */
-  private emit(kind: ResourceKind, event: WatchEvent, before: KubeObject | undefined, bytes: number): void {
+  private emit(kind: ResourceKind, event: StateEvent, before: StoredObject | undefined, bytes: number): void {
     for (const listener of this.listeners) listener(kind, event);
     this.history.push({ rv: this.revision, kind, event, bytes });
     this.historyBytes += bytes;
@@ -455,7 +455,7 @@ export class ClusterState {
   }
 }
 
-function matches(w: Watcher, kind: ResourceKind, o: KubeObject): boolean {
+function matches(w: Watcher, kind: ResourceKind, o: StoredObject): boolean {
   return (
     w.kind === kind &&
     (w.namespace === undefined || o.metadata.namespace === w.namespace) &&
@@ -469,7 +469,7 @@ function matches(w: Watcher, kind: ResourceKind, o: KubeObject): boolean {
  * The checks the API server makes of the name and namespace of an object written to a URL: the object
  * must name itself, by the same name, and any namespace it gives must be the URL's.
  */
-function checkName(body: KubeObject, name: string, namespace: string | undefined): void {
+function checkName(body: StoredObject, name: string, namespace: string | undefined): void {
   const meta = body.metadata ?? {};
   if (!meta.name)
     throw new KubeError(
@@ -502,4 +502,4 @@ const keyOf = (kind: ResourceKind, namespace: string | undefined, name: string):
   `${kind.plural}/${namespace ?? ''}/${name}`;
 const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
 /** What moves metadata.generation when it changes: everything but metadata and status (the spec, mostly). */
-const generationFields = (o: KubeObject): object => ({ ...o, metadata: undefined, status: undefined });
+const generationFields = (o: StoredObject): object => ({ ...o, metadata: undefined, status: undefined });

@@ -21,14 +21,14 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import type { KubeObject } from './kinds.js';
+import type { StoredObject } from './kinds.js';
 
 /** A change as the journal records it: an object stored whole, or the key of one deleted. */
-export type Change = { rv: number; put: KubeObject } | { rv: number; delete: string };
+export type Change = { rv: number; put: StoredObject } | { rv: number; delete: string };
 
 export interface SavedState {
   revision: number;
-  objects: KubeObject[];
+  objects: StoredObject[];
   /** The journal's changes newer than the snapshot, in order. */
   changes: Change[];
   /** Bytes of a last change cut short when the process was killed while writing it (never acknowledged), dropped. */
@@ -210,7 +210,7 @@ function syncFolder(dir: string): void {
 /** Reads FILE and FILE.journal (both may be missing); a file that is not what it should be is an error naming it. */
 export function readState(file: string): SavedState {
   let revision = 0;
-  let objects: KubeObject[] = [];
+  let objects: StoredObject[] = [];
   let snapshotBytes = 0;
   if (existsSync(file)) {
     chmodSync(file, OWNER_ONLY);
@@ -226,7 +226,7 @@ export function readState(file: string): SavedState {
     if (!Number.isInteger(s?.revision) || !Array.isArray(s.objects))
       throw new Error(`${file}: not a mock cluster state file: expected {"revision": N, "objects": [...]}`);
     revision = s.revision as number;
-    objects = s.objects as KubeObject[];
+    objects = s.objects as StoredObject[];
   }
   const journal = `${file}.journal`;
   const changes: Change[] = [];
@@ -249,7 +249,7 @@ export function readState(file: string): SavedState {
         } catch (err) {
           throw new Error(`${journal}: line ${i + 1} is not a change: ${(err as Error).message}`);
         }
-        const put = (change as { put?: KubeObject }).put;
+        const put = (change as { put?: StoredObject }).put;
         const whole =
           typeof put?.metadata?.name === 'string' || typeof (change as { delete?: unknown }).delete === 'string';
         if (!Number.isInteger(change?.rv) || !whole)

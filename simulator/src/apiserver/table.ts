@@ -3,8 +3,9 @@
 // after the Name column every table starts with. A custom resource's columns are JSONPaths evaluated as the
 // API server evaluates a CRD's additionalPrinterColumns; a built-in kind's are its printer's cells.
 import { findResults } from './jsonPath.js';
-import type { Cell, KubeObject, PrinterColumn, ResourceKind } from './kinds.js';
-import { humanDuration, NAME_DESCRIPTION } from './kinds/printing.js';
+import type { Cell, StoredObject, PrinterColumn, ResourceKind } from './kinds.js';
+import { formatAge } from 'cincy/duration';
+import { NAME_DESCRIPTION } from './kinds/printing.js';
 
 /** What each row carries of its object: nothing, its metadata (the default), or all of it. */
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
@@ -34,7 +35,7 @@ export function columnsOf(kind: ResourceKind): PrinterColumn[] {
 }
 
 /** A custom resource's cell: the first result of the column's JSONPath, typed as the column says. */
-function jsonPathCell(o: KubeObject, c: PrinterColumn, now: number): Cell {
+function jsonPathCell(o: StoredObject, c: PrinterColumn, now: number): Cell {
   let results: unknown[];
   try {
     results = findResults(o, c.jsonPath!);
@@ -48,7 +49,7 @@ function jsonPathCell(o: KubeObject, c: PrinterColumn, now: number): Cell {
       return typeof v === 'string' ? v : JSON.stringify(v);
     case 'date': {
       const t = typeof v === 'string' ? Date.parse(v) : NaN;
-      return Number.isFinite(t) ? humanDuration(now - t) : null;
+      return Number.isFinite(t) ? formatAge(now - t) : null;
     }
     case 'integer':
       return typeof v === 'number' && Number.isInteger(v) ? v : null;
@@ -59,10 +60,10 @@ function jsonPathCell(o: KubeObject, c: PrinterColumn, now: number): Cell {
   }
 }
 
-const cellOf = (o: KubeObject, c: PrinterColumn, now: number): Cell =>
+const cellOf = (o: StoredObject, c: PrinterColumn, now: number): Cell =>
   c === NAME ? o.metadata.name : c.cell ? c.cell(o, now) : jsonPathCell(o, c, now);
 
-function rowObject(o: KubeObject, include: IncludeObject): object | undefined {
+function rowObject(o: StoredObject, include: IncludeObject): object | undefined {
   if (include === 'None') return undefined;
   if (include === 'Object') return o;
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
@@ -74,7 +75,7 @@ function rowObject(o: KubeObject, include: IncludeObject): object | undefined {
  */
 export function toTable(
   kind: ResourceKind,
-  objects: KubeObject[],
+  objects: StoredObject[],
   o: { now: number; include: IncludeObject; resourceVersion: string; apiVersion?: string; headers?: boolean },
 ): object {
   const columns = columnsOf(kind);

@@ -1,7 +1,7 @@
 // What the API server checks of an object before it stores it, in two steps as it does: first the JSON
 // types its decoder insists on (a body that cannot be decoded is a 400 naming the field), then the rules
 // of names, labels and annotations (a 422 Invalid listing each field that breaks one).
-import type { KubeObject, ResourceKind } from './kinds.js';
+import type { StoredObject, ResourceKind } from './kinds.js';
 import { KubeError, type StatusDetails } from './kubeError.js';
 import { dns1035Label, dns1123Label, dns1123Subdomain, labelValue, pathSegment, qualifiedName } from './names.js';
 
@@ -28,7 +28,7 @@ function undecodable(kind: ResourceKind, message: string): KubeError {
  * Checks the JSON types of a body: an object whose metadata, when present, is an object with string
  * fields and maps of strings (null stands for absent, as for the decoder).
  */
-export function checkDecodable(kind: ResourceKind, body: unknown): asserts body is KubeObject {
+export function checkDecodable(kind: ResourceKind, body: unknown): asserts body is StoredObject {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw undecodable(kind, `the body must be a JSON object, not ${body === null ? 'null' : typeOf(body)}`);
   const metadata = (body as { metadata?: unknown }).metadata;
@@ -68,7 +68,7 @@ const invalid = (field: string, value: string, detail: string): FieldError => ({
  * Checks the name (required, and by the kind's rule), label keys and values, and annotation keys and
  * total size; a 422 Invalid listing every field at fault. `name` is the name the object will have.
  */
-export function checkMetadata(kind: ResourceKind, name: string, metadata: KubeObject['metadata'] | undefined): void {
+export function checkMetadata(kind: ResourceKind, name: string, metadata: StoredObject['metadata'] | undefined): void {
   const errors: FieldError[] = [];
   if (name === '')
     errors.push({
@@ -113,7 +113,7 @@ export function checkMetadata(kind: ResourceKind, name: string, metadata: KubeOb
  * Checks the rules of the kind's CRD schema (kinds/*.ts `rules`) on a write of `next` over `old` (undefined for
  * a create); a 422 Invalid listing each one broken, as the API server answers a CEL rule or an enum refusing it.
  */
-export function checkRules(kind: ResourceKind, next: KubeObject, old: KubeObject | undefined): void {
+export function checkRules(kind: ResourceKind, next: StoredObject, old: StoredObject | undefined): void {
   const broken = kind.rules?.(next, old) ?? [];
   if (broken.length === 0) return;
   const name = next.metadata.name;

@@ -18,7 +18,41 @@ import { SCENARIO, scenarioFileData } from '../controllers/scenario.js';
 import { SeedPuller } from '../controllers/seedPuller.js';
 import { startSimulation } from '../controllers/simulation.js';
 import { installWorkloadLocks, parseControllers } from '../controllers/workloadLocks.js';
-import type { MockClusterOptions } from './mockCluster.js';
+
+/** The flags of `cincy mock-cluster`. */
+export interface MockClusterOptions {
+  host: string;
+  port: string;
+  state?: string;
+  version: string;
+  channel?: string;
+  arch: string;
+  upstream?: string;
+  image?: string;
+  installedVersion?: string;
+  platform?: string;
+  rhelWorkers?: string;
+  /** A single-node cluster with the Lifecycle Agent and OADP (image-based upgrades). */
+  singleNode?: boolean;
+  /** Simulated application controllers holding workload locks (lcm.mirantis.com), comma-separated. */
+  workloadLocks?: string;
+  token?: string;
+  kubeconfigOut?: string;
+  plainHttp?: boolean;
+  certDir?: string;
+  timeScale?: string;
+  payloadStore?: string;
+  scenario?: string;
+  registryCredentials?: string;
+  registryCa?: string;
+  registryPlainHttp?: string[];
+  /** Discard the state file (and its journal) and start a new cluster from the flags. */
+  reset?: boolean;
+  /** Simulate on the API server this kubeconfig names, instead of serving an API of its own. */
+  kubeconfig?: string;
+  /** The options given on the command line (not defaults): those that must agree with a saved state. */
+  given?: ReadonlySet<string>;
+}
 
 /** The flags every simulated cluster takes, checked, naming the flag at fault. */
 export interface SimulationFlags {

@@ -12,9 +12,9 @@ import type { MockClusterOptions } from './mockCluster.js';
 import type { CreateOptions, PushOptions } from './payload.js';
 import type { SeedPushOptions } from './seedPush.js';
 
-export async function main(argv: string[]): Promise<number> {
+export async function simulatorMain(argv: string[]): Promise<number> {
   let code = 0;
-  const program = buildProgram((c) => {
+  const program = buildSimulatorProgram((c) => {
     code = c;
   });
   checkRequiredAfterUnknown(program);
@@ -28,10 +28,10 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /**
- * The simulator's commands, defined but not run: `main` parses argv with it, and scripts/docs/reference.mjs
+ * The simulator's commands, defined but not run: `simulatorMain` parses argv with it, and scripts/docs/reference.mjs
  * walks it to write docs/reference/simulator-cli.md. A command's action hands its exit code to `setCode`.
  */
-export function buildProgram(setCode: (code: number) => void = () => {}): Command {
+export function buildSimulatorProgram(setCode: (code: number) => void = () => {}): Command {
   const run =
     <A extends unknown[]>(f: (...args: A) => Promise<number> | number) =>
     async (...args: A) => {

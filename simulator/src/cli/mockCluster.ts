@@ -9,47 +9,15 @@ import { join } from 'node:path';
 import { ensureServerTls } from '../apiserver/tls.js';
 import type { AddressInfo } from 'node:net';
 import { stringify } from 'yaml';
-import { clusterMetrics } from '../apiserver/metrics.js';
+import { clusterMetrics } from '../controllers/metrics.js';
 import { mockClusterServer } from '../apiserver/server.js';
 import { declareClock, followDeclaredClock } from '../controllers/simulation.js';
 import { kindNamed } from '../apiserver/kinds.js';
 import { ClusterState } from '../apiserver/state.js';
 import { InMemoryClusterApi } from '../apiserver/memoryApi.js';
-import { addOns, runControllers, seedCluster, simulationFlags } from './clusterSetup.js';
+import { addOns, runControllers, seedCluster, simulationFlags, type MockClusterOptions } from './clusterSetup.js';
 
-export interface MockClusterOptions {
-  host: string;
-  port: string;
-  state?: string;
-  version: string;
-  channel?: string;
-  arch: string;
-  upstream?: string;
-  image?: string;
-  installedVersion?: string;
-  platform?: string;
-  rhelWorkers?: string;
-  /** A single-node cluster with the Lifecycle Agent and OADP (image-based upgrades). */
-  singleNode?: boolean;
-  /** Simulated application controllers holding workload locks (lcm.mirantis.com), comma-separated. */
-  workloadLocks?: string;
-  token?: string;
-  kubeconfigOut?: string;
-  plainHttp?: boolean;
-  certDir?: string;
-  timeScale?: string;
-  payloadStore?: string;
-  scenario?: string;
-  registryCredentials?: string;
-  registryCa?: string;
-  registryPlainHttp?: string[];
-  /** Discard the state file (and its journal) and start a new cluster from the flags. */
-  reset?: boolean;
-  /** Simulate on the API server this kubeconfig names, instead of serving an API of its own. */
-  kubeconfig?: string;
-  /** The options given on the command line (not defaults): those that must agree with a saved state. */
-  given?: ReadonlySet<string>;
-}
+export type { MockClusterOptions };
 
 export function kubeconfig(server: string, token: string, ca?: string): string {
   // Over HTTPS the client checks the server against our CA; over plain HTTP there is no certificate

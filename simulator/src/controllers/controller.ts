@@ -3,7 +3,7 @@
 // a new resourceVersion and a watch event, so a controller that rewrote the same thing would flood watchers).
 import { canonicalJson } from 'cincy/canonicalJson';
 import { kubeTime } from 'cincy/clock';
-import type { KubeObject, ResourceKind } from '../apiserver/kinds.js';
+import type { StoredObject, ResourceKind } from '../apiserver/kinds.js';
 import type { ClusterState } from '../apiserver/state.js';
 
 export interface ObjectCondition {
@@ -15,14 +15,14 @@ export interface ObjectCondition {
   [key: string]: unknown;
 }
 
-export const conditionsOf = (o: KubeObject): ObjectCondition[] =>
+export const conditionsOf = (o: StoredObject): ObjectCondition[] =>
   (o.status as { conditions?: ObjectCondition[] } | undefined)?.conditions ?? [];
-export const conditionOf = (o: KubeObject, type: string): ObjectCondition | undefined =>
+export const objectCondition = (o: StoredObject, type: string): ObjectCondition | undefined =>
   conditionsOf(o).find((c) => c.type === type);
 
 /** Sets a condition of `o.status.conditions`; lastTransitionTime becomes `at` only when the status flips. */
 export function setObjectCondition(
-  o: KubeObject,
+  o: StoredObject,
   type: string,
   status: 'True' | 'False',
   reason: string,
@@ -43,10 +43,10 @@ export function setObjectCondition(
   else list.push(next);
 }
 
-export const annotation = (o: KubeObject, key: string): string | undefined => o.metadata.annotations?.[key];
+export const annotation = (o: StoredObject, key: string): string | undefined => o.metadata.annotations?.[key];
 
 /** Sets (or with undefined removes) an annotation. */
-export function setAnnotation(o: KubeObject, key: string, value: string | undefined): void {
+export function setAnnotation(o: StoredObject, key: string, value: string | undefined): void {
   const a = (o.metadata.annotations ??= {});
   if (value === undefined) delete a[key];
   else a[key] = value;
@@ -54,7 +54,7 @@ export function setAnnotation(o: KubeObject, key: string, value: string | undefi
 
 /** A time kept in an annotation: ISO with milliseconds, so deadlines survive a restart exactly. */
 export const isoMs = (ms: number): string => new Date(ms).toISOString();
-export const timeAnnotation = (o: KubeObject, key: string): number | undefined => {
+export const timeAnnotation = (o: StoredObject, key: string): number | undefined => {
   const v = annotation(o, key);
   const t = v === undefined ? NaN : Date.parse(v);
   return Number.isFinite(t) ? t : undefined;
@@ -64,8 +64,8 @@ export const timeAnnotation = (o: KubeObject, key: string): number | undefined =
  * Writes `after` over `before` (the object as read): the object without its status through an update,
  * the status through the status subresource, each only when it differs. Returns whether anything was written.
  */
-export function save(state: ClusterState, kind: ResourceKind, before: KubeObject, after: KubeObject): boolean {
-  const main = (o: KubeObject): string => canonicalJson({ ...o, status: undefined });
+export function save(state: ClusterState, kind: ResourceKind, before: StoredObject, after: StoredObject): boolean {
+  const main = (o: StoredObject): string => canonicalJson({ ...o, status: undefined });
   let wrote = false;
   let stored = before;
   if (main(after) !== main(before)) {

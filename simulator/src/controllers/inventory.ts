@@ -11,14 +11,14 @@ import { RHEL_LABEL, renderedConfig } from './mco.js';
 import { kubeletVersionFor, rhcosNodeInfo } from './releaseContent.js';
 import { OPERATORS as PAYLOAD_OPERATORS } from '../payloads/operators.js';
 import { SCENARIO } from './scenario.js';
-import { KINDS, type KubeObject, type ResourceKind } from '../apiserver/kinds.js';
+import { KINDS, type StoredObject, type ResourceKind } from '../apiserver/kinds.js';
 import { type ClusterState } from '../apiserver/state.js';
 import { installCrds } from '../apiserver/crds.js';
 import { ensureRenderedConfig, installMachineConfigs } from './machineConfigs.js';
 import { KUBE_LABEL } from 'cincy/cluster/labels';
 import { seedSingleNode, SINGLE_NODE_GROUPS } from './singleNode.js';
 
-export const OPERATORS = [
+export const OPERATOR_NAMES = [
   'authentication',
   'baremetal',
   'cloud-controller-manager',
@@ -135,19 +135,19 @@ function runningRelease(
   version: string,
   image: string,
 ): {
-  deployments: KubeObject[];
-  serviceAccounts: KubeObject[];
+  deployments: StoredObject[];
+  serviceAccounts: StoredObject[];
   versionNames: Map<string, string[]>;
   relatedObjects: Map<string, object[]>;
 } {
-  const deployments: KubeObject[] = [];
-  const serviceAccounts: KubeObject[] = [];
+  const deployments: StoredObject[] = [];
+  const serviceAccounts: StoredObject[] = [];
   const versionNames = new Map<string, string[]>();
   const relatedObjects = new Map<string, object[]>();
   for (const [file, text] of generatePayload({ version, image })) {
     if (!/_\d+_(deployment|clusteroperator|serviceaccount)\.yaml$/.test(file)) continue;
     for (const doc of parseAllDocuments(text)) {
-      const obj = doc.toJS() as KubeObject & { status?: { versions?: Array<{ name: string }> } };
+      const obj = doc.toJS() as StoredObject & { status?: { versions?: Array<{ name: string }> } };
       if (obj.kind === 'Deployment') deployments.push(obj);
       if (obj.kind === 'ServiceAccount') serviceAccounts.push(obj);
       if (obj.kind === 'ClusterOperator')
@@ -197,9 +197,9 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
   const add = (
     k: string,
     namespace: string | undefined,
-    obj: Omit<KubeObject, 'apiVersion' | 'kind'>,
+    obj: Omit<StoredObject, 'apiVersion' | 'kind'>,
     at = installedAt,
-  ): void => void state.create(kind(k), namespace, { apiVersion: '', kind: k, ...obj } as KubeObject, at);
+  ): void => void state.create(kind(k), namespace, { apiVersion: '', kind: k, ...obj } as StoredObject, at);
   // Conditions last changed when the last update completed.
   const condition = (type: string, status: string, reason = '', message = ''): object => ({
     type,
@@ -295,7 +295,7 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
       ],
     },
   });
-  for (const name of OPERATORS) {
+  for (const name of OPERATOR_NAMES) {
     add('ClusterOperator', undefined, {
       metadata: { name },
       spec: {},

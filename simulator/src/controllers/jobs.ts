@@ -6,7 +6,7 @@
 // Status as batch/v1 reports it; the start time is the job's clock.
 import { kubeTime } from 'cincy/clock';
 import { clone, conditionsOf, save, setObjectCondition } from './controller.js';
-import { kindNamed, type KubeObject } from '../apiserver/kinds.js';
+import { kindNamed, type StoredObject } from '../apiserver/kinds.js';
 import { type ClusterState } from '../apiserver/state.js';
 
 export const PAYLOAD_JOB_MS = 20_000;
@@ -24,15 +24,15 @@ interface JobStatus {
   ready?: number;
 }
 
-export const isPayloadJob = (j: KubeObject): boolean =>
+export const isPayloadJob = (j: StoredObject): boolean =>
   j.metadata.namespace === 'openshift-cluster-version' && j.metadata.name.startsWith('version-');
-export const jobImage = (j: KubeObject): string =>
+export const jobImage = (j: StoredObject): string =>
   (j.spec as { template?: { spec?: { containers?: Array<{ image?: string }> } } })?.template?.spec?.containers?.[0]
     ?.image ?? '';
-export const jobFinished = (j: KubeObject): boolean =>
+export const jobFinished = (j: StoredObject): boolean =>
   conditionsOf(j).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 /** What tells two Jobs apart, also one deleted and made again under the same name. */
-export const jobKey = (j: KubeObject): string =>
+export const jobKey = (j: StoredObject): string =>
   `${j.metadata.namespace}/${j.metadata.name}/${j.metadata.uid ?? j.metadata.creationTimestamp ?? ''}`;
 
 /** One pass; `payloadOf` says where the payload of a payload Job's image stands (it only reads). */

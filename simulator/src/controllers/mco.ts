@@ -11,7 +11,7 @@ import { kubeTime } from 'cincy/clock';
 import {
   annotation,
   clone,
-  conditionOf,
+  objectCondition,
   isoMs,
   save,
   setAnnotation,
@@ -19,7 +19,7 @@ import {
   timeAnnotation,
 } from './controller.js';
 import { NODE_PHASES, type NodePhase, type Scenario } from './scenario.js';
-import { kindNamed, type KubeObject } from '../apiserver/kinds.js';
+import { kindNamed, type StoredObject } from '../apiserver/kinds.js';
 import { type ClusterState } from '../apiserver/state.js';
 import { KUBE_LABEL } from 'cincy/cluster/labels';
 import { kubeletVersionFor, rhcosNodeInfo } from './releaseContent.js';
@@ -87,11 +87,11 @@ interface NodeSpec {
   taints?: Array<{ key: string; effect: string; timeAdded?: string }>;
 }
 
-const ready = (n: KubeObject): boolean => conditionOf(n, 'Ready')?.status === 'True';
-const working = (n: KubeObject): boolean => annotation(n, PHASE) !== undefined;
-const unavailable = (n: KubeObject): boolean =>
+const ready = (n: StoredObject): boolean => objectCondition(n, 'Ready')?.status === 'True';
+const working = (n: StoredObject): boolean => annotation(n, PHASE) !== undefined;
+const unavailable = (n: StoredObject): boolean =>
   working(n) || !ready(n) || !!(n.spec as NodeSpec | undefined)?.unschedulable;
-const matchesPool = (pool: KubeObject, n: KubeObject): boolean =>
+const matchesPool = (pool: StoredObject, n: StoredObject): boolean =>
   Object.entries((pool.spec as PoolSpec).nodeSelector?.matchLabels ?? { none: '\0' }).every(
     ([k, v]) => n.metadata.labels?.[k] === v,
   );
@@ -139,8 +139,8 @@ export function reconcileMco(state: ClusterState, now: number, scenario: Scenari
 
 /** Moves the pool's nodes to `target` up to `now`; returns the time of the last thing that happened. */
 function rollout(
-  pool: KubeObject,
-  nodes: KubeObject[],
+  pool: StoredObject,
+  nodes: StoredObject[],
   target: string,
   now: number,
   scenario: Scenario,
@@ -149,9 +149,9 @@ function rollout(
 ): number {
   const spec = pool.spec as PoolSpec;
   const max = maxUnavailableOf(spec.maxUnavailable, nodes.length);
-  const duration = (n: KubeObject, p: NodePhase): number =>
+  const duration = (n: StoredObject, p: NodePhase): number =>
     scenario.nodes[n.metadata.name]?.[p] ?? scenario.nodeDefaults[p] ?? DEFAULT_NODE_TIMINGS[p];
-  const created = (n: KubeObject): number => Date.parse(n.metadata.creationTimestamp ?? '') || 0;
+  const created = (n: StoredObject): number => Date.parse(n.metadata.creationTimestamp ?? '') || 0;
   const candidates = nodes
     .filter((n) => !working(n) && annotation(n, CURRENT) !== target)
     .sort(
@@ -162,7 +162,7 @@ function rollout(
     );
   let last: number | undefined;
   /** An event of the node's Machine Config Daemon (or, with `component`, of another node component). */
-  const tell = (n: KubeObject, t: number, reason: string, message: string, more: Partial<EventRecord> = {}): void =>
+  const tell = (n: StoredObject, t: number, reason: string, message: string, more: Partial<EventRecord> = {}): void =>
     void events.push({
       about: n,
       reason,
@@ -173,7 +173,7 @@ function rollout(
       ...more,
     });
 
-  const enter = (n: KubeObject, phase: NodePhase, t: number): void => {
+  const enter = (n: StoredObject, phase: NodePhase, t: number): void => {
     setAnnotation(n, PHASE, phase);
     setAnnotation(n, PHASE_END, isoMs(t + duration(n, phase)));
     const desired = annotation(n, DESIRED);
@@ -191,7 +191,7 @@ function rollout(
     }
   };
   /** The node is back from its reboot: a new boot ID, and the kubelet says so. */
-  const booted = (n: KubeObject, t: number): void => {
+  const booted = (n: StoredObject, t: number): void => {
     const info = (n.status as { nodeInfo?: { bootID?: string } } | undefined)?.nodeInfo;
     // A new boot ID, the same whenever the simulation replays this reboot.
     const id = createHash('sha256').update(`boot:${n.metadata.name}:${t}`).digest('hex');
@@ -204,7 +204,7 @@ function rollout(
     });
     tell(n, t, 'NodeReady', `Node ${n.metadata.name} status is now: NodeReady`, kubelet);
   };
-  const start = (n: KubeObject, t: number): void => {
+  const start = (n: StoredObject, t: number): void => {
     setAnnotation(n, DESIRED, target);
     setAnnotation(n, MCD_STATE, 'Working');
     setAnnotation(n, RELEASE, annotation(pool, RELEASE));
@@ -216,8 +216,8 @@ function rollout(
     ];
     enter(n, 'cordon', t);
   };
-  const isRhel = (n: KubeObject): boolean => n.metadata.labels?.[RHEL_LABEL] === 'rhel';
-  const finish = (n: KubeObject, phase: NodePhase | typeof AWAITING_KUBELET, t: number): void => {
+  const isRhel = (n: StoredObject): boolean => n.metadata.labels?.[RHEL_LABEL] === 'rhel';
+  const finish = (n: StoredObject, phase: NodePhase | typeof AWAITING_KUBELET, t: number): void => {
     if (phase === 'reboot' && isRhel(n)) {
       setAnnotation(n, CURRENT, annotation(n, DESIRED));
       tell(n, t, 'Starting', 'Starting kubelet.', { component: 'kubelet' });
@@ -292,7 +292,7 @@ function rollout(
   // Phase ends up to now, earliest first; when none is left, nodes start now (their phases may end at once).
   for (;;) {
     // A RHEL worker waiting for its kubelet is due only once someone updated it.
-    const kubeletUpdated = (n: KubeObject): boolean =>
+    const kubeletUpdated = (n: StoredObject): boolean =>
       annotation(n, PHASE) !== AWAITING_KUBELET || annotation(n, RHEL_KUBELET) === annotation(n, RELEASE);
     const due = nodes
       .filter((n) => working(n) && kubeletUpdated(n))
@@ -309,7 +309,7 @@ function rollout(
 }
 
 /** The counters and conditions `oc get mcp` shows. */
-function poolStatus(pool: KubeObject, nodes: KubeObject[], target: string, at: number): void {
+function poolStatus(pool: StoredObject, nodes: StoredObject[], target: string, at: number): void {
   const s = (pool.status ??= {}) as PoolStatus;
   const updated = nodes.filter(
     (n) => !working(n) && annotation(n, CURRENT) === target && annotation(n, MCD_STATE) !== 'Degraded',

@@ -5,7 +5,7 @@
 // the controllers make their locks active again. No node is taken before every ClusterWorkloadLock is
 // inactive (the applications have been updated, phase 2), while any lock has failed (the flow stops there
 // until it recovers), nor, in a pool after the master pool, before the control-plane nodes are done.
-import { kindNamed, type KubeObject } from '../apiserver/kinds.js';
+import { kindNamed, type StoredObject } from '../apiserver/kinds.js';
 import { timeAnnotation } from './controller.js';
 import type { ClusterState } from '../apiserver/state.js';
 import { lockSpec, lockState, STATE_CHANGED } from './workloadLocks.js';
@@ -18,9 +18,9 @@ export interface NodeMaintenanceGate {
    * Asks for the node's maintenance at `t` (when nodes may be taken at all); returns the time from which
    * its locks let it be drained, or undefined while they do not.
    */
-  admit(node: KubeObject, t: number): number | undefined;
+  admit(node: StoredObject, t: number): number | undefined;
   /** The node's maintenance is over: its request is removed. */
-  release(node: KubeObject): void;
+  release(node: StoredObject): void;
   /** The gate for a later pool: it takes no node while this one's are not all done. */
   after(earlierDone: boolean): NodeMaintenanceGate;
 }

@@ -5,7 +5,7 @@
 import { kubeTime } from 'cincy/clock';
 import { annotation, clone, save } from './controller.js';
 import { crdName } from '../apiserver/crds.js';
-import { kindNamed, type KubeObject } from '../apiserver/kinds.js';
+import { kindNamed, type StoredObject } from '../apiserver/kinds.js';
 import type { ClusterState } from '../apiserver/state.js';
 
 /** How long a Backup or a Restore runs (simulated). */
@@ -41,7 +41,13 @@ export function reconcileOadp(state: ClusterState, now: number): void {
 }
 
 /** Moves a Backup or Restore on: New → InProgress → Completed (or Failed); FailedValidation when `invalid`. */
-function advance(state: ClusterState, o: KubeObject, now: number, invalid: string | undefined, waiting = false): void {
+function advance(
+  state: ClusterState,
+  o: StoredObject,
+  now: number,
+  invalid: string | undefined,
+  waiting = false,
+): void {
   const s = (o.status ?? {}) as Progress;
   if (s.phase && s.phase !== 'New' && s.phase !== 'InProgress') return; // done, one way or the other
   const next = clone(o);

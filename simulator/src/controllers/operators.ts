@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import {
   annotation,
   clone,
-  conditionOf,
+  objectCondition,
   isoMs,
   save,
   setAnnotation,
@@ -18,7 +18,7 @@ import {
 import { recordEvent } from '../apiserver/events.js';
 import { poolUpdatedTo } from './mco.js';
 import type { Scenario } from './scenario.js';
-import { kindNamed, type KubeObject } from '../apiserver/kinds.js';
+import { kindNamed, type StoredObject } from '../apiserver/kinds.js';
 import { type ClusterState } from '../apiserver/state.js';
 import { KUBE_LABEL } from 'cincy/cluster/labels';
 
@@ -36,7 +36,7 @@ interface CoStatus {
   versions?: Array<{ name: string; version: string }>;
 }
 
-export function releaseVersionOf(d: KubeObject): string | undefined {
+export function releaseVersionOf(d: StoredObject): string | undefined {
   const c = (
     d.spec as { template?: { spec?: { containers?: Array<{ env?: Array<{ name: string; value?: string }> }> } } }
   )?.template?.spec?.containers?.[0];
@@ -79,7 +79,7 @@ export function reconcileOperators(
   releases: Map<string, string>,
 ): void {
   const coKind = kindNamed('ClusterOperator');
-  let deployments: Map<string, KubeObject> | undefined; // read once, when an operator first has something to tell
+  let deployments: Map<string, StoredObject> | undefined; // read once, when an operator first has something to tell
   for (const [name, v] of releases) {
     // The operator creates its ClusterOperator when the CVO has not yet.
     const before =
@@ -146,8 +146,8 @@ export function reconcileOperators(
 }
 
 /** The Deployment of each operator (by ClusterOperator name): what its events are about. */
-function operatorDeployments(state: ClusterState): Map<string, KubeObject> {
-  const out = new Map<string, KubeObject>();
+function operatorDeployments(state: ClusterState): Map<string, StoredObject> {
+  const out = new Map<string, StoredObject>();
   for (const d of state.list(kindNamed('Deployment'))) {
     const co = annotation(d, CO_ANNOTATION);
     if (co) out.set(co, d);
@@ -164,16 +164,16 @@ const conditionText = (c: ObjectCondition | undefined): string => c?.status ?? '
 function tellChanges(
   state: ClusterState,
   name: string,
-  deployment: KubeObject,
-  before: KubeObject,
-  after: KubeObject,
+  deployment: StoredObject,
+  before: StoredObject,
+  after: StoredObject,
   now: number,
 ): void {
   const tell = (reason: string, message: string): void =>
     recordEvent(state, { about: deployment, reason, message, component: deployment.metadata.name, at: now });
   for (const type of ['Degraded', 'Progressing', 'Available', 'Upgradeable']) {
-    const old = conditionOf(before, type);
-    const cur = conditionOf(after, type);
+    const old = objectCondition(before, type);
+    const cur = objectCondition(after, type);
     if (conditionText(old) === conditionText(cur)) continue;
     const why = cur?.message ? ` (${JSON.stringify(cur.message)})` : '';
     tell(
@@ -181,7 +181,7 @@ function tellChanges(
       `Status for clusteroperator/${name} changed: ${type} changed from ${conditionText(old)} to ${conditionText(cur)}${why}`,
     );
   }
-  const versions = (o: KubeObject): Array<{ name: string; version: string }> =>
+  const versions = (o: StoredObject): Array<{ name: string; version: string }> =>
     (o.status as CoStatus | undefined)?.versions ?? [];
   for (const v of versions(after)) {
     const old = versions(before).find((x) => x.name === v.name)?.version;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { kubeTime } from 'cincy/clock';
 import { annotation } from './controller.js';
-import { kindNamed, type KubeObject } from '../apiserver/kinds.js';
+import { kindNamed, type StoredObject } from '../apiserver/kinds.js';
 import { PHASE } from './mco.js';
 import type { ClusterState } from '../apiserver/state.js';
 
@@ -28,13 +28,13 @@ interface Taint {
 /** Node phases in which the Machine Config Daemon has drained the node: its evictable pods are gone. */
 const DRAINED = new Set(['drain', 'update', 'reboot']);
 
-const templateOf = (o: KubeObject): Template => (o.spec as { template?: Template } | undefined)?.template ?? {};
+const templateOf = (o: StoredObject): Template => (o.spec as { template?: Template } | undefined)?.template ?? {};
 const hashOf = (t: Template): string => createHash('sha256').update(JSON.stringify(t)).digest('hex').slice(0, 10);
-const ownerOf = (p: KubeObject): { kind?: string; name?: string } =>
+const ownerOf = (p: StoredObject): { kind?: string; name?: string } =>
   (p.metadata.ownerReferences as Array<{ kind: string; name: string }> | undefined)?.[0] ?? {};
 
 /** Whether a pod of `t` may run on node `n`: its node selector matches and it tolerates the node's NoSchedule taints. */
-function fits(t: Template, n: KubeObject): boolean {
+function fits(t: Template, n: StoredObject): boolean {
   const labels = n.metadata.labels ?? {};
   if (!Object.entries(t.spec?.nodeSelector ?? {}).every(([k, v]) => labels[k] === v)) return false;
   const taints = ((n.spec as { taints?: Taint[] } | undefined)?.taints ?? []).filter(
@@ -50,15 +50,15 @@ function fits(t: Template, n: KubeObject): boolean {
   );
 }
 
-const schedulable = (n: KubeObject): boolean => !(n.spec as { unschedulable?: boolean } | undefined)?.unschedulable;
-const drained = (n: KubeObject | undefined): boolean => !n || DRAINED.has(annotation(n, PHASE) ?? '');
+const schedulable = (n: StoredObject): boolean => !(n.spec as { unschedulable?: boolean } | undefined)?.unschedulable;
+const drained = (n: StoredObject | undefined): boolean => !n || DRAINED.has(annotation(n, PHASE) ?? '');
 
 /** A running pod of `owner`'s template on `node`, made at `now`. */
 function runningPod(
-  owner: KubeObject,
+  owner: StoredObject,
   ownerRef: { apiVersion: string; kind: string; name: string; uid: string },
   template: Template,
-  node: KubeObject,
+  node: StoredObject,
   generateName: string,
   now: number,
   extraLabels: Record<string, string>,
@@ -128,18 +128,18 @@ function reconcileAll(state: ClusterState, now: number): void {
   const nodes = state.list(kindNamed('Node'));
   const byName = new Map(nodes.map((n) => [n.metadata.name, n]));
   const pods = state.list(podKind);
-  const nodeOf = (p: KubeObject): string => (p.spec as { nodeName?: string } | undefined)?.nodeName ?? '';
+  const nodeOf = (p: StoredObject): string => (p.spec as { nodeName?: string } | undefined)?.nodeName ?? '';
   const load = new Map<string, number>();
   for (const p of pods) load.set(nodeOf(p), (load.get(nodeOf(p)) ?? 0) + 1);
-  const remove = (p: KubeObject): void => {
+  const remove = (p: StoredObject): void => {
     state.delete(podKind, p.metadata.namespace, p.metadata.name);
     load.set(nodeOf(p), (load.get(nodeOf(p)) ?? 1) - 1);
   };
-  const make = (namespace: string | undefined, pod: unknown, node: KubeObject): void => {
+  const make = (namespace: string | undefined, pod: unknown, node: StoredObject): void => {
     state.create(podKind, namespace, pod, now);
     load.set(node.metadata.name, (load.get(node.metadata.name) ?? 0) + 1);
   };
-  const updating = (n: KubeObject): number => Number(annotation(n, PHASE) !== undefined);
+  const updating = (n: StoredObject): number => Number(annotation(n, PHASE) !== undefined);
 
   for (const d of state.list(kindNamed('Deployment'))) {
     const template = templateOf(d);
@@ -151,7 +151,7 @@ function reconcileAll(state: ClusterState, now: number): void {
         ownerOf(p).kind === 'ReplicaSet' &&
         ownerOf(p).name?.startsWith(`${d.metadata.name}-`),
     );
-    const live: KubeObject[] = [];
+    const live: StoredObject[] = [];
     for (const p of mine) {
       const node = byName.get(nodeOf(p));
       // Pods of an old template are replaced; those on a drained node are evicted.
@@ -220,7 +220,7 @@ function reconcileAll(state: ClusterState, now: number): void {
 }
 
 /** The uid of the ReplicaSet a Deployment's template makes: the same each time. */
-function uidOf(d: KubeObject, hash: string): string {
+function uidOf(d: StoredObject, hash: string): string {
   const h = createHash('sha256').update(`${d.metadata.uid}/${hash}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }

@@ -4,7 +4,7 @@
 // the API while the cluster runs; `cincy mock-cluster --scenario FILE` loads a YAML file into it at start.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { parseDuration } from 'cincy/clock';
+import { parseDuration } from 'cincy/duration';
 import { kindNamed } from '../apiserver/kinds.js';
 import { type ClusterState } from '../apiserver/state.js';
 

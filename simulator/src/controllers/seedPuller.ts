@@ -11,7 +11,7 @@ import { RegistryCredentials } from 'cincy/registry/credentials';
 import { walkLayer, type Visit } from 'cincy/registry/layers';
 import { parseImage, type ImageReference } from 'cincy/registry/reference';
 import { PULL_SECRET_KEY, SEED_FILES } from '../payloads/seedImage.js';
-import { HOST_CONFIGMAP, type SeedPull, type SeedPullResult } from './singleNodeHost.js';
+import { HOST_CONFIGMAP, type SeedPull, type SeedPullOutcomes, type SeedPullResult } from './singleNodeHost.js';
 import { kindNamed } from '../apiserver/kinds.js';
 import { readHost } from './singleNode.js';
 import type { ClusterState } from '../apiserver/state.js';
@@ -25,11 +25,6 @@ export class SeedPullError extends Error {
   ) {
     super(message);
   }
-}
-
-/** What the host's pass reads: how the pull made for a request went, if one was made. */
-export interface SeedPullOutcomes {
-  outcome(request: SeedPull): { pending: true } | { pending: false; result: Omit<SeedPullResult, 'at'> } | undefined;
 }
 
 export interface SeedPullerOptions extends Omit<RegistryClientOptions, 'credentials'> {

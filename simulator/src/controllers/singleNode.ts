@@ -19,11 +19,11 @@ import { KUBE_LABEL } from 'cincy/cluster/labels';
 import { clone, save, setObjectCondition } from './controller.js';
 import { recordEvent } from '../apiserver/events.js';
 import { IBU_NAME } from '../apiserver/kinds/lca.js';
-import { kindNamed, type KubeObject } from '../apiserver/kinds.js';
+import { kindNamed, type StoredObject } from '../apiserver/kinds.js';
 import { ensureRenderedConfig } from './machineConfigs.js';
 import { renderedConfig } from './mco.js';
 import { kubeletVersionFor, rhcosNodeInfo } from './releaseContent.js';
-import type { SeedPullOutcomes } from './seedPuller.js';
+import type { SeedPullOutcomes } from './singleNodeHost.js';
 import type { ClusterState } from '../apiserver/state.js';
 
 /** The API groups of the add-on operators a single-node cluster has: the Lifecycle Agent and OADP. */
@@ -140,14 +140,14 @@ export function seedSingleNode(state: ClusterState, o: { version: string; image:
 }
 
 /** The host data the state holds; undefined on a cluster that is not single-node (or whose data does not parse). */
-export function readHost(state: ClusterState): { host: HostData; object: KubeObject } | undefined {
+export function readHost(state: ClusterState): { host: HostData; object: StoredObject } | undefined {
   const object = state.find(kindNamed('ConfigMap'), HOST_CONFIGMAP.namespace, HOST_CONFIGMAP.name);
   if (!object) return undefined;
   return { host: hostFromData((object as { data?: Record<string, string> }).data), object };
 }
 
-function writeHost(state: ClusterState, object: KubeObject, host: HostData): void {
-  save(state, kindNamed('ConfigMap'), object, { ...object, data: hostToData(host) } as KubeObject);
+function writeHost(state: ClusterState, object: StoredObject, host: HostData): void {
+  save(state, kindNamed('ConfigMap'), object, { ...object, data: hostToData(host) } as StoredObject);
 }
 
 /**

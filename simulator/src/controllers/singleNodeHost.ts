@@ -155,3 +155,8 @@ export function goDuration(seconds: number): string {
 }
 
 export const GIB = 1024 ** 3;
+
+/** What the host's pass reads: how the pull made for a request went, if one was made. */
+export interface SeedPullOutcomes {
+  outcome(request: SeedPull): { pending: true } | { pending: false; result: Omit<SeedPullResult, 'at'> } | undefined;
+}

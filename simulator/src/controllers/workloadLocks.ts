@@ -13,7 +13,7 @@
 import { installCrds } from '../apiserver/crds.js';
 import { annotation, clone, isoMs, save, setAnnotation, timeAnnotation } from './controller.js';
 import { recordEvent } from '../apiserver/events.js';
-import { kindNamed, type KubeObject } from '../apiserver/kinds.js';
+import { kindNamed, type StoredObject } from '../apiserver/kinds.js';
 import { LCM_GROUP, type LockState } from '../apiserver/kinds/lcm.js';
 import type { ClusterState } from '../apiserver/state.js';
 
@@ -71,9 +71,9 @@ export interface LockStatus {
   release?: string;
 }
 
-export const lockSpec = (o: KubeObject): LockSpec => (o.spec ?? {}) as LockSpec;
-export const lockStatus = (o: KubeObject): LockStatus => (o.status ?? {}) as LockStatus;
-export const lockState = (o: KubeObject): LockState | undefined => lockStatus(o).state;
+export const lockSpec = (o: StoredObject): LockSpec => (o.spec ?? {}) as LockSpec;
+export const lockStatus = (o: StoredObject): LockStatus => (o.status ?? {}) as LockStatus;
+export const lockState = (o: StoredObject): LockState | undefined => lockStatus(o).state;
 
 const kinds = () => ({
   clusterLock: kindNamed('ClusterWorkloadLock'),
@@ -167,7 +167,7 @@ export function reconcileWorkloadLocks(state: ClusterState, now: number): void {
     save(state, k.clusterLock, before, lock);
   }
 
-  const busy = (o: KubeObject): boolean => lockState(o) !== 'active' || annotation(o, WORK) === 'prepare';
+  const busy = (o: StoredObject): boolean => lockState(o) !== 'active' || annotation(o, WORK) === 'prepare';
   const current = new Map(nodeLocks.map((o) => [o.metadata.name, o]));
   for (const before of nodeLocks) {
     const { controllerName = '', nodeName = '' } = lockSpec(before);
@@ -206,7 +206,7 @@ interface Step {
 }
 
 /** Moves one lock towards the state its controller wants, doing the work that takes (a failed lock stays). */
-function stepLock(state: ClusterState, lock: KubeObject, now: number, release: string | undefined, s: Step): void {
+function stepLock(state: ClusterState, lock: StoredObject, now: number, release: string | undefined, s: Step): void {
   const status = (lock.status ??= {}) as LockStatus;
   const doing = annotation(lock, WORK);
   if (status.state === 'failed') {
@@ -249,7 +249,7 @@ function stepLock(state: ClusterState, lock: KubeObject, now: number, release: s
 /** The lock reaches `wanted` at `at`. */
 function finish(
   state: ClusterState,
-  lock: KubeObject,
+  lock: StoredObject,
   at: number,
   release: string | undefined,
   wanted: LockState,
@@ -265,6 +265,6 @@ function finish(
   tell(state, lock, at, reason, `${lock.kind} ${lock.metadata.name} is ${wanted}`);
 }
 
-function tell(state: ClusterState, lock: KubeObject, at: number, reason: string, message: string): void {
+function tell(state: ClusterState, lock: StoredObject, at: number, reason: string, message: string): void {
   recordEvent(state, { about: lock, reason, message, component: `${lockSpec(lock).controllerName}-controller`, at });
 }

@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import { LABEL } from 'cincy/graph/model';
 import { KUBE_LABEL } from 'cincy/cluster/labels';
 import { RELEASE_IMAGE_PLACEHOLDER } from 'cincy/payload/load';
-import { CONFIG_KINDS, CVO, JOB, MONITORING_DASHBOARDS, OPERATORS, type Operator } from './operators.js';
+import { CONFIG_KINDS, CVO, MIGRATION_JOB, MONITORING_DASHBOARDS, OPERATORS, type Operator } from './operators.js';
 
 export interface GenerateOptions {
   version: string;
@@ -335,11 +335,11 @@ export function generatePayload(o: GenerateOptions): Map<string, string> {
       data: { [`${d}.json`]: JSON.stringify({ title: d, uid: sha256(d).slice(0, 32), panels: [] }) },
     });
   }
-  const job = OPERATORS.find((x) => x.co === JOB.co)!;
-  put(job.rl, job.co, `08_${JOB.name}.job`, {
+  const job = OPERATORS.find((x) => x.co === MIGRATION_JOB.co)!;
+  put(job.rl, job.co, `08_${MIGRATION_JOB.name}.job`, {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: meta(JOB.name, namespaceOf(job)),
+    metadata: meta(MIGRATION_JOB.name, namespaceOf(job)),
     spec: {
       backoffLimit: 3,
       template: {

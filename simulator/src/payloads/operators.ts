@@ -284,4 +284,4 @@ export const MONITORING_DASHBOARDS = [
 
 export const CVO = { component: 'cluster-version-operator', namespace: 'openshift-cluster-version' };
 /** The one payload Job: it splits runlevel 50, as a real migration Job splits the CVO's task graph. */
-export const JOB = { co: 'monitoring', name: 'prometheus-storage-migration' };
+export const MIGRATION_JOB = { co: 'monitoring', name: 'prometheus-storage-migration' };

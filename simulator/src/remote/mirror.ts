@@ -8,7 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { canonicalJson } from 'cincy/canonicalJson';
 import type { ClusterApi, KubeObject as ApiObject, Resource } from 'cincy/cluster/api';
 import { apiMessage, isConflict, isNotFound } from 'cincy/cluster/apiError';
-import { KINDS, stored, type KubeObject, type ResourceKind } from '../apiserver/kinds.js';
+import { KINDS, stored, type StoredObject, type ResourceKind } from '../apiserver/kinds.js';
 import type { ClusterState } from '../apiserver/state.js';
 
 /** The metadata the server sets, which a write never sends and a comparison never looks at. */
@@ -27,13 +27,14 @@ const resourceOf = (k: ResourceKind): Resource => ({
 });
 
 /** An object without what the server sets: what a write sends, and what two versions are compared by. */
-function withoutServerFields(o: ApiObject | KubeObject): KubeObject {
-  const copy = structuredClone(o) as KubeObject;
+function withoutServerFields(o: ApiObject | StoredObject): StoredObject {
+  const copy = structuredClone(o) as StoredObject;
   for (const f of SERVER_FIELDS) delete copy.metadata[f];
   return copy;
 }
-const mainPart = (o: ApiObject | KubeObject): string => canonicalJson({ ...withoutServerFields(o), status: undefined });
-const statusPart = (o: ApiObject | KubeObject): string => canonicalJson(o.status ?? null);
+const mainPart = (o: ApiObject | StoredObject): string =>
+  canonicalJson({ ...withoutServerFields(o), status: undefined });
+const statusPart = (o: ApiObject | StoredObject): string => canonicalJson(o.status ?? null);
 
 export interface MirrorOptions {
   /** Told of each write the server refused for a reason other than a conflict (once while it lasts). */
@@ -177,7 +178,7 @@ export class RemoteMirror {
   }
 
   private adoptLocally(kind: ResourceKind, o: ApiObject): void {
-    const copy = structuredClone(o) as KubeObject;
+    const copy = structuredClone(o) as StoredObject;
     delete copy.metadata.managedFields;
     copy.apiVersion ??= kind.group ? `${kind.group}/${kind.version}` : kind.version;
     copy.kind ??= kind.kind;

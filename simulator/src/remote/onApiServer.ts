@@ -10,8 +10,7 @@ import { isConflict } from 'cincy/cluster/apiError';
 import { RESOURCES } from 'cincy/cluster/resources';
 import { kindNamed } from '../apiserver/kinds.js';
 import { ClusterState } from '../apiserver/state.js';
-import { addOns, runControllers, seedCluster, simulationFlags } from '../cli/clusterSetup.js';
-import type { MockClusterOptions } from '../cli/mockCluster.js';
+import { addOns, runControllers, seedCluster, simulationFlags, type MockClusterOptions } from '../cli/clusterSetup.js';
 import { declareClock, followDeclaredClock } from '../controllers/simulation.js';
 import { RemoteMirror } from './mirror.js';
 

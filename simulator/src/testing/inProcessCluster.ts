@@ -17,11 +17,11 @@ import { ManualClock } from 'cincy/clock';
 import { kubeconfig } from '../cli/mockCluster.js';
 import type { ClusterClient } from 'cincy/cli/kubeconfig';
 import { seedInventory, type InventoryOptions } from '../controllers/inventory.js';
-import { clusterMetrics } from '../apiserver/metrics.js';
+import { clusterMetrics } from '../controllers/metrics.js';
 import { SCENARIO } from '../controllers/scenario.js';
 import { mockClusterServer } from '../apiserver/server.js';
 import { reconcile } from '../controllers/simulation.js';
-import { kindNamed, type KubeObject } from '../apiserver/kinds.js';
+import { kindNamed, type StoredObject } from '../apiserver/kinds.js';
 import { KubeError } from '../apiserver/kubeError.js';
 import { InMemoryClusterApi, type ApiCall } from '../apiserver/memoryApi.js';
 import { ClusterState } from '../apiserver/state.js';
@@ -163,7 +163,7 @@ export class InProcessCluster {
     return this.state.get(kindNamed('ClusterVersion'), undefined, 'version') as unknown as ClusterVersion;
   }
 
-  get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
+  get(kind: string, namespace: string | undefined, name: string): StoredObject | undefined {
     return this.state.find(kindNamed(kind), namespace, name);
   }
 

@@ -7,7 +7,7 @@ import semver from 'semver';
 import type { ClusterRelease, ClusterVersion } from '../../agent/clusterVersion.js';
 import type { Condition } from '../../agent/conditions.js';
 import type { Risk } from '../../graph/model.js';
-import { columns } from './columns.js';
+import { alignColumns } from '../table.js';
 import type { Finding } from './recommend/alerts.js';
 import { bySemverDesc, conditionBlock, conditionOf, indent } from './report.js';
 
@@ -207,7 +207,7 @@ function minorSection(major: number, minor: number, list: Target[], outdated: bo
   let table: string[][] = [['  VERSION', 'ISSUES']];
   let headerQueued = true;
   const flush = (): void => {
-    out += columns(table, { minWidth: 14, padding: 1 });
+    out += alignColumns(table, { minWidth: 14, padding: 1 });
     table = [];
   };
   let lastWasLong = false;

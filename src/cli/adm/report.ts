@@ -5,7 +5,7 @@
 import semver from 'semver';
 import type { ClusterRelease, ClusterVersion } from '../../agent/clusterVersion.js';
 import type { Condition } from '../../agent/conditions.js';
-import { columns } from './columns.js';
+import { alignColumns } from '../table.js';
 
 export type ClusterVersionView = Pick<ClusterVersion, 'spec' | 'status'>;
 
@@ -77,7 +77,9 @@ export function upgradeReport(cv: ClusterVersionView, includeNotRecommended: boo
   const available = [...(cv.status.availableUpdates ?? [])].sort((a, b) => bySemverDesc(a.version, b.version));
   if (available.length) {
     out += '\nRecommended updates:\n\n';
-    out += columns([['  VERSION', 'IMAGE'], ...available.map((u) => [`  ${u.version}`, u.image])], { minWidth: 14 });
+    out += alignColumns([['  VERSION', 'IMAGE'], ...available.map((u) => [`  ${u.version}`, u.image])], {
+      minWidth: 14,
+    });
     // The list stands from an earlier retrieval: it may be out of date.
     if (retrieved?.status === 'False') err += notRetrieved('refresh');
   } else if (retrieved?.status === 'False') {

@@ -2,17 +2,17 @@
 // (authorization.k8s.io/v1 SelfSubjectAccessReview and SelfSubjectRulesReview, authentication.k8s.io/v1
 // SelfSubjectReview), which are created and answered, never stored.
 import { ageColumn } from './printing.js';
-import { bool, free, list, map, obj, str } from './schema.js';
-import type { KubeObject, PrinterColumn, ResourceKind } from './types.js';
+import { bool, free, arrayOf, map, obj, str } from './schema.js';
+import type { StoredObject, PrinterColumn, ResourceKind } from './types.js';
 
 const RULE = obj(
   'What may be done: verbs on resources (or URLs) of API groups.',
   {
-    verbs: list('Verbs allowed (* for all).', { type: 'string' }),
-    apiGroups: list('API groups of the resources.', { type: 'string' }),
-    resources: list('Resources (* for all).', { type: 'string' }),
-    resourceNames: list('Names of the objects, when only some.', { type: 'string' }),
-    nonResourceURLs: list('URLs that are not resources (/healthz).', { type: 'string' }),
+    verbs: arrayOf('Verbs allowed (* for all).', { type: 'string' }),
+    apiGroups: arrayOf('API groups of the resources.', { type: 'string' }),
+    resources: arrayOf('Resources (* for all).', { type: 'string' }),
+    resourceNames: arrayOf('Names of the objects, when only some.', { type: 'string' }),
+    nonResourceURLs: arrayOf('URLs that are not resources (/healthz).', { type: 'string' }),
   },
   ['verbs'],
 );
@@ -45,7 +45,7 @@ interface Binding {
   roleRef?: { kind?: string; name?: string };
   subjects?: Array<{ kind: string; name: string; namespace?: string }>;
 }
-const subjects = (o: KubeObject, kind: string): string =>
+const subjects = (o: StoredObject, kind: string): string =>
   ((o as Binding).subjects ?? [])
     .filter((s) => s.kind === kind)
     .map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name}` : s.name))
@@ -79,11 +79,11 @@ const rbac = (k: Omit<ResourceKind, 'group' | 'version' | 'definition' | 'names'
 
 const ROLE_SCHEMA = (what: string): ReturnType<typeof obj> =>
   obj(what, {
-    rules: list('What it allows.', RULE),
+    rules: arrayOf('What it allows.', RULE),
     aggregationRule: free('Cluster roles whose rules it gathers.'),
   });
 const BINDING_SCHEMA = (what: string): ReturnType<typeof obj> =>
-  obj(what, { roleRef: ROLE_REF, subjects: list('Who is granted the role.', SUBJECT) }, ['roleRef']);
+  obj(what, { roleRef: ROLE_REF, subjects: arrayOf('Who is granted the role.', SUBJECT) }, ['roleRef']);
 
 export const RBAC_KINDS: ResourceKind[] = [
   rbac({
@@ -160,12 +160,12 @@ export const SELF_SUBJECT_RULES_REVIEW: ResourceKind = {
   schema: obj('Lists what the caller may do in a namespace.', {
     spec: obj('The namespace asked about.', { namespace: str('The namespace.') }),
     status: obj('The answer.', {
-      resourceRules: list('Actions allowed on resources.', RULE),
-      nonResourceRules: list(
+      resourceRules: arrayOf('Actions allowed on resources.', RULE),
+      nonResourceRules: arrayOf(
         'Actions allowed on URLs.',
         obj('Verbs on URLs.', {
-          verbs: list('Verbs.', { type: 'string' }),
-          nonResourceURLs: list('URLs.', { type: 'string' }),
+          verbs: arrayOf('Verbs.', { type: 'string' }),
+          nonResourceURLs: arrayOf('URLs.', { type: 'string' }),
         }),
       ),
       incomplete: bool('The list may miss rules.'),
@@ -187,7 +187,7 @@ export const SELF_SUBJECT_REVIEW: ResourceKind = {
       userInfo: obj('The user.', {
         username: str('User name.'),
         uid: str('User ID.'),
-        groups: list('Groups.', { type: 'string' }),
+        groups: arrayOf('Groups.', { type: 'string' }),
         extra: map('Other attributes.', { type: 'array', items: { type: 'string' } }),
       }),
     }),

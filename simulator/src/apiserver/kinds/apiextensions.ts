@@ -1,7 +1,7 @@
 // CustomResourceDefinitions (apiextensions.k8s.io/v1): the mock lists one for each kind OpenShift serves
 // through a CRD (crds.ts makes them from the kinds' declarations), beside any a client creates.
 import { condition } from './meta.js';
-import { bool, free, int, list, obj, str } from './schema.js';
+import { bool, free, int, arrayOf, obj, str } from './schema.js';
 import type { ResourceKind } from './types.js';
 
 export const CUSTOM_RESOURCE_DEFINITION: ResourceKind = {
@@ -27,13 +27,13 @@ export const CUSTOM_RESOURCE_DEFINITION: ResourceKind = {
             singular: str('Singular name.'),
             kind: str('Kind name.'),
             listKind: str('Kind name of its lists.'),
-            shortNames: list('Short names kubectl accepts.', { type: 'string' }),
-            categories: list('Groups of resources it belongs to (all).', { type: 'string' }),
+            shortNames: arrayOf('Short names kubectl accepts.', { type: 'string' }),
+            categories: arrayOf('Groups of resources it belongs to (all).', { type: 'string' }),
           },
           ['plural', 'kind'],
         ),
         scope: str('Cluster or Namespaced.'),
-        versions: list(
+        versions: arrayOf(
           'Versions served.',
           obj(
             'A version.',
@@ -44,7 +44,7 @@ export const CUSTOM_RESOURCE_DEFINITION: ResourceKind = {
               deprecated: bool('It is deprecated.'),
               schema: obj('Its schema.', { openAPIV3Schema: free('The OpenAPI v3 schema of its objects.') }),
               subresources: free('Its subresources (status, scale).'),
-              additionalPrinterColumns: list(
+              additionalPrinterColumns: arrayOf(
                 'Columns kubectl get prints.',
                 obj(
                   'A column.',
@@ -69,9 +69,9 @@ export const CUSTOM_RESOURCE_DEFINITION: ResourceKind = {
       ['group', 'names', 'scope', 'versions'],
     ),
     status: obj('Where the definition stands.', {
-      conditions: list('Conditions (Established, NamesAccepted).', condition('A condition.'), { mergeKey: 'type' }),
+      conditions: arrayOf('Conditions (Established, NamesAccepted).', condition('A condition.'), { mergeKey: 'type' }),
       acceptedNames: free('The names in use.'),
-      storedVersions: list('Versions objects were ever stored in.', { type: 'string' }),
+      storedVersions: arrayOf('Versions objects were ever stored in.', { type: 'string' }),
     }),
   }),
   columns: [

@@ -1,8 +1,8 @@
 // The core group (v1) kinds the mock cluster serves, with the columns the API server's printers give them.
 import { condition, OBJECT_REFERENCE, POD_SPEC } from './meta.js';
 import { ageColumn, orNone, since, specOf, statusOf } from './printing.js';
-import { bool, free, int, list, map, obj, ref, str, time } from './schema.js';
-import type { KubeObject, ResourceKind } from './types.js';
+import { bool, free, int, arrayOf, map, obj, ref, str, time } from './schema.js';
+import type { StoredObject, ResourceKind } from './types.js';
 
 const core = (k: Omit<ResourceKind, 'group' | 'version' | 'definition'>): ResourceKind => ({
   group: '',
@@ -18,7 +18,7 @@ interface NodeStatus {
 }
 
 /** A node's roles, from its node-role.kubernetes.io/<role> labels (and kubernetes.io/role), sorted. */
-export function nodeRoles(n: KubeObject): string[] {
+export function nodeRoles(n: StoredObject): string[] {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries(n.metadata.labels ?? {})) {
     if (k.startsWith('node-role.kubernetes.io/') && k.length > 'node-role.kubernetes.io/'.length)
@@ -28,16 +28,16 @@ export function nodeRoles(n: KubeObject): string[] {
   return [...roles].sort();
 }
 
-function nodeStatusCell(n: KubeObject): string {
+function nodeStatusCell(n: StoredObject): string {
   const ready = statusOf<NodeStatus>(n).conditions?.find((c) => c.type === 'Ready');
   const status = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
   if (specOf<{ unschedulable?: boolean }>(n).unschedulable) status.push('SchedulingDisabled');
   return status.join(',');
 }
 
-const address = (n: KubeObject, type: string): string =>
+const address = (n: StoredObject, type: string): string =>
   orNone(statusOf<NodeStatus>(n).addresses?.find((a) => a.type === type)?.address);
-const nodeInfo = (n: KubeObject, field: string): string => statusOf<NodeStatus>(n).nodeInfo?.[field] || '<unknown>';
+const nodeInfo = (n: StoredObject, field: string): string => statusOf<NodeStatus>(n).nodeInfo?.[field] || '<unknown>';
 
 const NODE_CONDITION = condition('A condition of the node (Ready, MemoryPressure, DiskPressure, PIDPressure).', {
   lastHeartbeatTime: time('When the kubelet last reported it.'),
@@ -52,7 +52,7 @@ export const NODE = core({
   schema: obj('A machine of the cluster, as its kubelet registers it.', {
     spec: obj('How the node is to be used.', {
       unschedulable: bool('New pods are not scheduled onto it (a cordon).'),
-      taints: list(
+      taints: arrayOf(
         'Taints that repel pods which do not tolerate them.',
         obj(
           'A taint.',
@@ -66,14 +66,14 @@ export const NODE = core({
         ),
       ),
       podCIDR: str('The pod IP range given to the node.'),
-      podCIDRs: list('The pod IP ranges given to the node.', { type: 'string' }, { mergeSet: true }),
+      podCIDRs: arrayOf('The pod IP ranges given to the node.', { type: 'string' }, { mergeSet: true }),
       providerID: str("The node's ID at its cloud provider."),
     }),
     status: obj('What the kubelet last reported.', {
       capacity: map('Resources the node has.'),
       allocatable: map('Resources pods may use.'),
-      conditions: list('Conditions of the node.', NODE_CONDITION, { mergeKey: 'type' }),
-      addresses: list(
+      conditions: arrayOf('Conditions of the node.', NODE_CONDITION, { mergeKey: 'type' }),
+      addresses: arrayOf(
         'Addresses of the node.',
         obj('An address.', { type: str('Hostname, InternalIP or ExternalIP.'), address: str('The address.') }, [
           'type',
@@ -94,8 +94,8 @@ export const NODE = core({
         operatingSystem: str('Operating system.'),
         architecture: str('CPU architecture.'),
       }),
-      images: list('Images on the node.', free('An image.')),
-      volumesInUse: list('Volumes in use.', { type: 'string' }),
+      images: arrayOf('Images on the node.', free('An image.')),
+      volumesInUse: arrayOf('Volumes in use.', { type: 'string' }),
     }),
   }),
   columns: [
@@ -155,11 +155,11 @@ export const NAMESPACE = core({
   status: true,
   schema: obj('A scope for names.', {
     spec: obj('How the namespace is kept.', {
-      finalizers: list('What must happen before it is removed.', { type: 'string' }),
+      finalizers: arrayOf('What must happen before it is removed.', { type: 'string' }),
     }),
     status: obj('Where the namespace stands.', {
       phase: str('Active or Terminating.'),
-      conditions: list('Conditions of the namespace.', condition('A condition.'), { mergeKey: 'type' }),
+      conditions: arrayOf('Conditions of the namespace.', condition('A condition.'), { mergeKey: 'type' }),
     }),
   }),
   columns: [
@@ -174,7 +174,7 @@ export const NAMESPACE = core({
   fields: { 'status.phase': (o) => statusOf<{ phase?: string }>(o).phase ?? '' },
 });
 
-const dataCount = (o: KubeObject): number =>
+const dataCount = (o: StoredObject): number =>
   Object.keys((o.data as object | undefined) ?? {}).length +
   Object.keys((o.binaryData as object | undefined) ?? {}).length;
 
@@ -215,8 +215,8 @@ export const SERVICE_ACCOUNT = core({
   namespaced: true,
   shortNames: ['sa'],
   schema: obj('An identity for processes in pods.', {
-    secrets: list('Secrets of the account.', ref(OBJECT_REFERENCE.ref!, ''), { mergeKey: 'name' }),
-    imagePullSecrets: list('Secrets for pulling images.', obj('A secret.', { name: str('Its name.') }), {
+    secrets: arrayOf('Secrets of the account.', ref(OBJECT_REFERENCE.ref!, ''), { mergeKey: 'name' }),
+    imagePullSecrets: arrayOf('Secrets for pulling images.', obj('A secret.', { name: str('Its name.') }), {
       mergeKey: 'name',
     }),
     automountServiceAccountToken: bool('Pods get its token mounted.'),
@@ -254,7 +254,7 @@ export const SERVICE = core({
         type: str('ClusterIP, NodePort, LoadBalancer or ExternalName.'),
         clusterIP: str('Its address in the cluster.'),
         selector: map('Labels of the pods it sends to.'),
-        ports: list(
+        ports: arrayOf(
           'Ports it serves.',
           obj(
             'A port.',
@@ -342,20 +342,20 @@ export const POD = core({
       'Where the pod stands.',
       {
         phase: str('Pending, Running, Succeeded, Failed or Unknown.'),
-        conditions: list(
+        conditions: arrayOf(
           'Conditions of the pod (PodScheduled, Initialized, ContainersReady, Ready).',
           condition('A condition.', { lastProbeTime: time('When it was last probed.') }),
           { mergeKey: 'type' },
         ),
         hostIP: str('Address of its node.'),
         podIP: str('Its address.'),
-        podIPs: list('Its addresses.', obj('An address.', { ip: str('The address.') }), { mergeKey: 'ip' }),
+        podIPs: arrayOf('Its addresses.', obj('An address.', { ip: str('The address.') }), { mergeKey: 'ip' }),
         startTime: time('When the kubelet accepted it.'),
         qosClass: str('Guaranteed, Burstable or BestEffort.'),
         nominatedNodeName: str('The node it is to preempt pods on.'),
         reason: str('Why it is in this phase.'),
         message: str('Details of its phase.'),
-        containerStatuses: list('State of each container.', free('A container status.')),
+        containerStatuses: arrayOf('State of each container.', free('A container status.')),
       },
       undefined,
       { preserveUnknown: true },
@@ -442,8 +442,8 @@ interface EventFields {
   reportingComponent?: string;
 }
 
-const ev = (o: KubeObject): EventFields => o as EventFields;
-const lastSeen = (o: KubeObject, now: number): string =>
+const ev = (o: StoredObject): EventFields => o as EventFields;
+const lastSeen = (o: StoredObject, now: number): string =>
   since(ev(o).lastTimestamp ?? ev(o).firstTimestamp ?? ev(o).eventTime, now);
 
 export const EVENT = core({

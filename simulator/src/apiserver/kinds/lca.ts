@@ -6,8 +6,8 @@
 // under way.
 import { condition } from './meta.js';
 import { crdColumn } from './printing.js';
-import { define, int, list, obj, ref, str, time } from './schema.js';
-import type { KubeObject, ResourceKind, RuleViolation } from './types.js';
+import { define, int, arrayOf, obj, ref, str, time } from './schema.js';
+import type { StoredObject, ResourceKind, RuleViolation } from './types.js';
 
 export const IBU_STAGES = ['Idle', 'Prep', 'Upgrade', 'Rollback'] as const;
 export const IBU_NAME = 'upgrade';
@@ -30,16 +30,16 @@ const PHASE = define(
   }),
 );
 
-const specOf = (o: KubeObject | undefined): Record<string, unknown> =>
+const specOf = (o: StoredObject | undefined): Record<string, unknown> =>
   ((o?.spec ?? {}) as Record<string, unknown>) || {};
-const statusOf = (o: KubeObject | undefined): Record<string, unknown> | undefined =>
+const statusOf = (o: StoredObject | undefined): Record<string, unknown> | undefined =>
   o?.status as Record<string, unknown> | undefined;
 
 /** The spec fields the real CRD freezes while an upgrade is in progress (its CEL rules, one per field). */
 const FROZEN = ['seedImageRef', 'oadpContent', 'extraManifests', 'autoRollbackOnFailure'];
 
 /** The real CRD's rules on a write of `next` over `old`: each broken one, with the message it gives. */
-function ibuRules(next: KubeObject, old: KubeObject | undefined): RuleViolation[] {
+function ibuRules(next: StoredObject, old: StoredObject | undefined): RuleViolation[] {
   const out: RuleViolation[] = [];
   const stage = specOf(next).stage;
   if (stage !== undefined && !(IBU_STAGES as readonly unknown[]).includes(stage))
@@ -100,8 +100,8 @@ export const IMAGE_BASED_UPGRADE: ResourceKind = {
         image: str('Pull spec of the seed image.'),
         pullSecretRef: obj('The Secret to pull it with.', { name: str('Name of the Secret.') }, ['name']),
       }),
-      oadpContent: list('ConfigMaps holding the OADP Backup and Restore manifests.', ref(CONFIG_MAP_REF.ref!, '')),
-      extraManifests: list('ConfigMaps holding manifests applied after the pivot.', ref(CONFIG_MAP_REF.ref!, '')),
+      oadpContent: arrayOf('ConfigMaps holding the OADP Backup and Restore manifests.', ref(CONFIG_MAP_REF.ref!, '')),
+      extraManifests: arrayOf('ConfigMaps holding manifests applied after the pivot.', ref(CONFIG_MAP_REF.ref!, '')),
       autoRollbackOnFailure: obj('The automatic rollback when the upgrade does not complete.', {
         initMonitorTimeoutSeconds: int('Seconds after the reboot before a rollback; 0 or unset: 1800.'),
       }),
@@ -110,18 +110,18 @@ export const IMAGE_BASED_UPGRADE: ResourceKind = {
       observedGeneration: int('The generation last acted on.', 'int64'),
       startedAt: time('When the upgrade started.'),
       completedAt: time('When the upgrade completed.'),
-      conditions: list('Idle, PrepInProgress, PrepCompleted, UpgradeInProgress, …', condition('A condition.'), {
+      conditions: arrayOf('Idle, PrepInProgress, PrepCompleted, UpgradeInProgress, …', condition('A condition.'), {
         mergeKey: 'type',
       }),
-      validNextStages: list('The stages spec.stage may be set to now.', { type: 'string' }),
+      validNextStages: arrayOf('The stages spec.stage may be set to now.', { type: 'string' }),
       rollbackAvailabilityExpiration: time('After this, rolling back may need a manual recovery of certificates.'),
-      history: list(
+      history: arrayOf(
         'Each stage run: when it started and completed, and its phases.',
         obj('A stage run.', {
           stage: str('The stage.'),
           startTime: time('When it started.'),
           completionTime: time('When it completed; unset while it runs or after it failed.'),
-          phases: list('Its phases.', ref(PHASE.ref!, '')),
+          phases: arrayOf('Its phases.', ref(PHASE.ref!, '')),
         }),
       ),
     }),

@@ -1,6 +1,6 @@
 // The definitions every kind shares: object metadata, label selectors, references, conditions, and the
 // pod template workloads and Jobs carry.
-import { bool, define, free, int, list, map, obj, ref, str, time, type Schema } from './schema.js';
+import { bool, define, free, int, arrayOf, map, obj, ref, str, time, type Schema } from './schema.js';
 
 export const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
@@ -47,15 +47,15 @@ define(
     deletionGracePeriodSeconds: int('Seconds allowed for a graceful deletion.', 'int64'),
     labels: map('Key-value pairs that select and group objects.'),
     annotations: map('Key-value pairs tools store on the object; not used for selection.'),
-    ownerReferences: list(
+    ownerReferences: arrayOf(
       'The objects this one depends on.',
       ref('io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference', ''),
       {
         mergeKey: 'uid',
       },
     ),
-    finalizers: list('What must happen before the object is deleted.', { type: 'string' }, { mergeSet: true }),
-    managedFields: list(
+    finalizers: arrayOf('What must happen before the object is deleted.', { type: 'string' }, { mergeSet: true }),
+    managedFields: arrayOf(
       'Which manager set which fields.',
       ref('io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry', ''),
     ),
@@ -66,14 +66,14 @@ export const LABEL_SELECTOR = define(
   'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector',
   obj('Selects objects by their labels: every requirement must hold.', {
     matchLabels: map('Labels an object must have, with these values.'),
-    matchExpressions: list(
+    matchExpressions: arrayOf(
       'Requirements on labels.',
       obj(
         'A label, an operator (In, NotIn, Exists, DoesNotExist) and values.',
         {
           key: str('The label key.'),
           operator: str('In, NotIn, Exists or DoesNotExist.'),
-          values: list('Values for In and NotIn.', { type: 'string' }),
+          values: arrayOf('Values for In and NotIn.', { type: 'string' }),
         },
         ['key', 'operator'],
       ),
@@ -114,9 +114,9 @@ const CONTAINER = obj(
   {
     name: str('Name of the container, unique in the pod.'),
     image: str('Image it runs.'),
-    command: list('Entrypoint.', { type: 'string' }),
-    args: list('Arguments to the entrypoint.', { type: 'string' }),
-    env: list(
+    command: arrayOf('Entrypoint.', { type: 'string' }),
+    args: arrayOf('Arguments to the entrypoint.', { type: 'string' }),
+    env: arrayOf(
       'Environment variables.',
       obj(
         'An environment variable.',
@@ -125,7 +125,7 @@ const CONTAINER = obj(
       ),
       { mergeKey: 'name' },
     ),
-    ports: list(
+    ports: arrayOf(
       'Ports it listens on.',
       obj(
         'A port.',
@@ -139,7 +139,7 @@ const CONTAINER = obj(
       ),
       { mergeKey: 'containerPort' },
     ),
-    volumeMounts: list(
+    volumeMounts: arrayOf(
       'Volumes mounted into it.',
       obj('A volume mount.', { name: str('Volume name.'), mountPath: str('Where.'), readOnly: bool('Read-only.') }, [
         'name',
@@ -158,16 +158,16 @@ const POD_SPEC = define(
   obj(
     'What a pod runs and where.',
     {
-      containers: list('Its containers.', CONTAINER, { mergeKey: 'name' }),
-      initContainers: list('Containers run to completion before the others start.', CONTAINER, { mergeKey: 'name' }),
+      containers: arrayOf('Its containers.', CONTAINER, { mergeKey: 'name' }),
+      initContainers: arrayOf('Containers run to completion before the others start.', CONTAINER, { mergeKey: 'name' }),
       nodeName: str('The node it is bound to.'),
       nodeSelector: map('Labels a node must have to run it.'),
       serviceAccountName: str('The service account it runs as.'),
       restartPolicy: str('Always, OnFailure or Never.'),
       priorityClassName: str('Its priority class.'),
       hostNetwork: bool("It uses the node's network."),
-      tolerations: list('Taints it tolerates.', free('A toleration.')),
-      volumes: list('Volumes its containers can mount.', free('A volume.'), { mergeKey: 'name' }),
+      tolerations: arrayOf('Taints it tolerates.', free('A toleration.')),
+      volumes: arrayOf('Volumes its containers can mount.', free('A volume.'), { mergeKey: 'name' }),
     },
     undefined,
     { preserveUnknown: true },

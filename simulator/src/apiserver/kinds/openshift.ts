@@ -4,7 +4,7 @@
 // MachineConfigPool and MachineConfig.
 import { condition, LABEL_SELECTOR, OBJECT_REFERENCE } from './meta.js';
 import { conditionPath, crdColumn } from './printing.js';
-import { bool, define, free, int, intOrString, list, obj, ref, str, time, type Schema } from './schema.js';
+import { bool, define, free, int, intOrString, arrayOf, obj, ref, str, time, type Schema } from './schema.js';
 import type { ResourceKind } from './types.js';
 
 const config = (k: Omit<ResourceKind, 'group' | 'version' | 'definition' | 'crd' | 'generation'>): ResourceKind => ({
@@ -59,7 +59,7 @@ const CAPABILITIES = [
   'OptionalMonitoring',
 ];
 const capabilityList = (description: string): Schema =>
-  list(description, { type: 'string', enum: CAPABILITIES, description: 'An optional core component.' });
+  arrayOf(description, { type: 'string', enum: CAPABILITIES, description: 'An optional core component.' });
 
 const RELEASE = obj(
   'A release: its version, its image, and what the update service says of it.',
@@ -67,7 +67,7 @@ const RELEASE = obj(
     version: str('Semantic version of the release.'),
     image: str('Pull spec of the release image.'),
     url: str('Where to read about the release (its errata).'),
-    channels: list('Update channels the release is in.', { type: 'string' }, { mergeSet: true }),
+    channels: arrayOf('Update channels the release is in.', { type: 'string' }, { mergeSet: true }),
     architecture: str('Multi for a multi-architecture release; empty otherwise.', { enum: ['Multi', ''] }),
   },
   ['version', 'image'],
@@ -79,7 +79,7 @@ const RISK = obj(
     name: str('CamelCase name of the risk.'),
     message: str('What the issue is.'),
     url: str('Where to read about it.'),
-    matchingRules: list(
+    matchingRules: arrayOf(
       'How to tell whether the cluster is exposed, first match wins.',
       obj(
         'A rule: Always, or a PromQL query answering 1 (exposed) or 0.',
@@ -113,7 +113,7 @@ export const CLUSTER_VERSION = config({
             architecture: str('Multi to migrate to multi-architecture releases (with a version, without an image).', {
               enum: ['Multi', ''],
             }),
-            acceptRisks: list(
+            acceptRisks: arrayOf(
               'Conditional update risks accepted for this update, by name.',
               obj('An accepted risk.', { name: str('Name of the risk.') }, ['name']),
               { mergeKey: 'name' },
@@ -125,7 +125,7 @@ export const CLUSTER_VERSION = config({
             baselineCapabilitySet: str('The base set (None, v4.11, …, vCurrent).'),
             additionalEnabledCapabilities: capabilityList('Components added to the base set.'),
           }),
-          overrides: list(
+          overrides: arrayOf(
             'Objects the operator stops managing.',
             obj(
               'An object not managed.',
@@ -139,7 +139,7 @@ export const CLUSTER_VERSION = config({
               ['kind', 'group', 'namespace', 'name', 'unmanaged'],
             ),
           ),
-          signatureStores: list(
+          signatureStores: arrayOf(
             'Where release signatures are fetched from instead of the default stores.',
             obj(
               'A signature store.',
@@ -154,7 +154,7 @@ export const CLUSTER_VERSION = config({
         'The release running, the updates offered, and the update history.',
         {
           desired: ref('io.openshift.config.v1.Release', 'The release the cluster is reconciling to.'),
-          history: list(
+          history: arrayOf(
             'Recent updates, newest first.',
             obj(
               'One update.',
@@ -176,7 +176,7 @@ export const CLUSTER_VERSION = config({
             enabledCapabilities: capabilityList('Components installed.'),
             knownCapabilities: capabilityList('Components this version knows.'),
           }),
-          conditions: list(
+          conditions: arrayOf(
             'Conditions (Available, Failing, Progressing, RetrievedUpdates, Upgradeable, …).',
             OPERATOR_CONDITION,
             {
@@ -184,17 +184,17 @@ export const CLUSTER_VERSION = config({
             },
           ),
           availableUpdates: {
-            ...list('Updates recommended for the cluster.', ref('io.openshift.config.v1.Release', '')),
+            ...arrayOf('Updates recommended for the cluster.', ref('io.openshift.config.v1.Release', '')),
             nullable: true,
           },
-          conditionalUpdates: list(
+          conditionalUpdates: arrayOf(
             'Updates recommended only to clusters not exposed to their risks.',
             obj(
               'A conditional update.',
               {
                 release: ref('io.openshift.config.v1.Release', 'The release updated to.'),
-                risks: list('Its risks.', RISK, { mergeKey: 'name' }),
-                conditions: list(
+                risks: arrayOf('Its risks.', RISK, { mergeKey: 'name' }),
+                conditions: arrayOf(
                   'Whether it is recommended to this cluster (Recommended).',
                   condition('A condition.'),
                   {
@@ -231,7 +231,7 @@ export const CLUSTER_OPERATOR = config({
     {
       spec: obj('Empty: an operator is configured elsewhere.', {}),
       status: obj('What the operator reports.', {
-        conditions: list(
+        conditions: arrayOf(
           'Conditions (Available, Progressing, Degraded, Upgradeable, EvaluationConditionsDetected).',
           OPERATOR_CONDITION,
           {
@@ -239,14 +239,14 @@ export const CLUSTER_OPERATOR = config({
           },
         ),
         versions: {
-          ...list(
+          ...arrayOf(
             'Versions of the operator ("operator") and of its operands.',
             obj('A version.', { name: str('The operand.'), version: str('Its version.') }, ['name', 'version']),
           ),
           nullable: true,
         },
         relatedObjects: {
-          ...list(
+          ...arrayOf(
             'Objects worth looking at about the operator (what `oc adm inspect` collects).',
             obj(
               'An object.',
@@ -293,7 +293,7 @@ export const PROXY = config({
         httpProxy: str('Proxy for HTTP requests.'),
         httpsProxy: str('Proxy for HTTPS requests.'),
         noProxy: str('Comma-separated destinations that bypass the proxy.'),
-        readinessEndpoints: list('URLs that check the proxy works.', { type: 'string' }),
+        readinessEndpoints: arrayOf('URLs that check the proxy works.', { type: 'string' }),
         trustedCA: obj('ConfigMap in openshift-config with CAs to trust.', { name: str('Its name.') }, ['name']),
       }),
       status: obj('The proxy in effect.', {
@@ -374,7 +374,7 @@ export const INFRASTRUCTURE = config({
 });
 
 const FEATURE_LIST = (description: string): Schema =>
-  list(description, obj('A feature gate.', { name: str('Its name.') }, ['name']));
+  arrayOf(description, obj('A feature gate.', { name: str('Its name.') }, ['name']));
 
 export const FEATURE_GATE = config({
   plural: 'featuregates',
@@ -390,21 +390,21 @@ export const FEATURE_GATE = config({
         }),
         customNoUpgrade: {
           ...obj('The gates of CustomNoUpgrade.', {
-            enabled: list('Gates enabled.', { type: 'string' }),
-            disabled: list('Gates disabled.', { type: 'string' }),
+            enabled: arrayOf('Gates enabled.', { type: 'string' }),
+            disabled: arrayOf('Gates disabled.', { type: 'string' }),
           }),
           nullable: true,
         },
       }),
       status: obj('The gates in effect, per version.', {
-        conditions: list(
+        conditions: arrayOf(
           'Conditions.',
           condition('A condition.', { observedGeneration: int('Generation observed.', 'int64') }),
           {
             mergeKey: 'type',
           },
         ),
-        featureGates: list(
+        featureGates: arrayOf(
           'The gates of each version the cluster runs.',
           obj(
             'The gates of one version.',
@@ -453,11 +453,11 @@ export const MACHINE_CONFIG_POOL = mco({
         readyMachineCount: int('Nodes ready.'),
         unavailableMachineCount: int('Nodes updating or not ready.'),
         degradedMachineCount: int('Nodes whose update failed.'),
-        conditions: list(
+        conditions: arrayOf(
           'Conditions (Updated, Updating, Degraded, NodeDegraded, RenderDegraded).',
           condition('A condition.'),
         ),
-        certExpirys: list('Certificates and when they expire.', free('A certificate.')),
+        certExpirys: arrayOf('Certificates and when they expire.', free('A certificate.')),
       }),
     },
     ['spec'],
@@ -490,8 +490,8 @@ export const MACHINE_CONFIG = mco({
       osImageURL: str('OS image the machine runs.'),
       baseOSExtensionsContainerImage: str('Extensions image matching the OS image.'),
       config: free('Ignition config.'),
-      kernelArguments: { ...list('Kernel arguments added.', { type: 'string' }), nullable: true },
-      extensions: list('OS extensions installed.', { type: 'string' }),
+      kernelArguments: { ...arrayOf('Kernel arguments added.', { type: 'string' }), nullable: true },
+      extensions: arrayOf('OS extensions installed.', { type: 'string' }),
       fips: bool('FIPS mode.'),
       kernelType: str('default, realtime or 64k-pages.'),
     }),
@@ -527,6 +527,6 @@ define(
     kind: str('MachineConfig.'),
     apiVersion: str('machineconfiguration.openshift.io/v1.'),
     uid: str('Its UID.'),
-    source: list('The MachineConfigs it was made of.', ref(OBJECT_REFERENCE.ref!, '')),
+    source: arrayOf('The MachineConfigs it was made of.', ref(OBJECT_REFERENCE.ref!, '')),
   }),
 );

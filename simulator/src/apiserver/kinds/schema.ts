@@ -70,7 +70,7 @@ export const obj = (
   ...more,
 });
 /** A list; `mergeKey` merges it by that key of its items in a strategic merge patch. */
-export const list = (description: string, items: Schema, more: Partial<Schema> = {}): Schema => ({
+export const arrayOf = (description: string, items: Schema, more: Partial<Schema> = {}): Schema => ({
   type: 'array',
   description,
   items,

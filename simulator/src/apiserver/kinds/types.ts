@@ -2,7 +2,7 @@
 // prints for it. Each kind is declared once, in the file of its API group (kinds/*.ts), with all of these.
 import type { Schema } from './schema.js';
 
-export interface KubeObject {
+export interface StoredObject {
   apiVersion: string;
   kind: string;
   metadata: {
@@ -35,7 +35,7 @@ export interface PrinterColumn {
   /** A CRD's column: the JSONPath the API server evaluates on the object (its first result). */
   jsonPath?: string;
   /** A built-in kind's column: the cell its printer makes; `now` is the server's time (ms since the epoch). */
-  cell?: (o: KubeObject, now: number) => Cell;
+  cell?: (o: StoredObject, now: number) => Cell;
 }
 
 /** A rule of a CRD's schema (enum, x-kubernetes-validations) that a written object breaks, as the API server reports it. */
@@ -71,7 +71,7 @@ export interface ResourceKind {
    * The rules its CRD's schema adds (enums, CEL validations): those a write of `next` over `old` (undefined
    * for a create) breaks; the write is then refused with 422 Invalid, and nothing is changed.
    */
-  rules?: (next: KubeObject, old: KubeObject | undefined) => RuleViolation[];
+  rules?: (next: StoredObject, old: StoredObject | undefined) => RuleViolation[];
   /** The verbs it supports; all of create, delete, get, list, patch, update, watch when unset. */
   verbs?: string[];
   /** Its schema's definition name in the OpenAPI documents. */
@@ -84,6 +84,6 @@ export interface ResourceKind {
    */
   columns?: PrinterColumn[];
   /** Field selectors it supports besides metadata.name and metadata.namespace. */
-  fields?: Record<string, (o: KubeObject) => string>;
+  fields?: Record<string, (o: StoredObject) => string>;
   categories?: string[];
 }

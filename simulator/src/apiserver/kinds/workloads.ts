@@ -1,17 +1,18 @@
 // The workload kinds the mock cluster serves: Deployments and DaemonSets (apps/v1) and Jobs (batch/v1).
 import { condition, LABEL_SELECTOR, POD_TEMPLATE } from './meta.js';
-import { ageColumn, humanDuration, orNone, specOf, statusOf } from './printing.js';
-import { bool, free, int, list, obj, ref, time } from './schema.js';
-import type { KubeObject, PrinterColumn, ResourceKind } from './types.js';
+import { formatAge } from 'cincy/duration';
+import { ageColumn, orNone, specOf, statusOf } from './printing.js';
+import { bool, free, int, arrayOf, obj, ref, time } from './schema.js';
+import type { StoredObject, PrinterColumn, ResourceKind } from './types.js';
 
 interface Template {
   template?: { spec?: { containers?: Array<{ name: string; image?: string }>; nodeSelector?: Record<string, string> } };
   selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] };
 }
 
-const containers = (o: KubeObject): Array<{ name: string; image?: string }> =>
+const containers = (o: StoredObject): Array<{ name: string; image?: string }> =>
   specOf<Template>(o).template?.spec?.containers ?? [];
-const selectorText = (o: KubeObject): string =>
+const selectorText = (o: StoredObject): string =>
   orNone(
     Object.entries(specOf<Template>(o).selector?.matchLabels ?? {})
       .map(([k, v]) => `${k}=${v}`)
@@ -43,7 +44,7 @@ const WIDE: PrinterColumn[] = [
   { name: 'Selector', type: 'string', priority: 1, description: 'Labels of its pods.', cell: selectorText },
 ];
 
-const count = (field: string) => (o: KubeObject) => (statusOf<Record<string, number>>(o)[field] ?? 0) as number;
+const count = (field: string) => (o: StoredObject) => (statusOf<Record<string, number>>(o)[field] ?? 0) as number;
 
 export const DEPLOYMENT: ResourceKind = {
   group: 'apps',
@@ -78,7 +79,7 @@ export const DEPLOYMENT: ResourceKind = {
       readyReplicas: int('Pods ready.'),
       availableReplicas: int('Pods available.'),
       unavailableReplicas: int('Pods not available.'),
-      conditions: list(
+      conditions: arrayOf(
         'Conditions of the deployment (Available, Progressing).',
         condition('A condition.', { lastUpdateTime: time('When it was last updated.') }),
         { mergeKey: 'type' },
@@ -136,7 +137,7 @@ export const DAEMON_SET: ResourceKind = {
       numberAvailable: int('Nodes whose pod is available.'),
       numberUnavailable: int('Nodes whose pod is not available.'),
       numberMisscheduled: int('Nodes that run its pod but should not.'),
-      conditions: list('Conditions.', condition('A condition.'), { mergeKey: 'type' }),
+      conditions: arrayOf('Conditions.', condition('A condition.'), { mergeKey: 'type' }),
     }),
   }),
   columns: [
@@ -185,7 +186,7 @@ interface JobStatus {
   conditions?: Array<{ type: string; status: string }>;
 }
 
-function jobStatusCell(o: KubeObject): string {
+function jobStatusCell(o: StoredObject): string {
   const conditions = statusOf<JobStatus>(o).conditions ?? [];
   const has = (type: string): boolean => conditions.some((c) => c.type === type && c.status === 'True');
   if (has('Failed')) return 'Failed';
@@ -228,7 +229,7 @@ export const JOB: ResourceKind = {
       ready: int('Pods ready.'),
       succeeded: int('Pods that succeeded.'),
       failed: int('Pods that failed.'),
-      conditions: list(
+      conditions: arrayOf(
         'Conditions of the job (Complete, Failed, Suspended).',
         condition('A condition.', { lastProbeTime: time('When it was last checked.') }),
       ),
@@ -250,7 +251,7 @@ export const JOB: ResourceKind = {
         const s = statusOf<JobStatus>(o);
         if (!s.startTime) return '';
         const end = s.completionTime ? Date.parse(s.completionTime) : now;
-        return humanDuration(end - Date.parse(s.startTime));
+        return formatAge(end - Date.parse(s.startTime));
       },
     },
     ageColumn,

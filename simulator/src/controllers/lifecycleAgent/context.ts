@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { HostData } from '../singleNodeHost.js';
 import { staterootFor } from '../singleNodeHost.js';
 import type { IbuCluster } from './cluster.js';
-import { setCondition, type ImageBasedUpgrade, type Stage } from './status.js';
+import { setIbuCondition, type ImageBasedUpgrade, type IbuStage } from './status.js';
 
 export interface StageContext {
   ibu: ImageBasedUpgrade;
@@ -40,19 +40,19 @@ export function desiredStateroot(ibu: ImageBasedUpgrade): string | undefined {
 export const afterPivot = (ibu: ImageBasedUpgrade, host: HostData): boolean =>
   desiredStateroot(ibu) !== undefined && host.booted === desiredStateroot(ibu);
 
-export function setInProgress(c: StageContext, stage: Exclude<Stage, 'Idle'>, message: string): void {
-  setCondition(c.ibu, `${stage}InProgress`, 'InProgress', 'True', message, c.now);
+export function setInProgress(c: StageContext, stage: Exclude<IbuStage, 'Idle'>, message: string): void {
+  setIbuCondition(c.ibu, `${stage}InProgress`, 'InProgress', 'True', message, c.now);
 }
 
 /** The stage failed: its completed condition says so in a word, its in-progress one says why. */
-export function setFailed(c: StageContext, stage: Exclude<Stage, 'Idle'>, summary: string, why: string): void {
-  setCondition(c.ibu, `${stage}Completed`, 'Failed', 'False', summary, c.now);
-  setCondition(c.ibu, `${stage}InProgress`, 'Failed', 'False', why, c.now);
+export function setFailed(c: StageContext, stage: Exclude<IbuStage, 'Idle'>, summary: string, why: string): void {
+  setIbuCondition(c.ibu, `${stage}Completed`, 'Failed', 'False', summary, c.now);
+  setIbuCondition(c.ibu, `${stage}InProgress`, 'Failed', 'False', why, c.now);
 }
 
-export function setCompleted(c: StageContext, stage: Exclude<Stage, 'Idle'>, summary: string, detail: string): void {
-  setCondition(c.ibu, `${stage}InProgress`, 'Completed', 'False', summary, c.now);
-  setCondition(c.ibu, `${stage}Completed`, 'Completed', 'True', detail, c.now);
+export function setCompleted(c: StageContext, stage: Exclude<IbuStage, 'Idle'>, summary: string, detail: string): void {
+  setIbuCondition(c.ibu, `${stage}InProgress`, 'Completed', 'False', summary, c.now);
+  setIbuCondition(c.ibu, `${stage}Completed`, 'Completed', 'True', detail, c.now);
 }
 
 /** Waits for the cluster to be healthy: the wait, with the in-progress message saying what it waits for; undefined when healthy. */

@@ -7,12 +7,12 @@
 import { apiMessage } from 'cincy/cluster/apiError';
 import { ManifestError } from './cluster.js';
 import { waitForHealth, WAIT, type StageContext, type StageResult } from './context.js';
-import { conditionOf, resetConditions, setCondition } from './status.js';
+import { ibuCondition, resetConditions, setIbuCondition } from './status.js';
 
 export const MANUAL_CLEANUP_ANNOTATION = 'lca.openshift.io/manual-cleanup-done';
 
 export async function handleIdle(c: StageContext): Promise<StageResult> {
-  const reason = conditionOf(c.ibu, 'Idle')?.reason;
+  const reason = ibuCondition(c.ibu, 'Idle')?.reason;
   if (reason === 'AbortFailed' || reason === 'FinalizeFailed') {
     if (c.ibu.metadata.annotations?.[MANUAL_CLEANUP_ANNOTATION] === undefined) return WAIT.medium;
     delete c.ibu.metadata.annotations[MANUAL_CLEANUP_ANNOTATION];
@@ -22,7 +22,7 @@ export async function handleIdle(c: StageContext): Promise<StageResult> {
   const finalizing = reason === 'Finalizing' || reason === 'FinalizeFailed';
   if (finalizing) {
     const health = await waitForHealth(c, (p) =>
-      setCondition(
+      setIbuCondition(
         c.ibu,
         'Idle',
         'Finalizing',
@@ -35,7 +35,7 @@ export async function handleIdle(c: StageContext): Promise<StageResult> {
   }
   const errors = await cleanUp(c);
   if (errors.length) {
-    setCondition(
+    setIbuCondition(
       c.ibu,
       'Idle',
       finalizing ? 'FinalizeFailed' : 'AbortFailed',

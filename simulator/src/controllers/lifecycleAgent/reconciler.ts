@@ -17,11 +17,11 @@ import {
   transitionRequested,
   validNextStages,
   type ImageBasedUpgrade,
-  type Stage,
+  type IbuStage,
 } from './status.js';
 import { handleUpgrade } from './upgrade.js';
 
-const HANDLERS: Record<Stage, (c: StageContext) => Promise<StageResult>> = {
+const HANDLERS: Record<IbuStage, (c: StageContext) => Promise<StageResult>> = {
   Idle: handleIdle,
   Prep: handlePrep,
   Upgrade: handleUpgrade,

@@ -3,9 +3,9 @@
 // Everything the agent knows of an upgrade is here or on the host, so a restarted agent resumes from it.
 import { kubeTime } from 'cincy/clock';
 
-export type Stage = 'Idle' | 'Prep' | 'Upgrade' | 'Rollback';
+export type IbuStage = 'Idle' | 'Prep' | 'Upgrade' | 'Rollback';
 
-export interface Condition {
+export interface IbuCondition {
   type: string;
   status: 'True' | 'False' | 'Unknown';
   reason: string;
@@ -21,7 +21,7 @@ export interface Phase {
 }
 
 export interface StageRun {
-  stage: Stage;
+  stage: IbuStage;
   startTime?: string;
   completionTime?: string;
   phases?: Phase[];
@@ -43,7 +43,7 @@ export interface ImageBasedUpgrade {
     [k: string]: unknown;
   };
   spec?: {
-    stage?: Stage;
+    stage?: IbuStage;
     seedImageRef?: { version?: string; image?: string; pullSecretRef?: { name: string } };
     oadpContent?: ConfigMapRef[];
     extraManifests?: ConfigMapRef[];
@@ -51,8 +51,8 @@ export interface ImageBasedUpgrade {
   };
   status?: {
     observedGeneration?: number;
-    conditions?: Condition[];
-    validNextStages?: Stage[];
+    conditions?: IbuCondition[];
+    validNextStages?: IbuStage[];
     history?: StageRun[];
     rollbackAvailabilityExpiration?: string;
   };
@@ -72,22 +72,22 @@ export const MSG = {
   rollbackRequested: 'Rollback requested',
 } as const;
 
-const IN_PROGRESS: Record<Stage, string> = {
+const IN_PROGRESS: Record<IbuStage, string> = {
   Idle: 'Idle',
   Prep: 'PrepInProgress',
   Upgrade: 'UpgradeInProgress',
   Rollback: 'RollbackInProgress',
 };
-const COMPLETED: Record<Stage, string> = {
+const COMPLETED: Record<IbuStage, string> = {
   Idle: 'Idle',
   Prep: 'PrepCompleted',
   Upgrade: 'UpgradeCompleted',
   Rollback: 'RollbackCompleted',
 };
-const STAGES: Stage[] = ['Idle', 'Prep', 'Upgrade', 'Rollback'];
+const STAGES: IbuStage[] = ['Idle', 'Prep', 'Upgrade', 'Rollback'];
 
 /** The condition of `type`, if any. */
-export const conditionOf = (ibu: ImageBasedUpgrade, type: string): Condition | undefined =>
+export const ibuCondition = (ibu: ImageBasedUpgrade, type: string): IbuCondition | undefined =>
   ibu.status?.conditions?.find((c) => c.type === type);
 
 /**
@@ -95,7 +95,7 @@ export const conditionOf = (ibu: ImageBasedUpgrade, type: string): Condition | u
  * of the list unless it is there already, so that the last condition is the latest news (the State and Details
  * columns show it). lastTransitionTime moves when the status flips.
  */
-export function setCondition(
+export function setIbuCondition(
   ibu: ImageBasedUpgrade,
   type: string,
   reason: string,
@@ -106,7 +106,7 @@ export function setCondition(
   const s = (ibu.status ??= {});
   const list = (s.conditions ??= []);
   const old = list.find((c) => c.type === type);
-  const next: Condition = {
+  const next: IbuCondition = {
     type,
     status,
     reason,
@@ -121,7 +121,7 @@ export function setCondition(
   } else list.splice(list.indexOf(old), 1, next);
 }
 
-export const removeCondition = (ibu: ImageBasedUpgrade, type: string): void => {
+export const removeIbuCondition = (ibu: ImageBasedUpgrade, type: string): void => {
   if (ibu.status?.conditions) ibu.status.conditions = ibu.status.conditions.filter((c) => c.type !== type);
 };
 
@@ -129,24 +129,24 @@ export const removeCondition = (ibu: ImageBasedUpgrade, type: string): void => {
 export function resetConditions(ibu: ImageBasedUpgrade, now: number): void {
   const s = (ibu.status ??= {});
   s.conditions = (s.conditions ?? []).filter((c) => c.type === 'Idle');
-  setCondition(ibu, 'Idle', 'Idle', 'True', 'Idle', now);
+  setIbuCondition(ibu, 'Idle', 'Idle', 'True', 'Idle', now);
 }
 
-export const inProgressType = (stage: Stage): string => IN_PROGRESS[stage];
-export const completedType = (stage: Stage): string => COMPLETED[stage];
+export const inProgressType = (stage: IbuStage): string => IN_PROGRESS[stage];
+export const completedType = (stage: IbuStage): string => COMPLETED[stage];
 
-export function isCompleted(ibu: ImageBasedUpgrade, stage: Stage): boolean {
-  return conditionOf(ibu, COMPLETED[stage])?.status === 'True';
+export function isCompleted(ibu: ImageBasedUpgrade, stage: IbuStage): boolean {
+  return ibuCondition(ibu, COMPLETED[stage])?.status === 'True';
 }
-export function isFailed(ibu: ImageBasedUpgrade, stage: Stage): boolean {
-  return conditionOf(ibu, COMPLETED[stage])?.status === 'False';
+export function isFailed(ibu: ImageBasedUpgrade, stage: IbuStage): boolean {
+  return ibuCondition(ibu, COMPLETED[stage])?.status === 'False';
 }
-const completedOrFailed = (ibu: ImageBasedUpgrade, stage: Stage): boolean =>
-  conditionOf(ibu, COMPLETED[stage]) !== undefined;
+const completedOrFailed = (ibu: ImageBasedUpgrade, stage: IbuStage): boolean =>
+  ibuCondition(ibu, COMPLETED[stage]) !== undefined;
 
 /** Whether the agent works on `stage`: for Idle, aborting or finalizing (or their failures, waiting for a manual clean-up). */
-export function isInProgress(ibu: ImageBasedUpgrade, stage: Stage): boolean {
-  const c = conditionOf(ibu, IN_PROGRESS[stage]);
+export function isInProgress(ibu: ImageBasedUpgrade, stage: IbuStage): boolean {
+  const c = ibuCondition(ibu, IN_PROGRESS[stage]);
   if (stage === 'Idle')
     return (
       c !== undefined &&
@@ -156,10 +156,11 @@ export function isInProgress(ibu: ImageBasedUpgrade, stage: Stage): boolean {
   return c?.status === 'True';
 }
 
-export const inProgressStage = (ibu: ImageBasedUpgrade): Stage | undefined => STAGES.find((s) => isInProgress(ibu, s));
+export const inProgressStage = (ibu: ImageBasedUpgrade): IbuStage | undefined =>
+  STAGES.find((s) => isInProgress(ibu, s));
 
 /** The stages spec.stage may move to now (the Lifecycle Agent's getValidNextStageList). */
-export function validNextStages(ibu: ImageBasedUpgrade, afterPivot: boolean): Stage[] {
+export function validNextStages(ibu: ImageBasedUpgrade, afterPivot: boolean): IbuStage[] {
   const current = inProgressStage(ibu);
   if (current === 'Idle' || current === 'Rollback' || isFailed(ibu, 'Rollback')) return [];
   if (current === 'Prep' || isFailed(ibu, 'Prep')) return ['Idle'];
@@ -168,7 +169,7 @@ export function validNextStages(ibu: ImageBasedUpgrade, afterPivot: boolean): St
   if (isCompleted(ibu, 'Upgrade')) return ['Idle', 'Rollback'];
   if (isCompleted(ibu, 'Prep')) return ['Idle', 'Upgrade'];
   if (isCompleted(ibu, 'Idle')) return ['Prep'];
-  return conditionOf(ibu, 'Idle') ? [] : ['Idle'];
+  return ibuCondition(ibu, 'Idle') ? [] : ['Idle'];
 }
 
 /** Whether spec.stage asks for a stage the agent has not started (nor finished). */
@@ -181,8 +182,8 @@ export function transitionRequested(ibu: ImageBasedUpgrade): boolean {
 /** Whether moving to Idle now finalizes (after a completed upgrade or rollback) or aborts (before the pivot). */
 function finalizeOrAbort(ibu: ImageBasedUpgrade, afterPivot: boolean): 'Finalizing' | 'Aborting' | undefined {
   if (isCompleted(ibu, 'Upgrade') || isCompleted(ibu, 'Rollback')) return 'Finalizing';
-  const idle = conditionOf(ibu, 'Idle');
-  const rollback = conditionOf(ibu, 'RollbackInProgress');
+  const idle = ibuCondition(ibu, 'Idle');
+  const rollback = ibuCondition(ibu, 'RollbackInProgress');
   if (idle?.status === 'False' && !afterPivot && (!rollback || rollback.reason === 'InvalidTransition'))
     return 'Aborting';
   return undefined;
@@ -195,7 +196,7 @@ function finalizeOrAbort(ibu: ImageBasedUpgrade, afterPivot: boolean): 'Finalizi
 export function startTransition(ibu: ImageBasedUpgrade, afterPivot: boolean, now: number): boolean {
   const stage = ibu.spec?.stage ?? 'Idle';
   const gen = (type: string, reason: string, status: 'True' | 'False', message: string): void =>
-    setCondition(ibu, type, reason, status, message, now);
+    setIbuCondition(ibu, type, reason, status, message, now);
   if (validNextStages(ibu, afterPivot).includes(stage)) {
     clearInvalidTransitions(ibu, now);
     if (stage === 'Prep') {
@@ -210,7 +211,7 @@ export function startTransition(ibu: ImageBasedUpgrade, afterPivot: boolean, now
       const why = finalizeOrAbort(ibu, afterPivot);
       if (why === 'Finalizing') gen('Idle', 'Finalizing', 'False', MSG.finalizing);
       else if (why === 'Aborting') gen('Idle', 'Aborting', 'False', MSG.aborting);
-      else if (!conditionOf(ibu, 'Idle')) resetConditions(ibu, now);
+      else if (!ibuCondition(ibu, 'Idle')) resetConditions(ibu, now);
     }
     return true;
   }
@@ -230,17 +231,17 @@ export function startTransition(ibu: ImageBasedUpgrade, afterPivot: boolean, now
 function clearInvalidTransitions(ibu: ImageBasedUpgrade, now: number): void {
   for (const c of [...(ibu.status?.conditions ?? [])]) {
     if (c.reason !== 'InvalidTransition') continue;
-    if (c.type === 'Idle') setCondition(ibu, 'Idle', 'InProgress', 'False', MSG.inProgress, now);
-    else removeCondition(ibu, c.type);
+    if (c.type === 'Idle') setIbuCondition(ibu, 'Idle', 'InProgress', 'False', MSG.inProgress, now);
+    else removeIbuCondition(ibu, c.type);
   }
 }
 
 /** The run of `stage` in status.history that is under way or last. */
-export const runOf = (ibu: ImageBasedUpgrade, stage: Stage): StageRun | undefined =>
+export const runOf = (ibu: ImageBasedUpgrade, stage: IbuStage): StageRun | undefined =>
   [...(ibu.status?.history ?? [])].reverse().find((h) => h.stage === stage);
 
 /** Records the start of the run of spec.stage, once. */
-export function startRun(ibu: ImageBasedUpgrade, stage: Stage, now: number): StageRun {
+export function startRun(ibu: ImageBasedUpgrade, stage: IbuStage, now: number): StageRun {
   const s = (ibu.status ??= {});
   const found = (s.history ??= []).find((h) => h.stage === stage && h.startTime);
   if (found) return found;

@@ -4,9 +4,9 @@
 // operator unavailable or degraded for long, a previous update never completed).
 import type { ClusterVersion } from '../../../agent/clusterVersion.js';
 import type { Condition } from '../../../agent/conditions.js';
-import { columns } from '../columns.js';
+import { alignColumns } from '../../table.js';
 import type { ClusterOperator } from './cluster.js';
-import { roundElapsed, shortDuration } from './duration.js';
+import { formatOcDuration, roundElapsedAsOc } from '../../../duration.js';
 import type { Insight } from './insight.js';
 
 const MINUTE = 60_000;
@@ -95,7 +95,7 @@ function estimateRemaining(base: number, toLastProgress: number, updatingFor: nu
   const total = completion > 0 && toLastProgress > 5 * MINUTE ? toLastProgress / completion : base;
   const left = total - updatingFor;
   const margin = left < 0 ? 1 / 1.2 : 1.2;
-  return roundElapsed(Math.trunc((left * margin) / 1000) * 1000);
+  return roundElapsedAsOc(Math.trunc((left * margin) / 1000) * 1000);
 }
 
 export function assessControlPlane(
@@ -178,7 +178,7 @@ export function assessControlPlane(
     toLastProgress = lastProgress - started;
     d.completedAt = current.state === 'Completed' && current.completionTime ? time(current.completionTime) : now;
     updatingFor = d.completedAt - started;
-    d.duration = roundElapsed(updatingFor);
+    d.duration = roundElapsedAsOc(updatingFor);
   }
   d.target = current?.version ?? 'unknown';
   const previous = history[1];
@@ -211,14 +211,14 @@ export function assessControlPlane(
 
 /** The time left as oc words it: under ten minutes is "<10m"; long overdue says what was expected. */
 function vagueUnder(remaining: number, estimated: number): string {
-  if (remaining < -10 * MINUTE) return `N/A; estimate duration was ${shortDuration(estimated)}`;
+  if (remaining < -10 * MINUTE) return `N/A; estimate duration was ${formatOcDuration(estimated)}`;
   if (remaining < 10 * MINUTE) return '<10m';
-  return shortDuration(remaining);
+  return formatOcDuration(remaining);
 }
 
 export function renderControlPlane(d: ControlPlane, detailed: boolean, now: number): string {
   if (d.updated === d.total)
-    return `= Control Plane =\nUpdate to ${d.target} successfully completed at ${new Date(d.completedAt).toISOString().replace(/\.\d{3}Z$/, 'Z')} (duration: ${shortDuration(d.duration)})\n`;
+    return `= Control Plane =\nUpdate to ${d.target} successfully completed at ${new Date(d.completedAt).toISOString().replace(/\.\d{3}Z$/, 'Z')} (duration: ${formatOcDuration(d.duration)})\n`;
   const health = [`${d.total - d.unavailable - d.degraded} Healthy`];
   if (d.unavailable) health.push(`${d.unavailable} Unavailable`);
   if (d.degraded) health.push(`${d.degraded} Available but degraded`);
@@ -227,17 +227,17 @@ export function renderControlPlane(d: ControlPlane, detailed: boolean, now: numb
   out += `Target Version:  ${d.target}${d.from}\n`;
   if (d.updating.length) out += `Updating:        ${d.updating.map((u) => u.name).join(', ')}\n`;
   out += `Completion:      ${Math.round(d.completion)}% (${d.updated} operators updated, ${d.updating.length} updating, ${d.waiting} waiting)\n`;
-  out += `Duration:        ${shortDuration(d.duration)}`;
+  out += `Duration:        ${formatOcDuration(d.duration)}`;
   if (d.estRemaining) out += ` (Est. Time Remaining: ${vagueUnder(d.estRemaining, d.estDuration)})`;
   out += `\nOperator Health: ${health.join(', ')}\n`;
   if (detailed && d.updating.length) {
     out += '\nUpdating Cluster Operators\n';
-    out += columns(
+    out += alignColumns(
       [
         ['NAME', 'SINCE', 'REASON', 'MESSAGE'],
         ...d.updating.map((u) => [
           u.name,
-          shortDuration(now - time(u.condition.lastTransitionTime)),
+          formatOcDuration(now - time(u.condition.lastTransitionTime)),
           u.condition.reason || '-',
           u.condition.message,
         ]),

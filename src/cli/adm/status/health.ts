@@ -1,8 +1,8 @@
 // The "Update Health" section of `adm upgrade status`: the insights, worst first and newest first within a
 // level, as a table (or, with --details=health, each with its description and reference); "Upgrade is
 // proceeding well" when there is nothing to say.
-import { columns } from '../columns.js';
-import { shortDuration } from './duration.js';
+import { alignColumns } from '../../table.js';
+import { formatOcDuration } from '../../../duration.js';
 import { LEVELS, type Insight } from './insight.js';
 
 export function renderHealth(insights: Insight[], updatingFor: number, now: number, detailed: boolean): string {
@@ -21,7 +21,7 @@ export function renderHealth(insights: Insight[], updatingFor: number, now: numb
   const since = (i: Insight): string =>
     i.startedAt === undefined || !Number.isFinite(i.startedAt)
       ? '-'
-      : shortDuration(Math.trunc((now - i.startedAt) / 1000) * 1000);
+      : formatOcDuration(Math.trunc((now - i.startedAt) / 1000) * 1000);
   let out = '= Update Health =\n';
   if (detailed) {
     const label = (name: string): string => `  ${name.padEnd('Description: '.length)}`;
@@ -33,7 +33,7 @@ export function renderHealth(insights: Insight[], updatingFor: number, now: numb
       .join('\n');
     return out;
   }
-  out += columns(
+  out += alignColumns(
     [['SINCE', 'LEVEL', 'IMPACT', 'MESSAGE'], ...sorted.map((i) => [since(i), i.level, i.impact, i.summary])],
     {
       padding: 3,

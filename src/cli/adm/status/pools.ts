@@ -4,7 +4,7 @@
 // estimate of the time it still needs, and each pool's completion.
 import type { ClusterVersion } from '../../../agent/clusterVersion.js';
 import { KUBE_LABEL } from '../../../cluster/labels.js';
-import { columns } from '../columns.js';
+import { alignColumns } from '../../table.js';
 import type { LabelSelector, Node, Pool, StatusInput } from './cluster.js';
 import type { Insight } from './insight.js';
 
@@ -294,7 +294,7 @@ export function renderPoolTable(pools: PoolData[]): string {
     if (p.degraded) status += `, ${p.degraded} Degraded`;
     return [p.name, p.assessment, `${Math.round(p.completion)}% (${p.total - p.outdated}/${p.total})`, status];
   });
-  return `\n${columns([['WORKER POOL', 'ASSESSMENT', 'COMPLETION', 'STATUS'], ...rows], { padding: 3 })}`;
+  return `\n${alignColumns([['WORKER POOL', 'ASSESSMENT', 'COMPLETION', 'STATUS'], ...rows], { padding: 3 })}`;
 }
 
 /** A pool's nodes; at most ten when not detailed, those in trouble always, the rest summed up. */
@@ -320,7 +320,7 @@ export function renderPoolNodes(p: PoolData, detailed: boolean): string {
     }
     rows.push([n.name, n.assessment, n.phase, n.version || '?', n.estimate, n.message]);
   });
-  out += columns(rows, { padding: 3 });
+  out += alignColumns(rows, { padding: 3 });
   if (omitted.total)
     out += `...\nOmitted additional ${omitted.total} Total, ${omitted.completed} Completed, ${omitted.available} Available, ${omitted.progressing} Progressing, ${omitted.outdated} Outdated, ${omitted.draining} Draining, ${omitted.excluded} Excluded, and 0 Degraded nodes.\nPass along --details=nodes to see all information.\n`;
   return out;

@@ -2,10 +2,10 @@
 // provider, operator conditions, node labels, the machine-config daemon's state…), made from the mock's
 // state on each scrape, in the Prometheus text exposition format.
 import { KUBE_LABEL } from 'cincy/cluster/labels';
-import { servedKinds } from './crds.js';
-import { KINDS, stored, type ResourceKind } from './kinds.js';
-import { SCENARIO } from '../controllers/scenario.js';
-import type { ClusterState } from './state.js';
+import { servedKinds } from '../apiserver/crds.js';
+import { KINDS, stored, type ResourceKind } from '../apiserver/kinds.js';
+import { SCENARIO } from './scenario.js';
+import type { ClusterState } from '../apiserver/state.js';
 
 const kind = (k: string): ResourceKind => KINDS.find((x) => x.kind === k)!;
 
