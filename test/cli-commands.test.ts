@@ -7,10 +7,21 @@ import { join } from 'node:path';
 import * as openpgp from 'openpgp';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { request } from 'undici';
 import { cincy, serveCli, useCleanup } from './support/cli.js';
 import { release, writeTree } from './support/trees.js';
 
 const cleanup = useCleanup();
+
+/**
+ * A GET on a connection of its own. The commands between two requests run synchronously (spawnSync) and
+ * hold this process's event loop for seconds: a pooled connection the server closed meanwhile (its
+ * keep-alive timeout) would not have been noticed yet, and a request sent on it fails.
+ */
+async function fresh(url: string): Promise<unknown> {
+  const res = await request(url, { reset: true });
+  return res.body.json();
+}
 const BIN = join(import.meta.dirname, '..', 'bin', 'cincy.js');
 const HEX = 'd'.repeat(64);
 const PAYLOAD = `quay.example/ocp/release@sha256:${HEX}`;
@@ -104,7 +115,7 @@ describe('issue 12 point 12: the command line', () => {
     expect(shown.stdout).toMatch(/^Channel:\s+fast-4\.1 \(public\)$/m);
     expect(shown.stdout).toMatch(/^4\.1\.7\s/m);
     expect(cincy(['channel', 'ls'], env).stdout).toMatch(/^fast-4\.1\s+2\s+4\.1\.7/m);
-    const graph = (await (await fetch(`${server.url}/graph?channel=fast-4.1`)).json()) as { nodes: unknown[] };
+    const graph = (await fresh(`${server.url}/graph?channel=fast-4.1`)) as { nodes: unknown[] };
     expect(graph.nodes).toHaveLength(2);
 
     // Tombstones: a member is refused (withdraw it instead); a tombstone blocks promotion until lifted.
@@ -124,7 +135,7 @@ describe('issue 12 point 12: the command line', () => {
     expect(cincy(['tombstone', 'rm', '4.9.9', '--channel', 'fast-4.1'], env).stderr).toContain('404 does_not_exist');
 
     expect(cincy(['channel', 'rm', 'fast-4.1', '--reason', 'retired'], env).stdout).toBe('fast-4.1 deleted\n');
-    const gone = (await (await fetch(`${server.url}/graph?channel=fast-4.1`)).json()) as { nodes: unknown[] };
+    const gone = (await fresh(`${server.url}/graph?channel=fast-4.1`)) as { nodes: unknown[] };
     expect(gone.nodes).toHaveLength(0);
     expect(cincy(['channel', 'get', 'fast-4.1'], env).stderr).toContain('404');
 
