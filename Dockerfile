@@ -7,9 +7,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3 esbuild
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/build-ui.mjs ./scripts/build-ui.mjs
+COPY scripts/build-ui.mjs scripts/clean-dist.mjs ./scripts/
 COPY src ./src
-RUN npm run prepare && npm prune --omit=dev
+# The product only: the simulated cluster (simulator/, a workspace of the repository) is never in the image.
+RUN npm run build:product && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app

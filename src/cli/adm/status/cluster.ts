@@ -50,8 +50,6 @@ export interface StatusInput {
 
 /** The annotation of a rendered MachineConfig naming the release it belongs to. */
 export const RELEASE_VERSION = 'machineconfiguration.openshift.io/release-image-version';
-/** On a mock cluster's pool: the release its target config belongs to (a cluster that serves no MachineConfigs). */
-const POOL_RELEASE = 'cincy.mock/release-version';
 
 /** `now` given, the cluster's clock is not read (a test's cluster keeps its clock in the test). */
 export async function readStatusInput(cluster: ClusterClient, now?: number): Promise<StatusInput> {
@@ -85,28 +83,9 @@ export async function readStatusInput(cluster: ClusterClient, now?: number): Pro
       );
     }
   }
-  const configVersion = served
-    ? (name: string | undefined) => (name ? versions.get(name) : undefined)
-    : poolTargetVersions(pools, cv);
+  // A cluster that serves no MachineConfigs names no release for a node's configuration: unknown.
+  const configVersion = (name: string | undefined): string | undefined =>
+    served && name ? versions.get(name) : undefined;
 
   return { cv, operators, pools, nodes, configVersion, now: now ?? (await kubeCall(origin, () => api.serverTime())) };
-}
-
-/**
- * Versions for a cluster that serves no MachineConfigs (the mock cluster before it did): a pool's target
- * config is the release its pool names; any other config is the release the cluster last completed
- * before those.
- */
-function poolTargetVersions(pools: Pool[], cv: ClusterVersion): (name: string | undefined) => string | undefined {
-  const targets = new Map<string, string>();
-  for (const p of pools) {
-    const target = p.spec?.configuration?.name;
-    const release = p.metadata.annotations?.[POOL_RELEASE];
-    if (target && release) targets.set(target, release);
-  }
-  const history = cv.status.history ?? [];
-  const targeted = new Set(targets.values());
-  const before =
-    history.find((h) => h.state === 'Completed' && !targeted.has(h.version))?.version ?? history[0]?.version;
-  return (name) => (name ? (targets.get(name) ?? before) : undefined);
 }
