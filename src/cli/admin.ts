@@ -1,6 +1,7 @@
 // The admin commands (promote, withdraw, risk, audit) and what every client of the admin REST API
 // shares: --server and --token (or CINCY_SERVER and CINCY_TOKEN), tables by default and -o json.
 // Release commands are in releases.ts, channel and tombstone commands in channels.ts.
+import type { Dispatcher } from 'undici';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -43,27 +44,27 @@ export async function callWithStatus(
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = contentType;
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let res: Response;
+  // Loaded when a command asks the server, not when the commands are defined (`cincy --help` stays quick).
+  const { request } = await import('undici');
+  let res: Dispatcher.ResponseData;
   try {
-    res = await fetch(serverUrl(opts.server, path), {
-      method,
+    res = await request(serverUrl(opts.server, path), {
+      method: method as Dispatcher.HttpMethod,
       headers,
-      body: body === undefined ? undefined : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body),
+      body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
     });
   } catch (err) {
-    throw new Error(
-      `cannot reach ${opts.server}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`,
-    );
+    throw new Error(`cannot reach ${opts.server}: ${(err as Error).message}`);
   }
-  const text = await res.text();
+  const text = await res.body.text();
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
-    throw new Error(`${opts.server} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    throw new Error(`${opts.server} answered ${res.statusCode} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
-  if (!res.ok) throw new HttpError(res.status, (parsed ?? {}) as { kind?: string; value?: string });
-  return { status: res.status, body: parsed };
+  if (res.statusCode >= 300) throw new HttpError(res.statusCode, (parsed ?? {}) as { kind?: string; value?: string });
+  return { status: res.statusCode, body: parsed };
 }
 
 /**

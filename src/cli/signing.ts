@@ -1,6 +1,7 @@
 // The work of the signature commands (signatures.ts): make keys, sign a payload digest (a JWS, or an
 // OpenPGP signed message as OpenShift publishes and clusters verify), upload a signature, and print the
 // ConfigMap a disconnected cluster needs to verify a release against this service's signature store.
+import { request } from 'undici';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
@@ -166,10 +167,11 @@ export async function printSignatureConfigMap(
   }
   const signatures: Buffer[] = [];
   for (let n = 1; n <= 1000; n++) {
-    const res = await fetch(serverUrl(opts.server, `signatures/${signatureStorePath(digest, n)}`));
-    if (res.status === 404) break;
-    if (!res.ok) throw new HttpError(res.status, {});
-    signatures.push(Buffer.from(await res.arrayBuffer()));
+    const res = await request(serverUrl(opts.server, `signatures/${signatureStorePath(digest, n)}`));
+    const bytes = Buffer.from(await res.body.arrayBuffer());
+    if (res.statusCode === 404) break;
+    if (res.statusCode >= 300) throw new HttpError(res.statusCode, {});
+    signatures.push(bytes);
   }
   if (signatures.length === 0) throw new Error(`${opts.server} has no signature for ${digest}`);
   // Clusters verify OpenPGP signed messages; a JWS alone does not let them verify the release.
