@@ -126,7 +126,7 @@ describe('authorization', () => {
   });
 });
 
-describe('issue 13 finding 11: token claims', () => {
+describe('reliability finding 11: token claims', () => {
   /** A token signed with the server's secret carrying exactly `claims` (iss and aud added). */
   const signed = (claims: Record<string, unknown>): Promise<string> =>
     new SignJWT({ iss: 'cincy', aud: 'cincy-admin', ...claims })

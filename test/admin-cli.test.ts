@@ -96,7 +96,7 @@ describe('admin commands over HTTP', () => {
     expect(server.log()).toContain('"path":"/api/v1/risks"'); // requests are logged (--access-log), tokens are not
   });
 
-  it('issue 13 finding 12: shows control characters of server text as escapes in tables, lines and errors, and keeps -o json exact', async () => {
+  it('reliability finding 12: shows control characters of server text as escapes in tables, lines and errors, and keeps -o json exact', async () => {
     const s = setup();
     const server = await serve(['--db', s.db, '--graph-data', s.graphData, '--admin-jwt-secret-file', s.secret]);
     const token = cincy([
@@ -170,7 +170,7 @@ describe('admin commands over HTTP', () => {
     expect(g.nodes.map((n) => n.version)).toEqual(['4.1.0', '4.1.1']);
   });
 
-  it('issue 13 finding 11: token create refuses a --ttl over 366 days and a --subject the server would refuse, naming the flag', () => {
+  it('reliability finding 11: token create refuses a --ttl over 366 days and a --subject the server would refuse, naming the flag', () => {
     const s = setup();
     const create = (...extra: string[]): ReturnType<typeof cincy> =>
       cincy(['token', 'create', '--admin-jwt-secret-file', s.secret, '--scope', 'channels:write', ...extra]);

@@ -8,7 +8,7 @@ useLadderServer();
 
 const PROTECTED = ['/api/v1/internal-channels', '/api/v1/internal-channels/candidate', '/api/v1/audit'];
 
-describe('issue 13 finding 14: internal channels and the audit log need a token to read', () => {
+describe('reliability finding 14: internal channels and the audit log need a token to read', () => {
   it('answers 401 without a token or with a bad one, and 200 to a token of any scope', async () => {
     const riskWriter = await token('risks:write', { subject: 'reader' });
     for (const path of PROTECTED) {

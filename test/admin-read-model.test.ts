@@ -106,7 +106,7 @@ function expectOnceEach(keys: string[]): void {
 // Each test reads thousands of items page by page from a full-size store, with graph rebuilds after
 // each write: minutes are possible on a loaded machine.
 describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
-  it('issue 13 finding 3: answers every read of one generation from one read model, made again only after a write', async () => {
+  it('reliability finding 3: answers every read of one generation from one read model, made again only after a write', async () => {
     const queries = server.admin.queries;
     await api('GET', '/api/v1/releases');
     const built = queries.modelBuilds;
@@ -152,7 +152,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     expect(queries.modelBuilds).toBe(built + 2);
   });
 
-  it('issue 13 finding 3: gives every list, page after page, as the whole sorted set with each item once', async () => {
+  it('reliability finding 3: gives every list, page after page, as the whole sorted set with each item once', async () => {
     const releases = await pages('/api/v1/releases', 'releases', 1000);
     expect(releases.items.map(releaseKey)).toEqual(await sortedReleases());
     expect(releases.items.length).toBeGreaterThan(5000);
@@ -207,7 +207,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     expect(pats.items.slice(0, 5).map((e) => e.target)).toEqual([4, 3, 2, 1, 0].map((i) => `public/audit-${i}`));
   });
 
-  it('issue 13 finding 3: a write between two pages neither repeats an item nor skips one that was there all along', async () => {
+  it('reliability finding 3: a write between two pages neither repeats an item nor skips one that was there all along', async () => {
     const record = JSON.parse(readFileSync(join(dir.path, 'graph-data/releases/amd64/4.20.1.json'), 'utf8')) as object;
     const at = (version: string, n: number): object => ({
       ...record,
@@ -272,7 +272,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     expect(oneArch).not.toContain('4.20.1+amd64');
   });
 
-  it('issue 13 finding 3: answers a bad limit or cursor with 400 naming it', async () => {
+  it('reliability finding 3: answers a bad limit or cursor with 400 naming it', async () => {
     const riskCursor = (await api('GET', '/api/v1/risks?limit=1')).body.nextCursor!;
     const versionsCursor = (await api('GET', '/api/v1/internal-channels/candidate?limit=1')).body.nextCursor!;
     const cases: Array<[string, string]> = [
@@ -307,7 +307,7 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     }
   });
 
-  it('issue 13 finding 3: cincy release ls and risk ls follow nextCursor to show everything, audit --limit over one page', async () => {
+  it('reliability finding 3: cincy release ls and risk ls follow nextCursor to show everything, audit --limit over one page', async () => {
     const env = { CINCY_SERVER: server.url, CINCY_TOKEN: token };
     const releases = await cincyAsync(['release', 'ls', '-o', 'json'], env);
     expect(releases.code, releases.stderr).toBe(0);

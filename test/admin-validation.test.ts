@@ -120,7 +120,7 @@ describe('validation', () => {
   const recordText = (extra: string): string =>
     `${JSON.stringify({ ...record, metadata: undefined }).slice(0, -1)},${extra}}`;
 
-  it('issue 13 finding 13: refuses a key written twice in one object of a JSON body with 400 naming it, escapes and all', async () => {
+  it('reliability finding 13: refuses a key written twice in one object of a JSON body with 400 naming it, escapes and all', async () => {
     const before = await stateHash();
     const cases: Array<[string, string]> = [
       [recordText('"version":"4.16.10"'), "body: duplicate key 'version'"],
@@ -138,7 +138,7 @@ describe('validation', () => {
     expect(await stateHash()).toBe(before);
   });
 
-  it('issue 13 finding 13: refuses a JSON body nested deeper than 64 levels with 400 (an unknown rule type 10,000 levels deep)', async () => {
+  it('reliability finding 13: refuses a JSON body nested deeper than 64 levels with 400 (an unknown rule type 10,000 levels deep)', async () => {
     const risk = { to: '4.16.1', from: '.*', url: 'https://x.example/', name: 'Deep', message: 'm' };
     const deep = (n: number): string => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
     const body = (n: number): string =>
@@ -152,7 +152,7 @@ describe('validation', () => {
     expect((await postText('/api/v1/risks', body(50))).status).toBe(201);
   });
 
-  it('issue 13 finding 13: refuses __proto__, constructor and prototype as release metadata keys with 400 naming the field', async () => {
+  it('reliability finding 13: refuses __proto__, constructor and prototype as release metadata keys with 400 naming the field', async () => {
     const before = await stateHash();
     for (const key of ['__proto__', 'constructor', 'prototype']) {
       const text = recordText(`"metadata":{"${key}":"x"}`);

@@ -64,7 +64,7 @@ describe('agent rules', () => {
     expect(await reason(fetchGraph(base))).toMatch(/^RemoteFailed: Unable to retrieve available updates: /);
   });
 
-  it('issue 13 finding 7: one deadline for the whole fetch, and a cap on the answer size', async () => {
+  it('reliability finding 7: one deadline for the whole fetch, and a cap on the answer size', async () => {
     // A server that trickles a byte every 200 ms, and one whose answer is 2 MiB.
     const server = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

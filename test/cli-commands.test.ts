@@ -1,4 +1,4 @@
-// Issue 12 point 12: the command line as a shell uses it, against a real `cincy serve`: output cut
+// The command line as a shell uses it, against a real `cincy serve`: output cut
 // short by `head`, unknown flags, token limits, whether `release add` stored anything, the release,
 // channel, tombstone and signature commands, and OpenPGP keys and signatures a cluster can verify.
 import { spawnSync } from 'node:child_process';
@@ -27,7 +27,7 @@ const token = (secret: string, scope: string): string => {
   return r.stdout.trim();
 };
 
-describe('issue 12 point 12: the command line', () => {
+describe('the command line', () => {
   it('stops quietly when the reader of its output goes away (cincy … | head)', () => {
     const r = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${BIN}" openapi | head -c 20`], {
       encoding: 'utf8',

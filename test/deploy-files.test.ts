@@ -91,7 +91,7 @@ interface K8sObject {
   };
 }
 
-describe.runIf(kubectlAvailable())('issue 16: deploy/kubernetes, as kubectl kustomize renders it', () => {
+describe.runIf(kubectlAvailable())('deploy/kubernetes, as kubectl kustomize renders it', () => {
   let objects: K8sObject[] = [];
   const one = (kind: string): K8sObject => {
     const found = objects.filter((o) => o.kind === kind);
@@ -268,7 +268,7 @@ function upstreams(): Map<string, Array<[string, string]>> {
   return out;
 }
 
-describe('issue 16: docker-compose.yml', () => {
+describe('docker-compose.yml', () => {
   it('runs two replicas from the Dockerfile on the postgres service, once it is healthy', () => {
     expect(replicas).toEqual(['cincy-1', 'cincy-2']);
     const postgres = compose.services.postgres!;
@@ -436,7 +436,7 @@ const REPRESENTATION = ['content-type', 'content-encoding', 'etag', 'vary', 'cac
 const pick = (h: IncomingHttpHeaders) => Object.fromEntries(REPRESENTATION.map((k) => [k, h[k]]));
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-describe.runIf(nginxAvailable())('issue 16: deploy/nginx with the real nginx', () => {
+describe.runIf(nginxAvailable())('deploy/nginx with the real nginx', () => {
   let a: Served;
   let b: Served;
   let addresses: Record<string, string>;

@@ -13,7 +13,7 @@ const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
 const lines = dockerfile.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
 const indexOf = (re: RegExp): number => lines.findIndex((l) => re.test(l));
 
-describe('issue 12 point 16: Docker', () => {
+describe('Docker', () => {
   it('installs the dependencies from the lockfile before the sources are copied (a cached layer)', () => {
     const install = indexOf(/^RUN npm ci\b/);
     expect(install).toBeGreaterThan(indexOf(/^COPY package\.json package-lock\.json/));

@@ -140,7 +140,7 @@ describe('graph-data validation', () => {
     expect(p[0]).toMatch(/^channels\/stable-4.1.yaml: -: invalid YAML: .*alias/i);
   });
 
-  it('issue 13 finding 5: refuses a file its aliases would make more than 4 times as long: one rule anchored and named 99 times', async () => {
+  it('reliability finding 5: refuses a file its aliases would make more than 4 times as long: one rule anchored and named 99 times', async () => {
     const head = 'to: 4.1.1\nfrom: 4[.]1[.]0\nurl: https://x.example/1\nname: R\nmessage: m\nmatchingRules:\n';
     const rule = `- &r {type: PromQL, promql: {promql: "${'x'.repeat(200)}"}}\n`;
     const p = await problems({ 'blocked-edges/4.1.1-R.yaml': `${head}${rule}${'- *r\n'.repeat(99)}` });
@@ -223,7 +223,7 @@ describe('graph-data validation', () => {
     );
   });
 
-  it('issue 13 finding 13: refuses __proto__, constructor and prototype as metadata keys of a release record or raw metadata', async () => {
+  it('reliability finding 13: refuses __proto__, constructor and prototype as metadata keys of a release record or raw metadata', async () => {
     const p = await problems({
       'releases/amd64/4.1.0.json': release('4.1.0').replace('"metadata":{}', '"metadata":{"__proto__":"x"}'),
       'raw/metadata.json': '{"4.1.1": {"constructor": "x", "prototype": "y"}}',

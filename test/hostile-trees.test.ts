@@ -74,7 +74,7 @@ async function servesStoredGraph(
   return served.log();
 }
 
-describe('issue 13 finding 5: hostile trees', () => {
+describe('reliability finding 5: hostile trees', () => {
   it('serve on a store with a good graph keeps serving it when the tree holds an 8 MiB file (an alias bomb)', async () => {
     const store = await goodStore();
     // A rule with an 8 MiB query, named 99 times: written out, about 800 MiB.
@@ -103,7 +103,7 @@ describe('issue 13 finding 5: hostile trees', () => {
   }, 120_000);
 });
 
-describe('issue 13 finding 6: hostile tarballs', () => {
+describe('reliability finding 6: hostile tarballs', () => {
   it(`refuses a tarball of more than ${MAX_TREE_ENTRIES} entries as they arrive, writing nothing to disk`, async () => {
     const file = writeTarball(join(cleanup.dir(), 'many.tar.gz'), manyEntries());
     expect(await readLeaving(file)).toEqual({

@@ -1,4 +1,4 @@
-// Issue 12 points 13 and 14: one error kind for bad input on the admin and API routes (the graph
+// One error kind for bad input on the admin and API routes (the graph
 // routes keep the reference's), a 415 naming the types a route takes, a 405 with Allow, readiness
 // that says why nothing is served under --require-signatures, and validate on a tree with no releases.
 import { writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { writeTree } from './support/trees.js';
 
 const cleanup = useCleanup();
 
-describe('issue 12 point 13: API errors', () => {
+describe('API errors', () => {
   it('answers bad input with invalid_request on admin and API routes, 415 with the accepted types, 405 with Allow', async () => {
     const work = cleanup.dir();
     const secret = join(work, 'secret');
@@ -90,7 +90,7 @@ describe('issue 12 point 13: API errors', () => {
   });
 });
 
-describe('issue 12 point 14: validate', () => {
+describe('validate', () => {
   it('says a tree with no release records gives empty graphs, and how to feed releases', () => {
     const tree = writeTree(join(cleanup.dir(), 'tree'), {
       'releases/amd64/4.1.0.json': undefined,

@@ -1,4 +1,4 @@
-// Issue 13, finding 1: a write is authorized, and a request routed, from its headers before any byte
+// A write is authorized, and a request routed, from its headers before any byte
 // of its body is read; every route has a small body limit but the release list, which only an
 // authorized writer reaches.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ async function partialBigBody(method: string, path: string, headers: Record<stri
   return c.response(5000);
 }
 
-describe('issue 13 finding 1: bodies are read only when the headers allow it', () => {
+describe('reliability finding 1: bodies are read only when the headers allow it', () => {
   it('answers 401 to a write without a token before its 8 MiB body is sent', async () => {
     for (const [method, path] of [
       ['POST', '/api/v1/releases'],

@@ -1,4 +1,4 @@
-// Issue 13, finding 14: errors raised before a request reaches a route (a URL or headers over the
+// Errors raised before a request reaches a route (a URL or headers over the
 // limit, a malformed URL or request, a request too slow) answer in the {kind, value} format too.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ async function answer(raw: string): Promise<{ status: number; body: unknown }> {
 
 const errorOf = (kind: string) => ({ kind, value: expect.any(String) });
 
-describe('issue 13 finding 14: errors before routing are {kind, value}', () => {
+describe('reliability finding 14: errors before routing are {kind, value}', () => {
   it('answers 414 to a URL over the limit and to a path segment over 200 characters', async () => {
     const longUrl = await answer(requestHead('GET', `/graph?channel=${'a'.repeat(20_000)}`));
     expect(longUrl).toEqual({ status: 414, body: errorOf('invalid_request') });

@@ -1,4 +1,4 @@
-// Issue 13, finding 4: at info, a request logs nothing unless it fails (a successful /graph hit is
+// At info, a request logs nothing unless it fails (a successful /graph hit is
 // counted in /metrics); --access-log writes one line per request.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,7 +59,7 @@ async function linesAfterListening(served: Served, settled: (lines: string[]) =>
   return lines();
 }
 
-describe('issue 13 finding 4: request logging', () => {
+describe('reliability finding 4: request logging', () => {
   it('logs no line for successful /graph hits at info, and at most one per other request; /metrics counts them', async () => {
     const { served, token } = await serve([]);
     const others = await traffic(served.url, token);

@@ -43,7 +43,7 @@ async function server(limits: Parameters<typeof startServer>[0]['limits']): Prom
   return { ...s, token };
 }
 
-describe('issue 13 finding 2: timeouts and caps', () => {
+describe('reliability finding 2: timeouts and caps', () => {
   it('reads the limits from flags and environment, and refuses a headers timeout over the request timeout', () => {
     expect(resolveServeConfig({}, {})).toMatchObject(DEFAULT_HTTP_LIMITS);
     expect(resolveServeConfig({ maxConnections: '50' }, { CINCY_REQUEST_TIMEOUT: '12' })).toMatchObject({

@@ -1,4 +1,4 @@
-// Image-based upgrades of a single-node cluster (issue 14, seed 002): the lifecycle agent of `cincy agent`
+// Image-based upgrades of a single-node cluster: the lifecycle agent of `cincy agent`
 // against the mock cluster's API server in this process (--single-node inventory), on a simulated clock. The
 // user's side goes through the Kubernetes API as kubectl sends it (merge patches); what the host does
 // (reboots, the init monitor, pulling the seed image from a real docker-registry, where skopeo pushed it) is
@@ -155,7 +155,7 @@ async function upgraded(r: Rig): Promise<void> {
   await r.until('Upgrade to complete', completed(r, 'UpgradeCompleted'));
 }
 
-describe.runIf(available)('image-based upgrade (issue 14, seed 002)', () => {
+describe.runIf(available)('image-based upgrade', () => {
   it('the single-node cluster: one node with both roles, SingleReplica, the IBU at Idle as the agent creates it, host data', async () => {
     const r = await rig();
     const nodes = r.cluster.state.list(kindNamed('Node'));

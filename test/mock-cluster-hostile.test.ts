@@ -90,8 +90,8 @@ async function stalledWatch(m: Mock, path: string): Promise<{ socket: TLSSocket;
 const memory = (pid: number, which: 'VmRSS' | 'VmHWM'): number =>
   Number(new RegExp(`${which}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
-describe('mock cluster, hostile clients (issue 13, finding 10)', () => {
-  it('issue 13 finding 10: watchers that stop reading are dropped past the backlog bound, and memory stays bounded, while a reading watcher gets every event', async () => {
+describe('mock cluster, hostile clients', () => {
+  it('reliability finding 10: watchers that stop reading are dropped past the backlog bound, and memory stays bounded, while a reading watcher gets every event', async () => {
     const m = await start();
     const core = m.kc.makeApiClient(k8s.CoreV1Api);
     const created = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'big' } } });
@@ -125,7 +125,7 @@ describe('mock cluster, hostile clients (issue 13, finding 10)', () => {
     expect(get).toMatchObject({ code: 0, stdout: 'configmap/big\n' });
   }, 180_000);
 
-  it('issue 13 finding 10: a watch that starts with more objects than the backlog bound gets them all and stays open', async () => {
+  it('reliability finding 10: a watch that starts with more objects than the backlog bound gets them all and stays open', async () => {
     const m = await start();
     const core = m.kc.makeApiClient(k8s.CoreV1Api);
     const count = Math.ceil((2 * WATCH_BACKLOG_BYTES) / MiB);
@@ -150,7 +150,7 @@ describe('mock cluster, hostile clients (issue 13, finding 10)', () => {
     expect(ended).toBe(false);
   }, 120_000);
 
-  it('issue 13 finding 10: a kill -9 in a stream of creates loses none that was acknowledged', async () => {
+  it('reliability finding 10: a kill -9 in a stream of creates loses none that was acknowledged', async () => {
     const dir = cleanup.dir();
     const acknowledged = new Set<string>();
     for (const round of [1, 2]) {
@@ -188,7 +188,7 @@ describe('mock cluster, hostile clients (issue 13, finding 10)', () => {
   }, 180_000);
 });
 
-describe('the mock cluster state file after a crash (issue 13, finding 10)', () => {
+describe('the mock cluster state file after a crash', () => {
   const cm = kindNamed('ConfigMap');
   const seeded = (file: string): ClusterState => {
     const s = new ClusterState(file);
@@ -197,7 +197,7 @@ describe('the mock cluster state file after a crash (issue 13, finding 10)', () 
     return s;
   };
 
-  it('issue 13 finding 10: a change cut short by a kill while it was written is dropped and cut off, and the next change follows the last whole one', () => {
+  it('reliability finding 10: a change cut short by a kill while it was written is dropped and cut off, and the next change follows the last whole one', () => {
     const file = join(cleanup.dir(), 'state.json');
     const first = seeded(file);
     first.close();
@@ -218,7 +218,7 @@ describe('the mock cluster state file after a crash (issue 13, finding 10)', () 
     third.close();
   });
 
-  it('issue 13 finding 10: a journal line that is not a change, or a state file that is not one, is an error naming the file and the line', () => {
+  it('reliability finding 10: a journal line that is not a change, or a state file that is not one, is an error naming the file and the line', () => {
     const file = join(cleanup.dir(), 'state.json');
     seeded(file).close();
     const lines = readFileSync(`${file}.journal`, 'utf8').split('\n');
@@ -232,7 +232,7 @@ describe('the mock cluster state file after a crash (issue 13, finding 10)', () 
     expect(() => new ClusterState(file)).toThrow(`${file}: not a mock cluster state file: expected {"revision": N`);
   });
 
-  it('issue 13 finding 10: a snapshot replaces the journal, and a journal line the snapshot already holds is not applied twice', () => {
+  it('reliability finding 10: a snapshot replaces the journal, and a journal line the snapshot already holds is not applied twice', () => {
     const file = join(cleanup.dir(), 'state.json');
     const s = seeded(file);
     const journal = readFileSync(`${file}.journal`, 'utf8');
@@ -248,8 +248,8 @@ describe('the mock cluster state file after a crash (issue 13, finding 10)', () 
   });
 });
 
-describe.runIf(kubectlAvailable())('mock cluster, bad input through kubectl (issue 13, finding 10)', () => {
-  it('issue 13 finding 10: a merge patch with metadata null is a 400 naming the missing name, not a 500, and changes nothing', async () => {
+describe.runIf(kubectlAvailable())('mock cluster, bad input through kubectl', () => {
+  it('reliability finding 10: a merge patch with metadata null is a 400 naming the missing name, not a 500, and changes nothing', async () => {
     const m = await start();
     expect(
       (await kubectl(m.kubeconfig, ['create', 'configmap', 'x', '-n', 'default', '--from-literal=k=v'])).code,
@@ -297,7 +297,7 @@ describe.runIf(kubectlAvailable())('mock cluster, bad input through kubectl (iss
     expect(after).toMatchObject({ code: 0, stdout: 'x v' });
   }, 60_000);
 
-  it('issue 13 finding 10: label selectors are parsed by the real grammar: `constructor` selects only objects with that key, `(((` is a 400', async () => {
+  it('reliability finding 10: label selectors are parsed by the real grammar: `constructor` selects only objects with that key, `(((` is a 400', async () => {
     const m = await start();
     for (const [name, label] of [
       ['with', 'constructor=yes'],
@@ -333,7 +333,7 @@ describe.runIf(kubectlAvailable())('mock cluster, bad input through kubectl (iss
     );
   }, 60_000);
 
-  it("issue 13 finding 10: names that break their kind's rule are a 422 naming metadata.name, names that are not strings a 400", async () => {
+  it("reliability finding 10: names that break their kind's rule are a 422 naming metadata.name, names that are not strings a 400", async () => {
     const m = await start();
     const bad = await kubectl(m.kubeconfig, ['create', 'configmap', 'Bad_Name', '-n', 'default']);
     expect(bad.stderr).toContain(
@@ -386,7 +386,7 @@ describe.runIf(kubectlAvailable())('mock cluster, bad input through kubectl (iss
     expect(list.stdout.split('\n').filter(Boolean)).toEqual([`configmap/${generated.json.metadata.name}`]);
   }, 60_000);
 
-  it('issue 13 finding 10: nothing is created in a namespace that does not exist, every namespace the mock uses exists, and a deleted namespace takes its objects', async () => {
+  it('reliability finding 10: nothing is created in a namespace that does not exist, every namespace the mock uses exists, and a deleted namespace takes its objects', async () => {
     const m = await start();
     const r = await kubectl(m.kubeconfig, ['create', 'configmap', 'x', '-n', 'nope']);
     expect(r.code).not.toBe(0);
@@ -419,7 +419,7 @@ describe.runIf(kubectlAvailable())('mock cluster, bad input through kubectl (iss
     );
   }, 60_000);
 
-  it('issue 13 finding 10: the state file and its journal, which hold Secrets, are readable by their owner only, and made so when they were not', async () => {
+  it('reliability finding 10: the state file and its journal, which hold Secrets, are readable by their owner only, and made so when they were not', async () => {
     const dir = cleanup.dir();
     const m = await start(dir);
     expect(

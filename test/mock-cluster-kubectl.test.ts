@@ -1,4 +1,4 @@
-// The mock cluster as real clients see it (issue 12, points 1–7): kubectl, the real client, drives each
+// The mock cluster as real clients see it: kubectl, the real client, drives each
 // case — server-side dry runs, OpenAPI for apply, edit, explain and diff, table output, the kinds and verbs
 // kubectl's commands need, faithful objects, multi-arch clusters, and the command's flags against its state.
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -43,8 +43,8 @@ const ok = (r: KubectlResult): KubectlResult => {
   return r;
 };
 
-describe.runIf(kubectlAvailable())('mock cluster through kubectl (issue 12)', () => {
-  it('issue 12 point 1: a server-side dry run of create, patch, update and delete answers as the API server would and changes nothing', async () => {
+describe.runIf(kubectlAvailable())('mock cluster through kubectl', () => {
+  it('a server-side dry run of create, patch, update and delete answers as the API server would and changes nothing', async () => {
     const m = await start(['--version', '4.16.3', '--channel', 'stable-4.16']);
     const k = (args: string[], input?: string): Promise<KubectlResult> => kubectl(m.kubeconfig, args, input);
     ok(await k(['create', 'configmap', 'kept', '-n', 'default', '--from-literal=a=1']));
@@ -113,8 +113,8 @@ const table = (out: string): string[][] =>
     .split('\n')
     .map((line) => line.trim().split(/\s{2,}/));
 
-describe.runIf(kubectlAvailable())('mock cluster OpenAPI through kubectl (issue 12)', () => {
-  it('issue 12 point 2: kubectl apply, diff, edit and explain work without --validate=false, and the server validates fields', async () => {
+describe.runIf(kubectlAvailable())('mock cluster OpenAPI through kubectl', () => {
+  it('kubectl apply, diff, edit and explain work without --validate=false, and the server validates fields', async () => {
     const m = await start(['--version', '4.16.3', '--channel', 'stable-4.16']);
     const k = (args: string[], input?: string, env?: Record<string, string>): Promise<KubectlResult> =>
       kubectl(m.kubeconfig, args, input, env);
@@ -181,7 +181,7 @@ describe.runIf(kubectlAvailable())('mock cluster OpenAPI through kubectl (issue 
     expect(ok(await k(['explain', 'nodes.status.nodeInfo.kubeletVersion'])).stdout).toContain('KIND:       Node');
   }, 180_000);
 
-  it('issue 12 point 2: server-side apply creates, merges, and drops the fields its manager no longer applies', async () => {
+  it('server-side apply creates, merges, and drops the fields its manager no longer applies', async () => {
     const m = await start();
     const k = (args: string[], input?: string): Promise<KubectlResult> => kubectl(m.kubeconfig, args, input);
     const cm = (data: string): string =>
@@ -211,8 +211,8 @@ describe.runIf(kubectlAvailable())('mock cluster OpenAPI through kubectl (issue 
   }, 120_000);
 });
 
-describe.runIf(kubectlAvailable())('mock cluster tables through kubectl (issue 12)', () => {
-  it('issue 12 point 3: kubectl get prints the columns of a real OpenShift cluster, and lists the CRDs', async () => {
+describe.runIf(kubectlAvailable())('mock cluster tables through kubectl', () => {
+  it('kubectl get prints the columns of a real OpenShift cluster, and lists the CRDs', async () => {
     const m = await start(['--version', '4.16.3', '--channel', 'stable-4.16']);
     const k = (args: string[]): Promise<KubectlResult> => kubectl(m.kubeconfig, args);
     const cv = table(ok(await k(['get', 'clusterversion'])).stdout);
@@ -310,8 +310,8 @@ describe.runIf(kubectlAvailable())('mock cluster tables through kubectl (issue 1
   }, 120_000);
 });
 
-describe.runIf(kubectlAvailable())('mock cluster kinds and verbs through kubectl (issue 12)', () => {
-  it('issue 12 point 4: describe node with its pods, events of drains, reboots and operator changes, infrastructures, featuregates, machineconfigs, auth can-i, JSON patch', async () => {
+describe.runIf(kubectlAvailable())('mock cluster kinds and verbs through kubectl', () => {
+  it('describe node with its pods, events of drains, reboots and operator changes, infrastructures, featuregates, machineconfigs, auth can-i, JSON patch', async () => {
     const m = await start(['--version', '4.16.3', '--channel', 'stable-4.16', '--time-scale', '600']);
     const k = (args: string[], input?: string): Promise<KubectlResult> => kubectl(m.kubeconfig, args, input);
     const described = ok(await k(['describe', 'node', 'master-0'])).stdout;
@@ -393,8 +393,8 @@ describe.runIf(kubectlAvailable())('mock cluster kinds and verbs through kubectl
 const created = async (kubeconfig: string, args: string[]): Promise<number> =>
   Date.parse(ok(await kubectl(kubeconfig, [...args, '-o', 'jsonpath={.metadata.creationTimestamp}'])).stdout);
 
-describe.runIf(kubectlAvailable())('mock cluster objects through kubectl (issue 12)', () => {
-  it('issue 12 point 5: objects as a real cluster has them: generations, node details by release, relatedObjects, the ClusterVersion status, /metrics behind the token', async () => {
+describe.runIf(kubectlAvailable())('mock cluster objects through kubectl', () => {
+  it('objects as a real cluster has them: generations, node details by release, relatedObjects, the ClusterVersion status, /metrics behind the token', async () => {
     const m = await start(['--version', '4.16.3', '--channel', 'stable-4.16']);
     const k = (args: string[]): Promise<KubectlResult> => kubectl(m.kubeconfig, args);
     const json = async <T>(args: string[]): Promise<T> => JSON.parse(ok(await k([...args, '-o', 'json'])).stdout) as T;
@@ -476,7 +476,7 @@ describe.runIf(kubectlAvailable())('mock cluster objects through kubectl (issue 
     ]);
   }, 180_000);
 
-  it('issue 12 point 5: creation timestamps are never after the wall clock on a scaled clock, across restarts, and the mock follows a patch of its clock ConfigMap', async () => {
+  it('creation timestamps are never after the wall clock on a scaled clock, across restarts, and the mock follows a patch of its clock ConfigMap', async () => {
     const dir = cleanup.dir();
     let m = await start(['--time-scale', '3600'], dir);
     await new Promise((r) => setTimeout(r, 1500)); // 1.5 simulated hours
@@ -514,8 +514,8 @@ describe.runIf(kubectlAvailable())('mock cluster objects through kubectl (issue 
   }, 120_000);
 });
 
-describe.runIf(kubectlAvailable())('mock cluster architectures and flags through kubectl (issue 12)', () => {
-  it('issue 12 point 6: --arch multi gives a Multi cluster of several architectures, whose agent asks arch=multi; x86_64 is refused', async () => {
+describe.runIf(kubectlAvailable())('mock cluster architectures and flags through kubectl', () => {
+  it('--arch multi gives a Multi cluster of several architectures, whose agent asks arch=multi; x86_64 is refused', async () => {
     const asked: string[] = [];
     const graph = createServer((req, res) => {
       asked.push(req.url ?? '');
@@ -553,7 +553,7 @@ describe.runIf(kubectlAvailable())('mock cluster architectures and flags through
     );
   }, 120_000);
 
-  it('issue 12 point 7: a saved state refuses other --version, --channel or --image unless --reset; a busy --port is one line; --channel is no NoChannel', async () => {
+  it('a saved state refuses other --version, --channel or --image unless --reset; a busy --port is one line; --channel is no NoChannel', async () => {
     const dir = cleanup.dir();
     const m = await start(['--version', '4.16.3', '--channel', 'stable-4.16'], dir);
     expect(

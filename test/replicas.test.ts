@@ -1,4 +1,4 @@
-// Several `cincy serve` processes sharing one store (issue 16), as users run them: real processes on
+// Several `cincy serve` processes sharing one store, as users run them: real processes on
 // free ports, a real PostgreSQL of the test's own (and, for the embedded engine, one SQLite file).
 // A write through one replica is served by the others; racing writers lose nothing and leave no half
 // state; a replica killed mid-stream loses no acknowledged write; the database stopped and started

@@ -188,7 +188,7 @@ describe('preconditions (step 5)', () => {
   });
 });
 
-describe('issue 12 point 5: administrator acknowledgements (admin-gates, admin-acks)', () => {
+describe('administrator acknowledgements (admin-gates, admin-acks)', () => {
   const gate = 'ack-4.15-kube-1.29-api-removals-in-4.16';
   it('holds minor updates back for a gate of the current minor version until it is acknowledged with "true"', () => {
     expect(adminAckHold('4.15.9', { [gate]: 'APIs go away.' }, {})).toEqual({

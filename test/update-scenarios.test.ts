@@ -293,7 +293,7 @@ describe('the update executor, in-process', () => {
     expect(condition(r.cluster.cv(), 'Invalid')).toBeUndefined();
   });
 
-  it('issue 12 point 5: holds a minor update back for an unacknowledged admin gate of the current version, as the CVO does', async () => {
+  it('holds a minor update back for an unacknowledged admin gate of the current version, as the CVO does', async () => {
     const r = await rig();
     const cm = kindNamed('ConfigMap');
     const gate = 'ack-4.15-kube-1.29-api-removals-in-4.16';

@@ -36,7 +36,7 @@ describe('mock-cluster --workload-locks', () => {
   });
 });
 
-describe.runIf(kubectlAvailable())('workload locks through kubectl (issue 14, seed 004)', () => {
+describe.runIf(kubectlAvailable())('workload locks through kubectl', () => {
   it('serves the lock kinds only on a cluster that has them', async () => {
     const m = await start();
     const r = await kubectl(m.kubeconfig, ['get', 'nodeworkloadlocks']);

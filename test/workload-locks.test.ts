@@ -1,4 +1,4 @@
-// Coordinated maintenance with workload locks (issue 14, seed 004), in-process: the update executor against
+// Coordinated maintenance with workload locks, in-process: the update executor against
 // the mock cluster with the simulated OpenStack and Ceph controllers. Every change of the locks, the
 // maintenance requests and the nodes is recorded as the API server's watch streams it, and the ordering
 // rules are checked over that whole history, not only at the end. Locks are failed and recovered through
@@ -284,7 +284,7 @@ function replay(history: Change[], limits: Limits = { master: 1, worker: 1 }): R
   return { nodeOrder, steps, mostRequests, drains };
 }
 
-describe('coordinated maintenance with workload locks (seed 004)', () => {
+describe('coordinated maintenance with workload locks', () => {
   it('follows the five phases: maintenance request, OpenStack then Ceph, masters then workers one by one behind their locks, then the request removed', async () => {
     const r = await rig();
     await requestUpdate(r.admin, { to: '4.16.5' });

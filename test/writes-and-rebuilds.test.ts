@@ -75,7 +75,7 @@ async function eventually<T>(what: string, read: () => Promise<T>, ok: (v: T) =>
 }
 
 describe('writes next to another process', () => {
-  it('issue 13 finding 8: a write waits for another process holding the write lock, /graph answers meanwhile, and the write lands once the lock is released', async () => {
+  it('reliability finding 8: a write waits for another process holding the write lock, /graph answers meanwhile, and the write lands once the lock is released', async () => {
     const s = setup();
     const server = await serve(s);
     // Another process in the middle of a write transaction, as `cincy import` is while it stores a tree.
@@ -94,7 +94,7 @@ describe('writes next to another process', () => {
     expect(await versions(server.url, 'fast-4.1')).toEqual(['4.1.0', '4.1.1']);
   });
 
-  it('issue 13 finding 8: the server serves what `cincy import` wrote to its database, without a write of its own', async () => {
+  it('reliability finding 8: the server serves what `cincy import` wrote to its database, without a write of its own', async () => {
     const s = setup();
     const server = await serve(s);
     expect(await versions(server.url, 'fast-4.1')).toEqual(['4.1.0']);
@@ -115,7 +115,7 @@ describe('writes next to another process', () => {
     expect(server.log()).toContain('the database was changed by another process; rebuilding');
   });
 
-  it('issue 13 finding 8: a write that waited too long for the lock is a 503 that wrote nothing', async () => {
+  it('reliability finding 8: a write that waited too long for the lock is a 503 that wrote nothing', async () => {
     const work = cleanup.dir();
     const file = join(work, 'cincy.db');
     const store = await Store.open(file, { sqlite: { busyWaitMs: 300 } });
@@ -143,7 +143,7 @@ describe('writes next to another process', () => {
 });
 
 describe('rebuilds after writes', () => {
-  it('issue 13 finding 9: rebuilds leave the serving thread, writes that arrive together share one, and each write is served by the time it is answered', async () => {
+  it('reliability finding 9: rebuilds leave the serving thread, writes that arrive together share one, and each write is served by the time it is answered', async () => {
     const s = setup(['channels:write', 'releases:write']);
     const server = await serve(s);
     const n = 20;
