@@ -191,7 +191,18 @@ describe('admin commands over HTTP', () => {
   it('refuses a secret file that is too short, naming the flag', () => {
     const s = setup();
     writeFileSync(s.secret, 'short\n');
-    const r = cincy(['serve', '--db', ':memory:', '--graph-data', s.graphData, '--admin-jwt-secret-file', s.secret]);
+    // Any free port: were the secret accepted, serve would listen, and the default 8080 may be taken.
+    const r = cincy([
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      ':memory:',
+      '--graph-data',
+      s.graphData,
+      '--admin-jwt-secret-file',
+      s.secret,
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--admin-jwt-secret-file:');
     expect(r.stderr).toContain('at least 32 are needed');

@@ -72,7 +72,16 @@ describe('cincy CLI', () => {
     const env = cincy(['serve', '--db', ':memory:'], { CINCY_PORT: '99999' });
     expect(env.code).toBe(2);
     expect(env.stderr).toContain('--port (CINCY_PORT)');
-    const bad = cincy(['serve', '--db', ':memory:', '--graph-data', writeTree(dir(), { version: '2.0\n' })]);
+    // serve listens before it reads the tree: on any free port, not on the default 8080 (which may be taken).
+    const bad = cincy([
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      ':memory:',
+      '--graph-data',
+      writeTree(dir(), { version: '2.0\n' }),
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('version: -: schema major version 2 is not supported');
   });
