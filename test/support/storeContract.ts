@@ -1,70 +1,70 @@
-// The store contract, on both engines (SQLite, and a real PostgreSQL of the test's own): imports upsert
-// in one transaction, a rejected import changes nothing, restarts keep state, a schema newer than the
-// program is refused, a bad tree never stops serving.
+// The store contract, the tests of `the store on <engine>`: imports upsert in one transaction, a rejected
+// import changes nothing, restarts keep state, a schema newer than the program is refused, writes wait
+// for the lock and give up, signatures stay. On SQLite they run in the service tier
+// (test/service/store-import.test.ts), on a real PostgreSQL of the test's own (a process) in the e2e
+// tier (test/e2e/store-import-postgres.test.ts).
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { readGraphData, type GraphDataTree } from '../src/sources/graphData.js';
-import { startService } from '../src/app/start.js';
-import { migrationsOf } from '../src/store/migrations.js';
+import { expect, it } from 'vitest';
+import { readGraphData, type GraphDataTree } from '../../src/sources/graphData.js';
+import { startService } from '../../src/app/start.js';
+import { migrationsOf } from '../../src/store/migrations.js';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { LOCK_KEYS } from '../src/store/postgres.js';
-import { SchemaTooNew, StoreUnavailable, type Engine } from '../src/store/sql.js';
-import type { SqliteDatabase } from '../src/store/sqlite.js';
-import { ImportRejected, Store } from '../src/store/store.js';
-import { createAdminServices } from '../src/app/admin/services.js';
-import { GraphService } from '../src/app/graphService.js';
-import { quietLog, startServer } from './support/server.js';
-import { useCleanup } from './support/cli.js';
-import { usePostgres } from './support/postgres.js';
-import { release, writeTree } from './support/trees.js';
+import { LOCK_KEYS } from '../../src/store/postgres.js';
+import { SchemaTooNew, StoreUnavailable, type Engine } from '../../src/store/sql.js';
+import type { SqliteDatabase } from '../../src/store/sqlite.js';
+import { ImportRejected, Store } from '../../src/store/store.js';
+import { createAdminServices } from '../../src/app/admin/services.js';
+import { GraphService } from '../../src/app/graphService.js';
+import { quietLog } from './server.js';
+import { useCleanup } from './cleanup.js';
+import { release, writeTree } from './trees.js';
 
-const steps = useCleanup();
-const cleanup = { push: (f: () => unknown): void => steps.add(f) };
-const dir = (): string => steps.dir();
-const postgres = usePostgres();
-const engines: Engine[] = postgres.available ? ['sqlite', 'postgres'] : ['sqlite'];
+/** Registers the contract's tests in the describe that calls it; `database` gives each PostgreSQL database. */
+export function storeContract(engine: Engine, database?: () => Promise<string>): void {
+  const steps = useCleanup();
+  const cleanup = { push: (f: () => unknown): void => steps.add(f) };
+  const dir = (): string => steps.dir();
 
-async function readTree(files: Record<string, string | undefined> = {}): Promise<GraphDataTree> {
-  const r = await readGraphData(writeTree(dir(), files));
-  expect(r.errors).toEqual([]);
-  return r.tree!;
-}
+  async function readTree(files: Record<string, string | undefined> = {}): Promise<GraphDataTree> {
+    const r = await readGraphData(writeTree(dir(), files));
+    expect(r.errors).toEqual([]);
+    return r.tree!;
+  }
 
-/** Where a new store of the engine lives: a SQLite file (or :memory:), or a PostgreSQL database of its own. */
-async function location(engine: Engine, memory = true): Promise<string> {
-  if (engine === 'postgres') return postgres.database();
-  return memory ? ':memory:' : join(dir(), 'cincy.db');
-}
+  /** Where a new store of the engine lives: a SQLite file (or :memory:), or a PostgreSQL database of its own. */
+  async function location(engine: Engine, memory = true): Promise<string> {
+    if (engine === 'postgres') return database!();
+    return memory ? ':memory:' : join(dir(), 'cincy.db');
+  }
 
-async function store(engine: Engine): Promise<Store> {
-  const s = await Store.open(await location(engine));
-  cleanup.push(() => s.close());
-  return s;
-}
-const snapshot = async (s: Store): Promise<string> => JSON.stringify(await s.input());
+  async function store(engine: Engine): Promise<Store> {
+    const s = await Store.open(await location(engine));
+    cleanup.push(() => s.close());
+    return s;
+  }
+  const snapshot = async (s: Store): Promise<string> => JSON.stringify(await s.input());
 
-/** Holds the write lock of the store at `where` from another connection, until the returned call. */
-async function holdWriteLock(engine: Engine, where: string): Promise<() => Promise<void>> {
-  if (engine === 'sqlite') {
-    const other = new BetterSqlite3(where);
-    other.exec('BEGIN IMMEDIATE');
+  /** Holds the write lock of the store at `where` from another connection, until the returned call. */
+  async function holdWriteLock(engine: Engine, where: string): Promise<() => Promise<void>> {
+    if (engine === 'sqlite') {
+      const other = new BetterSqlite3(where);
+      other.exec('BEGIN IMMEDIATE');
+      return async () => {
+        other.exec('ROLLBACK');
+        other.close();
+      };
+    }
+    const other = new pg.Client({ connectionString: where });
+    await other.connect();
+    await other.query('BEGIN');
+    await other.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEYS.write]);
     return async () => {
-      other.exec('ROLLBACK');
-      other.close();
+      await other.query('ROLLBACK');
+      await other.end();
     };
   }
-  const other = new pg.Client({ connectionString: where });
-  await other.connect();
-  await other.query('BEGIN');
-  await other.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEYS.write]);
-  return async () => {
-    await other.query('ROLLBACK');
-    await other.end();
-  };
-}
 
-describe.each(engines)('the store on %s', (engine) => {
   it('applies migrations once and records them, and refuses a schema newer than it knows', async () => {
     const where = await location(engine, false);
     await (await Store.open(where)).close();
@@ -264,50 +264,4 @@ describe.each(engines)('the store on %s', (engine) => {
     await expect(s.write((tx) => tx.sql.run('DELETE FROM signatures'))).rejects.toThrow(/never removed/);
     expect(await s.read((tx) => tx.signatures.all())).toHaveLength(1);
   });
-});
-
-describe('serving through a bad tree', () => {
-  it('refuses to start with an invalid tree and an empty store, listing every problem', async () => {
-    const graphData = writeTree(dir(), { version: '2.0.0\n', 'channels/x.yaml': 'name: y\nversions: []\n' });
-    const r = await startService({ graphData, db: ':memory:', log: quietLog });
-    expect(r.ok).toBe(false);
-    if (r.ok) return;
-    expect(r.problems).toContain('version: -: schema major version 2 is not supported (this server reads 1.x)');
-    expect(r.problems).toContain("channels/x.yaml: name: 'y' differs from the file name 'x'");
-  });
-
-  it('keeps serving the stored graph when the tree turns invalid, and says so on /readyz and /metrics', async () => {
-    const path = join(dir(), 'cincy.db');
-    const graphData = writeTree(dir());
-    const first = await startServer({ graphData, db: path });
-    const before = await (await fetch(`${first.url}/graph?channel=stable-4.1`)).text();
-    await first.close();
-    writeTree(graphData, { 'blocked-edges/bad.yaml': 'to: 4.1.1\nfrom: "(unclosed"\n' });
-    const second = await startServer({ graphData, db: path });
-    cleanup.push(() => second.close());
-    expect(await (await fetch(`${second.url}/graph?channel=stable-4.1`)).text()).toBe(before);
-    const ready = await fetch(`${second.url}/readyz`);
-    expect(ready.status).toBe(200);
-    const body = (await ready.json()) as { lastImportFailure: { problems: string[] } };
-    expect(body.lastImportFailure.problems[0]).toMatch(/^blocked-edges\/bad.yaml: from: invalid regular expression/);
-    expect(await (await fetch(`${second.url}/metrics`)).text()).toContain('cincy_graph_import_failing 1');
-  });
-
-  it('keeps the last good snapshot when a rebuild fails', async () => {
-    const server = await startServer({ graphData: writeTree(dir()) });
-    cleanup.push(() => server.close());
-    const before = server.service.current;
-    await server.store.write((tx) => tx.sql.run("UPDATE releases SET metadata = 'not json'"));
-    expect(await server.service.rebuild()).toBe(false);
-    expect(server.service.current).toBe(before);
-    const res = await fetch(`${server.url}/graph?channel=stable-4.1`, { headers: { accept: 'application/json' } });
-    expect(((await res.json()) as { nodes: unknown[] }).nodes).toHaveLength(2);
-    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as {
-      status: string;
-      lastBuildFailure: { message: string };
-    };
-    expect(ready.status).toBe('ready');
-    expect(ready.lastBuildFailure.message).toMatch(/JSON/);
-    expect(await (await fetch(`${server.url}/metrics`)).text()).toContain('cincy_graph_build_failures_total 1');
-  });
-});
+}

@@ -1,12 +1,14 @@
-// The admin API over HTTP: the release lifecycle up the promotion ladder with an injected clock, dry
-// runs (also under --require-signatures), export round trip, automatic promotion, and concurrent
-// writes with readers that only ever see consistent graphs.
+// The admin API over HTTP, the tests of `on <engine>`: the release lifecycle up the promotion ladder with
+// an injected clock, dry runs (also under --require-signatures), export round trip, automatic promotion,
+// and concurrent writes with readers that only ever see consistent graphs. The ladder server's store is
+// SQLite in memory in the service tier (test/service/admin-api.test.ts), or a PostgreSQL database of its
+// own in the e2e tier (test/e2e/admin-api-postgres.test.ts).
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readGraphData } from '../src/sources/graphData.js';
-import { generateKeys, signPayload } from '../src/cli/signing.js';
-import { TrustStore } from '../src/signatures/verify.js';
+import { readGraphData } from '../../src/sources/graphData.js';
+import { generateKeys, signPayload } from '../../src/cli/signing.js';
+import { TrustStore } from '../../src/signatures/verify.js';
 import {
   api,
   clock,
@@ -22,18 +24,13 @@ import {
   useLadderServer,
   versions,
   WITHOUT_DEFAULT_FILES,
-} from './support/adminServer.js';
-import type { Engine } from '../src/store/sql.js';
-import { usePostgres } from './support/postgres.js';
-import { startServer, tempDir } from './support/server.js';
-import { writeTree } from './support/trees.js';
+} from './adminServer.js';
+import { startServer, tempDir } from './server.js';
+import { writeTree } from './trees.js';
 
-const postgres = usePostgres();
-const engines: Engine[] = postgres.available ? ['sqlite', 'postgres'] : ['sqlite'];
-
-// The lifecycle on each engine: the ladder server's store is SQLite in memory, or a PostgreSQL database of its own.
-describe.each(engines)('on %s', (engine) => {
-  useLadderServer(engine === 'postgres' ? () => postgres.database() : undefined);
+/** Registers the tests in the describe that calls it; `database` gives the store of each ladder server (default: SQLite in memory). */
+export function adminApi(database?: () => Promise<string>): void {
+  useLadderServer(database);
 
   describe('release lifecycle', () => {
     it('flows from candidate to fast, stable and eus following the feeders, with delay, errata and tombstones enforced', async () => {
@@ -343,4 +340,4 @@ describe.each(engines)('on %s', (engine) => {
       expect(same.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 201]);
     });
   });
-});
+}
