@@ -1,60 +1,18 @@
-// The agent's poll in-process: the poller against the mock cluster's API server in this process, the update
-// service in this process, and a real Prometheus (a process) scraping the mock cluster's metrics. One
-// process-level test, test/agent.test.ts, runs the poll as a user does.
+// The agent's poll in-process: the poller against the mock cluster's API server in this process, and the
+// update service in this process (test/support/pollRig.ts). With a real Prometheus (a process) scraping
+// the mock cluster's metrics: test/e2e/agent-prometheus.test.ts. One process-level test,
+// test/e2e/agent.test.ts, runs the poll as a user does.
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_CACHE_MS } from '../src/agent/poll.js';
-import { TRUSTED_CA_BUNDLE } from '../src/agent/transport.js';
-import { kindNamed } from '@cincy/simulator/apiserver/kinds';
-import { recommendedOf, retrieved, writeAgentTree, type Status } from './support/agentFixtures.js';
-import { useCleanup } from './support/cli.js';
-import { CONFORMANCE_DIR, conformanceAvailable } from './support/conformance.js';
-import { poller } from './support/inProcessAgent.js';
-import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
-import { prometheusAvailable, startPrometheus } from './support/prometheus.js';
-import { startServer } from './support/server.js';
+import { MAX_CACHE_MS } from '../../src/agent/poll.js';
+import { TRUSTED_CA_BUNDLE } from '../../src/agent/transport.js';
+import { retrieved } from '../support/agentFixtures.js';
+import { useCleanup } from '../support/cleanup.js';
+import { poller } from '../support/inProcessAgent.js';
+import { rig as pollRig } from '../support/pollRig.js';
 
 const cleanup = useCleanup();
-
-interface Rig {
-  cluster: InProcessCluster;
-  graphUrl: string;
-  prometheus: string | undefined;
-  status(): Status;
-  setSpec(spec: Record<string, unknown>): void;
-  /** One poll with a fresh evaluator (no cached PromQL results), against `prometheus` by default. */
-  poll(prometheusUrl?: string): Promise<unknown>;
-}
-
-async function rig(
-  o: { version?: string; channel?: string; graphData?: string; prometheus?: boolean } = {},
-): Promise<Rig> {
-  const server = await startServer({ graphData: o.graphData ?? writeAgentTree(join(cleanup.dir(), 'tree')) });
-  cleanup.add(() => server.close());
-  const version = o.version ?? '4.16.3';
-  const cluster = await InProcessCluster.start({
-    version,
-    image: `quay.io/openshift-release-dev/ocp-release@sha256:${'0'.repeat(64)}`,
-    channel: o.channel ?? 'stable-4.16',
-    upstream: `${server.url}/api/upgrades_info/v1/graph`,
-    platform: 'AWS',
-    payloadStore: cleanup.dir(),
-  });
-  cleanup.add(() => cluster.close());
-  const prometheus = o.prometheus
-    ? await startPrometheus(new URL(cluster.url).host, cluster.token(), cleanup.dir(), cleanup)
-    : undefined;
-  const cv = kindNamed('ClusterVersion');
-  return {
-    cluster,
-    graphUrl: server.url,
-    prometheus,
-    status: () => cluster.cv().status,
-    setSpec: (spec) => void cluster.state.patch(cv, undefined, 'version', { spec }),
-    poll: (url = prometheus) => poller(cluster, url).poll(),
-  };
-}
+const rig = (o: Parameters<typeof pollRig>[1] = {}) => pollRig(cleanup, o);
 
 /** An upstream relaying the update service's answers, or answering 503 while `down` is set. */
 async function switchableUpstream(graphUrl: string): Promise<{ url: string; down: boolean }> {
@@ -82,81 +40,6 @@ async function stubUpstream(body: () => string): Promise<string> {
   cleanup.add(() => new Promise((r) => server.close(r)));
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/graph`;
 }
-
-describe.runIf(prometheusAvailable())('the agent poll, in-process, with a real Prometheus', () => {
-  it('keeps the updates with the right reason when the upstream or Prometheus fail, and recovers', async () => {
-    const r = await rig({ prometheus: true });
-    await r.poll();
-    const good = r.status();
-    expect(recommendedOf(good)).toEqual({
-      '4.16.8': 'Unknown/EvaluationFailed',
-      '4.16.7': 'False/Everywhere',
-      '4.16.6': 'True/NotExposedToRisks',
-      '4.16.5': 'False/OnAWS',
-    });
-    // Prometheus down: PromQL risks become Unknown, the rest is unaffected.
-    await r.poll('http://127.0.0.1:1');
-    const noProm = r.status();
-    expect(recommendedOf(noProm)).toEqual({
-      '4.16.8': 'Unknown/EvaluationFailed',
-      '4.16.7': 'False/Everywhere',
-      '4.16.6': 'Unknown/EvaluationFailed',
-      '4.16.5': 'Unknown/EvaluationFailed',
-    });
-    expect(noProm.availableUpdates!.map((u) => u.version)).toEqual(['4.16.4']);
-    await r.poll();
-    // Switched to an upstream that cannot be reached: False/RemoteFailed, and the lists of the previous
-    // upstream are cleared (the CVO keeps them only while the upstream is the one they came from); then back.
-    r.setSpec({ upstream: 'http://127.0.0.1:1/graph' });
-    await r.poll();
-    const down = r.status();
-    expect(retrieved(down)).toMatchObject({ status: 'False', reason: 'RemoteFailed' });
-    expect(retrieved(down).message).toMatch(/^Unable to retrieve available updates: /);
-    expect(down.availableUpdates).toBeNull();
-    r.setSpec({ upstream: `${r.graphUrl}/api/upgrades_info/v1/graph` });
-    await r.poll();
-    expect(retrieved(r.status()).status).toBe('True');
-    expect(r.status().availableUpdates).toEqual(good.availableUpdates);
-  });
-
-  it.runIf(conformanceAvailable())(
-    'on the real graph: every available update is a direct edge or a conditional one whose risks all evaluate false',
-    async () => {
-      const r = await rig({
-        version: '4.14.10',
-        channel: 'stable-4.14',
-        graphData: join(CONFORMANCE_DIR, 'real-2024-08-09', 'graph-data'),
-        prometheus: true,
-      });
-      await r.poll();
-      const s = r.status();
-      expect(retrieved(s).status).toBe('True');
-      const res = await fetch(`${r.graphUrl}/graph?channel=stable-4.14&arch=amd64`, {
-        headers: { accept: 'application/json' },
-      });
-      const g = (await res.json()) as {
-        nodes: Array<{ version: string }>;
-        edges: Array<[number, number]>;
-        conditionalEdges: Array<{ edges: Array<{ from: string; to: string }> }>;
-      };
-      const from = g.nodes.findIndex((n) => n.version === '4.14.10');
-      const direct = new Set(g.edges.filter(([a]) => a === from).map(([, b]) => g.nodes[b]!.version));
-      const conditional = new Set(
-        g.conditionalEdges.flatMap((c) => c.edges.filter((e) => e.from === '4.14.10').map((e) => e.to)),
-      );
-      const recommendedConditional = new Set(
-        s.conditionalUpdates!.filter((c) => c.conditions[0]!.status === 'True').map((c) => c.release.version),
-      );
-      expect(s.availableUpdates!.length).toBeGreaterThan(0);
-      for (const u of s.availableUpdates!)
-        expect(direct.has(u.version) || recommendedConditional.has(u.version), u.version).toBe(true);
-      expect(new Set(s.availableUpdates!.map((u) => u.version))).toEqual(
-        new Set([...direct, ...recommendedConditional]),
-      );
-      expect(new Set(s.conditionalUpdates!.map((c) => c.release.version))).toEqual(conditional);
-    },
-  );
-});
 
 describe('the agent poll, in-process', () => {
   it('reports VersionNotFound, NoChannel and ResponseInvalid with the cluster-version-operator messages', async () => {

@@ -1,107 +1,27 @@
-// Issue 13, finding 3: the admin API's reads on a full-size store (the generator's --size full tree,
-// ~6,000 releases) are answered from a read model made once per store generation, and every list is
-// paginated: all pages together are the whole sorted set, once each, also when a write comes between
-// two pages; a bad limit or cursor is a 400 naming it. (What a request costs is measured, not tested:
-// see docs/design/writes-and-builds.md.)
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+// The admin API's reads on a full-size store (the generator's --size full tree, ~6,000 releases, on a
+// server in this process: test/support/fullSizeServer.ts) are answered from a read model made once per
+// store generation, and every list is paginated: all pages together are the whole sorted set, once each,
+// also when a write comes between two pages; a bad limit or cursor is a 400 naming it. (What a request
+// costs is measured, not tested: see docs/design/writes-and-builds.md.) The command line's reads of it are
+// in test/e2e/admin-read-model-cli.test.ts.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import semver from 'semver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToken } from '../src/cli/token.js';
-import type { Release } from '../src/graph/model.js';
-import type { StoreTx } from '../src/store/store.js';
-import { cincyAsync } from './support/cli.js';
-import { startServer, tempDir, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import type { Release } from '../../src/graph/model.js';
+import {
+  api,
+  dir,
+  expectOnceEach,
+  inChannel,
+  pages,
+  releaseKey,
+  server,
+  sortedReleases,
+  stored,
+  useFullSizeServer,
+} from '../support/fullSizeServer.js';
 
-const ROOT = join(import.meta.dirname, '..');
-const dir = tempDir();
-let server: TestServer;
-let token: string;
-
-beforeAll(async () => {
-  const tree = join(dir.path, 'graph-data');
-  execFileSync(process.execPath, [join(ROOT, 'scripts/generate-graph-data.mjs'), '--out', tree, '--size', 'full']);
-  const secretFile = join(dir.path, 'secret');
-  writeFileSync(secretFile, 'a-secret-that-is-long-enough-for-hs256-0123456789\n');
-  server = await startServer({ graphData: tree, auth: { secretFile, rateLimit: 10_000 } });
-  token = await createToken(
-    { adminJwtSecretFile: secretFile, scope: 'releases:write,channels:write,risks:write', ttl: '1h', subject: 'pat' },
-    new Date(),
-  );
-}, 180_000);
-afterAll(async () => {
-  await server?.close();
-  dir.remove();
-});
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown> & { nextCursor?: string; value?: string };
-}
-
-async function api(method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Answer['body'] };
-}
-
-/** Every item of a list, page after page; `between` runs after the first page. */
-async function pages(
-  path: string,
-  field: string,
-  limit: number,
-  between?: () => Promise<void>,
-): Promise<{ items: Array<Record<string, unknown>>; pages: number }> {
-  const items: Array<Record<string, unknown>> = [];
-  let cursor: string | undefined;
-  let n = 0;
-  do {
-    const sep = path.includes('?') ? '&' : '?';
-    const r = await api('GET', `${path}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const page = r.body[field] as Array<Record<string, unknown>>;
-    expect(page.length).toBeLessThanOrEqual(limit);
-    if (r.body.nextCursor) expect(page.length).toBe(limit);
-    items.push(...page);
-    cursor = r.body.nextCursor;
-    n += 1;
-    if (n === 1) await between?.();
-  } while (cursor);
-  return { items, pages: n };
-}
-
-const releaseKey = (r: { version?: unknown; architecture?: unknown; arch?: unknown }): string =>
-  `${String(r.version)}+${String(r.architecture ?? r.arch)}`;
-
-/** Reads the server's store directly, in one transaction. */
-const stored = <T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> => server.store.read(fn);
-
-/** The store's releases in the API's order, sorted here independently of the server's read model. */
-async function sortedReleases(keep: (r: Release) => boolean = () => true): Promise<string[]> {
-  return (await stored((tx) => tx.releases.all()))
-    .filter(keep)
-    .sort((a, b) => semver.compare(a.version, b.version) || (a.arch < b.arch ? -1 : a.arch > b.arch ? 1 : 0))
-    .map(releaseKey);
-}
-
-async function inChannel(name: string): Promise<(r: Release) => boolean> {
-  const channel = await stored(
-    async (tx) => (await tx.channels.get('public', name)) ?? (await tx.channels.get('internal', name)),
-  );
-  const members = new Set(channel!.versions);
-  return (r) => members.has(r.version) || members.has(`${r.version}+${r.arch}`);
-}
-
-function expectOnceEach(keys: string[]): void {
-  expect(new Set(keys).size).toBe(keys.length);
-}
+useFullSizeServer();
 
 // Each test reads thousands of items page by page from a full-size store, with graph rebuilds after
 // each write: minutes are possible on a loaded machine.
@@ -305,27 +225,5 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
       expect(r.body.kind, path).toBe('invalid_request');
       expect(r.body.value, path).toContain(parameter);
     }
-  });
-
-  it('reliability finding 3: cincy release ls and risk ls follow nextCursor to show everything, audit --limit over one page', async () => {
-    const env = { CINCY_SERVER: server.url, CINCY_TOKEN: token };
-    const releases = await cincyAsync(['release', 'ls', '-o', 'json'], env);
-    expect(releases.code, releases.stderr).toBe(0);
-    expect((JSON.parse(releases.stdout) as Array<Record<string, unknown>>).map(releaseKey)).toEqual(
-      await sortedReleases(),
-    );
-    const risks = await cincyAsync(['risk', 'ls', '-o', 'json'], env);
-    expect(risks.code, risks.stderr).toBe(0);
-    expect((JSON.parse(risks.stdout) as { risks: unknown[] }).risks).toHaveLength(
-      (await stored((tx) => tx.blockedEdges.all())).length,
-    );
-    for (let i = 0; i < 3; i++) await api('PUT', `/api/v1/channels/cli-${i}`, { versions: [] });
-    const audit = await cincyAsync(['audit', '--limit', '2', '-o', 'json'], env);
-    expect(audit.code, audit.stderr).toBe(0);
-    const entries = (JSON.parse(audit.stdout) as { entries: Array<{ target: string }> }).entries;
-    expect(entries.map((e) => e.target)).toEqual(['public/cli-2', 'public/cli-1']);
-    const bad = await cincyAsync(['audit', '--limit', '0'], env);
-    expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain('--limit');
   });
 });

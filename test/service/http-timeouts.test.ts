@@ -1,15 +1,15 @@
-// Issue 13, finding 2: a slow client is cut off by the request and headers timeouts, connections
-// over the cap are closed while the open ones are served, and SIGTERM closes slow and idle
-// connections within --shutdown-timeout.
+// A slow client is cut off by the request and headers timeouts, and connections over the cap are closed
+// while the open ones are served, on a server in this process. The limits read from flags are in
+// test/unit/http-limits.test.ts; SIGTERM closing slow and idle connections of a `cincy serve` process in
+// test/e2e/http-shutdown.test.ts.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToken } from '../src/cli/token.js';
-import { DEFAULT_HTTP_LIMITS, resolveServeConfig } from '../src/config.js';
-import { serveCli, useCleanup } from './support/cli.js';
-import { RawConnection, requestHead } from './support/rawHttp.js';
-import { startServer, type TestServer } from './support/server.js';
-import { writeTree } from './support/trees.js';
+import { createToken } from '../../src/cli/token.js';
+import { useCleanup } from '../support/cleanup.js';
+import { RawConnection, requestHead } from '../support/rawHttp.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { writeTree } from '../support/trees.js';
 
 const cleanup = useCleanup();
 const open: RawConnection[] = [];
@@ -44,17 +44,6 @@ async function server(limits: Parameters<typeof startServer>[0]['limits']): Prom
 }
 
 describe('reliability finding 2: timeouts and caps', () => {
-  it('reads the limits from flags and environment, and refuses a headers timeout over the request timeout', () => {
-    expect(resolveServeConfig({}, {})).toMatchObject(DEFAULT_HTTP_LIMITS);
-    expect(resolveServeConfig({ maxConnections: '50' }, { CINCY_REQUEST_TIMEOUT: '12' })).toMatchObject({
-      maxConnections: 50,
-      requestTimeout: 12,
-    });
-    expect(() => resolveServeConfig({ headersTimeout: '20', requestTimeout: '10' }, {})).toThrow(
-      "--headers-timeout (CINCY_HEADERS_TIMEOUT): at most --request-timeout, 10, got '20'",
-    );
-  });
-
   it('cuts off a body or headers sent 2 bytes at a time once the request timeout passes', async () => {
     const s = await server({ requestTimeout: 1, headersTimeout: 1 });
     const body = JSON.stringify([{ version: '4.1.9' }]).padEnd(2000, ' '); // 100 s at this pace
@@ -95,37 +84,5 @@ describe('reliability finding 2: timeouts and caps', () => {
       c.write(livez);
       expect((await c.response(5000)).status).toBe(200);
     }
-  });
-
-  it('exits on SIGTERM within --shutdown-timeout while a client sends its headers slowly and another idles', async () => {
-    const served = await serveCli(
-      [
-        '--db',
-        join(cleanup.dir(), 'cincy.db'),
-        '--graph-data',
-        writeTree(join(cleanup.dir(), 'tree')),
-        '--request-timeout',
-        '600',
-        '--headers-timeout',
-        '600',
-        '--keep-alive-timeout',
-        '600',
-        '--shutdown-timeout',
-        '1',
-      ],
-      cleanup,
-    );
-    const idle = await connect(served.url);
-    idle.write(requestHead('GET', '/livez'));
-    expect((await idle.response(5000)).status).toBe(200);
-    const slow = await connect(served.url);
-    trickle(slow, requestHead('GET', '/graph?channel=stable-4.1', { 'x-padding': 'x'.repeat(10_000) })); // 500 s
-    await new Promise((r) => setTimeout(r, 300)); // the request has started
-
-    const exited = new Promise<number | null>((resolve) => served.child.once('exit', (code) => resolve(code)));
-    served.child.kill('SIGTERM');
-    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 10_000))]);
-    expect(code).toBe(0);
-    expect(idle.closed && slow.closed).toBe(true);
   });
 });

@@ -1,19 +1,14 @@
-// Writes next to other processes and the rebuilds they cause (issue 13, findings 8 and 9), against a
-// real `cincy serve` on a database file: a write waits for another process's write lock without
-// holding up /graph, the server serves what another process wrote, and rebuilds run on the build
-// worker, coalesced, with each write answered once its graph is served.
+// Writes next to other processes and the rebuilds they cause, against a real `cincy serve` on a database
+// file: a write waits for another process's write lock without holding up /graph, the server serves what
+// another process wrote, and rebuilds run on the build worker, coalesced, with each write answered once
+// its graph is served. A write that waits too long is in test/service/write-lock.test.ts.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { AuditedWrites } from '../src/app/admin/writes.js';
-import { GraphService } from '../src/app/graphService.js';
-import { systemClock } from '../src/clock.js';
-import { ApiError } from '../src/errors.js';
-import { readGraphData } from '../src/sources/graphData.js';
-import { Store } from '../src/store/store.js';
-import { cincy, serveCli, useCleanup, type Served } from './support/cli.js';
-import { release, writeTree } from './support/trees.js';
+import { readGraphData } from '../../src/sources/graphData.js';
+import { cincy, serveCli, useCleanup, type Served } from '../support/cli.js';
+import { release, writeTree } from '../support/trees.js';
 
 const cleanup = useCleanup();
 
@@ -113,32 +108,6 @@ describe('writes next to another process', () => {
       (v) => v.length === 2,
     );
     expect(server.log()).toContain('the database was changed by another process; rebuilding');
-  });
-
-  it('reliability finding 8: a write that waited too long for the lock is a 503 that wrote nothing', async () => {
-    const work = cleanup.dir();
-    const file = join(work, 'cincy.db');
-    const store = await Store.open(file, { sqlite: { busyWaitMs: 300 } });
-    cleanup.add(() => store.close());
-    const graph = new GraphService(store);
-    cleanup.add(() => graph.close());
-    const writes = new AuditedWrites(store, graph, systemClock);
-    const other = new Database(file);
-    cleanup.add(() => other.close());
-    other.exec('BEGIN IMMEDIATE');
-    const attempt = writes.run(async (tx, at) => {
-      await tx.channels.upsert({ name: 'late', internal: false, versions: [], tombstones: [] }, at);
-      return { result: 'written', changed: true };
-    });
-    const err = await attempt.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    other.exec('ROLLBACK');
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).statusCode).toBe(503);
-    expect((err as ApiError).value).toContain('the database is busy');
-    expect(await store.read((tx) => tx.channels.get('public', 'late'))).toBeUndefined();
   });
 });
 
