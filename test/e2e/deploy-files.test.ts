@@ -1,24 +1,26 @@
-// Issue 16: the files that run several replicas on one PostgreSQL. deploy/kubernetes is rendered by the
-// real `kubectl kustomize` and its objects checked against each other; docker-compose.yml is read (no
-// Docker engine runs here); the nginx config it mounts is checked by the real nginx (`nginx -t`), then
+// The files that run several replicas on one PostgreSQL. deploy/kubernetes is rendered by the real
+// `kubectl kustomize` and its objects checked against each other; the nginx config docker-compose.yml
+// mounts is checked by the real nginx (`nginx -t`), then
 // run in front of two real `cincy serve` processes: responses pass through untouched (ETag, 304,
 // Content-Encoding, Vary), reads step around a dead replica and writes are never sent twice.
 //
 // kubectl and nginx are Debian packages (kubernetes-client, nginx). Locally a missing one skips its part
-// loudly; under CI=true it fails, so .ci/run must install both.
+// loudly; under CI=true it fails, so .ci/run must install both. docker-compose.yml itself is read by
+// test/unit/deploy-compose.test.ts.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { serveCli, useCleanup, type Served } from './support/cli.js';
-import { KUBECTL, kubectlAvailable } from './support/kubectl.js';
-import { freePort } from './support/prometheus.js';
-import { localNginxConfig, NGINX, nginxArgs } from '../scripts/lib/nginxProxy.mjs';
+import { serveCli, useCleanup, type Served } from '../support/cli.js';
+import { KUBECTL, kubectlAvailable } from '../support/kubectl.js';
+import { freePort } from '../support/prometheus.js';
+import { localNginxConfig, NGINX, nginxArgs } from '../../scripts/lib/nginxProxy.mjs';
+import { nginxConf, portOf, replicas } from '../support/compose.js';
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '..', '..');
 const cleanup = useCleanup();
 
 function nginxAvailable(): boolean {
@@ -207,146 +209,7 @@ describe.runIf(kubectlAvailable())('deploy/kubernetes, as kubectl kustomize rend
 });
 
 // ---------------------------------------------------------------------------------------------------
-// docker-compose.yml and deploy/nginx
-
-interface Service {
-  image?: string;
-  build?: string;
-  profiles?: string[];
-  ports?: string[];
-  environment?: Record<string, string>;
-  secrets?: string[];
-  volumes?: string[];
-  depends_on?: Record<string, { condition: string }> | string[];
-  healthcheck?: { test: string[] | string };
-}
-interface Compose {
-  services: Record<string, Service>;
-  secrets: Record<string, { file: string }>;
-  volumes: Record<string, unknown>;
-}
-
-const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as Compose;
-/** The services `docker compose up` starts from the Dockerfile: the replicas. */
-const replicas = Object.entries(compose.services)
-  .filter(([, s]) => s.build === '.' && !s.profiles)
-  .map(([name]) => name)
-  .sort();
-/** CINCY_DB as compose hands it over, with ${VAR} filled in. */
-const dbUrl = (name: string) =>
-  new URL(compose.services[name]!.environment!.CINCY_DB!.replace(/\$\{\w+\}/g, 'filled-in'));
-const portOf = (name: string) => Number(compose.services[name]!.environment!.CINCY_PORT ?? 8080);
-const healthcheck = (s: Service) => [s.healthcheck?.test ?? []].flat().join(' ');
-
-const nginxService = () => {
-  const found = Object.entries(compose.services).filter(([, s]) => s.image?.startsWith('nginx:'));
-  expect(found).toHaveLength(1);
-  return found[0]![1];
-};
-/** The nginx config compose mounts as /etc/nginx/nginx.conf. */
-const nginxConfPath = () => {
-  const mount = nginxService().volumes?.find((v) => v.split(':')[1] === '/etc/nginx/nginx.conf');
-  expect(mount, 'a config mounted as /etc/nginx/nginx.conf').toBeDefined();
-  return join(ROOT, mount!.split(':')[0]!);
-};
-const nginxConf = () => readFileSync(nginxConfPath(), 'utf8');
-/** The config without its comments. */
-const directives = () =>
-  nginxConf()
-    .split('\n')
-    .map((l) => l.replace(/#.*/, '').trim())
-    .filter(Boolean)
-    .join('\n');
-/** Each upstream block's server lines: name → [address, parameters]. */
-function upstreams(): Map<string, Array<[string, string]>> {
-  const out = new Map<string, Array<[string, string]>>();
-  for (const m of directives().matchAll(/upstream\s+(\S+)\s*\{([^}]*)\}/g))
-    out.set(
-      m[1]!,
-      [...m[2]!.matchAll(/^server\s+(\S+)([^;]*);/gm)].map((s): [string, string] => [s[1]!, s[2]!.trim()]),
-    );
-  return out;
-}
-
-describe('docker-compose.yml', () => {
-  it('runs two replicas from the Dockerfile on the postgres service, once it is healthy', () => {
-    expect(replicas).toEqual(['cincy-1', 'cincy-2']);
-    const postgres = compose.services.postgres!;
-    expect(postgres.image).toMatch(/^postgres:16\b/);
-    for (const name of replicas) {
-      const s = compose.services[name]!;
-      const url = dbUrl(name);
-      expect(url.protocol, name).toBe('postgres:');
-      expect(url.hostname, name).toBe('postgres');
-      expect(url.port || '5432', name).toBe('5432');
-      // The role, database and password PostgreSQL is made with.
-      expect(decodeURIComponent(url.username)).toBe(postgres.environment!.POSTGRES_USER);
-      expect(url.pathname).toBe(`/${postgres.environment!.POSTGRES_DB}`);
-      expect(s.environment!.CINCY_DB).toContain(`:${postgres.environment!.POSTGRES_PASSWORD}@`);
-      expect(s.depends_on).toMatchObject({ postgres: { condition: 'service_healthy' } });
-      expect(s.environment!.CINCY_HOST).toBe('0.0.0.0');
-      expect(healthcheck(s)).toContain('/readyz');
-      // Only nginx is published; the replicas are reached through it.
-      expect(s.ports, name).toBeUndefined();
-      expect(s.environment!.CINCY_ADMIN_JWT_SECRET_FILE).toBe('/run/secrets/cincy-admin-secret');
-      expect(s.secrets).toContain('cincy-admin-secret');
-    }
-  });
-
-  it('keeps PostgreSQL in a named volume with a pg_isready health check, its password out of the file', () => {
-    const postgres = compose.services.postgres!;
-    const [volume, target] = postgres.volumes![0]!.split(':');
-    expect(target).toBe('/var/lib/postgresql/data');
-    expect(Object.keys(compose.volumes)).toContain(volume);
-    expect(healthcheck(postgres)).toContain('pg_isready');
-    // Filled in by compose from the environment or .env, never written here.
-    expect(postgres.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{\w+[^}]*\}$/);
-    expect(postgres.ports).toBeUndefined();
-  });
-
-  it('keeps the single server on SQLite, out of a plain `docker compose up`', () => {
-    const single = compose.services.cincy!;
-    expect(single.profiles?.length).toBeGreaterThan(0);
-    expect(single.environment!.CINCY_DB).toBe('/data/cincy.db');
-  });
-
-  it('puts nginx on port 8080 in front of both replicas', () => {
-    const nginx = nginxService();
-    expect(nginx.ports).toEqual(['8080:8080']);
-    expect(Object.keys(nginx.depends_on as Record<string, unknown>).sort()).toEqual(replicas);
-    const ups = upstreams();
-    const passedTo = [...directives().matchAll(/proxy_pass\s+http:\/\/([^\s;/]+)/g)].map((m) => m[1]!);
-    expect(passedTo.length).toBeGreaterThan(0);
-    for (const name of new Set(passedTo)) {
-      const servers = ups.get(name);
-      expect(servers, `upstream ${name}`).toBeDefined();
-      expect(servers!.map(([address]) => address).sort()).toEqual(replicas.map((r) => `${r}:${portOf(r)}`));
-      // Passive health checks on each.
-      for (const [, params] of servers!) expect(params).toMatch(/max_fails=\d+.*fail_timeout=\d+s/);
-    }
-  });
-
-  it('configures nginx to keep connections, forward the client, retry reads only and compress nothing', () => {
-    const conf = directives();
-    expect(conf).toMatch(/^keepalive\s+\d+;/m);
-    expect(conf).toMatch(/^proxy_http_version 1\.1;/m);
-    expect(conf).toMatch(/^proxy_set_header Connection '';/m);
-    for (const header of ['Host', 'X-Forwarded-For', 'X-Forwarded-Proto'])
-      expect(conf).toMatch(new RegExp(`^proxy_set_header ${header} \\S+;`, 'm'));
-    expect(conf).not.toMatch(/^gzip\s+on/m);
-    expect(conf).not.toMatch(/^proxy_cache\s/m);
-    expect(conf).not.toMatch(/non_idempotent/);
-    // cincy takes a release list of up to 8 MiB.
-    const size = /^client_max_body_size\s+(\d+)([km]?);/m.exec(conf);
-    expect(size).not.toBeNull();
-    expect(Number(size![1]) * { '': 1, k: 1024, m: 1024 * 1024 }[size![2] as '' | 'k' | 'm']).toBeGreaterThanOrEqual(
-      8 * 1024 * 1024,
-    );
-  });
-});
-
-// ---------------------------------------------------------------------------------------------------
-// nginx itself
+// nginx itself, with docker-compose.yml's config (test/support/compose.ts reads it)
 
 interface Answer {
   status: number;
