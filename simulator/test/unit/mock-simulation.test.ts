@@ -1,11 +1,11 @@
 // The mock cluster's simulation: the controllers driven by explicit simulated times (a pool of 5 nodes
-// with maxUnavailable=3, nodes finishing out of order, ordering, pausing, operators, Jobs, a restart from the state file),
-// then the whole thing over HTTP on a scaled clock, read back with `cincy get`.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// with maxUnavailable=3, nodes finishing out of order, ordering, pausing, operators, Jobs) and scenario
+// files. A restart from the state file is in simulator/test/service/mock-simulation-restart.test.ts, the
+// whole thing over HTTP on a scaled clock in simulator/test/e2e/mock-simulation-http.test.ts.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { kubeTime } from '../src/clock.js';
+import { kubeTime } from 'cincy/clock';
 import { seedInventory } from '@cincy/simulator/controllers/inventory';
 import {
   CURRENT,
@@ -19,180 +19,32 @@ import {
   renderedConfig,
 } from '@cincy/simulator/controllers/mco';
 import { defaultOperatorDuration } from '@cincy/simulator/controllers/operators';
-import { SCENARIO, ScenarioError, scenarioFileData } from '@cincy/simulator/controllers/scenario';
+import { ScenarioError, scenarioFileData } from '@cincy/simulator/controllers/scenario';
 import { reconcile } from '@cincy/simulator/controllers/simulation';
-import { kindNamed, type KubeObject } from '@cincy/simulator/apiserver/kinds';
+import type { KubeObject } from '@cincy/simulator/apiserver/kinds';
 import { ClusterState } from '@cincy/simulator/apiserver/state';
-import { cincy, cincyAsync, useCleanup } from './support/cli.js';
-import { serveMock } from './support/mock.js';
+import { useCleanup } from '../../../test/support/cleanup.js';
+import {
+  T0,
+  MIN,
+  OLD,
+  NEW,
+  IMAGE,
+  K,
+  runRelease,
+  setScenario,
+  workerPool,
+  nodes,
+  cordoned,
+  ready,
+  unavailable,
+  poolStatus,
+  co,
+  cond,
+  seedPool,
+} from '../support/simulation.js';
 
 const cleanup = useCleanup();
-const T0 = Date.parse('2026-06-01T00:00:00Z');
-const MIN = 60_000;
-const OLD = '4.16.3';
-const NEW = '4.16.5';
-const IMAGE = `quay.io/openshift-release-dev/ocp-release@sha256:${'a'.repeat(64)}`;
-
-const K = {
-  node: kindNamed('Node'),
-  pool: kindNamed('MachineConfigPool'),
-  co: kindNamed('ClusterOperator'),
-  deploy: kindNamed('Deployment'),
-  cm: kindNamed('ConfigMap'),
-  job: kindNamed('Job'),
-};
-
-function operatorDeployment(name: string, namespace: string, co: string, version: string): KubeObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace, annotations: { 'operator.cincy.io/cluster-operator': co } },
-    spec: {
-      replicas: 1,
-      template: {
-        spec: {
-          containers: [
-            { name: 'operator', image: 'example/operator', env: [{ name: 'RELEASE_VERSION', value: version }] },
-          ],
-        },
-      },
-    },
-  };
-}
-
-/** Runs release `version` in the Deployment(s) of operator `co`, as applying a payload does. */
-function runRelease(s: ClusterState, co: string, version: string): void {
-  for (const d of s
-    .list(K.deploy)
-    .filter((x) => x.metadata.annotations?.['operator.cincy.io/cluster-operator'] === co)) {
-    const spec = d.spec as {
-      template: { spec: { containers: Array<{ env: Array<{ name: string; value: string }> }> } };
-    };
-    spec.template.spec.containers[0]!.env = spec.template.spec.containers[0]!.env.map((e) =>
-      e.name === 'RELEASE_VERSION' ? { ...e, value: version } : e,
-    );
-    s.update(K.deploy, d.metadata.namespace, d.metadata.name, d);
-  }
-}
-
-function setScenario(s: ClusterState, data: Record<string, unknown>): void {
-  const json = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, JSON.stringify(v)]));
-  try {
-    s.patch(K.cm, SCENARIO.namespace, SCENARIO.name, { data: json });
-  } catch {
-    s.create(K.cm, SCENARIO.namespace, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: SCENARIO.name },
-      data: json,
-    });
-  }
-}
-
-/** A worker pool of the given nodes (created a minute apart, in order) running OLD, and the machine-config operator. */
-function workerPool(
-  nodes: Array<{ name: string; zone?: string }>,
-  spec: Record<string, unknown> = {},
-  file?: string,
-): ClusterState {
-  const s = new ClusterState(file);
-  s.create(
-    K.deploy,
-    'openshift-machine-config-operator',
-    operatorDeployment('machine-config-operator', 'openshift-machine-config-operator', 'machine-config', OLD),
-    T0 - 86_400_000,
-  );
-  const rendered = renderedConfig('worker', OLD);
-  s.create(K.pool, undefined, {
-    apiVersion: '',
-    kind: 'MachineConfigPool',
-    metadata: { name: 'worker' },
-    spec: {
-      configuration: { name: rendered },
-      nodeSelector: { matchLabels: { 'node-role.kubernetes.io/worker': '' } },
-      ...spec,
-    },
-    status: { configuration: { name: rendered } },
-  });
-  nodes.forEach((n, i) => {
-    s.create(
-      K.node,
-      undefined,
-      {
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: {
-          name: n.name,
-          labels: { 'node-role.kubernetes.io/worker': '', ...(n.zone && { 'topology.kubernetes.io/zone': n.zone }) },
-          annotations: { [CURRENT]: rendered, [DESIRED]: rendered, [MCD_STATE]: 'Done' },
-        },
-        spec: {},
-        status: {
-          conditions: [
-            { type: 'Ready', status: 'True', reason: 'KubeletReady', lastTransitionTime: kubeTime(T0 - 86_400_000) },
-          ],
-          nodeInfo: { kubeletVersion: kubeletVersionFor(OLD) },
-        },
-      },
-      T0 - 86_400_000 + i * MIN,
-    );
-  });
-  return s;
-}
-
-const nodes = (s: ClusterState): KubeObject[] => s.list(K.node);
-const cordoned = (s: ClusterState): string[] =>
-  nodes(s)
-    .filter((n) => (n.spec as { unschedulable?: boolean }).unschedulable)
-    .map((n) => n.metadata.name);
-const ready = (n: KubeObject): boolean =>
-  (n.status as { conditions: Array<{ type: string; status: string }> }).conditions.find((c) => c.type === 'Ready')
-    ?.status === 'True';
-const unavailable = (s: ClusterState): string[] =>
-  nodes(s)
-    .filter(
-      (n) => (n.spec as { unschedulable?: boolean }).unschedulable || !ready(n) || n.metadata.annotations?.[PHASE],
-    )
-    .map((n) => n.metadata.name);
-const poolStatus = (
-  s: ClusterState,
-  name = 'worker',
-): Record<string, unknown> & { conditions: Array<{ type: string; status: string; lastTransitionTime: string }> } =>
-  s.get(K.pool, undefined, name).status as never;
-const co = (
-  s: ClusterState,
-  name: string,
-): {
-  versions: Array<{ name: string; version: string }>;
-  conditions: Array<{ type: string; status: string; reason: string; message: string; lastTransitionTime: string }>;
-} => s.get(K.co, undefined, name).status as never;
-const cond = (
-  s: ClusterState,
-  name: string,
-  type: string,
-): { status: string; reason: string; message: string; lastTransitionTime: string } =>
-  co(s, name).conditions.find((c) => c.type === type)!;
-
-/** A pool of five nodes whose updates take different times: node 2 finishes first, then 1 (cordoned at the start), then 3, 5, 4. */
-const OUT_OF_ORDER_TIMINGS = {
-  nodeDefaults: { cordon: '0s', update: '1m', reboot: '1m', uncordon: '0s' },
-  nodes: {
-    'node-1': { drain: '13m' },
-    'node-2': { drain: '8m' },
-    'node-3': { drain: '18m' },
-    'node-4': { drain: '14m' },
-    'node-5': { drain: '6m' },
-  },
-};
-const seedPool = (file?: string): ClusterState => {
-  const s = workerPool(
-    [1, 2, 3, 4, 5].map((i) => ({ name: `node-${i}` })),
-    { maxUnavailable: 3 },
-    file,
-  );
-  setScenario(s, OUT_OF_ORDER_TIMINGS);
-  return s;
-};
 
 describe('the Machine Config Operator simulation', () => {
   it('walks a pool of 5 nodes with maxUnavailable 3 through an update, nodes finishing out of order', () => {
@@ -561,48 +413,6 @@ describe('the Job simulation', () => {
   });
 });
 
-describe('a restarted simulation', () => {
-  it('continues the phases from the state file', () => {
-    const file = join(cleanup.dir(), 'state.json');
-    const first = seedPool(file);
-    runRelease(first, 'machine-config', NEW);
-    reconcile(first, T0);
-    reconcile(first, T0 + 12 * MIN);
-    first.flush();
-    const phases = (s: ClusterState): unknown =>
-      nodes(s).map((n) => [
-        n.metadata.name,
-        n.metadata.annotations?.[PHASE],
-        n.metadata.annotations?.['cincy.mock/phase-end'],
-      ]);
-    const again = new ClusterState(file);
-    expect(phases(again)).toEqual(phases(first));
-    const rv = again.resourceVersion;
-    reconcile(again, T0 + 12 * MIN);
-    expect(again.resourceVersion).toBe(rv); // nothing started over
-    reconcile(again, T0 + 30 * MIN);
-    reconcile(first, T0 + 30 * MIN);
-    const view = (s: ClusterState): unknown => nodes(s).map((n) => [n.metadata.annotations, n.spec, n.status]);
-    expect(view(again)).toEqual(view(first));
-    [first, again].forEach((s) => s.flush()); // no write may be left for after the test removed the folder
-  });
-
-  it('journals every write before the call returns, and folds the journal into the state file on flush', () => {
-    const file = join(cleanup.dir(), 'state.json');
-    const s = new ClusterState(file);
-    for (let i = 0; i < 5; i++)
-      s.create(K.cm, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } });
-    const names = (state: ClusterState): string[] => state.list(K.cm).map((c) => c.metadata.name);
-    const reader = new ClusterState(file); // what a process started now would find
-    expect(names(reader)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
-    reader.close();
-    s.flush();
-    expect((JSON.parse(readFileSync(file, 'utf8')) as { objects: unknown[] }).objects).toHaveLength(5);
-    expect(readFileSync(`${file}.journal`, 'utf8')).toBe('');
-    s.close();
-  });
-});
-
 describe('scenario files', () => {
   const write = (text: string): string => {
     const f = join(cleanup.dir(), 'scenario.yaml');
@@ -637,191 +447,5 @@ describe('scenario files', () => {
     const f = write(text);
     expect(() => scenarioFileData(f, known)).toThrow(ScenarioError);
     expect(() => scenarioFileData(f, known)).toThrow(`${f}: ${message}`);
-  });
-});
-
-describe('the mock cluster over HTTP, on a scaled clock', () => {
-  it('serves the new kinds to the generic client through discovery', async () => {
-    const dir = cleanup.dir();
-    const m = await serveMock(['--plain-http', '--state', join(dir, 'state.json')], dir, cleanup);
-    const api = k8s.KubernetesObjectApi.makeApiClient(m.kc);
-    const spec = {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'default' },
-      spec: {
-        replicas: 2,
-        selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
-      },
-    };
-    await api.create(spec);
-    const read = (await api.read({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'default' },
-    })) as k8s.V1Deployment;
-    expect(read.spec?.replicas).toBe(2);
-    for (const [apiVersion, kind, namespace] of [
-      ['rbac.authorization.k8s.io/v1', 'ClusterRole', undefined],
-      ['v1', 'ServiceAccount', 'default'],
-      ['apiextensions.k8s.io/v1', 'CustomResourceDefinition', undefined],
-    ] as const) {
-      await api.create({ apiVersion, kind, metadata: { name: 'x', ...(namespace && { namespace }) } });
-      expect(
-        (await api.read({ apiVersion, kind, metadata: { name: 'x', ...(namespace && { namespace }) } })).metadata?.name,
-      ).toBe('x');
-    }
-    // RBAC names carry colons, which the client percent-encodes in the path.
-    const role = {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: 'system:openshift:operator:dns' },
-    };
-    await api.create(role);
-    expect((await api.read(role)).metadata?.name).toBe('system:openshift:operator:dns');
-    await api.replace({ ...role, rules: [] });
-  });
-
-  it('updates an operator when its Deployment runs a new release, and `cincy get` shows it', async () => {
-    const dir = cleanup.dir();
-    const m = await serveMock(
-      ['--time-scale', '600', '--plain-http', '--state', join(dir, 'state.json')],
-      dir,
-      cleanup,
-    );
-    const core = m.kc.makeApiClient(k8s.CoreV1Api);
-    const clock = await core.readNamespacedConfigMap({ namespace: 'openshift-config', name: 'cincy-mock-clock' });
-    expect(clock.data?.scale).toBe('600');
-    const apps = m.kc.makeApiClient(k8s.AppsV1Api);
-    const all = await apps.listDeploymentForAllNamespaces();
-    const dns = all.items.find((d) => d.metadata?.annotations?.['operator.cincy.io/cluster-operator'] === 'dns')!;
-    dns.spec!.template.spec!.containers[0]!.env = dns.spec!.template.spec!.containers[0]!.env!.map((e) =>
-      e.name === 'RELEASE_VERSION' ? { name: e.name, value: NEW } : e,
-    );
-    await apps.replaceNamespacedDeployment({
-      namespace: dns.metadata!.namespace!,
-      name: dns.metadata!.name!,
-      body: dns,
-    });
-    const custom = m.kc.makeApiClient(k8s.CustomObjectsApi);
-    const dnsCo = async (): Promise<{ status: { versions: Array<{ version: string }> } }> =>
-      (await custom.getClusterCustomObject({
-        group: 'config.openshift.io',
-        version: 'v1',
-        plural: 'clusteroperators',
-        name: 'dns',
-      })) as never;
-    const started = Date.now();
-    while ((await dnsCo()).status.versions[0]!.version !== NEW && Date.now() - started < 10_000)
-      await new Promise((r) => setTimeout(r, 50));
-    expect((await dnsCo()).status.versions[0]!.version).toBe(NEW);
-
-    const get = (...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-      cincyAsync(['get', ...args, '--kubeconfig', m.kubeconfig]);
-    const [co, nodes, mcp, cv, json, pods, nope] = await Promise.all([
-      get('co'),
-      get('nodes'),
-      get('mcp'),
-      get('clusterversion'),
-      get('co', 'dns', '-o', 'json'),
-      get('pods'),
-      get('co', 'nope'),
-    ]);
-    expect(co.stdout.split('\n')[0]).toMatch(/^NAME +VERSION +AVAILABLE +PROGRESSING +DEGRADED +SINCE +MESSAGE$/);
-    expect(co.stdout).toMatch(/^dns +4\.16\.5 +True +False +False +\d+d$/m);
-    expect(co.stdout).toMatch(/^etcd +4\.16\.3 +True +False +False +\d+d$/m);
-    expect(nodes.stdout.split('\n')[0]).toMatch(/^NAME +STATUS +ROLES +AGE +VERSION$/);
-    expect(nodes.stdout).toMatch(/^master-0 +Ready +control-plane,master +\d+d +v1\.29\.\d+\+[0-9a-f]{7}$/m);
-    expect(mcp.stdout.split('\n')[0]).toMatch(
-      /^NAME +CONFIG +UPDATED +UPDATING +DEGRADED +MACHINECOUNT +READYMACHINECOUNT +UPDATEDMACHINECOUNT +DEGRADEDMACHINECOUNT +AGE$/,
-    );
-    expect(mcp.stdout).toMatch(
-      new RegExp(`^worker +${renderedConfig('worker', OLD)} +True +False +False +3 +3 +3 +0 +\\d+d$`, 'm'),
-    );
-    expect(cv.stdout).toMatch(
-      /^NAME +VERSION +AVAILABLE +PROGRESSING +SINCE +STATUS\nversion +4\.16\.3 +True +False +\d+d +Cluster version is 4\.16\.3\n$/,
-    );
-    expect(JSON.parse(json.stdout)).toMatchObject({ metadata: { name: 'dns' } });
-    expect(pods).toMatchObject({ code: 1, stderr: expect.stringContaining("unknown resource type 'pods'") });
-    expect(nope).toMatchObject({ code: 1, stderr: expect.stringContaining('"nope" not found') });
-  });
-
-  it('rolls the master pool and reports machine-config, continuing its simulated time after a restart', async () => {
-    const dir = cleanup.dir();
-    const state = join(dir, 'state.json');
-    const m = await serveMock(['--time-scale', '600', '--plain-http', '--state', state], dir, cleanup);
-    // Each node is cordoned for a few simulated minutes, under a second here: a watch sees it, where polling may not.
-    let sawCordoned = false;
-    const nodeWatch = await new k8s.Watch(m.kc).watch(
-      '/api/v1/nodes',
-      {},
-      (_type, node: k8s.V1Node) => void (sawCordoned ||= node.spec?.unschedulable === true),
-      () => undefined,
-    );
-    cleanup.add(() => nodeWatch.abort());
-    const apps = m.kc.makeApiClient(k8s.AppsV1Api);
-    const mco = await apps.readNamespacedDeployment({
-      namespace: 'openshift-machine-config-operator',
-      name: 'machine-config-operator',
-    });
-    mco.spec!.template.spec!.containers[0]!.env = mco.spec!.template.spec!.containers[0]!.env!.map((e) =>
-      e.name === 'RELEASE_VERSION' ? { name: e.name, value: NEW } : e,
-    );
-    await apps.replaceNamespacedDeployment({
-      namespace: 'openshift-machine-config-operator',
-      name: 'machine-config-operator',
-      body: mco,
-    });
-    const custom = m.kc.makeApiClient(k8s.CustomObjectsApi);
-    const mcoCo = async (): Promise<string> =>
-      (
-        (await custom.getClusterCustomObject({
-          group: 'config.openshift.io',
-          version: 'v1',
-          plural: 'clusteroperators',
-          name: 'machine-config',
-        })) as { status: { versions: Array<{ version: string }> } }
-      ).status.versions[0]!.version;
-    const started = Date.now();
-    while ((await mcoCo()) !== NEW && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 50));
-    expect(await mcoCo()).toBe(NEW);
-    expect(sawCordoned).toBe(true);
-    expect(cincy(['get', 'mcp', 'master', '--kubeconfig', m.kubeconfig]).stdout).toMatch(
-      new RegExp(`^master +${renderedConfig('master', NEW)} +True +False +False +3 +3 +3 +0 `, 'm'),
-    );
-    const simNow = async (): Promise<number> => {
-      const cm = await m.kc
-        .makeApiClient(k8s.CoreV1Api)
-        .readNamespacedConfigMap({ namespace: 'openshift-config', name: 'cincy-mock-clock' });
-      return Number(cm.data!.simEpoch) + (Date.now() - Number(cm.data!.realEpoch)) * Number(cm.data!.scale);
-    };
-    const before = await simNow();
-    await m.stop();
-    const again = await serveMock(['--time-scale', '1', '--plain-http', '--state', state], dir, cleanup);
-    const cm = await again.kc
-      .makeApiClient(k8s.CoreV1Api)
-      .readNamespacedConfigMap({ namespace: 'openshift-config', name: 'cincy-mock-clock' });
-    expect(cm.data!.scale).toBe('1');
-    expect(Number(cm.data!.simEpoch)).toBeGreaterThanOrEqual(before);
-    expect(Number(cm.data!.simEpoch)).toBeLessThan(before + 60 * 60_000); // continued (at 600× while it was down), not restarted from real time
-  });
-
-  it('refuses a scenario file with a mistake, naming the file and the field', () => {
-    const dir = cleanup.dir();
-    const f = join(dir, 'scenario.yaml');
-    writeFileSync(f, 'operators:\n  etcd: {behavior: flaky}\n');
-    const r = cincy([
-      'mock-cluster',
-      '--plain-http',
-      '--port',
-      '0',
-      '--state',
-      join(dir, 'state.json'),
-      '--scenario',
-      f,
-    ]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${f}: operators.etcd.behavior: "flaky" is not a behavior`);
   });
 });
