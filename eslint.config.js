@@ -64,7 +64,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', 'simulator/test/**/*.ts'],
     ignores: ['test/support/server.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [SERVER_IMPORT] }] },
   },

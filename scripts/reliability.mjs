@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm run reliability`: issue 13's findings as tests, then what only a running server shows: a soak
-// under wrk, kill -9 during admin write streams, body floods while /graph is measured, and slow
-// clients. Loopback only, bounded in time. Prints a table of what was tried, how often and whether
-// it held, writes it to reliability-results/latest.md, and exits 1 when anything did not hold.
+// `npm run reliability`: the reliability findings (of the project's issue 13) as tests, named
+// "reliability finding N", then what only a running server shows: a soak under wrk, kill -9 during
+// admin write streams, body floods while /graph is measured, and slow clients. Loopback only, bounded
+// in time. Prints a table of what was tried, how often and whether it held, writes it to
+// reliability-results/latest.md, and exits 1 when anything did not hold.
 //
 //   node scripts/reliability.mjs [--soak-seconds 120] [--rounds 5] [--flood-seconds 5] [--skip-tests]
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -45,7 +46,7 @@ async function main() {
   if (!process.argv.includes('--skip-tests'))
     for (const [n, f] of runFindings({ root: ROOT, workDir, log }))
       rows.push({
-        scenario: `finding ${n} (tests named "issue 13 finding ${n}")`,
+        scenario: `finding ${n} (tests named "reliability finding ${n}")`,
         tried: `${f.tried} tests`,
         held: f.held === f.tried,
         detail: f.failed.length ? `failed: ${f.failed.join('; ')}` : `${f.held} passed`,

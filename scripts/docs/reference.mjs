@@ -2,7 +2,7 @@
 // `npm run docs`: writes docs/reference/cli.md, simulator-cli.md and settings.md from the code itself,
 // so they cannot drift from it: the commander programs of src/cli/main.ts and simulator/src/cli/main.ts
 // (every command, walked recursively) and SETTINGS of src/settings.ts. Run with plain node on the build (`npm run build`
-// first); test/docs-reference.test.ts renders the same texts from src/ and fails when the checked-in
+// first); test/unit/docs-reference.test.ts renders the same texts from src/ and fails when the checked-in
 // files differ.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

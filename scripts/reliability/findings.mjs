@@ -1,16 +1,16 @@
-// The findings of issue 13 as tests: every vitest test whose name says "issue 13 finding N", run
-// once, counted per finding.
+// The reliability findings as tests: every vitest test whose full name says "reliability finding N"
+// (in a test's name or its describe's, in any of the three projects), run once, counted per finding.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 export function runFindings({ root, workDir, log }) {
   const out = join(workDir, 'findings.json');
-  log('running the tests named "issue 13 finding N" (vitest)');
+  log('running the tests named "reliability finding N" (vitest)');
   const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
   const r = spawnSync(
     process.execPath,
-    [vitest, 'run', '-t', 'issue 13 finding', '--reporter=json', `--outputFile=${out}`],
+    [vitest, 'run', '-t', 'reliability finding', '--reporter=json', `--outputFile=${out}`],
     { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 900_000 },
   );
   let results;
@@ -22,7 +22,7 @@ export function runFindings({ root, workDir, log }) {
   const byFinding = new Map();
   for (const file of results.testResults)
     for (const t of file.assertionResults) {
-      const m = /issue 13 finding (\d+)/.exec(t.fullName);
+      const m = /reliability finding (\d+)/.exec(t.fullName);
       if (!m || t.status === 'skipped' || t.status === 'pending') continue;
       const f = byFinding.get(Number(m[1])) ?? { tried: 0, held: 0, failed: [] };
       f.tried += 1;

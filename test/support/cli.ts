@@ -1,27 +1,10 @@
 // Running the `cincy` command as a shell does, and cleaning up what a test started or wrote.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
-import { tempDir } from './server.js';
+
+export { useCleanup } from './cleanup.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'cincy.js');
-
-/** Undo steps run after each test, newest first. Call once at the top of a test file. */
-export function useCleanup(): { add(f: () => unknown): void; dir(): string } {
-  let steps: Array<() => unknown> = [];
-  afterEach(async () => {
-    for (const f of steps.reverse()) await f();
-    steps = [];
-  });
-  return {
-    add: (f) => void steps.push(f),
-    dir() {
-      const d = tempDir();
-      steps.push(() => d.remove());
-      return d.path;
-    },
-  };
-}
 
 export function cincy(
   args: string[],

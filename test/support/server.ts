@@ -1,8 +1,5 @@
 // Starts the server the way `cincy serve` does (same start-up, same buildApp), listening on a free
 // port of 127.0.0.1, so tests talk to it over real HTTP.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { vi } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
@@ -18,6 +15,8 @@ import type { Clock } from '../../src/clock.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
 import type { RegistrySettings } from '../../src/app/refresh/fromSettings.js';
 import type { Source } from '../../src/app/refresh/source.js';
+
+export { tempDir } from './cleanup.js';
 
 export interface TestServer {
   url: string;
@@ -87,8 +86,3 @@ export const watchGraphFastPath = (): { mock: { results: Array<{ value: unknown 
 
 /** Compiles every route schema of the servers started so far, which they compile on first use; how many. */
 export const compileAllSchemas = (): number => compileAllPending();
-
-export function tempDir(prefix = 'cincy-test-'): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-}

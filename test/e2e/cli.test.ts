@@ -1,0 +1,132 @@
+// The `cincy` command line, run as a shell runs it.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildGraph } from '../../src/graph/build.js';
+import { channelView } from '../../src/graph/view.js';
+import { Store } from '../../src/store/store.js';
+import { CONFORMANCE_DIR, conformanceAvailable } from '../support/conformance.js';
+import { cincy, serveCli, useCleanup } from '../support/cli.js';
+import { writeTree } from '../support/trees.js';
+
+const cleanup = useCleanup();
+const dir = (): string => cleanup.dir();
+const serve = async (args: string[]): Promise<string> => (await serveCli(args, cleanup)).url;
+
+describe('cincy CLI', () => {
+  it('documents every command and the settings of serve', () => {
+    const help = cincy(['--help']);
+    expect(help.code).toBe(0);
+    for (const c of ['serve', 'import', 'validate', 'export', 'openapi']) expect(help.stdout).toContain(c);
+    const serveHelp = cincy(['serve', '--help']).stdout.replace(/\s+/g, ' ');
+    for (const f of [
+      '--graph-data',
+      '--db',
+      '--host',
+      '--port',
+      'CINCY_PORT',
+      'the bundled graph-data/',
+      './data/cincy.db',
+      '127.0.0.1',
+      '8080',
+    ])
+      expect(serveHelp).toContain(f);
+  });
+
+  it('validate: exit 0 with a summary for a good tree, exit 1 with "file: field: message" lines for a bad one', () => {
+    const good = cincy(['validate', writeTree(dir())]);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toMatch(/valid \(schema 1\.1\.0\): 2 releases, 1 channels, 1 blocked edges/);
+    const bad = cincy([
+      'validate',
+      writeTree(dir(), {
+        'channels/x.yaml': 'name: y\nversions: []\n',
+        'blocked-edges/b.yaml': 'to: 4.1.1\nfrom: .*\nurl: nope\n',
+      }),
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("channels/x.yaml: name: 'y' differs from the file name 'x'");
+    expect(bad.stderr).toContain('blocked-edges/b.yaml: name: missing:');
+    expect(bad.stderr).toContain("blocked-edges/b.yaml: url: 'nope' is not a URI");
+  });
+
+  it('import: prints a summary; a rejected tree leaves the store unchanged', async () => {
+    const db = join(dir(), 'c.db');
+    const ok = cincy(['import', '--graph-data', writeTree(dir()), '--db', db]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/releases: +2 added/);
+    expect(ok.stdout).toMatch(/1 risks, 0 hard blocks/);
+    const bad = cincy(['import', '--graph-data', writeTree(dir(), { version: '3.0.0\n' }), '--db', db]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('the store is unchanged');
+    const s = await Store.open(db);
+    expect(await s.read((tx) => tx.releases.count())).toBe(2);
+    await s.close();
+  });
+
+  it('serve: rejects a bad flag naming it, and refuses an invalid tree with an empty store', () => {
+    const port = cincy(['serve', '--port', 'http'], {});
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain("--port (CINCY_PORT): Expected integer, got 'http'");
+    const env = cincy(['serve', '--db', ':memory:'], { CINCY_PORT: '99999' });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('--port (CINCY_PORT)');
+    // serve listens before it reads the tree: on any free port, not on the default 8080 (which may be taken).
+    const bad = cincy([
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      ':memory:',
+      '--graph-data',
+      writeTree(dir(), { version: '2.0\n' }),
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('version: -: schema major version 2 is not supported');
+  });
+
+  it('serve: with no --graph-data serves the bundled tree, wherever it is run from', async () => {
+    const url = await serve(['--db', join(dir(), 'c.db')]);
+    const channels = (await (await fetch(`${url}/readyz`)).json()) as { graph: { channels: number; releases: number } };
+    expect(channels.graph.releases).toBeGreaterThan(100);
+    const res = await fetch(`${url}/graph?channel=stable-4.16`, { headers: { accept: 'application/json' } });
+    expect(((await res.json()) as { nodes: unknown[] }).nodes.length).toBeGreaterThan(10);
+  });
+
+  it.runIf(conformanceAvailable())(
+    'export after import reproduces the meaning of the real tree, and serves from a .tar.gz',
+    async () => {
+      const source = join(CONFORMANCE_DIR, 'real-2024-08-09', 'graph-data');
+      const db1 = join(dir(), 'a.db');
+      const db2 = join(dir(), 'b.db');
+      const out = join(dir(), 'exported');
+      expect(cincy(['import', '--graph-data', source, '--db', db1]).code).toBe(0);
+      const exported = cincy(['export', '--db', db1, out]);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(existsSync(join(out, 'releases', 'amd64', '4.16.1.json'))).toBe(true);
+      expect(readFileSync(join(out, 'version'), 'utf8')).toBe('1.1.0\n');
+      expect(cincy(['validate', out]).code).toBe(0);
+      expect(cincy(['import', '--graph-data', out, '--db', db2]).code).toBe(0);
+      const [a, b] = await Promise.all(
+        [db1, db2].map(async (p) => {
+          const s = await Store.open(p);
+          const g = buildGraph(await s.input());
+          await s.close();
+          return g;
+        }),
+      );
+      const channels = [...new Set(a!.nodes.flatMap((n) => n.channels))].sort();
+      expect(channels.length).toBe(55);
+      for (const c of channels)
+        expect(JSON.stringify(channelView(b!, c, 'amd64')), c).toBe(JSON.stringify(channelView(a!, c, 'amd64')));
+      expect(cincy(['export', '--db', db1, out]).code).toBe(1); // not empty: refuses without --force
+
+      const tarball = join(dir(), 'gd.tar.gz');
+      expect(spawnSync('tar', ['-czf', tarball, '-C', out, '.']).status).toBe(0);
+      const url = await serve(['--db', ':memory:', '--graph-data', tarball]);
+      const res = await fetch(`${url}/graph?channel=stable-4.16`, { headers: { accept: 'application/json' } });
+      expect(JSON.parse(await res.text())).toEqual(channelView(a!, 'stable-4.16', 'amd64'));
+    },
+  );
+});

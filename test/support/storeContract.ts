@@ -1,0 +1,268 @@
+// The store contract, the tests of `the store on <engine>`: imports upsert in one transaction, a rejected
+// import changes nothing, restarts keep state, a schema newer than the program is refused, writes wait
+// for the lock and give up, signatures stay. On SQLite they run in the service tier
+// (test/service/store-import.test.ts), on a real PostgreSQL of the test's own (a process) in the e2e
+// tier (test/e2e/store-import-postgres.test.ts).
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import type { GraphDataTree } from '../../src/graph/graphDataTree.js';
+import { readGraphData } from '../../src/sources/graphData.js';
+import { startService } from '../../src/app/start.js';
+import { migrationsOf } from '../../src/store/migrations.js';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { LOCK_KEYS } from '../../src/store/postgresConnection.js';
+import { SchemaTooNew, StoreUnavailable, type Engine } from '../../src/store/sql.js';
+import type { SqliteDatabase } from '../../src/store/sqlite.js';
+import { ImportRejected, Store } from '../../src/store/store.js';
+import { createAdminServices } from '../../src/app/admin/services.js';
+import { GraphService } from '../../src/app/graphService.js';
+import { quietLog } from './server.js';
+import { useCleanup } from './cleanup.js';
+import { release, writeTree } from './trees.js';
+
+/** Registers the contract's tests in the describe that calls it; `database` gives each PostgreSQL database. */
+export function storeContract(engine: Engine, database?: () => Promise<string>): void {
+  const steps = useCleanup();
+  const cleanup = { push: (f: () => unknown): void => steps.add(f) };
+  const dir = (): string => steps.dir();
+
+  async function readTree(files: Record<string, string | undefined> = {}): Promise<GraphDataTree> {
+    const r = await readGraphData(writeTree(dir(), files));
+    expect(r.errors).toEqual([]);
+    return r.tree!;
+  }
+
+  /** Where a new store of the engine lives: a SQLite file (or :memory:), or a PostgreSQL database of its own. */
+  async function location(engine: Engine, memory = true): Promise<string> {
+    if (engine === 'postgres') return database!();
+    return memory ? ':memory:' : join(dir(), 'cincy.db');
+  }
+
+  async function store(engine: Engine): Promise<Store> {
+    const s = await Store.open(await location(engine));
+    cleanup.push(() => s.close());
+    return s;
+  }
+  const snapshot = async (s: Store): Promise<string> => JSON.stringify(await s.input());
+
+  /** Holds the write lock of the store at `where` from another connection, until the returned call. */
+  async function holdWriteLock(engine: Engine, where: string): Promise<() => Promise<void>> {
+    if (engine === 'sqlite') {
+      const other = new BetterSqlite3(where);
+      other.exec('BEGIN IMMEDIATE');
+      return async () => {
+        other.exec('ROLLBACK');
+        other.close();
+      };
+    }
+    const other = new pg.Client({ connectionString: where });
+    await other.connect();
+    await other.query('BEGIN');
+    await other.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEYS.write]);
+    return async () => {
+      await other.query('ROLLBACK');
+      await other.end();
+    };
+  }
+
+  it('applies migrations once and records them, and refuses a schema newer than it knows', async () => {
+    const where = await location(engine, false);
+    await (await Store.open(where)).close();
+    const s = await Store.open(where);
+    cleanup.push(() => s.close());
+    const rows = await s.read((tx) => tx.sql.all('SELECT version, name FROM schema_migrations ORDER BY version'));
+    const files = migrationsOf(engine);
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    expect(rows).toEqual(files.map((m) => ({ version: m.version, name: m.name })));
+    if (engine === 'sqlite')
+      expect((s.database as SqliteDatabase).db.pragma('journal_mode', { simple: true })).toBe('wal');
+    // A newer cincy migrated this database: this one must not touch it.
+    await s.write((tx) =>
+      tx.sql.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '999_future.sql', 'x')"),
+    );
+    await expect(Store.open(where)).rejects.toThrow(SchemaTooNew);
+    await expect(Store.open(where)).rejects.toThrow(/schema version 999, newer than this cincy knows/);
+  });
+
+  it('imports a tree, then skips the same content, then upserts a changed one', async () => {
+    const s = await store(engine);
+    const first = await s.importTree(await readTree(), { source: 'a' });
+    expect(first.releases.added).toBe(2);
+    expect(first.channels.added).toBe(1);
+    expect(first.blockedEdges.added).toBe(1);
+    expect((await s.importTree(await readTree(), { source: 'a' })).skipped).toBe(true);
+    const changed = await s.importTree(
+      await readTree({ 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions:\n- 4.1.0\n' }),
+      { source: 'b' },
+    );
+    expect(changed.channels.changed).toBe(1);
+    expect(changed.releases.unchanged).toBe(2);
+    expect((await s.read((tx) => tx.channels.get('public', 'stable-4.1')))!.versions).toEqual(['4.1.0']);
+    const audit = await s.read((tx) => tx.audit.list());
+    expect(audit.map((e) => [e.actor, e.action, e.target])).toEqual([
+      ['import', 'import', 'b'],
+      ['import', 'import', 'a'],
+    ]);
+  });
+
+  it('keeps what the tree does not mention unless asked to prune', async () => {
+    const s = await store(engine);
+    await s.importTree(await readTree({ 'channels/fast-4.1.yaml': 'name: fast-4.1\nversions: [4.1.0]\n' }), {
+      source: 'a',
+    });
+    const smaller = await readTree({ 'blocked-edges/4.1.1-Risk.yaml': undefined });
+    await s.importTree(smaller, { source: 'b' });
+    expect(await s.read((tx) => tx.channels.get('public', 'fast-4.1'))).toBeDefined();
+    expect(await s.read((tx) => tx.blockedEdges.all())).toHaveLength(1);
+    const pruned = await s.importTree(smaller, { source: 'b', prune: true });
+    expect(pruned.channels.removed).toBe(1);
+    expect(pruned.blockedEdges.removed).toBe(1);
+    expect(await s.read((tx) => tx.channels.get('public', 'fast-4.1'))).toBeUndefined();
+  });
+
+  it('rejects a release whose payload changed, naming the file and field, and writes nothing', async () => {
+    const s = await store(engine);
+    await s.importTree(await readTree(), { source: 'a' });
+    const before = await snapshot(s);
+    const conflicting = await readTree({
+      'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0, 4.1.1, 4.1.2]\n',
+      'releases/amd64/4.1.2.json': release('4.1.2', { payload: `quay.example/ocp/release@sha256:${'c'.repeat(64)}` }),
+      'releases/amd64/4.1.1.json': release('4.1.1', { payload: `quay.example/ocp/release@sha256:${'d'.repeat(64)}` }),
+    });
+    const rejected = await s.importTree(conflicting, { source: 'b' }).catch((err: unknown) => err);
+    expect(rejected).toBeInstanceOf(ImportRejected);
+    expect((rejected as ImportRejected).problems[0]).toMatchObject({
+      file: 'releases/amd64/4.1.1.json',
+      field: 'payload',
+    });
+    expect(await snapshot(s)).toBe(before);
+  });
+
+  it('rolls back an import that fails half-way', async () => {
+    const s = await store(engine);
+    await s.importTree(await readTree(), { source: 'a' });
+    const before = await snapshot(s);
+    const tree = await readTree({ 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0]\n' });
+    // The raw-metadata statement fails after releases and channels were written in the transaction.
+    await s.write(async (tx) => {
+      if (engine === 'sqlite')
+        await tx.sql.run(
+          "CREATE TRIGGER fail_raw BEFORE INSERT ON raw_metadata BEGIN SELECT RAISE(ABORT, 'disk on fire'); END",
+        );
+      else {
+        await tx.sql.run(
+          "CREATE FUNCTION fail_raw() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END; $$",
+        );
+        await tx.sql.run(
+          'CREATE TRIGGER fail_raw BEFORE INSERT ON raw_metadata FOR EACH ROW EXECUTE FUNCTION fail_raw()',
+        );
+      }
+    });
+    await expect(
+      s.importTree({ ...tree, rawMetadata: { '4.1.0': { description: 'x' } } }, { source: 'b' }),
+    ).rejects.toThrow(/disk on fire/);
+    expect(await snapshot(s)).toBe(before);
+    expect((await s.read((tx) => tx.imports.last()))!.contentHash).not.toBe(tree.contentHash);
+  });
+
+  it('keeps admin writes across a restart and applies a changed tree on top', async () => {
+    const db = await location(engine, false);
+    const graphData = writeTree(dir());
+    const a = await startService({ graphData, db, log: quietLog });
+    if (!a.ok) throw new Error(a.problems.join('\n'));
+    await a.store.write((tx) =>
+      tx.blockedEdges.upsert({ id: 'admin-block', to: '4.1.1', from: '.*' }, new Date().toISOString()),
+    );
+    await a.close();
+    writeTree(graphData, { 'channels/fast-4.1.yaml': 'name: fast-4.1\nversions: [4.1.1]\n' });
+    const b = await startService({ graphData, db, log: quietLog });
+    if (!b.ok) throw new Error(b.problems.join('\n'));
+    cleanup.push(() => b.close());
+    expect(await b.store.read((tx) => tx.blockedEdges.get('admin-block'))).toBeDefined();
+    expect(b.service.current!.channels.has('fast-4.1')).toBe(true);
+  });
+
+  it('applies a changed tree on top of admin writes: promotions, withdrawals and deleted risks stay', async () => {
+    const s = await store(engine);
+    const channel = (name: string) => s.read((tx) => tx.channels.get('public', name));
+    const admin = createAdminServices(s, new GraphService(s));
+    const actor = { subject: 'alice' };
+    const channels = { 'channels/fast-4.1.yaml': 'name: fast-4.1\nversions: [4.1.0]\n' };
+    await s.importTree(await readTree(channels), { source: 'a' });
+    await admin.promotion.promote('public', 'fast-4.1', { version: '4.1.1' }, actor);
+    await admin.promotion.withdraw('public', 'stable-4.1', '4.1.0', 'pulled', actor);
+    await admin.risks.deleteRisk('4.1.1-Risk', actor, null);
+    // The tree changes elsewhere, and adds 4.1.2 to stable-4.1 and a tombstone to fast-4.1.
+    const changed = await readTree({
+      ...channels,
+      'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0, 4.1.1, 4.1.2]\n',
+      'channels/fast-4.1.yaml': 'name: fast-4.1\ntombstones: [4.0.9]\nversions: [4.1.0]\n',
+      'releases/amd64/4.1.2.json': release('4.1.2', {
+        previous: ['4.1.1'],
+        payload: `quay.example/ocp/release@sha256:${'e'.repeat(64)}`,
+      }),
+    });
+    const summary = await s.importTree(changed, { source: 'b' });
+    expect(summary.blockedEdges.unchanged).toBe(1);
+    expect(await channel('fast-4.1')).toMatchObject({ versions: ['4.1.0', '4.1.1'], tombstones: ['4.0.9'] });
+    expect(await channel('stable-4.1')).toMatchObject({ versions: ['4.1.1', '4.1.2'], tombstones: ['4.1.0'] });
+    expect(await s.read((tx) => tx.blockedEdges.get('4.1.1-Risk'))).toBeUndefined();
+    // A tree that drops a version it listed before removes it; prune makes the store equal to the tree.
+    await s.importTree(
+      await readTree({
+        ...channels,
+        'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0, 4.1.1]\n',
+        'releases/amd64/4.1.2.json': release('4.1.2', {
+          previous: ['4.1.1'],
+          payload: `quay.example/ocp/release@sha256:${'e'.repeat(64)}`,
+        }),
+      }),
+      { source: 'c' },
+    );
+    expect((await channel('stable-4.1'))!.versions).toEqual(['4.1.1']);
+    await s.importTree(changed, { source: 'd', prune: true });
+    expect(await channel('stable-4.1')).toMatchObject({ versions: ['4.1.0', '4.1.1', '4.1.2'], tombstones: [] });
+    expect(await s.read((tx) => tx.blockedEdges.get('4.1.1-Risk'))).toBeDefined();
+  });
+
+  it('a write that waits too long for another writer gives up, writing nothing', async () => {
+    const where = await location(engine, false);
+    const s = await Store.open(where, { sqlite: { busyWaitMs: 300 }, postgres: { lockWaitMs: 300 } });
+    cleanup.push(() => s.close());
+    // Another process in the middle of a write: SQLite's write lock, or the advisory lock of PostgreSQL writers.
+    const release = await holdWriteLock(engine, where);
+    try {
+      const late = { name: 'late', internal: false, versions: [], tombstones: [] };
+      const attempt = s.write((tx) => tx.channels.upsert(late, new Date().toISOString()));
+      await expect(attempt).rejects.toThrow(StoreUnavailable);
+      await expect(attempt).rejects.toThrow(/the database is busy: another (process|replica) has held its write lock/);
+    } finally {
+      await release();
+    }
+    expect(await s.read((tx) => tx.channels.get('public', 'late'))).toBeUndefined();
+    await s.write((tx) => tx.channels.upsert({ name: 'late', internal: false, versions: [], tombstones: [] }, 'now'));
+    expect(await s.read((tx) => tx.channels.get('public', 'late'))).toBeDefined();
+  });
+
+  it('stores signatures for good: never rewritten, never removed', async () => {
+    const s = await store(engine);
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const bytes = Buffer.from([0, 1, 2, 255]);
+    const at = new Date().toISOString();
+    const first = await s.write((tx) =>
+      tx.signatures.add({ digest, envelope: 'jws', keyId: 'k', bytes, verifiedAt: at }),
+    );
+    expect(first.added).toBe(true);
+    const again = await s.write((tx) =>
+      tx.signatures.add({ digest, envelope: 'jws', keyId: 'k', bytes, verifiedAt: at }),
+    );
+    expect(again).toMatchObject({ added: false, signature: { n: 1 } });
+    expect((await s.read((tx) => tx.signatures.get(digest, 1)))!.bytes.equals(bytes)).toBe(true);
+    await expect(s.write((tx) => tx.sql.run("UPDATE signatures SET key_id = 'other'"))).rejects.toThrow(
+      /never rewritten/,
+    );
+    await expect(s.write((tx) => tx.sql.run('DELETE FROM signatures'))).rejects.toThrow(/never removed/);
+    expect(await s.read((tx) => tx.signatures.all())).toHaveLength(1);
+  });
+}

@@ -1,0 +1,178 @@
+// The agent's rules on plain values: response validation, post-processing, the Recommended condition,
+// and a property over random graphs. test/service/agent-rules-http.test.ts has those that need an HTTP
+// answer (the input checks, the fetch's deadline and cap, the PromQL cache).
+import { describe, expect, it } from 'vitest';
+import { parseGraph, updatesFrom, type GraphResponse } from '../../src/agent/cincinnati.js';
+import { keepTransition } from '../../src/agent/conditions.js';
+import { NOT_EXPOSED, recommended, updateStatus } from '../../src/agent/recommendations.js';
+import type { Risk } from '../../src/graph/model.js';
+
+const AT = '2026-01-01T00:00:00Z';
+const risk = (name: string, rules: Risk['matchingRules'] = [{ type: 'Always' }]): Risk => ({
+  name,
+  url: `https://issues.example/${name}`,
+  message: `${name} hurts.`,
+  matchingRules: rules,
+});
+const node = (version: string, metadata: Record<string, string> = {}): GraphResponse['nodes'][number] => ({
+  version,
+  payload: `quay.example/r@sha256:${version.replace(/\D/g, '').padEnd(64, '0')}`,
+  metadata,
+});
+
+describe('agent rules', () => {
+  it('refuses responses a cluster refuses', () => {
+    const bad = [
+      ['not json', /invalid JSON/],
+      ['{"edges":[]}', /no nodes list/],
+      ['{"nodes":[{"version":"4.16","payload":"x"}]}', /not a semantic version/],
+      ['{"nodes":[{"version":"4.16.3","payload":"x"}],"edges":[[0,"1"]]}', /edge 0 is not a pair/],
+      [
+        '{"nodes":[{"version":"4.16.3","payload":"x","metadata":{"release.openshift.io/architecture":"amd64"}}]}',
+        /architecture value "amd64"/,
+      ],
+      [
+        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[{"from":"4.16.3","to":"4.16.9"}],"risks":[{"name":"A","url":"u","message":"m","matchingRules":[]}]}]}',
+        /names a version that is not a node/,
+      ],
+      [
+        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[]}]}',
+        /at least one risk/,
+      ],
+      [
+        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[null]}]}',
+        /a risk needs a name, url and message/,
+      ],
+      [
+        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[{"name":"A","url":"u","message":"m","matchingRules":{}}]}]}',
+        /matchingRules must be a list/,
+      ],
+    ] as const;
+    for (const [text, message] of bad) {
+      expect(() => parseGraph(text), text).toThrow(message);
+    }
+    expect(
+      parseGraph('{"nodes":[{"version":"4.16.3+build.1","payload":"x","metadata":null}]}').nodes[0]!.metadata,
+    ).toEqual({});
+  });
+
+  it('prunes invalid rules, drops a risk left with none, and offers only the current version as multi when migrating', () => {
+    const g: GraphResponse = {
+      nodes: [node('4.16.3'), node('4.16.4'), node('4.16.5')],
+      edges: [],
+      conditionalEdges: [
+        {
+          edges: [{ from: '4.16.3', to: '4.16.4' }],
+          risks: [risk('A', [{ type: 'Future' }, { type: 'PromQL', promql: { promql: 'up' } }])],
+        },
+        {
+          edges: [{ from: '4.16.3', to: '4.16.5' }],
+          risks: [
+            risk('B', [
+              { type: 'Always', promql: { promql: 'x' } } as never,
+              { type: 'PromQL', promql: { promql: ' ' } },
+            ]),
+          ],
+        },
+      ],
+    };
+    const u = updatesFrom(g, '4.16.3');
+    expect(u.conditional.map((c) => c.release.version)).toEqual(['4.16.4']);
+    expect(u.conditional[0]!.risks[0]!.matchingRules).toEqual([{ type: 'PromQL', promql: { promql: 'up' } }]);
+    expect(
+      updatesFrom(
+        { ...g, nodes: [node('4.16.3', { 'release.openshift.io/architecture': 'multi' }), ...g.nodes.slice(1)] },
+        '4.16.3',
+        true,
+      ),
+    ).toEqual({
+      available: [{ version: '4.16.3', image: g.nodes[0]!.payload, architecture: 'Multi' }],
+      conditional: [],
+    });
+  });
+
+  it('composes the Recommended condition with its precedence, reasons and messages', () => {
+    const A = risk('A');
+    const weird = risk('Not a reason!');
+    expect(recommended([], new Set(), AT)).toMatchObject({
+      status: 'True',
+      reason: 'NotExposedToRisks',
+      message: NOT_EXPOSED,
+    });
+    expect(recommended([{ risk: A, exposure: { applies: false } }], new Set(), AT).status).toBe('True');
+    expect(recommended([{ risk: weird, exposure: { applies: true } }], new Set(), AT)).toMatchObject({
+      status: 'False',
+      reason: 'ExposedToRisks',
+    });
+    const mixed = recommended(
+      [
+        { risk: risk('U'), exposure: { unknown: 'boom' } },
+        { risk: A, exposure: { applies: true } },
+      ],
+      new Set(),
+      AT,
+    );
+    expect(mixed).toMatchObject({ status: 'False', reason: 'MultipleReasons' });
+    expect(mixed.message).toBe(
+      'Could not evaluate exposure to update risk U (boom)\n  U description: U hurts.\n  U URL: https://issues.example/U\n\nA hurts. https://issues.example/A',
+    );
+    expect(recommended([{ risk: A, exposure: { applies: true } }], new Set(['A']), AT)).toMatchObject({
+      status: 'True',
+      reason: 'AllExposedRisksAccepted',
+    });
+    const later = recommended([], new Set(), '2026-02-01T00:00:00Z');
+    expect(keepTransition(later, { ...later, lastTransitionTime: AT }).lastTransitionTime).toBe(AT);
+    expect(keepTransition(later, { ...later, status: 'False', lastTransitionTime: AT }).lastTransitionTime).toBe(
+      '2026-02-01T00:00:00Z',
+    );
+  });
+
+  it('property: every available update is a direct edge or a conditional one whose risks do not apply', () => {
+    let seed = 42;
+    const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (let round = 0; round < 200; round++) {
+      const versions = Array.from({ length: 3 + rand(8) }, (_, i) => `4.16.${i}`);
+      const nodes = versions.map((v) => node(v));
+      const edges: Array<[number, number]> = [];
+      const conditionalEdges: GraphResponse['conditionalEdges'] = [];
+      const exposure = new Map<string, boolean>();
+      for (let to = 1; to < versions.length; to++) {
+        const kind = rand(4);
+        if (kind === 0) edges.push([0, to]);
+        if (kind >= 2) {
+          const name = `R${rand(4)}`;
+          exposure.set(name, rand(2) === 0);
+          conditionalEdges.push({ edges: [{ from: '4.16.0', to: versions[to]! }], risks: [risk(name)] });
+          if (kind === 3) edges.push([0, to]); // also unconditional: the conditional one stands
+        }
+      }
+      const u = updatesFrom({ nodes, edges, conditionalEdges }, '4.16.0');
+      const conditional = u.conditional.map((c) => ({
+        ...c,
+        conditions: [
+          recommended(
+            c.risks.map((r) => ({ risk: r, exposure: { applies: exposure.get(r.name)! } })),
+            new Set(),
+            AT,
+          ),
+        ],
+      }));
+      const s = updateStatus(u.available, conditional);
+      const direct = new Set(edges.filter(([a]) => a === 0).map(([, b]) => versions[b]));
+      const safe = new Set(
+        conditionalEdges
+          .filter((c) => c.risks.every((r) => !exposure.get(r.name)))
+          .flatMap((c) => c.edges.map((e) => e.to)),
+      );
+      const conditionalTargets = new Set(conditionalEdges.flatMap((c) => c.edges.map((e) => e.to)));
+      for (const r of s.availableUpdates ?? []) {
+        expect(
+          conditionalTargets.has(r.version) ? safe.has(r.version) : direct.has(r.version),
+          `round ${round}: ${r.version}`,
+        ).toBe(true);
+      }
+      const listed = (s.availableUpdates ?? []).map((r) => r.version);
+      expect(listed).toEqual([...listed].sort((a, b) => Number(b.split('.')[2]) - Number(a.split('.')[2])));
+    }
+  });
+});
