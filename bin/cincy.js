@@ -6,30 +6,10 @@
 // the simulated cluster's commands (simulator/src/cli/routes.ts says which) are the simulator's, built beside
 // it; the published package has no simulator, and its CLI says where those commands are.
 import { existsSync } from 'node:fs';
-import { escapeLines } from '../dist/cli/terminalText.js';
+import { runAsProcess } from '../dist/cli/program.js';
 
 const routes = new URL('../simulator/dist/routes.js', import.meta.url);
 const simulated = existsSync(routes) && (await import(routes.href)).isSimulatorCommand(process.argv.slice(2));
-const main = simulated
-  ? (await import('../simulator/dist/main.js')).simulatorMain
-  : (await import('../dist/cli/main.js')).main;
-
-// `cincy … | head`: once the reader has gone, the rest of the output has nowhere to go; stop quietly,
-// as Unix tools do, instead of dying on the write error.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err) => {
-    if (err.code !== 'EPIPE') throw err;
-    process.exit(0);
-  });
-}
-
-main(process.argv).then(
-  (code) => {
-    if (typeof code === 'number') process.exitCode = code;
-  },
-  (err) => {
-    // The message may quote what a server answered: control characters are shown, not acted on.
-    process.stderr.write(`cincy: ${escapeLines(err instanceof Error ? err.message : String(err))}\n`);
-    process.exitCode = 1;
-  },
+runAsProcess(
+  simulated ? (await import('../simulator/dist/main.js')).simulatorMain : (await import('../dist/cli/main.js')).main,
 );

@@ -1,12 +1,11 @@
 // The `cincy` command line: one subcommand per file of this folder. Each command loads what it runs
 // when it runs: defining every command (for parsing and --help) loads commander and little else.
-import { Command, CommanderError, Option } from 'commander';
-import { BUNDLED_GRAPH_DATA, ConfigError, SETTINGS, type Setting } from '../settings.js';
-import { PACKAGE_VERSION } from '../version.js';
+import { Option, type Command } from 'commander';
+import { BUNDLED_GRAPH_DATA, SETTINGS, type Setting } from '../settings.js';
 import { addAdminCommands } from './admin.js';
 import { addChannelCommands } from './channels.js';
+import { cincyProgram, commandRunner, runProgram } from './program.js';
 import { addReleaseCommands } from './releases.js';
-import { checkRequiredAfterUnknown } from './requiredOptions.js';
 import { addSignatureCommands } from './signatures.js';
 import { addPathCommands } from './paths.js';
 import type { TokenOptions } from './token.js';
@@ -20,23 +19,8 @@ const SIMULATOR_HELP = `
 The simulated cluster (a test and demo tool, simulator/ in a clone of the repository, not part of this
 package) adds: mock-cluster, payload create, payload push, seed push, and agent --follow-mock-clock.`;
 
-export async function main(argv: string[]): Promise<number> {
-  let code = 0;
-  const program = buildProgram((c) => {
-    code = c;
-  });
-  checkRequiredAfterUnknown(program);
-  try {
-    await program.parseAsync(argv);
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
-    if (err instanceof ConfigError) {
-      process.stderr.write(`cincy: invalid configuration:\n${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
-  return code;
+export function main(argv: string[]): Promise<number> {
+  return runProgram(buildProgram, argv);
 }
 
 /**
@@ -45,18 +29,11 @@ export async function main(argv: string[]): Promise<number> {
  * exit code to `setCode`.
  */
 export function buildProgram(setCode: (code: number) => void = () => {}): Command {
-  const run =
-    <A extends unknown[]>(f: (...args: A) => Promise<number> | number) =>
-    async (...args: A) => {
-      setCode(await f(...args));
-    };
-  const program = new Command('cincy')
-    .description('Cincinnati update graph server for OpenShift-style clusters')
-    .version(PACKAGE_VERSION)
-    .enablePositionalOptions() // `cincy mock-cluster --version 4.16.3` is the subcommand's option
-    .exitOverride()
-    .showHelpAfterError()
-    .addHelpText('after', SIMULATOR_HELP);
+  const run = commandRunner(setCode);
+  const program = cincyProgram('Cincinnati update graph server for OpenShift-style clusters').addHelpText(
+    'after',
+    SIMULATOR_HELP,
+  );
 
   const serveCmd = program
     .command('serve')

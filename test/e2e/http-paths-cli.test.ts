@@ -4,29 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cincyAsync } from '../support/cli.js';
 import { startServer, type TestServer } from '../support/server.js';
+import type { Paths } from '../support/pathsAnswer.js';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer({ graphData: join(import.meta.dirname, '..', '..', 'graph-data') });
 }, 60_000);
 afterAll(async () => server.close());
-
-interface Hop {
-  from: string;
-  to: string;
-  channels: string[];
-  recommended: boolean;
-  risks: Array<{ name: string }>;
-  channel: string;
-}
-interface Paths {
-  from: string;
-  to: string;
-  arch: string;
-  paths: Array<{ hops: Hop[]; risksNotAccepted: string[]; channelSwitches: number }>;
-  notes: string[];
-  reason?: { code: string; message: string };
-}
 
 describe('cincy path and cincy explain', () => {
   it('print the compact form and -o json', async () => {

@@ -1,29 +1,13 @@
 // SIGTERM closes slow and idle connections of a `cincy serve` process within --shutdown-timeout. The
 // timeouts and the cap on a server in this process are in test/service/http-timeouts.test.ts.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveCli, useCleanup } from '../support/cli.js';
-import { RawConnection, requestHead } from '../support/rawHttp.js';
+import { requestHead, useRawConnections } from '../support/rawHttp.js';
 import { writeTree } from '../support/trees.js';
 
 const cleanup = useCleanup();
-const open: RawConnection[] = [];
-afterEach(() => open.splice(0).forEach((c) => c.destroy()));
-
-async function connect(url: string): Promise<RawConnection> {
-  const c = await RawConnection.open(url);
-  open.push(c);
-  return c;
-}
-
-/** Writes `data` a few bytes at a time, one write every 100 ms, until it is written or the server closed. */
-function trickle(c: RawConnection, data: string, bytes = 2): void {
-  let at = 0;
-  const timer = setInterval(() => {
-    if (at >= data.length || !c.write(data.slice(at, (at += bytes)))) clearInterval(timer);
-  }, 100);
-  cleanup.add(() => clearInterval(timer));
-}
+const { connect, trickle } = useRawConnections(cleanup);
 
 describe('reliability finding 2: timeouts and caps', () => {
   it('exits on SIGTERM within --shutdown-timeout while a client sends its headers slowly and another idles', async () => {

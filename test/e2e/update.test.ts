@@ -17,7 +17,15 @@ import { cincy, cincyAsync, serveCli, useCleanup } from '../support/cli.js';
 import { serveMock, type Mock, CV } from '../support/mock.js';
 import { tempDir } from '../support/server.js';
 import { registryAvailable, startRegistry, type TestRegistry } from '../support/registry.js';
-import { breakPayload, image, KID, payloadVersions, SIGNED, writeUpdateTree } from '../support/updateFixtures.js';
+import {
+  breakPayload,
+  clusterFlags,
+  image,
+  KID,
+  payloadVersions,
+  SIGNED,
+  writeUpdateTree,
+} from '../support/updateFixtures.js';
 
 const cleanup = useCleanup();
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'cincy.js');
@@ -150,18 +158,7 @@ async function rig(opts: { scale: number; scenario?: object }): Promise<Rig> {
   if (opts.scenario) writeFileSync(scenario[0]!, JSON.stringify(opts.scenario));
   const m = await serveMock(
     [
-      '--version',
-      '4.15.9',
-      '--image',
-      image('4.15.9'),
-      '--channel',
-      'stable-4.16',
-      '--upstream',
-      `${server}/api/upgrades_info/v1/graph`,
-      '--time-scale',
-      String(opts.scale),
-      '--payload-store',
-      shared.payloads,
+      ...clusterFlags(server, shared.payloads, opts.scale),
       '--state',
       join(dir, 'state.json'),
       ...(opts.scenario ? ['--scenario', scenario[0]!] : []),

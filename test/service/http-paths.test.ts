@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
+import type { Paths } from '../support/pathsAnswer.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -14,23 +15,6 @@ const get = async (path: string): Promise<{ status: number; body: Record<string,
   const res = await fetch(`${server.url}${path}`);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
-
-interface Hop {
-  from: string;
-  to: string;
-  channels: string[];
-  recommended: boolean;
-  risks: Array<{ name: string }>;
-  channel: string;
-}
-interface Paths {
-  from: string;
-  to: string;
-  arch: string;
-  paths: Array<{ hops: Hop[]; risksNotAccepted: string[]; channelSwitches: number }>;
-  notes: string[];
-  reason?: { code: string; message: string };
-}
 
 describe('GET /api/v1/paths', () => {
   it('answers the best paths, hop by hop, in the documented shape', async () => {

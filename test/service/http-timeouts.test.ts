@@ -4,31 +4,15 @@
 // test/e2e/http-shutdown.test.ts.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createToken } from '../../src/cli/token.js';
 import { useCleanup } from '../support/cleanup.js';
-import { RawConnection, requestHead } from '../support/rawHttp.js';
+import { requestHead, useRawConnections } from '../support/rawHttp.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { writeTree } from '../support/trees.js';
 
 const cleanup = useCleanup();
-const open: RawConnection[] = [];
-afterEach(() => open.splice(0).forEach((c) => c.destroy()));
-
-async function connect(url: string): Promise<RawConnection> {
-  const c = await RawConnection.open(url);
-  open.push(c);
-  return c;
-}
-
-/** Writes `data` a few bytes at a time, one write every 100 ms, until it is written or the server closed. */
-function trickle(c: RawConnection, data: string, bytes = 2): void {
-  let at = 0;
-  const timer = setInterval(() => {
-    if (at >= data.length || !c.write(data.slice(at, (at += bytes)))) clearInterval(timer);
-  }, 100);
-  cleanup.add(() => clearInterval(timer));
-}
+const { connect, trickle } = useRawConnections(cleanup);
 
 async function server(limits: Parameters<typeof startServer>[0]['limits']): Promise<TestServer & { token: string }> {
   const dir = cleanup.dir();

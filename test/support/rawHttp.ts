@@ -1,6 +1,7 @@
 // A TCP connection to a test server that writes raw HTTP, for what fetch cannot do: send part of a
 // body and stop, send it slowly, or keep a connection open. It collects what the server answers.
 import { connect, type Socket } from 'node:net';
+import { afterEach } from 'vitest';
 
 export class RawConnection {
   received = '';
@@ -82,4 +83,30 @@ export function requestHead(method: string, path: string, headers: Record<string
     ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
   ];
   return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/**
+ * The raw connections of a test file, each destroyed after its test: `connect` opens one, `trickle` writes
+ * to one a few bytes at a time (one write every 100 ms, until written or the server closed it).
+ */
+export function useRawConnections(cleanup: { add(f: () => unknown): void }): {
+  connect(url: string): Promise<RawConnection>;
+  trickle(c: RawConnection, data: string, bytes?: number): void;
+} {
+  const open: RawConnection[] = [];
+  afterEach(() => open.splice(0).forEach((c) => c.destroy()));
+  return {
+    async connect(url) {
+      const c = await RawConnection.open(url);
+      open.push(c);
+      return c;
+    },
+    trickle(c, data, bytes = 2) {
+      let at = 0;
+      const timer = setInterval(() => {
+        if (at >= data.length || !c.write(data.slice(at, (at += bytes)))) clearInterval(timer);
+      }, 100);
+      cleanup.add(() => clearInterval(timer));
+    },
+  };
 }

@@ -90,3 +90,25 @@ export async function makeUpdateFixtures(dir: string): Promise<UpdateFixtures> {
   for (const v of SIGNED) signatures[v] = await signPayload(key.privateFile, image(v));
   return { trust, payloads, tree: writeUpdateTree(join(dir, 'tree'), signatures) };
 }
+
+/**
+ * The flags of a mock cluster running 4.15.9 in stable-4.16, asking the update service at `server` (a cincy
+ * serving writeUpdateTree's tree), on a clock `scale` times real time, its payload Jobs finding payloads in
+ * `payloads`.
+ */
+export function clusterFlags(server: string, payloads: string, scale: number): string[] {
+  return [
+    '--version',
+    '4.15.9',
+    '--image',
+    image('4.15.9'),
+    '--channel',
+    'stable-4.16',
+    '--upstream',
+    `${server}/api/upgrades_info/v1/graph`,
+    '--time-scale',
+    String(scale),
+    '--payload-store',
+    payloads,
+  ];
+}

@@ -1,30 +1,18 @@
 // The simulator's commands, as `cincy` runs them in a clone of the repository (bin/cincy.js hands them over,
 // routes.ts says which): the mock cluster, demo payloads and release images, seed images, and the agent on
 // a mock cluster's clock. Each loads what it runs when it runs.
-import { Command, CommanderError, Option } from 'commander';
+import { Option, type Command } from 'commander';
 import type { AgentCliOptions } from 'cincy/cli/agent';
 import { defineAgentCommand } from 'cincy/cli/agentCommand';
 import { addPayloadCommands, payloadStoreOption, storeOption } from 'cincy/cli/payloadCommands';
-import { checkRequiredAfterUnknown } from 'cincy/cli/requiredOptions';
-import { PACKAGE_VERSION } from 'cincy/version';
+import { cincyProgram, commandRunner, runProgram } from 'cincy/cli/program';
 import { IMAGE_ARCHES } from '../payloads/releaseImage.js';
 import type { MockClusterOptions } from './mockCluster.js';
 import type { CreateOptions, PushOptions } from './payload.js';
 import type { SeedPushOptions } from './seedPush.js';
 
-export async function simulatorMain(argv: string[]): Promise<number> {
-  let code = 0;
-  const program = buildSimulatorProgram((c) => {
-    code = c;
-  });
-  checkRequiredAfterUnknown(program);
-  try {
-    await program.parseAsync(argv);
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
-    throw err;
-  }
-  return code;
+export function simulatorMain(argv: string[]): Promise<number> {
+  return runProgram(buildSimulatorProgram, argv);
 }
 
 /**
@@ -32,17 +20,8 @@ export async function simulatorMain(argv: string[]): Promise<number> {
  * walks it to write docs/reference/simulator-cli.md. A command's action hands its exit code to `setCode`.
  */
 export function buildSimulatorProgram(setCode: (code: number) => void = () => {}): Command {
-  const run =
-    <A extends unknown[]>(f: (...args: A) => Promise<number> | number) =>
-    async (...args: A) => {
-      setCode(await f(...args));
-    };
-  const program = new Command('cincy')
-    .description('the simulated cluster of cincy: a test and demo tool')
-    .version(PACKAGE_VERSION)
-    .enablePositionalOptions() // `cincy mock-cluster --version 4.16.3` is the subcommand's option
-    .exitOverride()
-    .showHelpAfterError();
+  const run = commandRunner(setCode);
+  const program = cincyProgram('the simulated cluster of cincy: a test and demo tool');
 
   program
     .command('mock-cluster')

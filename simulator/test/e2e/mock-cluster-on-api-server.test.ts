@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { cincyAsync, serveCli, useCleanup } from '../../../test/support/cli.js';
 import { kubectl, kubectlAvailable } from '../../../test/support/kubectl.js';
 import { realApiServerAvailable, startRealApiServer } from '../../../test/support/realApiServer.js';
-import { image, payloadVersions, writeUpdateTree } from '../../../test/support/updateFixtures.js';
+import { clusterFlags, image, payloadVersions, writeUpdateTree } from '../../../test/support/updateFixtures.js';
 
 const cleanup = useCleanup();
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'cincy.js');
@@ -69,23 +69,7 @@ describe.runIf(realApiServerAvailable() && kubectlAvailable())('the simulated cl
       if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
       return r.stdout;
     };
-    const mockArgs = [
-      'mock-cluster',
-      '--kubeconfig',
-      api.kubeconfig,
-      '--version',
-      '4.15.9',
-      '--image',
-      image('4.15.9'),
-      '--channel',
-      'stable-4.16',
-      '--upstream',
-      `${server}/api/upgrades_info/v1/graph`,
-      '--time-scale',
-      '60',
-      '--payload-store',
-      payloads,
-    ];
+    const mockArgs = ['mock-cluster', '--kubeconfig', api.kubeconfig, ...clusterFlags(server, payloads, 60)];
     let mock = await start(mockArgs, /simulating on \S+ \(a new cluster made there\)/);
 
     // The inventory, made on the real server with OpenShift's own CRDs.

@@ -1,24 +1,14 @@
 // What the mock cluster knows of a kind: its REST names and scope, its schema, and the columns `kubectl get`
 // prints for it. Each kind is declared once, in the file of its API group (kinds/*.ts), with all of these.
+import type { KubeObject } from 'cincy/cluster/api';
 import type { Schema } from './schema.js';
 
-export interface StoredObject {
+/** An object as the simulated API server stores it: a Kubernetes object whose apiVersion and kind are always set. */
+export interface StoredObject extends KubeObject {
   apiVersion: string;
   kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    creationTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    [key: string]: unknown;
-  };
   spec?: unknown;
   status?: unknown;
-  [key: string]: unknown;
 }
 
 /** A cell of a table row: what the API server puts there (null for an empty cell). */
