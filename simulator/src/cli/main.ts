@@ -23,6 +23,27 @@ export function buildSimulatorProgram(setCode: (code: number) => void = () => {}
   const run = commandRunner(setCode);
   const program = cincyProgram('the simulated cluster of cincy: a test and demo tool');
 
+  addMockClusterCommand(program, run);
+  defineAgentCommand(program)
+    .option(
+      '--follow-mock-clock',
+      'execute updates on the simulated clock a cincy mock cluster declares (ConfigMap openshift-config/cincy-mock-clock); for the mock cluster only',
+    )
+    .action(
+      run(async (opts: AgentCliOptions & { followMockClock?: boolean }) =>
+        (await import('./agent.js')).agentOnMockClock(opts),
+      ),
+    );
+
+  addDemoPayloadCommands(addPayloadCommands(program, run), run);
+  addSeedCommand(program, run);
+  return program;
+}
+
+type Run = ReturnType<typeof commandRunner>;
+
+/** `cincy mock-cluster`: the simulated cluster, serving its own API or on another API server. */
+function addMockClusterCommand(program: Command, run: Run): void {
   program
     .command('mock-cluster')
     .description(
@@ -100,20 +121,10 @@ export function buildSimulatorProgram(setCode: (code: number) => void = () => {}
         }),
       ),
     );
+}
 
-  defineAgentCommand(program)
-    .option(
-      '--follow-mock-clock',
-      'execute updates on the simulated clock a cincy mock cluster declares (ConfigMap openshift-config/cincy-mock-clock); for the mock cluster only',
-    )
-    .action(
-      run(async (opts: AgentCliOptions & { followMockClock?: boolean }) =>
-        (await import('./agent.js')).agentOnMockClock(opts),
-      ),
-    );
-
-  // payload ls and extract are the product's; create and push make demo payloads.
-  const payload = addPayloadCommands(program, (f) => run(f));
+/** `cincy payload create|push`: demo payloads, beside the product's `payload ls|extract`. */
+function addDemoPayloadCommands(payload: Command, run: Run): void {
   payload
     .command('create')
     .description(
@@ -165,6 +176,10 @@ export function buildSimulatorProgram(setCode: (code: number) => void = () => {}
     .addOption(payloadStoreOption('--store', 'payload store folder the payload is also written to'))
     .option('--no-store', 'do not write the payload into the payload store')
     .action((opts: PushOptions) => run(async () => (await import('./payload.js')).push(opts))());
+}
+
+/** `cincy seed push`: the seed image of an image-based upgrade. */
+function addSeedCommand(program: Command, run: Run): void {
   program
     .command('seed')
     .description('seed images of image-based upgrades (the Lifecycle Agent on single-node clusters)')
@@ -181,6 +196,4 @@ export function buildSimulatorProgram(setCode: (code: number) => void = () => {}
     .option('--registry-credentials <file>', 'docker/podman config.json with registry credentials (auths)')
     .option('--registry-ca <file>', 'PEM CA bundle the registry certificate is checked against')
     .action(run(async (opts: SeedPushOptions) => (await import('./seedPush.js')).seedPush(opts)));
-
-  return program;
 }

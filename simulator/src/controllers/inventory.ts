@@ -186,6 +186,22 @@ export function nodeArch(clusterArch: string, pool: string, i: number): string {
   return pool === 'worker' && i > 0 ? 'arm64' : 'amd64';
 }
 
+/** What the parts of a new cluster's inventory share: the state, the options, and when it was installed. */
+interface Seeding {
+  state: ClusterState;
+  o: InventoryOptions;
+  /** The version it was installed at. */
+  installed: string;
+  installedAt: number;
+  region: string;
+  /** Creates an object, dated `at` (the installation by default). */
+  add(k: string, namespace: string | undefined, obj: Omit<StoredObject, 'apiVersion' | 'kind'>, at?: number): void;
+  /** A condition as it stands since the last update completed. */
+  condition(type: string, status: string, reason?: string, message?: string): object;
+  /** Bytes drawn from the release image: the same image, the same cluster details. */
+  digest(what: string): Buffer;
+}
+
 export function seedInventory(state: ClusterState, o: InventoryOptions): void {
   const installed = o.installedVersion ?? o.version;
   // The objects date from the installation (the oldest history entry), the workers a little after the masters.
@@ -194,23 +210,43 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
     Date.parse(installed !== o.version ? '2025-11-10T09:45:00Z' : '2026-03-02T11:10:00Z'),
     Date.now() - (installed !== o.version ? 400 : 90) * 86_400_000,
   );
-  const add = (
-    k: string,
-    namespace: string | undefined,
-    obj: Omit<StoredObject, 'apiVersion' | 'kind'>,
-    at = installedAt,
-  ): void => void state.create(kind(k), namespace, { apiVersion: '', kind: k, ...obj } as StoredObject, at);
-  // Conditions last changed when the last update completed.
-  const condition = (type: string, status: string, reason = '', message = ''): object => ({
-    type,
-    status,
-    lastTransitionTime: kubeTime(installedAt),
-    reason,
-    message,
-  });
-
+  const s: Seeding = {
+    state,
+    o,
+    installed,
+    installedAt,
+    region: o.region ?? 'us-east-1',
+    add: (k, namespace, obj, at = installedAt) =>
+      void state.create(kind(k), namespace, { apiVersion: '', kind: k, ...obj } as StoredObject, at),
+    condition: (type, status, reason = '', message = '') => ({
+      type,
+      status,
+      lastTransitionTime: kubeTime(installedAt),
+      reason,
+      message,
+    }),
+    digest: (what) => createHash('sha256').update(`${what}:${o.image}`).digest(),
+  };
   installCrds(state, installedAt);
   const release = runningRelease(o.version, o.image);
+  seedWorkloads(s, release);
+  seedClusterVersion(s);
+  seedOperators(s, release);
+  const platform = seedClusterConfig(s);
+  for (const [p, pool] of ['master', 'worker'].entries()) seedPool(s, p, pool);
+  s.add('ConfigMap', SCENARIO.namespace, {
+    metadata: { name: SCENARIO.name },
+    data: { platform, region: s.region, featureSet: o.featureSet ?? '', proxy: 'false' },
+  });
+  if (o.singleNode) {
+    installCrds(state, installedAt, SINGLE_NODE_GROUPS);
+    seedSingleNode(state, { version: o.version, image: o.image, at: installedAt });
+  }
+}
+
+/** The namespaces, the release's service accounts and operator Deployments, the admin gates and acks. */
+function seedWorkloads(s: Seeding, release: ReturnType<typeof runningRelease>): void {
+  const { add } = s;
   const namespaces = [
     'default',
     'kube-system',
@@ -231,6 +267,11 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
   // (kubectl patch cm admin-gates -n openshift-config-managed), acknowledged in admin-acks.
   add('ConfigMap', 'openshift-config-managed', { metadata: { name: 'admin-gates' }, data: {} });
   add('ConfigMap', 'openshift-config', { metadata: { name: 'admin-acks' }, data: {} });
+}
+
+/** The ClusterVersion `version`, at its release since the last update (and the installation before it). */
+function seedClusterVersion(s: Seeding): void {
+  const { o, installed, add, condition, digest } = s;
   const history = [
     {
       state: 'Completed',
@@ -253,8 +294,6 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
         ]
       : []),
   ];
-  const region = o.region ?? 'us-east-1';
-  const digest = (what: string): Buffer => createHash('sha256').update(`${what}:${o.image}`).digest();
   add('ClusterVersion', undefined, {
     metadata: { name: 'version' },
     spec: {
@@ -295,6 +334,11 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
       ],
     },
   });
+}
+
+/** The ClusterOperators, each available at the release with its versions and related objects. */
+function seedOperators(s: Seeding, release: ReturnType<typeof runningRelease>): void {
+  const { o, add, condition } = s;
   for (const name of OPERATOR_NAMES) {
     add('ClusterOperator', undefined, {
       metadata: { name },
@@ -311,6 +355,11 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
       },
     });
   }
+}
+
+/** The cluster's configuration: Proxy, Infrastructure, FeatureGate; returns its platform. */
+function seedClusterConfig(s: Seeding): string {
+  const { o, add, region, digest } = s;
   add('Proxy', undefined, { metadata: { name: 'cluster' }, spec: {}, status: {} });
   const platform = o.platform ?? 'AWS';
   const infraName = `mock-${digest('infra').toString('hex').slice(0, 5)}`;
@@ -347,151 +396,150 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
       ],
     },
   });
-  const zones = ['a', 'b', 'c'];
-  // Zones are named after the region, as each platform names them (us-east-1a on AWS, us-central1-a on GCP).
-  const zoneName = (z: string): string => ((o.platform ?? 'AWS') === 'AWS' ? `${region}${z}` : `${region}-${z}`);
-  const rhel = (pool: string, i: number): boolean => pool === 'worker' && i >= zones.length - (o.rhelWorkers ?? 0);
-  const minor = Number(/^\d+\.(\d+)/.exec(o.version)?.[1] ?? 0);
-  for (const [p, pool] of ['master', 'worker'].entries()) {
-    const rendered = renderedConfig(pool, o.version);
-    // A single-node cluster has its one node in the master pool; its worker pool is empty.
-    const poolZones = o.singleNode ? (pool === 'master' ? zones.slice(0, 1) : []) : zones;
-    poolZones.forEach((z, i) => {
-      const name = `${pool}-${i}`;
-      const arch = nodeArch(o.arch, pool, i);
-      const software = rhel(pool, i)
-        ? {
-            osImage: 'Red Hat Enterprise Linux 8.10 (Ootpa)',
-            kernelVersion: `4.18.0-553.16.1.el8_10.${arch === 'amd64' ? 'x86_64' : arch}`,
-            containerRuntimeVersion: rhcosNodeInfo(o.version, arch).containerRuntimeVersion.replace(/\.el9$/, '.el8'),
-          }
-        : rhcosNodeInfo(o.version, arch);
-      const id = (what: string): string => createHash('sha256').update(`${what}:${name}`).digest('hex').slice(0, 32);
-      const uuid = (what: string): string => id(what).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-      const ip = `10.0.${i * 32 + p * 16}.${10 + i + 3 * p}`;
-      add(
-        'Node',
-        undefined,
-        {
-          metadata: {
-            name,
-            labels: {
-              // Control-plane nodes carry both roles from 4.14 on, as oc get nodes shows them.
-              ...(pool === 'master' && minor >= 14 && { [`${KUBE_LABEL.nodeRolePrefix}control-plane`]: '' }),
-              [`${KUBE_LABEL.nodeRolePrefix}${pool}`]: '',
-              ...(o.singleNode && { [`${KUBE_LABEL.nodeRolePrefix}worker`]: '' }),
-              [KUBE_LABEL.arch]: arch,
-              [KUBE_LABEL.os]: 'linux',
-              'kubernetes.io/hostname': name,
-              [KUBE_LABEL.zone]: zoneName(z),
-              'topology.kubernetes.io/region': region,
-              'node.kubernetes.io/instance-type': pool === 'master' ? 'm6i.xlarge' : 'm6i.2xlarge',
-              [RHEL_LABEL]: rhel(pool, i) ? 'rhel' : 'rhcos',
-            },
-            annotations: {
-              [KUBE_LABEL.currentConfig]: rendered,
-              [KUBE_LABEL.desiredConfig]: rendered,
-              [KUBE_LABEL.mcdState]: 'Done',
-            },
-          },
-          spec: {
-            providerID: `aws:///${zoneName(z)}/i-0${id('instance').slice(0, 16)}`,
-            ...(pool === 'master' &&
-              !o.singleNode && {
-                taints: [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }],
-              }),
-          },
-          status: {
-            capacity: {
-              cpu: pool === 'master' ? '4' : '8',
-              memory: pool === 'master' ? '16092640Ki' : '32472048Ki',
-              pods: '250',
-              'ephemeral-storage': '125238252Ki',
-            },
-            allocatable: {
-              cpu: pool === 'master' ? '3500m' : '7500m',
-              memory: pool === 'master' ? '14941664Ki' : '31321072Ki',
-              pods: '250',
-              'ephemeral-storage': '114345831029',
-            },
-            conditions: [
-              condition(
-                'MemoryPressure',
-                'False',
-                'KubeletHasSufficientMemory',
-                'kubelet has sufficient memory available',
-              ),
-              condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
-              condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
-              condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
-            ],
-            addresses: [
-              { type: 'InternalIP', address: ip },
-              { type: 'Hostname', address: name },
-              { type: 'InternalDNS', address: `ip-${ip.replace(/\./g, '-')}.ec2.internal` },
-            ],
-            daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-            nodeInfo: {
-              machineID: id('machine'),
-              systemUUID: uuid('system'),
-              bootID: uuid('boot'),
-              ...software,
-              kubeletVersion: kubeletVersionFor(o.version),
-              kubeProxyVersion: '',
-              operatingSystem: 'linux',
-              architecture: arch,
-            },
-          },
+  return platform;
+}
+
+/** The zones a cluster's nodes are spread over, one node of a pool in each. */
+const ZONES = ['a', 'b', 'c'];
+
+/** A pool: its nodes (each with its lease) in the zones, its MachineConfigs, the pool itself. */
+function seedPool(s: Seeding, p: number, pool: string): void {
+  const { state, o, installed, installedAt, add, condition } = s;
+  const rendered = renderedConfig(pool, o.version);
+  // A single-node cluster has its one node in the master pool; its worker pool is empty.
+  const poolZones = o.singleNode ? (pool === 'master' ? ZONES.slice(0, 1) : []) : ZONES;
+  poolZones.forEach((zone, i) => {
+    const name = `${pool}-${i}`;
+    const at = installedAt + (p * 20 + i) * 60_000;
+    add('Node', undefined, nodeOf(s, { name, pool, p, i, zone, rendered }), at);
+    add(
+      'Lease',
+      'kube-node-lease',
+      {
+        metadata: { name },
+        spec: {
+          holderIdentity: name,
+          leaseDurationSeconds: 40,
+          // MicroTime, as kubectl describe node parses it: six digits of the second's fraction.
+          renewTime: microTime(installedAt),
+          acquireTime: microTime(installedAt),
         },
-        installedAt + (p * 20 + i) * 60_000,
-      );
-      add(
-        'Lease',
-        'kube-node-lease',
-        {
-          metadata: { name },
-          spec: {
-            holderIdentity: name,
-            leaseDurationSeconds: 40,
-            // MicroTime, as kubectl describe node parses it: six digits of the second's fraction.
-            renewTime: microTime(installedAt),
-            acquireTime: microTime(installedAt),
-          },
-        },
-        installedAt + (p * 20 + i) * 60_000,
-      );
-    });
-    installMachineConfigs(state, pool, installed, installedAt);
-    ensureRenderedConfig(state, pool, rendered, o.version, installedAt);
-    add('MachineConfigPool', undefined, {
-      metadata: { name: pool },
-      spec: {
-        maxUnavailable: 1,
-        configuration: { name: rendered },
-        nodeSelector: { matchLabels: { [`${KUBE_LABEL.nodeRolePrefix}${pool}`]: '' } },
       },
-      status: {
-        observedGeneration: 1,
-        machineCount: poolZones.length,
-        readyMachineCount: poolZones.length,
-        updatedMachineCount: poolZones.length,
-        unavailableMachineCount: 0,
-        degradedMachineCount: 0,
-        configuration: { name: rendered },
-        conditions: [
-          condition('Updated', 'True', '', `All nodes are updated with MachineConfig ${rendered}`),
-          condition('Updating', 'False'),
-          condition('Degraded', 'False'),
-        ],
-      },
-    });
-  }
-  add('ConfigMap', SCENARIO.namespace, {
-    metadata: { name: SCENARIO.name },
-    data: { platform, region, featureSet: o.featureSet ?? '', proxy: 'false' },
+      at,
+    );
   });
-  if (o.singleNode) {
-    installCrds(state, installedAt, SINGLE_NODE_GROUPS);
-    seedSingleNode(state, { version: o.version, image: o.image, at: installedAt });
-  }
+  installMachineConfigs(state, pool, installed, installedAt);
+  ensureRenderedConfig(state, pool, rendered, o.version, installedAt);
+  add('MachineConfigPool', undefined, {
+    metadata: { name: pool },
+    spec: {
+      maxUnavailable: 1,
+      configuration: { name: rendered },
+      nodeSelector: { matchLabels: { [`${KUBE_LABEL.nodeRolePrefix}${pool}`]: '' } },
+    },
+    status: {
+      observedGeneration: 1,
+      machineCount: poolZones.length,
+      readyMachineCount: poolZones.length,
+      updatedMachineCount: poolZones.length,
+      unavailableMachineCount: 0,
+      degradedMachineCount: 0,
+      configuration: { name: rendered },
+      conditions: [
+        condition('Updated', 'True', '', `All nodes are updated with MachineConfig ${rendered}`),
+        condition('Updating', 'False'),
+        condition('Degraded', 'False'),
+      ],
+    },
+  });
+}
+
+/** Node `i` of `pool` (the `p`th pool) in `zone`, as its kubelet reports it, on its `rendered` configuration. */
+function nodeOf(
+  s: Seeding,
+  n: { name: string; pool: string; p: number; i: number; zone: string; rendered: string },
+): Omit<StoredObject, 'apiVersion' | 'kind'> {
+  const { o, region, condition } = s;
+  const { name, pool, p, i, rendered } = n;
+  // Zones are named after the region, as each platform names them (us-east-1a on AWS, us-central1-a on GCP).
+  const zone = (o.platform ?? 'AWS') === 'AWS' ? `${region}${n.zone}` : `${region}-${n.zone}`;
+  const rhel = pool === 'worker' && i >= ZONES.length - (o.rhelWorkers ?? 0);
+  const minor = Number(/^\d+\.(\d+)/.exec(o.version)?.[1] ?? 0);
+  const arch = nodeArch(o.arch, pool, i);
+  const software = rhel
+    ? {
+        osImage: 'Red Hat Enterprise Linux 8.10 (Ootpa)',
+        kernelVersion: `4.18.0-553.16.1.el8_10.${arch === 'amd64' ? 'x86_64' : arch}`,
+        containerRuntimeVersion: rhcosNodeInfo(o.version, arch).containerRuntimeVersion.replace(/\.el9$/, '.el8'),
+      }
+    : rhcosNodeInfo(o.version, arch);
+  const id = (what: string): string => createHash('sha256').update(`${what}:${name}`).digest('hex').slice(0, 32);
+  const uuid = (what: string): string => id(what).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+  const ip = `10.0.${i * 32 + p * 16}.${10 + i + 3 * p}`;
+  return {
+    metadata: {
+      name,
+      labels: {
+        // Control-plane nodes carry both roles from 4.14 on, as oc get nodes shows them.
+        ...(pool === 'master' && minor >= 14 && { [`${KUBE_LABEL.nodeRolePrefix}control-plane`]: '' }),
+        [`${KUBE_LABEL.nodeRolePrefix}${pool}`]: '',
+        ...(o.singleNode && { [`${KUBE_LABEL.nodeRolePrefix}worker`]: '' }),
+        [KUBE_LABEL.arch]: arch,
+        [KUBE_LABEL.os]: 'linux',
+        'kubernetes.io/hostname': name,
+        [KUBE_LABEL.zone]: zone,
+        'topology.kubernetes.io/region': region,
+        'node.kubernetes.io/instance-type': pool === 'master' ? 'm6i.xlarge' : 'm6i.2xlarge',
+        [RHEL_LABEL]: rhel ? 'rhel' : 'rhcos',
+      },
+      annotations: {
+        [KUBE_LABEL.currentConfig]: rendered,
+        [KUBE_LABEL.desiredConfig]: rendered,
+        [KUBE_LABEL.mcdState]: 'Done',
+      },
+    },
+    spec: {
+      providerID: `aws:///${zone}/i-0${id('instance').slice(0, 16)}`,
+      ...(pool === 'master' &&
+        !o.singleNode && {
+          taints: [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }],
+        }),
+    },
+    status: {
+      capacity: {
+        cpu: pool === 'master' ? '4' : '8',
+        memory: pool === 'master' ? '16092640Ki' : '32472048Ki',
+        pods: '250',
+        'ephemeral-storage': '125238252Ki',
+      },
+      allocatable: {
+        cpu: pool === 'master' ? '3500m' : '7500m',
+        memory: pool === 'master' ? '14941664Ki' : '31321072Ki',
+        pods: '250',
+        'ephemeral-storage': '114345831029',
+      },
+      conditions: [
+        condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+        condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+        condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+        condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+      ],
+      addresses: [
+        { type: 'InternalIP', address: ip },
+        { type: 'Hostname', address: name },
+        { type: 'InternalDNS', address: `ip-${ip.replace(/\./g, '-')}.ec2.internal` },
+      ],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: {
+        machineID: id('machine'),
+        systemUUID: uuid('system'),
+        bootID: uuid('boot'),
+        ...software,
+        kubeletVersion: kubeletVersionFor(o.version),
+        kubeProxyVersion: '',
+        operatingSystem: 'linux',
+        architecture: arch,
+      },
+    },
+  };
 }

@@ -1,0 +1,92 @@
+// The commands of the store and its trees: serve (import, build, serve), import (once), validate, export.
+// Their work is loaded when one of them runs.
+import { Option, type Command } from 'commander';
+import { BUNDLED_GRAPH_DATA, SETTINGS, type Setting } from '../settings.js';
+import type { commandRunner } from './program.js';
+
+export function addStoreCommands(program: Command, run: ReturnType<typeof commandRunner>): void {
+  const serveCmd = program
+    .command('serve')
+    .description('import the graph-data tree if its content is new, build the graph and serve it');
+  for (const s of Object.values(SETTINGS) as Setting[]) {
+    const boolean = s.kind === 'switch';
+    const shown =
+      s.default === undefined || boolean
+        ? ''
+        : ` (default: ${String(s.default).replace(BUNDLED_GRAPH_DATA, 'the bundled graph-data/')})`;
+    serveCmd.addOption(new Option(boolean ? s.flag : `${s.flag} <value>`, `${s.description} [env ${s.env}]${shown}`));
+  }
+  serveCmd.action(run(async () => (await import('./serve.js')).serve(serveCmd.opts())));
+
+  const importCmd = program
+    .command('import')
+    .description(
+      'import a graph-data tree (one transaction, upsert) and/or scrape registry sources into the store, once',
+    )
+    .option('--graph-data <path>', 'graph-data directory or .tar.gz')
+    .addOption(dbOption())
+    .option('--prune', 'also remove what the tree does not mention')
+    .option(
+      '--trust-keys <dir>',
+      "verify the tree's signatures against these keys (JWKS *.json, OpenPGP *.asc); refused ones are not stored",
+    );
+  // The registry flags of serve, with the same meaning and checks.
+  const registryKeys = [
+    'releases',
+    'releasesTagFilter',
+    'graphDataImage',
+    'registryCredentials',
+    'registryCa',
+    'registryConcurrency',
+    'registryTimeout',
+  ] as const;
+  for (const key of registryKeys) {
+    const s: Setting = SETTINGS[key];
+    importCmd.addOption(new Option(`${s.flag} <value>`, s.description));
+  }
+  importCmd.action(
+    run(async (opts: Record<string, string | boolean | undefined>) => {
+      const { resolveServeConfig } = await import('../config.js');
+      const { importCommand } = await import('./importTree.js');
+      const registry = resolveServeConfig(
+        Object.fromEntries(registryKeys.map((k) => [k, opts[k]]).filter(([, v]) => v !== undefined)),
+        {},
+      );
+      return importCommand({
+        ...Object.fromEntries(registryKeys.map((k) => [k, registry[k]])),
+        graphData: opts.graphData as string | undefined,
+        db: opts.db as string,
+        prune: opts.prune === true,
+        trustKeys: opts.trustKeys as string | undefined,
+      });
+    }),
+  );
+
+  program
+    .command('validate')
+    .description('list every problem of a graph-data tree as "file: field: message"; exit 1 if any')
+    .argument('<dir>', 'graph-data directory or .tar.gz')
+    .action(run(async (dir: string) => (await import('./importTree.js')).validateCommand(dir)));
+
+  program
+    .command('export')
+    .description('write the store back as a graph-data tree')
+    .addOption(dbOption())
+    .option('--force', 'write into a folder that is not empty')
+    .argument('<dir>', 'folder to write')
+    .action(
+      run(async (dir: string, opts: { db: string; force?: boolean }) =>
+        (await import('./exportTree.js')).exportCommand({ ...opts, dir }),
+      ),
+    );
+}
+
+/**
+ * --db of the one-shot commands: a SQLite file or a postgres:// URL, also from CINCY_DB, as serve takes
+ * it (a password in the environment stays out of the process list).
+ */
+function dbOption(): Option {
+  return new Option('--db <file|url>', 'SQLite database file, or a postgres:// URL')
+    .env('CINCY_DB')
+    .makeOptionMandatory();
+}
