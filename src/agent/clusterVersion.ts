@@ -4,6 +4,7 @@
 import { canonicalJson } from '../canonicalJson.js';
 import type { ClusterApi } from '../cluster/api.js';
 import { isConflict } from '../cluster/apiError.js';
+import { DroppedFieldsError, droppedFields } from '../cluster/dropped.js';
 import { RESOURCES } from '../cluster/resources.js';
 import type { Risk } from '../graph/model.js';
 import type { Condition } from './conditions.js';
@@ -71,7 +72,8 @@ export class ClusterVersionClient {
 
   /**
    * Writes `change(fresh status)` through the status subresource; nothing when it changes nothing.
-   * Returns whether it wrote.
+   * Returns whether it wrote. A write stored without some of its fields (a ClusterVersion CRD whose schema
+   * lost them prunes them, and still answers 200) is a DroppedFieldsError, never a success.
    */
   async writeStatus(
     change: (status: ClusterVersionStatus, cv: ClusterVersion) => ClusterVersionStatus,
@@ -81,7 +83,9 @@ export class ClusterVersionClient {
       const status = change(structuredClone(cv.status ?? {}), cv);
       if (canonicalJson(status) === canonicalJson(cv.status ?? {})) return false;
       try {
-        await this.api.replaceStatus(RESOURCES.clusterVersions, { ...cv, status });
+        const stored = await this.api.replaceStatus(RESOURCES.clusterVersions, { ...cv, status });
+        const dropped = droppedFields(status, stored.status).map((f) => `status.${f}`);
+        if (dropped.length) throw new DroppedFieldsError('the ClusterVersion version', dropped);
         return true;
       } catch (err) {
         if (!isConflict(err)) throw err;

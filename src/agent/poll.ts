@@ -46,6 +46,12 @@ export interface PollResult {
   written: boolean;
 }
 
+/** A condition without an empty reason or message: the CVO leaves them out (RetrievedUpdates=True has neither). */
+function withoutEmptyWords(c: Condition): Condition {
+  const { reason, message, ...rest } = c;
+  return { ...rest, ...(reason && { reason }), ...(message && { message }) } as Condition;
+}
+
 export class UpdatesPoller {
   private readonly cv: ClusterVersionClient;
   private readonly clock: Clock;
@@ -181,13 +187,15 @@ export class UpdatesPoller {
     channels: string[] | undefined,
     version: string | undefined,
   ): Promise<boolean> {
-    return this.cv.writeStatus((status) => {
+    return this.cv.writeStatus((status, fresh) => {
       // An update was accepted while this poll ran: its results are for the old version. The version
       // change makes the next poll come at once.
       if (status.desired?.version !== version) return status;
       const next = {
         ...status,
-        conditions: setCondition(status.conditions, retrieved),
+        // The generation of the spec this sync read, as the CVO records it on every sync.
+        ...(fresh.metadata.generation !== undefined && { observedGeneration: fresh.metadata.generation }),
+        conditions: setCondition(status.conditions, withoutEmptyWords(retrieved)),
         ...(computed && {
           availableUpdates: computed.availableUpdates,
           conditionalUpdates: computed.conditionalUpdates,

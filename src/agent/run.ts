@@ -9,12 +9,15 @@ import type { TrustStore } from '../signatures/verify.js';
 import { UpdatesPoller, type PollerOptions, type PollResult } from './poll.js';
 import { runPollLoop } from './pollLoop.js';
 import { ClusterVersionOperator } from './update/operator.js';
+import type { PayloadRetrieval } from './update/retrieval.js';
 import { runUpdateLoop } from './update/loop.js';
 import { ReleaseVerifier } from './update/verify.js';
 import { ClusterVersionWatch } from './watch.js';
 
 export interface UpdateOptions {
   payloads: PayloadStore;
+  /** How a payload reaches the store: the cluster's Job (the agent in the cluster), or pulled by the agent. */
+  retrieval: PayloadRetrieval;
   trust: TrustStore;
   /** Signature store base URLs (http, https or file), after spec.signatureStores. */
   signatureStores: string[];
@@ -70,6 +73,7 @@ async function executeUpdates(o: AgentOptions, u: UpdateOptions, watch: ClusterV
       api: o.api,
       clock,
       payloads: u.payloads,
+      retrieval: u.retrieval,
       verifier,
       workers: u.workers,
       log: o.log,

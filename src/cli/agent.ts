@@ -6,7 +6,10 @@ import { UpdatesPoller } from '../agent/poll.js';
 import { RiskEvaluator } from '../agent/risks.js';
 import { logPoll } from '../agent/pollLoop.js';
 import { runAgent, type ExecutorClock } from '../agent/run.js';
+import type { PayloadRetrieval } from '../agent/update/retrieval.js';
 import { PayloadStore } from '../payload/store.js';
+import { registryAccess } from '../registry/access.js';
+import { isRegistryHost } from '../registry/reference.js';
 import { TrustStore } from '../signatures/verify.js';
 import { kubeCall } from './kubeErrors.js';
 import { clusterApi, loadKubeConfig, originOf } from './kubeconfig.js';
@@ -26,6 +29,10 @@ export interface AgentCliOptions {
   /** false with --no-update: only keep the update lists current. */
   update: boolean;
   payloadStore: string;
+  payloadRetrieval?: string;
+  registryCredentials?: string;
+  registryCa?: string;
+  registryPlainHttp: string[];
   trustKeys?: string;
   signatureStore: string[];
   workers: string;
@@ -66,6 +73,29 @@ function reportToTerminal(r: PollResult): void {
   process.stderr.write(escapeLines(`${new Date().toISOString()} updates: ${what}${r.written ? '' : ' (unchanged)'}\n`));
 }
 
+/**
+ * How payloads reach the store, from --payload-retrieval and the registry flags: a Job on the agent's node
+ * in the cluster, the agent's own pull outside it.
+ */
+export function payloadRetrieval(o: AgentCliOptions): PayloadRetrieval {
+  const how = o.payloadRetrieval ?? (o.inCluster ? 'job' : 'pull');
+  if (how === 'job') {
+    const nodeName = process.env.NODE_NAME?.trim();
+    return { kind: 'job', ...(nodeName && { nodeName }) };
+  }
+  if (how !== 'pull') throw new Error(`--payload-retrieval: '${how}' is neither job nor pull`);
+  const plainHttp = new Set(
+    o.registryPlainHttp
+      .flatMap((v) => v.split(','))
+      .map((h) => h.trim())
+      .filter(Boolean),
+  );
+  for (const h of plainHttp)
+    if (!isRegistryHost(h))
+      throw new Error(`--registry-plain-http: '${h}' is not HOST[:PORT] (as pull specs name a registry, no scheme)`);
+  return { kind: 'pull', registry: { ...registryAccess(o), plainHttp } };
+}
+
 /** The field manager of everything the agent writes. */
 export const AGENT_FIELD_MANAGER = 'cincy-agent';
 
@@ -81,6 +111,7 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
     if (!/^(https?|file):\/\//.test(url))
       throw new Error(`--signature-store: '${url}' is not an http, https or file URL`);
   }
+  const retrieval = payloadRetrieval(o);
   const trust = o.trustKeys ? await TrustStore.load(o.trustKeys) : TrustStore.empty();
   const log = pino({ level: o.logLevel });
   const kc = loadKubeConfig(o);
@@ -105,7 +136,7 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
     poller,
     intervalMs: interval * 1000,
     update: o.update
-      ? { payloads: new PayloadStore(o.payloadStore), trust, signatureStores: o.signatureStore, workers }
+      ? { payloads: new PayloadStore(o.payloadStore), retrieval, trust, signatureStores: o.signatureStore, workers }
       : undefined,
     executorClock,
     report: reportToTerminal,

@@ -34,6 +34,18 @@ export function defineAgentCommand(program: Command): Command {
       payloadStoreOption('--payload-store', "where release payloads are extracted to (the Job's shared volume)"),
     )
     .option(
+      '--payload-retrieval <how>',
+      "job: a Job on the agent's node ($NODE_NAME) moves the payload to the host folder /etc/cvo/updatepayloads, which the agent mounts as --payload-store (the CVO's way, for an agent in the cluster); pull: the agent pulls the release image from its registry itself (outside the cluster) (default: job with --in-cluster, else pull)",
+    )
+    .option('--registry-credentials <file>', 'docker/podman config.json with credentials for pulling release images')
+    .option('--registry-ca <file>', 'PEM CA bundle registry certificates are checked against (pulling release images)')
+    .option(
+      '--registry-plain-http <host:port>',
+      'a registry reached over plain HTTP when pulling release images (repeatable, or a comma list)',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
+    .option(
       '--trust-keys <dir>',
       'keys release signatures are verified against (JWKS *.json, OpenPGP *.asc); without them an update needs force',
     )

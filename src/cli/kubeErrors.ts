@@ -33,11 +33,27 @@ export function clientErrorLine(err: unknown, origin: ClusterOrigin, asked?: Ask
     return `cannot reach the cluster at ${server}: ${reason.split('\n')[0]}`;
   }
   const code = err.status;
-  const said = err.message.split('\n')[0];
+  const said = err.message.split('\n')[0] ?? '';
   const head = `${code} ${STATUS_CODES[code] ?? 'Unknown'}`;
   if (code === 401) return `${head}: the ${origin.credential} in ${origin.source} was refused by ${server}`;
+  const unserved = code === 404 ? unservedResource(said) : undefined;
+  if (unserved) return `${head}: ${server} does not serve ${unserved} (is its CustomResourceDefinition installed?)`;
   if (code === 404 && asked) return `${asked.kind} "${asked.name}" not found on ${server}`;
   return said ? `${head}: ${said}` : head;
+}
+
+/**
+ * `machineconfigpools.machineconfiguration.openshift.io/v1` from the 404 of a resource the server does not
+ * serve (its message ends with the path asked: `…/apis/<group>/<version>/<resource>`).
+ */
+function unservedResource(message: string): string | undefined {
+  const m =
+    /could not find the requested resource: \/(?:api|apis\/([^/]+))\/([^/]+)\/(?:namespaces\/[^/]+\/)?([^/]+)$/.exec(
+      message,
+    );
+  if (!m) return undefined;
+  const [, group, version, resource] = m;
+  return group ? `${resource}.${group}/${version}` : `${resource}/${version}`;
 }
 
 /** Runs a call of the cluster's API; a failed call becomes an Error of one clear line, anything else is left as it is. */

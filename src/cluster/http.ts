@@ -114,7 +114,7 @@ export class HttpClusterApi implements ClusterApi {
       if (signal.aborted) return;
       throw err;
     }
-    if (res.statusCode >= 400) throw errorOf(res.statusCode, await res.body.text());
+    if (res.statusCode >= 400) throw errorOf(res.statusCode, await res.body.text(), collectionPath(r, o.namespace));
     let pending = '';
     try {
       for await (const chunk of res.body) {
@@ -182,7 +182,7 @@ export class HttpClusterApi implements ClusterApi {
       bodyTimeout: this.timeoutMs,
     });
     const text = await res.body.text();
-    if (res.statusCode >= 400) throw errorOf(res.statusCode, text);
+    if (res.statusCode >= 400) throw errorOf(res.statusCode, text, path);
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
@@ -226,6 +226,8 @@ export class HttpClusterApi implements ClusterApi {
   }
 }
 
+const withPath = (message: string, path: string): string => (message ? `${message}: ${path}` : path);
+
 /** Where a written object is: a replace names it. */
 function keyOf(body: WritableObject): ObjectKey {
   if (!body.metadata.name) throw new Error('an object to replace needs metadata.name');
@@ -240,8 +242,12 @@ function selectors(o: ListOptions): Record<string, string> {
   };
 }
 
-/** The error of an answer: the Status object's reason and message when it sent one, else the HTTP status alone. */
-function errorOf(status: number, text: string): ClusterApiError {
+/**
+ * The error of an answer: the Status object's reason and message when it sent one, else the HTTP status
+ * alone. A Status that names no object (the 404 of a resource the server does not serve says only "the
+ * server could not find the requested resource") gets the path asked, so the message names what is missing.
+ */
+function errorOf(status: number, text: string, path: string): ClusterApiError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -249,7 +255,10 @@ function errorOf(status: number, text: string): ClusterApiError {
     parsed = undefined;
   }
   const s = parsed as { kind?: string; reason?: string; message?: string; details?: StatusDetails } | undefined;
-  if (s?.kind === 'Status')
-    return new ClusterApiError(status, s.reason ?? '', typeof s.message === 'string' ? s.message : '', s.details);
-  return new ClusterApiError(status, STATUS_CODES[status]?.replace(/ /g, '') ?? '', '');
+  if (s?.kind === 'Status') {
+    const message = typeof s.message === 'string' ? s.message : '';
+    const named = s.details?.name || s.details?.kind;
+    return new ClusterApiError(status, s.reason ?? '', named ? message : withPath(message, path), s.details);
+  }
+  return new ClusterApiError(status, STATUS_CODES[status]?.replace(/ /g, '') ?? '', withPath('', path));
 }

@@ -5,7 +5,8 @@
 import { RegistryClient, type RegistryClientOptions } from '../registry/client.js';
 import { LayerError, walkLayer, type Visit } from '../registry/layers.js';
 import type { Descriptor } from '../registry/manifest.js';
-import { describe, type ImageReference } from '../registry/reference.js';
+import { describe, parseImage, type ImageReference } from '../registry/reference.js';
+import type { PayloadStore } from './store.js';
 
 const PREFIX = 'release-manifests/';
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -17,6 +18,29 @@ export class PullError extends Error {}
 export interface PullOptions extends RegistryClientOptions {
   /** The architecture (Go name) of the member to take from an index; the first member when none matches. */
   arch?: string;
+}
+
+export interface StorePullOptions extends PullOptions {
+  /** host[:port] of the registries reached over plain HTTP (a pull spec carries no scheme). */
+  plainHttp?: ReadonlySet<string>;
+}
+
+/**
+ * Pulls the payload of the release image `image` (a pull spec by digest) into `store`, where it is then
+ * loaded as if the payload Job had put it there; returns how many files it holds.
+ */
+export async function pullIntoStore(store: PayloadStore, image: string, o: StorePullOptions = {}): Promise<number> {
+  let ref: ImageReference;
+  try {
+    ref = parseImage(image, 'the release image');
+  } catch (err) {
+    throw new PullError((err as Error).message);
+  }
+  if (!ref.digest) throw new PullError(`${image}: a release image is pulled by digest`);
+  ref.secure = !o.plainHttp?.has(ref.registry);
+  const files = await pullPayload(ref, o);
+  store.write(image, files);
+  return files.size;
 }
 
 /** The payload of the release image `ref` (pinned by digest): file name in release-manifests/ → content. */

@@ -159,7 +159,14 @@ describe('the update executor, in-process', () => {
     // The new operator's first read of its progress meets a server error.
     r.cluster.fail({ method: 'GET', path: new RegExp(`/configmaps/${PROGRESS.name}$`), status: 500, times: 1 });
     const second = r.startOperator();
-    await r.cluster.runUntil('Failing after 40 minutes', () => condition(r.cluster.cv(), 'Failing')?.status === 'True');
+    // The failed read is reported as Failing at once, and replaced by the operator's own failure once the
+    // wait on console passes 40 minutes.
+    await r.cluster.runUntil('the failed read reported', () =>
+      /^The update executor cannot go on: .*HTTP 500/.test(condition(r.cluster.cv(), 'Failing')?.message ?? ''),
+    );
+    await r.cluster.runUntil('Failing after 40 minutes', () =>
+      /console/.test(condition(r.cluster.cv(), 'Failing')?.message ?? ''),
+    );
     expect(second.lines.find((l) => l.msg === 'resuming the update where it was')?.stagesDone).toBe(
       Number(before.stagesDone),
     );
@@ -467,7 +474,13 @@ describe('the agent on a real cluster', () => {
         signal: stop.signal,
         poller: { evaluator: new RiskEvaluator({}) },
         intervalMs: 3600_000,
-        update: { payloads: new PayloadStore(fixtures.payloads), trust, signatureStores: [], workers: 4 },
+        update: {
+          payloads: new PayloadStore(fixtures.payloads),
+          retrieval: { kind: 'job' },
+          trust,
+          signatureStores: [],
+          workers: 4,
+        },
       });
       // Until both loops have looked at the cluster: the poll wrote its lists, the executor its Upgradeable.
       const cv = (): ClusterVersion => cluster.cv();

@@ -40,6 +40,7 @@ export function startOperator(
       api: client.api,
       clock: cluster.clock,
       payloads,
+      retrieval: { kind: 'job' },
       verifier,
       workers: o.workers ?? 16,
       log,

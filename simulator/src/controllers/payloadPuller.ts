@@ -4,7 +4,7 @@
 // a pure function of the state and time, and reads only how each pull stands (pending, done, failed and why).
 import type { RegistryCredentials } from 'cincy/registry/credentials';
 import { parseImage, type ImageReference } from 'cincy/registry/reference';
-import { pullPayload } from 'cincy/payload/pull';
+import { pullIntoStore } from 'cincy/payload/pull';
 import type { PayloadStore } from 'cincy/payload/store';
 import { isPayloadJob, jobFinished, jobImage, jobKey, type PayloadAvailability } from './jobs.js';
 import { kindNamed } from '../apiserver/kinds.js';
@@ -64,9 +64,8 @@ export class PayloadPuller implements PullOutcomes {
         continue; // not a registry pull spec: the Job finds nothing to pull and fails as it did
       }
       if (!ref.digest) continue;
-      ref.secure = !this.plainHttp.has(ref.registry);
       const pull: Pull = { image, outcome: { state: 'pending' }, ended: Promise.resolve() };
-      pull.ended = this.pull(ref, image).then(
+      pull.ended = this.pull(image).then(
         () => void (pull.outcome = { state: 'done' }),
         (err: unknown) => {
           const reason = err instanceof Error ? err.message : String(err);
@@ -94,11 +93,19 @@ export class PayloadPuller implements PullOutcomes {
     await Promise.all([...this.pulls.values()].map((p) => p.ended));
   }
 
-  private async pull(ref: ImageReference, image: string): Promise<void> {
+  private async pull(image: string): Promise<void> {
     const { credentials, ca, arch, retries, backoffMs, timeoutMs } = this.o;
-    const files = await pullPayload(ref, { credentials, ca, arch, retries, backoffMs, timeoutMs });
-    this.o.store.write(image, files);
-    this.o.log?.(`pulled ${image}: ${files.size} files of release-manifests/ into ${this.o.store.dir}`);
+    const plainHttp = this.plainHttp;
+    const files = await pullIntoStore(this.o.store, image, {
+      credentials,
+      ca,
+      arch,
+      retries,
+      backoffMs,
+      timeoutMs,
+      plainHttp,
+    });
+    this.o.log?.(`pulled ${image}: ${files} files of release-manifests/ into ${this.o.store.dir}`);
   }
 }
 

@@ -42,6 +42,17 @@ function plural(kind: string): string {
   return k.endsWith('s') ? `${k}es` : k.endsWith('y') ? `${k.slice(0, -1)}ies` : `${k}s`;
 }
 
+/**
+ * The approval annotation an API server asks of a CRD: groups under k8s.io and kubernetes.io are protected
+ * (kube-apiserver refuses their CRDs without `api-approved.kubernetes.io`), OpenShift's carry its own.
+ */
+function approval(group: string): Record<string, string> {
+  const kubernetes = group === 'k8s.io' || group.endsWith('.k8s.io') || group.endsWith('.kubernetes.io');
+  return kubernetes
+    ? { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/enhancements/pull/1111' }
+    : { 'api-approved.openshift.io': 'https://github.com/openshift/api/pull/470' };
+}
+
 function crd(kindGroup: string): object {
   const dot = kindGroup.indexOf('.');
   const kind = kindGroup.slice(0, dot);
@@ -55,7 +66,7 @@ function crd(kindGroup: string): object {
     kind: 'CustomResourceDefinition',
     metadata: {
       name: `${plural(kind)}.${group}`,
-      annotations: { ...PROFILE, 'api-approved.openshift.io': 'https://github.com/openshift/api/pull/470' },
+      annotations: { ...PROFILE, ...approval(group) },
     },
     spec: {
       group,

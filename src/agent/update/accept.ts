@@ -8,7 +8,8 @@ import { setCondition, type ClusterRelease, type ClusterVersion } from '../clust
 import { NOT_FAILING } from './progressing.js';
 import type { OperatorContext } from './context.js';
 import { working } from './progressing.js';
-import { ABANDONED, retrievePayload } from './payloadJob.js';
+import { ABANDONED } from './payloadJob.js';
+import { retrievePayload } from './retrieval.js';
 import { describePrecondition, preconditions, upgradeableFrom } from './preconditions.js';
 import type { ProgressStore } from './progress.js';
 import { resolveDesired, type Target } from './resolve.js';

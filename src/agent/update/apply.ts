@@ -6,8 +6,10 @@ import { apiMessage, isConflict } from '../../cluster/apiError.js';
 import type { Manifest } from '../../payload/load.js';
 import type { ApiObject, OperatorContext } from './context.js';
 import { waitForJob } from './payloadJob.js';
+import { DroppedFieldsError, droppedFields } from '../../cluster/dropped.js';
 import { TIMING } from './timing.js';
 
+const CLUSTER_VERSION_CRD = 'clusterversions.config.openshift.io';
 const CVO_DEPLOYMENT = { namespace: 'openshift-cluster-version', name: 'cluster-version-operator' };
 
 export interface Applied {
@@ -51,17 +53,19 @@ export async function applyManifest(ctx: OperatorContext, doc: ApiObject, m: Man
     await ctx.api.delete(resource, existing.metadata);
     await waitGone(ctx, existing);
   }
+  let stored: ApiObject | undefined;
   if (!existing || recreate) {
     try {
-      await ctx.api.create(resource, body);
+      stored = await ctx.api.create(resource, body);
     } catch (err) {
       // The operator made its ClusterOperator first: that is as good.
       if (!(doc.kind === 'ClusterOperator' && isConflict(err))) throw err;
     }
   } else if (doc.kind !== 'ClusterOperator') {
     const metadata = { ...body.metadata, resourceVersion: existing.metadata.resourceVersion };
-    await ctx.api.replace(resource, { ...body, metadata });
+    stored = await ctx.api.replace(resource, { ...body, metadata });
   }
+  if (stored && doc.kind === 'CustomResourceDefinition') await checkStoredCrd(ctx, body, stored);
   const failed = doc.kind === 'Job' ? await waitForJob(ctx, doc) : undefined;
   if (failed) throw new Error(`job ${doc.metadata.namespace}/${doc.metadata.name}: ${String(failed)}`);
   const { kind, metadata } = doc;
@@ -69,6 +73,33 @@ export async function applyManifest(ctx: OperatorContext, doc: ApiObject, m: Man
   const isCvo =
     kind === 'Deployment' && metadata.namespace === CVO_DEPLOYMENT.namespace && metadata.name === CVO_DEPLOYMENT.name;
   return { handover: isCvo && firstImage(existing) !== firstImage(doc), created: !existing };
+}
+
+/**
+ * A CRD must be stored as the payload has it, every `x-kubernetes-*` key of its schema included: a schema
+ * missing fields makes the API server prune them from every object of the kind. After the ClusterVersion's
+ * own CRD, the ClusterVersion must still hold what the executor lives by; else the update stops here,
+ * rather than write into a pruned object.
+ */
+async function checkStoredCrd(ctx: OperatorContext, sent: ApiObject, stored: ApiObject): Promise<void> {
+  const name = sent.metadata.name;
+  const dropped = droppedFields((sent as { spec?: unknown }).spec, (stored as { spec?: unknown }).spec);
+  if (dropped.length)
+    throw new DroppedFieldsError(
+      `the CustomResourceDefinition ${name}`,
+      dropped.map((f) => `spec.${f}`),
+    );
+  if (name !== CLUSTER_VERSION_CRD) return;
+  const cv = await ctx.cv.get();
+  const lost = [
+    ...(cv.spec?.clusterID ? [] : ['spec.clusterID']),
+    ...(cv.status?.desired?.image ? [] : ['status.desired']),
+    ...(cv.status?.history?.length ? [] : ['status.history']),
+  ];
+  if (lost.length)
+    throw new Error(
+      `the ClusterVersion version lost ${lost.join(', ')} once the CustomResourceDefinition ${name} was applied: its schema prunes them; not writing into a pruned object`,
+    );
 }
 
 async function waitGone(ctx: OperatorContext, o: ApiObject): Promise<void> {

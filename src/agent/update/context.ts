@@ -9,6 +9,7 @@ import type { PayloadStore } from '../../payload/store.js';
 import { ClusterVersionClient, type ClusterVersion } from '../clusterVersion.js';
 import { ADMIN_ACKS, ADMIN_GATES, adminAckHold, type Hold } from './adminAcks.js';
 import type { ClusterOperatorObject } from './gate.js';
+import type { PayloadRetrieval } from './retrieval.js';
 import type { ReleaseVerifier } from './verify.js';
 
 /** What names an object of any kind. */
@@ -20,6 +21,8 @@ export interface OperatorOptions {
   api: ClusterApi;
   clock: Clock;
   payloads: PayloadStore;
+  /** How a payload reaches the store: by the cluster's Job, or pulled by the agent. */
+  retrieval: PayloadRetrieval;
   verifier: ReleaseVerifier;
   /** Components applied at once within a runlevel. */
   workers: number;
@@ -34,6 +37,7 @@ export class OperatorContext {
   readonly clock: Clock;
   readonly log: Logger;
   readonly payloads: PayloadStore;
+  readonly retrieval: PayloadRetrieval;
   readonly verifier: ReleaseVerifier;
   readonly workers: number;
   readonly signal: AbortSignal | undefined;
@@ -44,6 +48,7 @@ export class OperatorContext {
     this.clock = o.clock;
     this.log = o.log;
     this.payloads = o.payloads;
+    this.retrieval = o.retrieval;
     this.verifier = o.verifier;
     this.workers = o.workers;
     this.signal = o.signal;

@@ -27,6 +27,7 @@ export async function runUpdateLoop(make: () => ClusterVersionOperator, o: Updat
       result = await cvo.sync();
     } catch (err) {
       o.log.error({ err }, 'update sync failed; will try again');
+      await cvo.reportFailure(err);
       result = 'waiting';
     }
     if (result === 'handover') cvo = make();

@@ -5,10 +5,12 @@
 // a new operator, after a hand-over or a kill, resumes from there. The steps are numbered as
 // docs/user/agent.md's "Executing an update" numbers them.
 import { canonicalJson } from '../../canonicalJson.js';
-import { apiMessage } from '../../cluster/apiError.js';
+import { apiMessage, apiStatus } from '../../cluster/apiError.js';
+import { DroppedFieldsError } from '../../cluster/dropped.js';
 import { setCondition, removeCondition, type ClusterRelease, type ClusterVersion } from '../clusterVersion.js';
 import { acceptRelease } from './accept.js';
 import { OperatorContext, type OperatorOptions } from './context.js';
+import { NOT_FAILING } from './progressing.js';
 import { upgradeableFrom } from './preconditions.js';
 import { ProgressStore } from './progress.js';
 import { reconcileRelease } from './reconcile.js';
@@ -57,7 +59,15 @@ export class ClusterVersionOperator {
       message: `The cluster version is invalid: ${resolution.message}`,
     };
     await ctx.cv.writeStatus((s) => {
-      const conditions = setCondition(s.conditions, upgradeable);
+      // A pass got this far: a failure an earlier pass reported is over.
+      const failing = s.conditions?.find((c) => c.type === 'Failing');
+      const over = failing?.status === 'True' && failing.message.startsWith(CANNOT_GO_ON);
+      const conditions = setCondition(
+        over
+          ? setCondition(s.conditions, { type: 'Failing', lastTransitionTime: ctx.at(), ...NOT_FAILING })
+          : s.conditions,
+        upgradeable,
+      );
       return { ...s, conditions: invalid ? setCondition(conditions, invalid) : removeCondition(conditions, 'Invalid') };
     });
 
@@ -108,6 +118,27 @@ export class ClusterVersionOperator {
     }
   }
 
+  /**
+   * A pass that failed outside the steps that report their own failures (a missing namespace, a refused or
+   * pruned write, an API server that does not answer) is reported on the ClusterVersion too, as Failing with
+   * the reason and the API's message, so it shows where an administrator looks and not only in the log.
+   * When even that write fails, the log is all there is.
+   */
+  async reportFailure(err: unknown): Promise<void> {
+    const failing = {
+      type: 'Failing',
+      status: 'True' as const,
+      lastTransitionTime: this.ctx.at(),
+      reason: failureReason(err),
+      message: `${CANNOT_GO_ON}${apiMessage(err)}`,
+    };
+    try {
+      await this.ctx.cv.writeStatus((s) => ({ ...s, conditions: setCondition(s.conditions, failing) }));
+    } catch (writeErr) {
+      this.ctx.log.error({ err: apiMessage(writeErr) }, 'the failure could not be reported on the ClusterVersion');
+    }
+  }
+
   private recentlyRefused(cv: ClusterVersion): boolean {
     return this.refused?.request === requestOf(cv) && this.ctx.clock.now() < this.refused.until;
   }
@@ -118,6 +149,18 @@ export class ClusterVersionOperator {
     const r = resolveDesired(cv);
     return r.kind === 'target' && r.target.release.image !== desired.image && !this.recentlyRefused(cv);
   }
+}
+
+const CANNOT_GO_ON = 'The update executor cannot go on: ';
+
+/** A failed pass's reason, by what failed: a missing resource, a refused request, a pruned write, or other. */
+function failureReason(err: unknown): string {
+  if (err instanceof DroppedFieldsError) return 'WritePruned';
+  const status = apiStatus(err);
+  if (status === 404) return 'ResourceNotFound';
+  if (status === 401 || status === 403) return 'Forbidden';
+  if (status !== undefined) return 'APIRequestFailed';
+  return 'SyncFailed';
 }
 
 /** What spec.desiredUpdate asks, as one string: equal strings are the same request. */

@@ -1,13 +1,18 @@
-// Step 3 of an update: the payload is retrieved by a Job, as the cluster-version-operator does it
-// (pkg/cvo/updatepayload.go): `version-<version>-<hash>` in openshift-cluster-version runs the release image
-// and copies its release-manifests/ to the shared volume the operator reads. The same waiting serves the
-// Jobs a payload itself carries, which must finish before the manifests after them.
+// The payload Job, as the cluster-version-operator runs it inside a cluster (pkg/cvo/updatepayload.go):
+// `version-<version>-<hash>` in openshift-cluster-version runs the release image and moves its manifests to
+// the host folder the operator reads. The same waiting serves the Jobs a payload itself carries, which must
+// finish before the manifests after them.
 import { createHash } from 'node:crypto';
+import { apiMessage } from '../../cluster/apiError.js';
+import { KUBE_LABEL } from '../../cluster/labels.js';
 import { RESOURCES } from '../../cluster/resources.js';
 import type { ClusterRelease } from '../clusterVersion.js';
 import type { Condition } from '../conditions.js';
-import type { ObjectRef, OperatorContext } from './context.js';
+import type { ApiObject, ObjectRef, OperatorContext } from './context.js';
 import { TIMING } from './timing.js';
+
+const PAYLOAD_NAMESPACE = 'openshift-cluster-version';
+const MASTER_ROLE = KUBE_LABEL.masterRole;
 
 /** A wait given up because the desired update changed under it. */
 export const ABANDONED = Symbol('abandoned');
@@ -32,36 +37,87 @@ export function payloadJobName(release: ClusterRelease): string {
     .slice(0, 63);
 }
 
-/** Runs the payload Job of a release (again, when an earlier one failed) and waits for it. */
-export async function retrievePayload(
-  ctx: OperatorContext,
-  release: ClusterRelease,
-  abandon?: () => Promise<boolean>,
-): Promise<JobOutcome> {
+/** Where the Job writes, on its node: the folder the CVO's Job writes to, which the agent mounts as its store. */
+export const PAYLOAD_HOST_PATH = '/etc/cvo/updatepayloads';
+
+/**
+ * The payload Job of a release, as the CVO makes it: on the operator's node (`nodeName`), a control-plane node
+ * in any case, privileged, with the host folder mounted; init containers move the image's manifests/ and
+ * release-manifests/ into a temporary folder beside the payload's place, and the last step renames it in, so
+ * nobody reads a half-written payload. The place is the store's: sha256/<hex of the image's digest>.
+ */
+export function payloadJob(release: ClusterRelease, digestHex: string, nodeName?: string): ApiObject {
   const name = payloadJobName(release);
-  const header = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: 'openshift-cluster-version' } };
-  let job = await ctx.read(header);
-  if (job && jobState(job).failed) {
-    await ctx.api.delete(RESOURCES.jobs, header.metadata);
-    job = undefined;
-  }
-  if (!job) {
-    const copy = `mkdir -p /etc/cvo/updatepayloads/${name} && cp -r /release-manifests /etc/cvo/updatepayloads/${name}/`;
-    await ctx.api.create(RESOURCES.jobs, {
-      ...header,
-      spec: {
-        backoffLimit: 0,
-        activeDeadlineSeconds: TIMING.jobTimeout / 1000,
-        template: {
-          spec: {
-            restartPolicy: 'Never',
-            containers: [{ name: 'payload', image: release.image, command: ['/bin/sh', '-c', copy] }],
-          },
+  const final = `${PAYLOAD_HOST_PATH}/sha256/${digestHex}`;
+  const tmp = `${final}.tmp-${name}`;
+  const step = (container: string, command: string[]): object => ({
+    name: container,
+    image: release.image,
+    command,
+    volumeMounts: [{ name: 'payloads', mountPath: PAYLOAD_HOST_PATH }],
+    securityContext: { privileged: true, readOnlyRootFilesystem: false },
+    resources: { requests: { cpu: '10m', memory: '50Mi', 'ephemeral-storage': '2Mi' } },
+  });
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, namespace: PAYLOAD_NAMESPACE, labels: { 'k8s-app': 'retrieve-openshift-release' } },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: TIMING.jobTimeout / 1000,
+      template: {
+        metadata: { labels: { 'k8s-app': 'retrieve-openshift-release' } },
+        spec: {
+          restartPolicy: 'Never',
+          ...(nodeName && { nodeName }),
+          nodeSelector: { [MASTER_ROLE]: '' },
+          tolerations: [{ key: MASTER_ROLE }],
+          priorityClassName: 'system-cluster-critical',
+          initContainers: [
+            step('cleanup', ['rm', '-fR', tmp, final]),
+            step('make-temporary-directory', ['mkdir', '-p', tmp]),
+            step('move-operator-manifests-to-temporary-directory', ['mv', '/manifests', `${tmp}/manifests`]),
+            step('move-release-manifests-to-temporary-directory', [
+              'mv',
+              '/release-manifests',
+              `${tmp}/release-manifests`,
+            ]),
+          ],
+          containers: [step('rename-to-final-location', ['mv', tmp, final])],
+          volumes: [{ name: 'payloads', hostPath: { path: PAYLOAD_HOST_PATH } }],
         },
       },
-    });
+    },
+  };
+}
+
+/** Runs the payload Job of a release (again, when an earlier one failed) and waits for it. */
+export async function runPayloadJob(
+  ctx: OperatorContext,
+  release: ClusterRelease,
+  nodeName: string | undefined,
+  abandon?: () => Promise<boolean>,
+): Promise<JobOutcome> {
+  let digestHex: string;
+  try {
+    digestHex = ctx.payloads.digestOf(release.image).slice('sha256:'.length);
+  } catch (err) {
+    return (err as Error).message;
   }
-  return waitForJob(ctx, header, abandon);
+  const job = payloadJob(release, digestHex, nodeName);
+  const { namespace, name } = job.metadata;
+  try {
+    let existing = await ctx.read(job);
+    if (existing && jobState(existing).failed) {
+      await ctx.api.delete(RESOURCES.jobs, job.metadata);
+      existing = undefined;
+    }
+    if (!existing) await ctx.api.create(RESOURCES.jobs, job);
+  } catch (err) {
+    // A missing namespace, a refused Job: what the administrator has to fix, said where they look.
+    return `could not create the Job ${namespace}/${name}: ${apiMessage(err)}`;
+  }
+  return waitForJob(ctx, job, abandon);
 }
 
 /** Waits for a Job to finish, at most TIMING.jobTimeout; ABANDONED as soon as `abandon` says so. */

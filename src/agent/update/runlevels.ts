@@ -8,7 +8,7 @@ import { applyWithRetry } from './apply.js';
 import { NOT_FAILING, ProgressReporter, withProgress, working } from './progressing.js';
 import type { ApiObject, OperatorContext } from './context.js';
 import { expectedOperators, gateOperators, type GateVerdict } from './gate.js';
-import { retrievePayload } from './payloadJob.js';
+import { retrievePayload } from './retrieval.js';
 import type { Progress, ProgressStore } from './progress.js';
 import {
   applicationsPending,
