@@ -86,7 +86,7 @@ export function addClusterCommands(program: Command, run: (f: () => Promise<numb
     )
     .argument('[name]', 'only this object')
     .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: $KUBECONFIG or ~/.kube/config)')
-    .option('-o, --output <format>', 'json (default: a table)')
+    .option('-o, --output <format>', 'json, or wide (the table with the extra columns of oc get -o wide)')
     .action((kind: string, name: string | undefined, opts: { kubeconfig?: string; output?: string }) =>
       run(async () => (await import('./get.js')).getCommand(kind, name, opts))(),
     );

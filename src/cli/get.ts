@@ -56,6 +56,21 @@ const PRINTERS: Record<string, Printer> = {
         (o.status?.nodeInfo as { kubeletVersion?: string } | undefined)?.kubeletVersion ?? '',
       ];
     },
+    wide: {
+      columns: ['INTERNAL-IP', 'EXTERNAL-IP', 'OS-IMAGE', 'KERNEL-VERSION', 'CONTAINER-RUNTIME'],
+      row: (o) => {
+        const addresses = (o.status?.addresses ?? []) as Array<{ type: string; address: string }>;
+        const address = (type: string): string => addresses.find((a) => a.type === type)?.address ?? '<none>';
+        const info = (o.status?.nodeInfo ?? {}) as Record<string, string | undefined>;
+        return [
+          address('InternalIP'),
+          address('ExternalIP'),
+          info.osImage || '<unknown>',
+          info.kernelVersion || '<unknown>',
+          info.containerRuntimeVersion || '<unknown>',
+        ];
+      },
+    },
   },
   machineconfigpools: {
     resource: RESOURCES.machineConfigPools,
@@ -135,8 +150,8 @@ export async function getCommand(
     throw new Error(
       `get: unknown resource type '${kind}' (one of clusteroperators|co, nodes|no, machineconfigpools|mcp, clusterversion, imagebasedupgrades|ibu, maintenance)`,
     );
-  if (o.output !== undefined && o.output !== 'json')
-    throw new Error(`-o: '${o.output}' is not an output format (json, or none for a table)`);
+  if (o.output !== undefined && o.output !== 'json' && o.output !== 'wide')
+    throw new Error(`-o: '${o.output}' is not an output format (json, wide, or none for a table)`);
   const printer = PRINTERS[resource]!;
   const { api, origin } = connectCluster(o);
   let items: Obj[];
@@ -162,10 +177,11 @@ export async function getCommand(
   }
   const age = (time: string | undefined): string => (time ? formatAge(now - Date.parse(time)) : '<unknown>');
   // Three spaces between columns, as kubectl's tabwriter pads them.
+  const wide = o.output === 'wide' ? printer.wide : undefined;
   process.stdout.write(
     table(
-      printer.columns,
-      items.map((i) => printer.row(i, age)),
+      [...printer.columns, ...(wide?.columns ?? [])],
+      items.map((i) => [...printer.row(i, age), ...(wide?.row(i) ?? [])]),
       3,
     ) + (printer.after?.(items, age) ?? ''),
   );

@@ -48,6 +48,11 @@ export class InMemoryClusterApi implements ClusterApi {
     private readonly o: InMemoryApiOptions,
   ) {}
 
+  /** The options of its writes: they are made as its field manager. */
+  private get manager(): { fieldManager: string } {
+    return { fieldManager: this.o.fieldManager };
+  }
+
   get<T = ApiObject>(r: Resource, key: ObjectKey): Promise<T> {
     return this.serve({ method: 'GET', path: objectPath(r, key) }, () => {
       return this.state.get(this.kindOf(r), key.namespace, key.name) as T;
@@ -75,7 +80,7 @@ export class InMemoryClusterApi implements ClusterApi {
       const object = structuredClone(body) as unknown as StoredObject;
       // As the API server does, a kind with a status subresource starts with no status: only its controller writes it.
       if (kind.status && kind.plural !== 'namespaces') delete object.status;
-      return this.state.create(kind, namespace, object) as unknown as T;
+      return this.state.create(kind, namespace, object, undefined, this.manager) as unknown as T;
     });
   }
 
@@ -94,7 +99,7 @@ export class InMemoryClusterApi implements ClusterApi {
         this.admit(kind, key.namespace);
         return this.state.apply(kind, key.namespace, key.name, patch.body, this.o.fieldManager).object as T;
       }
-      return this.state.patch(kind, key.namespace, key.name, patch.body, undefined, {}, patch.type) as T;
+      return this.state.patch(kind, key.namespace, key.name, patch.body, undefined, this.manager, patch.type) as T;
     });
   }
 
@@ -152,7 +157,8 @@ export class InMemoryClusterApi implements ClusterApi {
     const { name = '', namespace } = body.metadata;
     const path = `${objectPath(r, { name, namespace })}${subresource ? '/status' : ''}`;
     return this.serve({ method, path }, () => {
-      return this.state.update(this.kindOf(r), namespace, name, structuredClone(body), subresource) as unknown as T;
+      const kind = this.kindOf(r);
+      return this.state.update(kind, namespace, name, structuredClone(body), subresource, this.manager) as unknown as T;
     });
   }
 

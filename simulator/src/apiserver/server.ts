@@ -190,8 +190,7 @@ async function handle(
   if (discovery) return send(res, 200, discovery);
 
   const t = route(path, served);
-  if (!t)
-    throw new KubeError(404, 'NotFound', `the server could not find the requested resource (${req.method} ${path})`);
+  if (!t) throw new KubeError(404, 'NotFound', 'the server could not find the requested resource');
   const { kind, namespace, name, subresource } = t;
   if (subresource && !kind.status) throw new KubeError(404, 'NotFound', `${kind.plural} has no status subresource`);
   const method = req.method ?? 'GET';
@@ -206,7 +205,9 @@ async function handle(
   if (!verb || !verbsOf(kind).includes(verb))
     throw new KubeError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
   const state = opts.state;
-  const write = { dryRun: dryRunOf(method, url.searchParams) };
+  // Who writes: the fieldManager asked, else the client's name from its user agent, as kube-apiserver takes it.
+  const writer = url.searchParams.get('fieldManager') || String(req.headers['user-agent'] ?? '').split('/')[0];
+  const write = { dryRun: dryRunOf(method, url.searchParams), ...(writer && { fieldManager: writer }) };
   const written = async (code: number, o: unknown, warnings: string[] = []): Promise<void> => {
     if (!write.dryRun) await state.durable();
     send(res, code, o, warnings);
@@ -398,7 +399,7 @@ function serveOpenApi(req: IncomingMessage, res: ServerResponse, path: string, s
     : path === '/openapi/v2'
       ? documentJson('v2', served, () => openApiV2(served))
       : undefined;
-  if (!doc) throw new KubeError(404, 'NotFound', `the server could not find the requested resource (GET ${path})`);
+  if (!doc) throw new KubeError(404, 'NotFound', 'the server could not find the requested resource');
   send(res, 200, doc.json);
 }
 

@@ -124,3 +124,31 @@ export function applyConfig(
   ];
   return merged;
 }
+
+/**
+ * The managedFields of `o` written by `manager` with a create, an update or a patch (not an apply), as
+ * kube-apiserver records them: one `Update` entry per manager (and per subresource), its fields those the
+ * object holds (of its status, for the status subresource), its time the write's.
+ */
+export function recordUpdate(
+  o: StoredObject,
+  manager: string,
+  schema: Schema | undefined,
+  time: string,
+  subresource?: 'status',
+): ManagedFieldsEntry[] {
+  const others = ((o.metadata.managedFields as ManagedFieldsEntry[] | undefined) ?? []).filter(
+    (m) => !(m.manager === manager && m.operation === 'Update' && m.subresource === subresource),
+  );
+  const fieldsV1 = subresource === 'status' ? fieldSet({ status: o.status }, schema) : appliedFields(o, schema);
+  const entry: ManagedFieldsEntry = {
+    manager,
+    operation: 'Update',
+    apiVersion: o.apiVersion,
+    time,
+    fieldsType: 'FieldsV1',
+    fieldsV1,
+    ...(subresource && { subresource }),
+  };
+  return [...others, entry];
+}

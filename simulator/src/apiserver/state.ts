@@ -6,13 +6,23 @@ import { canonicalJson } from 'cincy/canonicalJson';
 import { kubeTime } from 'cincy/clock';
 import { randomInt, randomUUID } from 'node:crypto';
 import type { FieldSelector } from './fieldSelector.js';
-import { apiVersionOf, kindFor, kindNamed, objectSchema, type StoredObject, type ResourceKind } from './kinds.js';
+import { crdName } from './crds.js';
+import {
+  apiVersionOf,
+  KINDS,
+  kindFor,
+  kindNamed,
+  objectSchema,
+  type StoredObject,
+  type ResourceKind,
+} from './kinds.js';
+import { crdSchema, pruneObject, requiredViolations } from './structuralSchema.js';
 import { KubeError } from './kubeError.js';
 import { matchAll, type LabelMatcher } from './labelSelector.js';
 import { StateFile } from './stateFile.js';
 import { checkDecodable, checkMetadata, checkRules, groupResource } from './validation.js';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
-import { applyConfig } from './serverSideApply.js';
+import { applyConfig, recordUpdate } from './serverSideApply.js';
 
 /** The patch types the API server applies (PATCH's Content-Type: merge-patch, json-patch, strategic-merge-patch). */
 export type PatchType = 'merge' | 'json' | 'strategic';
@@ -24,6 +34,8 @@ export type StateEvent = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: Store
  */
 export interface WriteOptions {
   dryRun?: boolean;
+  /** Who makes a create or an update (not an apply): recorded in managedFields, as kube-apiserver does. */
+  fieldManager?: string;
 }
 
 /** A delete's options: a dry run, and the uid and resourceVersion the object must still have (409 when not). */
@@ -97,7 +109,11 @@ export class ClusterState {
   get(kind: ResourceKind, namespace: string | undefined, name: string): StoredObject {
     const o = this.find(kind, namespace, name);
     if (!o)
-      throw new KubeError(404, 'NotFound', `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${name}" not found`);
+      throw new KubeError(404, 'NotFound', `${kind.plural}${kind.group ? `.${kind.group}` : ''} "${name}" not found`, {
+        name,
+        ...(kind.group && { group: kind.group }),
+        kind: kind.plural,
+      });
     return o;
   }
 
@@ -186,7 +202,9 @@ export class ClusterState {
     else delete metadata.namespace; // a cluster-scoped object has none, whatever the body says
     delete metadata.resourceVersion;
     const o: StoredObject = { ...clone(body), apiVersion: apiVersionOf(kind), kind: kind.kind, metadata };
-    checkRules(kind, o, undefined);
+    if (opts.fieldManager)
+      o.metadata.managedFields = recordUpdate(o, opts.fieldManager, objectSchema(kind), kubeTime(this.now()));
+    checkRules(kind, o, undefined, this.schemaOf(kind));
     if (opts.dryRun) return o; // as the API server answers a dry-run create: no resourceVersion
     return this.put(kind, o, 'ADDED');
   }
@@ -214,6 +232,7 @@ export class ClusterState {
         409,
         'Conflict',
         `Operation cannot be fulfilled on ${groupResource(kind)} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        { name, ...(kind.group && { group: kind.group }), kind: kind.plural },
       );
     }
     let next: StoredObject;
@@ -235,7 +254,15 @@ export class ClusterState {
         next.metadata.generation = (current.metadata.generation ?? 1) + 1;
     }
     if (canonicalJson(next) === canonicalJson(current)) return current; // nothing changed: no new revision, no event
-    checkRules(kind, next, current);
+    if (opts.fieldManager)
+      next.metadata.managedFields = recordUpdate(
+        next,
+        opts.fieldManager,
+        objectSchema(kind),
+        kubeTime(this.now()),
+        subresource,
+      );
+    checkRules(kind, next, current, this.schemaOf(kind));
     if (opts.dryRun)
       return { ...next, metadata: { ...next.metadata, resourceVersion: current.metadata.resourceVersion } };
     return this.put(kind, next, 'MODIFIED', current);
@@ -310,6 +337,7 @@ export class ClusterState {
     checkName(config, name, namespace);
     const current = this.find(kind, namespace, name);
     const next = applyConfig(current, config, manager, objectSchema(kind), kubeTime(this.now()));
+    opts = { ...opts, fieldManager: undefined }; // an apply records itself, as an Apply
     if (!current) return { object: this.create(kind, namespace, next, undefined, opts), created: true };
     next.metadata.resourceVersion = config.metadata.resourceVersion ?? current.metadata.resourceVersion;
     return { object: this.update(kind, namespace, name, next, undefined, opts), created: false };
@@ -395,7 +423,13 @@ export class ClusterState {
   }
 
   /** Journals the object, then stores it and tells the watchers: a change that cannot be written is not made. */
-  private put(kind: ResourceKind, o: StoredObject, type: 'ADDED' | 'MODIFIED', before?: StoredObject): StoredObject {
+  private put(
+    kind: ResourceKind,
+    given: StoredObject,
+    type: 'ADDED' | 'MODIFIED',
+    before?: StoredObject,
+  ): StoredObject {
+    const o = this.pruned(kind, given);
     const rv = this.revision + 1;
     o.metadata.resourceVersion = String(rv);
     const json = JSON.stringify(o);
@@ -405,7 +439,33 @@ export class ClusterState {
     this.objects.set(keyOf(kind, o.metadata.namespace, o.metadata.name), o);
     this.emit(kind, { type, object: JSON.parse(json) as StoredObject }, before, json.length);
     this.store?.snapshotWhenDue(() => this.snapshotJson());
+    if (kind.kind === 'CustomResourceDefinition') this.pruneKindOf(o);
     return JSON.parse(json) as StoredObject;
+  }
+
+  /** The structural schema of the CRD stored now for a kind a CRD serves. */
+  private schemaOf(kind: ResourceKind): ReturnType<typeof crdSchema> {
+    if (!kind.crd && !kind.optional) return undefined;
+    return crdSchema(
+      this.objects.get(keyOf(kindNamed('CustomResourceDefinition'), undefined, crdName(kind))),
+      kind.version,
+    );
+  }
+
+  /** An object of a kind a CRD serves, as the schema of the CRD stored now lets it be stored (structuralSchema.ts). */
+  private pruned(kind: ResourceKind, o: StoredObject): StoredObject {
+    const schema = this.schemaOf(kind);
+    return schema ? pruneObject(o, schema) : o;
+  }
+
+  /**
+   * A CRD written: the objects of its kind read as its schema prunes them from now on, as the API server
+   * prunes what it reads from etcd (the stored revisions stay; only what is served changes).
+   */
+  private pruneKindOf(crd: StoredObject): void {
+    const kind = KINDS.find((k) => (k.crd || k.optional) && crdName(k) === crd.metadata.name);
+    if (!kind) return;
+    for (const [key, o] of this.objects) if (kindFor(o) === kind) this.objects.set(key, this.pruned(kind, o));
   }
 
   /**

@@ -3,6 +3,7 @@
 // of names, labels and annotations (a 422 Invalid listing each field that breaks one).
 import type { StoredObject, ResourceKind } from './kinds.js';
 import { KubeError, type StatusDetails } from './kubeError.js';
+import { requiredViolations } from './structuralSchema.js';
 import { dns1035Label, dns1123Label, dns1123Subdomain, labelValue, pathSegment, qualifiedName } from './names.js';
 
 const NAME_RULES = { dns1123Label, dns1035Label, pathSegment, dns1123Subdomain };
@@ -113,8 +114,15 @@ export function checkMetadata(kind: ResourceKind, name: string, metadata: Stored
  * Checks the rules of the kind's CRD schema (kinds/*.ts `rules`) on a write of `next` over `old` (undefined for
  * a create); a 422 Invalid listing each one broken, as the API server answers a CEL rule or an enum refusing it.
  */
-export function checkRules(kind: ResourceKind, next: StoredObject, old: StoredObject | undefined): void {
-  const broken = kind.rules?.(next, old) ?? [];
+export function checkRules(
+  kind: ResourceKind,
+  next: StoredObject,
+  old: StoredObject | undefined,
+  schema?: Parameters<typeof requiredViolations>[1],
+): void {
+  // Required fields first: with one missing, the API server evaluates no CEL rule.
+  const required = schema ? requiredViolations(next, schema, !!kind.rules) : [];
+  const broken = required.length ? required : (kind.rules?.(next, old) ?? []);
   if (broken.length === 0) return;
   const name = next.metadata.name;
   const text = broken.map((e) => `${e.field}: ${e.message}`);

@@ -130,15 +130,30 @@ function rollOutWorkloads(state: ClusterState, now: number): void {
   }
 }
 
+/** Real time a fast clock runs before it reaches the wall clock, at the most (its start is that far back). */
+const CATCH_UP_REAL_MS = 2 * 3600_000;
+/** How far back a fast clock starts, at the most: the seeded history (90 days back) stays before it. */
+const MAX_LEAD_MS = 60 * 86_400_000;
+
 /**
- * The simulated clock: continues the one the state declares at a new scale, or starts one at real time,
- * and declares it in the clock ConfigMap (which the agent reads).
+ * How far behind real time a clock of `scale` starts: far enough that it reaches real time only after two
+ * hours of running, so the times the simulated cluster and the agent write are not in the future of the
+ * wall clock, which `kubectl` and `oc` reckon ages against (a future time shows as `<invalid>`).
+ */
+export const leadOf = (scale: number): number => Math.min(MAX_LEAD_MS, Math.max(0, (scale - 1) * CATCH_UP_REAL_MS));
+
+/**
+ * The simulated clock: continues the one the state declares at a new scale, or starts one (behind real time
+ * when it runs fast, leadOf), and declares it in the clock ConfigMap (which the agent reads).
  */
 export function declareClock(state: ClusterState, scale: number): ScaledClock {
   const cm = kindNamed('ConfigMap');
   const existing = state.find(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name) as
     { data?: Record<string, string> } | undefined;
-  const clock = existing ? clockFromData(existing.data).rescaled(scale) : new ScaledClock(scale);
+  const now = Date.now();
+  const clock = existing
+    ? clockFromData(existing.data).rescaled(scale)
+    : new ScaledClock(scale, now, now - leadOf(scale));
   if (existing) state.patch(cm, CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name, { data: clockData(clock) });
   else
     state.create(cm, CLOCK_CONFIGMAP.namespace, {
@@ -180,6 +195,23 @@ export function followDeclaredClock(state: ClusterState, clock: ScaledClock): Fo
 }
 
 /**
+ * A fast declared clock that has reached the wall clock goes on at real speed (declared again, so the agent
+ * follows): a simulated time is never in the future of real time.
+ */
+function holdBehindRealTime(state: ClusterState, clock: Clock, warn?: (message: string) => void): void {
+  if (!(clock instanceof FollowedClock) || !(clock.source instanceof ScaledClock)) return;
+  if (clock.source.scale <= 1 || clock.now() < Date.now()) return;
+  const atRealSpeed = new ScaledClock(1, Date.now(), Date.now());
+  clock.source = atRealSpeed;
+  state.patch(kindNamed('ConfigMap'), CLOCK_CONFIGMAP.namespace, CLOCK_CONFIGMAP.name, {
+    data: clockData(atRealSpeed),
+  });
+  warn?.(
+    'the simulated clock reached real time: it runs at real speed from now on, so no time it writes is in the future',
+  );
+}
+
+/**
  * Runs reconcile every `intervalMs` of real time until the returned stop() (the timer does not keep the process
  * alive). With a `puller` (a `seedPuller`), each tick first starts the pulls the payload Jobs (the single-node
  * host) need, then reconcile reads them. With `afterPass` (writing the state to another API server), no pass
@@ -202,6 +234,7 @@ export function startSimulation(
     if (passing) return;
     let problems: string[];
     try {
+      holdBehindRealTime(state, clock, o.warn);
       o.puller?.start(state);
       o.seedPuller?.start(state);
       problems = reconcile(state, clock.now(), { ...o, pulls: o.puller, seedPulls: o.seedPuller });

@@ -5,7 +5,7 @@
 import { condition, LABEL_SELECTOR, OBJECT_REFERENCE } from './meta.js';
 import { conditionPath, crdColumn } from './printing.js';
 import { bool, define, free, int, intOrString, arrayOf, obj, ref, str, time, type Schema } from './schema.js';
-import type { ResourceKind } from './types.js';
+import type { ResourceKind, RuleViolation, StoredObject } from './types.js';
 
 const config = (k: Omit<ResourceKind, 'group' | 'version' | 'definition' | 'crd' | 'generation'>): ResourceKind => ({
   group: 'config.openshift.io',
@@ -94,10 +94,29 @@ const RISK = obj(
   ['name', 'message', 'url', 'matchingRules'],
 );
 
+/** The real CRD's CEL rules on spec.desiredUpdate (x-kubernetes-validations), each broken one with its message. */
+function clusterVersionRules(next: StoredObject): RuleViolation[] {
+  const update = (next.spec as { desiredUpdate?: Record<string, unknown> } | undefined)?.desiredUpdate;
+  if (!update) return [];
+  const broken = (message: string): RuleViolation => ({
+    field: 'spec.desiredUpdate',
+    reason: 'FieldValueInvalid',
+    message: `Invalid value: "object": ${message}`,
+  });
+  const out: RuleViolation[] = [];
+  const { architecture, image, version } = update;
+  if (architecture !== undefined && image !== undefined && architecture !== '' && image !== '')
+    out.push(broken('cannot set both Architecture and Image'));
+  if (architecture !== undefined && architecture !== '' && version === '')
+    out.push(broken('Version must be set if Architecture is set'));
+  return out;
+}
+
 export const CLUSTER_VERSION = config({
   plural: 'clusterversions',
   kind: 'ClusterVersion',
   namespaced: false,
+  rules: clusterVersionRules,
   status: true,
   schema: obj(
     "The cluster-version-operator's configuration: the update channel, the update service, and the update wanted.",
