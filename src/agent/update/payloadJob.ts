@@ -42,9 +42,11 @@ export const PAYLOAD_HOST_PATH = '/etc/cvo/updatepayloads';
 
 /**
  * The payload Job of a release, as the CVO makes it: on the operator's node (`nodeName`), a control-plane node
- * in any case, privileged, with the host folder mounted; init containers move the image's manifests/ and
+ * in any case, with the host folder mounted; init containers move the image's manifests/ and
  * release-manifests/ into a temporary folder beside the payload's place, and the last step renames it in, so
- * nobody reads a half-written payload. The place is the store's: sha256/<hex of the image's digest>.
+ * nobody reads a half-written payload. The place is the store's: sha256/<hex of the image's digest>. Unlike
+ * the CVO's, its containers are not privileged, which a Kubernetes API server without --allow-privileged
+ * refuses; on OpenShift it runs under the privileged SCC, which allows the host folder.
  */
 export function payloadJob(release: ClusterRelease, digestHex: string, nodeName?: string): ApiObject {
   const name = payloadJobName(release);
@@ -55,7 +57,7 @@ export function payloadJob(release: ClusterRelease, digestHex: string, nodeName?
     image: release.image,
     command,
     volumeMounts: [{ name: 'payloads', mountPath: PAYLOAD_HOST_PATH }],
-    securityContext: { privileged: true, readOnlyRootFilesystem: false },
+    securityContext: { readOnlyRootFilesystem: false },
     resources: { requests: { cpu: '10m', memory: '50Mi', 'ephemeral-storage': '2Mi' } },
   });
   return {
@@ -66,7 +68,11 @@ export function payloadJob(release: ClusterRelease, digestHex: string, nodeName?
       backoffLimit: 0,
       activeDeadlineSeconds: TIMING.jobTimeout / 1000,
       template: {
-        metadata: { labels: { 'k8s-app': 'retrieve-openshift-release' } },
+        metadata: {
+          labels: { 'k8s-app': 'retrieve-openshift-release' },
+          // The security context constraint OpenShift admits it under (one that allows the host folder).
+          annotations: { 'openshift.io/required-scc': 'privileged' },
+        },
         spec: {
           restartPolicy: 'Never',
           ...(nodeName && { nodeName }),
