@@ -3,7 +3,7 @@
 // operators and nodes there (`mock-cluster --kubeconfig`). On each: a poll, `adm upgrade` (report, channel,
 // recommend, --to, --to-image, --clear, status), an update to Completed with the release image pulled by
 // digest from a real registry by the agent itself (it runs outside the cluster), a kill -9 of the agent mid-
-// update, `get clusterversion -o wide`. What the commands print is then compared between the two servers:
+// update, `get clusterversion -o wide`; and an update coordinated by workload locks. What the commands print is then compared between the two servers:
 // where they differ, the mock is wrong.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
@@ -121,15 +121,75 @@ describe.runIf(available())('the same flows on the mock cluster and on a real AP
     };
   }, 180_000);
 
-  /** A cluster at 4.15.9 in stable-4.16 on `kind`; its kubeconfig. */
-  async function cluster(kind: ServerKind): Promise<string> {
+  /** A cluster at 4.15.9 in stable-4.16 on `kind` (with `more` flags of mock-cluster); its kubeconfig. */
+  async function cluster(kind: ServerKind, more: string[] = []): Promise<string> {
     const dir = cleanup.dir();
-    const flags = [...clusterFlags(fixtures.server, join(dir, 'host'), SCALE), '--registry-plain-http', registry.host];
+    const flags = [
+      ...clusterFlags(fixtures.server, join(dir, 'host'), SCALE),
+      ...['--registry-plain-http', registry.host, ...more],
+    ];
     if (kind === 'mock') return (await serveMock(flags, dir, cleanup)).kubeconfig;
     const api = await startRealApiServer(join(dir, 'kube'), cleanup);
     await start(['mock-cluster', '--kubeconfig', api.kubeconfig, ...flags], /simulating on \S+/);
     return api.kubeconfig;
   }
+
+  /** The agent outside the cluster: it pulls release images itself, by digest, into `store`. */
+  const agentFlags = (kubeconfig: string, store: string): string[] => [
+    ...['agent', '--kubeconfig', kubeconfig, '--interval', '1', '--payload-store', store],
+    ...['--payload-retrieval', 'pull', '--registry-plain-http', registry.host],
+    ...['--trust-keys', fixtures.trust, '--signature-store', `${fixtures.server}/signatures`, '--follow-mock-clock'],
+  ];
+
+  for (const kind of ['mock', 'real'] as const)
+    it(`${kind}: an update coordinated by workload locks: maintenance requested, the update to the end, the maintenance ended`, async () => {
+      // The lock kinds' CRDs are the project's own definitions, made on the server by mock-cluster.
+      const kubeconfig = await cluster(kind, ['--workload-locks', 'openstack,ceph']);
+      const k = async (...args: string[]): Promise<string> => {
+        const r = await kubectl(kubeconfig, args);
+        if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+        return r.stdout;
+      };
+      expect(await k('get', 'crd', 'clusterworkloadlocks.lcm.mirantis.com', '-o', 'name')).toContain(
+        'clusterworkloadlocks',
+      );
+      await start(agentFlags(kubeconfig, cleanup.dir()), /"msg":"poll"/);
+      await until('the update offered', async () =>
+        (await k('get', 'clusterversion', 'version', '-o', 'jsonpath={.status.availableUpdates[*].version}')).includes(
+          TARGET,
+        ),
+      );
+      expect((await cincyAsync(['adm', 'upgrade', '--to', TARGET, '--kubeconfig', kubeconfig])).code).toBe(0);
+      const requested = await until('the maintenance requested', async () =>
+        (await k('get', 'clustermaintenancerequests', '-o', 'name')).trim(),
+      );
+      expect(requested).toMatch(/^clustermaintenancerequest/);
+      await until(
+        'the update completed',
+        async () =>
+          (await k(
+            'get',
+            'clusterversion',
+            'version',
+            '-o',
+            'jsonpath={.status.history[0].state} {.status.history[0].version}',
+          )) === `Completed ${TARGET}`,
+        300_000,
+      );
+      // The maintenance ended: no request left, every lock active again.
+      await until(
+        'the request removed',
+        async () => (await k('get', 'clustermaintenancerequests', '-o', 'name')).trim() === '',
+      );
+      const states = await until('the locks active', async () => {
+        const s = (await k('get', 'clusterworkloadlocks', '-o', 'jsonpath={.items[*].status.state}')).split(' ');
+        return s.every((x) => x === 'active') && s;
+      });
+      expect(states.length).toBe(2);
+      const report = await cincyAsync(['get', 'maintenance', '--kubeconfig', kubeconfig]);
+      expect(report.code, report.stderr).toBe(0);
+      printed[kind]['get maintenance'] = report.stdout.replace(/\b\d+[smhd](\d+[smhd])?\b/g, '<age>');
+    }, 600_000);
 
   for (const kind of ['mock', 'real'] as const)
     it(`${kind}: a poll, adm upgrade, and an update to the end through a kill -9 of the agent`, async () => {
@@ -181,24 +241,7 @@ describe.runIf(available())('the same flows on the mock cluster and on a real AP
 
       // The update: the agent outside the cluster pulls the release image itself, by digest.
       const store = cleanup.dir();
-      const agentArgs = [
-        'agent',
-        '--kubeconfig',
-        kubeconfig,
-        '--interval',
-        '1',
-        '--payload-store',
-        store,
-        '--payload-retrieval',
-        'pull',
-        '--registry-plain-http',
-        registry.host,
-        '--trust-keys',
-        fixtures.trust,
-        '--signature-store',
-        `${fixtures.server}/signatures`,
-        '--follow-mock-clock',
-      ];
+      const agentArgs = agentFlags(kubeconfig, store);
       const first = await start(agentArgs, /"msg":"poll"/);
       const began = Date.now();
       expect((await run('--to for real', ['adm', 'upgrade', '--to', TARGET])).code).toBe(0);
