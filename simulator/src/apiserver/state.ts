@@ -16,7 +16,7 @@ import {
   type StoredObject,
   type ResourceKind,
 } from './kinds.js';
-import { crdSchema, pruneObject } from './structuralSchema.js';
+import { crdSchema, pruneObject } from 'cincy/cluster/structuralSchema';
 import { KubeError } from './kubeError.js';
 import { matchAll, type LabelMatcher } from './labelSelector.js';
 import { StateFile } from './stateFile.js';

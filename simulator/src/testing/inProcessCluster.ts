@@ -226,7 +226,7 @@ export class InProcessCluster {
 
   private describe(): string {
     const c = this.cv().status.conditions ?? [];
-    return `requests under way: ${this.inflight}; sleepers: ${this.clock.sleepers}; conditions: ${JSON.stringify(c.map((x) => [x.type, x.status, x.reason, x.message.slice(0, 160)]))}`;
+    return `requests under way: ${this.inflight}; sleepers: ${this.clock.sleepers}; conditions: ${JSON.stringify(c.map((x) => [x.type, x.status, x.reason, (x.message ?? '').slice(0, 160)]))}`;
   }
 
   private intercept(r: ApiCall | { method: string; path: string }): KubeError | undefined {

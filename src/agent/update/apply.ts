@@ -2,11 +2,12 @@
 // controller and is never applied), retried with the CVO's backoff before the failure is reported. A Job
 // in the payload is waited for; a ClusterOperator is only created, then its operator owns it.
 import { canonicalJson } from '../../canonicalJson.js';
-import { apiMessage, isConflict } from '../../cluster/apiError.js';
+import { apiMessage, isConflict, unlessNotFound } from '../../cluster/apiError.js';
 import type { Manifest } from '../../payload/load.js';
 import type { ApiObject, OperatorContext } from './context.js';
 import { waitForJob } from './payloadJob.js';
 import { DroppedFieldsError, droppedFields } from '../../cluster/dropped.js';
+import { crdSchema, pruneObject } from '../../cluster/structuralSchema.js';
 import { TIMING } from './timing.js';
 
 const CLUSTER_VERSION_CRD = 'clusterversions.config.openshift.io';
@@ -62,6 +63,7 @@ export async function applyManifest(ctx: OperatorContext, doc: ApiObject, m: Man
       if (!(doc.kind === 'ClusterOperator' && isConflict(err))) throw err;
     }
   } else if (doc.kind !== 'ClusterOperator') {
+    if (doc.kind === 'CustomResourceDefinition') await checkCrdKeepsObjects(ctx, existing, body);
     const metadata = { ...body.metadata, resourceVersion: existing.metadata.resourceVersion };
     stored = await ctx.api.replace(resource, { ...body, metadata });
   }
@@ -73,6 +75,48 @@ export async function applyManifest(ctx: OperatorContext, doc: ApiObject, m: Man
   const isCvo =
     kind === 'Deployment' && metadata.namespace === CVO_DEPLOYMENT.namespace && metadata.name === CVO_DEPLOYMENT.name;
   return { handover: isCvo && firstImage(existing) !== firstImage(doc), created: !existing };
+}
+
+type CrdSpec = {
+  group?: string;
+  scope?: string;
+  names?: { plural?: string };
+  versions?: Array<{ name?: string; storage?: boolean }>;
+};
+
+/**
+ * Before a CRD is replaced: what the objects of its kind would lose under the new schema, which the API server
+ * prunes by as soon as it is stored. Any loss stops the update with the objects and fields named, the CRD not
+ * applied: an update never wipes a ClusterVersion (or any object) by its schema.
+ */
+async function checkCrdKeepsObjects(ctx: OperatorContext, existing: ApiObject, next: ApiObject): Promise<void> {
+  const spec = (existing as { spec?: CrdSpec }).spec ?? {};
+  const version = spec.versions?.find((v) => v.storage)?.name ?? spec.versions?.[0]?.name;
+  if (!spec.group || !spec.names?.plural || !version) return;
+  const resource = { group: spec.group, version, resource: spec.names.plural, namespaced: spec.scope === 'Namespaced' };
+  // A kind not served (yet) has no objects to lose.
+  const objects = (await unlessNotFound(ctx.api.list<ApiObject>(resource)))?.items ?? [];
+  const losses: string[] = [];
+  for (const o of objects) {
+    const schema = crdSchema(
+      next as { spec?: unknown },
+      String(o.apiVersion ?? '')
+        .split('/')
+        .pop() ?? version,
+    );
+    if (!schema) continue;
+    const content: Record<string, unknown> = { ...o };
+    delete content.metadata; // kept whole by the API server
+    const lost = droppedFields(content, pruneObject(content, schema));
+    if (lost.length)
+      losses.push(
+        `${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name} (${lost.slice(0, 5).join(', ')}${lost.length > 5 ? ', …' : ''})`,
+      );
+  }
+  if (losses.length)
+    throw new Error(
+      `applying the CustomResourceDefinition ${next.metadata.name} would prune ${losses.length} object(s) of its kind: ${losses.slice(0, 3).join('; ')}${losses.length > 3 ? '; …' : ''}; not applied`,
+    );
 }
 
 /**
