@@ -7,6 +7,7 @@
 // retrieved (or those last changed) less than 24 hours ago. Anything else — the current version missing
 // from the new channel (VersionNotFound), no channel, a first poll after a start — clears them: updates
 // listed for another channel must not be offered as recommended under this one.
+import { canonicalJson } from '../canonicalJson.js';
 import { kubeTime, systemClock, type Clock } from '../clock.js';
 import type { ClusterApi } from '../cluster/api.js';
 import { LABEL, type Risk } from '../graph/model.js';
@@ -147,16 +148,21 @@ export class UpdatesPoller {
     return ANSWER_FAILURES.has(reason) && this.last?.key === key && now - this.last.syncedAt < MAX_CACHE_MS;
   }
 
-  /** Each risk once per name, with the definition of the highest target carrying it. */
+  /**
+   * Each update's own risks, as the graph gives them for that target: their definitions are what the
+   * Recommended condition quotes. A risk is evaluated once per poll for each set of matching rules (the
+   * evaluator also caches each query), so one risk named alike in many targets costs one query.
+   */
   private async evaluate(
     conditional: ConditionalUpdate[],
     cv: ClusterVersion,
     at: string,
   ): Promise<Array<ConditionalUpdate & { conditions: Condition[] }>> {
-    const definitions = new Map<string, Risk>();
-    for (const c of conditional) for (const r of c.risks) if (!definitions.has(r.name)) definitions.set(r.name, r);
     const exposures = new Map<string, Exposure>();
-    for (const [name, risk] of definitions) exposures.set(name, await this.o.evaluator.evaluate(risk));
+    const ruleKey = (r: Risk): string => `${r.name}\n${canonicalJson(r.matchingRules ?? null)}`;
+    for (const c of conditional)
+      for (const r of c.risks)
+        if (!exposures.has(ruleKey(r))) exposures.set(ruleKey(r), await this.o.evaluator.evaluate(r));
     const accepted = new Set((cv.spec.desiredUpdate?.acceptRisks ?? []).map((r) => r.name));
     const previous = new Map(
       (cv.status.conditionalUpdates ?? []).map((c) => [
@@ -166,11 +172,10 @@ export class UpdatesPoller {
     );
     return conditional.map((c) => ({
       ...c,
-      // The definition evaluated (from the highest target) is also the one the condition quotes.
       conditions: [
         keepTransition(
           recommended(
-            c.risks.map((risk) => ({ risk: definitions.get(risk.name)!, exposure: exposures.get(risk.name)! })),
+            c.risks.map((risk) => ({ risk, exposure: exposures.get(ruleKey(risk))! })),
             accepted,
             at,
           ),

@@ -5,9 +5,9 @@
 // digest from a real registry by the agent itself (it runs outside the cluster), a kill -9 of the agent mid-
 // update, `get clusterversion -o wide`; and an update coordinated by workload locks. What the commands print is then compared between the two servers:
 // where they differ, the mock is wrong.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startCincy, until as waitUntil } from '../support/processes.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterVersion } from '../../src/agent/clusterVersion.js';
 import { droppedFields } from '../../src/cluster/dropped.js';
@@ -21,7 +21,6 @@ import { tempDir } from '../support/server.js';
 import { clusterFlags, image, KID, SIGNED, writeUpdateTree } from '../support/updateFixtures.js';
 
 const cleanup = useCleanup();
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'cincy.js');
 const TARGET = '4.16.5';
 const SCALE = 600;
 
@@ -33,35 +32,8 @@ const printed: Record<ServerKind, Record<string, string>> = { mock: {}, real: {}
 /** How long the update took on each server, in real seconds (for the record). */
 const durations: Partial<Record<ServerKind, number>> = {};
 
-interface Running {
-  child: ChildProcess;
-  output(): string;
-}
-
-/** `cincy ARGS` as a process, killed (SIGKILL) by the cleanup; resolves once its output matches `ready`. */
-function start(args: string[], ready: RegExp): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  cleanup.add(() => child.kill('SIGKILL'));
-  return new Promise((resolve, reject) => {
-    const seen = (b: Buffer): void => {
-      out += b.toString();
-      if (ready.test(out)) resolve({ child, output: () => out });
-    };
-    child.stdout.on('data', seen);
-    child.stderr.on('data', seen);
-    child.on('exit', (code) => reject(new Error(`cincy ${args[0]} exited ${code}: ${out}`)));
-  });
-}
-
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
-  let last: unknown;
-  for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) {
-    const v = await f().catch((err: unknown) => ((last = err), undefined));
-    if (v) return v;
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
+const until = <T>(what: string, f: () => Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> =>
+  waitUntil(what, f, timeoutMs);
 
 const available = (): boolean => {
   // Evaluated at collection: under CI=true a missing component fails here rather than skip.
@@ -130,7 +102,7 @@ describe.runIf(available())('the same flows on the mock cluster and on a real AP
     ];
     if (kind === 'mock') return (await serveMock(flags, dir, cleanup)).kubeconfig;
     const api = await startRealApiServer(join(dir, 'kube'), cleanup);
-    await start(['mock-cluster', '--kubeconfig', api.kubeconfig, ...flags], /simulating on \S+/);
+    await startCincy(['mock-cluster', '--kubeconfig', api.kubeconfig, ...flags], /simulating on \S+/, cleanup);
     return api.kubeconfig;
   }
 
@@ -153,7 +125,7 @@ describe.runIf(available())('the same flows on the mock cluster and on a real AP
       expect(await k('get', 'crd', 'clusterworkloadlocks.lcm.mirantis.com', '-o', 'name')).toContain(
         'clusterworkloadlocks',
       );
-      await start(agentFlags(kubeconfig, cleanup.dir()), /"msg":"poll"/);
+      await startCincy(agentFlags(kubeconfig, cleanup.dir()), /"msg":"poll"/, cleanup);
       await until('the update offered', async () =>
         (await k('get', 'clusterversion', 'version', '-o', 'jsonpath={.status.availableUpdates[*].version}')).includes(
           TARGET,
@@ -242,7 +214,7 @@ describe.runIf(available())('the same flows on the mock cluster and on a real AP
       // The update: the agent outside the cluster pulls the release image itself, by digest.
       const store = cleanup.dir();
       const agentArgs = agentFlags(kubeconfig, store);
-      const first = await start(agentArgs, /"msg":"poll"/);
+      const first = await startCincy(agentArgs, /"msg":"poll"/, cleanup);
       const began = Date.now();
       expect((await run('--to for real', ['adm', 'upgrade', '--to', TARGET])).code).toBe(0);
       await until('the update under way', async () => {
@@ -258,7 +230,7 @@ describe.runIf(available())('the same flows on the mock cluster and on a real AP
       first.child.kill('SIGKILL');
 
       // Killed mid-update and started again: it goes on where the cluster says it was, to the end.
-      const second = await start(agentArgs, /"msg":"poll"/);
+      const second = await startCincy(agentArgs, /"msg":"poll"/, cleanup);
       const done = await until(
         'the update completed',
         async () => {

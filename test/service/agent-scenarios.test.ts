@@ -153,6 +153,46 @@ describe('the agent poll, in-process', () => {
     expect(s.conditionalUpdates!.map((c) => c.release.version)).toEqual(['4.16.4']);
   });
 
+  it("quotes each target's own risk, when two targets carry a risk of the same name with other words", async () => {
+    const r = await rig();
+    const node = (v: string): object => ({
+      version: v,
+      payload: `quay.example/ocp/release@sha256:${v.replace(/\D/g, '').padEnd(64, '0')}`,
+      metadata: {},
+    });
+    // As at 4.11.12 in stable-4.12: one risk name, a text and an issue per target.
+    const risk = (target: string, bug: string): object => ({
+      url: `https://issues.example/${bug}`,
+      name: 'SharedName',
+      message: `The ${target} release only resolves ${bug}.`,
+      matchingRules: [{ type: 'Always' }],
+    });
+    const graph = {
+      version: 1,
+      nodes: [node('4.16.3'), node('4.16.4'), node('4.17.1')],
+      edges: [],
+      conditionalEdges: [
+        { edges: [{ from: '4.16.3', to: '4.17.1' }], risks: [risk('4.17.1', 'BUG-2')] },
+        { edges: [{ from: '4.16.3', to: '4.16.4' }], risks: [risk('4.16.4', 'BUG-1')] },
+      ],
+    };
+    r.setSpec({ upstream: await stubUpstream(() => JSON.stringify(graph)) });
+    await r.poll();
+    const byTarget = new Map(r.status().conditionalUpdates!.map((c) => [c.release.version, c]));
+    for (const [target, bug] of [
+      ['4.16.4', 'BUG-1'],
+      ['4.17.1', 'BUG-2'],
+    ] as const) {
+      const c = byTarget.get(target)!;
+      expect(c.risks.map((k) => k.url)).toEqual([`https://issues.example/${bug}`]);
+      expect(c.conditions.find((k) => k.type === 'Recommended')).toMatchObject({
+        status: 'False',
+        reason: 'SharedName',
+        message: `The ${target} release only resolves ${bug}. https://issues.example/${bug}`,
+      });
+    }
+  });
+
   it("asks for the control plane's architecture, its own only when it may not list nodes, and fails the poll on another error", async () => {
     const r = await rig();
     const asked = (): string[] => r.cluster.requests.filter((q) => q.path === '/api/v1/nodes').map(() => 'nodes');

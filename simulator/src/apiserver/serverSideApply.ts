@@ -126,29 +126,60 @@ export function applyConfig(
 }
 
 /**
- * The managedFields of `o` written by `manager` with a create, an update or a patch (not an apply), as
- * kube-apiserver records them: one `Update` entry per manager (and per subresource), its fields those the
- * object holds (of its status, for the status subresource), its time the write's.
+ * The managedFields of `next` written over `current` (undefined for a create) by `manager` with a create, an
+ * update or a patch (not an apply), as kube-apiserver records them: one `Update` entry per manager (and per
+ * subresource) owning the fields it set or changed, added to those it owned before; its time the write's.
+ * (The fields it takes over stay listed under their earlier managers too: ownership is not moved.)
  */
 export function recordUpdate(
-  o: StoredObject,
+  next: StoredObject,
+  current: StoredObject | undefined,
   manager: string,
   schema: Schema | undefined,
   time: string,
   subresource?: 'status',
 ): ManagedFieldsEntry[] {
-  const others = ((o.metadata.managedFields as ManagedFieldsEntry[] | undefined) ?? []).filter(
-    (m) => !(m.manager === manager && m.operation === 'Update' && m.subresource === subresource),
-  );
-  const fieldsV1 = subresource === 'status' ? fieldSet({ status: o.status }, schema) : appliedFields(o, schema);
+  // A write that sends no managedFields keeps the stored ones, as kube-apiserver does.
+  const sent = next.metadata.managedFields as ManagedFieldsEntry[] | undefined;
+  const entries = sent?.length ? sent : ((current?.metadata.managedFields as ManagedFieldsEntry[] | undefined) ?? []);
+  const mine = (m: ManagedFieldsEntry): boolean =>
+    m.manager === manager && m.operation === 'Update' && m.subresource === subresource;
+  const changed =
+    subresource === 'status'
+      ? fieldSet({ status: changes(next.status, current?.status) }, schema)
+      : appliedFields({ ...(changes(next, current) as StoredObject), status: undefined }, schema);
+  const fieldsV1 = mergeFieldSets(entries.find(mine)?.fieldsV1 ?? {}, changed);
+  if (Object.keys(fieldsV1).length === 0) return entries.filter((m) => !mine(m));
   const entry: ManagedFieldsEntry = {
     manager,
     operation: 'Update',
-    apiVersion: o.apiVersion,
+    apiVersion: next.apiVersion,
     time,
     fieldsType: 'FieldsV1',
     fieldsV1,
     ...(subresource && { subresource }),
   };
-  return [...others, entry];
+  return [...entries.filter((m) => !mine(m)), entry];
 }
+
+/** What of `next` is new or different from `before`: objects compared key by key, anything else whole. */
+function changes(next: unknown, before: unknown): unknown {
+  if (!isPlainObject(next) || !isPlainObject(before))
+    return JSON.stringify(next) === JSON.stringify(before) ? undefined : next;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(next)) {
+    const d = changes(value, before[key]);
+    if (d !== undefined) out[key] = d;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+function mergeFieldSets(a: FieldSet, b: FieldSet): FieldSet {
+  const out: FieldSet = { ...a };
+  for (const [key, value] of Object.entries(b))
+    out[key] = key in out ? mergeFieldSets(out[key] as FieldSet, value as FieldSet) : value;
+  return out;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

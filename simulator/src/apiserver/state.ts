@@ -203,7 +203,13 @@ export class ClusterState {
     delete metadata.resourceVersion;
     const o: StoredObject = { ...clone(body), apiVersion: apiVersionOf(kind), kind: kind.kind, metadata };
     if (opts.fieldManager)
-      o.metadata.managedFields = recordUpdate(o, opts.fieldManager, objectSchema(kind), kubeTime(this.now()));
+      o.metadata.managedFields = recordUpdate(
+        o,
+        undefined,
+        opts.fieldManager,
+        objectSchema(kind),
+        kubeTime(this.now()),
+      );
     checkRules(kind, o, undefined, this.schemaOf(kind));
     if (opts.dryRun) return o; // as the API server answers a dry-run create: no resourceVersion
     return this.put(kind, o, 'ADDED');
@@ -257,6 +263,7 @@ export class ClusterState {
     if (opts.fieldManager)
       next.metadata.managedFields = recordUpdate(
         next,
+        current,
         opts.fieldManager,
         objectSchema(kind),
         kubeTime(this.now()),

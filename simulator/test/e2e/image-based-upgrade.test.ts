@@ -436,8 +436,8 @@ describe.runIf(available)('image-based upgrade', () => {
     const degraded = await r.u.request('PATCH', '/apis/config.openshift.io/v1/clusteroperators/etcd/status', {
       status: {
         conditions: [
-          { type: 'Available', status: 'True' },
-          { type: 'Degraded', status: 'True', reason: 'Simulated' },
+          { type: 'Available', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' },
+          { type: 'Degraded', status: 'True', reason: 'Simulated', lastTransitionTime: '2026-01-01T00:00:00Z' },
         ],
       },
     });
@@ -475,8 +475,8 @@ describe.runIf(available)('image-based upgrade', () => {
     const conditions = (degraded: string): unknown => ({
       status: {
         conditions: [
-          { type: 'Available', status: 'True' },
-          { type: 'Degraded', status: degraded },
+          { type: 'Available', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' },
+          { type: 'Degraded', status: degraded, lastTransitionTime: '2026-01-01T00:00:00Z' },
         ],
       },
     });
@@ -769,8 +769,8 @@ describe.runIf(available)('image-based upgrade', () => {
     const degraded = (status: string): unknown => ({
       status: {
         conditions: [
-          { type: 'Available', status: 'True' },
-          { type: 'Degraded', status },
+          { type: 'Available', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' },
+          { type: 'Degraded', status, lastTransitionTime: '2026-01-01T00:00:00Z' },
         ],
       },
     });

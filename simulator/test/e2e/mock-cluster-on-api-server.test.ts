@@ -2,8 +2,8 @@
 // made there, its controllers acting through that server's API, the product's agent and commands working on
 // it as on any cluster, and a restart finding the cluster it made. What the real server refuses of the
 // simulator shows here, where the simulator's own API server would have taken it.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { startCincy, until } from '../../../test/support/processes.js';
 import { describe, expect, it } from 'vitest';
 import { cincyAsync, serveCli, useCleanup } from '../../../test/support/cli.js';
 import { kubectl, kubectlAvailable } from '../../../test/support/kubectl.js';
@@ -11,37 +11,6 @@ import { realApiServerAvailable, startRealApiServer } from '../../../test/suppor
 import { clusterFlags, image, payloadVersions, writeUpdateTree } from '../../../test/support/updateFixtures.js';
 
 const cleanup = useCleanup();
-const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'cincy.js');
-
-interface Running {
-  child: ChildProcess;
-  output(): string;
-}
-
-/** `cincy ARGS` as a process, killed (SIGKILL) by the cleanup; resolves once its output says `ready`. */
-function start(args: string[], ready: RegExp): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  cleanup.add(() => child.kill('SIGKILL'));
-  return new Promise((resolve, reject) => {
-    const seen = (b: Buffer): void => {
-      out += b.toString();
-      if (ready.test(out)) resolve({ child, output: () => out });
-    };
-    child.stdout.on('data', seen);
-    child.stderr.on('data', seen);
-    child.on('exit', (code) => reject(new Error(`cincy ${args[0]} exited ${code}: ${out}`)));
-  });
-}
-
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  let last: unknown;
-  for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) {
-    const v = await f().catch((err: unknown) => ((last = err), undefined));
-    if (v) return v;
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
 
 describe.runIf(realApiServerAvailable() && kubectlAvailable())('the simulated cluster on a real API server', () => {
   it('is made there, acts through its API, serves the agent and adm upgrade, and is found again after a kill', async () => {
@@ -70,7 +39,7 @@ describe.runIf(realApiServerAvailable() && kubectlAvailable())('the simulated cl
       return r.stdout;
     };
     const mockArgs = ['mock-cluster', '--kubeconfig', api.kubeconfig, ...clusterFlags(server, payloads, 60)];
-    let mock = await start(mockArgs, /simulating on \S+ \(a new cluster made there\)/);
+    let mock = await startCincy(mockArgs, /simulating on \S+ \(a new cluster made there\)/, cleanup);
 
     // The inventory, made on the real server with OpenShift's own CRDs.
     expect(await k('get', 'clusterversion', 'version', '-o', 'jsonpath={.status.desired.version}')).toBe('4.15.9');
@@ -98,9 +67,10 @@ describe.runIf(realApiServerAvailable() && kubectlAvailable())('the simulated cl
     expect(report.stdout).toMatch(/Recommended updates:[\s\S]*4\.16\.5/);
 
     // An update starts there: accepted, the payload Job run by the simulated cluster, manifests applied.
-    const agent = await start(
+    const agent = await startCincy(
       ['agent', '--kubeconfig', api.kubeconfig, '--interval', '1', '--payload-store', payloads, '--follow-mock-clock'],
       /poll/,
+      cleanup,
     );
     const asked = await cincyAsync(['adm', 'upgrade', '--kubeconfig', api.kubeconfig, '--to', '4.16.5', '--force']);
     expect(asked.stdout, asked.stderr).toBe('Requested update to 4.16.5\n');
@@ -122,7 +92,7 @@ describe.runIf(realApiServerAvailable() && kubectlAvailable())('the simulated cl
 
     // Killed and started again, it finds the cluster it made and goes on with it: nothing made twice.
     mock.child.kill('SIGKILL');
-    mock = await start(mockArgs, /simulating on \S+ \(the cluster found there\)/);
+    mock = await startCincy(mockArgs, /simulating on \S+ \(the cluster found there\)/, cleanup);
     expect(await k('get', 'clusterversion', 'version', '-o', 'jsonpath={.spec.desiredUpdate.version}')).toBe('4.16.5');
     expect((await k('get', 'nodes', '-o', 'name')).trim().split('\n')).toHaveLength(6);
     expect(mock.output()).not.toMatch(/refused|invalid/i);

@@ -1,0 +1,38 @@
+// Long-running `cincy` processes for e2e tests (an agent, a mock cluster on another API server), and waiting
+// on what they do to a cluster.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'cincy.js');
+
+export interface Running {
+  child: ChildProcess;
+  /** What it has printed so far (standard output and error). */
+  output(): string;
+}
+
+/** `cincy ARGS` as a process, killed (SIGKILL) by the cleanup; resolves once its output matches `ready`. */
+export function startCincy(args: string[], ready: RegExp, cleanup: { add(f: () => unknown): void }): Promise<Running> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  cleanup.add(() => child.kill('SIGKILL'));
+  return new Promise((resolve, reject) => {
+    const seen = (b: Buffer): void => {
+      out += b.toString();
+      if (ready.test(out)) resolve({ child, output: () => out });
+    };
+    child.stdout.on('data', seen);
+    child.stderr.on('data', seen);
+    child.on('exit', (code) => reject(new Error(`cincy ${args[0]} exited ${code}: ${out}`)));
+  });
+}
+
+/** What `f` answers once it answers something, polled every 250 ms; the last error is in the timeout's message. */
+export async function until<T>(what: string, f: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
+  let last: unknown;
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) {
+    const v = await f().catch((err: unknown) => ((last = err), undefined));
+    if (v) return v;
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
