@@ -78,13 +78,28 @@ describe.runIf(kubectlAvailable())('workload locks through kubectl', () => {
         'apiVersion: lcm.mirantis.com/v1alpha1\nkind: ClusterMaintenanceRequest\nmetadata: {name: by-hand}\nspec: {scope: os}\n',
       ),
     );
-    // OpenStack (20 simulated minutes) first; Ceph starts only then (12 more).
+    // OpenStack (20 simulated minutes) first; Ceph starts only then (12 more). The order is read from when each
+    // lock changed state (the controllers' annotation), not from a kubectl call racing the fast clock.
     await eventually(
-      'openstack inactive',
-      async () => (await state('clusterworkloadlock', 'openstack')) === 'inactive',
+      'both inactive',
+      async () =>
+        (await state('clusterworkloadlock', 'openstack')) === 'inactive' &&
+        (await state('clusterworkloadlock', 'ceph')) === 'inactive',
     );
-    expect(await state('clusterworkloadlock', 'ceph')).toBe('active');
-    await eventually('ceph inactive', async () => (await state('clusterworkloadlock', 'ceph')) === 'inactive');
+    const changed = async (name: string): Promise<number> =>
+      Date.parse(
+        ok(
+          await k([
+            'get',
+            'clusterworkloadlock',
+            name,
+            '-o',
+            'jsonpath={.metadata.annotations.cincy\\.mock/lock-state-changed}',
+          ]),
+        ).stdout,
+      );
+    const [openstackAt, cephAt] = [await changed('openstack'), await changed('ceph')];
+    expect(cephAt - openstackAt).toBeGreaterThanOrEqual(12 * 60_000);
 
     ok(
       await k(
