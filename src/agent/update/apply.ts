@@ -81,8 +81,12 @@ type CrdSpec = {
   group?: string;
   scope?: string;
   names?: { plural?: string };
-  versions?: Array<{ name?: string; storage?: boolean }>;
+  versions?: Array<{ name?: string; storage?: boolean; schema?: unknown }>;
 };
+
+/** A CRD's schemas by version, as one string: equal strings prune alike. */
+const schemasOf = (crd: ApiObject): string =>
+  canonicalJson(((crd as { spec?: CrdSpec }).spec?.versions ?? []).map((v) => [v.name, v.schema ?? null]));
 
 /**
  * Before a CRD is replaced: what the objects of its kind would lose under the new schema, which the API server
@@ -90,6 +94,8 @@ type CrdSpec = {
  * applied: an update never wipes a ClusterVersion (or any object) by its schema.
  */
 async function checkCrdKeepsObjects(ctx: OperatorContext, existing: ApiObject, next: ApiObject): Promise<void> {
+  // The same schemas prune nothing new: no list of its objects (the reconcile pass re-applies every CRD).
+  if (schemasOf(existing) === schemasOf(next)) return;
   const spec = (existing as { spec?: CrdSpec }).spec ?? {};
   const version = spec.versions?.find((v) => v.storage)?.name ?? spec.versions?.[0]?.name;
   if (!spec.group || !spec.names?.plural || !version) return;
