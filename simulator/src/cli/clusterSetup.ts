@@ -109,7 +109,12 @@ function pullers(o: MockClusterOptions, warn: (m: string) => void): { puller: Pa
 }
 
 /** A new cluster, as the flags describe it. */
-export function seedCluster(state: ClusterState, o: MockClusterOptions, flags: SimulationFlags): void {
+export function seedCluster(
+  state: ClusterState,
+  o: MockClusterOptions,
+  flags: SimulationFlags,
+  acceptedCapabilities?: readonly string[],
+): void {
   const image =
     o.image ??
     `quay.io/openshift-release-dev/ocp-release@sha256:${createHash('sha256').update(o.version).digest('hex')}`;
@@ -123,6 +128,7 @@ export function seedCluster(state: ClusterState, o: MockClusterOptions, flags: S
     platform: o.platform,
     rhelWorkers: flags.rhelWorkers,
     singleNode: o.singleNode,
+    acceptedCapabilities,
   });
 }
 

@@ -123,6 +123,11 @@ export interface InventoryOptions {
    * SingleReplica topology, and the Lifecycle Agent and OADP with their APIs.
    */
   singleNode?: boolean;
+  /**
+   * The capabilities the API server's ClusterVersion CRD accepts (its enum), when the cluster is made on
+   * another API server: a capability its CRD does not know is left out, as that server would refuse it.
+   */
+  acceptedCapabilities?: readonly string[];
 }
 
 const kind = (k: string): ResourceKind => KINDS.find((x) => x.kind === k)!;
@@ -272,6 +277,8 @@ function seedWorkloads(s: Seeding, release: ReturnType<typeof runningRelease>): 
 /** The ClusterVersion `version`, at its release since the last update (and the installation before it). */
 function seedClusterVersion(s: Seeding): void {
   const { o, installed, add, condition, digest } = s;
+  const accepted = o.acceptedCapabilities;
+  const capabilities = capabilitiesOf(o.version).filter((c) => !accepted || accepted.includes(c));
   const history = [
     {
       state: 'Completed',
@@ -314,7 +321,7 @@ function seedClusterVersion(s: Seeding): void {
       // As the cluster-version-operator writes it: a base64 fingerprint of the payload being applied.
       versionHash: digest('payload').subarray(0, 8).toString('base64'),
       availableUpdates: null,
-      capabilities: { enabledCapabilities: capabilitiesOf(o.version), knownCapabilities: capabilitiesOf(o.version) },
+      capabilities: { enabledCapabilities: capabilities, knownCapabilities: capabilities },
       conditions: [
         condition('Available', 'True', '', `Done applying ${o.version}`),
         condition('Failing', 'False'),

@@ -6,7 +6,7 @@
 // finds the cluster it made and goes on with it.
 import { clusterApi, loadKubeConfig } from 'cincy/cli/kubeconfig';
 import type { ClusterApi } from 'cincy/cluster/api';
-import { isConflict } from 'cincy/cluster/apiError';
+import { isConflict, unlessNotFound } from 'cincy/cluster/apiError';
 import { RESOURCES } from 'cincy/cluster/resources';
 import { kindNamed } from '../apiserver/kinds.js';
 import { ClusterState } from '../apiserver/state.js';
@@ -42,7 +42,7 @@ export async function simulateOnApiServer(o: MockClusterOptions): Promise<number
   const mirror = new RemoteMirror(state, api, { warn: flags.warn });
   const fresh = !(await mirror.holds(kindNamed('ClusterVersion'), undefined, 'version').catch(() => false));
   if (fresh) {
-    seedCluster(state, o, flags);
+    seedCluster(state, o, flags, await acceptedCapabilities(api));
     addOns(state, o, flags, Date.now());
     await makeInventory(mirror, api, state);
   } else await mirror.discover();
@@ -63,6 +63,26 @@ export async function simulateOnApiServer(o: MockClusterOptions): Promise<number
   process.once('SIGINT', end);
   process.once('SIGTERM', end);
   return new Promise<number>(() => {});
+}
+
+/**
+ * The capabilities the server's ClusterVersion CRD accepts (the enum of status.capabilities), or undefined when
+ * it names none: a CRD older than the release simulated (4.15's on a 4.16 cluster) refuses the newer ones, and
+ * a ClusterVersion the server refuses would leave the cluster without one.
+ */
+async function acceptedCapabilities(api: ClusterApi): Promise<string[] | undefined> {
+  type Versions = Array<{ storage?: boolean; schema?: { openAPIV3Schema?: unknown } }>;
+  const crd = await unlessNotFound(
+    api.get<{ spec?: { versions?: Versions } }>(
+      { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', namespaced: false },
+      { name: 'clusterversions.config.openshift.io' },
+    ),
+  );
+  const schema = crd?.spec?.versions?.find((v) => v.storage)?.schema?.openAPIV3Schema;
+  const path = ['status', 'capabilities', 'enabledCapabilities'];
+  let at = schema as { properties?: Record<string, unknown>; items?: { enum?: unknown[] } } | undefined;
+  for (const key of path) at = at?.properties?.[key] as typeof at;
+  return at?.items?.enum?.filter((c): c is string => typeof c === 'string');
 }
 
 /**
