@@ -7,6 +7,7 @@ import { finish } from './finish.js';
 import type { BlockedEdge, FullGraph, GraphInput, Release } from './model.js';
 import { COMMA_LIST_LABELS, LABEL, payloadDigest } from './model.js';
 import { compilePattern } from './pattern.js';
+import { referenceReadOrder } from './referenceReadOrder.js';
 import { compareChannelNames, splitArch } from './version.js';
 import { addEdge, addNode, emptyGraph, nodeId, type WorkGraph } from './workGraph.js';
 
@@ -111,6 +112,12 @@ const splitList = (s: string): string[] =>
 const joinList = (items: string[]): string => [...new Set(items)].join(',');
 const byId = (a: BlockedEdge, b: BlockedEdge): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+/** Blocked edges in the order the reference lists their files (`<id>.yaml`) in its blocked-edges folder. */
+function inReferenceReadOrder(edges: BlockedEdge[]): BlockedEdge[] {
+  const byFile = new Map(edges.map((e) => [`${e.id}.yaml`, e]));
+  return referenceReadOrder([...byFile.keys()]).map((f) => byFile.get(f)!);
+}
+
 /**
  * Stages 3-6: edge labels add edges; risk files turn matching edges into conditional ones; removal
  * labels and hard blocks remove unconditional edges only; `release.remove` drops nodes.
@@ -124,7 +131,8 @@ export function applyEdgeLabelsAndRisks(g: WorkGraph, blockedEdges: BlockedEdge[
   });
 
   const ids = g.nodes.map((n) => nodeId(n.version, n.arch));
-  const blocked = [...blockedEdges].sort(byId);
+  // Risks are appended in the order the reference reads their files, which is the order it serves them in.
+  const blocked = inReferenceReadOrder(blockedEdges);
   for (const edge of blocked) {
     const risk = edge.risk;
     if (!risk) continue;
@@ -136,7 +144,7 @@ export function applyEdgeLabelsAndRisks(g: WorkGraph, blockedEdges: BlockedEdge[
         if (!froms) g.conditional.set(to, (froms = new Map()));
         const risks = froms.get(p);
         if (!risks) froms.set(p, [risk]);
-        else if (!risks.some((r) => r.name === risk.name)) risks.push(risk); // the first file by name wins
+        else if (!risks.some((r) => r.name === risk.name)) risks.push(risk); // the first file read wins
       }
     }
   }

@@ -1,5 +1,5 @@
 // The last stage of a build: nodes sorted by semver then arch, edges renumbered and stored in
-// compressed rows, conditional pairs sorted with their risks in the served form and order.
+// compressed rows, conditional pairs sorted, their risks in the served form.
 import { SemVer } from 'semver';
 import type { ConditionalPair, FullGraph, Risk } from './model.js';
 import type { WorkGraph } from './workGraph.js';
@@ -54,10 +54,10 @@ export function finish(g: WorkGraph): FullGraph {
     for (const [from, risks] of froms) {
       const f = renumber.get(from);
       if (f === undefined) continue;
-      const sorted = [...risks].sort((a, b) => cmp(a.name, b.name));
-      const riskKey = sorted.map((r) => riskIds.get(r)!).join(',');
+      // In the order the build appended them, which is the order the reference serves them in.
+      const riskKey = risks.map((r) => riskIds.get(r)!).join(',');
       let same = shared.get(riskKey);
-      if (!same) shared.set(riskKey, (same = sorted.map(canonicalRisk)));
+      if (!same) shared.set(riskKey, (same = risks.map(canonicalRisk)));
       conditional.push({ from: f, to: t, risks: same, riskKey });
     }
   }

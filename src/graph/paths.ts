@@ -36,6 +36,7 @@ export interface Hop {
 
 export interface PlannedPath {
   hops: Hop[];
+  /** The risks of the hops not accepted, each once, in the order the hops list them. */
   risksNotAccepted: string[];
   channelSwitches: number;
 }
@@ -265,7 +266,7 @@ function describe(graph: ArchGraph, nodes: string[], accepted: Set<string>): Pla
   for (const h of hops) for (const r of h.risks) if (!accepted.has(r.name)) names.add(r.name);
   let switches = 0;
   for (let i = 1; i < plan.length; i++) if (plan[i] !== plan[i - 1]) switches += 1;
-  return { hops, risksNotAccepted: [...names].sort(), channelSwitches: switches };
+  return { hops, risksNotAccepted: [...names], channelSwitches: switches }; // as the hops meet them
 }
 
 function edgeOf(graph: ArchGraph, from: string, to: string): EdgeAttributes {

@@ -39,7 +39,7 @@ const sortedRecord = <T>(r: Record<string, T>): Record<string, T> =>
 
 /**
  * The views two graphs of a channel are compared on: nodes, channel lists, errata URLs, edges, and the risk
- * names of each conditional pair; and the defects a served graph must not have (a pair in two entries, a
+ * names of each conditional pair in their served order; and the defects a served graph must not have (a pair in two entries, a
  * risk named twice in one).
  */
 export function normalise(g: Doc) {
@@ -65,7 +65,7 @@ export function normalise(g: Doc) {
     for (const e of ce.edges) {
       const k = `${e.from} -> ${e.to}`;
       if (cond[k]) duplicates.push(`pair in two entries: ${k}`);
-      cond[k] = [...new Set([...(cond[k] ?? []), ...names])].sort();
+      cond[k] = [...(cond[k] ?? []), ...names]; // in the served order, which clusters show
     }
   }
   const overlap = [...edges].filter((e) => cond[e]);

@@ -193,7 +193,7 @@ describe('graph build', () => {
     expect(edgeNames(view({ releases, channels, blockedEdges }, 'stable-4.1', 'arm64'))).not.toContain('4.1.2>4.1.10');
   });
 
-  it('puts each pair in one entry with every risk merged by name; the file sorting first wins', () => {
+  it('puts each pair in one entry with every risk merged by name; the file read first wins', () => {
     const blockedEdges: BlockedEdge[] = [
       { id: '4.1.10-B', to: '4.1.10', from: '.*', risk: risk('B', { message: 'from the later file' }) },
       { id: '4.1.10-A', to: '4.1.10', from: '4[.]1[.]2', risk: risk('A') },
@@ -206,6 +206,17 @@ describe('graph build', () => {
       expect(Object.keys(entry.risks[0]!)).toEqual(['url', 'name', 'message', 'matchingRules']);
     }
     expect(edgeNames(d).filter((e) => e.endsWith('>4.1.10'))).toEqual([]);
+  });
+
+  it('lists risks in the order of their files, as the reference reads them, not by risk name', () => {
+    const blockedEdges: BlockedEdge[] = [
+      { id: '4.1.10-lower-case-file', to: '4.1.10', from: '.*', risk: risk('Alpha') },
+      { id: '4.1.10-Zeta', to: '4.1.10', from: '.*', risk: risk('Zeta') },
+      { id: '4.1.10-Beta', to: '4.1.10', from: '.*', risk: risk('Beta') },
+    ];
+    const d = view({ releases: line, channels: [chan('stable-4.1', all)], blockedEdges });
+    // Byte order of the file names: capitals before lower case.
+    expect(condNames(d)).toEqual(['4.1.1>4.1.10:Beta+Zeta+Alpha', '4.1.2>4.1.10:Beta+Zeta+Alpha']);
   });
 
   it('groups pairs with the same risks in one entry, ordered by first pair', () => {
