@@ -41,11 +41,23 @@ export interface DesiredUpdate {
   acceptRisks?: Array<{ name: string }>;
 }
 
+export interface ConditionalUpdateStatus {
+  release: ClusterRelease;
+  /** The names of its risks, in the graph's order (the accept-risks feature). */
+  riskNames?: string[];
+  risks: Risk[];
+  conditions: Condition[];
+}
+
+export type RiskStatus = Risk & { conditions: Condition[] };
+
 export interface ClusterVersionStatus {
   desired?: ClusterRelease;
   history?: HistoryEntry[];
   availableUpdates?: ClusterRelease[] | null;
-  conditionalUpdates?: Array<{ release: ClusterRelease; risks: Risk[]; conditions: Condition[] }>;
+  conditionalUpdates?: ConditionalUpdateStatus[];
+  /** Each risk of the conditional updates once, with its Applies condition (the accept-risks feature). */
+  conditionalUpdateRisks?: RiskStatus[];
   conditions?: Condition[];
   observedGeneration?: number;
   [key: string]: unknown;

@@ -7,21 +7,23 @@
 // retrieved (or those last changed) less than 24 hours ago. Anything else — the current version missing
 // from the new channel (VersionNotFound), no channel, a first poll after a start — clears them: updates
 // listed for another channel must not be offered as recommended under this one.
-import { canonicalJson } from '../canonicalJson.js';
 import { kubeTime, systemClock, type Clock } from '../clock.js';
 import type { ClusterApi } from '../cluster/api.js';
-import { LABEL, type Risk } from '../graph/model.js';
+import { LABEL } from '../graph/model.js';
+import { acceptRisksOn, type AcceptRisksFeature } from './acceptRisks.js';
 import { controlPlaneArch } from './architecture.js';
 import { fetchGraph, RetrieveError, updatesFrom, type ConditionalUpdate, type TransportOptions } from './cincinnati.js';
-import { ClusterVersionClient, type ClusterVersion } from './clusterVersion.js';
+import { ClusterVersionClient, type ClusterVersion, type RiskStatus } from './clusterVersion.js';
 import { keepTransition, setCondition, type Condition } from './conditions.js';
-import { recommended, updateStatus } from './recommendations.js';
-import type { Exposure, RiskEvaluator } from './risks.js';
+import { appliesCondition, recommended, risksByName, updateStatus } from './recommendations.js';
+import type { RiskEvaluator } from './risks.js';
 import { clusterTransport } from './transport.js';
 
 export interface PollerOptions {
   api: ClusterApi;
   evaluator: RiskEvaluator;
+  /** Default `auto`: on when the FeatureGate `cluster` enables ClusterUpdateAcceptRisks for the running version. */
+  acceptRisks?: AcceptRisksFeature;
   /** Transport settings given by flags; the cluster's CA bundle and proxy fill the rest. */
   transport?: TransportOptions;
   defaultUpstream?: string;
@@ -111,7 +113,9 @@ export class UpdatesPoller {
       } catch (err) {
         throw new RetrieveError('ResponseInvalid', `Unable to retrieve available updates: ${(err as Error).message}`);
       }
-      computed = updateStatus(updates.available, await this.evaluate(updates.conditional, cv, at));
+      const feature = await acceptRisksOn(this.o.api, cv, this.o.acceptRisks ?? 'auto');
+      const evaluated = await this.evaluate(updates.conditional, cv, at, feature);
+      computed = updateStatus(updates.available, evaluated.conditional, feature ? evaluated.risks : undefined);
       const node = graph.nodes.find((n) => n.version === current);
       channels = (node?.metadata[LABEL.channels] ?? '').split(',').filter(Boolean).sort();
     } catch (err) {
@@ -149,40 +153,41 @@ export class UpdatesPoller {
   }
 
   /**
-   * Each update's own risks, as the graph gives them for that target: their definitions are what the
-   * Recommended condition quotes. A risk is evaluated once per poll for each set of matching rules (the
-   * evaluator also caches each query), so one risk named alike in many targets costs one query.
+   * As the CVO evaluates: each risk once under its name, with the definition of the highest target that
+   * carries it (its Applies condition); then each update's Recommended condition over its own risks, in
+   * the graph's order, quoting their own messages. Accepted risks count only with the feature on.
    */
   private async evaluate(
     conditional: ConditionalUpdate[],
     cv: ClusterVersion,
     at: string,
-  ): Promise<Array<ConditionalUpdate & { conditions: Condition[] }>> {
-    const exposures = new Map<string, Exposure>();
-    const ruleKey = (r: Risk): string => `${r.name}\n${canonicalJson(r.matchingRules ?? null)}`;
-    for (const c of conditional)
-      for (const r of c.risks)
-        if (!exposures.has(ruleKey(r))) exposures.set(ruleKey(r), await this.o.evaluator.evaluate(r));
-    const accepted = new Set((cv.spec.desiredUpdate?.acceptRisks ?? []).map((r) => r.name));
+    feature: boolean,
+  ): Promise<{ conditional: Array<ConditionalUpdate & { conditions: Condition[] }>; risks: RiskStatus[] }> {
+    const before = new Map((cv.status.conditionalUpdateRisks ?? []).map((r) => [r.name, r.conditions]));
+    const risks: RiskStatus[] = [];
+    const applies = new Map<string, Condition>();
+    for (const risk of risksByName(conditional)) {
+      const condition = keepTransition(
+        appliesCondition(risk, await this.o.evaluator.evaluate(risk), at),
+        before.get(risk.name)?.find((k) => k.type === 'Applies'),
+      );
+      applies.set(risk.name, condition);
+      risks.push({ ...risk, conditions: [condition] });
+    }
+    const accepted = feature ? new Set((cv.spec.desiredUpdate?.acceptRisks ?? []).map((r) => r.name)) : undefined;
     const previous = new Map(
       (cv.status.conditionalUpdates ?? []).map((c) => [
         c.release.version,
         c.conditions.find((k) => k.type === 'Recommended'),
       ]),
     );
-    return conditional.map((c) => ({
-      ...c,
-      conditions: [
-        keepTransition(
-          recommended(
-            c.risks.map((risk) => ({ risk, exposure: exposures.get(ruleKey(risk))! })),
-            accepted,
-            at,
-          ),
-          previous.get(c.release.version),
-        ),
-      ],
-    }));
+    return {
+      conditional: conditional.map((c) => ({
+        ...c,
+        conditions: [keepTransition(recommended(c.risks, applies, accepted, at), previous.get(c.release.version))],
+      })),
+      risks,
+    };
   }
 
   /** Writes the poll's fields through the status subresource; nothing when nothing changed. */
@@ -204,11 +209,13 @@ export class UpdatesPoller {
         ...(computed && {
           availableUpdates: computed.availableUpdates,
           conditionalUpdates: computed.conditionalUpdates,
+          conditionalUpdateRisks: computed.conditionalUpdateRisks,
         }),
         // The channels the current release is in: what `adm upgrade` offers as available channels.
         ...(channels && status.desired && { desired: { ...status.desired, channels } }),
       };
       if (!('availableUpdates' in next)) next.availableUpdates = null; // the key is always present
+      if (next.conditionalUpdateRisks === undefined) delete next.conditionalUpdateRisks; // the feature is off
       return next;
     });
   }

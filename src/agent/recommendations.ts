@@ -1,80 +1,124 @@
-// What the agent writes into ClusterVersion status: the Recommended condition of each conditional
-// update (reasons, messages, precedence, accepted risks), availableUpdates, conditionalUpdates and the
-// RetrievedUpdates condition, with lastTransitionTime kept while a condition's status holds.
+// What the agent writes into ClusterVersion status, by the cluster-version-operator's rules
+// (pkg/cvo/availableupdates.go): each risk evaluated once under its name, the Recommended condition of
+// each conditional update folded over its own risks (reasons, messages, precedence, accepted risks),
+// availableUpdates and conditionalUpdates, with lastTransitionTime kept while a condition's status holds.
 import semver from 'semver';
 import type { Risk } from '../graph/model.js';
 import type { ConditionalUpdate } from './cincinnati.js';
-import type { ClusterRelease } from './clusterVersion.js';
+import type { ClusterRelease, ConditionalUpdateStatus, RiskStatus } from './clusterVersion.js';
 import type { Condition } from './conditions.js';
 import type { Exposure } from './risks.js';
 
 export const NOT_EXPOSED =
   'The update is recommended, because none of the conditional update risks apply to this cluster.';
+export const ALL_ACCEPTED =
+  'The update is recommended, because either risk does not apply to this cluster or it is accepted by cluster admins.';
 const REASON_NAME = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 
-/** The Recommended condition for the evaluated risks of one update. */
+/**
+ * Each risk once, under its name, with the definition of the highest target that carries it, listed
+ * highest target first and then by name: the risks the CVO evaluates and lists in conditionalUpdateRisks.
+ */
+export function risksByName(conditional: Array<{ release: ClusterRelease; risks: Risk[] }>): Risk[] {
+  const highest = new Map<string, { version: string; risk: Risk }>();
+  for (const c of conditional)
+    for (const risk of c.risks) {
+      const seen = highest.get(risk.name);
+      if (!seen || semver.gt(c.release.version, seen.version))
+        highest.set(risk.name, { version: c.release.version, risk });
+    }
+  return [...highest.values()]
+    .sort((a, b) => (a.risk.name < b.risk.name ? -1 : a.risk.name > b.risk.name ? 1 : 0))
+    .sort((a, b) => compareDesc(a.version, b.version)) // stable: names stay in order within a version
+    .map((h) => h.risk);
+}
+
+/** The Applies condition of a risk, from its evaluation. */
+export function appliesCondition(risk: Risk, exposure: Exposure, at: string): Condition {
+  const base = { type: 'Applies', lastTransitionTime: at, message: '' };
+  if ('unknown' in exposure)
+    return {
+      ...base,
+      status: 'Unknown',
+      reason: 'EvaluationFailed',
+      message: `Could not evaluate exposure to update risk ${risk.name} (${exposure.unknown})\n  ${risk.name} description: ${risk.message}\n  ${risk.name} URL: ${risk.url}`,
+    };
+  return exposure.applies
+    ? { ...base, status: 'True', reason: 'Match' }
+    : { ...base, status: 'False', reason: 'NotMatch' };
+}
+
+/** The worse of two statuses: False over Unknown over True. */
+function worse(now: Condition['status'], next: Condition['status']): Condition['status'] {
+  if (now === 'False' || next === 'False') return 'False';
+  if (now === 'Unknown' || next === 'Unknown') return 'Unknown';
+  return next;
+}
+
+/** The reason after one more risk: a first real reason stands alone, a second different one makes MultipleReasons. */
+function combined(now: string, next: string): string {
+  if (now === 'NotExposedToRisks' || now === 'AllExposedRisksAccepted' || now === next) return next;
+  if (next === 'NotExposedToRisks') return now;
+  return 'MultipleReasons';
+}
+
+/**
+ * The Recommended condition of one update, folded over its own risks in the order the graph lists them:
+ * a risk that applies makes it False with the risk's name as reason (its message and URL quoted), one
+ * whose evaluation failed makes it Unknown (EvaluationFailed, the Applies message quoted), and with
+ * `accepted` given (the accept-risks feature on) an applying risk named there keeps it True
+ * (AllExposedRisksAccepted). Messages of the risks that count are joined by a blank line.
+ */
 export function recommended(
-  risks: Array<{ risk: Risk; exposure: Exposure }>,
-  accepted: ReadonlySet<string>,
+  risks: Risk[],
+  applies: ReadonlyMap<string, Condition>,
+  accepted: ReadonlySet<string> | undefined,
   at: string,
 ): Condition {
-  const parts: Array<{ status: 'False' | 'Unknown'; reason: string; message: string }> = [];
-  let acceptedApply = false;
-  for (const { risk, exposure } of risks) {
-    if ('unknown' in exposure) {
-      parts.push({
-        status: 'Unknown',
-        reason: 'EvaluationFailed',
-        message: `Could not evaluate exposure to update risk ${risk.name} (${exposure.unknown})\n  ${risk.name} description: ${risk.message}\n  ${risk.name} URL: ${risk.url}`,
-      });
-    } else if (exposure.applies) {
-      if (accepted.has(risk.name)) acceptedApply = true;
-      else
-        parts.push({
-          status: 'False',
-          reason: REASON_NAME.test(risk.name) ? risk.name : 'ExposedToRisks',
-          message: `${risk.message} ${risk.url}`,
-        });
+  let status: Condition['status'] = 'True';
+  let reason = 'NotExposedToRisks';
+  let message = NOT_EXPOSED;
+  const messages: string[] = [];
+  for (const risk of risks) {
+    const a = applies.get(risk.name) ?? {
+      status: 'Unknown',
+      message: `failed to find risk condition for risk ${risk.name}`,
+    };
+    if (a.status === 'Unknown') {
+      status = worse(status, 'Unknown');
+      reason = combined(reason, 'EvaluationFailed');
+      messages.push(a.message);
+    } else if (a.status === 'True') {
+      if (accepted?.has(risk.name)) {
+        status = worse(status, 'True');
+        reason = combined(reason, 'AllExposedRisksAccepted');
+        message = ALL_ACCEPTED;
+      } else {
+        status = worse(status, 'False');
+        reason = combined(reason, REASON_NAME.test(risk.name) ? risk.name : 'ExposedToRisks');
+        messages.push(`${risk.message} ${risk.url}`);
+      }
     }
   }
-  if (parts.length === 0) {
-    return acceptedApply
-      ? {
-          type: 'Recommended',
-          status: 'True',
-          lastTransitionTime: at,
-          reason: 'AllExposedRisksAccepted',
-          message:
-            'The update is recommended, because all of the conditional update risks that apply to this cluster are accepted.',
-        }
-      : {
-          type: 'Recommended',
-          status: 'True',
-          lastTransitionTime: at,
-          reason: 'NotExposedToRisks',
-          message: NOT_EXPOSED,
-        };
-  }
-  const status = parts.some((p) => p.status === 'False') ? 'False' : 'Unknown';
-  const reasons = [...new Set(parts.map((p) => p.reason))];
-  return {
-    type: 'Recommended',
-    status,
-    lastTransitionTime: at,
-    reason: reasons.length === 1 ? reasons[0]! : 'MultipleReasons',
-    message: parts.map((p) => p.message).join('\n\n'),
-  };
+  if (messages.length) message = messages.join('\n\n');
+  return { type: 'Recommended', status, lastTransitionTime: at, reason, message };
 }
 
 export interface UpdateStatus {
   availableUpdates: ClusterRelease[] | null;
-  conditionalUpdates: Array<{ release: ClusterRelease; risks: Risk[]; conditions: Condition[] }>;
+  conditionalUpdates: ConditionalUpdateStatus[];
+  /** Present with the accept-risks feature on; the key is removed from status otherwise. */
+  conditionalUpdateRisks?: RiskStatus[];
 }
 
-/** availableUpdates gains every conditional update whose Recommended is True; both newest first. */
+/**
+ * availableUpdates gains every conditional update whose Recommended is True; both newest first. With
+ * `risks` (the accept-risks feature on) each update names its risks and the risks are listed once.
+ */
 export function updateStatus(
   available: ClusterRelease[],
   conditional: Array<ConditionalUpdate & { conditions: Condition[] }>,
+  risks?: RiskStatus[],
 ): UpdateStatus {
   const recommendedToo = conditional
     .filter((c) => c.conditions.some((k) => k.type === 'Recommended' && k.status === 'True'))
@@ -82,7 +126,13 @@ export function updateStatus(
   const all = [...available, ...recommendedToo].sort((a, b) => compareDesc(a.version, b.version));
   return {
     availableUpdates: all.length ? all : null,
-    conditionalUpdates: conditional.map((c) => ({ release: c.release, risks: c.risks, conditions: c.conditions })),
+    conditionalUpdates: conditional.map((c) => ({
+      release: c.release,
+      ...(risks && { riskNames: c.risks.map((r) => r.name) }),
+      risks: c.risks,
+      conditions: c.conditions,
+    })),
+    ...(risks && { conditionalUpdateRisks: risks }),
   };
 }
 

@@ -49,7 +49,9 @@ export class RiskEvaluator {
       if ('matches' in r) return r.matches ? { applies: true } : { applies: false };
       errors.push(r.error);
     }
-    return { unknown: errors.length ? errors.join('; ') : 'no rule could be evaluated' };
+    // Several failures read as Kubernetes aggregates them, which the CVO's message quotes: [first, second].
+    if (errors.length > 1) return { unknown: `[${errors.join(', ')}]` };
+    return { unknown: errors[0] ?? 'no rule could be evaluated' };
   }
 
   private async promql(query: string): Promise<{ matches: boolean } | { error: string }> {

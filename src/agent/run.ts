@@ -78,6 +78,7 @@ async function executeUpdates(o: AgentOptions, u: UpdateOptions, watch: ClusterV
       workers: u.workers,
       log: o.log,
       signal: o.signal,
+      acceptRisks: o.poller.acceptRisks,
     });
   await runUpdateLoop(make, { clock, log: o.log, signal: o.signal, beforeSync, changed: () => watch.next() });
 }

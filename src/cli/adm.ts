@@ -1,9 +1,10 @@
 // `cincy adm upgrade` and its subcommands, as `oc adm upgrade` has them: the update report, a request
 // (--to, --to-image, --to-latest, --to-multi-arch) or its cancellation (--clear), the channel, the status
-// of an update under way, and the recommendations with their checks. Each lives in src/cli/adm/; their
+// of an update under way, the recommendations with their checks, and the accepted risks. Each lives in src/cli/adm/; their
 // options are in clusterCommands.ts, which loads this module only when one of them runs.
 import { connectCluster } from './kubeconfig.js';
 import { escapeLines } from './terminalText.js';
+import { acceptRisks } from './adm/accept.js';
 import { setChannel } from './adm/channel.js';
 import { clearUpdate } from './adm/clear.js';
 import { readClusterVersion } from './adm/cluster.js';
@@ -93,5 +94,15 @@ export async function admUpgradeChannel(
     throw new Error(`channel '${channel}' does not match ^[0-9a-z\\-\\.]+$`);
   const info = await setChannel(connectCluster({ kubeconfig }), channel, opts, warn);
   if (info) say(info);
+  return 0;
+}
+
+/** `cincy adm upgrade accept [risks]`: changes the accepted risks; prints the list, as oc does. */
+export async function admUpgradeAccept(
+  risks: string | undefined,
+  opts: { replace?: boolean; clear?: boolean },
+  kubeconfig: string | undefined,
+): Promise<number> {
+  say(await acceptRisks(connectCluster({ kubeconfig }), risks === undefined ? [] : [risks], opts));
   return 0;
 }

@@ -1,6 +1,7 @@
 // `cincy agent`: turns flags into the agent's options and runs it (src/agent/run.ts) until a signal.
 import { existsSync, readFileSync } from 'node:fs';
 import pino from 'pino';
+import { ACCEPT_RISKS_MODES, type AcceptRisksFeature } from '../agent/acceptRisks.js';
 import type { PollResult } from '../agent/poll.js';
 import { UpdatesPoller } from '../agent/poll.js';
 import { RiskEvaluator } from '../agent/risks.js';
@@ -30,6 +31,7 @@ export interface AgentCliOptions {
   update: boolean;
   payloadStore: string;
   payloadRetrieval?: string;
+  acceptRisks: string;
   registryCredentials?: string;
   registryCa?: string;
   registryPlainHttp: string[];
@@ -112,6 +114,8 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
       throw new Error(`--signature-store: '${url}' is not an http, https or file URL`);
   }
   const retrieval = payloadRetrieval(o);
+  if (!(ACCEPT_RISKS_MODES as readonly string[]).includes(o.acceptRisks))
+    throw new Error(`--accept-risks: '${o.acceptRisks}' is none of ${ACCEPT_RISKS_MODES.join(', ')}`);
   const trust = o.trustKeys ? await TrustStore.load(o.trustKeys) : TrustStore.empty();
   const log = pino({ level: o.logLevel });
   const kc = loadKubeConfig(o);
@@ -120,6 +124,7 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
     evaluator: new RiskEvaluator(prometheusOptions(o)),
     transport: { ca: read(o.caFile, '--ca-file') },
     defaultUpstream: o.defaultUpstream,
+    acceptRisks: o.acceptRisks as AcceptRisksFeature,
   };
   if (o.once) {
     const r = await kubeCall(originOf(kc), () => new UpdatesPoller({ api, ...poller }).poll());

@@ -28,6 +28,11 @@ export function defineAgentCommand(program: Command): Command {
       'used when spec.upstream is empty',
       'https://api.openshift.com/api/upgrades_info/v1/graph',
     )
+    .option(
+      '--accept-risks <mode>',
+      'the accept-risks API (spec.desiredUpdate.acceptRisks, status.conditionalUpdateRisks, riskNames): auto follows the FeatureGate cluster (ClusterUpdateAcceptRisks for the running version, off without one), or enabled, disabled',
+      'auto',
+    )
     .option('--log-level <level>', 'log level', 'info')
     .option('--no-update', 'only keep the update lists current; never execute spec.desiredUpdate')
     .addOption(

@@ -74,6 +74,19 @@ export function addClusterCommands(program: Command, run: (f: () => Promise<numb
     .action((name: string | undefined, opts: { kubeconfig?: string; allowExplicitChannel?: boolean }, cmd: Command) =>
       run(async () => (await adm()).admUpgradeChannel(name, opts, kubeconfigOf(opts, cmd)))(),
     );
+  upgrade
+    .command('accept')
+    .description(
+      'accept risks of conditional updates (spec.desiredUpdate.acceptRisks), as oc adm upgrade accept: adds the names given, removes each -NAME; needs the ClusterUpdateAcceptRisks feature on the cluster',
+    )
+    .argument('[risks]', 'comma-separated risk names; -NAME stops accepting NAME')
+    .option('--kubeconfig <file>', 'kubeconfig of the cluster')
+    .option('--replace', 'accept only the risks given, dropping those accepted before')
+    .option('--clear', 'accept no risk')
+    .action(
+      (risks: string | undefined, opts: { kubeconfig?: string; replace?: boolean; clear?: boolean }, cmd: Command) =>
+        run(async () => (await adm()).admUpgradeAccept(risks, opts, kubeconfigOf(opts, cmd)))(),
+    );
 
   program
     .command('get')

@@ -38,6 +38,7 @@ export const RESOURCES = {
   },
   clusterVersions: config('clusterversions'),
   clusterOperators: config('clusteroperators'),
+  featureGates: config('featuregates'),
   proxies: config('proxies'),
   machineConfigPools: machineConfiguration('machineconfigpools'),
   machineConfigs: machineConfiguration('machineconfigs'),

@@ -300,6 +300,52 @@ describe('the update executor, in-process', () => {
     expect(condition(r.cluster.cv(), 'Invalid')).toBeUndefined();
   });
 
+  it('with the accept-risks feature on, takes a conditional update only once its risks are accepted, and records that', async () => {
+    const r = await rig();
+    // The cluster's FeatureGate turns ClusterUpdateAcceptRisks on for the running version.
+    r.cluster.state.patch(
+      kindNamed('FeatureGate'),
+      undefined,
+      'cluster',
+      {
+        status: {
+          featureGates: [{ version: '4.15.9', enabled: [{ name: 'ClusterUpdateAcceptRisks' }], disabled: [] }],
+        },
+      },
+      'status',
+    );
+    await r.poll();
+    const risks = r.cluster.cv().status.conditionalUpdateRisks;
+    expect(risks?.map((k) => [k.name, k.conditions[0]?.type, k.conditions[0]?.status])).toEqual([
+      ['Everywhere', 'Applies', 'True'],
+    ]);
+    expect(r.cluster.cv().status.conditionalUpdates?.find((c) => c.release.version === '4.16.6')?.riskNames).toEqual([
+      'Everywhere',
+    ]);
+    await r.ask({ to: '4.16.6', allowNotRecommended: true, allowUpgradeWithWarnings: true });
+    const blocked = await r.cluster.runUntil('the refusal', () =>
+      ((c) => c?.status === 'False' && c)(condition(r.cluster.cv(), 'ReleaseAccepted')),
+    );
+    expect(blocked).toMatchObject({
+      reason: 'UnacceptedRisks',
+      message: `Payload loaded version="4.16.6" image="${image('4.16.6')}" is blocked because it is exposed to unaccepted risks [Everywhere]`,
+    });
+    // Accepting the risk is a new request: the update goes ahead and its history says why.
+    r.cluster.state.patch(kindNamed('ClusterVersion'), undefined, 'version', {
+      spec: { desiredUpdate: { acceptRisks: [{ name: 'Everywhere' }] } },
+    });
+    await r.poll();
+    expect(
+      r.cluster.cv().status.conditionalUpdates?.find((c) => c.release.version === '4.16.6')?.conditions[0],
+    ).toMatchObject({ status: 'True', reason: 'AllExposedRisksAccepted' });
+    const entry = await r.cluster.runUntil('the accepted update', () =>
+      ((h) => h?.version === '4.16.6' && h)(history0(r.cluster)),
+    );
+    expect(entry.acceptedRisks).toContain(
+      `The target release version="4.16.6" image="${image('4.16.6')}" is exposed to the risks [Everywhere] and accepted by CVO because all of them are considered acceptable`,
+    );
+  });
+
   it('holds a minor update back for an unacknowledged admin gate of the current version, as the CVO does', async () => {
     const r = await rig();
     const cm = kindNamed('ConfigMap');

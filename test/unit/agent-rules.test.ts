@@ -4,7 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { parseGraph, updatesFrom, type GraphResponse } from '../../src/agent/cincinnati.js';
 import { keepTransition } from '../../src/agent/conditions.js';
-import { NOT_EXPOSED, recommended, updateStatus } from '../../src/agent/recommendations.js';
+import {
+  ALL_ACCEPTED,
+  appliesCondition,
+  NOT_EXPOSED,
+  recommended,
+  risksByName,
+  updateStatus,
+} from '../../src/agent/recommendations.js';
 import type { Risk } from '../../src/graph/model.js';
 
 const AT = '2026-01-01T00:00:00Z';
@@ -94,37 +101,79 @@ describe('agent rules', () => {
   it('composes the Recommended condition with its precedence, reasons and messages', () => {
     const A = risk('A');
     const weird = risk('Not a reason!');
-    expect(recommended([], new Set(), AT)).toMatchObject({
+    const U = risk('U');
+    const applies = new Map([
+      ['A', appliesCondition(A, { applies: true }, AT)],
+      ['B', appliesCondition(risk('B'), { applies: false }, AT)],
+      ['Not a reason!', appliesCondition(weird, { applies: true }, AT)],
+      ['U', appliesCondition(U, { unknown: 'boom' }, AT)],
+    ]);
+    expect(recommended([], applies, undefined, AT)).toMatchObject({
       status: 'True',
       reason: 'NotExposedToRisks',
       message: NOT_EXPOSED,
     });
-    expect(recommended([{ risk: A, exposure: { applies: false } }], new Set(), AT).status).toBe('True');
-    expect(recommended([{ risk: weird, exposure: { applies: true } }], new Set(), AT)).toMatchObject({
-      status: 'False',
-      reason: 'ExposedToRisks',
-    });
-    const mixed = recommended(
-      [
-        { risk: risk('U'), exposure: { unknown: 'boom' } },
-        { risk: A, exposure: { applies: true } },
-      ],
-      new Set(),
-      AT,
-    );
+    expect(recommended([risk('B')], applies, undefined, AT).status).toBe('True');
+    expect(recommended([weird], applies, undefined, AT)).toMatchObject({ status: 'False', reason: 'ExposedToRisks' });
+    const mixed = recommended([U, A], applies, undefined, AT);
     expect(mixed).toMatchObject({ status: 'False', reason: 'MultipleReasons' });
     expect(mixed.message).toBe(
       'Could not evaluate exposure to update risk U (boom)\n  U description: U hurts.\n  U URL: https://issues.example/U\n\nA hurts. https://issues.example/A',
     );
-    expect(recommended([{ risk: A, exposure: { applies: true } }], new Set(['A']), AT)).toMatchObject({
-      status: 'True',
-      reason: 'AllExposedRisksAccepted',
-    });
-    const later = recommended([], new Set(), '2026-02-01T00:00:00Z');
+    // The same risk applying twice is one reason.
+    expect(recommended([A, A], applies, undefined, AT).reason).toBe('A');
+    const later = recommended([], applies, undefined, '2026-02-01T00:00:00Z');
     expect(keepTransition(later, { ...later, lastTransitionTime: AT }).lastTransitionTime).toBe(AT);
     expect(keepTransition(later, { ...later, status: 'False', lastTransitionTime: AT }).lastTransitionTime).toBe(
       '2026-02-01T00:00:00Z',
     );
+  });
+
+  it("counts an accepted risk only with the accept-risks feature on, folding reasons in the risks' order", () => {
+    const [A, C] = [risk('A'), risk('C')];
+    const applies = new Map([
+      ['A', appliesCondition(A, { applies: true }, AT)],
+      ['C', appliesCondition(C, { applies: true }, AT)],
+    ]);
+    // Feature off: acceptRisks is not read.
+    expect(recommended([A], applies, undefined, AT)).toMatchObject({ status: 'False', reason: 'A' });
+    expect(recommended([A], applies, new Set(['A']), AT)).toMatchObject({
+      status: 'True',
+      reason: 'AllExposedRisksAccepted',
+      message: ALL_ACCEPTED,
+    });
+    // An accepted risk before an unaccepted one gives way to it; after it, the two reasons are MultipleReasons.
+    expect(recommended([A, C], applies, new Set(['A']), AT)).toMatchObject({
+      status: 'False',
+      reason: 'C',
+      message: 'C hurts. https://issues.example/C',
+    });
+    expect(recommended([C, A], applies, new Set(['A']), AT)).toMatchObject({
+      status: 'False',
+      reason: 'MultipleReasons',
+    });
+  });
+
+  it('evaluates each risk once, with the definition of the highest target that carries it', () => {
+    const release = (version: string) => ({ version, image: `quay.example/r:${version}` });
+    const own = (name: string, v: string): Risk => ({ ...risk(name), message: `${name} as of ${v}` });
+    const listed = risksByName([
+      { release: release('4.16.4'), risks: [own('Z', '4.16.4'), own('B', '4.16.4')] },
+      { release: release('4.16.9'), risks: [own('B', '4.16.9')] },
+      { release: release('4.16.5'), risks: [own('A', '4.16.5'), own('Z', '4.16.5')] },
+    ]);
+    expect(listed.map((r) => `${r.name}: ${r.message}`)).toEqual([
+      'B: B as of 4.16.9',
+      'A: A as of 4.16.5',
+      'Z: Z as of 4.16.5',
+    ]);
+    expect(appliesCondition(listed[0]!, { applies: false }, AT)).toEqual({
+      type: 'Applies',
+      status: 'False',
+      reason: 'NotMatch',
+      message: '',
+      lastTransitionTime: AT,
+    });
   });
 
   it('property: every available update is a direct edge or a conditional one whose risks do not apply', () => {
@@ -151,8 +200,9 @@ describe('agent rules', () => {
         ...c,
         conditions: [
           recommended(
-            c.risks.map((r) => ({ risk: r, exposure: { applies: exposure.get(r.name)! } })),
-            new Set(),
+            c.risks,
+            new Map(c.risks.map((r) => [r.name, appliesCondition(r, { applies: exposure.get(r.name)! }, AT)])),
+            undefined,
             AT,
           ),
         ],

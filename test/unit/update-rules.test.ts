@@ -65,18 +65,22 @@ describe('resolving spec.desiredUpdate (step 1)', () => {
     expect(resolveDesired(migrated)).toEqual({ kind: 'none' });
   });
 
-  it('takes a version only from the recommendations, or a conditional update whose risks are accepted', () => {
+  it('takes a version from the recommendations or the conditional updates, as the CVO does', () => {
     expect(resolveDesired(clusterVersion())).toEqual({ kind: 'none' });
     expect(resolveDesired(clusterVersion({ version: '4.15.9' }))).toEqual({ kind: 'none' });
     const ok = resolveDesired(clusterVersion({ version: '4.16.5' }));
     expect(ok).toMatchObject({ kind: 'target', target: { release: rel('4.16.5'), force: false, explicit: false } });
+    // Not recommended: taken, with its Recommended condition for the warning and its risks for acceptance.
     const notRecommended = resolveDesired(clusterVersion({ version: '4.16.6' }));
-    expect(notRecommended).toMatchObject({ kind: 'invalid' });
-    expect((notRecommended as { message: string }).message).toContain('accept its risks (OnAWS)');
-    expect(resolveDesired(clusterVersion({ version: '4.16.6', acceptRisks: [{ name: 'OnAWS' }] }))).toMatchObject({
+    expect(notRecommended).toMatchObject({
       kind: 'target',
-      target: { release: rel('4.16.6') },
+      target: { release: rel('4.16.6'), recommended: { status: 'False', reason: 'OnAWS' } },
     });
+    expect(
+      (notRecommended as { target: { conditional: { risks: Array<{ name: string }> } } }).target.conditional.risks.map(
+        (r) => r.name,
+      ),
+    ).toEqual(['OnAWS']);
     expect(resolveDesired(clusterVersion({ version: '4.16.9' }))).toEqual({
       kind: 'invalid',
       message:
@@ -84,7 +88,7 @@ describe('resolving spec.desiredUpdate (step 1)', () => {
     });
   });
 
-  it('takes a version the cluster ran before (for the rollback precondition to judge), never a not-recommended image without accepted risks', () => {
+  it('takes a version the cluster ran before (for the rollback precondition to judge), and the image of a conditional update', () => {
     const cv = clusterVersion(
       { version: '4.15.8' },
       {
@@ -102,11 +106,8 @@ describe('resolving spec.desiredUpdate (step 1)', () => {
     );
     expect(resolveDesired(cv)).toMatchObject({ kind: 'target', target: { release: rel('4.15.8'), explicit: true } });
     expect(resolveDesired(clusterVersion({ image: img('4.16.6') }))).toMatchObject({
-      kind: 'invalid',
-      message: expect.stringContaining('spec.desiredUpdate.image'),
-    });
-    expect(resolveDesired(clusterVersion({ image: img('4.16.6'), acceptRisks: [{ name: 'OnAWS' }] }))).toMatchObject({
       kind: 'target',
+      target: { release: rel('4.16.6'), explicit: false },
     });
   });
 
@@ -360,9 +361,14 @@ describe('adm upgrade --to / --to-image / --to-latest / --to-multi-arch, as oc d
     });
   });
 
-  it('warns what --allow-not-recommended bypasses, and accepts the risks for the update executor', () => {
+  it('warns what --allow-not-recommended bypasses, and leaves the accepted risks as they are', () => {
     const plan = planUpdate(clusterVersion(), { to: '4.16.6', allowNotRecommended: true });
-    expect(requested(plan)).toEqual({ version: '4.16.6', image: img('4.16.6'), acceptRisks: [{ name: 'OnAWS' }] });
+    expect(requested(plan)).toEqual({ version: '4.16.6', image: img('4.16.6') });
+    const kept = planUpdate(clusterVersion({ acceptRisks: [{ name: 'Older' }] }), {
+      to: '4.16.6',
+      allowNotRecommended: true,
+    });
+    expect(requested(kept)).toEqual({ version: '4.16.6', image: img('4.16.6'), acceptRisks: [{ name: 'Older' }] });
     expect(plan.warnings).toEqual([
       'warning: with --allow-not-recommended you have accepted the risks with 4.16.6 and bypassed Recommended=False OnAWS: AWS hurts. https://x/1',
     ]);
@@ -372,7 +378,7 @@ describe('adm upgrade --to / --to-image / --to-latest / --to-multi-arch, as oc d
     const cv = clusterVersion(undefined, { availableUpdates: [rel('4.16.2'), rel('4.16.5'), rel('4.16.3')] });
     expect(requested(planUpdate(cv, { toLatest: true }))).toEqual({ version: '4.16.5', image: img('4.16.5') });
     const allowed = planUpdate(cv, { toLatest: true, allowNotRecommended: true });
-    expect(requested(allowed)).toMatchObject({ version: '4.16.6', acceptRisks: [{ name: 'OnAWS' }] });
+    expect(requested(allowed)).toEqual({ version: '4.16.6', image: img('4.16.6') });
     expect(allowed.warnings[0]).toMatch(
       /^warning: with --allow-not-recommended you have accepted the risks with 4\.16\.6/,
     );

@@ -79,6 +79,8 @@ const CAPABILITIES = [
   'openshift-samples',
 ];
 
+const ACCEPT_RISKS_GATE = 'ClusterUpdateAcceptRisks';
+
 /** Some of the gates of the Default feature set, on and off, as status.featureGates lists them. */
 const FEATURE_GATES = {
   enabled: [
@@ -397,8 +399,13 @@ function seedClusterConfig(s: Seeding): string {
       featureGates: [
         {
           version: o.version,
-          enabled: FEATURE_GATES.enabled.map((name) => ({ name })),
-          disabled: FEATURE_GATES.disabled.map((name) => ({ name })),
+          // The Tech Preview feature set turns the accept-risks API on, as it does on a real cluster.
+          enabled: [...FEATURE_GATES.enabled, ...(o.featureSet === 'TechPreviewNoUpgrade' ? [ACCEPT_RISKS_GATE] : [])]
+            .sort()
+            .map((name) => ({ name })),
+          disabled: [...FEATURE_GATES.disabled, ...(o.featureSet === 'TechPreviewNoUpgrade' ? [] : [ACCEPT_RISKS_GATE])]
+            .sort()
+            .map((name) => ({ name })),
         },
       ],
     },

@@ -2,6 +2,7 @@
 // store and the signature verifier, and the shutdown signal that ends every wait.
 import type { Logger } from 'pino';
 import { kubeTime, type Clock } from '../../clock.js';
+import type { AcceptRisksFeature } from '../acceptRisks.js';
 import type { ClusterApi, KubeObject, Resource } from '../../cluster/api.js';
 import { unlessNotFound } from '../../cluster/apiError.js';
 import { RESOURCES, type ConfigMap } from '../../cluster/resources.js';
@@ -29,6 +30,8 @@ export interface OperatorOptions {
   log: Logger;
   /** Aborted on shutdown: every wait ends at once. */
   signal?: AbortSignal;
+  /** The accept-risks feature: a conditional update is taken only once its applying risks are accepted. */
+  acceptRisks?: AcceptRisksFeature;
 }
 
 export class OperatorContext {
@@ -41,6 +44,7 @@ export class OperatorContext {
   readonly verifier: ReleaseVerifier;
   readonly workers: number;
   readonly signal: AbortSignal | undefined;
+  readonly acceptRisks: AcceptRisksFeature;
 
   constructor(o: OperatorOptions) {
     this.api = o.api;
@@ -52,6 +56,7 @@ export class OperatorContext {
     this.verifier = o.verifier;
     this.workers = o.workers;
     this.signal = o.signal;
+    this.acceptRisks = o.acceptRisks ?? 'auto';
   }
 
   /** Now, as Kubernetes writes times. */

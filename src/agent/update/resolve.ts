@@ -1,9 +1,9 @@
 // The first step of an update: what spec.desiredUpdate asks for. As the cluster-version-operator validates
 // it (lib/validation/validation.go), a version alone must be an available update or one the cluster ran
-// before (which the rollback precondition then refuses); a conditional update counts once all its risks are
-// accepted; an image is taken as given; architecture Multi asks for the multi-architecture release of the
-// version. Anything else is invalid, with the CVO's message.
-import type { ClusterRelease, ClusterVersion } from '../clusterVersion.js';
+// before (which the rollback precondition then refuses) or a conditional update; an image is taken as given; architecture Multi asks for the multi-architecture release of the
+// version. Anything else is invalid, with the CVO's message. Whether the risks of a conditional update are
+// accepted is decided when the release is accepted (accept.ts), as the CVO does with accept-risks on.
+import type { ClusterRelease, ClusterVersion, ConditionalUpdateStatus } from '../clusterVersion.js';
 import type { Condition } from '../conditions.js';
 
 export interface Target {
@@ -11,6 +11,7 @@ export interface Target {
   force: boolean;
   /** The conditional update it came from, when it is one: its Recommended condition decides a warning. */
   recommended?: Condition;
+  conditional?: ConditionalUpdateStatus;
   /** Given by image with no recommendation behind it. */
   explicit: boolean;
 }
@@ -38,23 +39,15 @@ export function resolveDesired(cv: ClusterVersion): Resolution {
   const conditional = cv.status.conditionalUpdates ?? [];
   const matches = (r: ClusterRelease): boolean =>
     (d.image ? r.image === d.image : r.version === d.version) && (!d.version || r.version === d.version);
+  const c = conditional.find((u) => matches(u.release));
+  // A conditional update (also listed as available once recommended) is taken as the CVO takes it; with
+  // the accept-risks feature on, acceptance then checks its risks.
+  if (c) {
+    const recommended = c.conditions.find((k) => k.type === 'Recommended');
+    return { kind: 'target', target: { release: c.release, force, recommended, conditional: c, explicit: false } };
+  }
   const listed = available.find(matches);
   if (listed) return { kind: 'target', target: { release: listed, force, explicit: false } };
-  const c = conditional.find((u) => matches(u.release));
-  if (c) {
-    const accepted = new Set((d.acceptRisks ?? []).map((r) => r.name));
-    const rec = c.conditions.find((k) => k.type === 'Recommended');
-    // Recommended=True here means every applying risk is accepted; the poll may not have caught up with a
-    // new acceptRisks yet, so accepting every risk of the update counts too.
-    if (rec?.status === 'True' || c.risks.every((r) => accepted.has(r.name))) {
-      return { kind: 'target', target: { release: c.release, force, recommended: rec, explicit: false } };
-    }
-    const field = d.image ? 'image' : 'version';
-    const risks = c.risks.map((r) => r.name).join(', ');
-    const why = `the update is not recommended for this cluster (${rec?.reason ?? 'Unknown'})`;
-    const message = `spec.desiredUpdate.${field}: Invalid value: "${d.image ?? d.version}": ${why}; accept its risks (${risks}) in spec.desiredUpdate.acceptRisks to take it`;
-    return { kind: 'invalid', message };
-  }
   if (d.image)
     return { kind: 'target', target: { release: { version: d.version ?? '', image: d.image }, force, explicit: true } };
   // A version the cluster ran before (a rollback, which the preconditions then refuse unless forced).

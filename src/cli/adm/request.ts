@@ -2,8 +2,8 @@
 // `oc adm upgrade` decides it (pkg/cli/admin/upgrade/upgrade.go), with its messages: the target from the
 // recommended updates, a conditional one only with --allow-not-recommended, an image outside both only
 // with --allow-explicit-upgrade; the client-side guards (an invalid, failing or updating cluster) passed
-// only with --allow-upgrade-with-warnings. cincy's update executor takes a not-recommended update once
-// its risks are accepted, so --allow-not-recommended also accepts them in spec.desiredUpdate.acceptRisks.
+// only with --allow-upgrade-with-warnings. The accepted risks (spec.desiredUpdate.acceptRisks) are kept as
+// they are: `adm upgrade accept` changes them.
 import semver from 'semver';
 import type { ClusterRelease, DesiredUpdate } from '../../agent/clusterVersion.js';
 import type { Condition } from '../../agent/conditions.js';
@@ -140,7 +140,6 @@ export function planUpdate(cv: ClusterVersionView, r: UpgradeRequest): UpgradePl
     return { kind: 'info', info: `info: Cluster is already at ${r.toImage}`, warnings };
 
   let update: DesiredUpdate | undefined;
-  let risks: string[] = [];
   const possible: ClusterRelease[] = [];
   const notRecommended = new Map<string, { condition: Condition; risks: string[] }>();
   for (const u of cv.status.availableUpdates ?? []) {
@@ -160,7 +159,6 @@ export function planUpdate(cv: ClusterVersionView, r: UpgradeRequest): UpgradePl
             `the update ${c.release.version} is not one of the recommended updates, but is available as a conditional update. To accept the ${rec.type}=${rec.status} risk and to proceed with update use --allow-not-recommended.\n  Reason: ${rec.reason}\n  Message: ${indent(rec.message)}`,
           );
         update = { version: c.release.version, image: c.release.image };
-        risks = c.risks.map((k) => k.name);
         warnings.push(bypassed(c.release.version, rec));
         break;
       }
@@ -182,7 +180,6 @@ export function planUpdate(cv: ClusterVersionView, r: UpgradeRequest): UpgradePl
     update = { version: latest.version, image: latest.image };
     const risky = notRecommended.get(latest.image);
     if (risky) {
-      risks = risky.risks;
       warnings.push(bypassed(latest.version, risky.condition));
     }
   }
@@ -215,8 +212,8 @@ export function planUpdate(cv: ClusterVersionView, r: UpgradeRequest): UpgradePl
     warnings.push(FORCE_WARNING);
   }
   guards();
-  const names = new Set([...(accepted ?? []).map((a) => a.name), ...risks]);
-  if (names.size) update.acceptRisks = [...names].sort().map((name) => ({ name }));
+  // The risks accepted so far stay (`adm upgrade accept` manages them); --allow-not-recommended adds none.
+  if (accepted?.length) update.acceptRisks = accepted;
   const requested = update.version
     ? `Requested update to ${update.version}`
     : `Requested update to release image ${update.image}`;

@@ -206,12 +206,29 @@ export const CLUSTER_VERSION = config({
             ...arrayOf('Updates recommended for the cluster.', ref('io.openshift.config.v1.Release', '')),
             nullable: true,
           },
+          conditionalUpdateRisks: arrayOf(
+            'Every risk of the conditional updates once, with whether it applies (accept-risks feature).',
+            obj(
+              'A risk and its Applies condition.',
+              {
+                ...RISK.properties!,
+                conditions: arrayOf('Applies: whether the risk applies to this cluster.', condition('A condition.'), {
+                  mergeKey: 'type',
+                }),
+              },
+              ['name', 'message', 'url', 'matchingRules', 'conditions'],
+            ),
+            { mergeKey: 'name' },
+          ),
           conditionalUpdates: arrayOf(
             'Updates recommended only to clusters not exposed to their risks.',
             obj(
               'A conditional update.',
               {
                 release: ref('io.openshift.config.v1.Release', 'The release updated to.'),
+                riskNames: arrayOf('The names of its risks, in conditionalUpdateRisks (accept-risks feature).', {
+                  type: 'string',
+                }),
                 risks: arrayOf('Its risks.', RISK, { mergeKey: 'name' }),
                 conditions: arrayOf(
                   'Whether it is recommended to this cluster (Recommended).',
