@@ -221,21 +221,5 @@ describe.runIf(prometheusAvailable())('agent, end to end', () => {
     );
     await setSpec(m, { channel: 'stable-4.16' });
     await agent();
-
-    // Accepting the risk that applies counts only where the accept-risks feature is on: not on this cluster's
-    // Default feature set (the FeatureGate has no ClusterUpdateAcceptRisks), but with --accept-risks enabled.
-    await setSpec(m, { desiredUpdate: { acceptRisks: [{ name: 'OnAWS' }] } });
-    await agent();
-    const gateOff = await statusOf(m);
-    expect(recommendedOf(gateOff)['4.16.5']).toBe('False/OnAWS');
-    expect(gateOff.conditionalUpdateRisks).toBeUndefined();
-    expect((await agent(['--accept-risks', 'enabled'])).code).toBe(0);
-    const gateOn = await statusOf(m);
-    expect(recommendedOf(gateOn)['4.16.5']).toBe('True/AllExposedRisksAccepted');
-    expect(gateOn.conditionalUpdateRisks?.find((r) => r.name === 'OnAWS')?.conditions[0]).toMatchObject({
-      type: 'Applies',
-      status: 'True',
-      reason: 'Match',
-    });
   }, 180_000); // four processes and Prometheus's scrapes: about 40 s on a quiet 2-core machine, over 60 s on a busy one
 });

@@ -48,7 +48,7 @@ interface Rig {
   startOperator(): RunningOperator;
 }
 
-async function rig(scenario?: Record<string, unknown>): Promise<Rig> {
+async function rig(scenario?: Record<string, unknown>, featureSet?: string): Promise<Rig> {
   const server = await startServer({ graphData: fixtures.tree, trust });
   cleanup.add(() => server.close());
   const cluster = await InProcessCluster.start({
@@ -58,6 +58,7 @@ async function rig(scenario?: Record<string, unknown>): Promise<Rig> {
     upstream: `${server.url}/api/upgrades_info/v1/graph`,
     payloadStore: fixtures.payloads,
     scenario,
+    featureSet,
   });
   cleanup.add(() => cluster.close());
   const updates = poller(cluster);
@@ -301,19 +302,8 @@ describe('the update executor, in-process', () => {
   });
 
   it('with the accept-risks feature on, takes a conditional update only once its risks are accepted, and records that', async () => {
-    const r = await rig();
-    // The cluster's FeatureGate turns ClusterUpdateAcceptRisks on for the running version.
-    r.cluster.state.patch(
-      kindNamed('FeatureGate'),
-      undefined,
-      'cluster',
-      {
-        status: {
-          featureGates: [{ version: '4.15.9', enabled: [{ name: 'ClusterUpdateAcceptRisks' }], disabled: [] }],
-        },
-      },
-      'status',
-    );
+    // The Tech Preview feature set: the FeatureGate turns ClusterUpdateAcceptRisks on, the CRD has its fields.
+    const r = await rig(undefined, 'TechPreviewNoUpgrade');
     await r.poll();
     const risks = r.cluster.cv().status.conditionalUpdateRisks;
     expect(risks?.map((k) => [k.name, k.conditions[0]?.type, k.conditions[0]?.status])).toEqual([

@@ -2,7 +2,7 @@
 // MachineConfigPool, …), made from their declarations (kinds/*.ts): names, scope, schema, status
 // subresource and printer columns, so `kubectl get crd` lists them as a real cluster does.
 import { apiVersionOf, KINDS, kindNamed, type StoredObject, type ResourceKind } from './kinds.js';
-import { render, type Schema } from './kinds/schema.js';
+import { render, ungated, type Schema } from './kinds/schema.js';
 import type { ClusterState } from './state.js';
 
 const TYPE_FIELDS: Record<string, Schema> = {
@@ -10,8 +10,8 @@ const TYPE_FIELDS: Record<string, Schema> = {
   kind: { type: 'string', description: 'The kind of this object.' },
 };
 
-/** The CRD that declares `k`. */
-export function crdOf(k: ResourceKind): StoredObject {
+/** The CRD that declares `k`, with the fields of the feature gates in `gates` (none: the Default feature set). */
+export function crdOf(k: ResourceKind, gates: ReadonlySet<string> = new Set()): StoredObject {
   const names = {
     plural: k.plural,
     singular: k.kind.toLowerCase(),
@@ -23,7 +23,7 @@ export function crdOf(k: ResourceKind): StoredObject {
     {
       type: 'object',
       description: k.schema.description,
-      properties: { ...TYPE_FIELDS, metadata: { type: 'object' }, ...k.schema.properties },
+      properties: { ...TYPE_FIELDS, metadata: { type: 'object' }, ...ungated(k.schema, gates).properties },
       ...(k.schema.required && { required: k.schema.required }),
     },
     '',
@@ -93,12 +93,18 @@ export function servedKinds(state: ClusterState): ResourceKind[] {
 
 /**
  * Creates the CRD of each kind OpenShift serves through one that the state lacks, and of each optional kind
- * whose group is in `groups` (the add-on operators this cluster has); `createdAt` (ms) dates them.
+ * whose group is in `groups` (the add-on operators this cluster has), with the fields of the feature gates
+ * in `gates`; `createdAt` (ms) dates them.
  */
-export function installCrds(state: ClusterState, createdAt: number, groups: readonly string[] = []): void {
+export function installCrds(
+  state: ClusterState,
+  createdAt: number,
+  groups: readonly string[] = [],
+  gates: ReadonlySet<string> = new Set(),
+): void {
   const kind = kindNamed('CustomResourceDefinition');
   for (const k of KINDS.filter((x) => (x.crd || x.optional) && (!x.optional || groups.includes(x.group)))) {
-    const crd = crdOf(k);
+    const crd = crdOf(k, gates);
     if (state.find(kind, undefined, crd.metadata.name)) continue;
     const made = state.create(kind, undefined, crd, createdAt);
     state.update(

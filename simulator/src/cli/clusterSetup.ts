@@ -31,6 +31,7 @@ export interface MockClusterOptions {
   image?: string;
   installedVersion?: string;
   platform?: string;
+  featureSet: string;
   rhelWorkers?: string;
   /** A single-node cluster with the Lifecycle Agent and OADP (image-based upgrades). */
   singleNode?: boolean;
@@ -75,6 +76,8 @@ export function simulationFlags(o: MockClusterOptions): SimulationFlags {
   const rhelWorkers = Number(o.rhelWorkers ?? 0);
   if (!Number.isInteger(rhelWorkers) || rhelWorkers < 0 || rhelWorkers > 3)
     throw new Error(`--rhel-workers: '${o.rhelWorkers}' is not a whole number from 0 to 3`);
+  if (!['Default', 'TechPreviewNoUpgrade'].includes(o.featureSet))
+    throw new Error(`--feature-set: '${o.featureSet}' is neither Default nor TechPreviewNoUpgrade`);
   if (o.singleNode && rhelWorkers > 0)
     throw new Error('--rhel-workers: a single-node cluster (--single-node) has no workers');
   const warn = (m: string): void => void process.stderr.write(`mock-cluster: ${m}\n`);
@@ -126,6 +129,7 @@ export function seedCluster(
     arch: o.arch,
     installedVersion: o.installedVersion,
     platform: o.platform,
+    featureSet: o.featureSet === 'Default' ? '' : o.featureSet,
     rhelWorkers: flags.rhelWorkers,
     singleNode: o.singleNode,
     acceptedCapabilities,

@@ -60,6 +60,11 @@ function addMockClusterCommand(program: Command, run: Run): void {
     .option('--image <pullspec>', 'the release image the cluster runs')
     .option('--platform <name>', 'infrastructure platform reported in metrics', 'AWS')
     .option(
+      '--feature-set <name>',
+      'the FeatureGate feature set: Default, or TechPreviewNoUpgrade (its gates on, ClusterUpdateAcceptRisks among them, and the ClusterVersion CRD with their fields)',
+      'Default',
+    )
+    .option(
       '--rhel-workers <n>',
       'how many of the 3 workers run RHEL (their kubelet is updated by other means: annotate cincy.mock/rhel-kubelet=<version>)',
       '0',

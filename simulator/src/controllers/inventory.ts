@@ -16,6 +16,7 @@ import { type ClusterState } from '../apiserver/state.js';
 import { installCrds } from '../apiserver/crds.js';
 import { ensureRenderedConfig, installMachineConfigs } from './machineConfigs.js';
 import { KUBE_LABEL } from 'cincy/cluster/labels';
+import { ACCEPT_RISKS_GATE } from 'cincy/agent/acceptRisks';
 import { seedSingleNode, SINGLE_NODE_GROUPS } from './singleNode.js';
 
 export const OPERATOR_NAMES = [
@@ -79,7 +80,10 @@ const CAPABILITIES = [
   'openshift-samples',
 ];
 
-const ACCEPT_RISKS_GATE = 'ClusterUpdateAcceptRisks';
+/** The gates a feature set turns on beyond the Default ones: those the mock's CRDs and FeatureGate know of. */
+export function gatesOf(featureSet: string | undefined): ReadonlySet<string> {
+  return new Set(featureSet === 'TechPreviewNoUpgrade' ? [ACCEPT_RISKS_GATE] : []);
+}
 
 /** Some of the gates of the Default feature set, on and off, as status.featureGates lists them. */
 const FEATURE_GATES = {
@@ -234,7 +238,7 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
     }),
     digest: (what) => createHash('sha256').update(`${what}:${o.image}`).digest(),
   };
-  installCrds(state, installedAt);
+  installCrds(state, installedAt, [], gatesOf(o.featureSet));
   const release = runningRelease(o.version, o.image);
   seedWorkloads(s, release);
   seedClusterVersion(s);
@@ -246,7 +250,7 @@ export function seedInventory(state: ClusterState, o: InventoryOptions): void {
     data: { platform, region: s.region, featureSet: o.featureSet ?? '', proxy: 'false' },
   });
   if (o.singleNode) {
-    installCrds(state, installedAt, SINGLE_NODE_GROUPS);
+    installCrds(state, installedAt, SINGLE_NODE_GROUPS, gatesOf(o.featureSet));
     seedSingleNode(state, { version: o.version, image: o.image, at: installedAt });
   }
 }
@@ -400,10 +404,9 @@ function seedClusterConfig(s: Seeding): string {
         {
           version: o.version,
           // The Tech Preview feature set turns the accept-risks API on, as it does on a real cluster.
-          enabled: [...FEATURE_GATES.enabled, ...(o.featureSet === 'TechPreviewNoUpgrade' ? [ACCEPT_RISKS_GATE] : [])]
-            .sort()
-            .map((name) => ({ name })),
-          disabled: [...FEATURE_GATES.disabled, ...(o.featureSet === 'TechPreviewNoUpgrade' ? [] : [ACCEPT_RISKS_GATE])]
+          enabled: [...FEATURE_GATES.enabled, ...gatesOf(o.featureSet)].sort().map((name) => ({ name })),
+          disabled: [...FEATURE_GATES.disabled, ACCEPT_RISKS_GATE]
+            .filter((g) => !gatesOf(o.featureSet).has(g))
             .sort()
             .map((name) => ({ name })),
         },

@@ -2,6 +2,7 @@
 // cluster (field names of openshift/api; the printer columns `oc get` shows): config.openshift.io/v1
 // ClusterVersion, ClusterOperator, Proxy, Infrastructure and FeatureGate, and machineconfiguration.openshift.io/v1
 // MachineConfigPool and MachineConfig.
+import { ACCEPT_RISKS_GATE } from 'cincy/agent/acceptRisks';
 import { condition, LABEL_SELECTOR, OBJECT_REFERENCE } from './meta.js';
 import { conditionPath, crdColumn } from './printing.js';
 import { bool, define, free, int, intOrString, arrayOf, obj, ref, str, time, type Schema } from './schema.js';
@@ -135,7 +136,7 @@ export const CLUSTER_VERSION = config({
             acceptRisks: arrayOf(
               'Conditional update risks accepted for this update, by name.',
               obj('An accepted risk.', { name: str('Name of the risk.') }, ['name']),
-              { mergeKey: 'name' },
+              { mergeKey: 'name', gate: ACCEPT_RISKS_GATE },
             ),
           }),
           upstream: str('URL of the update service (default: the Red Hat one).'),
@@ -218,7 +219,7 @@ export const CLUSTER_VERSION = config({
               },
               ['name', 'message', 'url', 'matchingRules', 'conditions'],
             ),
-            { mergeKey: 'name' },
+            { mergeKey: 'name', gate: ACCEPT_RISKS_GATE },
           ),
           conditionalUpdates: arrayOf(
             'Updates recommended only to clusters not exposed to their risks.',

@@ -24,6 +24,21 @@ export interface Schema {
   mergeKey?: string;
   /** A list of scalars merged as a set in a strategic merge patch. */
   mergeSet?: boolean;
+  /** A field the CRD has only where this feature gate is on (as OpenShift's per-feature-set CRDs have it). */
+  gate?: string;
+}
+
+/** `s` without the fields of the gates not in `on`, as the CRD of a feature set that lacks them. */
+export function ungated(s: Schema, on: ReadonlySet<string>): Schema {
+  const out: Schema = { ...s };
+  if (s.properties)
+    out.properties = Object.fromEntries(
+      Object.entries(s.properties)
+        .filter(([, v]) => !v.gate || on.has(v.gate))
+        .map(([k, v]) => [k, ungated(v, on)]),
+    );
+  if (s.items) out.items = ungated(s.items, on);
+  return out;
 }
 
 /** Named schemas (as the API server names them, e.g. io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta). */

@@ -1,0 +1,157 @@
+// The accept-risks API as a user meets it, on the mock cluster and on a real API server (../shared/kube),
+// each as processes: cincy serving a graph whose update to 4.16.6 carries an Always risk, `mock-cluster`
+// (on the real server with `--kubeconfig`), the agent and `adm upgrade`, read back with kubectl.
+// On the Default feature set the ClusterVersion CRD has no acceptRisks: `adm upgrade accept` says the field
+// was dropped, and the agent writes no conditionalUpdateRisks. On TechPreviewNoUpgrade (the real server
+// given openshift/api's TechPreviewNoUpgrade CRD): the risk listed with its Applies condition, the update
+// refused with UnacceptedRisks, then accepted once the risk is, with the acceptance in its history entry.
+// What the commands print is compared between the two servers: where they differ, the mock is wrong.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClusterVersion } from '../../src/agent/clusterVersion.js';
+import { cincyAsync, serveCli, useCleanup } from '../support/cli.js';
+import { kubectl, kubectlAvailable } from '../support/kubectl.js';
+import { serveMock } from '../support/mock.js';
+import { startCincy, until } from '../support/processes.js';
+import { KUBE_DIR, realApiServerAvailable, startRealApiServer } from '../support/realApiServer.js';
+import { tempDir } from '../support/server.js';
+import { clusterFlags, image, makeUpdateFixtures, type UpdateFixtures } from '../support/updateFixtures.js';
+
+const cleanup = useCleanup();
+const TECH_PREVIEW_CRD = join(KUBE_DIR, 'crds-optional', 'clusterversions-TechPreviewNoUpgrade-2026-08.crd.yaml');
+const SCALE = 600;
+const RISKY = '4.16.6';
+
+type ServerKind = 'mock' | 'real';
+type FeatureSet = 'Default' | 'TechPreviewNoUpgrade';
+let fixtures: UpdateFixtures;
+let server = '';
+const dir = tempDir();
+/** What each command printed on TechPreviewNoUpgrade, by server: compared at the end. */
+const printed: Record<ServerKind, Record<string, string>> = { mock: {}, real: {} };
+
+const available = (): boolean => [realApiServerAvailable(), kubectlAvailable()].every(Boolean);
+
+describe.runIf(available())('the accept-risks API on the mock cluster and on a real API server', () => {
+  beforeAll(async () => {
+    fixtures = await makeUpdateFixtures(dir.path);
+    const stopped: Array<() => unknown> = [];
+    server = (
+      await serveCli(['--db', ':memory:', '--graph-data', fixtures.tree, '--trust-keys', fixtures.trust], {
+        add: (f) => void stopped.push(f),
+      })
+    ).url;
+    return async () => {
+      for (const f of stopped.reverse()) await f();
+    };
+  }, 120_000);
+  afterAll(() => dir.remove());
+
+  /** A cluster at 4.15.9 in stable-4.16 on `kind` with `featureSet`; its kubeconfig. */
+  async function cluster(kind: ServerKind, featureSet: FeatureSet): Promise<string> {
+    const d = cleanup.dir();
+    const flags = [...clusterFlags(server, fixtures.payloads, SCALE), '--feature-set', featureSet];
+    if (kind === 'mock') return (await serveMock(flags, d, cleanup)).kubeconfig;
+    const api = await startRealApiServer(join(d, 'kube'), cleanup);
+    if (featureSet === 'TechPreviewNoUpgrade') {
+      const replaced = await kubectl(api.kubeconfig, ['replace', '-f', TECH_PREVIEW_CRD]);
+      expect(replaced.code, replaced.stderr).toBe(0);
+    }
+    await startCincy(['mock-cluster', '--kubeconfig', api.kubeconfig, ...flags], /simulating on \S+/, cleanup);
+    return api.kubeconfig;
+  }
+
+  const tools = (kubeconfig: string, said: Record<string, string>) => ({
+    cv: async (): Promise<ClusterVersion> => {
+      const r = await kubectl(kubeconfig, ['get', 'clusterversion', 'version', '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as ClusterVersion;
+    },
+    run: async (name: string, args: string[]) => {
+      const r = await cincyAsync([...args, '--kubeconfig', kubeconfig]);
+      // What differs by run and not by server: a log line's time and process id.
+      said[name] = `exit ${r.code}\n${r.stdout}${r.stderr}`.replace(/"(time|pid)":\d+/g, '"$1":N');
+      return r;
+    },
+  });
+  const recommendedOf = (cv: ClusterVersion, version: string) =>
+    cv.status.conditionalUpdates
+      ?.find((c) => c.release.version === version)
+      ?.conditions.find((k) => k.type === 'Recommended');
+
+  for (const kind of ['mock', 'real'] as const)
+    it(`${kind}, Default feature set: acceptRisks is not in the schema, and the agent serves none of the API`, async () => {
+      const kubeconfig = await cluster(kind, 'Default');
+      const { cv, run } = tools(kubeconfig, {});
+      expect((await run('agent', ['agent', '--once'])).code).toBe(0);
+      const polled = await cv();
+      expect(polled.status.conditionalUpdateRisks).toBeUndefined();
+      expect(polled.status.conditionalUpdates?.some((c) => 'riskNames' in c)).toBe(false);
+      expect(recommendedOf(polled, RISKY)).toMatchObject({ status: 'False', reason: 'Everywhere' });
+      const accept = await run('accept', ['adm', 'upgrade', 'accept', 'Everywhere']);
+      expect(accept.code).toBe(1);
+      expect(accept.stderr).toContain('the cluster dropped spec.desiredUpdate.acceptRisks');
+      expect((await cv()).spec.desiredUpdate?.acceptRisks).toBeUndefined();
+    }, 240_000);
+
+  for (const kind of ['mock', 'real'] as const)
+    it(`${kind}, TechPreviewNoUpgrade: the risk listed, the update refused until it is accepted, the acceptance recorded`, async () => {
+      const kubeconfig = await cluster(kind, 'TechPreviewNoUpgrade');
+      const said = printed[kind];
+      const { cv, run } = tools(kubeconfig, said);
+      expect((await run('agent --once', ['agent', '--once'])).code).toBe(0);
+      const polled = await cv();
+      expect(polled.status.conditionalUpdateRisks?.map((r) => [r.name, r.conditions])).toEqual([
+        ['Everywhere', [expect.objectContaining({ type: 'Applies', status: 'True', reason: 'Match', message: '' })]],
+      ]);
+      expect(polled.status.conditionalUpdates?.find((c) => c.release.version === RISKY)?.riskNames).toEqual([
+        'Everywhere',
+      ]);
+      expect((await run('accept none', ['adm', 'upgrade', 'accept', '--clear'])).stdout).toBe(
+        'info: Accept risks are not changed\n',
+      );
+
+      // The agent runs; the update is asked for with its risk not accepted: refused, in the CVO's words.
+      const agent = [
+        ...['agent', '--kubeconfig', kubeconfig, '--interval', '1', '--payload-store', fixtures.payloads],
+        ...['--payload-retrieval', 'pull', '--trust-keys', fixtures.trust],
+        ...['--signature-store', `${server}/signatures`, '--follow-mock-clock'],
+      ];
+      await startCincy(agent, /"msg":"poll"/, cleanup);
+      const asked = await run('upgrade --to', ['adm', 'upgrade', '--to', RISKY, '--allow-not-recommended']);
+      expect(asked.code, asked.stderr).toBe(0);
+      const refused = await until('the refusal', async () =>
+        ((c) => c?.status === 'False' && c)((await cv()).status.conditions?.find((k) => k.type === 'ReleaseAccepted')),
+      );
+      expect(refused).toMatchObject({
+        reason: 'UnacceptedRisks',
+        message: `Payload loaded version="${RISKY}" image="${image(RISKY)}" is blocked because it is exposed to unaccepted risks [Everywhere]`,
+      });
+
+      // Accepted: the update is recommended, taken, and its history entry says why.
+      expect((await run('accept', ['adm', 'upgrade', 'accept', 'Everywhere'])).stdout).toBe(
+        'info: Accept risks are [Everywhere]\n',
+      );
+      expect((await run('accept again', ['adm', 'upgrade', 'accept', 'Everywhere'])).stdout).toBe(
+        'info: Accept risks are not changed\n',
+      );
+      const entry = await until(
+        'the accepted update',
+        async () => ((h) => h?.version === RISKY && h)((await cv()).status.history?.[0]),
+        180_000,
+      );
+      expect(entry.acceptedRisks).toContain(
+        `The target release version="${RISKY}" image="${image(RISKY)}" is exposed to the risks [Everywhere] and accepted by CVO because all of them are considered acceptable`,
+      );
+      expect((await cv()).spec.desiredUpdate?.acceptRisks).toEqual([{ name: 'Everywhere' }]);
+      expect((await run('accept cleared', ['adm', 'upgrade', 'accept', '--clear'])).stdout).toBe(
+        'info: Accept risks are []\n',
+      );
+      expect((await cv()).spec.desiredUpdate?.acceptRisks).toBeUndefined();
+    }, 360_000);
+
+  it('the commands print the same on both servers', () => {
+    expect(Object.keys(printed.real).length).toBeGreaterThan(0);
+    expect(printed.mock).toEqual(printed.real);
+  });
+});
