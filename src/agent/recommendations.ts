@@ -16,8 +16,8 @@ export const ALL_ACCEPTED =
 const REASON_NAME = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 
 /**
- * Each risk once, under its name, with the definition of the highest target that carries it, listed
- * highest target first and then by name: the risks the CVO evaluates and lists in conditionalUpdateRisks.
+ * Each risk once, under its name, with the definition of the highest target that carries it (the one the
+ * CVO evaluates), in name order, as status.conditionalUpdateRisks lists them.
  */
 export function risksByName(conditional: Array<{ release: ClusterRelease; risks: Risk[] }>): Risk[] {
   const highest = new Map<string, { version: string; risk: Risk }>();
@@ -28,9 +28,8 @@ export function risksByName(conditional: Array<{ release: ClusterRelease; risks:
         highest.set(risk.name, { version: c.release.version, risk });
     }
   return [...highest.values()]
-    .sort((a, b) => (a.risk.name < b.risk.name ? -1 : a.risk.name > b.risk.name ? 1 : 0))
-    .sort((a, b) => compareDesc(a.version, b.version)) // stable: names stay in order within a version
-    .map((h) => h.risk);
+    .map((h) => h.risk)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The Applies condition of a risk, from its evaluation. */
@@ -124,12 +123,14 @@ export function updateStatus(
     .filter((c) => c.conditions.some((k) => k.type === 'Recommended' && k.status === 'True'))
     .map((c) => c.release);
   const all = [...available, ...recommendedToo].sort((a, b) => compareDesc(a.version, b.version));
+  const appliesOf = new Map((risks ?? []).map((r) => [r.name, r.conditions]));
   return {
     availableUpdates: all.length ? all : null,
     conditionalUpdates: conditional.map((c) => ({
       release: c.release,
       ...(risks && { riskNames: c.risks.map((r) => r.name) }),
-      risks: c.risks,
+      // With the feature on, each risk also carries the Applies condition of its name, as the CVO writes it.
+      risks: risks ? c.risks.map((r) => ({ ...r, conditions: appliesOf.get(r.name) ?? [] })) : c.risks,
       conditions: c.conditions,
     })),
     ...(risks && { conditionalUpdateRisks: risks }),

@@ -107,6 +107,10 @@ describe.runIf(available())('the accept-risks API on the mock cluster and on a r
       expect(polled.status.conditionalUpdates?.find((c) => c.release.version === RISKY)?.riskNames).toEqual([
         'Everywhere',
       ]);
+      // Each of the update's own risks carries its Applies condition too, kept by the CRD of the feature set.
+      const own = polled.status.conditionalUpdates?.find((c) => c.release.version === RISKY)?.risks[0] as
+        { conditions?: Array<{ type: string; status: string }> } | undefined;
+      expect(own?.conditions?.map((k) => `${k.type}=${k.status}`)).toEqual(['Applies=True']);
       expect((await run('accept none', ['adm', 'upgrade', 'accept', '--clear'])).stdout).toBe(
         'info: Accept risks are not changed\n',
       );

@@ -266,4 +266,34 @@ describe('adm upgrade recommend, as oc lays it out', () => {
       'issues that apply to this cluster but which were not included in --accept: MyGate,PodDisruptionBudgetAtLimit',
     );
   });
+
+  it('names the risks the cluster accepted when they are what makes an update recommended', () => {
+    const applies = (name: string, status: string) => ({
+      name,
+      url: `https://issues.example/${name}`,
+      message: `${name} hurts.`,
+      matchingRules: [{ type: 'Always' }],
+      conditions: [cond('Applies', status, status === 'True' ? 'Match' : 'NotMatch')],
+    });
+    const cv = clusterVersion({
+      conditionalUpdateRisks: [applies('RiskA', 'True'), applies('RiskB', 'True'), applies('RiskC', 'False')],
+      conditionalUpdates: [
+        {
+          release: rel('4.16.8'),
+          riskNames: ['RiskA', 'RiskC'],
+          risks: [applies('RiskA', 'True'), applies('RiskC', 'False')],
+          conditions: [cond('Recommended', 'True', 'AllExposedRisksAccepted', 'accepted')],
+        },
+      ],
+    });
+    cv.spec.desiredUpdate = { acceptRisks: [{ name: 'RiskC' }, { name: 'RiskB' }, { name: 'RiskA' }] };
+    const r = recommendReport(cv, { version: '4.16.8' }, undefined);
+    expect(r.failure).toBeUndefined();
+    // The accepted risks that apply to the cluster (RiskC does not), in name order, as oc lists them.
+    expect(r.out).toContain(
+      'Update to 4.16.8 has no known issues relevant to this cluster.\nImage: ' +
+        img('4.16.8') +
+        '\nRelease URL: https://errata.example/4.16.8\nUpdate to 4.16.8 has no known issues relevant to this cluster other than the accepted RiskA,RiskB.\n',
+    );
+  });
 });

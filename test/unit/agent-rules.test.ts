@@ -154,7 +154,7 @@ describe('agent rules', () => {
     });
   });
 
-  it('evaluates each risk once, with the definition of the highest target that carries it', () => {
+  it('evaluates each risk once, with the definition of the highest target that carries it, listed by name', () => {
     const release = (version: string) => ({ version, image: `quay.example/r:${version}` });
     const own = (name: string, v: string): Risk => ({ ...risk(name), message: `${name} as of ${v}` });
     const listed = risksByName([
@@ -163,8 +163,8 @@ describe('agent rules', () => {
       { release: release('4.16.5'), risks: [own('A', '4.16.5'), own('Z', '4.16.5')] },
     ]);
     expect(listed.map((r) => `${r.name}: ${r.message}`)).toEqual([
-      'B: B as of 4.16.9',
       'A: A as of 4.16.5',
+      'B: B as of 4.16.9',
       'Z: Z as of 4.16.5',
     ]);
     expect(appliesCondition(listed[0]!, { applies: false }, AT)).toEqual({

@@ -184,7 +184,7 @@ export function recommendReport(
 
   const targets = buckets(cv, (line) => (err += line));
   if (o.version !== undefined) {
-    const one = oneTarget(targets, o.version, issues, accept);
+    const one = oneTarget(targets, o.version, issues, accept, acceptedByCluster(cv));
     return { out: out + one.out, err, failure: one.failure };
   }
   if (!targets.size)
@@ -245,12 +245,27 @@ function minorSection(major: number, minor: number, list: Target[], outdated: bo
   return out;
 }
 
-/** --version: the context of one target; an issue not accepted is an error. */
+/**
+ * The risks the cluster's administrators accepted (spec.desiredUpdate.acceptRisks) that apply to it, by the
+ * Applies conditions of status.conditionalUpdateRisks (the accept-risks feature); none without them.
+ */
+function acceptedByCluster(cv: ClusterVersion): string[] {
+  const accepted = new Set((cv.spec.desiredUpdate?.acceptRisks ?? []).map((r) => r.name));
+  return (cv.status.conditionalUpdateRisks ?? [])
+    .filter((r) => accepted.has(r.name) && r.conditions.some((k) => k.type === 'Applies' && k.status === 'True'))
+    .map((r) => r.name);
+}
+
+/**
+ * --version: the context of one target; an issue not accepted is an error. A target recommended because the
+ * cluster accepted the risks that apply names them as accepted issues, as oc does.
+ */
 function oneTarget(
   targets: Map<number, Map<number, Target[]>>,
   version: string,
   issues: Set<string>,
   accept: Set<string>,
+  clusterAccepted: string[],
 ): { out: string; failure?: string } {
   const v = semver.parse(version)!;
   const cannot = (what: string): { out: string; failure: string } => ({
@@ -270,9 +285,14 @@ function oneTarget(
   let out = '\n';
   const url = t.release.url ?? '';
   const c = notRecommended(t);
-  if (!c)
+  if (!c) {
     out += `Update to ${version} has no known issues relevant to this cluster.\nImage: ${t.release.image}\nRelease URL: ${url}\n`;
-  else {
+    if (t.conditions.some((k) => k.type === 'Recommended' && k.reason === 'AllExposedRisksAccepted'))
+      for (const name of clusterAccepted) {
+        issues.add(name);
+        accept.add(name);
+      }
+  } else {
     const acceptedPrefix = accept.has('ConditionalUpdateRisk') ? 'accepted ' : '';
     out += `Update to ${version} ${c.type}=${c.status}:\nImage: ${t.release.image}\nRelease URL: ${url}\nReason: ${acceptedPrefix}${c.reason}\nMessage: ${indent(c.message)}\n`;
     issues.add('ConditionalUpdateRisk');

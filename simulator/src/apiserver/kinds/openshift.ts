@@ -91,6 +91,14 @@ const RISK = obj(
         ['type'],
       ),
     ),
+    conditions: arrayOf(
+      'Applies: whether the risk applies to this cluster (accept-risks feature).',
+      condition('A condition.'),
+      {
+        mergeKey: 'type',
+        gate: ACCEPT_RISKS_GATE,
+      },
+    ),
   },
   ['name', 'message', 'url', 'matchingRules'],
 );
@@ -209,16 +217,13 @@ export const CLUSTER_VERSION = config({
           },
           conditionalUpdateRisks: arrayOf(
             'Every risk of the conditional updates once, with whether it applies (accept-risks feature).',
-            obj(
-              'A risk and its Applies condition.',
-              {
-                ...RISK.properties!,
-                conditions: arrayOf('Applies: whether the risk applies to this cluster.', condition('A condition.'), {
-                  mergeKey: 'type',
-                }),
-              },
-              ['name', 'message', 'url', 'matchingRules', 'conditions'],
-            ),
+            obj('A risk and its Applies condition.', RISK.properties!, [
+              'name',
+              'message',
+              'url',
+              'matchingRules',
+              'conditions',
+            ]),
             { mergeKey: 'name', gate: ACCEPT_RISKS_GATE },
           ),
           conditionalUpdates: arrayOf(
