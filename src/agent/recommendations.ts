@@ -27,9 +27,7 @@ export function risksByName(conditional: Array<{ release: ClusterRelease; risks:
       if (!seen || semver.gt(c.release.version, seen.version))
         highest.set(risk.name, { version: c.release.version, risk });
     }
-  return [...highest.values()]
-    .map((h) => h.risk)
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...highest.values()].map((h) => h.risk).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The Applies condition of a risk, from its evaluation. */
