@@ -10,9 +10,16 @@
 import { kubeTime, systemClock, type Clock } from '../clock.js';
 import type { ClusterApi } from '../cluster/api.js';
 import { LABEL } from '../graph/model.js';
-import { acceptRisksOn, type AcceptRisksFeature } from './acceptRisks.js';
+import { acceptedRiskNames, acceptRisksOn, type AcceptRisksFeature } from './acceptRisks.js';
 import { controlPlaneArch } from './architecture.js';
-import { fetchGraph, RetrieveError, updatesFrom, type ConditionalUpdate, type TransportOptions } from './cincinnati.js';
+import {
+  fetchGraph,
+  RetrieveError,
+  updatesFrom,
+  type ConditionalUpdate,
+  type GraphResponse,
+  type TransportOptions,
+} from './cincinnati.js';
 import { ClusterVersionClient, type ClusterVersion, type RiskStatus } from './clusterVersion.js';
 import { keepTransition, setCondition, type Condition } from './conditions.js';
 import { appliesCondition, recommended, risksByName, updateStatus } from './recommendations.js';
@@ -47,7 +54,12 @@ export interface PollResult {
   conditional: number;
   recommendedConditional: number;
   written: boolean;
+  /** PromQL queries the rate limit queued: their risks are Unknown until a poll soon after evaluates them. */
+  queuedEvaluations: number;
 }
+
+/** How long a fetched graph serves the polls that come back for queued evaluations (the CVO's minimum check interval). */
+const REUSE_GRAPH_MS = 60_000;
 
 /** A condition without an empty reason or message: the CVO leaves them out (RetrievedUpdates=True has neither). */
 function withoutEmptyWords(c: Condition): Condition {
@@ -60,6 +72,8 @@ export class UpdatesPoller {
   private readonly clock: Clock;
   /** Undefined until the first poll of this process, as the CVO knows nothing of earlier retrievals at start. */
   private last: Retrieval | undefined;
+  /** The last graph fetched, kept while evaluations it asked for wait their turn. */
+  private fetched: { key: string; at: number; graph: GraphResponse; queued: boolean } | undefined;
 
   constructor(private readonly o: PollerOptions) {
     this.cv = new ClusterVersionClient(o.api);
@@ -95,17 +109,23 @@ export class UpdatesPoller {
     const key = JSON.stringify([cv.spec.upstream || this.o.defaultUpstream || '', cv.spec.channel ?? '', arch]);
     try {
       const current = cv.status.desired?.version;
-      const graph = await fetchGraph(
-        {
-          upstream: cv.spec.upstream,
-          defaultUpstream: this.o.defaultUpstream,
-          clusterID: cv.spec.clusterID,
-          arch,
-          channel: cv.spec.channel,
-          version: current,
-        },
-        transport,
-      );
+      // A poll that comes back for queued evaluations reuses the graph just fetched, as the CVO does.
+      const reuse =
+        this.fetched?.key === `${key}${current}` && this.fetched.queued && now - this.fetched.at < REUSE_GRAPH_MS;
+      const graph = reuse
+        ? this.fetched!.graph
+        : await fetchGraph(
+            {
+              upstream: cv.spec.upstream,
+              defaultUpstream: this.o.defaultUpstream,
+              clusterID: cv.spec.clusterID,
+              arch,
+              channel: cv.spec.channel,
+              version: current,
+            },
+            transport,
+          );
+      if (!reuse) this.fetched = { key: `${key}${current}`, at: now, graph, queued: false };
       const migrate = cv.spec.desiredUpdate?.architecture === 'Multi' && cv.status.desired?.architecture !== 'Multi';
       let updates;
       try {
@@ -116,6 +136,7 @@ export class UpdatesPoller {
       const feature = await acceptRisksOn(this.o.api, cv, this.o.acceptRisks ?? 'auto');
       const evaluated = await this.evaluate(updates.conditional, cv, at, feature);
       computed = updateStatus(updates.available, evaluated.conditional, feature ? evaluated.risks : undefined);
+      this.fetched!.queued = this.o.evaluator.queuedCount() > 0;
       const node = graph.nodes.find((n) => n.version === current);
       channels = (node?.metadata[LABEL.channels] ?? '').split(',').filter(Boolean).sort();
     } catch (err) {
@@ -144,6 +165,7 @@ export class UpdatesPoller {
         c.conditions.some((k) => k.type === 'Recommended' && k.status === 'True'),
       ).length,
       written,
+      queuedEvaluations: this.o.evaluator.queuedCount(),
     };
   }
 
@@ -174,7 +196,7 @@ export class UpdatesPoller {
       applies.set(risk.name, condition);
       risks.push({ ...risk, conditions: [condition] });
     }
-    const accepted = feature ? new Set((cv.spec.desiredUpdate?.acceptRisks ?? []).map((r) => r.name)) : undefined;
+    const accepted = feature ? acceptedRiskNames(cv) : undefined;
     const previous = new Map(
       (cv.status.conditionalUpdates ?? []).map((c) => [
         c.release.version,

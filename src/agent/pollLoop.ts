@@ -1,6 +1,7 @@
 // The poll loop of the agent: the update lists fetched at a random time in [interval, 2 × interval), as the
 // cluster-version-operator spreads its requests, and at once when the channel, upstream, architecture or
-// version change (a watch wakes the loop; a check every 30 s covers a watch that is down).
+// version change (a watch wakes the loop; a check every 30 s covers a watch that is down), and a second
+// later when risk evaluations wait for their turn under the PromQL rate limit.
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { ClusterVersion } from './clusterVersion.js';
@@ -19,6 +20,8 @@ export interface PollLoopOptions {
 }
 
 const FALLBACK_CHECK_MS = 30_000;
+/** How soon a poll comes back for queued risk evaluations. */
+export const QUEUED_RETRY_MS = 1000;
 
 /** The fields of a ClusterVersion whose change makes the agent fetch the graph again at once. */
 export const triggerOf = (cv: ClusterVersion): string =>
@@ -32,8 +35,11 @@ export const triggerOf = (cv: ClusterVersion): string =>
 
 /** The log line of one poll. */
 export function logPoll(log: Logger, r: PollResult): void {
-  const { available, conditional, written } = r;
-  log.info({ retrieved: r.retrieved.status, reason: r.retrieved.reason, available, conditional, written }, 'poll');
+  const { available, conditional, written, queuedEvaluations } = r;
+  log.info(
+    { retrieved: r.retrieved.status, reason: r.retrieved.reason, available, conditional, written, queuedEvaluations },
+    'poll',
+  );
 }
 
 /** What the loop asks of the poller. */
@@ -45,14 +51,17 @@ export async function runPollLoop(poller: Poller, o: PollLoopOptions): Promise<v
   while (!o.signal.aborted) {
     // Read before the poll, so that a change made while it runs triggers the next one.
     const before = await trigger(poller, o.log, '');
+    let queued = false;
     try {
       const r = await poller.poll();
       logPoll(o.log, r);
       o.report?.(r);
+      queued = r.queuedEvaluations > 0;
     } catch (err) {
       o.log.error({ err }, 'poll failed; will try again');
     }
-    const due = clock.now() + o.intervalMs * (1 + random());
+    // Risk evaluations the rate limit queued: back in a second for them, as the CVO requeues its sync.
+    const due = clock.now() + (queued ? QUEUED_RETRY_MS : o.intervalMs * (1 + random()));
     while (!o.signal.aborted && clock.now() < due) {
       const changed = await nextChange(clock, Math.min(FALLBACK_CHECK_MS, due - clock.now()), o);
       // The watch brings the object itself; only the fallback check reads it.

@@ -131,7 +131,8 @@ export function updateStatus(
       risks: risks ? c.risks.map((r) => ({ ...r, conditions: appliesOf.get(r.name) ?? [] })) : c.risks,
       conditions: c.conditions,
     })),
-    ...(risks && { conditionalUpdateRisks: risks }),
+    // Omitted when empty, as the CVO omits it (the schema wants one item at least).
+    ...(risks?.length && { conditionalUpdateRisks: risks }),
   };
 }
 

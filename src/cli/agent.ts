@@ -127,7 +127,12 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
     acceptRisks: o.acceptRisks as AcceptRisksFeature,
   };
   if (o.once) {
-    const r = await kubeCall(originOf(kc), () => new UpdatesPoller({ api, ...poller }).poll());
+    // A single pass: the risk evaluations over the PromQL rate are waited for, so what it writes is final.
+    const once = {
+      ...poller,
+      evaluator: new RiskEvaluator(prometheusOptions(o), Date.now, { waitWhenThrottled: true }),
+    };
+    const r = await kubeCall(originOf(kc), () => new UpdatesPoller({ api, ...once }).poll());
     logPoll(log, r);
     reportToTerminal(r);
     return 0;

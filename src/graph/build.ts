@@ -83,7 +83,7 @@ export function applySecondaryMetadata(g: WorkGraph, input: Omit<GraphInput, 're
   for (const node of g.nodes) {
     if (node.metadata && node.channels.length > 0) node.metadata[LABEL.channels] = node.channels.join(',');
   }
-  const blocked = [...input.blockedEdges].sort(byId);
+  const blocked = inReferenceReadOrder(input.blockedEdges); // joined in the order the reference reads the files
   for (const edge of blocked) {
     for (const i of nodesNamed(g, byVersion, edge.to)) {
       const md = g.nodes[i]!.metadata;
@@ -110,12 +110,15 @@ const splitList = (s: string): string[] =>
     .map((x) => x.trim())
     .filter((x) => x !== '');
 const joinList = (items: string[]): string => [...new Set(items)].join(',');
-const byId = (a: BlockedEdge, b: BlockedEdge): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** Blocked edges in the order the reference lists their files (`<id>.yaml`) in its blocked-edges folder. */
+/**
+ * Blocked edges in the order the reference lists their files (`<id>.yaml`) in its blocked-edges folder; two
+ * edges of one id (a.yaml beside a.yml) both stay, in the order given.
+ */
 function inReferenceReadOrder(edges: BlockedEdge[]): BlockedEdge[] {
-  const byFile = new Map(edges.map((e) => [`${e.id}.yaml`, e]));
-  return referenceReadOrder([...byFile.keys()]).map((f) => byFile.get(f)!);
+  const byFile = new Map<string, BlockedEdge[]>();
+  for (const e of edges) byFile.set(`${e.id}.yaml`, [...(byFile.get(`${e.id}.yaml`) ?? []), e]);
+  return referenceReadOrder([...byFile.keys()]).flatMap((f) => byFile.get(f)!);
 }
 
 /**

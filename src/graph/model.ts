@@ -58,7 +58,7 @@ export interface GraphNode {
 export interface ConditionalPair {
   from: number;
   to: number;
-  risks: Risk[]; // sorted by name, names unique
+  risks: Risk[]; // in the order the reference reads their files (referenceReadOrder.ts), names unique
   /** Identifies the risk set by content: pairs with equal keys are grouped in one served entry. */
   riskKey: string;
 }

@@ -65,7 +65,8 @@ function exposureOf(risk: Risk): Exposure {
     if (a === 'error') errors.push(TWO_SAMPLES);
     else return { status: a === 1 ? 'True' : 'False' };
   }
-  return { status: 'Unknown', error: errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]` };
+  const distinct = [...new Set(errors)]; // as Kubernetes aggregates errors: each message once
+  return { status: 'Unknown', error: distinct.length === 1 ? distinct[0]! : `[${distinct.join(', ')}]` };
 }
 
 const unknownMessage = (r: Risk, error: string): string =>

@@ -145,4 +145,37 @@ describe('agent rules', () => {
       server.close();
     }
   });
+
+  it('gives a PromQL query one deadline and a size cap: a trickling or endless Prometheus makes the risk Unknown', async () => {
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url!.includes('trickle')) {
+        // Headers, then a byte every 100 ms: no gap between chunks ever reaches the per-chunk timeout.
+        const timer = setInterval(() => res.write(' '), 100);
+        res.on('close', () => clearInterval(timer));
+      } else {
+        const chunk = ' '.repeat(64 * 1024);
+        const pump = (): void => void (res.write(chunk) ? setImmediate(pump) : res.once('drain', pump));
+        res.on('close', () => res.removeAllListeners('drain'));
+        pump();
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const evaluator = new RiskEvaluator(
+        { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, timeoutMs: 1000 },
+        Date.now,
+        { minIntervalMs: 0 },
+      );
+      expect(await evaluator.evaluate(risk('Slow', [{ type: 'PromQL', promql: { promql: 'trickle' } }]))).toEqual({
+        unknown: 'the query did not complete within 1 s',
+      });
+      expect(await evaluator.evaluate(risk('Big', [{ type: 'PromQL', promql: { promql: 'endless' } }]))).toEqual({
+        unknown: 'an answer over 1048576 bytes',
+      });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });

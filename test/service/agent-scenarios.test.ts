@@ -4,7 +4,8 @@
 // test/e2e/agent.test.ts, runs the poll as a user does.
 import { createServer, type Server } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { MAX_CACHE_MS } from '../../src/agent/poll.js';
+import { MAX_CACHE_MS, UpdatesPoller } from '../../src/agent/poll.js';
+import { RiskEvaluator } from '../../src/agent/risks.js';
 import { TRUSTED_CA_BUNDLE } from '../../src/agent/transport.js';
 import { retrieved } from '../support/agentFixtures.js';
 import { useCleanup } from '../support/cleanup.js';
@@ -232,5 +233,53 @@ describe('the agent poll, in-process', () => {
     // Once they read again, the poll goes on with the change.
     await r.poll();
     expect(retrieved(r.status())).toMatchObject({ status: 'False', reason: 'VersionNotFound' });
+  });
+
+  it('queues PromQL evaluations over the once-a-second rate instead of waiting, and comes back for them on the same graph', async () => {
+    const r = await rig();
+    let queries = 0;
+    const prometheus = createServer((_req, res) => {
+      queries += 1;
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ value: [0, '0'] }] } }));
+    });
+    await new Promise<void>((resolve) => prometheus.listen(0, '127.0.0.1', resolve));
+    cleanup.add(() => new Promise((resolve) => prometheus.close(resolve)));
+    let fetches = 0;
+    const upstream = createServer((req, res) => {
+      fetches += 1;
+      fetch(`${r.graphUrl}${req.url}`, { headers: { accept: 'application/json' } })
+        .then(async (a) => res.writeHead(a.status, { 'content-type': 'application/json' }).end(await a.text()))
+        .catch(() => res.writeHead(502).end());
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    cleanup.add(() => new Promise((resolve) => upstream.close(resolve)));
+    r.setSpec({
+      upstream: `http://127.0.0.1:${(upstream.address() as { port: number }).port}/api/upgrades_info/v1/graph`,
+    });
+    // The real rate: one query a second.
+    const evaluator = new RiskEvaluator({ url: `http://127.0.0.1:${(prometheus.address() as { port: number }).port}` });
+    const agent = new UpdatesPoller({ api: r.cluster.client().api, evaluator, clock: r.cluster.clock });
+
+    // Three PromQL risks: the first poll queries one and queues two, their updates Unknown meanwhile.
+    const first = await agent.poll();
+    expect(first.queuedEvaluations).toBe(2);
+    const throttled = (r.status().conditionalUpdates ?? [])
+      .map((c) => c.conditions[0]!)
+      .filter((k) => k.message.includes('client-side throttling: only'));
+    expect(throttled.length).toBeGreaterThan(0);
+    expect(throttled[0]).toMatchObject({ status: 'Unknown', reason: 'EvaluationFailed' });
+    expect(throttled[0]!.message).toContain(
+      'this cached cluster condition request has been queued for later execution',
+    );
+    // A second apart, the polls come back for them, on the graph already fetched.
+    let polls = 1;
+    for (let last = first; last.queuedEvaluations > 0; polls++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      last = await agent.poll();
+    }
+    expect({ polls, queries, fetches }).toEqual({ polls: 3, queries: 3, fetches: 1 });
+    expect(JSON.stringify(r.status().conditionalUpdates)).not.toContain('client-side throttling');
   });
 });

@@ -312,7 +312,9 @@ describe('the update executor, in-process', () => {
     expect(r.cluster.cv().status.conditionalUpdates?.find((c) => c.release.version === '4.16.6')?.riskNames).toEqual([
       'Everywhere',
     ]);
-    await r.ask({ to: '4.16.6', allowNotRecommended: true, allowUpgradeWithWarnings: true });
+    // A minor update: the Tech Preview feature set makes it not Upgradeable, so the request is forced, but force
+    // does not pass unaccepted risks.
+    await r.ask({ to: '4.16.6', allowNotRecommended: true, force: true, allowUpgradeWithWarnings: true });
     const blocked = await r.cluster.runUntil('the refusal', () =>
       ((c) => c?.status === 'False' && c)(condition(r.cluster.cv(), 'ReleaseAccepted')),
     );
@@ -334,6 +336,7 @@ describe('the update executor, in-process', () => {
     expect(entry.acceptedRisks).toContain(
       `The target release version="4.16.6" image="${image('4.16.6')}" is exposed to the risks [Everywhere] and accepted by CVO because all of them are considered acceptable`,
     );
+    expect(entry.acceptedRisks).toContain('FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade');
   });
 
   it('holds a minor update back for an unacknowledged admin gate of the current version, as the CVO does', async () => {

@@ -38,7 +38,7 @@ const sortedRecord = <T>(r: Record<string, T>): Record<string, T> =>
   Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 /**
- * The views two graphs of a channel are compared on: nodes, channel lists, errata URLs, edges, and the risk
+ * The views two graphs of a channel are compared on: nodes, their metadata, edges, and the risk
  * names of each conditional pair in their served order; and the defects a served graph must not have (a pair in two entries, a
  * risk named twice in one).
  */
@@ -46,9 +46,12 @@ export function normalise(g: Doc) {
   const nodes = new Set<string>();
   const channels: Record<string, string> = {};
   const urls: Record<string, string | undefined> = {};
+  const metadata: Record<string, string> = {};
   for (const n of g.nodes) {
     nodes.add(`${n.version} ${n.payload}`);
     const md = n.metadata ?? {};
+    // Every key, the computed ones too (channels, previous.remove_regex joined in the files' read order).
+    metadata[n.version] = canon(md);
     // As served, in order: the protocol fixes the order of the channel list.
     channels[n.version] = md['io.openshift.upgrades.graph.release.channels'] ?? '';
     urls[n.version] = md.url;
@@ -73,6 +76,7 @@ export function normalise(g: Doc) {
     nodes: [...nodes].sort(),
     channels: sortedRecord(channels),
     urls: sortedRecord(urls),
+    metadata: sortedRecord(metadata),
     edges: [...edges].sort(),
     cond: sortedRecord(cond),
     risks: Object.fromEntries(

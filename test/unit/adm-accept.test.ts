@@ -13,7 +13,7 @@ describe('adm upgrade accept', () => {
     expect(() => parseAcceptArgs(['A'], { clear: true, replace: true })).toThrow(
       '--clear and --replace are mutually exclusive',
     );
-    expect(() => parseAcceptArgs(['A'], { clear: true })).toThrow('unexpected arguments: A');
+    expect(() => parseAcceptArgs(['A'], { clear: true })).toThrow('unknown command "A"');
     expect(() => parseAcceptArgs(['A', 'B'], {})).toThrow('multiple positional arguments given');
     expect(() => parseAcceptArgs(['A,,B'], {})).toThrow('illegal risk ""');
     expect(() => parseAcceptArgs(['A,-'], {})).toThrow('illegal risk "-"');

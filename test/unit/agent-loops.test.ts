@@ -23,7 +23,7 @@ const settle = async (): Promise<void> => {
   for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-function rig(random = 0.5) {
+function rig(random = 0.5, queued: number[] = []) {
   const clock = new ManualClock();
   let current = cv('stable-4.16');
   const polls: number[] = [];
@@ -32,7 +32,15 @@ function rig(random = 0.5) {
     clusterVersion: async () => current,
     poll: async () => {
       polls.push(clock.now());
-      return { ...RESULT, available: 0, conditional: 0, recommendedConditional: 0, written: false } as PollResult;
+      const queuedEvaluations = queued.shift() ?? 0;
+      return {
+        ...RESULT,
+        available: 0,
+        conditional: 0,
+        recommendedConditional: 0,
+        written: false,
+        queuedEvaluations,
+      } as PollResult;
     },
   };
   const watch = { next: () => new Promise<ClusterVersion | undefined>((resolve) => (notify = resolve)) };
@@ -112,5 +120,15 @@ describe('the poll loop', () => {
     expect(r.clock.sleepers).toBe(1);
     await r.stop();
     expect(r.clock.sleepers).toBe(0);
+  });
+
+  it('comes back a second later while risk evaluations are queued by the rate limit, then keeps its interval', async () => {
+    const r = rig(0.5, [3, 2, 0]);
+    await settle();
+    await advance(r.clock, 2_000, 500);
+    expect(r.since()).toEqual([0, 1_000, 2_000]);
+    await advance(r.clock, 1.5 * INTERVAL, 10_000);
+    expect(r.since()).toEqual([0, 1_000, 2_000, 2_000 + 1.5 * INTERVAL]);
+    await r.stop();
   });
 });

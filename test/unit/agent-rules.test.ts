@@ -4,6 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseGraph, updatesFrom, type GraphResponse } from '../../src/agent/cincinnati.js';
 import { keepTransition } from '../../src/agent/conditions.js';
+import { RiskEvaluator } from '../../src/agent/risks.js';
+import { acceptRisksOn } from '../../src/agent/acceptRisks.js';
+import { ClusterApiError, type ClusterApi } from '../../src/cluster/api.js';
 import {
   ALL_ACCEPTED,
   appliesCondition,
@@ -224,5 +227,38 @@ describe('agent rules', () => {
       const listed = (s.availableUpdates ?? []).map((r) => r.version);
       expect(listed).toEqual([...listed].sort((a, b) => Number(b.split('.')[2]) - Number(a.split('.')[2])));
     }
+  });
+
+  it('omits conditionalUpdateRisks when no update has a risk, as the CVO does (the schema wants one at least)', () => {
+    expect(updateStatus([], [], [])).toEqual({ availableUpdates: null, conditionalUpdates: [] });
+  });
+
+  it('reads the accept-risks gate from the FeatureGate for the running version; off without one it may read', async () => {
+    const cv = { metadata: {}, spec: { clusterID: 'x' }, status: { desired: { version: '4.16.3', image: 'i' } } };
+    const gates = (status: number | undefined, enabled: string[] = []) =>
+      ({
+        get: async () => {
+          if (status) throw new ClusterApiError(status, 'Forbidden', 'no');
+          return { status: { featureGates: [{ version: '4.16.3', enabled: enabled.map((name) => ({ name })) }] } };
+        },
+      }) as unknown as ClusterApi;
+    expect(await acceptRisksOn(gates(undefined, ['ClusterUpdateAcceptRisks']), cv, 'auto')).toBe(true);
+    expect(await acceptRisksOn(gates(undefined, ['Other']), cv, 'auto')).toBe(false);
+    expect(await acceptRisksOn(gates(404), cv, 'auto')).toBe(false);
+    expect(await acceptRisksOn(gates(403), cv, 'auto')).toBe(false);
+    expect(await acceptRisksOn(gates(403), cv, 'enabled')).toBe(true);
+    expect(await acceptRisksOn(gates(undefined, ['ClusterUpdateAcceptRisks']), cv, 'disabled')).toBe(false);
+    await expect(acceptRisksOn(gates(500), cv, 'auto')).rejects.toThrow('no');
+  });
+
+  it("aggregates the failures of a risk's rules as Kubernetes does: each message once, brackets for two or more", async () => {
+    const evaluator = new RiskEvaluator({}, Date.now, { minIntervalMs: 0 });
+    const rule = (q: string) => ({ type: 'PromQL', promql: { promql: q } });
+    expect(await evaluator.evaluate(risk('Twice', [rule('a'), rule('b')]))).toEqual({
+      unknown: 'no Prometheus URL is configured',
+    });
+    expect(await evaluator.evaluate(risk('None', [{ type: 'Unknown' }]))).toEqual({
+      unknown: 'no rule could be evaluated',
+    });
   });
 });

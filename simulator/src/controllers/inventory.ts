@@ -363,7 +363,15 @@ function seedOperators(s: Seeding, release: ReturnType<typeof runningRelease>): 
           condition('Available', 'True', 'AsExpected'),
           condition('Progressing', 'False', 'AsExpected'),
           condition('Degraded', 'False', 'AsExpected'),
-          condition('Upgradeable', 'True', 'AsExpected'),
+          // A Tech Preview feature set holds minor updates back, as the config operator says on a real cluster.
+          name === 'config-operator' && o.featureSet === 'TechPreviewNoUpgrade'
+            ? condition(
+                'Upgradeable',
+                'False',
+                'FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade',
+                'FeatureGatesUpgradeable: "TechPreviewNoUpgrade" does not allow updates',
+              )
+            : condition('Upgradeable', 'True', 'AsExpected'),
         ],
       },
     });

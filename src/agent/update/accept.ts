@@ -3,7 +3,7 @@
 // (pkg/cvo/sync_worker.go): the signature, the payload Job, loading the payload and checking its
 // version, the preconditions; then status.desired, a Partial history entry and ReleaseAccepted=True.
 import { documentCount, PayloadError, type Payload } from '../../payload/load.js';
-import { acceptRisksOn, unacceptedRisks } from '../acceptRisks.js';
+import { acceptedRiskNames, acceptRisksOn, riskNamesOf, unacceptedRisks } from '../acceptRisks.js';
 import { controlPlaneArch } from '../architecture.js';
 import { setCondition, type ClusterRelease, type ClusterVersion } from '../clusterVersion.js';
 import { NOT_FAILING } from './progressing.js';
@@ -94,21 +94,21 @@ export async function acceptRelease(
   if (blocking.length) risks.push(`Forced through blocking failures: ${summary}`);
   risks.push(...failed.filter((p) => !p.blocking).map(describePrecondition));
 
-  // With the accept-risks feature on, a conditional update needs each risk that applies to be accepted.
+  // With the accept-risks feature on, a conditional update needs each risk that applies to be accepted. The
+  // refusal's and the history's words are those of the enhancement (openshift/enhancements
+  // update/accepted-risks.md), as no released CVO code states them yet.
   if (target.conditional && (await acceptRisksOn(ctx.api, cv, ctx.acceptRisks))) {
-    const accepted = new Set((cv.spec.desiredUpdate?.acceptRisks ?? []).map((r) => r.name));
-    const names = target.conditional.riskNames ?? target.conditional.risks.map((r) => r.name);
-    const unaccepted = unacceptedRisks(target.conditional, cv.status.conditionalUpdateRisks, accepted);
-    if (unaccepted.length && !force)
+    const names = riskNamesOf(target.conditional);
+    const unaccepted = unacceptedRisks(target.conditional, cv.status.conditionalUpdateRisks, acceptedRiskNames(cv));
+    // Force passes verification and preconditions, not this: only accepting the risks does.
+    if (unaccepted.length)
       return refuse(
         'UnacceptedRisks',
         `Payload loaded ${said(payload.version)} is blocked because it is exposed to unaccepted risks [${unaccepted.join(' ')}]`,
       );
-    if (unaccepted.length) risks.push(`Forced through unaccepted risks [${unaccepted.join(' ')}]`);
-    else
-      risks.push(
-        `The target release ${said(payload.version)} is exposed to the risks [${names.join(' ')}] and accepted by CVO because all of them are considered acceptable`,
-      );
+    risks.push(
+      `The target release ${said(payload.version)} is exposed to the risks [${names.join(' ')}] and accepted by CVO because all of them are considered acceptable`,
+    );
   }
 
   const url = release.url ?? (payload.metadata.metadata?.url as string | undefined);

@@ -1,8 +1,9 @@
 // The first step of an update: what spec.desiredUpdate asks for. As the cluster-version-operator validates
-// it (lib/validation/validation.go), a version alone must be an available update or one the cluster ran
-// before (which the rollback precondition then refuses) or a conditional update; an image is taken as given; architecture Multi asks for the multi-architecture release of the
-// version. Anything else is invalid, with the CVO's message. Whether the risks of a conditional update are
-// accepted is decided when the release is accepted (accept.ts), as the CVO does with accept-risks on.
+// it (lib/validation/validation.go), a version alone must be an available update, a conditional update or
+// one the cluster ran before (which the rollback precondition then refuses); an image is taken as given;
+// architecture Multi asks for the multi-architecture release of the version. Anything else is invalid, with
+// the CVO's message. Whether the risks of a conditional update are accepted is decided when the release is
+// accepted (accept.ts), as the CVO does with accept-risks on.
 import type { ClusterRelease, ClusterVersion, ConditionalUpdateStatus } from '../clusterVersion.js';
 import type { Condition } from '../conditions.js';
 

@@ -14,7 +14,7 @@ export interface AcceptOptions {
 /** What the command line asks: the names to add and to remove. Throws oc's usage errors. */
 export function parseAcceptArgs(args: string[], o: AcceptOptions): { add: Set<string>; remove: Set<string> } {
   if (o.clear && o.replace) throw new Error('--clear and --replace are mutually exclusive');
-  if (o.clear && args.length) throw new Error(`unexpected arguments: ${args.join(' ')}`);
+  if (o.clear && args.length) throw new Error(`unknown command "${args.join(' ')}"`);
   if (!o.clear && args.length === 0) throw new Error('no positional arguments given');
   if (args.length > 1) throw new Error('multiple positional arguments given');
   const add = new Set<string>();
@@ -50,9 +50,12 @@ export async function acceptRisks(cluster: ClusterClient, args: string[], o: Acc
   const acceptRisks = next.length ? next.map((name) => ({ name })) : null;
   const updated = await patchClusterVersion(cluster, { spec: { desiredUpdate: { acceptRisks } } });
   const stored = (updated.spec.desiredUpdate?.acceptRisks ?? []).map((r) => r.name);
-  if (next.length && stored.length === 0)
+  if (next.length && stored.length === 0) {
+    // Leave no empty desiredUpdate behind where there was none.
+    if (!cv.spec.desiredUpdate) await patchClusterVersion(cluster, { spec: { desiredUpdate: null } });
     throw new Error(
       'the cluster dropped spec.desiredUpdate.acceptRisks: its ClusterVersion schema has no such field (the ClusterUpdateAcceptRisks feature gate is off on this cluster)',
     );
+  }
   return `info: Accept risks are [${next.join(', ')}]`;
 }

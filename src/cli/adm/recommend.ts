@@ -4,6 +4,7 @@
 // newest first, each with the issues known for this cluster; or, with --version, the context of one target,
 // exiting non-zero when an issue applies that --accept did not name.
 import semver from 'semver';
+import { acceptedRiskNames } from '../../agent/acceptRisks.js';
 import type { ClusterRelease, ClusterVersion } from '../../agent/clusterVersion.js';
 import type { Condition } from '../../agent/conditions.js';
 import type { Risk } from '../../graph/model.js';
@@ -250,7 +251,7 @@ function minorSection(major: number, minor: number, list: Target[], outdated: bo
  * Applies conditions of status.conditionalUpdateRisks (the accept-risks feature); none without them.
  */
 function acceptedByCluster(cv: ClusterVersion): string[] {
-  const accepted = new Set((cv.spec.desiredUpdate?.acceptRisks ?? []).map((r) => r.name));
+  const accepted = acceptedRiskNames(cv);
   return (cv.status.conditionalUpdateRisks ?? [])
     .filter((r) => accepted.has(r.name) && r.conditions.some((k) => k.type === 'Applies' && k.status === 'True'))
     .map((r) => r.name);

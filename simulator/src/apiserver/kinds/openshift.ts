@@ -232,9 +232,11 @@ export const CLUSTER_VERSION = config({
               'A conditional update.',
               {
                 release: ref('io.openshift.config.v1.Release', 'The release updated to.'),
-                riskNames: arrayOf('The names of its risks, in conditionalUpdateRisks (accept-risks feature).', {
-                  type: 'string',
-                }),
+                riskNames: arrayOf(
+                  'The names of its risks, in conditionalUpdateRisks (accept-risks feature).',
+                  { type: 'string' },
+                  { mergeSet: true, gate: ACCEPT_RISKS_GATE },
+                ),
                 risks: arrayOf('Its risks.', RISK, { mergeKey: 'name' }),
                 conditions: arrayOf(
                   'Whether it is recommended to this cluster (Recommended).',
