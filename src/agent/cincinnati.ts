@@ -242,16 +242,28 @@ const releaseOf = (n: GraphResponse['nodes'][number]): ClusterRelease => {
   };
 };
 
-/** A rule a cluster can evaluate: Always without promql, PromQL with a query; others are dropped. */
+/**
+ * The rules a cluster can evaluate, as its schema holds them (anything else in a rule is not copied):
+ * Always without promql, PromQL with a query; others are dropped.
+ */
 function validRules(rules: MatchingRule[]): MatchingRule[] {
-  return rules.filter(
-    (r) =>
-      (r.type === 'Always' && !('promql' in r)) ||
-      (r.type === 'PromQL' &&
-        typeof (r as { promql?: { promql?: unknown } }).promql?.promql === 'string' &&
-        (r as { promql: { promql: string } }).promql.promql.trim() !== ''),
-  );
+  const out: MatchingRule[] = [];
+  for (const r of rules) {
+    const query = (r as { promql?: { promql?: unknown } }).promql?.promql;
+    if (r.type === 'Always' && !('promql' in r)) out.push({ type: 'Always' });
+    else if (r.type === 'PromQL' && typeof query === 'string' && query.trim() !== '')
+      out.push({ type: 'PromQL', promql: { promql: query } } as MatchingRule);
+  }
+  return out;
 }
+
+/** A risk as the ClusterVersion schema holds it: its four fields, nothing else the graph may carry. */
+const riskOf = (r: Risk): Risk => ({
+  url: r.url,
+  name: r.name,
+  message: r.message,
+  matchingRules: validRules(r.matchingRules ?? []),
+});
 
 /**
  * The updates of one response for the current version, each list by semver, newest first. As the CVO
@@ -282,7 +294,7 @@ export function updatesFrom(graph: GraphResponse, current: string, migrateToMult
   for (const [to, list] of entries) {
     available.delete(to); // both unconditional and conditional: the conditional one stands
     if (list.length > 1) continue; // two entries for one target: a cluster drops both
-    const risks = list[0]!.risks.map((r) => ({ ...r, matchingRules: validRules(r.matchingRules ?? []) }));
+    const risks = list[0]!.risks.map(riskOf);
     if (risks.some((r) => r.matchingRules.length === 0)) continue; // a risk left with no rule drops the update
     conditional.push({ release: list[0]!.release, risks });
   }

@@ -8,7 +8,8 @@
 // from the new channel (VersionNotFound), no channel, a first poll after a start — clears them: updates
 // listed for another channel must not be offered as recommended under this one.
 import { kubeTime, systemClock, type Clock } from '../clock.js';
-import type { ClusterApi } from '../cluster/api.js';
+import { ClusterApiError, type ClusterApi } from '../cluster/api.js';
+import { DroppedFieldsError } from '../cluster/dropped.js';
 import { LABEL } from '../graph/model.js';
 import { acceptedRiskNames, acceptRisksOn, type AcceptRisksFeature } from './acceptRisks.js';
 import { controlPlaneArch } from './architecture.js';
@@ -60,6 +61,12 @@ export interface PollResult {
 
 /** How long a fetched graph serves the polls that come back for queued evaluations (the CVO's minimum check interval). */
 const REUSE_GRAPH_MS = 60_000;
+
+/** A write the API server refused for what it holds, not for the moment: retrying the same write cannot help. */
+function refusedWrite(err: unknown): boolean {
+  if (err instanceof DroppedFieldsError) return true;
+  return err instanceof ClusterApiError && [400, 413, 422].includes(err.status);
+}
 
 /** A condition without an empty reason or message: the CVO leaves them out (RetrievedUpdates=True has neither). */
 function withoutEmptyWords(c: Condition): Condition {
@@ -152,7 +159,25 @@ export class UpdatesPoller {
     }
     // As the CVO's LastSyncOrConfigChange: moved by a success and by a change of what is asked for.
     if (retrieved.status === 'True' || this.last?.key !== key) this.last = { key, syncedAt: now };
-    const written = await this.write(retrieved, computed, channels, cv.status.desired?.version);
+    let written: boolean;
+    try {
+      written = await this.write(retrieved, computed, channels, cv.status.desired?.version);
+    } catch (err) {
+      // The API server refused the lists (too large, invalid, pruned): the lists in status are stale, so the
+      // condition must not keep saying they were retrieved. Anything else (a conflict storm, the server
+      // away) is the loop's to retry.
+      if (!refusedWrite(err)) throw err;
+      retrieved = {
+        type: 'RetrievedUpdates',
+        status: 'False',
+        lastTransitionTime: at,
+        reason: 'StatusWriteRefused',
+        message: `Unable to record the available updates: ${(err as Error).message}`,
+      };
+      await this.write(retrieved, undefined, undefined, cv.status.desired?.version);
+      written = true;
+      computed = undefined;
+    }
     const status = computed ?? {
       availableUpdates: cv.status.availableUpdates ?? null,
       conditionalUpdates: cv.status.conditionalUpdates ?? [],

@@ -282,4 +282,23 @@ describe('the agent poll, in-process', () => {
     expect({ polls, queries, fetches }).toEqual({ polls: 3, queries: 3, fetches: 1 });
     expect(JSON.stringify(r.status().conditionalUpdates)).not.toContain('client-side throttling');
   });
+
+  it('says RetrievedUpdates=False when the API server refuses the lists, instead of keeping True over stale ones', async () => {
+    const r = await rig();
+    await r.poll();
+    expect(retrieved(r.status())).toMatchObject({ status: 'True' });
+    // The next write of the lists is refused as too large; the condition write after it goes through.
+    r.cluster.fail({ method: 'PUT', path: /clusterversions\/version\/status$/, status: 413, times: 1 });
+    // A spec change (a new generation to observe) gives the poll something to write.
+    r.setSpec({ channel: 'candidate-4.17' });
+    r.setSpec({ channel: 'stable-4.16' });
+    const before = r.status().conditionalUpdates;
+    await r.poll().catch(() => undefined);
+    expect(retrieved(r.status())).toMatchObject({ status: 'False', reason: 'StatusWriteRefused' });
+    expect(retrieved(r.status()).message).toMatch(/^Unable to record the available updates: /);
+    expect(r.status().conditionalUpdates).toEqual(before);
+    // Once the server takes the write again, the next poll records the lists and says True.
+    await r.poll();
+    expect(retrieved(r.status())).toMatchObject({ status: 'True' });
+  });
 });

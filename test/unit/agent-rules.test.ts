@@ -261,4 +261,31 @@ describe('agent rules', () => {
       unknown: 'no rule could be evaluated',
     });
   });
+
+  it("copies a risk into status by its schema: the four fields and each rule's own, nothing else the graph carries", () => {
+    const deep = JSON.parse('{"a":'.repeat(5000) + '1' + '}'.repeat(5000)) as unknown;
+    const odd = {
+      ...risk('Odd', [
+        { type: 'PromQL', promql: { promql: 'up == 0', extra: deep }, note: 'x' },
+        { type: 'Always', because: 'reasons' },
+      ] as unknown as Risk['matchingRules']),
+      extra: deep,
+    } as Risk;
+    const u = updatesFrom(
+      {
+        nodes: [node('4.16.3'), node('4.16.4')],
+        edges: [],
+        conditionalEdges: [{ edges: [{ from: '4.16.3', to: '4.16.4' }], risks: [odd] }],
+      },
+      '4.16.3',
+    );
+    expect(u.conditional[0]!.risks).toEqual([
+      {
+        url: 'https://issues.example/Odd',
+        name: 'Odd',
+        message: 'Odd hurts.',
+        matchingRules: [{ type: 'PromQL', promql: { promql: 'up == 0' } }, { type: 'Always' }],
+      },
+    ]);
+  });
 });
