@@ -102,10 +102,14 @@ describe.runIf(registryAvailable() && conformanceAvailable())('conformance serve
         headers: { accept: 'application/json' },
       });
       const got = (await res.json()) as Parameters<typeof normalise>[0];
-      // The captured nodes, with payloads naming the image pushed for each version.
+      // The captured nodes, with payloads (and the manifestref label) naming the image pushed for each version.
       const want = {
         ...doc,
-        nodes: doc.nodes.map((n) => ({ ...n, payload: `${reg.host}/ocp/release@${digests.get(n.version)}` })),
+        nodes: doc.nodes.map((n) => ({
+          ...n,
+          payload: `${reg.host}/ocp/release@${digests.get(n.version)}`,
+          metadata: { ...n.metadata, 'io.openshift.upgrades.graph.release.manifestref': digests.get(n.version)! },
+        })),
       };
       for (const n of got.nodes)
         if (n.metadata?.['io.openshift.upgrades.graph.release.manifestref'] !== digests.get(n.version))
