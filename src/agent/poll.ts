@@ -117,8 +117,8 @@ export class UpdatesPoller {
     try {
       const current = cv.status.desired?.version;
       // A poll that comes back for queued evaluations reuses the graph just fetched, as the CVO does.
-      const reuse =
-        this.fetched?.key === `${key}${current}` && this.fetched.queued && now - this.fetched.at < REUSE_GRAPH_MS;
+      const fetchKey = `${key}${current}`;
+      const reuse = this.fetched?.key === fetchKey && this.fetched.queued && now - this.fetched.at < REUSE_GRAPH_MS;
       const graph = reuse
         ? this.fetched!.graph
         : await fetchGraph(
@@ -132,7 +132,7 @@ export class UpdatesPoller {
             },
             transport,
           );
-      if (!reuse) this.fetched = { key: `${key}${current}`, at: now, graph, queued: false };
+      if (!reuse) this.fetched = { key: fetchKey, at: now, graph, queued: false };
       const migrate = cv.spec.desiredUpdate?.architecture === 'Multi' && cv.status.desired?.architecture !== 'Multi';
       let updates;
       try {

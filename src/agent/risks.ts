@@ -89,7 +89,6 @@ export class RiskEvaluator {
       };
     }
     this.queued.delete(query);
-    this.lastQueryAt = now;
     const result = await this.query(query);
     this.lastQueryAt = this.now(); // the CVO counts from when the last call completed
     this.cache.set(query, { at: this.now(), result });

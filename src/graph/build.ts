@@ -13,8 +13,10 @@ import { addEdge, addNode, emptyGraph, nodeId, type WorkGraph } from './workGrap
 
 export function buildGraph(input: GraphInput): FullGraph {
   const g = releaseGraph(input.releases);
-  applySecondaryMetadata(g, input);
-  applyEdgeLabelsAndRisks(g, input.blockedEdges);
+  // Both stages below take the blocked edges in the order the reference reads their files, worked out once.
+  const blockedEdges = inReferenceReadOrder(input.blockedEdges);
+  applySecondaryMetadata(g, { ...input, blockedEdges });
+  applyEdgeLabelsAndRisks(g, blockedEdges);
   return finish(g);
 }
 
@@ -61,7 +63,8 @@ function versionsIndex(g: WorkGraph): Map<string, number[]> {
 
 /**
  * Secondary metadata (the reference's openshift_secondary_metadata_parser): raw metadata merged into
- * every arch of a version, channel membership, and `previous.remove_regex` from blocked edges.
+ * every arch of a version, channel membership, and `previous.remove_regex` from blocked edges, joined in
+ * the order given (buildGraph gives the reference's read order: inReferenceReadOrder).
  */
 export function applySecondaryMetadata(g: WorkGraph, input: Omit<GraphInput, 'releases'>): void {
   const byVersion = versionsIndex(g);
@@ -83,8 +86,7 @@ export function applySecondaryMetadata(g: WorkGraph, input: Omit<GraphInput, 're
   for (const node of g.nodes) {
     if (node.metadata && node.channels.length > 0) node.metadata[LABEL.channels] = node.channels.join(',');
   }
-  const blocked = inReferenceReadOrder(input.blockedEdges); // joined in the order the reference reads the files
-  for (const edge of blocked) {
+  for (const edge of input.blockedEdges) {
     for (const i of nodesNamed(g, byVersion, edge.to)) {
       const md = g.nodes[i]!.metadata;
       if (!md) continue;
@@ -115,7 +117,7 @@ const joinList = (items: string[]): string => [...new Set(items)].join(',');
  * Blocked edges in the order the reference lists their files (`<id>.yaml`) in its blocked-edges folder; two
  * edges of one id (a.yaml beside a.yml) both stay, in the order given.
  */
-function inReferenceReadOrder(edges: BlockedEdge[]): BlockedEdge[] {
+export function inReferenceReadOrder(edges: BlockedEdge[]): BlockedEdge[] {
   const byFile = new Map<string, BlockedEdge[]>();
   for (const e of edges) byFile.set(`${e.id}.yaml`, [...(byFile.get(`${e.id}.yaml`) ?? []), e]);
   return referenceReadOrder([...byFile.keys()]).flatMap((f) => byFile.get(f)!);
@@ -123,7 +125,8 @@ function inReferenceReadOrder(edges: BlockedEdge[]): BlockedEdge[] {
 
 /**
  * Stages 3-6: edge labels add edges; risk files turn matching edges into conditional ones; removal
- * labels and hard blocks remove unconditional edges only; `release.remove` drops nodes.
+ * labels and hard blocks remove unconditional edges only; `release.remove` drops nodes. Risks are appended
+ * in the order the blocked edges are given (buildGraph gives the reference's read order).
  */
 export function applyEdgeLabelsAndRisks(g: WorkGraph, blockedEdges: BlockedEdge[]): void {
   const byVersion = versionsIndex(g);
@@ -135,8 +138,7 @@ export function applyEdgeLabelsAndRisks(g: WorkGraph, blockedEdges: BlockedEdge[
 
   const ids = g.nodes.map((n) => nodeId(n.version, n.arch));
   // Risks are appended in the order the reference reads their files, which is the order it serves them in.
-  const blocked = inReferenceReadOrder(blockedEdges);
-  for (const edge of blocked) {
+  for (const edge of blockedEdges) {
     const risk = edge.risk;
     if (!risk) continue;
     const from = compilePattern(edge.from);
@@ -175,7 +177,7 @@ export function applyEdgeLabelsAndRisks(g: WorkGraph, blockedEdges: BlockedEdge[
   });
   // Hard blocks again, file by file: the joined remove_regex label above already holds them, but a
   // node without metadata has no label, and one bad pattern there must not cancel the others.
-  for (const edge of blocked) {
+  for (const edge of blockedEdges) {
     if (edge.risk) continue;
     for (const to of nodesNamed(g, byVersion, edge.to)) removeMatching(g, ids, to, edge.from);
   }

@@ -6,7 +6,6 @@
 // its Recommended condition (status, reason, message), availableUpdates, and with the accept-risks feature
 // on, conditionalUpdateRisks and riskNames.
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { UpdatesPoller } from '../../src/agent/poll.js';
@@ -17,6 +16,7 @@ import { InMemoryClusterApi } from '@cincy/simulator/apiserver/memoryApi';
 import { kindNamed } from '@cincy/simulator/apiserver/kinds';
 import { CONFORMANCE_DIR, conformanceAvailable, expectedChannels } from '../support/conformance.js';
 import { useCleanup } from '../support/cleanup.js';
+import { prometheusStub } from '../support/localServers.js';
 import { startServer } from '../support/server.js';
 import { join } from 'node:path';
 
@@ -35,23 +35,13 @@ type Answer = 0 | 1 | 'error';
 /** How the test's Prometheus answers a query: a fixed function of its text. */
 const answerOf = (query: string): Answer =>
   (['error', 0, 1, 0, 1, 1] as const)[createHash('sha256').update(query).digest()[0]! % 6]!;
+/** What the test's Prometheus sends for a query: one sample 0 or 1, or two samples for an error. */
+const samplesOf = (query: string): string[] => {
+  const a = answerOf(query);
+  return a === 'error' ? ['1', '1'] : [String(a)];
+};
 /** The CVO's words for a vector of two samples (pkg/clusterconditions/promql). */
 const TWO_SAMPLES = 'invalid PromQL result length must be one, but is 2';
-
-/** A Prometheus answering `answerOf`: one sample 0 or 1, or two samples. */
-async function prometheus(): Promise<string> {
-  const server = createServer((req, res) => {
-    const query = new URL(req.url!, 'http://x').searchParams.get('query') ?? '';
-    const a = answerOf(query);
-    const sample = (v: string) => ({ metric: {}, value: [1, v] });
-    const result = a === 'error' ? [sample('1'), sample('1')] : [sample(String(a))];
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result } }));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  cleanup.add(() => new Promise((r) => server.close(r)));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
 
 // ---- The CVO's rules, written here apart from the agent's code (pkg/cvo/availableupdates.go). ----
 
@@ -160,7 +150,7 @@ describe.runIf(conformanceAvailable())('the agent on the real graphs of 2024-08-
   it('writes what the cluster-version-operator writes, in a few hundred (channel, version) states', async () => {
     const server = await startServer({ graphData: join(CONFORMANCE_DIR, SET, 'graph-data') });
     cleanup.add(() => server.close());
-    const prometheusUrl = await prometheus();
+    const prometheusUrl = (await prometheusStub(samplesOf, cleanup)).url;
     const cv = kindNamed('ClusterVersion');
     let states = 0;
     let conditionalUpdates = 0;

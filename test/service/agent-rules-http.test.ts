@@ -6,6 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { fetchGraph, RetrieveError } from '../../src/agent/cincinnati.js';
 import { RiskEvaluator } from '../../src/agent/risks.js';
 import type { Risk } from '../../src/graph/model.js';
+import { useCleanup } from '../support/cleanup.js';
+import { prometheusStub, serveLocal } from '../support/localServers.js';
+
+const cleanup = useCleanup();
 
 const risk = (name: string, rules: Risk['matchingRules'] = [{ type: 'Always' }]): Risk => ({
   name,
@@ -118,36 +122,25 @@ describe('agent rules', () => {
   });
 
   it('caches a PromQL result for an hour and queries at most once a second', async () => {
-    let queries = 0;
-    const server = createServer((_req, res) => {
-      queries += 1;
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ value: [0, '1'] }] } }));
+    const prometheus = await prometheusStub(() => ['1'], cleanup);
+    let now = 1_000_000;
+    const evaluator = new RiskEvaluator({ url: prometheus.url }, () => now, {
+      minIntervalMs: 10,
+      refreshMs: 3600_000,
+      forgetMs: 86400_000,
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    try {
-      let now = 1_000_000;
-      const evaluator = new RiskEvaluator(
-        { url: `http://127.0.0.1:${(server.address() as { port: number }).port}` },
-        () => now,
-        { minIntervalMs: 10, refreshMs: 3600_000, forgetMs: 86400_000 },
-      );
-      const r = risk('P', [{ type: 'PromQL', promql: { promql: 'up' } }]);
-      expect(await evaluator.evaluate(r)).toEqual({ applies: true });
-      now += 60_000;
-      expect(await evaluator.evaluate(r)).toEqual({ applies: true });
-      expect(queries).toBe(1);
-      now += 3600_000;
-      await evaluator.evaluate(r);
-      expect(queries).toBe(2);
-    } finally {
-      server.close();
-    }
+    const r = risk('P', [{ type: 'PromQL', promql: { promql: 'up' } }]);
+    expect(await evaluator.evaluate(r)).toEqual({ applies: true });
+    now += 60_000;
+    expect(await evaluator.evaluate(r)).toEqual({ applies: true });
+    expect(prometheus.queries()).toBe(1);
+    now += 3600_000;
+    await evaluator.evaluate(r);
+    expect(prometheus.queries()).toBe(2);
   });
 
   it('gives a PromQL query one deadline and a size cap: a trickling or endless Prometheus makes the risk Unknown', async () => {
-    const server = createServer((req, res) => {
+    const url = await serveLocal((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       if (req.url!.includes('trickle')) {
         // Headers, then a byte every 100 ms: no gap between chunks ever reaches the per-chunk timeout.
@@ -159,23 +152,13 @@ describe('agent rules', () => {
         res.on('close', () => res.removeAllListeners('drain'));
         pump();
       }
+    }, cleanup);
+    const evaluator = new RiskEvaluator({ url, timeoutMs: 1000 }, Date.now, { minIntervalMs: 0 });
+    expect(await evaluator.evaluate(risk('Slow', [{ type: 'PromQL', promql: { promql: 'trickle' } }]))).toEqual({
+      unknown: 'the query did not complete within 1 s',
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    try {
-      const evaluator = new RiskEvaluator(
-        { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, timeoutMs: 1000 },
-        Date.now,
-        { minIntervalMs: 0 },
-      );
-      expect(await evaluator.evaluate(risk('Slow', [{ type: 'PromQL', promql: { promql: 'trickle' } }]))).toEqual({
-        unknown: 'the query did not complete within 1 s',
-      });
-      expect(await evaluator.evaluate(risk('Big', [{ type: 'PromQL', promql: { promql: 'endless' } }]))).toEqual({
-        unknown: 'an answer over 1048576 bytes',
-      });
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    expect(await evaluator.evaluate(risk('Big', [{ type: 'PromQL', promql: { promql: 'endless' } }]))).toEqual({
+      unknown: 'an answer over 1048576 bytes',
+    });
   });
 });

@@ -10,15 +10,17 @@ import { TRUSTED_CA_BUNDLE } from '../../src/agent/transport.js';
 import { retrieved } from '../support/agentFixtures.js';
 import { useCleanup } from '../support/cleanup.js';
 import { poller } from '../support/inProcessAgent.js';
+import { prometheusStub } from '../support/localServers.js';
 import { rig as pollRig } from '../support/pollRig.js';
 
 const cleanup = useCleanup();
 const rig = (o: Parameters<typeof pollRig>[1] = {}) => pollRig(cleanup, o);
 
-/** An upstream relaying the update service's answers, or answering 503 while `down` is set. */
-async function switchableUpstream(graphUrl: string): Promise<{ url: string; down: boolean }> {
-  const upstream = { url: '', down: false };
+/** An upstream relaying the update service's answers, or answering 503 while `down` is set; it counts requests. */
+async function switchableUpstream(graphUrl: string): Promise<{ url: string; down: boolean; requests: number }> {
+  const upstream = { url: '', down: false, requests: 0 };
   const server: Server = createServer((req, res) => {
+    upstream.requests += 1;
     if (upstream.down) return void res.writeHead(503).end('maintenance');
     fetch(`${graphUrl}${req.url}`, { headers: { accept: 'application/json' } })
       .then(async (answer) =>
@@ -237,29 +239,11 @@ describe('the agent poll, in-process', () => {
 
   it('queues PromQL evaluations over the once-a-second rate instead of waiting, and comes back for them on the same graph', async () => {
     const r = await rig();
-    let queries = 0;
-    const prometheus = createServer((_req, res) => {
-      queries += 1;
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ value: [0, '0'] }] } }));
-    });
-    await new Promise<void>((resolve) => prometheus.listen(0, '127.0.0.1', resolve));
-    cleanup.add(() => new Promise((resolve) => prometheus.close(resolve)));
-    let fetches = 0;
-    const upstream = createServer((req, res) => {
-      fetches += 1;
-      fetch(`${r.graphUrl}${req.url}`, { headers: { accept: 'application/json' } })
-        .then(async (a) => res.writeHead(a.status, { 'content-type': 'application/json' }).end(await a.text()))
-        .catch(() => res.writeHead(502).end());
-    });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    cleanup.add(() => new Promise((resolve) => upstream.close(resolve)));
-    r.setSpec({
-      upstream: `http://127.0.0.1:${(upstream.address() as { port: number }).port}/api/upgrades_info/v1/graph`,
-    });
+    const prometheus = await prometheusStub(() => ['0'], cleanup);
+    const upstream = await switchableUpstream(r.graphUrl);
+    r.setSpec({ upstream: upstream.url });
     // The real rate: one query a second.
-    const evaluator = new RiskEvaluator({ url: `http://127.0.0.1:${(prometheus.address() as { port: number }).port}` });
+    const evaluator = new RiskEvaluator({ url: prometheus.url });
     const agent = new UpdatesPoller({ api: r.cluster.client().api, evaluator, clock: r.cluster.clock });
 
     // Three PromQL risks: the first poll queries one and queues two, their updates Unknown meanwhile.
@@ -279,7 +263,11 @@ describe('the agent poll, in-process', () => {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       last = await agent.poll();
     }
-    expect({ polls, queries, fetches }).toEqual({ polls: 3, queries: 3, fetches: 1 });
+    expect({ polls, queries: prometheus.queries(), fetches: upstream.requests }).toEqual({
+      polls: 3,
+      queries: 3,
+      fetches: 1,
+    });
     expect(JSON.stringify(r.status().conditionalUpdates)).not.toContain('client-side throttling');
   });
 

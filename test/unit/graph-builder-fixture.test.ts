@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyEdgeLabelsAndRisks, applySecondaryMetadata } from '../../src/graph/build.js';
+import { applyEdgeLabelsAndRisks, applySecondaryMetadata, inReferenceReadOrder } from '../../src/graph/build.js';
 import { addEdge, addNode, emptyGraph, type WorkGraph } from '../../src/graph/workGraph.js';
 import { edgeList, finish } from '../../src/graph/finish.js';
 import { LABEL } from '../../src/graph/model.js';
@@ -60,8 +60,9 @@ describe.runIf(conformanceAvailable())('graph-builder stages on the reference fi
       expect(read.errors).toEqual([]);
       const tree = read.tree!;
       const ours = workGraph(JSON.parse(readFileSync(join(dir, 'graph-gb-raw.json'), 'utf8')) as RawGraph);
-      applySecondaryMetadata(ours, tree);
-      applyEdgeLabelsAndRisks(ours, tree.blockedEdges);
+      const blockedEdges = inReferenceReadOrder(tree.blockedEdges);
+      applySecondaryMetadata(ours, { ...tree, blockedEdges });
+      applyEdgeLabelsAndRisks(ours, blockedEdges);
       const expected = workGraph(
         JSON.parse(readFileSync(join(dir, 'graph-gb-with-quay-metadata.json'), 'utf8')) as RawGraph,
       );
