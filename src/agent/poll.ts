@@ -55,7 +55,7 @@ export interface PollResult {
   conditional: number;
   recommendedConditional: number;
   written: boolean;
-  /** PromQL queries the rate limit queued: their risks are Unknown until a poll soon after evaluates them. */
+  /** Risks of this poll left Unknown by the PromQL rate limit, until a poll soon after evaluates them. */
   queuedEvaluations: number;
 }
 
@@ -103,6 +103,7 @@ export class UpdatesPoller {
     const at = kubeTime(now);
     const cv = await this.clusterVersion();
     let computed: ReturnType<typeof updateStatus> | undefined;
+    let queuedEvaluations = 0;
     let channels: string[] | undefined;
     let retrieved: Condition = {
       type: 'RetrievedUpdates',
@@ -143,7 +144,8 @@ export class UpdatesPoller {
       const feature = await acceptRisksOn(this.o.api, cv, this.o.acceptRisks ?? 'auto');
       const evaluated = await this.evaluate(updates.conditional, cv, at, feature);
       computed = updateStatus(updates.available, evaluated.conditional, feature ? evaluated.risks : undefined);
-      this.fetched!.queued = this.o.evaluator.queuedCount() > 0;
+      queuedEvaluations = evaluated.queued;
+      this.fetched!.queued = queuedEvaluations > 0;
       const node = graph.nodes.find((n) => n.version === current);
       channels = (node?.metadata[LABEL.channels] ?? '').split(',').filter(Boolean).sort();
     } catch (err) {
@@ -190,7 +192,7 @@ export class UpdatesPoller {
         c.conditions.some((k) => k.type === 'Recommended' && k.status === 'True'),
       ).length,
       written,
-      queuedEvaluations: this.o.evaluator.queuedCount(),
+      queuedEvaluations,
     };
   }
 
@@ -209,13 +211,21 @@ export class UpdatesPoller {
     cv: ClusterVersion,
     at: string,
     feature: boolean,
-  ): Promise<{ conditional: Array<ConditionalUpdate & { conditions: Condition[] }>; risks: RiskStatus[] }> {
+  ): Promise<{
+    conditional: Array<ConditionalUpdate & { conditions: Condition[] }>;
+    risks: RiskStatus[];
+    /** How many risks wait for the rate limit to evaluate them. */
+    queued: number;
+  }> {
     const before = new Map((cv.status.conditionalUpdateRisks ?? []).map((r) => [r.name, r.conditions]));
     const risks: RiskStatus[] = [];
     const applies = new Map<string, Condition>();
+    let queued = 0;
     for (const risk of risksByName(conditional)) {
+      const exposure = await this.o.evaluator.evaluate(risk);
+      if ('queued' in exposure) queued += 1;
       const condition = keepTransition(
-        appliesCondition(risk, await this.o.evaluator.evaluate(risk), at),
+        appliesCondition(risk, exposure, at),
         before.get(risk.name)?.find((k) => k.type === 'Applies'),
       );
       applies.set(risk.name, condition);
@@ -234,6 +244,7 @@ export class UpdatesPoller {
         conditions: [keepTransition(recommended(c.risks, applies, accepted, at), previous.get(c.release.version))],
       })),
       risks,
+      queued,
     };
   }
 

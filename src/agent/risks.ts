@@ -8,7 +8,9 @@ import { Agent, request } from 'undici';
 import type { Risk } from '../graph/model.js';
 import { readBounded } from '../readBounded.js';
 
-export type Exposure = { applies: true } | { applies: false } | { unknown: string };
+/** Whether a risk applies; `queued` when it is unknown only because the rate limit put a query off. */
+export type Exposure = { applies: true } | { applies: false } | { unknown: string; queued?: true };
+type RuleResult = { matches: boolean } | { error: string; queued?: true };
 
 export interface PrometheusOptions {
   url?: string;
@@ -36,7 +38,6 @@ export class RiskEvaluator {
   private readonly limits: typeof DEFAULT_LIMITS;
   private readonly cache = new Map<string, Cached>();
   private lastQueryAt = -Infinity;
-  private readonly queued = new Set<string>();
   private readonly dispatcher: Agent;
 
   constructor(
@@ -51,26 +52,23 @@ export class RiskEvaluator {
   /** Whether a risk applies to this cluster, or why that is unknown. */
   async evaluate(risk: Risk): Promise<Exposure> {
     const errors: string[] = [];
+    let queued = false;
     for (const rule of risk.matchingRules) {
       if (rule.type === 'Always') return { applies: true };
       if (rule.type !== 'PromQL') continue; // a type this agent does not know is skipped
       const r = await this.promql((rule as { promql: { promql: string } }).promql.promql);
       if ('matches' in r) return r.matches ? { applies: true } : { applies: false };
       errors.push(r.error);
+      queued ||= r.queued === true;
     }
     // Several failures read as Kubernetes aggregates them, which the CVO's message quotes: each distinct
     // message once, in brackets when there are two or more.
     const distinct = [...new Set(errors)];
-    if (distinct.length > 1) return { unknown: `[${distinct.join(', ')}]` };
-    return { unknown: distinct[0] ?? 'no rule could be evaluated' };
+    const unknown = distinct.length > 1 ? `[${distinct.join(', ')}]` : (distinct[0] ?? 'no rule could be evaluated');
+    return queued ? { unknown, queued: true } : { unknown };
   }
 
-  /** How many queries the rate limit turned away since they last ran: a poll with any comes back soon. */
-  queuedCount(): number {
-    return this.queued.size;
-  }
-
-  private async promql(query: string): Promise<{ matches: boolean } | { error: string }> {
+  private async promql(query: string): Promise<RuleResult> {
     const now = this.now();
     for (const [k, c] of this.cache) if (now - c.at > this.limits.forgetMs) this.cache.delete(k);
     const cached = this.cache.get(query);
@@ -83,19 +81,18 @@ export class RiskEvaluator {
     if (elapsed < this.limits.minIntervalMs && this.limits.waitWhenThrottled) {
       await new Promise((r) => setTimeout(r, this.limits.minIntervalMs - elapsed));
     } else if (elapsed < this.limits.minIntervalMs) {
-      this.queued.add(query);
       return {
+        queued: true,
         error: `client-side throttling: only ${goDuration(elapsed)} has elapsed since the last match call completed for this cluster condition backend; this cached cluster condition request has been queued for later execution`,
       };
     }
-    this.queued.delete(query);
     const result = await this.query(query);
     this.lastQueryAt = this.now(); // the CVO counts from when the last call completed
     this.cache.set(query, { at: this.now(), result });
     return result;
   }
 
-  private async query(query: string): Promise<{ matches: boolean } | { error: string }> {
+  private async query(query: string): Promise<RuleResult> {
     if (!this.prometheus.url) return { error: 'no Prometheus URL is configured' };
     const url = new URL(
       'api/v1/query',

@@ -289,4 +289,20 @@ describe('the agent poll, in-process', () => {
     await r.poll();
     expect(retrieved(r.status())).toMatchObject({ status: 'True' });
   });
+
+  it("counts only this poll's queued evaluations: a risk no longer asked for does not bring the poll back", async () => {
+    const r = await rig();
+    const prometheus = await prometheusStub(() => ['0'], cleanup);
+    const agent = new UpdatesPoller({
+      api: r.cluster.client().api,
+      evaluator: new RiskEvaluator({ url: prometheus.url }),
+      clock: r.cluster.clock,
+    });
+    expect((await agent.poll()).queuedEvaluations).toBe(2);
+    // A channel without the current version: nothing to evaluate, so nothing waits.
+    r.setSpec({ channel: 'candidate-4.17' });
+    const moved = await agent.poll();
+    expect(moved.retrieved).toMatchObject({ status: 'False', reason: 'VersionNotFound' });
+    expect(moved.queuedEvaluations).toBe(0);
+  });
 });
