@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// `npm run reliability`: the reliability findings (of the project's issue 13) as tests, named
-// "reliability finding N", then what only a running server shows: a soak under wrk, kill -9 during
-// admin write streams, body floods while /graph is measured, and slow clients. Loopback only, bounded
-// in time. Prints a table of what was tried, how often and whether it held, writes it to
-// reliability-results/latest.md, and exits 1 when anything did not hold.
+// `npm run reliability`: the reliability findings (of the project's issue 13) and the hostile-registry
+// findings (issue 30) as tests, named "reliability finding N" and "hostile finding N", then what only a
+// running server shows: a soak under wrk, kill -9 during admin write streams, body floods while /graph
+// is measured, slow clients, and a hostile registry playing each of its attacks against `cincy serve`
+// (a second table: attack, bound hit, time, peak RSS, what /readyz said). Loopback only, bounded in
+// time. Prints the tables, writes them to reliability-results/latest.md, and exits 1 when anything did
+// not hold.
 //
 //   node scripts/reliability.mjs [--soak-seconds 120] [--rounds 5] [--flood-seconds 5] [--skip-tests]
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { hasCommand, installCleanupHandlers, removeOnExit } from './bench/procs.mjs';
 import { runFindings } from './reliability/findings.mjs';
 import { flood } from './reliability/flood.mjs';
+import { hostileRegistry } from './reliability/hostile.mjs';
 import { killDuringWrites } from './reliability/killWrites.mjs';
 import { slowClients } from './reliability/slowClients.mjs';
 import { soak } from './reliability/soak.mjs';
@@ -44,9 +47,9 @@ async function main() {
   const rows = [];
 
   if (!process.argv.includes('--skip-tests'))
-    for (const [n, f] of runFindings({ root: ROOT, workDir, log }))
+    for (const [label, n, f] of runFindings({ root: ROOT, workDir, log }))
       rows.push({
-        scenario: `finding ${n} (tests named "reliability finding ${n}")`,
+        scenario: `${label} finding ${n} (tests named "${label} finding ${n}")`,
         tried: `${f.tried} tests`,
         held: f.held === f.tried,
         detail: f.failed.length ? `failed: ${f.failed.join('; ')}` : `${f.held} passed`,
@@ -64,6 +67,21 @@ async function main() {
     }
   }
 
+  let hostileRows = [];
+  try {
+    hostileRows = await hostileRegistry({ root: ROOT, cli: CLI, workDir, log });
+  } catch (err) {
+    hostileRows = [
+      { attack: 'hostile registry', bound: '—', held: false, seconds: '—', rss: '—', said: err.message.split('\n')[0] },
+    ];
+  }
+  rows.push({
+    scenario: 'a hostile registry against cincy serve (table below)',
+    tried: `${hostileRows.length} attacks`,
+    held: hostileRows.every((r) => r.held),
+    detail: `${hostileRows.filter((r) => r.held).length} held`,
+  });
+
   const esc = (s) => String(s).replace(/\|/g, '\\|');
   const table = [
     '| what was tried | how many | held | detail |',
@@ -73,7 +91,17 @@ async function main() {
   const load = loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-  const text = `# cincy reliability — ${new Date().toISOString()}\n\nload average ${load} at the end\n\n${table}\n`;
+  const hostileTable = [
+    '| attack | bound hit | time to /readyz saying so (s) | peak RSS | held | what /readyz said |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...hostileRows.map(
+      (r) =>
+        `| ${esc(r.attack)} | ${esc(r.bound)} | ${r.seconds} | ${r.rss} | ${r.held ? 'yes' : '**no**'} | ${esc(r.said)} |`,
+    ),
+  ].join('\n');
+  const text =
+    `# cincy reliability — ${new Date().toISOString()}\n\nload average ${load} at the end\n\n${table}\n\n` +
+    `## A hostile registry\n\n${hostileTable}\n`;
   mkdirSync(join(ROOT, 'reliability-results'), { recursive: true });
   writeFileSync(join(ROOT, 'reliability-results', 'latest.md'), text);
   console.log(`\n${text}`);

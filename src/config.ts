@@ -27,9 +27,16 @@ const SCHEMAS = {
   scrapeInterval: Type.String({ pattern: '^(?:\\d+h)?(?:\\d+m)?(?:\\d+s)?$', minLength: 2 }),
   registryConcurrency: Type.Integer({ minimum: 1, maximum: 256 }),
   registryTimeout: Type.Integer({ minimum: 1, maximum: 3600 }),
+  registryRequestDeadline: Type.Integer({ minimum: 1, maximum: 86400 }),
+  registryScrapeDeadline: Type.Integer({ minimum: 1, maximum: 86400 }),
+  registryMaxTags: Type.Integer({ minimum: 1, maximum: 10_000_000 }),
+  registryAllowHosts: Type.String({ pattern: '^[A-Za-z0-9.:\\[\\]-]+(,[A-Za-z0-9.:\\[\\]-]+)*$' }),
   db: Type.String({ minLength: 1 }),
+  dbMaxSize: Type.String({ pattern: '^[1-9][0-9]*(KiB|MiB|GiB)?$' }),
   dbPoolSize: Type.Integer({ minimum: 1, maximum: 1000 }),
   host: Type.String({ minLength: 1 }),
+  tlsCert: Type.String({ minLength: 1 }),
+  tlsKey: Type.String({ minLength: 1 }),
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   cacheMaxAge: Type.Integer({ minimum: 0, maximum: 86400 }),
@@ -63,9 +70,16 @@ export const ServeConfigSchema = Type.Object({
   scrapeInterval: SCHEMAS.scrapeInterval,
   registryConcurrency: SCHEMAS.registryConcurrency,
   registryTimeout: SCHEMAS.registryTimeout,
+  registryRequestDeadline: SCHEMAS.registryRequestDeadline,
+  registryScrapeDeadline: SCHEMAS.registryScrapeDeadline,
+  registryMaxTags: SCHEMAS.registryMaxTags,
+  registryAllowHosts: Type.Optional(SCHEMAS.registryAllowHosts),
   db: SCHEMAS.db,
+  dbMaxSize: Type.Optional(SCHEMAS.dbMaxSize),
   dbPoolSize: SCHEMAS.dbPoolSize,
   host: SCHEMAS.host,
+  tlsCert: Type.Optional(SCHEMAS.tlsCert),
+  tlsKey: Type.Optional(SCHEMAS.tlsKey),
   port: SCHEMAS.port,
   logLevel: Type.String(),
   cacheMaxAge: SCHEMAS.cacheMaxAge,
@@ -89,6 +103,13 @@ export const ServeConfigSchema = Type.Object({
 });
 export type ServeConfig = Static<typeof ServeConfigSchema>;
 export type ServeFlags = Partial<Record<keyof ServeConfig, string | boolean>>;
+
+/** Bytes of a --db-max-size value (`4096`, `512MiB`, `2GiB`). */
+export function sizeInBytes(value: string): number {
+  const m = /^(\d+)(KiB|MiB|GiB)?$/.exec(value);
+  if (!m) throw new ConfigError(`'${value}' is not a size: BYTES, or a number with KiB, MiB or GiB`);
+  return Number(m[1]) * { '': 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 }[m[2] ?? '']!;
+}
 
 /** Resolves each setting from its flag, else its environment variable, else its default, and validates. */
 export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServeConfig {

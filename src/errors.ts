@@ -13,6 +13,7 @@ export type ErrorKind =
   | 'promotion_refused'
   | 'rate_limited'
   | 'invalid_signature'
+  | 'insufficient_storage'
   | 'internal_error';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -29,6 +30,7 @@ const STATUS: Record<ErrorKind, number> = {
   promotion_refused: 409,
   rate_limited: 429,
   invalid_signature: 400,
+  insufficient_storage: 507,
   internal_error: 500,
 };
 

@@ -11,6 +11,10 @@ export interface PostgresServer {
   stop(): Promise<void>;
   /** Starts it again, on the same folder and port. */
   start(): Promise<void>;
+  /** SIGSTOP to the server and all its processes: connections stay open, nothing answers. */
+  pause(): void;
+  /** SIGCONT to them: everything goes on where it was. */
+  resume(): void;
   /** Stops it for good and removes its folder. */
   close(): Promise<void>;
 }

@@ -3,7 +3,7 @@
 // run side by side. As root, the server runs as the package's `postgres` user (PostgreSQL refuses to
 // run as root). The types are in postgres.d.mts.
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -73,12 +73,31 @@ export async function startPostgres() {
     await exited;
   };
 
+  /** Sends `signal` to the server and every process it started (its backends and workers). */
+  const signalAll = (signal) => {
+    if (!child || child.exitCode !== null) return;
+    const pids = [child.pid];
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === child.pid) pids.push(Number(name));
+      } catch {
+        // gone meanwhile
+      }
+    }
+    for (const pid of pids) process.kill(pid, signal);
+  };
+
   await start();
   return {
     port,
     start,
     stop,
+    pause: () => signalAll('SIGSTOP'),
+    resume: () => signalAll('SIGCONT'),
     async close() {
+      signalAll('SIGCONT');
       await stop();
       rmSync(dir, { recursive: true, force: true });
     },

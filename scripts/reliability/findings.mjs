@@ -1,16 +1,17 @@
-// The reliability findings as tests: every vitest test whose full name says "reliability finding N"
-// (in a test's name or its describe's, in any of the three projects), run once, counted per finding.
+// The findings as tests: every vitest test whose full name says "reliability finding N" (issue 13) or
+// "hostile finding N" (issue 30), in a test's name or its describe's, in any of the three projects, run
+// once, counted per finding. Returns [label, N, counts] sorted by label and N.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 export function runFindings({ root, workDir, log }) {
   const out = join(workDir, 'findings.json');
-  log('running the tests named "reliability finding N" (vitest)');
+  log('running the tests named "reliability finding N" and "hostile finding N" (vitest)');
   const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
   const r = spawnSync(
     process.execPath,
-    [vitest, 'run', '-t', 'reliability finding', '--reporter=json', `--outputFile=${out}`],
+    [vitest, 'run', '-t', '(reliability|hostile) finding', '--reporter=json', `--outputFile=${out}`],
     { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 900_000 },
   );
   let results;
@@ -22,13 +23,16 @@ export function runFindings({ root, workDir, log }) {
   const byFinding = new Map();
   for (const file of results.testResults)
     for (const t of file.assertionResults) {
-      const m = /reliability finding (\d+)/.exec(t.fullName);
+      const m = /(reliability|hostile) finding (\d+)/.exec(t.fullName);
       if (!m || t.status === 'skipped' || t.status === 'pending') continue;
-      const f = byFinding.get(Number(m[1])) ?? { tried: 0, held: 0, failed: [] };
+      const key = `${m[1]} ${m[2]}`;
+      const f = byFinding.get(key) ?? { label: m[1], n: Number(m[2]), tried: 0, held: 0, failed: [] };
       f.tried += 1;
       if (t.status === 'passed') f.held += 1;
       else f.failed.push(t.title);
-      byFinding.set(Number(m[1]), f);
+      byFinding.set(key, f);
     }
-  return [...byFinding].sort((a, b) => a[0] - b[0]);
+  return [...byFinding.values()]
+    .sort((a, b) => b.label.localeCompare(a.label) || a.n - b.n)
+    .map((f) => [f.label, f.n, f]);
 }

@@ -84,6 +84,8 @@ export interface StartOptions {
   db: string;
   /** The most connections to PostgreSQL (default 10). */
   dbPoolSize?: number;
+  /** The bytes a SQLite store may grow to (none: the disk's). */
+  dbMaxBytes?: number;
   log: StartLog;
   /** Keys that signatures in the tree are verified against (none: tree signatures are not stored). */
   trust?: TrustStore;
@@ -105,7 +107,11 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   const where = redactedLocation(opts.db);
   let store: Store;
   try {
-    store = Store.at(opts.db, { clock, postgres: { poolSize: opts.dbPoolSize } });
+    store = Store.at(opts.db, {
+      clock,
+      postgres: { poolSize: opts.dbPoolSize },
+      ...(opts.dbMaxBytes && { sqlite: { maxBytes: opts.dbMaxBytes } }),
+    });
   } catch (err) {
     void clients.close();
     return { ok: false, problems: [`the store ${where} cannot be opened: ${(err as Error).message}`] };

@@ -5,6 +5,8 @@ import type { ServeFlags } from '../config.js';
 import { graphDataPath } from '../settings.js';
 import type { ReadResult } from '../sources/graphData.js';
 import { readGraphDataInWorker } from '../sources/readInWorker.js';
+import type { Server as HttpsServer } from 'node:https';
+import type { TlsMaterial } from '../server/tls.js';
 
 export async function serve(flags: ServeFlags): Promise<number> {
   // The tree's path is known before the settings are checked (which loads a schema library).
@@ -25,7 +27,8 @@ async function start(
   path: string | undefined,
   treeRead: Promise<ReadResult> | undefined,
 ): Promise<number> {
-  const config = (await import('../config.js')).resolveServeConfig(flags);
+  const { resolveServeConfig, sizeInBytes } = await import('../config.js');
+  const config = resolveServeConfig(flags);
   const [
     { default: pino },
     { systemClock },
@@ -36,6 +39,7 @@ async function start(
     { startSourceRefresh },
     { TrustStore },
     { escapeLine },
+    { loadTls, TlsError, watchTls },
   ] = await Promise.all([
     import('pino'),
     import('../clock.js'),
@@ -46,6 +50,7 @@ async function start(
     import('../app/refresh/loop.js'),
     import('../signatures/verify.js'),
     import('./terminalText.js'),
+    import('../server/tls.js'),
   ]);
   // Tokens never reach the log: requests are logged without headers, and this is a second guard.
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
@@ -63,6 +68,7 @@ async function start(
     deferSources: true,
     db: config.db,
     dbPoolSize: config.dbPoolSize,
+    ...(config.dbMaxSize && { dbMaxBytes: sizeInBytes(config.dbMaxSize) }),
     log: logger,
     trust,
     requireSignatures: config.requireSignatures,
@@ -73,8 +79,22 @@ async function start(
     return 1;
   };
   if (!prepared.ok) return cannotServe(prepared.problems);
+  if (config.dbMaxSize && /^postgres(ql)?:/.test(config.db))
+    return cannotServe(['--db-max-size bounds a SQLite store; PostgreSQL is bounded by its own disk and quotas']);
+  if (Boolean(config.tlsCert) !== Boolean(config.tlsKey))
+    return cannotServe(['--tls-cert and --tls-key go together: give both, or neither for plain HTTP']);
+  let tls: { material: TlsMaterial } | undefined;
+  if (config.tlsCert && config.tlsKey) {
+    try {
+      tls = { material: loadTls({ cert: config.tlsCert, key: config.tlsKey }) };
+    } catch (err) {
+      if (err instanceof TlsError) return cannotServe([err.message]);
+      throw err;
+    }
+  }
   const { service, admin, sources, leadership } = prepared;
   const app = await buildApp({
+    tls,
     service,
     admin,
     cacheMaxAge: config.cacheMaxAge,
@@ -103,6 +123,10 @@ async function start(
   // Listening first: /livez answers, and /readyz says why nothing is served while the store is
   // reached, imported and built.
   await app.listen({ host: config.host, port: config.port });
+  if (tls && config.tlsCert && config.tlsKey)
+    jobs.push({
+      stop: watchTls(app.server as unknown as HttpsServer, { cert: config.tlsCert, key: config.tlsKey }, tls, logger),
+    });
   const started = await prepared.start();
   if (!started.ok) {
     await app.close();

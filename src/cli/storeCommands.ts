@@ -39,6 +39,10 @@ export function addStoreCommands(program: Command, run: ReturnType<typeof comman
     'registryCa',
     'registryConcurrency',
     'registryTimeout',
+    'registryRequestDeadline',
+    'registryScrapeDeadline',
+    'registryMaxTags',
+    'registryAllowHosts',
   ] as const;
   for (const key of registryKeys) {
     const s: Setting = SETTINGS[key];

@@ -23,4 +23,6 @@ export interface ManifestCache {
   remember(m: ScannedManifest, at: string): Promise<void>;
   tags(repository: string): Promise<Map<string, string>>;
   rememberTags(repository: string, tags: Map<string, string>): Promise<void>;
+  /** Forgets manifests no remembered tag points at, read before `since`; returns how many. */
+  prune(since: string): Promise<number>;
 }

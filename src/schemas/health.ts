@@ -19,11 +19,31 @@ export const SourceStatusSchema = Type.Object({
   reads: Type.Integer(),
   failures: Type.Integer(),
   lastAttemptAt: Type.Optional(Type.String()),
+  readingSince: Type.Optional(Type.String({ description: 'when the read under way began (absent between reads)' })),
+  readingForSeconds: Type.Optional(Type.Number({ description: 'how long the read under way has taken so far' })),
   lastSuccessAt: Type.Optional(Type.String()),
   lastDurationSeconds: Type.Optional(Type.Number()),
   releases: Type.Optional(Type.Integer({ description: 'releases the last good scrape found' })),
   digest: Type.Optional(Type.String({ description: 'the graph-data image digest last imported' })),
   lastFailure: Type.Optional(ImportFailureSchema),
+  warnings: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'the first 20 warnings of the last read that held: tags left out, and why',
+    }),
+  ),
+  flapping: Type.Optional(
+    Type.Object(
+      {
+        since: Type.String(),
+        heldBack: Type.Integer({ description: 'answers held back since then' }),
+      },
+      {
+        description:
+          'present while the source flips back to answers it gave before: each flip is held back until two reads in a row agree',
+      },
+    ),
+  ),
+  heldBack: Type.Optional(Type.Integer({ description: 'answers held back as flips, since the start' })),
 });
 export type SourceStatus = Static<typeof SourceStatusSchema>;
 
@@ -31,7 +51,10 @@ export const ReadinessSchema = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
   reason: Type.Optional(Type.String({ description: 'why the server is not ready' })),
   database: Type.Optional(
-    Type.String({ description: 'why the database cannot be reached now; the last graph keeps serving' }),
+    Type.String({
+      description:
+        'why the database cannot be reached or written now (unreachable, or full); the last graph keeps serving',
+    }),
   ),
   leader: Type.Optional(
     Type.Boolean({

@@ -11,10 +11,11 @@ import Fastify, {
 import { systemClock, type Clock } from '../clock.js';
 import { collectRouteMethods } from './methodNotAllowed.js';
 import { ApiError } from '../errors.js';
-import { StoreUnavailable } from '../store/sql.js';
+import { StoreFull, StoreUnavailable } from '../store/sql.js';
 import type { GraphService } from '../app/graphService.js';
 import { accessLogPlugin } from './plugins/accessLog.js';
 import { metricsPlugin } from './plugins/metrics.js';
+import type { TlsMaterial } from './tls.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { graphRoutes } from './routes/graph.js';
 import { healthRoutes } from './routes/health.js';
@@ -63,6 +64,8 @@ export interface AppOptions {
    * every request goes through fastify, as it does with the access log on.
    */
   graphFastPath?: boolean;
+  /** Serve HTTPS with this certificate; `material` is replaced when the files are reloaded (tls.ts). */
+  tls?: { material: TlsMaterial };
 }
 
 declare module 'fastify' {
@@ -101,10 +104,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     serverFactory: (handler) =>
-      createLimitedServer(limits, (req, res) => {
-        if (!fastPath?.answer(req, res)) handler(req, res);
-      }),
+      createLimitedServer(
+        limits,
+        (req, res) => {
+          if (!fastPath?.answer(req, res)) handler(req, res);
+        },
+        opts.tls?.material,
+      ),
     ...closingOptions(),
+    // With a serverFactory, fastify reads this only to write https:// where it says it listens.
+    ...(opts.tls && { https: {} }),
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
     // Response serializers are compiled when first used (validators too, setValidatorCompiler below).
@@ -125,6 +134,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // The database cannot be reached (or is busy past its wait): the request may be made again.
     if (err instanceof StoreUnavailable)
       return reply.code(503).send({ kind: 'service_unavailable', value: err.message });
+    // No room for the write (nothing of it was written): the request may be made again once there is.
+    if (err instanceof StoreFull) return reply.code(507).send({ kind: 'insufficient_storage', value: err.message });
     const status = err.statusCode ?? 500;
     if (status >= 500) {
       request.log.error({ err }, 'request failed');
@@ -180,7 +191,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(cors, CORS);
   await app.register(openapiPlugin, { version: PACKAGE_VERSION });
-  await app.register(metricsPlugin, { service: opts.service, requests });
+  await app.register(metricsPlugin, { service: opts.service, requests, tls: opts.tls });
   if (opts.accessLog) await app.register(accessLogPlugin);
   await app.register(graphRoutes, { answers });
   await app.register(healthRoutes, { service: opts.service });

@@ -3,26 +3,32 @@
 // requests per connection, and how long closing the server waits for requests in flight.
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
 import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { HttpLimits } from '../config.js';
 
 /** How often Node looks for requests over their headers or request timeout (its default is 30 s). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 /**
- * The node:http server with the limits, for fastify's serverFactory (the server is created here, not
+ * The node:http server (node:https with `tls`) with the limits, for fastify's serverFactory (the server is created here, not
  * by fastify, so that the graph fast path sees a request first). What fastify would set, set the same.
  */
-export function createLimitedServer(limits: HttpLimits, listener: RequestListener): Server {
+export function createLimitedServer(
+  limits: HttpLimits,
+  listener: RequestListener,
+  tls?: { cert: Buffer; key: Buffer },
+): Server {
   const requestTimeout = limits.requestTimeout * 1000;
   // node:http checks headersTimeout against requestTimeout when it creates the server: both go here.
-  const server = createServer(
-    {
-      requestTimeout,
-      headersTimeout: limits.headersTimeout * 1000,
-      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-    },
-    listener,
-  );
+  const options = {
+    requestTimeout,
+    headersTimeout: limits.headersTimeout * 1000,
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+  };
+  // An HTTPS server has the HTTP server's interface (it is one, over TLS).
+  const server = tls
+    ? (createHttpsServer({ ...options, cert: tls.cert, key: tls.key }, listener) as unknown as Server)
+    : createServer(options, listener);
   server.keepAliveTimeout = limits.keepAliveTimeout * 1000;
   server.setTimeout(limits.connectionTimeout * 1000);
   // 0 is no limit, as Node's default (null) is.

@@ -8,7 +8,7 @@ import type { RegistryManifest } from '../registry/manifest.js';
 import { describe, type ImageReference } from '../registry/reference.js';
 import { readTree, type ReadResult } from './graphData.js';
 import { MemoryTree } from './memoryTree.js';
-import { MAX_FILE_BYTES, MAX_TREE_BYTES } from './treeLimits.js';
+import { MAX_FILE_BYTES, MAX_TREE_BYTES, MAX_TREE_ENTRIES } from './treeLimits.js';
 
 export const GRAPH_DATA_PREFIX = 'var/lib/cincinnati-graph-data/';
 
@@ -18,16 +18,24 @@ export interface ImageReadResult extends ReadResult {
 }
 
 /** The digest the image's tag points at now (a HEAD request), or its pinned digest. */
-export async function currentDigest(client: RegistryClient, image: ImageReference): Promise<string> {
+export async function currentDigest(
+  client: RegistryClient,
+  image: ImageReference,
+  signal?: AbortSignal,
+): Promise<string> {
   if (image.digest) return image.digest;
-  return (await client.resolve(image.tag!)) ?? (await client.manifest(image.tag!)).digest;
+  return (await client.resolve(image.tag!, signal)) ?? (await client.manifest(image.tag!, signal)).digest;
 }
 
-export async function readGraphDataImage(client: RegistryClient, image: ImageReference): Promise<ImageReadResult> {
+export async function readGraphDataImage(
+  client: RegistryClient,
+  image: ImageReference,
+  signal?: AbortSignal,
+): Promise<ImageReadResult> {
   const name = describe(image);
-  const fetched = await client.manifest(image.digest ?? image.tag!);
-  const manifest = await singleImage(client, fetched.manifest, name);
-  const flat = await flatten(client, manifest, name);
+  const fetched = await client.manifest(image.digest ?? image.tag!, signal);
+  const manifest = await singleImage(client, fetched.manifest, name, signal);
+  const flat = await flatten(client, manifest, name, signal);
   if ('problem' in flat)
     return {
       tree: undefined,
@@ -46,11 +54,12 @@ async function singleImage(
   client: RegistryClient,
   m: RegistryManifest,
   name: string,
+  signal: AbortSignal | undefined,
 ): Promise<Extract<RegistryManifest, { kind: 'image' }>> {
   if (m.kind === 'image') return m;
   const first = m.manifests.find((d) => !d.platform || d.platform.os === 'linux');
   if (!first) throw new Error(`${name}: an index without a Linux image`);
-  const member = await client.manifest(first.digest);
+  const member = await client.manifest(first.digest, signal);
   if (member.manifest.kind !== 'image') throw new Error(`${name}: an index inside an index`);
   return member.manifest;
 }
@@ -59,25 +68,76 @@ async function singleImage(
 type Node = { kind: 'dir' } | { kind: 'file'; data: Buffer } | { kind: 'symlink'; target: string };
 
 /**
+ * The flattened tree as layers are applied: its nodes by path, and each folder's children, so a whiteout
+ * removes a subtree in the time its size takes (never a scan of the whole tree).
+ */
+class LayeredTree {
+  readonly nodes = new Map<string, Node>();
+  private readonly children = new Map<string, Set<string>>();
+
+  get(path: string): Node | undefined {
+    return this.nodes.get(path);
+  }
+
+  set(path: string, node: Node): void {
+    if (!this.nodes.has(path)) {
+      const parent = parentOf(path);
+      let kids = this.children.get(parent);
+      if (!kids) this.children.set(parent, (kids = new Set()));
+      kids.add(path);
+    }
+    this.nodes.set(path, node);
+  }
+
+  /** Removes `path` and everything under it, except what `keep` names ('' is the top: everything). */
+  removeUnder(path: string, keep: (p: string) => boolean = () => false): void {
+    const visit = (p: string): boolean => {
+      // Whether p itself is kept (a kept entry keeps the folders above it).
+      let kept = false;
+      for (const child of [...(this.children.get(p) ?? [])]) if (visit(child)) kept = true;
+      if (p === '') return kept;
+      if (kept || keep(p)) return true;
+      this.nodes.delete(p);
+      this.children.delete(p);
+      this.children.get(parentOf(p))?.delete(p);
+      return false;
+    };
+    if (path === '' || this.nodes.has(path)) visit(path);
+  }
+}
+
+const parentOf = (path: string): string => {
+  const cut = path.lastIndexOf('/');
+  return cut < 0 ? '' : path.slice(0, cut);
+};
+
+/**
  * Applies the layers bottom to top in memory; returns the files of the tree by their path in it (a link
- * to a file being that file), or why it could not.
+ * to a file being that file), or why it could not. The entries under the graph-data folder are counted
+ * across layers against the limit of a tree.
  */
 async function flatten(
   client: RegistryClient,
   manifest: Extract<RegistryManifest, { kind: 'image' }>,
   name: string,
+  signal: AbortSignal | undefined,
 ): Promise<{ files: Map<string, Buffer> } | { problem: string }> {
-  const tree = new Map<string, Node>();
+  const tree = new LayeredTree();
   let total = 0;
-  const removeUnder = (path: string, keep: (p: string) => boolean = () => false): void => {
-    for (const p of [...tree.keys()])
-      if ((path === '' || p === path || p.startsWith(`${path}/`)) && !keep(p)) tree.delete(p);
-  };
+  let entries = 0;
   const root = GRAPH_DATA_PREFIX.slice(0, -1); // var/lib/cincinnati-graph-data
   for (const layer of manifest.layers) {
     const written = new Set<string>();
+    // A folder made opaque once in a layer holds only this layer's entries: doing it again changes nothing.
+    const opaque = new Set<string>();
+    const opaqueOnce = (folder: string, keep: (p: string) => boolean): void => {
+      if (opaque.has(folder)) return;
+      opaque.add(folder);
+      tree.removeUnder(folder, keep);
+    };
     let problem: string | undefined;
-    await walkLayer(await client.blob(layer.digest), layer.mediaType, `${name} layer ${layer.digest}`, async (e) => {
+    const blob = await client.blob(layer.digest, signal);
+    await walkLayer(blob, layer.mediaType, `${name} layer ${layer.digest}`, async (e) => {
       if (e.path.split('/').includes('..')) {
         if (!`${posix.normalize(e.path)}/`.startsWith(GRAPH_DATA_PREFIX)) return 'next';
         problem = `${e.path}: a path with '..' is refused`;
@@ -89,23 +149,27 @@ async function flatten(
       // A whiteout of the graph-data folder or of a folder above it: what lower layers put there is gone.
       if (base.startsWith('.wh.') && `${root}/`.startsWith(`${folder}/`)) {
         const gone = base === '.wh..wh..opq' ? folder : posix.join(folder, base.slice(4));
-        if (`${root}/`.startsWith(`${gone}/`)) removeUnder('', (p) => written.has(p));
+        if (`${root}/`.startsWith(`${gone}/`)) opaqueOnce('', (p) => written.has(p));
         return 'next';
       }
       if (!path.startsWith(GRAPH_DATA_PREFIX)) return 'next';
+      if (++entries > MAX_TREE_ENTRIES) {
+        problem = `more than ${MAX_TREE_ENTRIES} entries under /${GRAPH_DATA_PREFIX}, the limit of a graph-data tree`;
+        return 'stop';
+      }
       const rel = path.slice(GRAPH_DATA_PREFIX.length);
-      const relFolder = posix.dirname(rel) === '.' ? '' : posix.dirname(rel);
+      const relFolder = parentOf(rel);
       if (base === '.wh..wh..opq') {
         // Opaque folder: what lower layers put anywhere under it is gone; this layer's own entries stay.
-        removeUnder(relFolder, (p) => written.has(p) || p === relFolder);
+        opaqueOnce(relFolder, (p) => written.has(p) || p === relFolder);
         return 'next';
       }
       if (base.startsWith('.wh.')) {
-        removeUnder(posix.join(relFolder, base.slice(4)));
+        tree.removeUnder(posix.join(relFolder, base.slice(4)));
         return 'next';
       }
       // Nothing is written through a link: a path under a symbolic link is refused.
-      for (let up = relFolder; up && up !== '.'; up = posix.dirname(up) === '.' ? '' : posix.dirname(up))
+      for (let up = relFolder; up; up = parentOf(up))
         if (tree.get(up)?.kind === 'symlink') {
           problem = `${e.path}: a path through the link ${GRAPH_DATA_PREFIX}${up} is refused`;
           return 'stop';
@@ -113,11 +177,11 @@ async function flatten(
       written.add(rel);
       const type = e.header.type;
       if (type === 'directory') {
-        if (tree.get(rel)?.kind !== 'dir') removeUnder(rel);
+        if (tree.get(rel)?.kind !== 'dir') tree.removeUnder(rel);
         tree.set(rel, { kind: 'dir' });
         return 'next';
       }
-      removeUnder(rel);
+      tree.removeUnder(rel);
       if (type === 'symlink' || type === 'link') {
         const link = e.header.linkname ?? '';
         // A hard link names an image path; a symbolic link is absolute in the image or relative to its folder.
@@ -157,9 +221,9 @@ async function flatten(
     });
     if (problem) return { problem };
   }
-  if (!tree.size) return { problem: `the image holds no /${GRAPH_DATA_PREFIX} folder` };
+  if (!tree.nodes.size) return { problem: `the image holds no /${GRAPH_DATA_PREFIX} folder` };
   const files = new Map<string, Buffer>();
-  for (const [rel, node] of tree) {
+  for (const [rel, node] of tree.nodes) {
     if (node.kind === 'file') files.set(rel, node.data);
     else if (node.kind === 'symlink') {
       // A link to a file of the tree is that file's content; to a folder, or in a loop, it is refused.

@@ -31,6 +31,10 @@ export interface ScrapeOptions {
    * seen before is taken to point where it did, and costs no request.
    */
   checkKnownTags?: boolean;
+  /** More tags than this fail the scrape (default 100,000). */
+  maxTags?: number;
+  /** Ends the scrape, every request in flight included (the scrape's deadline). */
+  signal?: AbortSignal;
 }
 
 export interface ScrapeResult {
@@ -39,9 +43,10 @@ export interface ScrapeResult {
   errors: Problem[];
   /**
    * Tags left out: not a release image, invalid release metadata, a member of a multi-arch release, filtered
-   * out, of an unknown architecture, deleted while the scrape ran.
+   * out, of an unknown architecture, deleted while the scrape ran, a name that breaks the tag grammar.
    */
   skipped: {
+    invalidTag: number;
     notRelease: number;
     invalid: number;
     member: number;
@@ -69,18 +74,43 @@ export async function scrapeReleases(
   cache: ManifestCache,
   opts: ScrapeOptions = {},
 ): Promise<ScrapeResult> {
-  const repo = describe(client.ref);
   const now = opts.now ?? ((): string => new Date().toISOString());
+  const started = now();
+  try {
+    return await scrape(client, cache, opts, now);
+  } finally {
+    // Whether the scrape held or not, manifests no tag points at any more are forgotten (a registry that
+    // presents new digests every time cannot grow the store without end); a failure to do it waits for the next.
+    await cache.prune(started).catch(() => {});
+  }
+}
+
+async function scrape(
+  client: RegistryClient,
+  cache: ManifestCache,
+  opts: ScrapeOptions,
+  now: () => string,
+): Promise<ScrapeResult> {
+  const repo = describe(client.ref);
   const filter = opts.tagFilter ? compileTagFilter(opts.tagFilter) : undefined;
   const result: ScrapeResult = {
     releases: [],
     errors: [],
     warnings: [],
-    skipped: { notRelease: 0, invalid: 0, member: 0, filtered: 0, unknownArch: 0, vanished: 0 },
+    skipped: { invalidTag: 0, notRelease: 0, invalid: 0, member: 0, filtered: 0, unknownArch: 0, vanished: 0 },
     tags: 0,
     manifestsRead: 0,
   };
-  const allTags = await client.tags();
+  const signal = opts.signal;
+  const listed = await client.tags({ maxTags: opts.maxTags, signal });
+  result.skipped.invalidTag = listed.invalidCount;
+  if (listed.invalidCount)
+    result.warnings.push({
+      file: repo,
+      field: 'tags',
+      message: `${listed.invalidCount} name(s) that are not tags were left out: ${listed.invalid.join(', ')}`,
+    });
+  const allTags = listed.tags;
   const tags = filter ? allTags.filter((t) => filter.matcher(t).find()) : allTags;
   result.skipped.filtered = allTags.length - tags.length;
   result.tags = tags.length;
@@ -93,7 +123,16 @@ export async function scrapeReleases(
     tags.map((tag) =>
       limit(async () => {
         const seen = opts.checkKnownTags ? undefined : known.get(tag);
-        const m = await scanTag(client, cache, tag, seen, known.has(tag), now, () => (result.manifestsRead += 1));
+        const m = await scanTag(
+          client,
+          cache,
+          tag,
+          seen,
+          known.has(tag),
+          now,
+          signal,
+          () => (result.manifestsRead += 1),
+        );
         opts.onProgress?.(++done, tags.length);
         return m && { tag, m };
       }),
@@ -171,13 +210,14 @@ async function scanTag(
   seen: string | undefined,
   wasKnown: boolean,
   now: () => string,
+  signal: AbortSignal | undefined,
   onRead: () => void,
 ): Promise<ScannedManifest | undefined> {
   const trusted = seen && (await cache.manifest(seen));
   if (trusted) return trusted;
   if (wasKnown) {
     // A HEAD names the digest without a body: a tag that did not move costs nothing more.
-    const current = await client.resolve(tag).catch((err: unknown) => {
+    const current = await client.resolve(tag, signal).catch((err: unknown) => {
       if (err instanceof RegistryError && err.status === 404) return undefined;
       throw err;
     });
@@ -186,7 +226,7 @@ async function scanTag(
   }
   let fetched;
   try {
-    fetched = await client.manifest(tag);
+    fetched = await client.manifest(tag, signal);
   } catch (err) {
     // Deleted between the tag list and now: it is simply not there any more.
     if (err instanceof RegistryError && err.status === 404) return undefined;
@@ -205,7 +245,7 @@ async function scanTag(
     const first = images[0];
     if (!first) scanned = { digest: fetched.digest, kind: 'other', reason: 'an index without images' };
     else {
-      const member = await client.manifest(first.digest).catch((err: unknown) => {
+      const member = await client.manifest(first.digest, signal).catch((err: unknown) => {
         if (err instanceof RegistryManifestError || (err instanceof RegistryError && err.status === 404)) return err;
         throw err;
       });
@@ -214,7 +254,7 @@ async function scanTag(
       else if (member.manifest.kind !== 'image')
         scanned = { digest: fetched.digest, kind: 'other', reason: 'an index whose first member is an index' };
       else {
-        const metadata = await findMetadata(client, member.manifest.layers, where);
+        const metadata = await findMetadata(client, member.manifest.layers, where, signal);
         const arch = images.length === 1 ? (first.platform?.architecture ?? '') : 'multi';
         scanned =
           typeof metadata === 'string'
@@ -225,8 +265,8 @@ async function scanTag(
   } else {
     // The configuration (for the architecture) and the layers are fetched side by side.
     const [config, metadata] = await Promise.all([
-      client.blobBytes(m.config.digest),
-      findMetadata(client, m.layers, where),
+      client.blobBytes(m.config.digest, undefined, signal),
+      findMetadata(client, m.layers, where, signal),
     ]);
     let arch: unknown;
     try {
@@ -251,17 +291,23 @@ async function findMetadata(
   client: RegistryClient,
   layers: Descriptor[],
   where: string,
+  signal: AbortSignal | undefined,
 ): Promise<ReleaseMetadataDoc | string> {
   for (const layer of [...layers].reverse()) {
     // Not a filesystem layer (a signature, an attestation): no file in it, as the reference finds none.
     if (!isTarLayer(layer.mediaType)) continue;
     let text: string | undefined;
     try {
-      await walkLayer(await client.blob(layer.digest), layer.mediaType, `${where} layer ${layer.digest}`, async (e) => {
-        if (e.path !== RELEASE_METADATA) return 'next';
-        text = (await e.read(MAX_METADATA_BYTES)).toString('utf8');
-        return 'stop';
-      });
+      await walkLayer(
+        await client.blob(layer.digest, signal),
+        layer.mediaType,
+        `${where} layer ${layer.digest}`,
+        async (e) => {
+          if (e.path !== RELEASE_METADATA) return 'next';
+          text = (await e.read(MAX_METADATA_BYTES)).toString('utf8');
+          return 'stop';
+        },
+      );
     } catch (err) {
       // The layer's content is at fault (not a network error): this image is not a release image.
       if (err instanceof LayerError && err.content) return err.message;

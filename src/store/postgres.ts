@@ -10,7 +10,15 @@ import { Generations } from './generations.js';
 import { migrate, migrationsOf, type Migration } from './migrations.js';
 import { isConnectionError, LOCK_KEYS, postgresConfig, redactedLocation, unavailable } from './postgresConnection.js';
 import { CHANNEL, followWrites } from './postgresWatch.js';
-import { StoreUnavailable, type Database, type DatabaseListener, type Sql, type SqlValue, type TxMode } from './sql.js';
+import {
+  StoreFull,
+  StoreUnavailable,
+  type Database,
+  type DatabaseListener,
+  type Sql,
+  type SqlValue,
+  type TxMode,
+} from './sql.js';
 import { Turns } from './turns.js';
 
 /** The longest notice sent: a notification's payload holds less than 8000 bytes. */
@@ -152,6 +160,10 @@ export class PostgresDatabase implements Database {
           { cause: err, uncertain: true },
         );
       if (broken) throw unavailable(this.where(), err);
+      if (err instanceof pg.DatabaseError && err.code === '53100')
+        throw new StoreFull(
+          `the database ${this.where()} is full (disk_full): nothing was written; free space and write again`,
+        );
       if (err instanceof pg.DatabaseError && err.code === '55P03')
         throw new StoreUnavailable(
           `the database is busy: another replica has held its write lock for ${formatSeconds(this.options.lockWaitMs)}`,

@@ -9,6 +9,9 @@ import type { Generations, Learnt } from './generations.js';
 import { postgresConfig } from './postgresConnection.js';
 import type { DatabaseListener } from './sql.js';
 
+/** How long the generation check may go unanswered before the database is reported as not answering. */
+const STALLED_MS = 2000;
+
 /** The notification channel of writes: the payload is `<generation>[ <notice>]`. */
 export const CHANNEL = 'cincy_store';
 
@@ -33,13 +36,24 @@ export function followWrites(db: Followed, listener: DatabaseListener): () => vo
     if (learnt) listener.changed(learnt.notice);
   };
   let listening: pg.Client | undefined;
+  /** When the check under way was sent (a paused server answers none: it is reported before its timeout). */
+  let checking: number | undefined;
   const check = async (): Promise<void> => {
+    if (checking !== undefined) {
+      const waited = Date.now() - checking;
+      if (waited > STALLED_MS)
+        health(`the database ${db.where} has not answered a query for more than ${STALLED_MS / 1000} s`);
+      return;
+    }
+    checking = Date.now();
     try {
       const r = await (listening ?? db.pool).query<{ generation: number }>('SELECT generation FROM store_generation');
       act(db.generations.checked(r.rows[0]?.generation ?? 0));
       health(undefined);
     } catch (err) {
       health(`the database ${db.where} is unreachable: ${(err as Error).message}`);
+    } finally {
+      checking = undefined;
     }
   };
   const notified = (payload: string): void => {

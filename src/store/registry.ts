@@ -57,6 +57,17 @@ export class RegistryRepository {
     );
   }
 
+  /**
+   * Forgets the manifests no remembered tag points at any more, except those read since `since` (what a
+   * scrape under way or just failed has read is kept for the next one): the cache never outgrows the tags.
+   */
+  async prune(since: string): Promise<number> {
+    return this.sql.run(
+      'DELETE FROM registry_manifests WHERE scanned_at < ? AND digest NOT IN (SELECT digest FROM registry_tags)',
+      [since],
+    );
+  }
+
   /** The digest each tag of `repository` pointed at when last read. */
   async tags(repository: string): Promise<Map<string, string>> {
     const rows = await this.sql.all<{ tag: string; digest: string }>(

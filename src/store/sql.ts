@@ -73,6 +73,14 @@ export class StoreUnavailable extends Error {
   }
 }
 
+/**
+ * The database has no room for a write (a full disk, PostgreSQL's disk_full, or SQLite's --db-max-size):
+ * nothing of it was written. Reads go on; writes answer 507 until there is room again.
+ */
+export class StoreFull extends Error {
+  override readonly name = 'StoreFull';
+}
+
 /** The database holds a schema newer than this program knows: it must not read or write it. */
 export class SchemaTooNew extends Error {
   override readonly name = 'SchemaTooNew';

@@ -10,7 +10,15 @@ import BetterSqlite3 from 'better-sqlite3';
 import { formatSeconds } from '../duration.js';
 import { migrate, migrationsOf, type Migration } from './migrations.js';
 import { Turns } from './turns.js';
-import { StoreUnavailable, type Database, type DatabaseListener, type Sql, type SqlValue, type TxMode } from './sql.js';
+import {
+  StoreFull,
+  StoreUnavailable,
+  type Database,
+  type DatabaseListener,
+  type Sql,
+  type SqlValue,
+  type TxMode,
+} from './sql.js';
 
 /** How long a write waits for another process's write lock before it gives up (nothing written). */
 export const SQLITE_BUSY_WAIT_MS = 20_000;
@@ -29,6 +37,8 @@ export interface SqliteOptions {
   lockAttemptMs?: number;
   now?: () => Date;
   migrations?: Migration[];
+  /** The size the file may grow to (PRAGMA max_page_count); past it, writes fail as on a full disk. */
+  maxBytes?: number;
 }
 
 export class SqliteDatabase implements Database {
@@ -60,6 +70,10 @@ export class SqliteDatabase implements Database {
       }
       db.pragma('foreign_keys = ON');
       db.pragma(`busy_timeout = ${options.lockAttemptMs ?? LOCK_ATTEMPT_MS}`);
+      if (options.maxBytes) {
+        const pageSize = db.pragma('page_size', { simple: true }) as number;
+        db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxBytes / pageSize))}`);
+      }
     } catch (err) {
       db.close();
       throw err;
@@ -86,7 +100,7 @@ export class SqliteDatabase implements Database {
           return { busy: false as const, value };
         } catch (err) {
           if (this.db.inTransaction) this.db.exec('ROLLBACK');
-          throw err;
+          throw isFull(err) ? this.full(err as Error) : err;
         }
       });
       if (!outcome.busy) return outcome.value;
@@ -137,6 +151,15 @@ export class SqliteDatabase implements Database {
       if (text.length <= KEPT_STATEMENT_LENGTH) this.statements.set(key, s);
     }
     return s;
+  }
+
+  /** The StoreFull of SQLITE_FULL: the disk, or the size --db-max-size allows, is used up. */
+  private full(err: Error): StoreFull {
+    const where = this.location ?? ':memory:';
+    const cap = this.options.maxBytes ? ` or the ${this.options.maxBytes} bytes of --db-max-size` : '';
+    return new StoreFull(
+      `the database ${where} is full (its disk${cap}): nothing was written (${err.message}); free space and write again`,
+    );
   }
 
   /** Opens the transaction; false when another process holds the write lock. */
@@ -206,6 +229,10 @@ class SqliteSql implements Sql {
 /** SQLite's answer when another connection holds the write lock (BEGIN IMMEDIATE fails before anything ran). */
 function isBusy(err: unknown): boolean {
   return err instanceof Error && 'code' in err && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_BUSY_SNAPSHOT');
+}
+
+function isFull(err: unknown): boolean {
+  return err instanceof Error && 'code' in err && err.code === 'SQLITE_FULL';
 }
 
 const now = (): Date => new Date();

@@ -20,7 +20,7 @@ import { namesPostgres } from './postgresConnection.js';
 import { RawMetadataRepository } from './rawMetadata.js';
 import { RegistryRepository, type ScrapeChanges } from './registry.js';
 import { ReleaseRepository } from './releases.js';
-import type { Database, Engine, Sql } from './sql.js';
+import { StoreFull, type Database, type Engine, type Sql } from './sql.js';
 import { SqliteDatabase, type SqliteOptions } from './sqlite.js';
 
 export interface Counts {
@@ -113,6 +113,8 @@ export class Store {
    * what is derived from the store can be kept per generation.
    */
   generation = 0;
+  /** Why the last write failed for want of room (StoreFull), until a write succeeds again. */
+  fullProblem: string | undefined;
   private readonly clock: Clock;
   /** Set inside a transaction: a transaction started there would wait for itself. */
   private readonly inside = new AsyncLocalStorage<true>();
@@ -171,15 +173,22 @@ export class Store {
    */
   async write<T>(fn: (tx: StoreTx) => Promise<T>, options: { unserved?: boolean } = {}): Promise<T> {
     let changes = 0;
-    const value = await this.transaction(
-      'write',
-      async (tx) => {
-        const v = await fn(tx);
-        changes = tx.sql.changes;
-        return v;
-      },
-      options,
-    );
+    let value: T;
+    try {
+      value = await this.transaction(
+        'write',
+        async (tx) => {
+          const v = await fn(tx);
+          changes = tx.sql.changes;
+          return v;
+        },
+        options,
+      );
+    } catch (err) {
+      if (err instanceof StoreFull) this.fullProblem = err.message;
+      throw err;
+    }
+    if (changes > 0) this.fullProblem = undefined;
     if (changes > 0 && !options.unserved) this.generation += 1;
     return value;
   }
@@ -229,6 +238,7 @@ export class Store {
       tags: (repository) => this.read((tx) => tx.registry.tags(repository)),
       rememberTags: (repository, tags) =>
         this.write((tx) => tx.registry.rememberTags(repository, tags), { unserved: true }),
+      prune: (since) => this.write((tx) => tx.registry.prune(since), { unserved: true }),
     };
   }
 

@@ -233,7 +233,7 @@ describe.runIf(registryAvailable()).each(engines)('release images from a registr
 
     const client = new RegistryClient(parseRepository(proxied, 'test'));
     cleanup.add(() => client.close());
-    expect(await client.tags(2)).toEqual(tags);
+    expect((await client.tags({ pageSize: 2 })).tags).toEqual(tags);
     expect(pages).toEqual(['?n=2', '?n=2&last=4.14.1-x86_64', '?n=2&last=4.15.1-x86_64']);
 
     const server = await startServer({
@@ -587,6 +587,22 @@ describe.runIf(registryAvailable())('graph-data from an image', () => {
       expect(bad.sources[0]!.status.lastFailure?.problems.join('\n')).toMatch(why);
     }
   });
+
+  it('hostile finding 6: refuses an image with more than 100,000 entries under the folder, as a tarball is refused', async () => {
+    const reg = await startRegistry({ dir: cleanup.dir() }, cleanup);
+    const layout = new OciLayout(cleanup.dir());
+    const files: Record<string, string> = { [`${GD}/version`]: '1.1.0\n' };
+    for (let i = 0; i < 100_000; i++) files[`${GD}/raw/metadata/m${i}.json`] = '';
+    const many = await layout.layer(files);
+    layout.image({ layers: [many], arch: 'amd64', tag: 'many' });
+    await skopeoCopy(layout.dir, 'many', reg, 'ocp/graph-data:many');
+    const server = await startServer({ registry: { graphDataImage: `${reg.reference('ocp/graph-data')}:many` } });
+    cleanup.add(() => server.close());
+    expect(server.sources[0]!.status.lastFailure?.problems.join('\n')).toMatch(
+      /more than 100000 entries under \/var\/lib\/cincinnati-graph-data\/, the limit of a graph-data tree/,
+    );
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
+  }, 120_000);
 
   it('an invalid tree in the image is rejected with every problem named by image and file', async () => {
     const reg = await startRegistry({ dir: cleanup.dir() }, cleanup);

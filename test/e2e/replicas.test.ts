@@ -293,6 +293,32 @@ describe.skipIf(!postgres.available)('replicas sharing one PostgreSQL', { timeou
     expect(await channelVersions(b!.url, 'while-down')).toBeUndefined();
   });
 
+  it('hostile finding 8: a paused database (every process stopped) shows on /readyz in seconds, and clears when it goes on', async () => {
+    const s = setup();
+    const db = await postgres.database();
+    const a = await replica(s, db);
+    const before = await nodes(a.url, 'stable-4.1');
+    postgres.server().pause();
+    try {
+      const ready = await eventually(
+        'readyz naming the paused database',
+        () => readyz(a.url),
+        (v) => !!v.body.database,
+      );
+      // The health check's own bound, not a query's timeout, reports it.
+      expect(String(ready.body.database)).toMatch(/has not answered a query for more than 2 s/);
+      expect(await nodes(a.url, 'stable-4.1')).toEqual(before);
+      expect(await (await fetch(`${a.url}/metrics`)).text()).toContain('cincy_database_up 0');
+    } finally {
+      postgres.server().resume();
+    }
+    await eventually(
+      'readyz without a database problem',
+      () => readyz(a.url),
+      (v) => !v.body.database,
+    );
+  });
+
   it('auto-promotion runs on one replica, and moves to another within an interval when it dies', async () => {
     const s = setup();
     const db = await postgres.database();

@@ -139,7 +139,7 @@ describe('agent rules', () => {
     expect(prometheus.queries()).toBe(2);
   });
 
-  it('gives a PromQL query one deadline and a size cap: a trickling or endless Prometheus makes the risk Unknown', async () => {
+  it('hostile finding 4: gives a PromQL query one deadline and a size cap: a trickling or endless Prometheus makes the risk Unknown', async () => {
     const url = await serveLocal((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       if (req.url!.includes('trickle')) {

@@ -237,7 +237,7 @@ describe('the agent poll, in-process', () => {
     expect(retrieved(r.status())).toMatchObject({ status: 'False', reason: 'VersionNotFound' });
   });
 
-  it('queues PromQL evaluations over the once-a-second rate instead of waiting, and comes back for them on the same graph', async () => {
+  it('hostile finding 4: queues PromQL evaluations over the once-a-second rate instead of waiting, and comes back for them on the same graph', async () => {
     const r = await rig();
     const prometheus = await prometheusStub(() => ['0'], cleanup);
     const upstream = await switchableUpstream(r.graphUrl);
@@ -271,7 +271,7 @@ describe('the agent poll, in-process', () => {
     expect(JSON.stringify(r.status().conditionalUpdates)).not.toContain('client-side throttling');
   });
 
-  it('says RetrievedUpdates=False when the API server refuses the lists, instead of keeping True over stale ones', async () => {
+  it('hostile finding 7: says RetrievedUpdates=False when the API server refuses the lists, instead of keeping True over stale ones', async () => {
     const r = await rig();
     await r.poll();
     expect(retrieved(r.status())).toMatchObject({ status: 'True' });

@@ -66,7 +66,7 @@ export function serveCli(
   return new Promise((resolve, reject) => {
     const onData = (b: Buffer): void => {
       out += b.toString();
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      const m = /Server listening at (https?:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m && (until === 'listening' || out.includes('"msg":"graph built"')))
         resolve({ url: m[1]!, child, log: () => out });
     };

@@ -262,7 +262,7 @@ describe('agent rules', () => {
     });
   });
 
-  it("copies a risk into status by its schema: the four fields and each rule's own, nothing else the graph carries", () => {
+  it("hostile finding 7: copies a risk into status by its schema: the four fields and each rule's own, nothing else the graph carries", () => {
     const deep = JSON.parse('{"a":'.repeat(5000) + '1' + '}'.repeat(5000)) as unknown;
     const odd = {
       ...risk('Odd', [

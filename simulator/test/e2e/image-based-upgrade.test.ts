@@ -641,7 +641,7 @@ describe.runIf(available)('image-based upgrade', () => {
       r.agent.lines.filter((l) => l.msg.startsWith('failed to get labels for seed image: failed to inspect image:'));
     await r.stage('Prep', { seedImageRef: { version: '4.17.2', image: late } });
     await r.until('the failed inspection said', () => inspections().length > 0);
-    expect(inspections()[0]!.msg).toMatch(/\/v2\/lca\/seed\/manifests\/late: 404 MANIFEST_UNKNOWN/);
+    expect(inspections()[0]!.msg).toMatch(/\/v2\/lca\/seed\/manifests\/late: 404 \(MANIFEST_UNKNOWN\)/);
     const since = r.cluster.clock.now();
     await r.until('two minutes later', () => r.cluster.clock.now() > since + 120_000);
     expect(condition(r.cluster, 'PrepInProgress')?.status).toBe('True');

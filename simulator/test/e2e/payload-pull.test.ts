@@ -162,7 +162,7 @@ describe.skipIf(!available)('the payload Job pulls the release image from the re
   it('fails the Job with BackoffLimitExceeded, naming the image and why, when the pull fails', async () => {
     const missing = `${registry.host}/ocp/release@${MISSING}`;
     const cases: Array<[string, { plainHttp?: string[]; retries?: number }, RegExp]> = [
-      [missing, {}, /: 404 MANIFEST_UNKNOWN manifest unknown$/],
+      [missing, {}, /: 404 \(MANIFEST_UNKNOWN\)$/],
       // Registry down: a port nobody listens on, after the retries.
       ['127.0.0.1:9/ocp/release@' + MISSING, { plainHttp: ['127.0.0.1:9'], retries: 1 }, /ECONNREFUSED/],
     ];
@@ -203,7 +203,7 @@ describe.skipIf(!available)('the payload Job pulls the release image from the re
     expect(refused.message).toMatch(
       `failure=Unable to download and prepare the update: BackoffLimitExceeded: Job has reached the specified backoff limit: the release image ${target} is not in the payload store`,
     );
-    expect(refused.message).toMatch(/and pulling it failed: GET http:\/\/\S+: 404 MANIFEST_UNKNOWN manifest unknown$/);
+    expect(refused.message).toMatch(/and pulling it failed: GET http:\/\/\S+: 404 \(MANIFEST_UNKNOWN\)$/);
   });
 });
 

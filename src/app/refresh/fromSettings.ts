@@ -20,6 +20,13 @@ export interface RegistrySettings {
   registryConcurrency?: number;
   /** Seconds. */
   registryTimeout?: number;
+  /** Seconds. */
+  registryRequestDeadline?: number;
+  /** Seconds. */
+  registryScrapeDeadline?: number;
+  registryMaxTags?: number;
+  /** Comma-separated hosts. */
+  registryAllowHosts?: string;
 }
 
 export class SourceSettingsError extends Error {}
@@ -33,7 +40,12 @@ export function registryClients(settings: RegistrySettings): {
   try {
     const access = registryAccess(settings);
     if (settings.releasesTagFilter) compileTagFilter(settings.releasesTagFilter);
-    const options = { ...access, timeoutMs: (settings.registryTimeout ?? 30) * 1000 };
+    const options = {
+      ...access,
+      timeoutMs: (settings.registryTimeout ?? 30) * 1000,
+      requestDeadlineMs: (settings.registryRequestDeadline ?? 300) * 1000,
+      allowedHosts: settings.registryAllowHosts?.split(',').filter(Boolean) ?? [],
+    };
     const releases = settings.releases
       ? new RegistryClient(parseRepository(settings.releases, '--releases'), options)
       : undefined;
@@ -66,24 +78,33 @@ export function registrySources(
   checkKnownTagsEvery?: number,
 ): Source[] {
   const sources: Source[] = [];
+  const deadline = (source: Source): Source => {
+    if (settings.registryScrapeDeadline) source.deadlineMs = settings.registryScrapeDeadline * 1000;
+    return source;
+  };
   if (clients.graphDataImage)
     sources.push(
-      new GraphDataImageSource(clients.graphDataImage.client, clients.graphDataImage.image, store, trust, clock, log),
+      deadline(
+        new GraphDataImageSource(clients.graphDataImage.client, clients.graphDataImage.image, store, trust, clock, log),
+      ),
     );
   if (clients.releases)
     sources.push(
-      new ReleaseScrapeSource(
-        clients.releases,
-        store,
-        {
-          tagFilter: settings.releasesTagFilter,
-          concurrency: settings.registryConcurrency ?? 16,
-          onProgress,
-          checkKnownTagsEvery,
-        },
-        clock,
-        log,
-        describe(clients.releases.ref),
+      deadline(
+        new ReleaseScrapeSource(
+          clients.releases,
+          store,
+          {
+            tagFilter: settings.releasesTagFilter,
+            concurrency: settings.registryConcurrency ?? 16,
+            maxTags: settings.registryMaxTags,
+            onProgress,
+            checkKnownTagsEvery,
+          },
+          clock,
+          log,
+          describe(clients.releases.ref),
+        ),
       ),
     );
   return sources;

@@ -29,17 +29,20 @@ export class GraphDataImageSource extends Source {
     if (last) {
       this.status.ready = true;
       this.status.digest = last;
+      this.applied = last;
     }
   }
 
-  protected async read(): Promise<boolean> {
-    const digest = await currentDigest(this.client, this.image);
-    if (digest === this.status.digest) return false;
-    const read = await readGraphDataImage(this.client, { ...this.image, digest });
+  protected async read(signal: AbortSignal): Promise<boolean> {
+    const digest = await currentDigest(this.client, this.image, signal);
+    if (this.holdBack(digest) || digest === this.status.digest) return false;
+    const read = await readGraphDataImage(this.client, { ...this.image, digest }, signal);
     for (const w of read.warnings) this.log.warn({ warning: formatProblem(w) }, 'graph-data warning');
+    this.keepWarnings(read.warnings);
     if (!read.tree) throw new SourceRejected(`${this.status.name}: ${read.errors.length} problem(s)`, read.errors);
     const signatures = await verifyTreeSignatures(read.tree.signatures, this.trust, new Date(this.clock.now()));
     for (const w of signatures.warnings) this.log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
+    signal.throwIfAborted(); // past its deadline, a read writes nothing
     let summary;
     try {
       summary = await this.store.importTree(read.tree, {
@@ -51,6 +54,7 @@ export class GraphDataImageSource extends Source {
       throw err;
     }
     this.status.digest = read.digest;
+    this.applied = read.digest;
     this.log.info({ source: this.status.name, digest: read.digest, summary }, 'graph-data image imported');
     return !summary.skipped;
   }

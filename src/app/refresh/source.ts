@@ -21,8 +21,19 @@ export class SourceRejected extends Error {
   }
 }
 
+/** How long one read may take, whole, by default (--registry-scrape-deadline). */
+export const DEFAULT_READ_DEADLINE_MS = 30 * 60_000;
+
+/** How many of its last answers a source remembers, to tell a new answer from one it flips back to. */
+const REMEMBERED_ANSWERS = 6;
+
 export abstract class Source {
   readonly status: SourceStatus;
+  /** Fingerprints of the last reads' answers, oldest first, and of the answer the store holds. */
+  private readonly answers: string[] = [];
+  protected applied: string | undefined;
+  /** How long one read may take, every request of it included; past it the read fails and stops. */
+  deadlineMs = DEFAULT_READ_DEADLINE_MS;
 
   constructor(
     name: string,
@@ -33,8 +44,11 @@ export abstract class Source {
     this.status = { name, kind, ready: false, reads: 0, failures: 0 };
   }
 
-  /** Reads the source into the store; true when the store changed (the graph must be rebuilt). */
-  protected abstract read(): Promise<boolean>;
+  /**
+   * Reads the source into the store; true when the store changed (the graph must be rebuilt). `signal`
+   * aborts at the read's deadline: every request of the read must carry it.
+   */
+  protected abstract read(signal: AbortSignal): Promise<boolean>;
 
   /**
    * Takes up what an earlier read left in the store: one by this process before a restart, or by
@@ -42,14 +56,57 @@ export abstract class Source {
    */
   abstract recall(): Promise<void>;
 
-  /** One read with its status kept; never throws. */
+  /** Keeps the first 20 warnings of this read for /readyz (none: the field goes). */
+  protected keepWarnings(warnings: readonly Problem[]): void {
+    if (warnings.length) this.status.warnings = warnings.slice(0, 20).map(formatProblem);
+    else delete this.status.warnings;
+  }
+
+  /**
+   * Damping: whether the answer `fingerprint` must not be applied yet. A new answer is applied at once; an
+   * answer the source gave a few reads ago, and not in the read before this one, is a flip back (a registry
+   * alternating between two states): it is held back, and reported, until two reads in a row give it. The
+   * caller records `applied` when it writes.
+   */
+  protected holdBack(fingerprint: string): boolean {
+    const previous = this.answers.at(-1);
+    const seenBefore = this.answers.includes(fingerprint);
+    this.answers.push(fingerprint);
+    if (this.answers.length > REMEMBERED_ANSWERS) this.answers.shift();
+    if (previous === fingerprint) delete this.status.flapping;
+    if (fingerprint === this.applied || !seenBefore || previous === fingerprint) return false;
+    const flapping = (this.status.flapping ??= { since: new Date(this.clock.now()).toISOString(), heldBack: 0 });
+    flapping.heldBack += 1;
+    this.status.heldBack = (this.status.heldBack ?? 0) + 1;
+    this.log.warn(
+      { source: this.status.name, heldBack: flapping.heldBack },
+      'the source flips back to an answer it gave before: held back until two reads in a row give it',
+    );
+    return true;
+  }
+
+  /** One read with its status kept, ended at its deadline; never throws. */
   async refresh(): Promise<boolean> {
     const started = this.clock.now();
     const at = new Date(started).toISOString();
     this.status.lastAttemptAt = at;
+    // Real time, as /readyz and the metrics compute the read's age from it.
+    this.status.readingSince = new Date().toISOString();
     this.status.reads += 1;
+    const deadline = new AbortController();
+    const seconds = this.deadlineMs / 1000;
+    const timer = setTimeout(
+      () =>
+        deadline.abort(
+          new SourceRejected(
+            `${this.status.name}: the read did not end within ${seconds} s (--registry-scrape-deadline)`,
+          ),
+        ),
+      this.deadlineMs,
+    );
+    timer.unref();
     try {
-      const changed = await this.read();
+      const changed = await Promise.race([this.read(deadline.signal), aborted(deadline.signal)]);
       this.status.ready = true;
       this.status.lastSuccessAt = new Date(this.clock.now()).toISOString();
       delete this.status.lastFailure;
@@ -62,7 +119,19 @@ export abstract class Source {
       this.log.error({ source: this.status.name, message, problems: problems.slice(0, 20) }, 'source read failed');
       return false;
     } finally {
+      clearTimeout(timer);
+      delete this.status.readingSince;
       this.status.lastDurationSeconds = (this.clock.now() - started) / 1000;
     }
   }
+}
+
+/**
+ * Rejects with the signal's reason when it aborts: a read that does not notice its signal (work between
+ * requests) still ends at its deadline, for the caller; what it left running stops at its next request.
+ */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) =>
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }),
+  );
 }

@@ -4,11 +4,14 @@ import fp from 'fastify-plugin';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { GraphService } from '../../app/graphService.js';
 import type { RequestMetrics } from '../requestMetrics.js';
+import type { TlsMaterial } from '../tls.js';
 
 export interface MetricsOptions {
   service: GraphService;
   /** Where requests are counted: this plugin's hook, and the graph fast path, which answers before it. */
   requests: RequestMetrics;
+  /** The certificate served, when over HTTPS (its expiry is reported). */
+  tls?: { material: TlsMaterial };
 }
 
 export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOptions) => {
@@ -68,12 +71,31 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOption
   });
   new Gauge({
     name: 'cincy_database_up',
-    help: '1 while the database can be reached (0: the last graph keeps serving, writes answer 503)',
+    help: '1 while the database can be reached and written (0: the last graph keeps serving, writes answer 503 or, full, 507)',
     registers: [registry],
     collect() {
-      this.set(service.databaseProblem || service.startupProblem ? 0 : 1);
+      this.set(service.databaseProblem || service.startupProblem || service.store.fullProblem ? 0 : 1);
     },
   });
+  new Gauge({
+    name: 'cincy_database_full',
+    help: '1 while the last write failed for want of room (a full disk, or --db-max-size); writes answer 507',
+    registers: [registry],
+    collect() {
+      this.set(service.store.fullProblem ? 1 : 0);
+    },
+  });
+  if (opts.tls) {
+    const tls = opts.tls;
+    new Gauge({
+      name: 'cincy_tls_certificate_expiry_timestamp_seconds',
+      help: 'When the certificate served expires (Unix time); it follows the files as they are reloaded',
+      registers: [registry],
+      collect() {
+        this.set(tls.material.notAfter.getTime() / 1000);
+      },
+    });
+  }
   new Gauge({
     name: 'cincy_leader',
     help: '1 on the replica that runs the jobs that run once (auto-promotion, registry scrapes); a SQLite store always leads',
@@ -134,6 +156,23 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOption
   perSource('cincy_source_releases', 'Releases the last good scrape of a release repository found', (s) => s.releases);
   perSource('cincy_source_failing', '1 while the last read of a registry source failed', (s) =>
     s.lastFailure ? 1 : 0,
+  );
+  perSource('cincy_source_flapping', '1 while a registry source flips back to answers it gave before', (s) =>
+    s.flapping ? 1 : 0,
+  );
+  perSource(
+    'cincy_source_answers_held_back_total',
+    'Answers of a registry source held back as flips to an earlier answer (damping)',
+    (s) => s.heldBack ?? 0,
+    true,
+  );
+  perSource('cincy_source_reading', '1 while a read of a registry source is under way', (s) =>
+    s.readingSince ? 1 : 0,
+  );
+  perSource(
+    'cincy_source_reading_seconds',
+    'How long the read of a registry source under way has taken so far (0 between reads)',
+    (s) => (s.readingSince ? (Date.now() - Date.parse(s.readingSince)) / 1000 : 0),
   );
   perSource(
     'cincy_source_last_success_timestamp_seconds',

@@ -7,7 +7,11 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { GraphService } from '../../app/graphService.js';
-import { ReadinessSchema } from '../../schemas/health.js';
+import { ReadinessSchema, type SourceStatus } from '../../schemas/health.js';
+
+/** A source's status with the age of its read under way, if one is. */
+const withReadingAge = (s: SourceStatus): SourceStatus =>
+  s.readingSince ? { ...s, readingForSeconds: (Date.now() - Date.parse(s.readingSince)) / 1000 } : s;
 
 export async function healthRoutes(fastify: FastifyInstance, opts: { service: GraphService }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -42,7 +46,7 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
       const body = {
         status: ready ? ('ready' as const) : ('not ready' as const),
         ...(reason && { reason }),
-        ...(s.databaseProblem && { database: s.databaseProblem }),
+        ...((s.databaseProblem ?? s.store.fullProblem) && { database: s.databaseProblem ?? s.store.fullProblem }),
         ...(s.leadership && { leader: s.leadership.leading }),
         ...(snap && {
           graph: {
@@ -54,7 +58,7 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
         }),
         ...(s.lastBuildFailure && { lastBuildFailure: s.lastBuildFailure }),
         ...(s.lastImportFailure && { lastImportFailure: s.lastImportFailure }),
-        ...(s.sources.length && { sources: s.sources }),
+        ...(s.sources.length && { sources: s.sources.map(withReadingAge) }),
       };
       return reply.code(ready ? 200 : 503).send(body);
     },

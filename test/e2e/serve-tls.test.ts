@@ -1,0 +1,144 @@
+// `cincy serve --tls-cert --tls-key` as a process: HTTPS with the given certificate, new files taken
+// while it runs (as cert-manager or an updated Secret brings them), files that do not go together
+// refused with the certificate in use kept, and bad flags refused at start naming the flag and file.
+import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
+import { describe, expect, it } from 'vitest';
+import { Agent, request } from 'undici';
+import { cincy, serveCli, useCleanup } from '../support/cli.js';
+
+const cleanup = useCleanup();
+
+/** A self-signed certificate for 127.0.0.1 (openssl), valid `days`: its files. */
+function certificate(dir: string, name: string, days: number): { cert: string; key: string } {
+  const cert = join(dir, `${name}.crt`);
+  const key = join(dir, `${name}.key`);
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      String(days),
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
+  return { cert, key };
+}
+
+/** The certificate a new TLS connection to `port` is shown (its subject CN). */
+function served(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      const cn = socket.getPeerCertificate().subject?.CN;
+      socket.end();
+      resolve(String(cn));
+    });
+    socket.on('error', reject);
+  });
+}
+
+async function until(what: string, f: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await f().catch(() => false))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('serve over HTTPS', () => {
+  it('serves with the given certificate, takes renewed files without a restart, and keeps it through bad ones', async () => {
+    const dir = cleanup.dir();
+    const first = certificate(dir, 'first', 2);
+    const second = certificate(dir, 'second', 30);
+    const cert = join(dir, 'tls.crt');
+    const key = join(dir, 'tls.key');
+    copyFileSync(first.cert, cert);
+    copyFileSync(first.key, key);
+    const server = await serveCli(['--db', ':memory:', '--tls-cert', cert, '--tls-key', key], cleanup);
+    expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const port = Number(new URL(server.url).port);
+
+    // A client that trusts the certificate (as a cluster given it in the proxy's trustedCA) gets the graph.
+    const trusting = new Agent({ connect: { ca: readFileSync(first.cert) } });
+    cleanup.add(() => trusting.close());
+    const graph = await request(`${server.url}/graph?channel=stable-4.16`, {
+      dispatcher: trusting,
+      headers: { accept: 'application/json' },
+    });
+    expect(graph.statusCode).toBe(200);
+    expect(((await graph.body.json()) as { nodes: unknown[] }).nodes.length).toBeGreaterThan(0);
+    const metrics = async (): Promise<string> =>
+      (
+        await request(`${server.url}/metrics`, { dispatcher: new Agent({ connect: { rejectUnauthorized: false } }) })
+      ).body.text();
+    const expiry = (file: string): number => Date.parse(new X509Certificate(readFileSync(file)).validTo) / 1000;
+    expect(await metrics()).toContain(`cincy_tls_certificate_expiry_timestamp_seconds ${expiry(first.cert)}`);
+    expect(await served(port)).toBe('first');
+
+    // Renewed: new connections are shown the new certificate, with no restart.
+    copyFileSync(second.key, key);
+    copyFileSync(second.cert, cert);
+    await until('the renewed certificate served', async () => (await served(port)) === 'second');
+    expect(await metrics()).toContain(`cincy_tls_certificate_expiry_timestamp_seconds ${expiry(second.cert)}`);
+    expect(server.log()).toMatch(/"msg":"TLS certificate reloaded"/);
+
+    // A certificate that does not go with the key: refused, logged, and the one in use stays.
+    copyFileSync(first.cert, cert);
+    await until('the refusal logged', async () => /new TLS files refused/.test(server.log()));
+    expect(server.log()).toMatch(/does not go with/);
+    expect(await served(port)).toBe('second');
+  });
+
+  it('refuses at start a pair that does not go together, a missing file, or one flag without the other', () => {
+    const dir = cleanup.dir();
+    const a = certificate(dir, 'a', 2);
+    const b = certificate(dir, 'b', 2);
+    const mismatched = cincy(['serve', '--db', ':memory:', '--port', '0', '--tls-cert', a.cert, '--tls-key', b.key]);
+    expect(mismatched.code).toBe(1);
+    expect(mismatched.stderr).toContain(`--tls-key: ${b.key} does not go with ${a.cert}`);
+    const missing = cincy([
+      'serve',
+      '--db',
+      ':memory:',
+      '--port',
+      '0',
+      '--tls-cert',
+      join(dir, 'nope.crt'),
+      '--tls-key',
+      a.key,
+    ]);
+    expect(missing.stderr).toContain(`--tls-cert: ${join(dir, 'nope.crt')}: ENOENT`);
+    const alone = cincy(['serve', '--db', ':memory:', '--port', '0', '--tls-cert', a.cert]);
+    expect(alone.stderr).toContain('--tls-cert and --tls-key go together');
+    writeFileSync(join(dir, 'not.pem'), 'hello');
+    const notPem = cincy([
+      'serve',
+      '--db',
+      ':memory:',
+      '--port',
+      '0',
+      '--tls-cert',
+      join(dir, 'not.pem'),
+      '--tls-key',
+      a.key,
+    ]);
+    expect(notPem.stderr).toContain('no PEM certificate in the file');
+  });
+});
