@@ -1,4 +1,5 @@
-# cincy: the graph server with the bundled graph-data, on an embedded SQLite database in /data.
+# cincy: the graph server on an embedded SQLite database in /data. It imports nothing bundled: give it a
+# source (CINCY_GRAPH_DATA, CINCY_RELEASES, CINCY_GRAPH_DATA_IMAGE), or CINCY_DEMO=true for the demo.
 FROM node:20-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app

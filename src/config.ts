@@ -1,11 +1,14 @@
 // Settings of `cincy serve`: one schema per setting (settings.ts has their flags, variables and
 // defaults), resolved flags > environment (CINCY_*) > defaults, and validated at start so a bad value
 // names its flag and variable.
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { parseDuration } from './duration.js';
 import { schemaProblems } from './validation/problems.js';
 import {
   ConfigError,
+  DEMO_DB,
   givenSetting,
   graphDataPath,
   LOG_LEVELS,
@@ -19,6 +22,7 @@ export { BUNDLED_GRAPH_DATA, ConfigError, DEFAULT_HTTP_LIMITS, SETTINGS, type Ht
 /** What each setting's value must be; a switch's is Boolean, and only a switch's. */
 const SCHEMAS = {
   graphData: Type.String({ minLength: 1 }),
+  demo: Type.Boolean(),
   releases: Type.String({ minLength: 1 }),
   releasesTagFilter: Type.String({ minLength: 1 }),
   graphDataImage: Type.String({ minLength: 1 }),
@@ -62,6 +66,7 @@ const SCHEMAS = {
 /** The resolved settings, as one schema. */
 export const ServeConfigSchema = Type.Object({
   graphData: Type.Optional(SCHEMAS.graphData),
+  demo: SCHEMAS.demo,
   releases: Type.Optional(SCHEMAS.releases),
   releasesTagFilter: Type.Optional(SCHEMAS.releasesTagFilter),
   graphDataImage: Type.Optional(SCHEMAS.graphDataImage),
@@ -104,6 +109,19 @@ export const ServeConfigSchema = Type.Object({
 export type ServeConfig = Static<typeof ServeConfigSchema>;
 export type ServeFlags = Partial<Record<keyof ServeConfig, string | boolean>>;
 
+/**
+ * Why a SQLite --db cannot be used: its folder does not exist. Only the defaults' folder (./data) is
+ * made; a path given by hand is taken as it is, so a mistyped one creates nothing anywhere.
+ */
+export function checkDbFolder(db: string, flags: ServeFlags, env: NodeJS.ProcessEnv): string | undefined {
+  if (db === ':memory:' || /^postgres(ql)?:/i.test(db) || givenSetting('db', flags, env) === undefined)
+    return undefined;
+  const folder = dirname(resolve(db));
+  return existsSync(folder)
+    ? undefined
+    : `${SETTINGS.db.flag} (${SETTINGS.db.env}): the folder ${folder} does not exist: create it first, or name a file in a folder that does`;
+}
+
 /** Bytes of a --db-max-size value (`4096`, `512MiB`, `2GiB`). */
 export function sizeInBytes(value: string): number {
   const m = /^(\d+)(KiB|MiB|GiB)?$/.exec(value);
@@ -142,9 +160,16 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
   if (typeof out.db === 'string' && /^postgres(ql)?:/i.test(out.db) && !URL.canParse(out.db))
     // The value is not repeated: it may hold a password.
     problems.push(`${SETTINGS.db.flag} (${SETTINGS.db.env}): not a URL (postgres://user:password@host:port/database)`);
+  if (out.demo === true) {
+    // The demo is served alone, from a store of its own unless one is named.
+    const others = (['graphData', 'releases', 'graphDataImage'] as const).filter((k) => out[k] !== undefined);
+    if (others.length)
+      problems.push(
+        `${SETTINGS.demo.flag} (${SETTINGS.demo.env}) serves the bundled demo alone: leave out ${others.map((k) => SETTINGS[k].flag).join(', ')}`,
+      );
+    if (givenSetting('db', flags, env) === undefined) out.db = DEMO_DB;
+    out.graphData = graphDataPath(flags, env);
+  }
   if (problems.length) throw new ConfigError(problems.join('\n'));
-  // The bundled demo tree is the default only when no registry source replaces it.
-  const bundled = out.graphData === undefined ? graphDataPath(flags, env) : undefined;
-  if (bundled !== undefined) out.graphData = bundled;
   return out as ServeConfig;
 }

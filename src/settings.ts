@@ -4,8 +4,11 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The package's bundled demo tree: the default wherever the command is run from. */
+/** The package's bundled demo tree (invented releases), served by `serve --demo` wherever it is run from. */
 export const BUNDLED_GRAPH_DATA = join(dirname(fileURLToPath(import.meta.url)), '..', 'graph-data');
+
+/** The store `serve --demo` uses when --db is not given: the demo never shares real data's store. */
+export const DEMO_DB = './data/demo.db';
 
 export interface Setting {
   flag: string;
@@ -42,10 +45,12 @@ const S = (flag: string, kind: Setting['kind'], description: string, def?: strin
 });
 
 export const SETTINGS = {
-  graphData: S(
-    '--graph-data',
-    'value',
-    'graph-data directory or .tar.gz to import at start (default: the bundled graph-data/, unless a registry source is given)',
+  graphData: S('--graph-data', 'value', 'graph-data directory or .tar.gz to import at start'),
+  demo: S(
+    '--demo',
+    'switch',
+    'serve the bundled demo graph-data (invented releases) from a store of its own (--db defaults to ./data/demo.db); no other source with it',
+    false,
   ),
   releases: S(
     '--releases',
@@ -203,12 +208,12 @@ export const givenSetting = (
   env: NodeJS.ProcessEnv,
 ): string | boolean | undefined => flags[key] ?? env[SETTINGS[key].env];
 
-/** The tree serve imports: --graph-data, else the bundled demo tree unless a registry source replaces it. */
+/** The tree serve imports: --graph-data, else the bundled demo tree with --demo, else none. */
 export function graphDataPath(flags: SettingFlags, env: NodeJS.ProcessEnv): string | undefined {
   const given = givenSetting('graphData', flags, env);
   if (given !== undefined) return String(given);
-  const registry = givenSetting('releases', flags, env) ?? givenSetting('graphDataImage', flags, env);
-  return registry === undefined ? BUNDLED_GRAPH_DATA : undefined;
+  const demo = givenSetting('demo', flags, env);
+  return demo === true || demo === 'true' || demo === '1' ? BUNDLED_GRAPH_DATA : undefined;
 }
 
 /** A setting given a value it cannot take; the message names each flag and variable. */

@@ -146,7 +146,7 @@ async function main() {
 
   say('starting the graph server on the bundled graph-data');
   const first = children.length;
-  let server = await serve('cincy.db');
+  let server = await serve('cincy.db', '--demo');
   const graph = await (
     await fetch(`${server}/graph?channel=stable-4.16&arch=amd64`, { headers: { accept: 'application/json' } })
   ).json();

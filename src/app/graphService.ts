@@ -41,6 +41,8 @@ export class GraphService {
   startupProblem: string | undefined;
   /** Why the database cannot be reached now, while the last graph keeps serving. */
   databaseProblem: string | undefined;
+  /** The store holds the bundled demo data (invented releases), not real data: /readyz says so. */
+  demo = false;
   /** Who runs the jobs that run once, when replicas share the database (readiness and metrics report it). */
   leadership: Leadership | undefined;
 

@@ -4,7 +4,9 @@
 // while it cannot be reached), imports the graph-data tree when its content is new, reads the
 // registry sources (the leading replica) or takes up what they left in the store (the others),
 // builds the first snapshot, and from then on follows the writes other processes and replicas make.
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BUNDLED_GRAPH_DATA } from '../settings.js';
 import { systemClock, type Clock } from '../clock.js';
 import { formatSeconds } from '../duration.js';
 import { readGraphData, type ReadResult } from '../sources/graphData.js';
@@ -14,6 +16,7 @@ import type { Leadership } from '../store/leadership.js';
 import { redactedLocation } from '../store/postgresConnection.js';
 import { ImportRejected, Store } from '../store/store.js';
 import { createAdminServices, type AdminServices } from './admin/services.js';
+import { DEMO_SOURCE, demoConflict, holdsDemo } from './demoStore.js';
 import { GraphService } from './graphService.js';
 import { SignaturePolicy } from './signaturePolicy.js';
 import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
@@ -84,6 +87,8 @@ export interface StartOptions {
   db: string;
   /** The most connections to PostgreSQL (default 10). */
   dbPoolSize?: number;
+  /** `graphData` is the bundled demo: recorded as such, into a store that holds nothing else. */
+  demo?: boolean;
   /** The bytes a SQLite store may grow to (none: the disk's). */
   dbMaxBytes?: number;
   log: StartLog;
@@ -158,9 +163,16 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   };
   const startConnected = async (): Promise<StartOutcome> => {
     const fail = (problems: string[]): StartOutcome => ({ ok: false, problems });
+    // The bundled tree is the demo however it is named.
+    const demo = opts.demo === true || (opts.graphData !== undefined && resolve(opts.graphData) === BUNDLED_GRAPH_DATA);
+    const realSource = (opts.graphData !== undefined && !demo) || sources.length > 0;
+    const conflict = await demoConflict(store, where, { demo, realSource });
+    if (conflict) return fail([conflict]);
+    service.demo = demo || (await holdsDemo(store));
     if (opts.graphData) {
       const read = opts.treeRead ?? readGraphData(opts.graphData);
-      const problems = await importTree(store, opts.graphData, read, trust, opts.log, new Date(clock.now()));
+      const source = demo ? DEMO_SOURCE : opts.graphData;
+      const problems = await importTree(store, opts.graphData, source, read, trust, opts.log, new Date(clock.now()));
       if (problems.length) {
         if (!(await store.read((tx) => tx.hasContent())))
           return fail([`${opts.graphData} is invalid and the store ${where} has nothing to serve:`, ...problems]);
@@ -251,6 +263,8 @@ export async function startService(opts: StartOptions): Promise<StartResult> {
 async function importTree(
   store: Store,
   graphData: string,
+  /** What the import is recorded as coming from (the path, or DEMO_SOURCE). */
+  source: string,
   treeRead: Promise<ReadResult>,
   trust: TrustStore,
   log: StartLog,
@@ -262,7 +276,7 @@ async function importTree(
     if (!read.tree) return read.errors.map(formatProblem);
     const signatures = await verifyTreeSignatures(read.tree.signatures, trust, now);
     for (const w of signatures.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
-    const summary = await store.importTree(read.tree, { source: graphData, signatures: signatures.verified });
+    const summary = await store.importTree(read.tree, { source, signatures: signatures.verified });
     if (summary.skipped) log.info({ contentHash: summary.contentHash }, 'graph-data unchanged since the last import');
     else log.info({ summary }, 'graph-data imported');
     return [];

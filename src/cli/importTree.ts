@@ -10,6 +10,7 @@ import { systemClock } from '../clock.js';
 import { registryClients, registrySources, type RegistrySettings } from '../app/refresh/fromSettings.js';
 import { ReleaseScrapeSource } from '../app/refresh/releaseScrape.js';
 import { recallAll } from '../app/refresh/loop.js';
+import { demoConflict } from '../app/demoStore.js';
 import { escapeLine } from './terminalText.js';
 
 function progressBar(label: string, unit: string): { update: (done: number, total: number) => void; stop: () => void } {
@@ -77,6 +78,11 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
   const clients = registryClients(opts);
   const store = await Store.open(opts.db);
   try {
+    const conflict = await demoConflict(store, redactedLocation(opts.db), { demo: false, realSource: true });
+    if (conflict) {
+      process.stderr.write(`cincy: ${conflict}\n`);
+      return 1;
+    }
     if (opts.graphData && !(await importDirectory(store, opts.graphData, opts, trust))) return 1;
     const bar = progressBar('scraping', 'tags');
     // Warnings as the tree's are printed; a failure is printed once, below, with its problems.

@@ -27,8 +27,13 @@ async function start(
   path: string | undefined,
   treeRead: Promise<ReadResult> | undefined,
 ): Promise<number> {
-  const { resolveServeConfig, sizeInBytes } = await import('../config.js');
+  const { resolveServeConfig, sizeInBytes, checkDbFolder } = await import('../config.js');
   const config = resolveServeConfig(flags);
+  const folderProblem = checkDbFolder(config.db, flags, process.env);
+  if (folderProblem) {
+    process.stderr.write(`cincy: cannot serve: ${folderProblem}\n`);
+    return 1;
+  }
   const [
     { default: pino },
     { systemClock },
@@ -40,6 +45,7 @@ async function start(
     { TrustStore },
     { escapeLine },
     { loadTls, TlsError, watchTls },
+    { redactedLocation },
   ] = await Promise.all([
     import('pino'),
     import('../clock.js'),
@@ -51,6 +57,7 @@ async function start(
     import('../signatures/verify.js'),
     import('./terminalText.js'),
     import('../server/tls.js'),
+    import('../store/postgresConnection.js'),
   ]);
   // Tokens never reach the log: requests are logged without headers, and this is a second guard.
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
@@ -67,6 +74,7 @@ async function start(
     // Listening (and /livez) comes before a long first scrape; /readyz answers 503 until it is done.
     deferSources: true,
     db: config.db,
+    demo: config.demo,
     dbPoolSize: config.dbPoolSize,
     ...(config.dbMaxSize && { dbMaxBytes: sizeInBytes(config.dbMaxSize) }),
     log: logger,
@@ -122,7 +130,22 @@ async function start(
   process.once('SIGTERM', () => void stop('SIGTERM'));
   // Listening first: /livez answers, and /readyz says why nothing is served while the store is
   // reached, imported and built.
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
+    await app.close();
+    await prepared.close();
+    const where = `${config.host}:${config.port}`;
+    return cannotServe([
+      code === 'EADDRINUSE'
+        ? `${where} is in use by another process: stop it, or give another --port (0 picks a free one)`
+        : code === 'EACCES'
+          ? `${where}: not allowed to listen on port ${config.port} (below 1024 needs privileges): give another --port`
+          : `${where}: ${config.host} is not an address of this machine: give another --host`,
+    ]);
+  }
   if (tls && config.tlsCert && config.tlsKey)
     jobs.push({
       stop: watchTls(app.server as unknown as HttpsServer, { cert: config.tlsCert, key: config.tlsKey }, tls, logger),
@@ -133,6 +156,18 @@ async function start(
     await prepared.close();
     return cannotServe(started.problems);
   }
+  if (service.demo)
+    logger.warn(
+      { db: redactedLocation(config.db) },
+      'serving the bundled DEMO data (invented releases, payloads on quay.example.com), not real data; ' +
+        'for real data, serve --graph-data DIR, --releases REPOSITORY or --graph-data-image IMAGE on a store of its own (--db)',
+    );
+  else if (!config.graphData && !sources.length && !(await service.store.read((tx) => tx.hasContent())))
+    logger.warn(
+      { db: redactedLocation(config.db) },
+      'the store is empty and no source is given: nothing is served until --graph-data DIR, --releases REPOSITORY, ' +
+        '--graph-data-image IMAGE, `cincy import` or the admin API brings releases (--demo serves the bundled demo)',
+    );
   void started.firstRead.then(() => {
     if (sources.length)
       jobs.push(startSourceRefresh(sources, service, parseDuration(config.scrapeInterval)!, clock, leadership));

@@ -56,6 +56,9 @@ export const ReadinessSchema = Type.Object({
         'why the database cannot be reached or written now (unreachable, or full); the last graph keeps serving',
     }),
   ),
+  demo: Type.Optional(
+    Type.Literal(true, { description: 'the graph served is the bundled demo data (invented releases), not real data' }),
+  ),
   leader: Type.Optional(
     Type.Boolean({
       description:

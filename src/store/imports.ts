@@ -29,6 +29,14 @@ export class ImportRepository {
     return row?.source;
   }
 
+  /** Whether any import came from one of `sources`. */
+  async anyFrom(sources: readonly string[]): Promise<boolean> {
+    const marks = sources.map(() => '?').join(', ');
+    return (
+      (await this.sql.get(`SELECT 1 AS one FROM imports WHERE source IN (${marks}) LIMIT 1`, sources)) !== undefined
+    );
+  }
+
   async record(i: { contentHash: string; source: string; schemaVersion: string; at: string; summary: object }) {
     await this.sql.run(
       'INSERT INTO imports (content_hash, source, schema_version, imported_at, summary) VALUES (?, ?, ?, ?, ?)',

@@ -1,5 +1,6 @@
 // The `cincy` command line, run as a shell runs it.
 import { spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,7 +27,8 @@ describe('cincy CLI', () => {
       '--host',
       '--port',
       'CINCY_PORT',
-      'the bundled graph-data/',
+      '--demo',
+      './data/demo.db',
       './data/cincy.db',
       '127.0.0.1',
       '8080',
@@ -84,14 +86,74 @@ describe('cincy CLI', () => {
     ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('version: -: schema major version 2 is not supported');
+    // A --db in a folder that does not exist is refused, and the folder is not made.
+    const nowhere = join(dir(), 'no', 'such');
+    const db = cincy(['serve', '--port', '0', '--db', join(nowhere, 'c.db')]);
+    expect(db.code).toBe(1);
+    expect(db.stderr).toContain(`--db (CINCY_DB): the folder ${nowhere} does not exist: create it first`);
+    expect(existsSync(nowhere)).toBe(false);
   });
 
-  it('serve: with no --graph-data serves the bundled tree, wherever it is run from', async () => {
-    const url = await serve(['--db', join(dir(), 'c.db')]);
-    const channels = (await (await fetch(`${url}/readyz`)).json()) as { graph: { channels: number; releases: number } };
-    expect(channels.graph.releases).toBeGreaterThan(100);
-    const res = await fetch(`${url}/graph?channel=stable-4.16`, { headers: { accept: 'application/json' } });
+  it('serve on a port another process holds says which, and what to do, in one line', async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    cleanup.add(() => new Promise((r) => taken.close(r)));
+    const port = (taken.address() as AddressInfo).port;
+    const busy = cincy(['serve', '--db', ':memory:', '--port', String(port)]);
+    expect(busy.code).toBe(1);
+    expect(busy.stderr.trim()).toBe(
+      `cincy: cannot serve: 127.0.0.1:${port} is in use by another process: stop it, or give another --port (0 picks a free one)`,
+    );
+  });
+
+  it('serve --demo serves the bundled tree from ./data/demo.db of the folder it is run in, and says it is the demo', async () => {
+    const where = dir();
+    const served = await serveCli(['--demo'], cleanup, {}, 'built', where);
+    const ready = (await (await fetch(`${served.url}/readyz`)).json()) as {
+      demo?: boolean;
+      graph: { releases: number };
+    };
+    expect(ready.demo).toBe(true);
+    expect(ready.graph.releases).toBeGreaterThan(100);
+    const res = await fetch(`${served.url}/graph?channel=stable-4.16`, { headers: { accept: 'application/json' } });
     expect(((await res.json()) as { nodes: unknown[] }).nodes.length).toBeGreaterThan(10);
+    expect(existsSync(join(where, 'data', 'demo.db'))).toBe(true);
+    expect(served.log()).toMatch(/serving the bundled DEMO data .* for real data, serve --graph-data DIR/);
+  });
+
+  it('demo and real data never share a store: each refuses the other in one line, and no source imports nothing', async () => {
+    const demoDb = join(dir(), 'demo.db');
+    const realDb = join(dir(), 'real.db');
+    const demo = await serveCli(['--demo', '--db', demoDb], cleanup);
+    demo.child.kill('SIGTERM');
+    await new Promise((r) => demo.child.once('exit', r));
+    const tree = writeTree(dir());
+    for (const refused of [
+      cincy(['serve', '--port', '0', '--db', demoDb, '--graph-data', tree]),
+      cincy(['import', '--db', demoDb, '--graph-data', tree]),
+    ]) {
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        `the store ${demoDb} holds the bundled demo data (invented releases): give real data a store of its own`,
+      );
+    }
+    expect(cincy(['import', '--db', realDb, '--graph-data', tree]).code).toBe(0);
+    const demoOnReal = cincy(['serve', '--port', '0', '--demo', '--db', realDb]);
+    expect(demoOnReal.code).toBe(1);
+    expect(demoOnReal.stderr).toContain(`the store ${realDb} holds real data, not the demo`);
+    const mixed = cincy(['serve', '--port', '0', '--demo', '--graph-data', tree]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('--demo (CINCY_DEMO) serves the bundled demo alone: leave out --graph-data');
+
+    // No source at all: nothing bundled is imported; the empty store is said to be empty.
+    const empty = await serveCli(['--db', join(dir(), 'empty.db')], cleanup);
+    const ready = (await (await fetch(`${empty.url}/readyz`)).json()) as {
+      demo?: boolean;
+      graph: { releases: number };
+    };
+    expect(ready.graph.releases).toBe(0);
+    expect(ready.demo).toBeUndefined();
+    expect(empty.log()).toMatch(/the store is empty and no source is given/);
   });
 
   it.runIf(conformanceAvailable())(

@@ -56,9 +56,11 @@ export function serveCli(
   cleanup: { add(f: () => unknown): void },
   env: Record<string, string> = {},
   until: 'built' | 'listening' = 'built',
+  cwd?: string,
 ): Promise<Served> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--log-level', 'info', ...args], {
     env: { ...process.env, ...env },
+    ...(cwd && { cwd }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   cleanup.add(() => child.kill('SIGKILL'));

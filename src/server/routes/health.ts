@@ -47,6 +47,7 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
         status: ready ? ('ready' as const) : ('not ready' as const),
         ...(reason && { reason }),
         ...((s.databaseProblem ?? s.store.fullProblem) && { database: s.databaseProblem ?? s.store.fullProblem }),
+        ...(s.demo && { demo: true as const }),
         ...(s.leadership && { leader: s.leadership.leading }),
         ...(snap && {
           graph: {
