@@ -73,6 +73,24 @@ export function addStoreCommands(program: Command, run: ReturnType<typeof comman
     .action(run(async (dir: string) => (await import('./importTree.js')).validateCommand(dir)));
 
   program
+    .command('graph-data')
+    .description('the graph-data container image')
+    .command('push')
+    .description(
+      'push DIR as a graph-data image laid out as oc-mirror lays it out (/var/lib/cincinnati-graph-data/); ' +
+        'refuses an invalid tree; prints the pull spec by digest',
+    )
+    .argument('<dir>', 'graph-data directory')
+    .requiredOption('--image <ref>', '[http://]HOST[:PORT]/REPOSITORY:TAG to push to (http:// means plain HTTP)')
+    .option('--registry-credentials <file>', SETTINGS.registryCredentials.description)
+    .option('--registry-ca <file>', SETTINGS.registryCa.description)
+    .action(
+      run(async (dir: string, opts: { image: string; registryCredentials?: string; registryCa?: string }) =>
+        (await import('./graphDataPush.js')).graphDataPush(dir, opts),
+      ),
+    );
+
+  program
     .command('export')
     .description('write the store back as a graph-data tree')
     .addOption(dbOption())

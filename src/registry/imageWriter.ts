@@ -48,14 +48,22 @@ export async function layerOf(files: Map<string, string | Buffer>): Promise<Laye
 /** Pushes the layers, a configuration and the manifest; tags it when `tag` is given. */
 export async function pushImage(
   client: RegistryClient,
-  image: { layers: Layer[]; arch: string; os?: string; tag?: string; labels?: Record<string, string> },
+  image: {
+    layers: Layer[];
+    arch: string;
+    os?: string;
+    tag?: string;
+    labels?: Record<string, string>;
+    /** The command the image runs (config.Cmd). */
+    cmd?: string[];
+  },
 ): Promise<Descriptor> {
   const os = image.os ?? 'linux';
   const config = Buffer.from(
     JSON.stringify({
       architecture: image.arch,
       os,
-      config: image.labels ? { Labels: image.labels } : {},
+      config: { ...(image.labels && { Labels: image.labels }), ...(image.cmd && { Cmd: image.cmd }) },
       rootfs: { type: 'layers', diff_ids: image.layers.map((l) => l.diffId) },
     }),
   );
