@@ -22,8 +22,11 @@ COPY bin ./bin
 COPY migrations ./migrations
 COPY graph-data ./graph-data
 COPY openapi ./openapi
-RUN mkdir -p /data && chown node:node /data
-USER node
+# OpenShift's restricted-v2 runs the container as an arbitrary UID in group 0, on a read-only root: /data,
+# owned by group 0 and writable by it, is the only path written. USER is numeric (the image's node user) so
+# that runAsNonRoot can be checked where no UID is assigned.
+RUN mkdir -p /data && chown 1000:0 /data && chmod 0775 /data
+USER 1000
 ENV CINCY_HOST=0.0.0.0 CINCY_PORT=8080 CINCY_DB=/data/cincy.db
 EXPOSE 8080
 VOLUME ["/data"]
