@@ -2,11 +2,15 @@
 // share a store: `serve --demo` imports it into a store of its own, recorded under DEMO_SOURCE, and a
 // store that holds it refuses a real source (and a store of real data refuses the demo), each with one
 // line saying why and what to do.
+import { resolve } from 'node:path';
 import { BUNDLED_GRAPH_DATA, DEMO_DB } from '../settings.js';
 import type { Store } from '../store/store.js';
 
 /** The import source the demo is recorded under. */
 export const DEMO_SOURCE = 'cincy-demo:bundled-graph-data';
+
+/** Whether `path` is the bundled demo tree, however it is written. */
+export const isBundled = (path: string): boolean => resolve(path) === BUNDLED_GRAPH_DATA;
 
 /** Whether the store holds the demo: imported by --demo, or by a version that imported it by default. */
 export async function holdsDemo(store: Store): Promise<boolean> {

@@ -4,9 +4,7 @@
 // while it cannot be reached), imports the graph-data tree when its content is new, reads the
 // registry sources (the leading replica) or takes up what they left in the store (the others),
 // builds the first snapshot, and from then on follows the writes other processes and replicas make.
-import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BUNDLED_GRAPH_DATA } from '../settings.js';
 import { systemClock, type Clock } from '../clock.js';
 import { formatSeconds } from '../duration.js';
 import { readGraphData, type ReadResult } from '../sources/graphData.js';
@@ -16,7 +14,7 @@ import type { Leadership } from '../store/leadership.js';
 import { redactedLocation } from '../store/postgresConnection.js';
 import { ImportRejected, Store } from '../store/store.js';
 import { createAdminServices, type AdminServices } from './admin/services.js';
-import { DEMO_SOURCE, demoConflict, holdsDemo } from './demoStore.js';
+import { DEMO_SOURCE, demoConflict, holdsDemo, isBundled } from './demoStore.js';
 import { GraphService } from './graphService.js';
 import { SignaturePolicy } from './signaturePolicy.js';
 import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
@@ -164,7 +162,7 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   const startConnected = async (): Promise<StartOutcome> => {
     const fail = (problems: string[]): StartOutcome => ({ ok: false, problems });
     // The bundled tree is the demo however it is named.
-    const demo = opts.demo === true || (opts.graphData !== undefined && resolve(opts.graphData) === BUNDLED_GRAPH_DATA);
+    const demo = opts.demo === true || (opts.graphData !== undefined && isBundled(opts.graphData));
     const realSource = (opts.graphData !== undefined && !demo) || sources.length > 0;
     const conflict = await demoConflict(store, where, { demo, realSource });
     if (conflict) return fail([conflict]);

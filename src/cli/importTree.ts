@@ -10,7 +10,7 @@ import { systemClock } from '../clock.js';
 import { registryClients, registrySources, type RegistrySettings } from '../app/refresh/fromSettings.js';
 import { ReleaseScrapeSource } from '../app/refresh/releaseScrape.js';
 import { recallAll } from '../app/refresh/loop.js';
-import { demoConflict } from '../app/demoStore.js';
+import { DEMO_SOURCE, demoConflict, isBundled } from '../app/demoStore.js';
 import { escapeLine } from './terminalText.js';
 
 function progressBar(label: string, unit: string): { update: (done: number, total: number) => void; stop: () => void } {
@@ -78,7 +78,12 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
   const clients = registryClients(opts);
   const store = await Store.open(opts.db);
   try {
-    const conflict = await demoConflict(store, redactedLocation(opts.db), { demo: false, realSource: true });
+    // The bundled tree is the demo however it is named: it goes only into a store of its own.
+    const demo = opts.graphData !== undefined && isBundled(opts.graphData);
+    const conflict = await demoConflict(store, redactedLocation(opts.db), {
+      demo,
+      realSource: !demo || opts.releases !== undefined || opts.graphDataImage !== undefined,
+    });
     if (conflict) {
       process.stderr.write(`cincy: ${conflict}\n`);
       return 1;
@@ -141,7 +146,7 @@ async function importDirectory(
   printProblems([], signatures.warnings);
   try {
     const s = await store.importTree(read.tree, {
-      source: graphData,
+      source: isBundled(graphData) ? DEMO_SOURCE : graphData,
       prune: opts.prune,
       force: true,
       signatures: signatures.verified,

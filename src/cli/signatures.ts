@@ -69,6 +69,17 @@ export function addSignatureCommands(program: Command, run: (f: () => Promise<nu
   ).action((version: string, file: string, opts: ClientOptions & { arch: string }) =>
     run(async () => (await import('./signing.js')).uploadSignature(version, file, opts))(),
   );
+  client(
+    signatures
+      .command('import')
+      .description(
+        'upload the signatures of ConfigMaps as oc-mirror writes them (label release.openshift.io/verification-signatures; ' +
+          'YAML or JSON, a List or several documents) to the releases of their digests; the server verifies each',
+      )
+      .argument('<file...>', 'ConfigMap files'),
+  ).action((files: string[], opts: ClientOptions) =>
+    run(async () => (await import('./signatureImport.js')).importSignatureConfigMaps(files, opts))(),
+  );
   signatures
     .command('configmap')
     .description('print the ConfigMap that lets a disconnected cluster verify a release (oc apply -f -)')

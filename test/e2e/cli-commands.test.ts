@@ -8,6 +8,7 @@ import * as openpgp from 'openpgp';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { stringify } from 'yaml';
 import { cincy, serveCli, useCleanup } from '../support/cli.js';
 import { release, writeTree } from '../support/trees.js';
 
@@ -195,6 +196,39 @@ describe('the command line', () => {
     expect(cincy(['signatures', 'add', '4.1.1', sigFile], env).stdout).toContain('stored already');
     const served = await fetch(`${server.url}/signatures/sha256=${HEX}/signature-1`);
     expect(Buffer.from(await served.arrayBuffer()).equals(readFileSync(sigFile))).toBe(true);
+
+    // The ConfigMaps oc-mirror writes beside the mirror, imported in one command (a List of them, as
+    // `oc get configmap -o yaml` prints, with one that is not a signature ConfigMap and a digest no release has).
+    const other = 'e'.repeat(64);
+    const configMaps = join(work, 'signature-configmaps.yaml');
+    const signatureCm = (hex: string, bytes: Buffer): object => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: `sha256-${hex}`,
+        namespace: 'openshift-config-managed',
+        labels: { 'release.openshift.io/verification-signatures': '' },
+      },
+      binaryData: { [`sha256-${hex}-1`]: bytes.toString('base64') },
+    });
+    writeFileSync(
+      configMaps,
+      stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          signatureCm(HEX, readFileSync(sigFile)),
+          signatureCm(other, readFileSync(sigFile)),
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'unrelated' }, data: { a: 'b' } },
+        ],
+      }),
+    );
+    const imported = cincy(['signatures', 'import', configMaps], env);
+    expect(imported.code, imported.stderr).toBe(1); // the digest no release has
+    expect(imported.stdout, imported.stderr).toContain(`sha256-${HEX}-1: stored already for 4.1.1 (amd64)`);
+    expect(imported.stderr).toContain(`sha256-${other}-1: no release on the server has the payload sha256:${other}`);
+    expect(imported.stderr).toContain('ConfigMap unrelated: no release.openshift.io/verification-signatures label');
+    expect(imported.stderr).toContain('1 stored, 1 refused, 1 skipped');
 
     // A JWS of another key is refused by the same server, naming why.
     cincy(['keys', 'generate', '--kid', 'other', '--out', keys]);
