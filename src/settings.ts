@@ -121,6 +121,12 @@ export const SETTINGS = {
   tlsKey: S('--tls-key', 'value', 'PEM private key of --tls-cert'),
   port: S('--port', 'value', 'port to listen on', 8080),
   logLevel: S('--log-level', 'value', `log level: ${LOG_LEVELS.join(', ')}`, 'info'),
+  logFormat: S(
+    '--log-format',
+    'value',
+    'auto (text on a terminal, JSON lines otherwise), json, or text: time, level, message, key=value',
+    'auto',
+  ),
   cacheMaxAge: S('--cache-max-age', 'value', 'Cache-Control max-age of graph responses, seconds', 30),
   requestTimeout: S(
     '--request-timeout',

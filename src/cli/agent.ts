@@ -1,6 +1,7 @@
 // `cincy agent`: turns flags into the agent's options and runs it (src/agent/run.ts) until a signal.
 import { existsSync, readFileSync } from 'node:fs';
 import pino from 'pino';
+import { logDestination, type LogFormat } from './logFormat.js';
 import { ACCEPT_RISKS_MODES, type AcceptRisksFeature } from '../agent/acceptRisks.js';
 import type { PollResult } from '../agent/poll.js';
 import { UpdatesPoller } from '../agent/poll.js';
@@ -27,6 +28,7 @@ export interface AgentCliOptions {
   caFile?: string;
   defaultUpstream?: string;
   logLevel: string;
+  logFormat?: LogFormat;
   /** false with --no-update: only keep the update lists current. */
   update: boolean;
   payloadStore: string;
@@ -117,7 +119,7 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
   if (!(ACCEPT_RISKS_MODES as readonly string[]).includes(o.acceptRisks))
     throw new Error(`--accept-risks: '${o.acceptRisks}' is none of ${ACCEPT_RISKS_MODES.join(', ')}`);
   const trust = o.trustKeys ? await TrustStore.load(o.trustKeys) : TrustStore.empty();
-  const log = pino({ level: o.logLevel });
+  const log = pino({ level: o.logLevel }, logDestination(o.logFormat ?? 'auto'));
   const kc = loadKubeConfig(o);
   const api = clusterApi(kc, AGENT_FIELD_MANAGER);
   const poller = {

@@ -1,6 +1,6 @@
 // The `agent` command's options, defined once: the command line adds its action, and a tool that runs the
 // agent another way (the simulator, on a simulated cluster's clock) adds its own.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { payloadStoreOption } from './payloadCommands.js';
 
 export function defineAgentCommand(program: Command): Command {
@@ -34,6 +34,11 @@ export function defineAgentCommand(program: Command): Command {
       'auto',
     )
     .option('--log-level <level>', 'log level', 'info')
+    .addOption(
+      new Option('--log-format <format>', 'auto (text on a terminal, JSON lines otherwise), json or text')
+        .choices(['auto', 'json', 'text'])
+        .default('auto'),
+    )
     .option('--no-update', 'only keep the update lists current; never execute spec.desiredUpdate')
     .addOption(
       payloadStoreOption('--payload-store', "where release payloads are extracted to (the Job's shared volume)"),

@@ -7,6 +7,7 @@ import type { ReadResult } from '../sources/graphData.js';
 import { readGraphDataInWorker } from '../sources/readInWorker.js';
 import type { Server as HttpsServer } from 'node:https';
 import type { TlsMaterial } from '../server/tls.js';
+import type { LogFormat } from './logFormat.js';
 
 export async function serve(flags: ServeFlags): Promise<number> {
   // The tree's path is known before the settings are checked (which loads a schema library).
@@ -46,6 +47,7 @@ async function start(
     { escapeLine },
     { loadTls, TlsError, watchTls },
     { redactedLocation },
+    { logDestination },
   ] = await Promise.all([
     import('pino'),
     import('../clock.js'),
@@ -58,9 +60,13 @@ async function start(
     import('./terminalText.js'),
     import('../server/tls.js'),
     import('../store/postgresConnection.js'),
+    import('./logFormat.js'),
   ]);
   // Tokens never reach the log: requests are logged without headers, and this is a second guard.
-  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
+  const logger = pino(
+    { level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] },
+    logDestination(config.logFormat as LogFormat),
+  );
   const trust = config.trustKeys ? await TrustStore.load(config.trustKeys) : TrustStore.empty();
   if (config.requireSignatures && trust.size === 0)
     logger.warn({}, '--require-signatures without --trust-keys: no release can be verified, the graph will be empty');

@@ -94,6 +94,15 @@ describe('cincy CLI', () => {
     expect(existsSync(nowhere)).toBe(false);
   });
 
+  it('serve --log-format text writes lines a person reads: time, level, message, key=value', async () => {
+    const served = await serveCli(['--db', ':memory:', '--demo', '--log-format', 'text'], cleanup, {}, 'listening');
+    const ready = async (): Promise<boolean> => (await fetch(`${served.url}/readyz`)).status === 200;
+    for (let i = 0; i < 100 && !(await ready()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(served.log()).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}Server listening at http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(served.log()).toMatch(/^\S+ INFO {2}graph built releases=\d+ channels=\d+ buildSeconds=/m);
+    expect(served.log()).not.toContain('{"level"');
+  });
+
   it('serve on a port another process holds says which, and what to do, in one line', async () => {
     const taken = createServer();
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
