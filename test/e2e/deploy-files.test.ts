@@ -308,7 +308,8 @@ describe.runIf(nginxAvailable())('deploy/nginx with the real nginx', () => {
   let addresses: Record<string, string>;
 
   const startReplicas = async () => {
-    [a, b] = await Promise.all([serveCli(['--db', ':memory:'], cleanup), serveCli(['--db', ':memory:'], cleanup)]);
+    const demo = ['--db', ':memory:', '--demo'];
+    [a, b] = await Promise.all([serveCli(demo, cleanup), serveCli(demo, cleanup)]);
     addresses = { [replicas[0]!]: new URL(a.url).host, [replicas[1]!]: new URL(b.url).host };
   };
 

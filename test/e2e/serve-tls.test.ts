@@ -71,7 +71,7 @@ describe('serve over HTTPS', () => {
     const key = join(dir, 'tls.key');
     copyFileSync(first.cert, cert);
     copyFileSync(first.key, key);
-    const server = await serveCli(['--db', ':memory:', '--tls-cert', cert, '--tls-key', key], cleanup);
+    const server = await serveCli(['--db', ':memory:', '--demo', '--tls-cert', cert, '--tls-key', key], cleanup);
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const port = Number(new URL(server.url).port);
 
