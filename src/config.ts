@@ -11,6 +11,7 @@ import {
   DEMO_DB,
   givenSetting,
   graphDataPath,
+  demoWanted,
   LOG_LEVELS,
   SETTINGS,
   type Setting,
@@ -162,6 +163,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
   if (typeof out.db === 'string' && /^postgres(ql)?:/i.test(out.db) && !URL.canParse(out.db))
     // The value is not repeated: it may hold a password.
     problems.push(`${SETTINGS.db.flag} (${SETTINGS.db.env}): not a URL (postgres://user:password@host:port/database)`);
+  if (demoWanted(flags, env)) out.demo = true;
   if (out.demo === true) {
     // The demo is served alone, from a store of its own unless one is named.
     const others = (['graphData', 'releases', 'graphDataImage'] as const).filter((k) => out[k] !== undefined);

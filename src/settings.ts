@@ -49,7 +49,7 @@ export const SETTINGS = {
   demo: S(
     '--demo',
     'switch',
-    'serve the bundled demo graph-data (invented releases) from a store of its own (--db defaults to ./data/demo.db); no other source with it',
+    'serve the bundled demo graph-data (invented releases) from a store of its own (--db defaults to ./data/demo.db); no other source with it. Implied by --db :memory: with no source (CINCY_DEMO=false serves that store empty)',
     false,
   ),
   releases: S(
@@ -214,12 +214,26 @@ export const givenSetting = (
   env: NodeJS.ProcessEnv,
 ): string | boolean | undefined => flags[key] ?? env[SETTINGS[key].env];
 
-/** The tree serve imports: --graph-data, else the bundled demo tree with --demo, else none. */
+/**
+ * Whether serve serves the bundled demo: when --demo asks for it, and also, unless --demo is given as
+ * false, when the store is in memory (`--db :memory:`) and no source is named, since such a store
+ * holds nothing real and keeps nothing, so the demo cannot mix with real data there.
+ */
+export function demoWanted(flags: SettingFlags, env: NodeJS.ProcessEnv): boolean {
+  const demo = givenSetting('demo', flags, env);
+  if (demo === true || demo === 'true' || demo === '1') return true;
+  if (demo !== undefined) return false;
+  const sources = (['graphData', 'releases', 'graphDataImage'] as const).filter(
+    (k) => givenSetting(k, flags, env) !== undefined,
+  );
+  return givenSetting('db', flags, env) === ':memory:' && sources.length === 0;
+}
+
+/** The tree serve imports: --graph-data, else the bundled demo tree when the demo is wanted, else none. */
 export function graphDataPath(flags: SettingFlags, env: NodeJS.ProcessEnv): string | undefined {
   const given = givenSetting('graphData', flags, env);
   if (given !== undefined) return String(given);
-  const demo = givenSetting('demo', flags, env);
-  return demo === true || demo === 'true' || demo === '1' ? BUNDLED_GRAPH_DATA : undefined;
+  return demoWanted(flags, env) ? BUNDLED_GRAPH_DATA : undefined;
 }
 
 /** A setting given a value it cannot take; the message names each flag and variable. */

@@ -54,6 +54,8 @@ export function limitConnections(app: FastifyInstance, limits: HttpLimits): void
   app.addHook('preClose', (done) => {
     const timer = setTimeout(() => app.server.closeAllConnections(), limits.shutdownTimeout * 1000);
     app.server.once('close', () => clearTimeout(timer));
+    // A server that never listened never emits 'close': the timer alone keeps no process alive.
+    timer.unref();
     done();
   });
 }

@@ -130,7 +130,7 @@ describe('cincy CLI', () => {
     expect(served.log()).toMatch(/serving the bundled DEMO data .* for real data, serve --graph-data DIR/);
   });
 
-  it('demo and real data never share a store: each refuses the other in one line, and no source imports nothing', async () => {
+  it('demo and real data never share a store: each refuses the other in one line; no source imports nothing, except into memory', async () => {
     const demoDb = join(dir(), 'demo.db');
     const realDb = join(dir(), 'real.db');
     const demo = await serveCli(['--demo', '--db', demoDb], cleanup);
@@ -163,6 +163,18 @@ describe('cincy CLI', () => {
     expect(ready.graph.releases).toBe(0);
     expect(ready.demo).toBeUndefined();
     expect(empty.log()).toMatch(/the store is empty and no source is given/);
+
+    // An in-memory store with no source holds nothing real and keeps nothing: it serves the demo,
+    // marked so, unless CINCY_DEMO=false asks for it empty.
+    const memory = await serveCli(['--db', ':memory:'], cleanup, {}, 'built');
+    const memoryReady = (await (await fetch(`${memory.url}/readyz`)).json()) as typeof ready;
+    expect(memoryReady.demo).toBe(true);
+    expect(memoryReady.graph.releases).toBeGreaterThan(100);
+    expect(memory.log()).toMatch(/serving the bundled DEMO data/);
+    const emptyMemory = await serveCli(['--db', ':memory:'], cleanup, { CINCY_DEMO: 'false' });
+    const emptyReady = (await (await fetch(`${emptyMemory.url}/readyz`)).json()) as typeof ready;
+    expect(emptyReady.graph.releases).toBe(0);
+    expect(emptyReady.demo).toBeUndefined();
   });
 
   it.runIf(conformanceAvailable())(
