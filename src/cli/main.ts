@@ -13,6 +13,7 @@ import type { AgentCliOptions } from './agent.js';
 import { defineAgentCommand } from './agentCommand.js';
 import { addPayloadCommands } from './payloadCommands.js';
 import { addClusterCommands } from './clusterCommands.js';
+import { addOperatorCommand } from './operator.js';
 
 /** Where the simulated cluster's commands are: a clone of the repository runs them (bin/cincy.js hands them over). */
 const SIMULATOR_HELP = `
@@ -73,6 +74,7 @@ export function buildProgram(setCode: (code: number) => void = () => {}): Comman
   // The Kubernetes client alone is about 70 MB of a process, and loads only for the commands that use it.
   addClusterCommands(program, (f) => run(f));
   addPayloadCommands(program, (f) => run(f));
+  addOperatorCommand(program, run);
 
   program
     .command('openapi')
