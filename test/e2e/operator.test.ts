@@ -156,9 +156,19 @@ describe.runIf(realApiServerAvailable() && registryAvailable() && kubectlAvailab
           apiVersion: 'config.openshift.io/v1',
           kind: 'Image',
           metadata: { name: 'cluster' },
-          spec: { additionalTrustedCA: { name: 'registry-cas' } },
+          spec: {},
         }),
       );
+      // The guide's command, as an administrator types it.
+      await k([
+        'patch',
+        'image.config.openshift.io',
+        'cluster',
+        '--type',
+        'merge',
+        '-p',
+        '{"spec":{"additionalTrustedCA":{"name":"registry-cas"}}}',
+      ]);
 
       // oc-mirror v2's updateService.yaml, as it writes it, created in the namespace OSUS documents.
       const updateServiceYaml = [
@@ -270,6 +280,57 @@ describe.runIf(realApiServerAvailable() && registryAvailable() && kubectlAvailab
       expect(servedGraph).toEqual(
         ['4.16.0', '4.16.1', '4.16.2'].map((v) => `${v} ${reg.host}/openshift/release-images@sha256`),
       );
+
+      // The cluster pointed at it (the guide's last step, with the pod's local address for the Route's host):
+      // what the cluster-version-operator does with the answer, the agent does here.
+      const upstream = `${pod.url}${new URL(ready.status!.policyEngineURI!).pathname.replace(/\/$/, '')}/api/upgrades_info/v1/graph`;
+      const payload = `${reg.host}/openshift/release-images@sha256:${'0'.repeat(64)}`;
+      await k(
+        ['create', '-f', '-'],
+        stringify({
+          apiVersion: 'config.openshift.io/v1',
+          kind: 'ClusterVersion',
+          metadata: { name: 'version' },
+          spec: { clusterID: '4f6a8a54-9d73-4c1e-8a1b-6f0d0e1c2b3a', channel: 'stable-4.16' },
+        }),
+      );
+      const at = '2026-11-27T09:00:00Z';
+      await k([
+        'patch',
+        'clusterversion',
+        'version',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({
+          status: {
+            desired: { version: '4.16.0', image: payload },
+            history: [
+              {
+                state: 'Completed',
+                version: '4.16.0',
+                image: payload,
+                startedTime: at,
+                completionTime: at,
+                verified: false,
+              },
+            ],
+            observedGeneration: 1,
+            versionHash: 'operator-e2e',
+            availableUpdates: [],
+          },
+        }),
+      ]);
+      await k(['patch', 'clusterversion', 'version', '--type', 'merge', '-p', JSON.stringify({ spec: { upstream } })]);
+      const agent = await cincyAsync(['agent', '--once', '--no-update', '--kubeconfig', kubeconfig]);
+      expect(agent.code, agent.stderr).toBe(0);
+      const cv = JSON.parse(await k(['get', 'clusterversion', 'version', '-o', 'json'])) as {
+        status: { availableUpdates: Array<{ version: string; image: string }> | null };
+      };
+      expect(cv.status.availableUpdates?.map((u) => u.version).sort()).toEqual(['4.16.1', '4.16.2']);
+      expect(
+        cv.status.availableUpdates?.every((u) => u.image.startsWith(`${reg.host}/openshift/release-images@sha256:`)),
+      ).toBe(true);
 
       // A new graph image, named by digest as oc-mirror v1 names it: the Deployment changes, its pods roll.
       const second = await push(
