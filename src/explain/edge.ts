@@ -3,6 +3,7 @@
 // (release records and edge labels add edges, risk files make them conditional, metadata rules and
 // hard blocks remove them, channels filter them). It stands above the graph core and the promotion
 // engine (src/promotion/), which it asks when a version would enter the channel.
+import { didYouMean } from '../graph/closestName.js';
 import type {
   BlockedEdge,
   Channel,
@@ -97,7 +98,10 @@ export function explainEdge(
     ...extra,
   });
   const channel = input.channels.find((c) => !c.internal && c.name === q.channel);
-  if (!channel) return say('unknown-channel', `there is no public channel ${q.channel}`);
+  if (!channel) {
+    const known = input.channels.filter((c) => !c.internal).map((c) => c.name);
+    return say('unknown-channel', `there is no public channel ${q.channel}${didYouMean(q.channel, known)}`);
+  }
 
   const releases = new Map(input.releases.filter((r) => r.arch === q.arch).map((r) => [r.version, r]));
   for (const v of [q.from, q.to])

@@ -4,6 +4,7 @@
 // (BFS and Dijkstra) and alternatives from graphology-simple-path; ranking is by risks not accepted,
 // then hops, then prerelease stops, then channel switches. EUS mode keeps intermediate stops on even
 // minors where it can.
+import { didYouMean } from './closestName.js';
 import { DirectedGraph } from 'graphology';
 import { bidirectional as weightedPath } from 'graphology-shortest-path/dijkstra.js';
 import { bidirectional as hopPath, singleSourceLength } from 'graphology-shortest-path/unweighted.js';
@@ -47,6 +48,7 @@ export type NoPathCode =
   | 'target-not-a-release'
   | 'source-not-in-channel'
   | 'target-not-in-channel'
+  | 'unknown-channel'
   | 'no-path';
 
 export interface PathAnswer {
@@ -91,19 +93,28 @@ const PRERELEASE_STOP_WEIGHT = 0.001;
 const BLOCKED_WEIGHT = 1_000_000_000;
 
 /** The (arch, channel) scopes a graph has, keyed as planners are: only these are cached, so odd queries cannot grow it. */
-const scopes = new WeakMap<FullGraph, Set<string>>();
+const scopes = new WeakMap<FullGraph, { keys: Set<string>; channels: Set<string> }>();
 const scopeKey = (arch: string, channel?: string): string => `${arch}\u0000${channel ?? ''}`;
 
-export function planner(full: FullGraph, arch: string, channel?: string): Planner {
+/** The (arch, channel) scopes of a graph, and the names of its channels (those with a release of any arch). */
+function scopesOf(full: FullGraph): { keys: Set<string>; channels: Set<string> } {
   let known = scopes.get(full);
   if (!known) {
-    known = new Set();
+    known = { keys: new Set(), channels: new Set() };
     for (const n of full.nodes) {
-      known.add(scopeKey(n.arch));
-      for (const c of n.channels) known.add(scopeKey(n.arch, c));
+      known.keys.add(scopeKey(n.arch));
+      for (const c of n.channels) {
+        known.keys.add(scopeKey(n.arch, c));
+        known.channels.add(c);
+      }
     }
     scopes.set(full, known);
   }
+  return known;
+}
+
+export function planner(full: FullGraph, arch: string, channel?: string): Planner {
+  const known = scopesOf(full).keys;
   const key = scopeKey(arch, channel);
   if (!known.has(key)) return buildPlanner(full, arch, channel); // empty graph: nothing worth keeping
   let byKey = planners.get(full);
@@ -155,6 +166,9 @@ export function planPaths(full: FullGraph, q: PathQuery): PathAnswer {
   const fail = (code: NoPathCode, message: string): PathAnswer => ({ ...answer, reason: { code, message } });
   const p = planner(full, q.arch, q.channel);
 
+  const channels = scopesOf(full).channels;
+  if (q.channel !== undefined && !channels.has(q.channel))
+    return fail('unknown-channel', `no release is in a channel named ${q.channel}${didYouMean(q.channel, channels)}`);
   if (!p.releases.has(q.from)) return fail('source-not-a-release', `${q.from} is not a release of ${q.arch}`);
   if (!p.releases.has(q.to)) return fail('target-not-a-release', `${q.to} is not a release of ${q.arch}`);
   if (!p.graph.hasNode(q.from)) return fail('source-not-in-channel', outside(q.from));

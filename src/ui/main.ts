@@ -3,6 +3,7 @@
 // Answers are matched to the latest question of their kind, so a slow answer never overwrites a newer one.
 import { ApiProblem, api, type Catalog, type GraphDocument, type ReleaseDetail } from './api.js';
 import { newestStable, servedChannels } from './channels.js';
+import { closestName } from '../graph/closestName.js';
 import { alert, byId, h } from './dom.js';
 import { renderExplanation } from './explainPanel.js';
 import { GraphView, type Highlight } from './graphView.js';
@@ -214,10 +215,18 @@ async function refresh(): Promise<void> {
   const served = servedChannels(catalog, state.arch);
   if (!served.some((c) => c.name === state.channel)) {
     const wanted = state.channel;
-    const named = await channelOf(state.version);
+    // A mistyped name is taken for the channel it is closest to, and said so.
+    const meant = wanted
+      ? closestName(
+          wanted,
+          served.map((c) => c.name),
+        )
+      : undefined;
+    const named = meant ?? (await channelOf(state.version));
     if (ticket !== asked.refresh) return;
     state.channel = named ?? newestStable(served.map((c) => c.name)) ?? '';
-    if (wanted) notice += ` · ${wanted} has no ${state.arch} releases: showing ${state.channel}`;
+    if (meant) notice += ` · there is no channel ${wanted}: did you mean ${meant}? Showing it`;
+    else if (wanted) notice += ` · ${wanted} has no ${state.arch} releases: showing ${state.channel}`;
   }
   fillPickers(catalog);
   byId<HTMLInputElement>('all-edges').checked = state.allEdges;

@@ -36,6 +36,12 @@ describe('cincy path and cincy explain', () => {
     expect(human.stdout).toContain(
       `4.13.0 is not in stable-4.12 (it is in ${outside.notInChannel[0]!.channels.join(', ')})`,
     );
+    // A mistyped channel: the closest one is offered, by path and by explain.
+    const typoPath = await cincyAsync(['path', '4.14.1', '4.14.14', '--channel', 'stabel-4.14'], env);
+    expect(typoPath.code).toBe(1);
+    expect(typoPath.stdout).toContain('no release is in a channel named stabel-4.14: did you mean stable-4.14?');
+    const typoExplain = await cincyAsync(['explain', '4.12.10', '4.12.11', '--channel', 'stable-412'], env);
+    expect(typoExplain.stdout).toContain('there is no public channel stable-412: did you mean stable-4.12?');
     const bad = await cincyAsync(['explain', '4.12.10', 'x', '--channel', 'stable-4.12'], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('querystring/to');

@@ -112,6 +112,19 @@ describe.runIf(chromiumAvailable('the web page browser tests'))('the web page', 
     await page.close();
   });
 
+  it('takes a mistyped channel in the address for the closest one, and says so', async () => {
+    const page = await open('?channel=stabel-4.16');
+    const doc = await graphOf('stable-4.16');
+    await page
+      .locator('#status')
+      .filter({ hasText: `stable-4.16 · amd64 · ${doc.nodes.length} versions` })
+      .waitFor();
+    await expect(page.locator('#status').textContent()).resolves.toContain(
+      'there is no channel stabel-4.16: did you mean stable-4.16? Showing it',
+    );
+    await page.close();
+  });
+
   it('selects a version with the keyboard and shows its details and updates as the API gives them', async () => {
     const channel = 'candidate-4.16';
     const doc = await graphOf(channel);

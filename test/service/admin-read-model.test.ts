@@ -72,6 +72,19 @@ describe('admin reads on a full-size store', { timeout: 240_000 }, () => {
     expect(queries.modelBuilds).toBe(built + 2);
   });
 
+  it('offers the closest channel for a mistyped one, on reads and writes', async () => {
+    for (const [method, path, message] of [
+      ['GET', '/api/v1/channels/eus-422', 'no public channel eus-422: did you mean eus-4.22?'],
+      ['GET', '/api/v1/releases?channel=stabel-4.20', 'no channel stabel-4.20: did you mean stable-4.20?'],
+      ['DELETE', '/api/v1/channels/fsat-4.20/versions/4.20.1', 'no public channel fsat-4.20: did you mean fast-4.20?'],
+      ['GET', '/api/v1/channels/nightly-4.20', 'no public channel nightly-4.20'],
+    ] as const) {
+      const res = await api(method, path);
+      expect(res.status, path).toBe(404);
+      expect(res.body, path).toEqual({ kind: 'does_not_exist', value: message });
+    }
+  });
+
   it('reliability finding 3: gives every list, page after page, as the whole sorted set with each item once', async () => {
     const releases = await pages('/api/v1/releases', 'releases', 1000);
     expect(releases.items.map(releaseKey)).toEqual(await sortedReleases());

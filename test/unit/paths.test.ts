@@ -133,9 +133,25 @@ describe('no path', () => {
     expect(a.reason!.message).toContain(message);
   });
 
+  it('names a channel no release is in, with the closest name when one is near', () => {
+    expect(plan(input, { from: '4.1.0', to: '4.2.0', channel: 'stabel-4.2' }).reason).toEqual({
+      code: 'unknown-channel',
+      message: 'no release is in a channel named stabel-4.2: did you mean stable-4.2?',
+    });
+    expect(plan(input, { from: '4.1.0', to: '4.2.0', channel: 'candidate-4.9' }).reason).toEqual({
+      code: 'unknown-channel',
+      message: 'no release is in a channel named candidate-4.9',
+    });
+  });
+
   it('an unknown channel or arch: the reason, nothing cached for it', () => {
     const a = plan(input, { from: '4.1.0', to: '4.1.1', channel: 'stable-9.9' });
-    expect(a.reason).toEqual({ code: 'source-not-in-channel', message: '4.1.0 is not in channel stable-9.9 (amd64)' });
+    expect(a.reason).toEqual({ code: 'unknown-channel', message: 'no release is in a channel named stable-9.9' });
+    // A channel that exists but lacks the version says so.
+    expect(plan(input, { from: '4.3.0', to: '4.2.0', channel: 'stable-4.2' }).reason).toEqual({
+      code: 'source-not-in-channel',
+      message: '4.3.0 is not in channel stable-4.2 (amd64)',
+    });
     const b = plan(input, { from: '4.1.0', to: '4.1.1', arch: 'sparc' });
     expect(b.reason).toEqual({ code: 'source-not-a-release', message: '4.1.0 is not a release of sparc' });
   });

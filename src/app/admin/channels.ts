@@ -1,5 +1,6 @@
 // Channels created, replaced or deleted through the admin API, validated as a channel file is, and
 // their tombstones (the versions promotion must never add again) set and lifted one by one.
+import { noChannel } from './noChannel.js';
 import { ApiError } from '../../errors.js';
 import type { Channel } from '../../graph/model.js';
 import type { ChannelBody, ChannelDoc, ChannelKind } from '../../schemas/admin.js';
@@ -53,7 +54,7 @@ export class ChannelWrites {
   deleteChannel(kind: ChannelKind, name: string, actor: Actor, reason: string | null): Promise<ChannelDoc> {
     return this.writes.run(async (tx, at) => {
       const before = await tx.channels.get(kind, name);
-      if (!before) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
+      if (!before) throw await noChannel(tx, kind, name);
       const doc = await channelDoc(tx, before);
       await tx.channels.delete(kind, name);
       await this.writes.record(tx, at, actor, 'channel.delete', `${kind}/${name}`, before, null, reason);
@@ -79,7 +80,7 @@ export class ChannelWrites {
     if (problems.length) throw invalidRequest(problems);
     return this.writes.run(async (tx, at) => {
       const before = await tx.channels.get(kind, name);
-      if (!before) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
+      if (!before) throw await noChannel(tx, kind, name);
       const has = before.tombstones.includes(version);
       if (change === 'add' && before.versions.includes(version))
         throw new ApiError(

@@ -2,8 +2,8 @@
 // names, when each version entered that channel, the releases of a version (raw metadata merged, as
 // the build merges it, since an errata url may come from there), and the time on the clock. Each
 // question is answered inside the caller's transaction.
+import { noChannel } from './noChannel.js';
 import type { Clock } from '../../clock.js';
-import { ApiError } from '../../errors.js';
 import type { Channel, Release } from '../../graph/model.js';
 import { splitArch } from '../../graph/version.js';
 import { promotionVerdict, type PromotionFacts, type PromotionVerdict } from '../../promotion/verdict.js';
@@ -39,7 +39,7 @@ export class FeederRules {
   /** What the promotion engine says of a version entering a channel now, with the feeder facts it weighed. */
   async verdict(tx: StoreTx, kind: ChannelKind, name: string, version: string): Promise<PromotionVerdict> {
     const target = await tx.channels.get(kind, name);
-    if (!target) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
+    if (!target) throw await noChannel(tx, kind, name);
     const verdictOf = await this.forTarget(tx, target, { versions: [version] });
     return verdictOf(version);
   }

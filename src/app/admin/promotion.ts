@@ -1,5 +1,6 @@
 // Promotion into a channel, following its feeder's rules (forced past them with a reason), its dry
 // run (the edges the served graph would gain), and withdrawal, which tombstones the version there.
+import { noChannel } from './noChannel.js';
 import { ApiError } from '../../errors.js';
 import { edgesGained, withVersionIn } from '../../graph/diff.js';
 import type { ChannelKind, PromoteBody, PromotionResult, Refusal, WithdrawalResult } from '../../schemas/admin.js';
@@ -91,7 +92,7 @@ export class Promotion {
   ): Promise<WithdrawalResult> {
     return this.writes.run(async (tx, at) => {
       const channel = await tx.channels.get(kind, name);
-      if (!channel) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
+      if (!channel) throw await noChannel(tx, kind, name);
       const removed = await tx.channels.removeVersion(kind, name, version, at, true);
       if (!removed) throw new ApiError('does_not_exist', `${version} is not in ${kind} channel ${name}`);
       await this.writes.record(

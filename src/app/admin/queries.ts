@@ -5,6 +5,7 @@
 // current generation (./readModel.ts), made on the first read after a write: a page costs the items
 // it shows and a binary search, never a scan of the store. Lists come back as JSON bytes: each item
 // is serialized once per generation, and a page asked again is the bytes made the first time.
+import { didYouMean } from '../../graph/closestName.js';
 import { ApiError } from '../../errors.js';
 import type { BlockedEdge, Channel } from '../../graph/model.js';
 import { isReleaseVersion } from '../../graph/version.js';
@@ -92,7 +93,8 @@ export class AdminQueries {
       );
     if (q.channel) {
       const channel = m.channelNamed(q.channel);
-      if (!channel) throw new ApiError('does_not_exist', `no channel ${q.channel}`);
+      if (!channel)
+        throw new ApiError('does_not_exist', `no channel ${q.channel}${didYouMean(q.channel, m.channelNames())}`);
       filters.push(m.releasesInChannel(channel));
     }
     // Walk the smallest index; the other filters test each release it gives.
@@ -162,8 +164,10 @@ export class AdminQueries {
 
   /** A channel with one page of its versions, in the order they entered it, each with the time it did. */
   async channel(kind: ChannelKind, name: string, q: PageRequest): Promise<ChannelPage> {
-    const entry = (await this.readModel()).channel(kind, name);
-    if (!entry) throw new ApiError('does_not_exist', `no ${kind} channel ${name}`);
+    const m = await this.readModel();
+    const entry = m.channel(kind, name);
+    if (!entry)
+      throw new ApiError('does_not_exist', `no ${kind} channel ${name}${didYouMean(name, m.channelNames(kind))}`);
     let start = 0;
     if (q.cursor) {
       const [k, n, after] = decodeCursor<[string, string, number]>('versions', q.cursor, [

@@ -173,6 +173,11 @@ export class AdminReadModel {
     return this.channelAt.get(`public/${name}`) ?? this.channelAt.get(`internal/${name}`);
   }
 
+  /** The names of the channels of `kind`, or of every kind. */
+  channelNames(kind?: ChannelKind): string[] {
+    return [...this.channelAt.values()].filter((c) => !kind || c.kind === kind).map((c) => c.name);
+  }
+
   channel(kind: ChannelKind, name: string): ChannelEntry | undefined {
     return this.channelAt.get(`${kind}/${name}`);
   }
