@@ -57,6 +57,9 @@ const loadOpenpgp = (): Promise<typeof openpgp> => import('openpgp');
 /** OpenPGP messages are small statements; a larger decompressed size is an attack, not a signature. */
 const PGP_CONFIG = { maxDecompressedMessageSize: 64 * 1024 };
 
+/** An OpenPGP private key found among the keys to trust. */
+class PrivateKeyTrusted extends Error {}
+
 /** The keys signatures are checked against: JWKS files and armored OpenPGP keys from one folder. */
 export class TrustStore {
   constructor(
@@ -93,7 +96,12 @@ export class TrustStore {
         } catch (err) {
           throw new Error(`--trust-keys: ${file}: not JSON: ${(err as Error).message}`);
         }
-        if (!Array.isArray(doc.keys)) throw new Error(`--trust-keys: ${file}: a JWKS needs a "keys" list`);
+        if (!Array.isArray(doc.keys))
+          throw new Error(
+            'd' in doc
+              ? `--trust-keys: ${file}: a private key; trust only public keys (the <kid>.jwks.json of cincy keys generate)`
+              : `--trust-keys: ${file}: a JWKS needs a "keys" list`,
+          );
         doc.keys.forEach((k: JWK & { revokedAfter?: string; exp?: unknown }, i) => {
           if (typeof k.kid !== 'string' || !k.kid)
             throw new Error(`--trust-keys: ${file}: keys[${i}].kid: every key needs a kid`);
@@ -121,9 +129,14 @@ export class TrustStore {
         try {
           const { readKeys } = await loadOpenpgp();
           const keys = await readKeys({ armoredKeys: readFileSync(file, 'utf8') });
+          if (keys.some((k) => k.isPrivate())) throw new PrivateKeyTrusted();
           pgp.push(...keys);
           keyrings.set(name, new Set(keys.flatMap((k) => k.getKeys().map((sub) => sub.getKeyID().toHex()))));
         } catch (err) {
+          if (err instanceof PrivateKeyTrusted)
+            throw new Error(
+              `--trust-keys: ${file}: a private key; trust only public keys (the <kid>.asc of cincy keys generate --openpgp)`,
+            );
           throw new Error(`--trust-keys: ${file}: not an armored OpenPGP public key: ${(err as Error).message}`);
         }
       }

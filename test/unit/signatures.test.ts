@@ -176,6 +176,22 @@ describe('JWS signatures', () => {
     expect((e as SignatureRefused).message).toMatch(/Maximum decompressed message size exceeded/);
   });
 
+  it('refuses an OpenPGP private key among the keys to trust, naming the file', async () => {
+    const d = cleanup.dir();
+    const { privateKey, publicKey } = await openpgp.generateKey({
+      type: 'ecc',
+      curve: 'curve25519Legacy',
+      userIDs: [{ name: 'pipeline' }],
+      format: 'armored',
+    });
+    writeFileSync(join(d, 'pipeline.asc'), publicKey);
+    expect((await TrustStore.load(d)).size).toBe(1);
+    writeFileSync(join(d, 'pipeline.private.asc'), privateKey);
+    await expect(TrustStore.load(d)).rejects.toThrow(
+      `--trust-keys: ${join(d, 'pipeline.private.asc')}: a private key; trust only public keys (the <kid>.asc of cincy keys generate --openpgp)`,
+    );
+  });
+
   it('keys generate and sign make a JWS the trust store accepts', async () => {
     const d = cleanup.dir();
     const { privateFile, jwksFile } = await generateKeys({ alg: 'ES256', kid: 'pipeline-1', out: d });
@@ -184,7 +200,9 @@ describe('JWS signatures', () => {
     const jws = await signPayload(privateFile, PAYLOAD_B);
     const v = await verifySignature(Buffer.from(jws), `sha256:${HEX_B}`, await TrustStore.load(join(d, 'trust')));
     expect(v.statement.critical.identity['docker-reference']).toBe('quay.example/ocp/release');
-    await expect(TrustStore.load(d)).rejects.toThrow(/a private key; trust only public keys|keys/);
+    await expect(TrustStore.load(d)).rejects.toThrow(
+      `--trust-keys: ${privateFile}: a private key; trust only public keys (the <kid>.jwks.json of cincy keys generate)`,
+    );
     await expect(generateKeys({ alg: 'ES256', kid: 'pipeline-1', out: d })).rejects.toThrow(/EEXIST/);
   });
 });
