@@ -110,35 +110,18 @@ describe('serve over HTTPS', () => {
     const dir = cleanup.dir();
     const a = certificate(dir, 'a', 2);
     const b = certificate(dir, 'b', 2);
-    const mismatched = cincy(['serve', '--db', ':memory:', '--port', '0', '--tls-cert', a.cert, '--tls-key', b.key]);
+    /** `cincy serve` on :memory: and any port, with these TLS flags. */
+    const serveWith = (...tls: string[]): ReturnType<typeof cincy> =>
+      cincy(['serve', '--db', ':memory:', '--port', '0', ...tls]);
+    const mismatched = serveWith('--tls-cert', a.cert, '--tls-key', b.key);
     expect(mismatched.code).toBe(1);
     expect(mismatched.stderr).toContain(`--tls-key: ${b.key} does not go with ${a.cert}`);
-    const missing = cincy([
-      'serve',
-      '--db',
-      ':memory:',
-      '--port',
-      '0',
-      '--tls-cert',
-      join(dir, 'nope.crt'),
-      '--tls-key',
-      a.key,
-    ]);
+    const missing = serveWith('--tls-cert', join(dir, 'nope.crt'), '--tls-key', a.key);
     expect(missing.stderr).toContain(`--tls-cert: ${join(dir, 'nope.crt')}: ENOENT`);
-    const alone = cincy(['serve', '--db', ':memory:', '--port', '0', '--tls-cert', a.cert]);
+    const alone = serveWith('--tls-cert', a.cert);
     expect(alone.stderr).toContain('--tls-cert and --tls-key go together');
     writeFileSync(join(dir, 'not.pem'), 'hello');
-    const notPem = cincy([
-      'serve',
-      '--db',
-      ':memory:',
-      '--port',
-      '0',
-      '--tls-cert',
-      join(dir, 'not.pem'),
-      '--tls-key',
-      a.key,
-    ]);
+    const notPem = serveWith('--tls-cert', join(dir, 'not.pem'), '--tls-key', a.key);
     expect(notPem.stderr).toContain('no PEM certificate in the file');
   });
 });
