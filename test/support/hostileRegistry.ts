@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createGzip, gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
+import { OCI_LAYER_GZIP, OCI_MANIFEST, tarball } from './ociLayout.js';
 import { releaseMetadata } from './releaseImages.js';
 
 export type Attack =
@@ -60,22 +61,16 @@ export interface HostileRegistry {
 const REPO = 'ocp/release';
 const GRAPH_DATA_REPO = 'ocp/graph-data';
 const GD = 'var/lib/cincinnati-graph-data';
-const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
-const OCI_LAYER_GZIP = 'application/vnd.oci.image.layer.v1.tar+gzip';
 const MTIME = new Date('2024-01-01T00:00:00Z');
 
 const sha256 = (b: Buffer): string => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
-function tar(files: Record<string, string>): Promise<Buffer> {
-  const p = pack();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve, reject) => {
-    p.on('data', (c) => void chunks.push(c as Buffer));
-    p.on('end', () => resolve(Buffer.concat(chunks)));
-    p.on('error', reject);
+/** A gzipped tar of `files`, in the order given. */
+async function gzippedTar(files: Record<string, string>): Promise<Buffer> {
+  const tar = await tarball((p) => {
     for (const [name, content] of Object.entries(files)) p.entry({ name, mtime: MTIME, mode: 0o644 }, content);
-    p.finalize();
   });
+  return gzipSync(tar);
 }
 
 /** The 512-byte tar header of a file of `size` bytes, as tar-stream writes it. */
@@ -100,25 +95,19 @@ async function bombLayer(bytes: number, metadata: string): Promise<Buffer> {
   return Buffer.concat([
     gzipSync(await tarHeader('release-manifests/zeros', bytes)),
     ...Array.from({ length: Math.ceil(bytes / CHUNK) }, () => zeros),
-    gzipSync(await tar({ 'release-manifests/release-metadata': metadata })),
+    await gzippedTar({ 'release-manifests/release-metadata': metadata }),
   ]);
 }
 
 /** A gzipped tar of the graph-data folder with `files` empty files beside a valid tree. */
 function manyEntriesLayer(files: number): Promise<Buffer> {
-  const p = pack();
-  const gzip = createGzip({ level: 1 });
-  const chunks: Buffer[] = [];
-  gzip.on('data', (c: Buffer) => void chunks.push(c));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    gzip.on('end', () => resolve(Buffer.concat(chunks)));
-    gzip.on('error', reject);
-  });
-  p.pipe(gzip);
-  p.entry({ name: `${GD}/version`, mtime: MTIME }, '1.1.0\n');
-  for (let i = 0; i < files; i++) p.entry({ name: `${GD}/raw/metadata/m${i}.json`, mtime: MTIME }, '');
-  p.finalize();
-  return done;
+  return tarball(
+    (p) => {
+      p.entry({ name: `${GD}/version`, mtime: MTIME }, '1.1.0\n');
+      for (let i = 0; i < files; i++) p.entry({ name: `${GD}/raw/metadata/m${i}.json`, mtime: MTIME }, '');
+    },
+    createGzip({ level: 1 }),
+  );
 }
 
 interface Image {
@@ -153,38 +142,26 @@ export async function startHostileRegistry(
     );
     return { manifest, digest: sha256(manifest) };
   };
-  const releaseLayer = async (version: string, previous: string[], url?: string): Promise<Buffer> =>
-    gzipSync(
-      await tar({
-        'release-manifests/release-metadata': releaseMetadata({
-          version,
-          previous,
-          ...(url && { metadata: { url } }),
-        }),
-      }),
-    );
+  const releaseLayer = (version: string, previous: string[], url?: string): Promise<Buffer> =>
+    gzippedTar({
+      'release-manifests/release-metadata': releaseMetadata({ version, previous, ...(url && { metadata: { url } }) }),
+    });
   const base = {
     '4.16.0-x86_64': image(await releaseLayer('4.16.0', [])),
     '4.16.1-x86_64': image(await releaseLayer('4.16.1', ['4.16.0'])),
   };
   const flipped = image(await releaseLayer('4.16.1', ['4.16.0'], 'https://errata.example.com/flipped'));
   let tags: Record<string, Image> = { ...base };
-  const graphData = image(
-    gzipSync(
-      await tar({
+  /** A graph-data image of one channel, stable-4.16, holding `versions`. */
+  const graphDataOf = async (versions: string): Promise<Image> =>
+    image(
+      await gzippedTar({
         [`${GD}/version`]: '1.1.0\n',
-        [`${GD}/channels/stable-4.16.yaml`]: 'name: stable-4.16\nversions: [4.16.0, 4.16.1]\n',
+        [`${GD}/channels/stable-4.16.yaml`]: `name: stable-4.16\nversions: [${versions}]\n`,
       }),
-    ),
-  );
-  const otherGraphData = image(
-    gzipSync(
-      await tar({
-        [`${GD}/version`]: '1.1.0\n',
-        [`${GD}/channels/stable-4.16.yaml`]: 'name: stable-4.16\nversions: [4.16.0]\n',
-      }),
-    ),
-  );
+    );
+  const graphData = await graphDataOf('4.16.0, 4.16.1');
+  const otherGraphData = await graphDataOf('4.16.0');
   let heads = 0;
   let many: Promise<Image> | undefined;
   /** What `ocp/graph-data:latest` is now (`head`: asked by a HEAD, which moves an alternating tag). */

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gzipSync, type Gzip } from 'node:zlib';
 import { pack } from 'tar-stream';
 
 export const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
@@ -61,14 +61,22 @@ export interface IndexOptions {
 
 const sha256 = (b: Buffer): string => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
-/** A tar built with tar-stream, read back into one buffer. */
-function tarball(add: (p: ReturnType<typeof pack>) => void): Promise<Buffer> {
+/** A tar-stream packer, for the entries a tarball() callback adds. */
+export type TarPack = ReturnType<typeof pack>;
+
+/**
+ * A tar built with tar-stream, read back into one buffer. With `gzip`, the tar is compressed through it as
+ * it is written, so a tar of many entries is never held uncompressed.
+ */
+export function tarball(add: (p: TarPack) => void, gzip?: Gzip): Promise<Buffer> {
   const p = pack();
+  const out = gzip ? p.pipe(gzip) : p;
   const chunks: Buffer[] = [];
   return new Promise((resolve, reject) => {
-    p.on('data', (c) => void chunks.push(c as Buffer));
-    p.on('end', () => resolve(Buffer.concat(chunks)));
+    out.on('data', (c) => void chunks.push(c as Buffer));
+    out.on('end', () => resolve(Buffer.concat(chunks)));
     p.on('error', reject);
+    gzip?.on('error', reject);
     add(p);
     p.finalize();
   });
@@ -92,7 +100,7 @@ export class OciLayout {
 
   /** A gzipped tar layer holding `files` (with their parent directories), symlinks and whiteouts. */
   async layer(files: Record<string, string | Buffer>, opts: LayerOptions = {}): Promise<LayerDescriptor> {
-    const entries = new Map<string, (p: ReturnType<typeof pack>) => void>();
+    const entries = new Map<string, (p: TarPack) => void>();
     const header = { mtime: MTIME, uid: 0, gid: 0 };
     const addParents = (path: string): void => {
       for (let d = posix.dirname(path); d !== '.' && d !== '/'; d = posix.dirname(d))
