@@ -47,6 +47,16 @@ const graphNodes = async (url) => {
   return res.status === 200 ? (await res.json()).nodes.length : -1;
 };
 
+/** A layer trickling a byte every 100 ms against a server whose deadline `flag` is 10 s. */
+const trickle = (name, flag, said) => ({
+  name,
+  attack: { kind: 'trickle-blob', everyMs: 100 },
+  flags: [flag, '10'],
+  bound: `${flag} 10`,
+  said,
+  fresh: true,
+});
+
 /** Each attack: what the registry does, the flags of the server, and what /readyz must come to say. */
 function attacks(recorder, hostile) {
   const secret = 'SECRET-FROM-ELSEWHERE';
@@ -93,22 +103,8 @@ function attacks(recorder, hostile) {
       said: /no token from the realm .* asked without credentials/,
       check: () => recorder.requests.every((r) => r.authorization === undefined),
     },
-    {
-      name: 'a layer trickling a byte every 100 ms',
-      attack: { kind: 'trickle-blob', everyMs: 100 },
-      flags: ['--registry-request-deadline', '10'],
-      bound: '--registry-request-deadline 10',
-      said: /no whole answer within 10 s/,
-      fresh: true,
-    },
-    {
-      name: 'the same, under one deadline for the scrape',
-      attack: { kind: 'trickle-blob', everyMs: 100 },
-      flags: ['--registry-scrape-deadline', '10'],
-      bound: '--registry-scrape-deadline 10',
-      said: /did not end within 10 s/,
-      fresh: true,
-    },
+    trickle('a layer trickling a byte every 100 ms', '--registry-request-deadline', /no whole answer within 10 s/),
+    trickle('the same, under one deadline for the scrape', '--registry-scrape-deadline', /did not end within 10 s/),
     {
       name: 'layers that never end',
       attack: { kind: 'endless-blob' },
