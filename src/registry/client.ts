@@ -13,6 +13,7 @@ import { RegistryCredentials, type Credential } from './credentials.js';
 import { DestinationPolicy } from './destinations.js';
 import { MANIFEST_ACCEPT, readManifest, type RegistryManifest } from './manifest.js';
 import { DIGEST, describe, type RepositoryReference } from './reference.js';
+import { deadline } from '../deadline.js';
 import { readBounded } from '../readBounded.js';
 
 export interface RegistryClientOptions {
@@ -343,24 +344,18 @@ export class RegistryClient {
     signal: AbortSignal | undefined,
     send: (signal: AbortSignal) => Promise<T>,
   ): Promise<{ res: T; done: () => void }> {
-    const deadline = new AbortController();
     const seconds = this.requestDeadlineMs / 1000;
-    const timer = setTimeout(
-      () =>
-        deadline.abort(
-          new RegistryError(
-            `${method} ${where(url)}: no whole answer within ${seconds} s (--registry-request-deadline)`,
-          ),
-        ),
+    const ends = deadline(
       this.requestDeadlineMs,
+      () =>
+        new RegistryError(`${method} ${where(url)}: no whole answer within ${seconds} s (--registry-request-deadline)`),
     );
-    timer.unref();
-    const done = (): void => clearTimeout(timer);
+    const done = ends.clear;
     try {
-      return { res: await send(signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal), done };
+      return { res: await send(signal ? AbortSignal.any([signal, ends.signal]) : ends.signal), done };
     } catch (err) {
       done();
-      if (deadline.signal.aborted) throw deadline.signal.reason as Error;
+      if (ends.signal.aborted) throw ends.signal.reason as Error;
       if (signal?.aborted) throw signal.reason as Error;
       throw err;
     }

@@ -2,6 +2,7 @@
 // images, a graph-data image). Each keeps its status for /readyz and the metrics; a failed read changes
 // nothing in the store, so the last good graph keeps serving.
 import type { Clock } from '../../clock.js';
+import { deadline } from '../../deadline.js';
 import type { SourceStatus } from '../../schemas/health.js';
 import { formatProblem, type Problem } from '../../validation/problems.js';
 
@@ -93,20 +94,16 @@ export abstract class Source {
     // Real time, as /readyz and the metrics compute the read's age from it.
     this.status.readingSince = new Date().toISOString();
     this.status.reads += 1;
-    const deadline = new AbortController();
     const seconds = this.deadlineMs / 1000;
-    const timer = setTimeout(
-      () =>
-        deadline.abort(
-          new SourceRejected(
-            `${this.status.name}: the read did not end within ${seconds} s (--registry-scrape-deadline)`,
-          ),
-        ),
+    const ends = deadline(
       this.deadlineMs,
+      () =>
+        new SourceRejected(
+          `${this.status.name}: the read did not end within ${seconds} s (--registry-scrape-deadline)`,
+        ),
     );
-    timer.unref();
     try {
-      const changed = await Promise.race([this.read(deadline.signal), aborted(deadline.signal)]);
+      const changed = await Promise.race([this.read(ends.signal), aborted(ends.signal)]);
       this.status.ready = true;
       this.status.lastSuccessAt = new Date(this.clock.now()).toISOString();
       delete this.status.lastFailure;
@@ -119,7 +116,7 @@ export abstract class Source {
       this.log.error({ source: this.status.name, message, problems: problems.slice(0, 20) }, 'source read failed');
       return false;
     } finally {
-      clearTimeout(timer);
+      ends.clear();
       delete this.status.readingSince;
       this.status.lastDurationSeconds = (this.clock.now() - started) / 1000;
     }
