@@ -8,6 +8,7 @@ import { addReleaseCommands } from './releases.js';
 import { addStoreCommands } from './storeCommands.js';
 import { addSignatureCommands } from './signatures.js';
 import { addPathCommands } from './paths.js';
+import { addMirrorPlanCommand } from './mirrorPlan.js';
 import type { TokenOptions } from './token.js';
 import type { AgentCliOptions } from './agent.js';
 import { defineAgentCommand } from './agentCommand.js';
@@ -66,6 +67,7 @@ export function buildProgram(setCode: (code: number) => void = () => {}): Comman
   addAdminCommands(program, (f) => run(f));
   addSignatureCommands(program, (f) => run(f));
   addPathCommands(program, (f) => run(f));
+  addMirrorPlanCommand(program, (f) => run(f));
 
   defineAgentCommand(program).action(
     run(async (opts: AgentCliOptions) => (await import('./agent.js')).agentCommand(opts)),

@@ -1,4 +1,5 @@
-// The update-path planner's and the edge explainer's query and answer schemas (/api/v1/paths, /api/v1/explain).
+// The update-path planner's, the mirror planner's and the edge explainer's query and answer schemas
+// (/api/v1/paths, /api/v1/mirror-plan, /api/v1/explain).
 import { Type, type Static } from '@sinclair/typebox';
 import { FeederCheckSchema } from './admin.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN, WireRiskSchema } from './cincinnati.js';
@@ -53,6 +54,66 @@ export const PathsAnswer = Type.Object({
   ),
   notes: Type.Array(Type.String()),
   reason: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+});
+
+export const MirrorPlanQuery = Type.Object(
+  {
+    to: Version('The version the clusters are to reach'),
+    from: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?(,[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?)*$',
+        maxLength: 10_000,
+        description: 'The versions the clusters run, comma-separated; none plans the target alone',
+        examples: ['4.14.1,4.15.3'],
+      }),
+    ),
+    arch: Type.Optional(Arch),
+    channel: Type.Optional(
+      Type.String({ pattern: CHANNEL_PATTERN, maxLength: 100, description: 'Only edges of this channel' }),
+    ),
+    mode: Type.Optional(Type.Union([Type.Literal('fewest-hops'), Type.Literal('eus')], { default: 'fewest-hops' })),
+  },
+  { additionalProperties: false },
+);
+export type MirrorPlanQuery = Static<typeof MirrorPlanQuery>;
+
+const Reason = Type.Object({ code: Type.String(), message: Type.String() });
+
+export const MirrorPlanAnswer = Type.Object({
+  to: Type.String(),
+  arch: Type.String(),
+  mode: Type.Union([Type.Literal('fewest-hops'), Type.Literal('eus')]),
+  sources: Type.Array(
+    Type.Union([
+      Type.Object({ from: Type.String(), path: Type.Array(Type.String(), { description: 'The source first' }) }),
+      Type.Object({ from: Type.String(), reason: Reason }),
+    ]),
+  ),
+  releases: Type.Array(
+    Type.Object({
+      version: Type.String(),
+      payload: Type.String({ description: 'The release image, by digest' }),
+      channel: Type.String({ description: 'The channel oc-mirror finds it in' }),
+      role: Type.Union([Type.Literal('source'), Type.Literal('intermediate'), Type.Literal('target')]),
+    }),
+  ),
+  notes: Type.Array(Type.String()),
+  imageSetConfiguration: Type.Object(
+    {
+      apiVersion: Type.Literal('mirror.openshift.io/v2alpha1'),
+      kind: Type.Literal('ImageSetConfiguration'),
+      mirror: Type.Object({
+        platform: Type.Object({
+          architectures: Type.Array(Type.String()),
+          graph: Type.Literal(true),
+          channels: Type.Array(
+            Type.Object({ name: Type.String(), minVersion: Type.String(), maxVersion: Type.String() }),
+          ),
+        }),
+      }),
+    },
+    { description: 'For oc-mirror v2: exactly the releases above, and the graph image' },
+  ),
 });
 
 export const ExplainQuery = Type.Object(

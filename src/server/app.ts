@@ -21,6 +21,7 @@ import { graphRoutes } from './routes/graph.js';
 import { healthRoutes } from './routes/health.js';
 import { explainRoutes } from './routes/explain.js';
 import { pathRoutes } from './routes/paths.js';
+import { mirrorPlanRoutes } from './routes/mirrorPlan.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { uiRoutes } from './routes/ui.js';
 import { PACKAGE_VERSION } from '../version.js';
@@ -196,6 +197,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(graphRoutes, { answers });
   await app.register(healthRoutes, { service: opts.service });
   await app.register(pathRoutes, { service: opts.service });
+  await app.register(mirrorPlanRoutes, { service: opts.service });
   await app.register(explainRoutes, { service: opts.service });
   await app.register(catalogRoutes, { service: opts.service });
   await app.register(uiRoutes, { ...(opts.uiDir !== undefined && { dir: opts.uiDir }) });

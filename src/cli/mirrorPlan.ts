@@ -1,0 +1,114 @@
+// `cincy mirror-plan`: a client of /api/v1/mirror-plan. It prints what a disconnected mirror must hold for
+// clusters at some versions to reach a target, or the oc-mirror v2 ImageSetConfiguration for it (-o yaml),
+// and with --check asks the mirror's repository which of those release images it lacks.
+import { Command, Option } from 'commander';
+import type { Static } from '@sinclair/typebox';
+import { stringify } from 'yaml';
+import type { MirrorPlanAnswer } from '../schemas/paths.js';
+import { call, type ClientOptions } from './admin.js';
+import { escapeLines } from './terminalText.js';
+
+type Plan = Static<typeof MirrorPlanAnswer>;
+
+interface MirrorPlanOptions extends ClientOptions {
+  to: string;
+  from?: string;
+  arch: string;
+  channel?: string;
+  eus?: boolean;
+  check?: string;
+  registryCredentials?: string;
+  registryCa?: string;
+}
+
+/** Whether the mirror holds each release image, by its digest. */
+type Presence = Map<string, 'present' | 'missing'>;
+
+export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
+  program
+    .command('mirror-plan')
+    .description(
+      'what to mirror for clusters at --from to reach --to (the server API /api/v1/mirror-plan): the releases on the planned paths, as an oc-mirror v2 ImageSetConfiguration with -o yaml',
+    )
+    .requiredOption('--to <version>', 'the version to reach')
+    .option('--from <versions>', 'the versions the clusters run, comma-separated (none: the target alone)')
+    .option('--channel <channel>', 'only edges of this channel')
+    .option('--eus', 'EUS-to-EUS: intermediate stops on even minors where the graph allows (and mirrored)')
+    .option('--arch <arch>', 'architecture', 'amd64')
+    .option(
+      '--check <repository>',
+      "the mirror's release repository, [http://]HOST[:PORT]/REPOSITORY: say which release images it lacks",
+    )
+    .option('--registry-credentials <file>', 'docker/podman config.json with credentials for --check')
+    .option('--registry-ca <file>', 'PEM CA bundle the mirror certificate is checked against (--check)')
+    .addOption(new Option('--server <url>', 'cincy server').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
+    .addOption(
+      new Option('-o, --output <format>', 'table, json (the whole plan) or yaml (the ImageSetConfiguration)')
+        .choices(['table', 'json', 'yaml'])
+        .default('table'),
+    )
+    .action((opts: MirrorPlanOptions) =>
+      run(async () => {
+        const q = new URLSearchParams({ to: opts.to, arch: opts.arch });
+        if (opts.from) q.set('from', opts.from.replace(/\s+/g, ''));
+        if (opts.channel) q.set('channel', opts.channel);
+        if (opts.eus) q.set('mode', 'eus');
+        const plan = (await call(opts, 'GET', `/api/v1/mirror-plan?${q}`)) as Plan;
+        const presence = opts.check ? await checkMirror(plan, opts) : undefined;
+        const output = opts.output as string;
+        if (output === 'yaml') process.stdout.write(stringify(plan.imageSetConfiguration));
+        else if (output === 'json')
+          process.stdout.write(
+            `${JSON.stringify(presence ? { ...plan, mirror: Object.fromEntries(presence) } : plan, null, 2)}\n`,
+          );
+        else process.stdout.write(escapeLines(formatPlan(plan, presence)));
+        const unreachable = plan.sources.some((s) => 'reason' in s);
+        const missing = presence && [...presence.values()].includes('missing');
+        return unreachable || missing || plan.releases.length === 0 ? 1 : 0;
+      })(),
+    );
+}
+
+/** Asks the mirror's repository for each release image by digest (a HEAD of its manifest). */
+async function checkMirror(plan: Plan, opts: MirrorPlanOptions): Promise<Presence> {
+  const [{ RegistryClient, RegistryError }, { parseRepository }, { registryAccess }] = await Promise.all([
+    import('../registry/client.js'),
+    import('../registry/reference.js'),
+    import('../registry/access.js'),
+  ]);
+  const client = new RegistryClient(parseRepository(opts.check!, '--check'), registryAccess(opts));
+  const presence: Presence = new Map();
+  try {
+    for (const r of plan.releases) {
+      const digest = r.payload.slice(r.payload.indexOf('@') + 1);
+      try {
+        presence.set(r.version, (await client.resolve(digest)) === undefined ? 'missing' : 'present');
+      } catch (err) {
+        if (!(err instanceof RegistryError) || err.status !== 404) throw err;
+        presence.set(r.version, 'missing');
+      }
+    }
+  } finally {
+    await client.close();
+  }
+  return presence;
+}
+
+function formatPlan(plan: Plan, presence: Presence | undefined): string {
+  const lines: string[] = [];
+  for (const s of plan.sources)
+    lines.push(
+      'path' in s ? `from ${s.from}: ${s.path.join(' -> ')}` : `from ${s.from}: no path (${s.reason.message})`,
+    );
+  lines.push(
+    `mirror for ${plan.to} (${plan.arch}): ${plan.releases.length} release${plan.releases.length === 1 ? '' : 's'}`,
+  );
+  for (const r of plan.releases) {
+    const where = presence
+      ? `  ${presence.get(r.version) === 'present' ? 'in the mirror' : 'MISSING from the mirror'}`
+      : '';
+    lines.push(`  ${r.version}  ${r.role}  ${r.channel}  ${r.payload}${where}`);
+  }
+  for (const note of plan.notes) lines.push(`note: ${note}`);
+  return `${lines.join('\n')}\n`;
+}
