@@ -71,6 +71,22 @@ function graphTree(dir: string, channels: Record<string, string[]>): string {
   return dir;
 }
 
+type Kubectl = (args: string[], input?: string, config?: string) => Promise<string>;
+
+/** A real API server with the UpdateService and Route CRDs, and kubectl on it that throws on a failure. */
+async function clusterWithOperatorCrds(): Promise<{ kubeconfig: string; k: Kubectl }> {
+  const { kubeconfig } = await startRealApiServer(join(cleanup.dir(), 'kube'), cleanup);
+  const k: Kubectl = async (args, input, config = kubeconfig) => {
+    const r = await kubectl(config, args, input);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  await k(['create', '-f', join(KUBE_DIR, 'crds-optional', 'updateservice.operator.openshift.io_updateservices.yaml')]);
+  // The Route CRD's enum holds a null, which client-side validation refuses.
+  await k(['create', '--validate=false', '-f', join(KUBE_DIR, 'crds-optional', 'route.openshift.io_routes.crd.yaml')]);
+  return { kubeconfig, k };
+}
+
 describe.runIf(realApiServerAvailable() && registryAvailable() && kubectlAvailable())('cincy operator', () => {
   it(
     "reconciles oc-mirror's updateService.yaml into a Deployment that serves the mirror; new graphDataImage and CA roll it",
@@ -107,23 +123,7 @@ describe.runIf(realApiServerAvailable() && registryAvailable() && kubectlAvailab
       await push(graphTree(cleanup.dir(), { 'stable-4.16': ['4.16.0', '4.16.1', '4.16.2'] }), 'latest');
 
       // The cluster: the CRDs, its pull secret and the registry CA named by image.config.openshift.io.
-      const { kubeconfig } = await startRealApiServer(join(cleanup.dir(), 'kube'), cleanup);
-      const k = async (args: string[], input?: string): Promise<string> => {
-        const r = await kubectl(kubeconfig, args, input);
-        if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-        return r.stdout;
-      };
-      await k([
-        'create',
-        '-f',
-        join(KUBE_DIR, 'crds-optional', 'updateservice.operator.openshift.io_updateservices.yaml'),
-      ]);
-      await k([
-        'create',
-        '--validate=false',
-        '-f',
-        join(KUBE_DIR, 'crds-optional', 'route.openshift.io_routes.crd.yaml'),
-      ]);
+      const { kubeconfig, k } = await clusterWithOperatorCrds();
       await k(['create', '-f', '-'], JSON.stringify(IMAGE_CONFIG_CRD));
       await until(
         'the Image and UpdateService kinds served',
@@ -423,23 +423,7 @@ describe.runIf(realApiServerAvailable() && registryAvailable() && kubectlAvailab
     'deploy/operator gives the operator what it needs: its service account reconciles and watches, nothing forbidden',
     { timeout: 120_000 },
     async () => {
-      const { kubeconfig } = await startRealApiServer(join(cleanup.dir(), 'kube'), cleanup);
-      const k = async (args: string[], input?: string, config = kubeconfig): Promise<string> => {
-        const r = await kubectl(config, args, input);
-        if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-        return r.stdout;
-      };
-      await k([
-        'create',
-        '-f',
-        join(KUBE_DIR, 'crds-optional', 'updateservice.operator.openshift.io_updateservices.yaml'),
-      ]);
-      await k([
-        'create',
-        '--validate=false',
-        '-f',
-        join(KUBE_DIR, 'crds-optional', 'route.openshift.io_routes.crd.yaml'),
-      ]);
+      const { kubeconfig, k } = await clusterWithOperatorCrds();
       const deployDir = join(import.meta.dirname, '..', '..', 'deploy', 'operator');
       await k(['apply', '-k', deployDir]);
       const operatorDeployment = JSON.parse(
