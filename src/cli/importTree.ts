@@ -115,7 +115,7 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
         const s = r.skipped;
         process.stdout.write(
           `scraped ${st.name} into ${redactedLocation(opts.db)} in ${st.lastDurationSeconds?.toFixed(1)} s: ${r.releases.length} releases from ${r.tags} tags ` +
-            `(${r.manifestsRead} manifests read, the rest remembered); skipped: ${s.notRelease} not release images, ` +
+            `(${r.manifestsRead} manifests read, the rest remembered); skipped: ${s.notRelease} not release images, ${s.signature} signatures, ` +
             `${s.invalid} invalid, ${s.member} members of multi-arch releases, ${s.filtered} filtered out, ${s.unknownArch} of unknown architectures\n`,
         );
       } else process.stdout.write(`imported ${st.name} (${st.digest}) into ${redactedLocation(opts.db)}\n`);

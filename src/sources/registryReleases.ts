@@ -16,6 +16,18 @@ import { checkReleaseDocument, releaseFromRecord } from '../validation/releaseRe
 import type { Problem } from '../validation/problems.js';
 
 export const RELEASE_METADATA = 'release-manifests/release-metadata';
+
+/**
+ * The tags sigstore (cosign, containers/image) gives what it attaches to an image when the registry has no
+ * referrers API: `sha256-<the image's digest>.sig` for a signature, `.att` for an attestation, `.sbom` for
+ * an SBOM. oc-mirror v2 copies the release images' signatures so, beside them in the mirror.
+ */
+const SIGSTORE_ATTACHMENT_TAG = /^sha256-[0-9a-f]{64}\.(?:sig|att|sbom)$/;
+
+/** Whether a tag is named as a sigstore attachment of an image in the same repository. */
+export function isSigstoreAttachmentTag(tag: string): boolean {
+  return SIGSTORE_ATTACHMENT_TAG.test(tag);
+}
 const MAX_METADATA_BYTES = 1024 * 1024;
 
 export interface ScrapeOptions {
@@ -42,12 +54,14 @@ export interface ScrapeResult {
   /** Problems that make the scrape unusable (the caller keeps the last good graph). */
   errors: Problem[];
   /**
-   * Tags left out: not a release image, invalid release metadata, a member of a multi-arch release, filtered
-   * out, of an unknown architecture, deleted while the scrape ran, a name that breaks the tag grammar.
+   * Tags left out: not a release image, a sigstore signature (or other attachment) beside one, invalid
+   * release metadata, a member of a multi-arch release, filtered out, of an unknown architecture, deleted
+   * while the scrape ran, a name that breaks the tag grammar.
    */
   skipped: {
     invalidTag: number;
     notRelease: number;
+    signature: number;
     invalid: number;
     member: number;
     filtered: number;
@@ -97,7 +111,16 @@ async function scrape(
     releases: [],
     errors: [],
     warnings: [],
-    skipped: { invalidTag: 0, notRelease: 0, invalid: 0, member: 0, filtered: 0, unknownArch: 0, vanished: 0 },
+    skipped: {
+      invalidTag: 0,
+      notRelease: 0,
+      signature: 0,
+      invalid: 0,
+      member: 0,
+      filtered: 0,
+      unknownArch: 0,
+      vanished: 0,
+    },
     tags: 0,
     manifestsRead: 0,
   };
@@ -154,6 +177,12 @@ async function scrape(
   const file = (tag: string): string => `${repo}:${tag}`;
   for (const { tag, m } of scanned) {
     if (m.kind === 'other') {
+      // A signature beside a release image is where a mirror keeps it (as oc-mirror does): counted, not warned
+      // about. Named so but holding a release image, a tag is read as one.
+      if (isSigstoreAttachmentTag(tag)) {
+        result.skipped.signature += 1;
+        continue;
+      }
       result.skipped.notRelease += 1;
       result.warnings.push({ file: file(tag), field: '-', message: `not a release image: ${m.reason}` });
       continue;
