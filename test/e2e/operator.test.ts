@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { cincyAsync, useCleanup } from '../support/cli.js';
 import { kubectl, kubectlAvailable } from '../support/kubectl.js';
 import { OciLayout } from '../support/ociLayout.js';
-import { deploymentOf, runPodLocally } from '../support/podAsProcess.js';
+import { deploymentOf, runPodLocally, type DeploymentJson } from '../support/podAsProcess.js';
 import { startCincy, until } from '../support/processes.js';
 import { KUBE_DIR, realApiServerAvailable, startRealApiServer } from '../support/realApiServer.js';
 import { registryAvailable, startRegistry } from '../support/registry.js';
@@ -332,28 +332,33 @@ describe.runIf(realApiServerAvailable() && registryAvailable() && kubectlAvailab
         cv.status.availableUpdates?.every((u) => u.image.startsWith(`${reg.host}/openshift/release-images@sha256:`)),
       ).toBe(true);
 
+      const setGraphDataImage = (image: string): Promise<string> =>
+        k([
+          'patch',
+          'updateservice',
+          NAME,
+          '-n',
+          NS,
+          '--type=merge',
+          '-p',
+          JSON.stringify({ spec: { graphDataImage: image } }),
+        ]);
+      /** The Deployment once its pod template's inputs hash differs from `before`'s. */
+      const rolledFrom = (before: DeploymentJson, why: string): Promise<DeploymentJson> =>
+        until(`${why} to roll the Deployment`, async () => {
+          const d = await deploymentOf(kubeconfig, NS, NAME);
+          const hashOf = (x: DeploymentJson) => x.spec.template.metadata.annotations?.[HASH];
+          return hashOf(d) !== hashOf(before) ? d : undefined;
+        });
+
       // A new graph image, named by digest as oc-mirror v1 names it: the Deployment changes, its pods roll.
       const second = await push(
         graphTree(cleanup.dir(), { 'stable-4.16': ['4.16.0', '4.16.1', '4.16.2'], 'fast-4.16': ['4.16.1', '4.16.2'] }),
         'v2',
       );
       expect(second).toMatch(new RegExp(`^${reg.host}/openshift/graph-image@sha256:[0-9a-f]{64}$`));
-      await k([
-        'patch',
-        'updateservice',
-        NAME,
-        '-n',
-        NS,
-        '--type=merge',
-        '-p',
-        JSON.stringify({ spec: { graphDataImage: second } }),
-      ]);
-      const rolled = await until('the Deployment to change', async () => {
-        const d = await deploymentOf(kubeconfig, NS, NAME);
-        return d.spec.template.metadata.annotations?.[HASH] !== first.spec.template.metadata.annotations?.[HASH]
-          ? d
-          : undefined;
-      });
+      await setGraphDataImage(second);
+      const rolled = await rolledFrom(first, 'the new graph image');
       expect(rolled.metadata.uid).toBe(first.metadata.uid);
       await pod.stop();
       pod = await runPodLocally(kubeconfig, NS, NAME, cleanup);
@@ -381,12 +386,7 @@ describe.runIf(realApiServerAvailable() && registryAvailable() && kubectlAvailab
         ],
         undefined,
       ).then((y) => k(['replace', '-f', '-'], y));
-      const recerted = await until('the CA to roll the Deployment', async () => {
-        const d = await deploymentOf(kubeconfig, NS, NAME);
-        return d.spec.template.metadata.annotations?.[HASH] !== rolled.spec.template.metadata.annotations?.[HASH]
-          ? d
-          : undefined;
-      });
+      const recerted = await rolledFrom(rolled, 'the new CA');
       expect(recerted.metadata.uid).toBe(first.metadata.uid);
       expect(
         JSON.parse(await k(['get', 'configmap', `${NAME}-trusted-ca`, '-n', NS, '-o', 'json'])).data[
@@ -395,16 +395,7 @@ describe.runIf(realApiServerAvailable() && registryAvailable() && kubectlAvailab
       ).toBe(bundle);
 
       // A spec that cannot be served says why in the status and leaves the Deployment as it was.
-      await k([
-        'patch',
-        'updateservice',
-        NAME,
-        '-n',
-        NS,
-        '--type=merge',
-        '-p',
-        JSON.stringify({ spec: { graphDataImage: 'graph-image:latest' } }),
-      ]);
+      await setGraphDataImage('graph-image:latest');
       const refused = await until('the refusal in the status', async () => {
         const us = await updateService();
         return condition(us, 'ReconcileCompleted')?.status === 'False' ? us : undefined;
