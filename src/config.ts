@@ -63,6 +63,11 @@ const SCHEMAS = {
   requireSignatures: Type.Boolean(),
   autoPromote: Type.Boolean(),
   autoPromoteInterval: Type.Integer({ minimum: 1, maximum: 86400 }),
+  noFleet: Type.Boolean(),
+  fleetHashIds: Type.Boolean(),
+  fleetMaxClusters: Type.Integer({ minimum: 1, maximum: 100_000_000 }),
+  fleetRetention: Type.String({ pattern: '^[1-9][0-9]*[smhd]$', maxLength: 12 }),
+  fleetFlushInterval: Type.String({ pattern: '^[1-9][0-9]*[smh]$', maxLength: 12 }),
 } satisfies Record<SettingKey, TSchema>;
 
 /** The resolved settings, as one schema. */
@@ -108,6 +113,11 @@ export const ServeConfigSchema = Type.Object({
   requireSignatures: SCHEMAS.requireSignatures,
   autoPromote: SCHEMAS.autoPromote,
   autoPromoteInterval: SCHEMAS.autoPromoteInterval,
+  noFleet: SCHEMAS.noFleet,
+  fleetHashIds: SCHEMAS.fleetHashIds,
+  fleetMaxClusters: SCHEMAS.fleetMaxClusters,
+  fleetRetention: SCHEMAS.fleetRetention,
+  fleetFlushInterval: SCHEMAS.fleetFlushInterval,
 });
 export type ServeConfig = Static<typeof ServeConfigSchema>;
 export type ServeFlags = Partial<Record<keyof ServeConfig, string | boolean>>;

@@ -202,6 +202,36 @@ export const SETTINGS = {
   ),
   autoPromote: S('--auto-promote', 'switch', 'apply every channel feeder on a schedule (actor "feeder")', false),
   autoPromoteInterval: S('--auto-promote-interval', 'value', 'seconds between two feeder passes', 60),
+  noFleet: S(
+    '--no-fleet',
+    'switch',
+    "record no poll: graph requests' id, version, channel and arch are not kept (the fleet API reads what was recorded before)",
+    false,
+  ),
+  fleetHashIds: S(
+    '--fleet-hash-ids',
+    'switch',
+    'store a keyed hash of each cluster id instead of the id (the key is made once and kept in the store)',
+    false,
+  ),
+  fleetMaxClusters: S(
+    '--fleet-max-clusters',
+    'value',
+    'clusters the store keeps at most; polls of new ones past it are counted and not stored',
+    1_000_000,
+  ),
+  fleetRetention: S(
+    '--fleet-retention',
+    'value',
+    'how long a silent cluster is kept, with the updates it was seen to take: 12h, 30d',
+    '30d',
+  ),
+  fleetFlushInterval: S(
+    '--fleet-flush-interval',
+    'value',
+    'how often the polls held in memory are written to the store: 1s, 5s, 1m',
+    '5s',
+  ),
 };
 
 export type SettingKey = keyof typeof SETTINGS;

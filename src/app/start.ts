@@ -26,6 +26,8 @@ import {
   type RegistrySettings,
 } from './refresh/fromSettings.js';
 import { recallAll, refreshAll } from './refresh/loop.js';
+import { FleetReads } from './fleet/fleetReads.js';
+import { DEFAULT_FLEET_SETTINGS, PollRecorder, type FleetSettings } from './fleet/pollRecorder.js';
 import type { Source } from './refresh/source.js';
 
 /** The pauses between attempts to reach the database at start: doubling from the first to the last. */
@@ -47,6 +49,8 @@ export interface PreparedService {
   sources: Source[];
   /** Who runs the jobs that must run once (the sources' reads, auto-promotion). */
   leadership: Leadership;
+  /** The fleet: the poll recorder (undefined when polls are not recorded) and the fleet API's reads. */
+  fleet: { recorder: PollRecorder | undefined; reads: FleetReads };
   /** Connects, imports, reads the sources and builds the first snapshot; see the file comment. */
   start(): Promise<StartOutcome>;
   /** Stops starting or following the database, and closes the registry clients, the build worker and the store. */
@@ -95,6 +99,8 @@ export interface StartOptions {
   requireSignatures?: boolean;
   /** The clock of the store, the graph service and the admin services (default: real time). */
   clock?: Clock;
+  /** How polls are recorded; `record: false` (the default) records none, and the fleet API reads what is stored. */
+  fleet?: Partial<FleetSettings> & { record?: boolean };
 }
 
 /** Makes every part; problems when a setting or the store's file cannot be used. Reads nothing yet. */
@@ -128,6 +134,10 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   if (store.engine === 'postgres') service.leadership = leadership;
   const stopped = new AbortController();
   let unwatch: (() => void) | undefined;
+  const fleetSettings = { ...DEFAULT_FLEET_SETTINGS, ...opts.fleet };
+  const polls = new PollRecorder(store, clock, fleetSettings, opts.log);
+  const recorder = opts.fleet?.record ? polls : undefined;
+  const fleet = { recorder, reads: new FleetReads(store, service, clock, recorder, (id) => polls.storedId(id)) };
 
   const start = async (): Promise<StartOutcome> => {
     try {
@@ -189,6 +199,7 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
     if (!opts.deferSources) await readSources();
     if (!(await service.rebuild())) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
     service.warm();
+    recorder?.start();
     // What other processes and replicas write from here on is noticed and built.
     unwatch = store.watch({
       changed: (scope) => {
@@ -227,10 +238,13 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
     admin: createAdminServices(store, service, { clock, trust: opts.trust }),
     sources,
     leadership,
+    fleet,
     start,
     close: async () => {
       stopped.abort();
       unwatch?.();
+      // The polls of the last seconds are written while the store is still open.
+      await recorder?.close().catch(() => {});
       await clients.close();
       await service.close();
       await leadership.release();

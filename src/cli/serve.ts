@@ -38,7 +38,7 @@ async function start(
   const [
     { default: pino },
     { systemClock },
-    { parseDuration },
+    { parseDuration, parseSingleUnitDuration },
     { startAutoPromotion },
     { buildApp },
     { prepareService },
@@ -87,6 +87,13 @@ async function start(
     trust,
     requireSignatures: config.requireSignatures,
     clock,
+    fleet: {
+      record: !config.noFleet,
+      hashIds: config.fleetHashIds,
+      maxClusters: config.fleetMaxClusters,
+      retentionMs: parseSingleUnitDuration(config.fleetRetention)!,
+      flushIntervalMs: parseSingleUnitDuration(config.fleetFlushInterval)!,
+    },
   });
   const cannotServe = (problems: string[]): number => {
     process.stderr.write(`cincy: cannot serve: ${problems.map(escapeLine).join('\n  ')}\n`);
@@ -106,7 +113,7 @@ async function start(
       throw err;
     }
   }
-  const { service, admin, sources, leadership } = prepared;
+  const { service, admin, sources, leadership, fleet } = prepared;
   const app = await buildApp({
     tls,
     service,
@@ -116,6 +123,7 @@ async function start(
     accessLog: config.accessLog,
     logger,
     clock,
+    fleet,
     auth: {
       secretFile: config.adminJwtSecretFile,
       jwks: config.adminJwks,

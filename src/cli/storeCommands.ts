@@ -16,7 +16,13 @@ export function addStoreCommands(program: Command, run: ReturnType<typeof comman
         : ` (default: ${String(s.default).replace(BUNDLED_GRAPH_DATA, 'the bundled graph-data/')})`;
     serveCmd.addOption(new Option(boolean ? s.flag : `${s.flag} <value>`, `${s.description} [env ${s.env}]${shown}`));
   }
-  serveCmd.action(run(async () => (await import('./serve.js')).serve(serveCmd.opts())));
+  // commander reads `--no-fleet` as `fleet: false` (and `fleet: true` when absent): the setting is noFleet.
+  serveCmd.action(
+    run(async () => {
+      const { fleet, ...flags } = serveCmd.opts();
+      return (await import('./serve.js')).serve({ ...flags, ...(fleet === false && { noFleet: true }) });
+    }),
+  );
 
   const importCmd = program
     .command('import')

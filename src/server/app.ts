@@ -42,6 +42,9 @@ import { graphDataRoutes } from './routes/graphData.js';
 import { releaseRoutes } from './routes/releases.js';
 import { riskRoutes } from './routes/risks.js';
 import { signatureRoutes } from './routes/signatures.js';
+import { fleetRoutes } from './routes/fleet.js';
+import { FleetReads } from '../app/fleet/fleetReads.js';
+import type { PollRecorder } from '../app/fleet/pollRecorder.js';
 
 export interface AppOptions {
   service: GraphService;
@@ -65,6 +68,8 @@ export interface AppOptions {
    * every request goes through fastify, as it does with the access log on.
    */
   graphFastPath?: boolean;
+  /** The fleet API's reads, and the recorder graph requests are told of (none: polls are not recorded). */
+  fleet?: { reads: FleetReads; recorder?: PollRecorder };
   /** Serve HTTPS with this certificate; `material` is replaced when the files are reloaded (tls.ts). */
   tls?: { material: TlsMaterial };
 }
@@ -89,7 +94,7 @@ const CORS_VARY = 'Origin';
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const limits = opts.limits ?? DEFAULT_HTTP_LIMITS;
   const requests = new RequestMetrics();
-  const answers = new GraphAnswers(opts.service, opts.cacheMaxAge ?? 30);
+  const answers = new GraphAnswers(opts.service, opts.cacheMaxAge ?? 30, opts.fleet?.recorder);
   // Cached graph answers are written before fastify routes the request (graphFastPath.ts); with the
   // access log on, every request goes through fastify, which logs it.
   const fastPath =
@@ -192,7 +197,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(cors, CORS);
   await app.register(openapiPlugin, { version: PACKAGE_VERSION });
-  await app.register(metricsPlugin, { service: opts.service, requests, tls: opts.tls });
+  await app.register(metricsPlugin, { service: opts.service, requests, tls: opts.tls, fleet: opts.fleet?.recorder });
   if (opts.accessLog) await app.register(accessLogPlugin);
   await app.register(graphRoutes, { answers });
   await app.register(healthRoutes, { service: opts.service });
@@ -210,5 +215,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(auditRoutes, adminRouteOptions);
   await app.register(graphDataRoutes, adminRouteOptions);
   await app.register(signatureRoutes, adminRouteOptions);
+  // Without a recorder of its own, the fleet API reads what the store holds (what replicas recorded).
+  const fleet = opts.fleet?.reads ?? new FleetReads(opts.service.store, opts.service, clock, undefined);
+  await app.register(fleetRoutes, { fleet, tokens });
   return app;
 }

@@ -36,6 +36,20 @@ export function requireToken(tokens: TokenVerifier): onRequestAsyncHookHandler {
   };
 }
 
+/** A read of what is sensitive (the fleet: cluster ids): the token must verify and carry `scope`; no rate limit. */
+export function requireReadScope(tokens: TokenVerifier, scope: Scope): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest) => {
+    tokens.requireEnabled();
+    const token = await tokens.authenticate(bearerToken(request));
+    if (!token.scopes.includes(scope))
+      throw new ApiError(
+        'forbidden',
+        `token of '${token.subject}' lacks scope ${scope} (has: ${token.scopes.join(' ') || 'none'})`,
+      );
+    request.verifiedToken = token;
+  };
+}
+
 function bearerToken(request: FastifyRequest): string {
   const m = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
   if (!m) throw new ApiError('unauthorized', 'missing bearer token (Authorization: Bearer <JWT>)');

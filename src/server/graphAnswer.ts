@@ -39,6 +39,11 @@ export interface GraphAnswer {
   representation: Representation;
 }
 
+/** Told of every graph request answered 200 or 304: the poll recorder (app/fleet/pollRecorder.ts). */
+export interface PollObserver {
+  record(id: unknown, version: unknown, channel: string, arch: string): void;
+}
+
 export class GraphAnswers {
   private readonly cacheControl: string;
   /** Per view (so per snapshot: a new build makes new views), its representations by negotiation result. */
@@ -47,6 +52,7 @@ export class GraphAnswers {
   constructor(
     private readonly service: GraphService,
     cacheMaxAge: number,
+    private readonly polls?: PollObserver,
   ) {
     this.cacheControl = `public, max-age=${cacheMaxAge}`;
   }
@@ -67,6 +73,7 @@ export class GraphAnswers {
     }
     const view = this.service.served().view(channel, arch);
     const representation = this.representation(view, negotiated, media);
+    this.polls?.record(query.id, query.version, channel, arch);
     return noneMatch(headers['if-none-match'], representation.etag)
       ? { status: 304, headers: representation.notModifiedHeaders, body: undefined, representation }
       : { status: 200, headers: representation.headers, body: representation.body(), representation };

@@ -122,28 +122,42 @@ export class GraphFastPath {
   }
 }
 
+/** The parameters of a graph request the answer or the poll recorder reads. */
+type PlainQuery = {
+  channel?: string;
+  arch?: string;
+  id?: string;
+  version?: string;
+};
+
 /**
- * channel and arch from a query string whose parse cannot differ from fastify's: none with a
- * percent-encoding (a key could decode to `channel`), and each of the two at most once and with `=`;
- * other parameters are ignored, as the route ignores them. Undefined: leave it to fastify.
+ * channel, arch, id and version from a query string whose parse cannot differ from fastify's: none
+ * with a percent-encoding (a key could decode to `channel`), and each of the four at most once and
+ * with `=`; other parameters are ignored, as the route ignores them. Undefined: leave it to fastify.
  */
-function plainQuery(url: string, from: number): { channel?: string; arch?: string } | undefined {
+function plainQuery(url: string, from: number): PlainQuery | undefined {
   if (url.includes('%', from)) return undefined;
-  let channel: string | undefined;
-  let arch: string | undefined;
+  const query: PlainQuery = {};
   for (let at = from; at <= url.length;) {
     let end = url.indexOf('&', at);
     if (end < 0) end = url.length;
-    if (url.startsWith('channel', at) && (at + 7 === end || url.charCodeAt(at + 7) === EQUALS)) {
-      if (at + 7 === end || channel !== undefined) return undefined;
-      channel = url.slice(at + 8, end);
-    } else if (url.startsWith('arch', at) && (at + 4 === end || url.charCodeAt(at + 4) === EQUALS)) {
-      if (at + 4 === end || arch !== undefined) return undefined;
-      arch = url.slice(at + 5, end);
+    const key = PARAMS_BY_FIRST.get(url.charCodeAt(at));
+    if (
+      key !== undefined &&
+      url.startsWith(key, at) &&
+      (at + key.length === end || url.charCodeAt(at + key.length) === EQUALS)
+    ) {
+      if (at + key.length === end || query[key] !== undefined) return undefined;
+      query[key] = url.slice(at + key.length + 1, end);
     }
     at = end + 1;
   }
-  return { channel, arch };
+  return query;
 }
+
+/** The four parameters by their first character, which differs. */
+const PARAMS_BY_FIRST = new Map<number, keyof PlainQuery>(
+  (['channel', 'arch', 'id', 'version'] as const).map((k) => [k.charCodeAt(0), k]),
+);
 
 const EQUALS = '='.charCodeAt(0);

@@ -12,6 +12,7 @@ import type { VerifiedFile } from '../signatures/verify.js';
 import { AuditRepository } from './audit.js';
 import { SignatureRepository } from './signatures.js';
 import { BlockedEdgeRepository } from './blockedEdges.js';
+import { FleetRepository } from './fleet.js';
 import { ChannelRepository, channelKind, type ChannelMember, type ChannelRef } from './channels.js';
 import { ImportRepository, type ImportedKind } from './imports.js';
 import { PostgresLeadership, soleLeadership, type Leadership } from './leadership.js';
@@ -64,6 +65,7 @@ export class StoreTx {
   readonly signatures: SignatureRepository;
   readonly registry: RegistryRepository;
   readonly imports: ImportRepository;
+  readonly fleet: FleetRepository;
 
   constructor(readonly sql: Sql) {
     this.releases = new ReleaseRepository(sql);
@@ -74,6 +76,7 @@ export class StoreTx {
     this.signatures = new SignatureRepository(sql);
     this.registry = new RegistryRepository(sql, this.releases);
     this.imports = new ImportRepository(sql);
+    this.fleet = new FleetRepository(sql);
   }
 
   /** Everything a build needs (consistent when the transaction is a read or a write). */

@@ -15,6 +15,8 @@ import type { Clock } from '../../src/clock.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
 import type { RegistrySettings } from '../../src/app/refresh/fromSettings.js';
 import type { Source } from '../../src/app/refresh/source.js';
+import type { StartOptions } from '../../src/app/start.js';
+import type { PollRecorder } from '../../src/app/fleet/pollRecorder.js';
 
 export { tempDir } from './cleanup.js';
 
@@ -26,6 +28,8 @@ export interface TestServer {
   admin: AdminServices;
   /** The registry sources, read once at start; `refreshAll` reads them again. */
   sources: Source[];
+  /** The poll recorder, with `fleet: { record: true }`. */
+  recorder: PollRecorder | undefined;
   close(): Promise<void>;
 }
 
@@ -43,6 +47,8 @@ export async function startServer(opts: {
   limits?: Partial<HttpLimits>;
   /** false: every graph request goes through the fastify route (see buildApp). */
   graphFastPath?: boolean;
+  /** How polls are recorded (default: not at all). */
+  fleet?: StartOptions['fleet'];
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
@@ -52,6 +58,7 @@ export async function startServer(opts: {
     trust: opts.trust,
     requireSignatures: opts.requireSignatures,
     clock: opts.clock,
+    fleet: opts.fleet,
   });
   if (!started.ok) throw new Error(started.problems.join('\n'));
   const app = await buildApp({
@@ -61,6 +68,7 @@ export async function startServer(opts: {
     clock: opts.clock,
     limits: { ...DEFAULT_HTTP_LIMITS, ...opts.limits },
     graphFastPath: opts.graphFastPath,
+    fleet: started.fleet,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -70,6 +78,7 @@ export async function startServer(opts: {
     service: started.service,
     admin: started.admin,
     sources: started.sources,
+    recorder: started.fleet.recorder,
     close: async () => {
       await app.close();
       await started.close();

@@ -5,6 +5,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { GraphService } from '../../app/graphService.js';
 import type { RequestMetrics } from '../requestMetrics.js';
 import type { TlsMaterial } from '../tls.js';
+import type { PollRecorder } from '../../app/fleet/pollRecorder.js';
 
 export interface MetricsOptions {
   service: GraphService;
@@ -12,6 +13,8 @@ export interface MetricsOptions {
   requests: RequestMetrics;
   /** The certificate served, when over HTTPS (its expiry is reported). */
   tls?: { material: TlsMaterial };
+  /** The poll recorder, when polls are recorded. */
+  fleet?: PollRecorder;
 }
 
 export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOptions) => {
@@ -19,6 +22,7 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOption
   collectDefaultMetrics({ register: registry, prefix: 'cincy_' });
   const service = opts.service;
   opts.requests.register(registry);
+  if (opts.fleet) registerFleetMetrics(registry, opts.fleet);
   new Gauge({
     name: 'cincy_graph_releases',
     help: 'Releases in the served graph, by architecture',
@@ -196,3 +200,56 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOption
     },
   );
 });
+
+/** How graph requests were recorded, how the batch is written, and how many clusters wait in it. */
+function registerFleetMetrics(registry: Registry, fleet: PollRecorder): void {
+  new Counter({
+    name: 'cincy_fleet_polls_total',
+    help: 'Graph requests answered, by what the poll recorder did with them: recorded, or not (no id, malformed, batch full)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ outcome: 'recorded' }, fleet.counts.recorded);
+      this.inc({ outcome: 'no_id' }, fleet.counts.noId);
+      this.inc({ outcome: 'malformed' }, fleet.counts.malformed);
+      this.inc({ outcome: 'batch_full' }, fleet.counts.batchFull);
+    },
+  });
+  new Counter({
+    name: 'cincy_fleet_flushes_total',
+    help: 'Writes of the batch of polls to the store, by result',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ result: 'ok' }, fleet.flushes.ok);
+      this.inc({ result: 'failed' }, fleet.flushes.failed);
+    },
+  });
+  new Counter({
+    name: 'cincy_fleet_clusters_over_cap_total',
+    help: 'New clusters left out because the store holds --fleet-max-clusters already',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(fleet.flushes.overCap);
+    },
+  });
+  new Gauge({
+    name: 'cincy_fleet_pending_clusters',
+    help: 'Clusters whose polls wait in memory for the next write',
+    registers: [registry],
+    collect() {
+      this.set(fleet.pendingClusters);
+    },
+  });
+  new Gauge({
+    name: 'cincy_fleet_last_flush_seconds',
+    help: 'How long the last write of the batch took',
+    registers: [registry],
+    collect() {
+      this.set(fleet.flushes.lastSeconds);
+    },
+  });
+}

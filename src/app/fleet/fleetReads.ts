@@ -1,0 +1,322 @@
+// The fleet API's answers, from the clusters' records in the store and the graph served right now: the
+// summary (clusters by channel, arch and version; stale, stranded, behind), the clusters themselves
+// (filtered, each with the updates it is shown), the exposure to each risk, and the updates clusters
+// were seen to take. Lists are paginated with the admin API's one scheme (admin/pagination.ts).
+import { ApiError } from '../../errors.js';
+import { parseSingleUnitDuration } from '../../duration.js';
+import type { Clock } from '../../clock.js';
+import type { ClusterFilter, ClusterRecord, FleetGroup, ObservedUpdate } from '../../store/fleet.js';
+import type { Store } from '../../store/store.js';
+import { decodeCursor, encodeCursor, limitOf, type PageRequest } from '../admin/pagination.js';
+import type { GraphService } from '../graphService.js';
+import { fleetIndexOf, type ConditionalUpdate, type FleetIndex, type Standing } from './fleetIndex.js';
+import { isClusterId, type PollRecorder } from './pollRecorder.js';
+
+/** Silent longer than this (unless the request says otherwise), a cluster counts as stale. */
+export const DEFAULT_STALE_AFTER = '24h';
+/** How far back observed updates are summed up, unless the request says otherwise. */
+export const DEFAULT_UPDATES_SINCE = '30d';
+/** Entries of each `top` list of the summary. */
+const TOP = 20;
+
+export interface GroupStanding extends FleetGroup {
+  stranded: Standing['stranded'];
+  /** Clusters here are shown at least one recommended update. */
+  behind: boolean;
+  recommended: number;
+  conditional: number;
+}
+
+export interface Tally {
+  name: string;
+  clusters: number;
+}
+
+export interface FleetSummary {
+  clusters: number;
+  stale: number;
+  stranded: number;
+  behind: number;
+  /** Clusters whose polls named no version. */
+  versionUnknown: number;
+  staleAfter: string;
+  /** The largest channels, arches and versions by clusters (all of them in `groups`). */
+  top: { channels: Tally[]; arches: Tally[]; versions: Tally[] };
+  /** Polls not stored, as every replica counted them: no id, a malformed one, a full batch, the cap on clusters. */
+  polls: { noId: number; malformed: number; batchFull: number; overCap: number };
+  /** Whether this server records polls now (off with --no-fleet). */
+  recording: boolean;
+  groups: GroupStanding[];
+  nextCursor?: string;
+}
+
+export interface ClusterItem {
+  id: string;
+  channel: string;
+  arch: string;
+  version: string | null;
+  firstSeen: string;
+  lastSeen: string;
+  versionSince: string;
+  polls: number;
+  stranded?: NonNullable<Standing['stranded']>;
+  recommended: string[];
+  conditional: ConditionalUpdate[];
+  history: Array<{ from: string; to: string; lastAtFrom: string; firstAtTo: string }>;
+}
+
+export interface ClusterQuery extends PageRequest {
+  channel?: string;
+  arch?: string;
+  version?: string;
+  stranded?: boolean;
+  exposedTo?: string;
+  silentFor?: string;
+  id?: string;
+}
+
+export interface RiskExposure {
+  risk: string;
+  clusters: number;
+  groups: Array<{ channel: string; arch: string; version: string; clusters: number; to: string[] }>;
+}
+
+export interface ObservedEdge {
+  from: string;
+  to: string;
+  arch: string;
+  count: number;
+  medianSeconds: number;
+  p90Seconds: number;
+}
+
+export class FleetReads {
+  constructor(
+    private readonly store: Store,
+    private readonly graph: GraphService,
+    private readonly clock: Clock,
+    /** This server's recorder; undefined with --no-fleet (what was recorded before is still read). */
+    private readonly recorder: PollRecorder | undefined,
+    /** How ids are stored when no recorder runs (--no-fleet with --fleet-hash-ids): hashed or not. */
+    private readonly storedId: (id: string) => Promise<string> = async (id) => id.toLowerCase(),
+  ) {}
+
+  async summary(q: PageRequest & { staleAfter?: string }): Promise<FleetSummary> {
+    const staleAfter = q.staleAfter ?? DEFAULT_STALE_AFTER;
+    const staleBefore = this.clock.now() - durationParam('staleAfter', staleAfter);
+    const index = fleetIndexOf(this.graph.served());
+    const [groups, counts] = await this.store.read(async (tx) => [
+      await tx.fleet.groups(staleBefore),
+      await tx.fleet.counts(),
+    ]);
+    const standings = groups
+      .map((g) => standingOf(index, g))
+      .sort((a, b) => compareGroup(a, [b.channel, b.arch, b.version ?? '']));
+    const sum = (pick: (g: GroupStanding) => boolean): number =>
+      standings.reduce((n, g) => n + (pick(g) ? g.clusters : 0), 0);
+    const after = q.cursor
+      ? decodeCursor<[string, string, string]>('fleet-groups', q.cursor, ['string', 'string', 'string'])
+      : undefined;
+    const from = after ? standings.findIndex((g) => compareGroup(g, after) > 0) : 0;
+    const limit = limitOf(q);
+    const page = from < 0 ? [] : standings.slice(from, from + limit);
+    const more = from >= 0 && from + limit < standings.length;
+    const last = page.at(-1);
+    return {
+      clusters: sum(() => true),
+      stale: standings.reduce((n, g) => n + g.stale, 0),
+      stranded: sum((g) => g.stranded !== undefined),
+      behind: sum((g) => g.behind),
+      versionUnknown: sum((g) => g.version === null),
+      staleAfter,
+      top: {
+        channels: tally(standings, (g) => g.channel),
+        arches: tally(standings, (g) => g.arch),
+        versions: tally(standings, (g) => g.version ?? ''),
+      },
+      polls: {
+        noId: counts.noId ?? 0,
+        malformed: counts.malformed ?? 0,
+        batchFull: counts.batchFull ?? 0,
+        overCap: counts.overCap ?? 0,
+      },
+      recording: this.recorder !== undefined,
+      groups: page,
+      ...(more && last && { nextCursor: encodeCursor('fleet-groups', [last.channel, last.arch, last.version ?? '']) }),
+    };
+  }
+
+  async clusters(q: ClusterQuery): Promise<{ clusters: ClusterItem[]; nextCursor?: string }> {
+    const index = fleetIndexOf(this.graph.served());
+    const filter: ClusterFilter = { channel: q.channel, arch: q.arch, version: q.version };
+    if (q.silentFor !== undefined) filter.silentSince = this.clock.now() - durationParam('silentFor', q.silentFor);
+    if (q.id !== undefined) {
+      if (!isClusterId(q.id)) throw new ApiError('invalid_request', 'querystring/id: not a cluster id (a UUID)');
+      filter.id = await this.storedId(q.id);
+    }
+    if (q.cursor) filter.after = decodeCursor<[string]>('fleet-clusters', q.cursor, ['string'])[0];
+    const limit = limitOf(q);
+    if (q.stranded !== undefined || q.exposedTo !== undefined) {
+      const groups = await this.store.read((tx) => tx.fleet.groups(0));
+      filter.groups = groups.filter((g) => {
+        const s = index.standing(g.channel, g.arch, g.version);
+        if (q.stranded !== undefined && (s.stranded !== undefined) !== q.stranded) return false;
+        if (q.exposedTo !== undefined && !s.conditional.some((c) => c.risks.includes(q.exposedTo!))) return false;
+        return true;
+      });
+    }
+    const { rows, history } = await this.store.read(async (tx) => {
+      const rows = await tx.fleet.clusters(filter, limit + 1);
+      const history = new Map<string, ObservedUpdate[]>();
+      for (const r of rows.slice(0, limit)) history.set(r.id, await tx.fleet.historyOf(r.id));
+      return { rows, history };
+    });
+    const page = rows.slice(0, limit);
+    const clusters = page.map((r) => clusterItem(r, index.standing(r.channel, r.arch, r.version), history.get(r.id)!));
+    const last = page.at(-1);
+    return {
+      clusters,
+      ...(rows.length > limit && last && { nextCursor: encodeCursor('fleet-clusters', [last.id]) }),
+    };
+  }
+
+  async exposure(q: PageRequest & { risk?: string }): Promise<{ risks: RiskExposure[]; nextCursor?: string }> {
+    const index = fleetIndexOf(this.graph.served());
+    const groups = await this.store.read((tx) => tx.fleet.groups(0));
+    const byRisk = new Map<string, RiskExposure>();
+    for (const g of groups) {
+      if (g.version === null) continue;
+      const s = index.standing(g.channel, g.arch, g.version);
+      const to = new Map<string, string[]>();
+      for (const c of s.conditional)
+        for (const risk of c.risks) {
+          if (q.risk !== undefined && risk !== q.risk) continue;
+          to.set(risk, [...(to.get(risk) ?? []), c.version]);
+        }
+      for (const [risk, versions] of to) {
+        let e = byRisk.get(risk);
+        if (!e) byRisk.set(risk, (e = { risk, clusters: 0, groups: [] }));
+        e.clusters += g.clusters;
+        e.groups.push({ channel: g.channel, arch: g.arch, version: g.version, clusters: g.clusters, to: versions });
+      }
+    }
+    const risks = [...byRisk.values()].sort((a, b) => (a.risk < b.risk ? -1 : 1));
+    for (const r of risks) r.groups.sort((a, b) => b.clusters - a.clusters);
+    return keysetPage(risks, q, 'fleet-exposure', (r) => r.risk, 'risks');
+  }
+
+  async updates(
+    q: PageRequest & { since?: string },
+  ): Promise<{ updates: ObservedEdge[]; since: string; nextCursor?: string }> {
+    const since = q.since ?? DEFAULT_UPDATES_SINCE;
+    const from = this.clock.now() - durationParam('since', since);
+    const rows = await this.store.read((tx) => tx.fleet.updates(from));
+    const byEdge = new Map<string, { from: string; to: string; arch: string; ms: number[] }>();
+    for (const r of rows) {
+      const key = `${r.from} ${r.to} ${r.arch}`;
+      let e = byEdge.get(key);
+      if (!e) byEdge.set(key, (e = { from: r.from, to: r.to, arch: r.arch, ms: [] }));
+      e.ms.push(r.ms);
+    }
+    const edges = [...byEdge.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([, e]) => {
+        const ms = e.ms.sort((a, b) => a - b);
+        return {
+          from: e.from,
+          to: e.to,
+          arch: e.arch,
+          count: ms.length,
+          medianSeconds: quantile(ms, 0.5) / 1000,
+          p90Seconds: quantile(ms, 0.9) / 1000,
+        };
+      });
+    const page = keysetPage(edges, q, 'fleet-updates', (e) => `${e.from} ${e.to} ${e.arch}`, 'updates');
+    return { ...page, since };
+  }
+}
+
+/** A duration parameter (`90s`, `30m`, `24h`, `7d`) in milliseconds; a 400 naming it otherwise. */
+function durationParam(name: string, value: string): number {
+  const ms = parseSingleUnitDuration(value);
+  if (ms === undefined || ms <= 0)
+    throw new ApiError(
+      'invalid_request',
+      `querystring/${name}: '${value.slice(0, 40)}' is not a duration (90s, 30m, 24h, 7d)`,
+    );
+  return ms;
+}
+
+function standingOf(index: FleetIndex, g: FleetGroup): GroupStanding {
+  const s = index.standing(g.channel, g.arch, g.version);
+  return {
+    ...g,
+    stranded: s.stranded,
+    behind: s.recommended.length > 0,
+    recommended: s.recommended.length,
+    conditional: s.conditional.length,
+  };
+}
+
+function compareGroup(g: FleetGroup, key: [string, string, string]): number {
+  const a = [g.channel, g.arch, g.version ?? ''];
+  for (let i = 0; i < 3; i++) if (a[i] !== key[i]) return a[i]! < key[i]! ? -1 : 1;
+  return 0;
+}
+
+function tally(groups: GroupStanding[], name: (g: GroupStanding) => string): Tally[] {
+  const counts = new Map<string, number>();
+  for (const g of groups) counts.set(name(g), (counts.get(name(g)) ?? 0) + g.clusters);
+  return [...counts]
+    .map(([n, clusters]) => ({ name: n, clusters }))
+    .sort((a, b) => b.clusters - a.clusters || (a.name < b.name ? -1 : 1))
+    .slice(0, TOP);
+}
+
+function clusterItem(r: ClusterRecord, s: Standing, history: ObservedUpdate[]): ClusterItem {
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  return {
+    id: r.id,
+    channel: r.channel,
+    arch: r.arch,
+    version: r.version,
+    firstSeen: iso(r.firstSeen),
+    lastSeen: iso(r.lastSeen),
+    versionSince: iso(r.versionSince),
+    polls: r.polls,
+    ...(s.stranded && { stranded: s.stranded }),
+    recommended: s.recommended,
+    conditional: s.conditional,
+    history: history.map((h) => ({
+      from: h.from,
+      to: h.to,
+      lastAtFrom: iso(h.lastAtFrom),
+      firstAtTo: iso(h.firstAtTo),
+    })),
+  };
+}
+
+/** The nearest-rank quantile of sorted numbers. */
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+/** A page of a list sorted by a string key, after the key a cursor holds. */
+function keysetPage<T, F extends string>(
+  sorted: T[],
+  q: PageRequest,
+  list: string,
+  key: (item: T) => string,
+  field: F,
+): { [K in F]: T[] } & { nextCursor?: string } {
+  const after = q.cursor ? decodeCursor<[string]>(list, q.cursor, ['string'])[0] : undefined;
+  const start = after === undefined ? 0 : sorted.findIndex((item) => key(item) > after);
+  const limit = limitOf(q);
+  const items = start < 0 ? [] : sorted.slice(start, start + limit);
+  const more = start >= 0 && start + limit < sorted.length;
+  return {
+    [field]: items,
+    ...(more && items.length > 0 && { nextCursor: encodeCursor(list, [key(items.at(-1)!)]) }),
+  } as { [K in F]: T[] } & { nextCursor?: string };
+}

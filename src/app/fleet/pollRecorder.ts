@@ -1,0 +1,273 @@
+// Poll recording, off the hot path: each graph request with a cluster id updates that cluster's entry
+// in a batch held in memory (a Map lookup and a few assignments), and a timer writes the batch to the
+// store in the background, a few thousand clusters per transaction. Memory is bounded by the batch's
+// cap (ids past it wait for the next batch: counted, not kept), storage by the cap on clusters and the
+// retention of silent ones. An id that is not a cluster id (a UUID, as the cluster-version-operator
+// sends) is counted, never stored; with hashIds the store holds a keyed hash of each id instead.
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Clock } from '../../clock.js';
+import type { FlushOutcome, PolledCluster } from '../../store/fleet.js';
+import type { Store } from '../../store/store.js';
+
+export interface FleetSettings {
+  /** Store a keyed hash of each cluster id instead of the id. */
+  hashIds: boolean;
+  /** Clusters the store keeps at most; new ones past it are counted and left out. */
+  maxClusters: number;
+  /** A cluster silent this long (ms) is forgotten, with its updates. */
+  retentionMs: number;
+  /** How often the batch is written (ms). */
+  flushIntervalMs: number;
+  /** Distinct clusters one batch holds at most; polls of others wait for the next batch (counted). */
+  maxPending: number;
+}
+
+export const DEFAULT_FLEET_SETTINGS: FleetSettings = {
+  hashIds: false,
+  maxClusters: 1_000_000,
+  retentionMs: 30 * 86_400_000,
+  flushIntervalMs: 5000,
+  maxPending: 200_000,
+};
+
+/** How polls were taken since the start, by outcome (the /metrics counter, and the fleet summary's). */
+export interface PollCounts {
+  recorded: number;
+  /** No id, or an empty one. */
+  noId: number;
+  /** An id that is not a UUID, or a version that is not one. */
+  malformed: number;
+  /** A new id while the batch was full. */
+  batchFull: number;
+}
+
+/** A cluster id as the cluster-version-operator sends it: a UUID, in either case. */
+const CLUSTER_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** A version as a poll may name it: a semantic version's characters, bounded. */
+const POLLED_VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
+/** Clusters written per transaction: the store's write lock is never held long. */
+const CLUSTERS_PER_WRITE = 5000;
+/** How often silent clusters are looked for. */
+const PRUNE_EVERY_MS = 3_600_000;
+
+/** A cluster's polls in the batch, mutated in place as its polls arrive. */
+interface Pending {
+  channel: string;
+  arch: string;
+  firstVersion: string | undefined;
+  version: string | undefined;
+  firstSeen: number;
+  lastSeen: number;
+  versionSince: number;
+  polls: number;
+  moves: PolledCluster['moves'];
+}
+
+export class PollRecorder {
+  readonly counts: PollCounts = { recorded: 0, noId: 0, malformed: 0, batchFull: 0 };
+  /** Flushes made and failed, the clusters the last one wrote, and how long it took. */
+  readonly flushes = { ok: 0, failed: 0, lastClusters: 0, lastSeconds: 0, overCap: 0 };
+  private pending = new Map<string, Pending>();
+  /** The counts not yet added to the store's (each replica adds its own). */
+  private unflushed: Omit<PollCounts, 'recorded'> = { noId: 0, malformed: 0, batchFull: 0 };
+  private flushing: Promise<FlushOutcome | undefined> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private lastPrune = 0;
+  private hashKey: Buffer | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    readonly settings: FleetSettings = DEFAULT_FLEET_SETTINGS,
+    private readonly log: { warn(obj: object, msg: string): void } = { warn: () => {} },
+  ) {}
+
+  /** Clusters waiting in the batch. */
+  get pendingClusters(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Takes one answered graph request's parameters. `id` and `version` are as the query gave them
+   * (undefined when absent; a list when repeated, which is malformed); channel and arch are the
+   * checked ones the answer was made for.
+   */
+  record(id: unknown, version: unknown, channel: string, arch: string): void {
+    if (id === undefined || id === '') {
+      this.counts.noId += 1;
+      this.unflushed.noId += 1;
+      return;
+    }
+    if (
+      typeof id !== 'string' ||
+      !CLUSTER_ID.test(id) ||
+      (version !== undefined && (typeof version !== 'string' || !POLLED_VERSION.test(version)))
+    ) {
+      this.counts.malformed += 1;
+      this.unflushed.malformed += 1;
+      return;
+    }
+    const now = this.clock.now();
+    const key = id.toLowerCase();
+    const p = this.pending.get(key);
+    if (p) {
+      if (version !== undefined && version !== p.version) {
+        if (p.version !== undefined)
+          p.moves.push({ from: p.version, to: version, lastAtFrom: p.lastSeen, firstAtTo: now });
+        p.version = version;
+        p.versionSince = now;
+        p.firstVersion ??= version;
+      }
+      p.channel = channel;
+      p.arch = arch;
+      p.lastSeen = now;
+      p.polls += 1;
+    } else if (this.pending.size < this.settings.maxPending) {
+      this.pending.set(key, {
+        channel,
+        arch,
+        firstVersion: version,
+        version,
+        firstSeen: now,
+        lastSeen: now,
+        versionSince: now,
+        polls: 1,
+        moves: [],
+      });
+    } else {
+      this.counts.batchFull += 1;
+      this.unflushed.batchFull += 1;
+      return;
+    }
+    this.counts.recorded += 1;
+  }
+
+  /** Flushes every flushIntervalMs until close. */
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.settings.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and writes what is left. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flushing;
+    await this.flush();
+  }
+
+  /**
+   * Writes the batch to the store (one flush at a time; a call during one joins it). A batch the store
+   * could not take goes back into the next one, so a database that is away loses no poll it can hold.
+   */
+  flush(): Promise<FlushOutcome | undefined> {
+    this.flushing ??= this.write().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  private async write(): Promise<FlushOutcome | undefined> {
+    const batch = this.pending;
+    const counts = this.unflushed;
+    if (batch.size === 0 && counts.noId + counts.malformed + counts.batchFull === 0 && !this.pruneDue()) return;
+    this.pending = new Map();
+    this.unflushed = { noId: 0, malformed: 0, batchFull: 0 };
+    const started = process.hrtime.bigint();
+    const total: FlushOutcome = { written: 0, added: 0, overCap: 0, updates: 0 };
+    const entries = [...batch];
+    let done = 0;
+    try {
+      const key = this.settings.hashIds ? await this.key() : undefined;
+      for (; done < entries.length || done === 0; done += CLUSTERS_PER_WRITE) {
+        const chunk = entries.slice(done, done + CLUSTERS_PER_WRITE).map(([id, p]) => polled(id, p, key));
+        const first = done === 0;
+        const outcome = await this.store.write(
+          async (tx) => {
+            const o = await tx.fleet.merge(chunk, this.settings.maxClusters);
+            if (first) await tx.fleet.addCounts({ ...counts, overCap: 0 });
+            await tx.fleet.addCounts({ overCap: o.overCap });
+            return o;
+          },
+          { unserved: true },
+        );
+        total.written += outcome.written;
+        total.added += outcome.added;
+        total.overCap += outcome.overCap;
+        total.updates += outcome.updates;
+        if (entries.length === 0) break;
+      }
+      if (this.pruneDue()) {
+        this.lastPrune = this.clock.now();
+        const before = this.lastPrune - this.settings.retentionMs;
+        await this.store.write((tx) => tx.fleet.prune(before), { unserved: true });
+      }
+    } catch (err) {
+      this.flushes.failed += 1;
+      // What was not written waits for the next flush, merged with the polls that came meanwhile.
+      for (const [id, older] of entries.slice(done)) this.putBack(id, older);
+      if (done === 0) for (const k of Object.keys(counts) as Array<keyof typeof counts>) this.unflushed[k] += counts[k];
+      this.log.warn(
+        { err: String(err), clusters: entries.length - done },
+        'fleet: could not write the polls, kept for the next flush',
+      );
+      return undefined;
+    }
+    this.flushes.ok += 1;
+    this.flushes.lastClusters = entries.length;
+    this.flushes.lastSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.flushes.overCap += total.overCap;
+    return total;
+  }
+
+  private pruneDue(): boolean {
+    return this.clock.now() - this.lastPrune >= PRUNE_EVERY_MS;
+  }
+
+  /** An unwritten entry back into the batch, before the polls of it that came since. */
+  private putBack(id: string, older: Pending): void {
+    const newer = this.pending.get(id);
+    if (!newer) {
+      if (this.pending.size < this.settings.maxPending) this.pending.set(id, older);
+      return;
+    }
+    const crossed =
+      older.version !== undefined && newer.firstVersion !== undefined && older.version !== newer.firstVersion;
+    const movedInNewer =
+      newer.version !== undefined && (crossed || newer.moves.length > 0 || older.version === undefined);
+    const cross = crossed
+      ? [{ from: older.version!, to: newer.firstVersion!, lastAtFrom: older.lastSeen, firstAtTo: newer.firstSeen }]
+      : [];
+    newer.moves = [...older.moves, ...cross, ...newer.moves];
+    newer.versionSince = movedInNewer ? newer.versionSince : older.versionSince;
+    newer.firstVersion = older.firstVersion ?? newer.firstVersion;
+    newer.version ??= older.version;
+    newer.firstSeen = older.firstSeen;
+    newer.polls += older.polls;
+  }
+
+  /** The key ids are hashed with, made once and kept in the store so that every replica hashes alike. */
+  private async key(): Promise<Buffer> {
+    this.hashKey ??= Buffer.from(
+      await this.store.write((tx) => tx.fleet.settingOnce('hash-key', randomBytes(32).toString('base64')), {
+        unserved: true,
+      }),
+      'base64',
+    );
+    return this.hashKey;
+  }
+
+  /** How a cluster id is stored: itself (lower case), or its keyed hash. */
+  async storedId(id: string): Promise<string> {
+    return storedIdOf(id, this.settings.hashIds ? await this.key() : undefined);
+  }
+}
+
+/** Whether `id` is a cluster id a poll may carry. */
+export const isClusterId = (id: string): boolean => CLUSTER_ID.test(id);
+
+function storedIdOf(id: string, key: Buffer | undefined): string {
+  const lower = id.toLowerCase();
+  return key ? createHmac('sha256', key).update(lower).digest('hex').slice(0, 32) : lower;
+}
+
+function polled(id: string, p: Pending, key: Buffer | undefined): PolledCluster {
+  return { id: storedIdOf(id, key), ...p };
+}

@@ -1,0 +1,136 @@
+// The fleet API's queries and answers (/api/v1/fleet…): the clusters that poll the graph, as their
+// polls recorded them, and what the served graph shows each of them.
+import { Type } from '@sinclair/typebox';
+import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
+import { NextCursor, PageParams } from './pagination.js';
+
+const Duration = (description: string): ReturnType<typeof Type.String> =>
+  Type.String({ pattern: '^[0-9]+[smhd]$', maxLength: 12, description, examples: ['24h', '7d'] });
+const Time = Type.String({ format: 'date-time' });
+
+const Stranded = Type.Union(
+  [Type.Literal('unknown-channel'), Type.Literal('unknown-arch'), Type.Literal('version-not-in-channel')],
+  {
+    description:
+      "Why the cluster's polls get no update: its channel is not served, has no release of its arch, or lacks its version (VersionNotFound)",
+  },
+);
+
+export const FleetSummaryQuery = Type.Object(
+  {
+    ...PageParams,
+    staleAfter: Type.Optional(Duration('A cluster silent longer than this counts as stale (default 24h)')),
+  },
+  { additionalProperties: false },
+);
+
+const Tally = Type.Object({ name: Type.String(), clusters: Type.Integer() });
+
+export const FleetSummary = Type.Object({
+  clusters: Type.Integer({ description: 'Clusters recorded (silent ones are forgotten after --fleet-retention)' }),
+  stale: Type.Integer(),
+  stranded: Type.Integer(),
+  behind: Type.Integer({ description: 'Clusters shown at least one recommended update' }),
+  versionUnknown: Type.Integer({ description: 'Clusters whose polls named no version' }),
+  staleAfter: Type.String(),
+  top: Type.Object({ channels: Type.Array(Tally), arches: Type.Array(Tally), versions: Type.Array(Tally) }),
+  polls: Type.Object(
+    { noId: Type.Integer(), malformed: Type.Integer(), batchFull: Type.Integer(), overCap: Type.Integer() },
+    { description: 'Polls not stored, as every replica counted them' },
+  ),
+  recording: Type.Boolean({ description: 'Whether this server records polls (off with --no-fleet)' }),
+  groups: Type.Array(
+    Type.Object({
+      channel: Type.String(),
+      arch: Type.String(),
+      version: Type.Union([Type.String(), Type.Null()]),
+      clusters: Type.Integer(),
+      stale: Type.Integer(),
+      stranded: Type.Optional(Stranded),
+      behind: Type.Boolean(),
+      recommended: Type.Integer({ description: 'Recommended updates shown at this version' }),
+      conditional: Type.Integer({ description: 'Conditional updates shown at this version' }),
+    }),
+  ),
+  nextCursor: NextCursor,
+});
+
+export const FleetClustersQuery = Type.Object(
+  {
+    ...PageParams,
+    channel: Type.Optional(Type.String({ pattern: CHANNEL_PATTERN, maxLength: 100 })),
+    arch: Type.Optional(Type.String({ pattern: ARCH_PATTERN, maxLength: 20 })),
+    version: Type.Optional(Type.String({ maxLength: 64 })),
+    stranded: Type.Optional(Type.Boolean()),
+    exposedTo: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A risk name' })),
+    silentFor: Type.Optional(Duration('Only clusters silent for longer than this')),
+    id: Type.Optional(Type.String({ maxLength: 64, description: 'One cluster, by the id it polls with' })),
+  },
+  { additionalProperties: false },
+);
+
+const ConditionalUpdate = Type.Object({ version: Type.String(), risks: Type.Array(Type.String()) });
+
+export const FleetClusters = Type.Object({
+  clusters: Type.Array(
+    Type.Object({
+      id: Type.String({ description: 'The cluster id, or its keyed hash with --fleet-hash-ids' }),
+      channel: Type.String(),
+      arch: Type.String(),
+      version: Type.Union([Type.String(), Type.Null()]),
+      firstSeen: Time,
+      lastSeen: Time,
+      versionSince: Time,
+      polls: Type.Integer(),
+      stranded: Type.Optional(Stranded),
+      recommended: Type.Array(Type.String()),
+      conditional: Type.Array(ConditionalUpdate),
+      history: Type.Array(Type.Object({ from: Type.String(), to: Type.String(), lastAtFrom: Time, firstAtTo: Time })),
+    }),
+  ),
+  nextCursor: NextCursor,
+});
+
+export const FleetExposureQuery = Type.Object(
+  { ...PageParams, risk: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+  { additionalProperties: false },
+);
+
+export const FleetExposure = Type.Object({
+  risks: Type.Array(
+    Type.Object({
+      risk: Type.String(),
+      clusters: Type.Integer({ description: 'Clusters shown this risk on a conditional update right now' }),
+      groups: Type.Array(
+        Type.Object({
+          channel: Type.String(),
+          arch: Type.String(),
+          version: Type.String(),
+          clusters: Type.Integer(),
+          to: Type.Array(Type.String(), { description: 'The conditional updates carrying the risk' }),
+        }),
+      ),
+    }),
+  ),
+  nextCursor: NextCursor,
+});
+
+export const FleetUpdatesQuery = Type.Object(
+  { ...PageParams, since: Type.Optional(Duration('Updates seen in this span (default 30d)')) },
+  { additionalProperties: false },
+);
+
+export const FleetUpdates = Type.Object({
+  since: Type.String(),
+  updates: Type.Array(
+    Type.Object({
+      from: Type.String(),
+      to: Type.String(),
+      arch: Type.String(),
+      count: Type.Integer(),
+      medianSeconds: Type.Number({ description: 'From the last poll at `from` to the first at `to`' }),
+      p90Seconds: Type.Number(),
+    }),
+  ),
+  nextCursor: NextCursor,
+});

@@ -1,0 +1,297 @@
+// The fleet as the store keeps it: each cluster's record (channel, arch, version, first and last seen),
+// the updates clusters were seen to take, and the counts every replica adds to. The poll recorder
+// (app/fleet/pollRecorder.ts) writes a batch of polls at a time; the fleet reads (app/fleet/) ask here.
+// Times are milliseconds since 1970.
+import { insertRows, type Sql, type SqlValue } from './sql.js';
+
+/** What one flush knows of a cluster: its polls since the last flush, summed up. */
+export interface PolledCluster {
+  id: string;
+  channel: string;
+  arch: string;
+  /** The version of its first and of its last poll in the batch (undefined: the polls named none). */
+  firstVersion: string | undefined;
+  version: string | undefined;
+  firstSeen: number;
+  lastSeen: number;
+  /** Its first poll at `version` in the batch. */
+  versionSince: number;
+  polls: number;
+  /** Updates taken within the batch itself, in order. */
+  moves: ObservedUpdate[];
+}
+
+export interface ObservedUpdate {
+  from: string;
+  to: string;
+  lastAtFrom: number;
+  firstAtTo: number;
+}
+
+export interface ClusterRecord {
+  id: string;
+  channel: string;
+  arch: string;
+  version: string | null;
+  firstSeen: number;
+  lastSeen: number;
+  versionSince: number;
+  polls: number;
+}
+
+/** The clusters on one channel, arch and version: how many, and how many of them are silent. */
+export interface FleetGroup {
+  channel: string;
+  arch: string;
+  version: string | null;
+  clusters: number;
+  stale: number;
+}
+
+export interface ClusterFilter {
+  channel?: string;
+  arch?: string;
+  version?: string;
+  /** Only clusters whose last poll is older than this time. */
+  silentSince?: number;
+  /** Only clusters in one of these groups (channel, arch, version): what stranded and exposedTo select. */
+  groups?: ReadonlyArray<{ channel: string; arch: string; version: string | null }>;
+  /** Only this cluster (the id as stored). */
+  id?: string;
+  /** Keyset: clusters whose id sorts after this one. */
+  after?: string;
+}
+
+/** How one flush went: clusters written, new ones, and new ones left out for the cap. */
+export interface FlushOutcome {
+  written: number;
+  added: number;
+  overCap: number;
+  updates: number;
+}
+
+const CLUSTER_COLUMNS = ['id', 'channel', 'arch', 'version', 'first_seen', 'last_seen', 'version_since', 'polls'];
+const SELECT_CLUSTER =
+  'SELECT id, channel, arch, version, first_seen AS "firstSeen", last_seen AS "lastSeen", ' +
+  'version_since AS "versionSince", polls FROM fleet_clusters';
+/** Ids asked for at once in `IN (…)`. */
+const IDS_PER_QUERY = 500;
+
+export class FleetRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Merges a batch of polls into the records, in the caller's write transaction: a cluster seen at
+   * another version than its record's has taken an update (recorded with the time between its last
+   * poll at the one and its first at the other). A batch older than the record (another replica
+   * flushed later polls first) adds its polls and first sighting but leaves the current state alone.
+   * New clusters past `maxClusters` are left out and counted.
+   */
+  async merge(batch: readonly PolledCluster[], maxClusters: number): Promise<FlushOutcome> {
+    const outcome: FlushOutcome = { written: 0, added: 0, overCap: 0, updates: 0 };
+    if (batch.length === 0) return outcome;
+    const stored = new Map<string, ClusterRecord>();
+    for (let i = 0; i < batch.length; i += IDS_PER_QUERY) {
+      const ids = batch.slice(i, i + IDS_PER_QUERY).map((c) => c.id);
+      const rows = await this.sql.all<ClusterRecord>(
+        `${SELECT_CLUSTER} WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        ids,
+      );
+      for (const r of rows) stored.set(r.id, numeric(r));
+    }
+    let room = maxClusters - (await this.count());
+    const rows: SqlValue[][] = [];
+    const updates: SqlValue[][] = [];
+    for (const c of batch) {
+      const before = stored.get(c.id);
+      if (!before) {
+        if (room <= 0) {
+          outcome.overCap += 1;
+          continue;
+        }
+        room -= 1;
+        outcome.added += 1;
+      }
+      const moves = [...c.moves];
+      let record: ClusterRecord;
+      if (before && c.lastSeen < before.lastSeen) {
+        record = { ...before, firstSeen: Math.min(before.firstSeen, c.firstSeen), polls: before.polls + c.polls };
+      } else {
+        if (before?.version && c.firstVersion && before.version !== c.firstVersion)
+          moves.unshift({
+            from: before.version,
+            to: c.firstVersion,
+            lastAtFrom: before.lastSeen,
+            firstAtTo: c.firstSeen,
+          });
+        const version = c.version ?? before?.version ?? null;
+        const moved = moves.length > 0 || !before || (before.version === null && version !== null);
+        record = {
+          id: c.id,
+          channel: c.channel,
+          arch: c.arch,
+          version,
+          firstSeen: Math.min(before?.firstSeen ?? c.firstSeen, c.firstSeen),
+          lastSeen: c.lastSeen,
+          versionSince: moved ? c.versionSince : before.versionSince,
+          polls: (before?.polls ?? 0) + c.polls,
+        };
+      }
+      rows.push([
+        record.id,
+        record.channel,
+        record.arch,
+        record.version,
+        record.firstSeen,
+        record.lastSeen,
+        record.versionSince,
+        record.polls,
+      ]);
+      for (const m of moves) updates.push([c.id, m.from, m.to, m.lastAtFrom, m.firstAtTo, record.channel, record.arch]);
+    }
+    const set = CLUSTER_COLUMNS.slice(1)
+      .map((col) => `${col} = excluded.${col}`)
+      .join(', ');
+    outcome.written = await insertRows(
+      this.sql,
+      'fleet_clusters',
+      CLUSTER_COLUMNS,
+      rows,
+      `ON CONFLICT (id) DO UPDATE SET ${set}`,
+    );
+    outcome.updates = await insertRows(
+      this.sql,
+      'fleet_updates',
+      ['id', 'from_version', 'to_version', 'last_at_from', 'first_at_to', 'channel', 'arch'],
+      updates,
+      'ON CONFLICT (id, first_at_to) DO NOTHING',
+    );
+    return outcome;
+  }
+
+  async count(): Promise<number> {
+    const row = await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM fleet_clusters');
+    return Number(row?.n ?? 0);
+  }
+
+  /** Forgets clusters silent since before `before`, and updates taken before it; returns the clusters forgotten. */
+  async prune(before: number): Promise<number> {
+    const clusters = await this.sql.run('DELETE FROM fleet_clusters WHERE last_seen < ?', [before]);
+    await this.sql.run('DELETE FROM fleet_updates WHERE first_at_to < ?', [before]);
+    return clusters;
+  }
+
+  /** Adds to named counts. */
+  async addCounts(counts: Record<string, number>): Promise<void> {
+    const rows = Object.entries(counts).filter(([, n]) => n > 0);
+    await insertRows(
+      this.sql,
+      'fleet_counters',
+      ['name', 'value'],
+      rows,
+      'ON CONFLICT (name) DO UPDATE SET value = fleet_counters.value + excluded.value',
+    );
+  }
+
+  async counts(): Promise<Record<string, number>> {
+    const rows = await this.sql.all<{ name: string; value: number }>('SELECT name, value FROM fleet_counters');
+    return Object.fromEntries(rows.map((r) => [r.name, Number(r.value)]));
+  }
+
+  /** A value of the fleet's own (the hash key), or undefined. */
+  async setting(name: string): Promise<string | undefined> {
+    return (await this.sql.get<{ value: string }>('SELECT value FROM fleet_settings WHERE name = ?', [name]))?.value;
+  }
+
+  /** Keeps `value` unless a value is there already; returns the one kept. */
+  async settingOnce(name: string, value: string): Promise<string> {
+    await this.sql.run('INSERT INTO fleet_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', [
+      name,
+      value,
+    ]);
+    return (await this.setting(name))!;
+  }
+
+  /** The clusters by channel, arch and version; `staleBefore`: a last poll before it counts as stale. */
+  async groups(staleBefore: number): Promise<FleetGroup[]> {
+    const rows = await this.sql.all<FleetGroup>(
+      'SELECT channel, arch, version, COUNT(*) AS clusters, ' +
+        'SUM(CASE WHEN last_seen < ? THEN 1 ELSE 0 END) AS stale ' +
+        'FROM fleet_clusters GROUP BY channel, arch, version ORDER BY channel, arch, version',
+      [staleBefore],
+    );
+    return rows.map((r) => ({ ...r, clusters: Number(r.clusters), stale: Number(r.stale) }));
+  }
+
+  /** Up to `limit` clusters passing the filter, by id. */
+  async clusters(filter: ClusterFilter, limit: number): Promise<ClusterRecord[]> {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    const eq = (column: string, value: string | undefined): void => {
+      if (value === undefined) return;
+      where.push(`${column} = ?`);
+      params.push(value);
+    };
+    eq('channel', filter.channel);
+    eq('arch', filter.arch);
+    eq('version', filter.version);
+    eq('id', filter.id);
+    if (filter.silentSince !== undefined) {
+      where.push('last_seen < ?');
+      params.push(filter.silentSince);
+    }
+    if (filter.after !== undefined) {
+      where.push('id > ?');
+      params.push(filter.after);
+    }
+    if (filter.groups) {
+      if (filter.groups.length === 0) return [];
+      const keys = filter.groups.map((g) => groupKey(g.channel, g.arch, g.version));
+      where.push(`(channel || ' ' || arch || ' ' || COALESCE(version, '')) IN (${keys.map(() => '?').join(', ')})`);
+      params.push(...keys);
+    }
+    const rows = await this.sql.all<ClusterRecord>(
+      `${SELECT_CLUSTER}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?`,
+      [...params, limit],
+    );
+    return rows.map(numeric);
+  }
+
+  /** The updates clusters were seen to take since `since`: each one's edge, arch and duration (ms). */
+  async updates(since: number): Promise<Array<{ from: string; to: string; arch: string; ms: number }>> {
+    const rows = await this.sql.rows<[string, string, string, number]>(
+      'SELECT from_version, to_version, arch, first_at_to - last_at_from FROM fleet_updates WHERE first_at_to >= ?',
+      [since],
+    );
+    return rows.map(([from, to, arch, ms]) => ({ from, to, arch, ms: Number(ms) }));
+  }
+
+  /** One cluster's updates, oldest first. */
+  async historyOf(id: string): Promise<ObservedUpdate[]> {
+    const rows = await this.sql.rows<[string, string, number, number]>(
+      'SELECT from_version, to_version, last_at_from, first_at_to FROM fleet_updates WHERE id = ? ORDER BY first_at_to',
+      [id],
+    );
+    return rows.map(([from, to, lastAtFrom, firstAtTo]) => ({
+      from,
+      to,
+      lastAtFrom: Number(lastAtFrom),
+      firstAtTo: Number(firstAtTo),
+    }));
+  }
+}
+
+/** The key of a group as the clusters query compares it: channel, arch and version, space-separated. */
+export const groupKey = (channel: string, arch: string, version: string | null): string =>
+  `${channel} ${arch} ${version ?? ''}`;
+
+/** PostgreSQL's BIGINT arrives as a number already (postgresConnection.ts); SQLite's too. Kept explicit. */
+function numeric(r: ClusterRecord): ClusterRecord {
+  return {
+    ...r,
+    firstSeen: Number(r.firstSeen),
+    lastSeen: Number(r.lastSeen),
+    versionSince: Number(r.versionSince),
+    polls: Number(r.polls),
+  };
+}
