@@ -9,6 +9,7 @@ import { addStoreCommands } from './storeCommands.js';
 import { addSignatureCommands } from './signatures.js';
 import { addPathCommands } from './paths.js';
 import { addMirrorPlanCommand } from './mirrorPlan.js';
+import { addFleetCommand } from './fleet.js';
 import type { TokenOptions } from './token.js';
 import type { AgentCliOptions } from './agent.js';
 import { defineAgentCommand } from './agentCommand.js';
@@ -68,6 +69,7 @@ export function buildProgram(setCode: (code: number) => void = () => {}): Comman
   addSignatureCommands(program, (f) => run(f));
   addPathCommands(program, (f) => run(f));
   addMirrorPlanCommand(program, (f) => run(f));
+  addFleetCommand(program, (f) => run(f));
 
   defineAgentCommand(program).action(
     run(async (opts: AgentCliOptions) => (await import('./agent.js')).agentCommand(opts)),
