@@ -4,6 +4,12 @@ import type { Explanation } from '../explain/edge.js';
 import type { PathAnswer, PlannedPath } from '../graph/paths.js';
 import type { GraphDocument } from '../graph/view.js';
 import type { ReleaseDetail } from '../schemas/admin.js';
+import type { Static } from '@sinclair/typebox';
+import type { FleetClusters as C, FleetExposure as E, FleetSummary as S } from '../schemas/fleet.js';
+
+export type FleetSummary = Static<typeof S>;
+export type FleetClusters = Static<typeof C>;
+export type FleetExposure = Static<typeof E>;
 
 export type { Catalog, Explanation, GraphDocument, PathAnswer, PlannedPath, ReleaseDetail };
 
@@ -17,8 +23,10 @@ export class ApiProblem extends Error {
   }
 }
 
-async function getJson<T>(path: string): Promise<T> {
-  const response = await fetch(path, { headers: { accept: 'application/json' } });
+async function getJson<T>(path: string, token?: string): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(path, { headers });
   const body = (await response.json().catch(() => undefined)) as { value?: string } | undefined;
   if (!response.ok) throw new ApiProblem(response.status, body?.value ?? `${response.status} ${response.statusText}`);
   return body as T;
@@ -39,4 +47,11 @@ export const api = {
     getJson<PathAnswer>(`/api/v1/paths?${query(q)}`),
   explain: (q: { from: string; to: string; channel: string; arch: string }) =>
     getJson<Explanation>(`/api/v1/explain?${query(q)}`),
+  /** The fleet API takes a token with the scope fleet:read. */
+  fleet: {
+    summary: (token: string) => getJson<FleetSummary>(`/api/v1/fleet?limit=1000`, token),
+    exposure: (token: string) => getJson<FleetExposure>(`/api/v1/fleet/exposure?limit=100`, token),
+    clusters: (token: string, q: { channel: string; arch: string; stranded?: string; cursor?: string }) =>
+      getJson<FleetClusters>(`/api/v1/fleet/clusters?${query({ ...q, limit: '20' })}`, token),
+  },
 };

@@ -1,0 +1,117 @@
+// The web page's Fleet tab in headless Chromium over a real listening server whose polls are recorded:
+// a token refused, then one with fleet:read; the whole fleet in numbers, the channel's clusters by
+// version, the exposure, and the channel's clusters a page at a time, stranded ones alone on request.
+// Every number shown is checked against what the test's own polls make it.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken } from '../../src/cli/token.js';
+import { BUNDLED_GRAPH_DATA } from '../../src/settings.js';
+import { chromiumAvailable, launchChromium } from '../support/browser.js';
+import { startServer, tempDir, type TestServer } from '../support/server.js';
+
+const uuid = (n: number): string => `feedbeef-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+describe.runIf(chromiumAvailable('the web page fleet tests'))('the web page fleet tab', () => {
+  let server: TestServer;
+  let browser: Browser;
+  const dir = tempDir();
+  const tokens: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const secretFile = join(dir.path, 'secret');
+    writeFileSync(secretFile, 'a-secret-that-is-long-enough-for-hs256-0123456789\n');
+    server = await startServer({
+      graphData: BUNDLED_GRAPH_DATA,
+      auth: { secretFile },
+      fleet: { record: true, flushIntervalMs: 3_600_000 },
+    });
+    const token = (scope: string): Promise<string> =>
+      createToken({ adminJwtSecretFile: secretFile, scope, ttl: '1h', subject: 'fleet-viewer' });
+    tokens.fleet = await token('fleet:read');
+    tokens.other = await token('risks:write');
+    // 45 clusters on 4.16.1 and 5 on a version stable-4.16 lacks; 3 on another channel.
+    const poll = async (n: number, version: string, channel = 'stable-4.16'): Promise<void> => {
+      const r = await fetch(`${server.url}/graph?channel=${channel}&arch=amd64&id=${uuid(n)}&version=${version}`);
+      await r.arrayBuffer();
+    };
+    for (let n = 0; n < 45; n++) await poll(n, '4.16.1');
+    for (let n = 45; n < 50; n++) await poll(n, '4.11.0');
+    for (let n = 50; n < 53; n++) await poll(n, '4.17.1', 'stable-4.17');
+    await server.recorder!.flush();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    dir.remove();
+  });
+
+  async function open(query: string): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${server.url}/${query}`);
+    await page.locator('body[data-ready]').waitFor({ state: 'attached' });
+    expect(errors).toEqual([]);
+    return page;
+  }
+  const cells = (page: Page, table: string, column: number): Promise<string[]> =>
+    page.locator(`#${table} tbody tr td:nth-child(${column})`).allTextContents();
+
+  it('asks for a token, says when it is refused, and shows the fleet with one of fleet:read', async () => {
+    const page = await open('?channel=stable-4.16&tab=fleet');
+    await expect(page.locator('#fleet-result').textContent()).resolves.toContain('fleet:read');
+
+    await page.locator('#fleet-form input[name=token]').fill(tokens.other!);
+    await page.locator('#fleet-form button[type=submit]').click();
+    await page.locator('#fleet-result [role=alert]').waitFor();
+    await expect(page.locator('#fleet-result').textContent()).resolves.toMatch(/refused.*lacks scope fleet:read/s);
+
+    await page.locator('#fleet-form input[name=token]').fill(tokens.fleet!);
+    await page.locator('#fleet-form button[type=submit]').click();
+    await page.locator('#fleet-summary').waitFor();
+    const summary = await page.locator('#fleet-summary').textContent();
+    expect(summary).toMatch(/Clusters\s*53/);
+    expect(summary).toMatch(/Stranded\s*5/);
+    expect(await cells(page, 'fleet-versions', 1)).toEqual(['4.11.0', '4.16.1']);
+    expect(await cells(page, 'fleet-versions', 2)).toEqual(['5', '45']);
+    expect(await cells(page, 'fleet-versions', 4)).toEqual(['stranded: version-not-in-channel', 'behind']);
+    // The risks 4.16.1 is shown in stable-4.16, each with the 45 clusters there.
+    const exposure = await (
+      await fetch(`${server.url}/graph?channel=stable-4.16`, { headers: { accept: 'application/json' } })
+    ).json();
+    const risks = new Set<string>();
+    for (const c of exposure.conditionalEdges as Array<{
+      edges: Array<{ from: string }>;
+      risks: Array<{ name: string }>;
+    }>)
+      if (c.edges.some((e) => e.from === '4.16.1')) for (const r of c.risks) risks.add(r.name);
+    expect(new Set(await cells(page, 'fleet-exposure', 1))).toEqual(risks);
+    expect(new Set(await cells(page, 'fleet-exposure', 2))).toEqual(new Set(['45']));
+  });
+
+  it('pages through the channel’s clusters, and shows the stranded ones alone on request', async () => {
+    const page = await open('?channel=stable-4.16&tab=fleet');
+    // The token typed in the first test is kept for the session only: a new page asks again.
+    await page.locator('#fleet-form input[name=token]').fill(tokens.fleet!);
+    await page.locator('#fleet-form button[type=submit]').click();
+    const seen: string[] = [];
+    for (let p = 1; p <= 3; p++) {
+      await page.locator('#fleet-page', { hasText: `page ${p}` }).waitFor();
+      seen.push(...(await cells(page, 'fleet-clusters', 1)));
+      if (p < 3) await page.locator('#fleet-next').click();
+    }
+    expect(await page.locator('#fleet-next').isDisabled()).toBe(true);
+    expect(seen).toEqual(Array.from({ length: 50 }, (_, n) => uuid(n)));
+    await page.locator('#fleet-previous').click();
+    await page.locator('#fleet-page', { hasText: 'page 2' }).waitFor();
+
+    await page.locator('#fleet-form input[name=stranded]').check();
+    await page.locator('#fleet-form button[type=submit]').click();
+    await page.locator('#fleet-page', { hasText: 'page 1' }).waitFor();
+    await expect(cells(page, 'fleet-clusters', 1)).resolves.toEqual(Array.from({ length: 5 }, (_, i) => uuid(45 + i)));
+    await expect(cells(page, 'fleet-clusters', 4)).resolves.toEqual(Array(5).fill('version-not-in-channel'));
+  });
+});
