@@ -5,7 +5,7 @@ import { Command, Option } from 'commander';
 import type { Static } from '@sinclair/typebox';
 import { stringify } from 'yaml';
 import type { MirrorPlanAnswer } from '../schemas/paths.js';
-import { call, type ClientOptions } from './admin.js';
+import { call, listAll, type ClientOptions } from './admin.js';
 import { escapeLines } from './terminalText.js';
 
 type Plan = Static<typeof MirrorPlanAnswer>;
@@ -13,6 +13,7 @@ type Plan = Static<typeof MirrorPlanAnswer>;
 interface MirrorPlanOptions extends ClientOptions {
   to: string;
   from?: string;
+  fleet?: boolean;
   arch: string;
   channel?: string;
   eus?: boolean;
@@ -32,6 +33,10 @@ export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<nu
     )
     .requiredOption('--to <version>', 'the version to reach')
     .option('--from <versions>', 'the versions the clusters run, comma-separated (none: the target alone)')
+    .option(
+      '--fleet',
+      'the versions the clusters that poll this server run (of --arch, and of --channel when given), from the fleet API: needs --token with fleet:read',
+    )
     .option('--channel <channel>', 'only edges of this channel')
     .option('--eus', 'EUS-to-EUS: intermediate stops on even minors where the graph allows (and mirrored)')
     .option('--arch <arch>', 'architecture', 'amd64')
@@ -42,6 +47,7 @@ export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<nu
     .option('--registry-credentials <file>', 'docker/podman config.json with credentials for --check')
     .option('--registry-ca <file>', 'PEM CA bundle the mirror certificate is checked against (--check)')
     .addOption(new Option('--server <url>', 'cincy server').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
+    .addOption(new Option('--token <jwt>', 'a token with fleet:read, for --fleet').env('CINCY_TOKEN'))
     .addOption(
       new Option('-o, --output <format>', 'table, json (the whole plan) or yaml (the ImageSetConfiguration)')
         .choices(['table', 'json', 'yaml'])
@@ -50,7 +56,9 @@ export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<nu
     .action((opts: MirrorPlanOptions) =>
       run(async () => {
         const q = new URLSearchParams({ to: opts.to, arch: opts.arch });
+        if (opts.from && opts.fleet) throw new Error('--from and --fleet: give one of them');
         if (opts.from) q.set('from', opts.from.replace(/\s+/g, ''));
+        if (opts.fleet) q.set('from', (await fleetVersions(opts)).join(','));
         if (opts.channel) q.set('channel', opts.channel);
         if (opts.eus) q.set('mode', 'eus');
         const plan = (await call(opts, 'GET', `/api/v1/mirror-plan?${q}`)) as Plan;
@@ -67,6 +75,24 @@ export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<nu
         return unreachable || missing || plan.releases.length === 0 ? 1 : 0;
       })(),
     );
+}
+
+/** The versions the fleet's clusters run, on the plan's arch (and channel), that are not the target. */
+async function fleetVersions(opts: MirrorPlanOptions): Promise<string[]> {
+  const groups = (await listAll({ ...opts, output: 'json' }, '/api/v1/fleet', 'groups')) as Array<{
+    channel: string;
+    arch: string;
+    version: string | null;
+  }>;
+  const versions = new Set<string>();
+  for (const g of groups)
+    if (g.version && g.version !== opts.to && g.arch === opts.arch && (!opts.channel || g.channel === opts.channel))
+      versions.add(g.version);
+  if (versions.size === 0)
+    throw new Error(
+      `--fleet: no cluster on ${opts.arch}${opts.channel ? ` in ${opts.channel}` : ''} polls this server with a version`,
+    );
+  return [...versions];
 }
 
 /** Asks the mirror's repository for each release image by digest (a HEAD of its manifest). */

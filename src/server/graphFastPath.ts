@@ -126,14 +126,16 @@ export class GraphFastPath {
 type PlainQuery = {
   channel?: string;
   arch?: string;
-  id?: string;
-  version?: string;
+  /** A list when repeated, as fastify parses it: the recorder counts it as malformed. */
+  id?: string | string[];
+  version?: string | string[];
 };
 
 /**
  * channel, arch, id and version from a query string whose parse cannot differ from fastify's: none
- * with a percent-encoding (a key could decode to `channel`), and each of the four at most once and
- * with `=`; other parameters are ignored, as the route ignores them. Undefined: leave it to fastify.
+ * with a percent-encoding (a key could decode to `channel`), each of the four with `=`, channel and
+ * arch at most once (the route refuses a repeat), id and version repeated as a list; other
+ * parameters are ignored, as the route ignores them. Undefined: leave it to fastify.
  */
 function plainQuery(url: string, from: number): PlainQuery | undefined {
   if (url.includes('%', from)) return undefined;
@@ -147,8 +149,12 @@ function plainQuery(url: string, from: number): PlainQuery | undefined {
       url.startsWith(key, at) &&
       (at + key.length === end || url.charCodeAt(at + key.length) === EQUALS)
     ) {
-      if (at + key.length === end || query[key] !== undefined) return undefined;
-      query[key] = url.slice(at + key.length + 1, end);
+      if (at + key.length === end) return undefined;
+      const value = url.slice(at + key.length + 1, end);
+      const before = query[key];
+      if (before === undefined) query[key] = value;
+      else if (key === 'channel' || key === 'arch') return undefined;
+      else query[key] = typeof before === 'string' ? [before, value] : [...before, value];
     }
     at = end + 1;
   }

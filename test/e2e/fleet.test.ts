@@ -93,6 +93,20 @@ describe('the fleet of a cincy serve process, read with cincy fleet', { timeout:
       history: [{ from: '4.16.1', to: '4.16.2' }],
     });
 
+    // What to mirror for the whole fleet to reach 4.16.3: every version it runs is a source; the one
+    // the graph lacks has no path, said so, and the exit code says it too.
+    const plan = await cincyAsync(['mirror-plan', '--to', '4.16.3', '--fleet', '-o', 'json'], {
+      CINCY_SERVER: server.url,
+      CINCY_TOKEN: token,
+    });
+    expect(plan.code, plan.stderr).toBe(1);
+    const sources = JSON.parse(plan.stdout).sources as Array<{ from: string; reason?: unknown }>;
+    expect(sources.map((x) => [x.from, 'reason' in x]).sort()).toEqual([
+      ['4.16.1', false],
+      ['4.16.2', false],
+      ['4.99.1', true],
+    ]);
+
     // The table, as a terminal shows it.
     const table = await cincyAsync(['fleet'], { CINCY_SERVER: server.url, CINCY_TOKEN: token });
     expect(table.stdout).toMatch(/^clusters 70, stale 0, stranded 10, behind 60/);
