@@ -6,6 +6,8 @@
 //   full — a full-size tree from scripts/generate-graph-data.mjs --size full
 //   replicas — the real set on PostgreSQL: import+build against SQLite, write → visible on 3 replicas,
 //              throughput through nginx in front of 1 and 2 replicas (bench/replicas.mjs)
+//   fleet — the real set with polls recorded: a distinct cluster id per request, against --no-fleet and
+//           bare node:http, the fleet held after 300,000 ids, and the cost per cluster (bench/fleet.mjs)
 // It prints a Markdown table and writes it to bench-results/latest.md. Missed targets are reported,
 // never asserted; the exit code is 1 only when a step could not run. No dependencies beyond node:
 // builtins and pg (the replicas part); wrk and nginx are installed with apt-get when missing. All
@@ -36,6 +38,7 @@ import { benchRegistry } from './bench/registry.mjs';
 import { benchWebPage } from './bench/webPage.mjs';
 import { benchWrites } from './bench/writes.mjs';
 import { benchReplicas } from './bench/replicas.mjs';
+import { benchFleet } from './bench/fleet.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'cincy.js');
@@ -502,7 +505,7 @@ async function main() {
   ensureTools(report);
   const workDir = removeOnExit(mkdtempSync(join(tmpdir(), 'cincy-bench-')));
 
-  // `npm run bench -- --only real|full|writes|registry|web|replicas` runs one part.
+  // `npm run bench -- --only real|full|writes|registry|web|replicas|fleet` runs one part.
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
   if (!only || only === 'real') await benchInputSafely(report, realInput(), workDir);
   if (!only || only === 'full') {
@@ -528,6 +531,10 @@ async function main() {
   if (!only || only === 'replicas')
     await benchReplicas(report, { root: ROOT, cli: CLI, realSet: REAL_SET, workDir, log }).catch((err) =>
       report.fail('[replicas]', err),
+    );
+  if (!only || only === 'fleet')
+    await benchFleet(report, { root: ROOT, cli: CLI, realSet: REAL_SET, workDir, log }).catch((err) =>
+      report.fail('[fleet]', err),
     );
 
   writeResults(report);

@@ -10,7 +10,6 @@ CREATE TABLE fleet_clusters (
   version_since BIGINT NOT NULL,    -- its first poll at this version
   polls         BIGINT NOT NULL
 );
-CREATE INDEX fleet_clusters_by_last_seen ON fleet_clusters (last_seen);
 CREATE INDEX fleet_clusters_by_group ON fleet_clusters (channel, arch, version);
 
 -- Each update a cluster was seen to take: polls at one version, then at another.
@@ -24,7 +23,6 @@ CREATE TABLE fleet_updates (
   arch          TEXT NOT NULL,
   PRIMARY KEY (id, first_at_to)
 );
-CREATE INDEX fleet_updates_by_edge ON fleet_updates (from_version, to_version);
 CREATE INDEX fleet_updates_by_time ON fleet_updates (first_at_to);
 
 -- Counts every replica adds to at each flush (polls without an id, with a malformed one, over the cap),

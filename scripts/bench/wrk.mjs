@@ -13,8 +13,14 @@ export const WRK_ARGS = [
   'Accept-Encoding: gzip',
 ];
 
-export async function runWrk(name, url) {
-  const out = await run(`wrk (${name})`, 'wrk', [...WRK_ARGS, url], { timeoutMs: 60_000 });
+/** `script`: a Lua script that makes each request (wrk -s), with `scriptArgs` after `--`. */
+export async function runWrk(name, url, { script, scriptArgs = [], env } = {}) {
+  const lua = script ? ['-s', script] : [];
+  const after = scriptArgs.length ? ['--', ...scriptArgs] : [];
+  const out = await run(`wrk (${name})`, 'wrk', [...WRK_ARGS, ...lua, url, ...after], {
+    timeoutMs: 60_000,
+    ...(env ? { env: { ...process.env, ...env } } : {}),
+  });
   return parseWrk(out);
 }
 

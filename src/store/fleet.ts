@@ -48,6 +48,16 @@ export interface FleetGroup {
   stale: number;
 }
 
+/** Updates seen along one edge: how many, and how long they took (ms). */
+export interface UpdateStats {
+  from: string;
+  to: string;
+  arch: string;
+  count: number;
+  medianMs: number;
+  p90Ms: number;
+}
+
 export interface ClusterFilter {
   channel?: string;
   arch?: string;
@@ -75,7 +85,7 @@ const SELECT_CLUSTER =
   'SELECT id, channel, arch, version, first_seen AS "firstSeen", last_seen AS "lastSeen", ' +
   'version_since AS "versionSince", polls FROM fleet_clusters';
 /** Ids asked for at once in `IN (…)`. */
-const IDS_PER_QUERY = 500;
+const IDS_PER_QUERY = 1000;
 
 export class FleetRepository {
   constructor(private readonly sql: Sql) {}
@@ -85,21 +95,25 @@ export class FleetRepository {
    * another version than its record's has taken an update (recorded with the time between its last
    * poll at the one and its first at the other). A batch older than the record (another replica
    * flushed later polls first) adds its polls and first sighting but leaves the current state alone.
-   * New clusters past `maxClusters` are left out and counted.
+   * New clusters past `room` (how many more the store may hold) are left out and counted.
    */
-  async merge(batch: readonly PolledCluster[], maxClusters: number): Promise<FlushOutcome> {
+  async merge(batch: readonly PolledCluster[], room: number): Promise<FlushOutcome> {
     const outcome: FlushOutcome = { written: 0, added: 0, overCap: 0, updates: 0 };
     if (batch.length === 0) return outcome;
     const stored = new Map<string, ClusterRecord>();
     for (let i = 0; i < batch.length; i += IDS_PER_QUERY) {
       const ids = batch.slice(i, i + IDS_PER_QUERY).map((c) => c.id);
-      const rows = await this.sql.all<ClusterRecord>(
-        `${SELECT_CLUSTER} WHERE id IN (${ids.map(() => '?').join(', ')})`,
-        ids,
-      );
+      // One statement text for any number of ids (prepared once on SQLite): a JSON list, or an array.
+      const rows =
+        this.sql.engine === 'sqlite'
+          ? await this.sql.all<ClusterRecord>(`${SELECT_CLUSTER} WHERE id IN (SELECT value FROM json_each(?))`, [
+              JSON.stringify(ids),
+            ])
+          : await this.sql.all<ClusterRecord>(`${SELECT_CLUSTER} WHERE id = ANY(?::text[])`, [
+              ids as unknown as SqlValue,
+            ]);
       for (const r of rows) stored.set(r.id, numeric(r));
     }
-    let room = maxClusters - (await this.count());
     const rows: SqlValue[][] = [];
     const updates: SqlValue[][] = [];
     for (const c of batch) {
@@ -212,6 +226,25 @@ export class FleetRepository {
     return (await this.setting(name))!;
   }
 
+  /**
+   * Sets `name` to `value` only if it still holds `expected` (undefined: absent); false when another
+   * writer changed it first, so of two replicas comparing the same state only one acts on it.
+   */
+  async compareAndSetSetting(name: string, expected: string | undefined, value: string): Promise<boolean> {
+    const changed =
+      expected === undefined
+        ? await this.sql.run('INSERT INTO fleet_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', [
+            name,
+            value,
+          ])
+        : await this.sql.run('UPDATE fleet_settings SET value = ? WHERE name = ? AND value = ?', [
+            value,
+            name,
+            expected,
+          ]);
+    return changed === 1;
+  }
+
   /** The clusters by channel, arch and version; `staleBefore`: a last poll before it counts as stale. */
   async groups(staleBefore: number): Promise<FleetGroup[]> {
     const rows = await this.sql.all<FleetGroup>(
@@ -258,12 +291,29 @@ export class FleetRepository {
   }
 
   /** The updates clusters were seen to take since `since`: each one's edge, arch and duration (ms). */
-  async updates(since: number): Promise<Array<{ from: string; to: string; arch: string; ms: number }>> {
-    const rows = await this.sql.rows<[string, string, string, number]>(
-      'SELECT from_version, to_version, arch, first_at_to - last_at_from FROM fleet_updates WHERE first_at_to >= ?',
+  /**
+   * The updates first seen at `since` or later, per edge and arch: how many, and the median and p90 of
+   * the time from the last poll at `from` to the first at `to` (nearest rank: the ⌈q·n⌉-th smallest),
+   * ranked in the database so no row of a large fleet comes out of it.
+   */
+  async updateStats(since: number): Promise<UpdateStats[]> {
+    const rows = await this.sql.rows<[string, string, string, number, number, number]>(
+      'SELECT f, t, a, n, ' +
+        'MAX(CASE WHEN rn = (n + 1) / 2 THEN ms END), MAX(CASE WHEN rn = (9 * n + 9) / 10 THEN ms END) ' +
+        'FROM (SELECT from_version AS f, to_version AS t, arch AS a, first_at_to - last_at_from AS ms, ' +
+        'ROW_NUMBER() OVER (PARTITION BY from_version, to_version, arch ORDER BY first_at_to - last_at_from) AS rn, ' +
+        'COUNT(*) OVER (PARTITION BY from_version, to_version, arch) AS n ' +
+        'FROM fleet_updates WHERE first_at_to >= ?) AS ranked GROUP BY f, t, a, n',
       [since],
     );
-    return rows.map(([from, to, arch, ms]) => ({ from, to, arch, ms: Number(ms) }));
+    return rows.map(([from, to, arch, count, medianMs, p90Ms]) => ({
+      from,
+      to,
+      arch,
+      count: Number(count),
+      medianMs: Number(medianMs),
+      p90Ms: Number(p90Ms),
+    }));
   }
 
   /** One cluster's updates, oldest first. */

@@ -210,28 +210,19 @@ export class FleetReads {
   ): Promise<{ updates: ObservedEdge[]; since: string; nextCursor?: string }> {
     const since = q.since ?? DEFAULT_UPDATES_SINCE;
     const from = this.clock.now() - durationParam('since', since);
-    const rows = await this.store.read((tx) => tx.fleet.updates(from));
-    const byEdge = new Map<string, { from: string; to: string; arch: string; ms: number[] }>();
-    for (const r of rows) {
-      const key = `${r.from} ${r.to} ${r.arch}`;
-      let e = byEdge.get(key);
-      if (!e) byEdge.set(key, (e = { from: r.from, to: r.to, arch: r.arch, ms: [] }));
-      e.ms.push(r.ms);
-    }
-    const edges = [...byEdge.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([, e]) => {
-        const ms = e.ms.sort((a, b) => a - b);
-        return {
-          from: e.from,
-          to: e.to,
-          arch: e.arch,
-          count: ms.length,
-          medianSeconds: quantile(ms, 0.5) / 1000,
-          p90Seconds: quantile(ms, 0.9) / 1000,
-        };
-      });
-    const page = keysetPage(edges, q, 'fleet-updates', (e) => `${e.from} ${e.to} ${e.arch}`, 'updates');
+    const stats = await this.store.read((tx) => tx.fleet.updateStats(from));
+    const key = (e: { from: string; to: string; arch: string }): string => `${e.from} ${e.to} ${e.arch}`;
+    const edges = stats
+      .map((e) => ({
+        from: e.from,
+        to: e.to,
+        arch: e.arch,
+        count: e.count,
+        medianSeconds: e.medianMs / 1000,
+        p90Seconds: e.p90Ms / 1000,
+      }))
+      .sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    const page = keysetPage(edges, q, 'fleet-updates', key, 'updates');
     return { ...page, since };
   }
 }
@@ -294,12 +285,6 @@ function clusterItem(r: ClusterRecord, s: Standing, history: ObservedUpdate[]): 
       firstAtTo: iso(h.firstAtTo),
     })),
   };
-}
-
-/** The nearest-rank quantile of sorted numbers. */
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
 /** A page of a list sorted by a string key, after the key a cursor holds. */

@@ -67,6 +67,8 @@ export class PollRecorder {
   readonly counts: PollCounts = { recorded: 0, noId: 0, malformed: 0, batchFull: 0 };
   /** Flushes made and failed, the clusters the last one wrote, and how long it took. */
   readonly flushes = { ok: 0, failed: 0, lastClusters: 0, lastSeconds: 0, overCap: 0 };
+  /** Called after a flush that wrote clusters (the fleet alerts look again). */
+  onFlushed: ((outcome: FlushOutcome) => void) | undefined;
   private pending = new Map<string, Pending>();
   /** The counts not yet added to the store's (each replica adds its own). */
   private unflushed: Omit<PollCounts, 'recorded'> = { noId: 0, malformed: 0, batchFull: 0 };
@@ -176,18 +178,21 @@ export class PollRecorder {
     let done = 0;
     try {
       const key = this.settings.hashIds ? await this.key() : undefined;
+      // Counted once a flush: replicas flushing at once may together pass the cap by a flush's new clusters.
+      let room = this.settings.maxClusters - (await this.store.read((tx) => tx.fleet.count()));
       for (; done < entries.length || done === 0; done += CLUSTERS_PER_WRITE) {
         const chunk = entries.slice(done, done + CLUSTERS_PER_WRITE).map(([id, p]) => polled(id, p, key));
         const first = done === 0;
         const outcome = await this.store.write(
           async (tx) => {
-            const o = await tx.fleet.merge(chunk, this.settings.maxClusters);
+            const o = await tx.fleet.merge(chunk, room);
             if (first) await tx.fleet.addCounts({ ...counts, overCap: 0 });
             await tx.fleet.addCounts({ overCap: o.overCap });
             return o;
           },
           { unserved: true },
         );
+        room -= outcome.added;
         total.written += outcome.written;
         total.added += outcome.added;
         total.overCap += outcome.overCap;
@@ -214,6 +219,7 @@ export class PollRecorder {
     this.flushes.lastClusters = entries.length;
     this.flushes.lastSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     this.flushes.overCap += total.overCap;
+    if (total.written > 0) this.onFlushed?.(total);
     return total;
   }
 
