@@ -10,6 +10,7 @@ import { addSignatureCommands } from './signatures.js';
 import { addPathCommands } from './paths.js';
 import { addMirrorPlanCommand } from './mirrorPlan.js';
 import { addFleetCommand } from './fleet.js';
+import { SCOPES } from '../app/auth/scopes.js';
 import type { TokenOptions } from './token.js';
 import type { AgentCliOptions } from './agent.js';
 import { defineAgentCommand } from './agentCommand.js';
@@ -50,7 +51,7 @@ export function buildProgram(setCode: (code: number) => void = () => {}): Comman
       '--private-key <file>',
       "a private JWK (RS256, ES256 or EdDSA) whose public key is in the server's --admin-jwks",
     )
-    .requiredOption('--scope <list>', 'comma- or space-separated, from releases:write, channels:write, risks:write')
+    .requiredOption('--scope <list>', `comma- or space-separated, from ${SCOPES.join(', ')}`)
     .option('--ttl <duration>', 'lifetime: 90s, 30m, 1h, 7d; at most 366d, the longest the server accepts', '1h')
     .option('--subject <name>', 'who the token speaks for (the audit actor)', process.env.USER ?? 'admin')
     .option('--issuer <iss>', 'iss claim', 'cincy')

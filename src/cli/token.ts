@@ -5,7 +5,7 @@ import { importJWK, SignJWT, type JWK } from 'jose';
 import { isValidSubject, MAX_LIFETIME_SECONDS, SUBJECT_RULE } from '../app/auth/tokenClaims.js';
 import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, readSecret } from '../app/auth/verificationKeys.js';
 import { parseSingleUnitDuration } from '../duration.js';
-import { SCOPES } from '../schemas/admin.js';
+import { SCOPES } from '../app/auth/scopes.js';
 
 export interface TokenOptions {
   adminJwtSecretFile?: string;

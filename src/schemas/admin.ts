@@ -5,8 +5,7 @@ import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
 import { FeederSchema, ReleaseRecordSchema } from './graphData.js';
 import { NextCursor, PageParams } from './pagination.js';
 
-export const SCOPES = ['releases:write', 'channels:write', 'risks:write', 'fleet:read', 'webhooks:write'] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope } from '../app/auth/scopes.js';
 
 export const ChannelNameParams = Type.Object({ name: Type.String({ pattern: CHANNEL_PATTERN }) });
 export const InternalChannelParams = Type.Object({

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fa
 import type { Actor } from '../app/admin/writes.js';
 import type { TokenVerifier, VerifiedToken } from '../app/auth/tokenVerifier.js';
 import { ApiError } from '../errors.js';
-import type { Scope } from '../schemas/admin.js';
+import type { Scope } from '../app/auth/scopes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -5,7 +5,7 @@
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { systemClock, type Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
-import type { Scope } from '../../schemas/admin.js';
+import type { Scope } from './scopes.js';
 import { checkClaims, ClaimError, type VerifiedToken } from './tokenClaims.js';
 import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, loadVerificationKey, type VerificationKey } from './verificationKeys.js';
 import { WriteRateLimit, type WriteAllowance } from './writeRateLimit.js';

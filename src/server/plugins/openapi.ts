@@ -1,4 +1,5 @@
 // The OpenAPI document, generated from the route schemas, at /openapi, and Swagger UI at /docs.
+import { SCOPES } from '../../app/auth/scopes.js';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
@@ -33,7 +34,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { version: st
             type: 'http',
             scheme: 'bearer',
             bearerFormat: 'JWT',
-            description: 'A JWT with the scopes releases:write, channels:write or risks:write (cincy token create)',
+            description: `A JWT with the scopes a route needs, from ${SCOPES.join(', ')} (cincy token create)`,
           },
         },
       },
