@@ -90,9 +90,8 @@ export class SchemaTooNew extends Error {
 const MAX_PARAMS_PER_STATEMENT = 4000;
 
 /**
- * Inserts `rows` (each the values of `columns`, in order): on PostgreSQL as multi-row INSERTs of a few
- * thousand values each (few round trips), on SQLite a row at a time; `tail` follows the VALUES list
- * (an ON CONFLICT clause). Returns the rows changed.
+ * Inserts `rows` (each the values of `columns`, in order) as multi-row INSERTs of a few thousand
+ * values each; `tail` follows the VALUES list (an ON CONFLICT clause). Returns the rows changed.
  */
 export async function insertRows(
   sql: Sql,
@@ -101,16 +100,9 @@ export async function insertRows(
   rows: ReadonlyArray<readonly SqlValue[]>,
   tail = '',
 ): Promise<number> {
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMS_PER_STATEMENT / columns.length));
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   let changed = 0;
-  if (sql.engine === 'sqlite') {
-    // In process, a row at a time costs less than a long text to build and prepare: one short
-    // statement, prepared once, run for each row.
-    const text = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuple} ${tail}`;
-    for (const row of rows) changed += await sql.run(text, row);
-    return changed;
-  }
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMS_PER_STATEMENT / columns.length));
   for (let i = 0; i < rows.length; i += perStatement) {
     const chunk = rows.slice(i, i + perStatement);
     const text = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')} ${tail}`;

@@ -24,8 +24,13 @@ import {
 export const SQLITE_BUSY_WAIT_MS = 20_000;
 /** How long one attempt to take the write lock blocks the thread before it yields and tries again. */
 const LOCK_ATTEMPT_MS = 25;
-/** Statements longer than this are not kept prepared. */
-const KEPT_STATEMENT_LENGTH = 2000;
+/**
+ * Long statements (multi-row INSERTs: one text per row count) kept prepared, the least recently used
+ * dropped first: a batch's full chunks share one text, and its last chunk is prepared once.
+ */
+const KEPT_LONG_STATEMENTS = 32;
+/** Statements longer than this count as long. */
+const LONG_STATEMENT = 2000;
 /** How often the file's data version is read for other processes' commits: a pragma, no I/O. */
 export const DATA_VERSION_INTERVAL_MS = 200;
 
@@ -47,6 +52,7 @@ export class SqliteDatabase implements Database {
   /** The transactions of this connection, one after another. */
   private readonly turns = new Turns();
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private readonly longStatements = new Map<string, BetterSqlite3.Statement>();
   private readonly busyWaitMs: number;
 
   private constructor(
@@ -139,17 +145,21 @@ export class SqliteDatabase implements Database {
   }
 
   /**
-   * A statement, prepared once per text (and row shape); a long one (a multi-row INSERT: they come in
-   * many shapes) is prepared each time.
+   * A statement, prepared once per text (and row shape); of the long ones only the most recently used
+   * stay prepared (see KEPT_LONG_STATEMENTS).
    */
   statement(text: string, arrays: boolean): BetterSqlite3.Statement {
     const key = arrays ? `[]${text}` : text;
-    let s = this.statements.get(key);
+    const long = text.length > LONG_STATEMENT;
+    const kept = long ? this.longStatements : this.statements;
+    let s = kept.get(key);
+    if (s && long) kept.delete(key); // moved to the newest end below
     if (!s) {
       s = this.db.prepare(text);
       if (arrays) s.raw(true);
-      if (text.length <= KEPT_STATEMENT_LENGTH) this.statements.set(key, s);
     }
+    kept.set(key, s);
+    if (long && kept.size > KEPT_LONG_STATEMENTS) kept.delete(kept.keys().next().value!);
     return s;
   }
 
