@@ -71,7 +71,7 @@ async function scale(report, ctx, clusters) {
       unit: 'MB',
     },
   );
-  report.add(`flush of new clusters (${label}, 5,000 per transaction)`, INPUT, r.firstFlushSeconds, {
+  report.add(`flush of new clusters (${label}, 2,000 per transaction)`, INPUT, r.firstFlushSeconds, {
     unit: 's',
     digits: 2,
   });

@@ -45,8 +45,11 @@ export interface PollCounts {
 const CLUSTER_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /** A version as a poll may name it: a semantic version's characters, bounded. */
 const POLLED_VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
-/** Clusters written per transaction: the store's write lock is never held long. */
-const CLUSTERS_PER_WRITE = 5000;
+/**
+ * Clusters written per transaction: the store's write lock is never held long, and on SQLite (whose
+ * calls block the thread) requests are served between two transactions.
+ */
+const CLUSTERS_PER_WRITE = 2000;
 /** How often silent clusters are looked for. */
 const PRUNE_EVERY_MS = 3_600_000;
 
@@ -198,6 +201,7 @@ export class PollRecorder {
         total.overCap += outcome.overCap;
         total.updates += outcome.updates;
         if (entries.length === 0) break;
+        await new Promise((resolve) => setImmediate(resolve)); // the requests that came meanwhile first
       }
       if (this.pruneDue()) {
         this.lastPrune = this.clock.now();
