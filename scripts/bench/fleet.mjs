@@ -16,6 +16,7 @@ import { freePort, get, keepAliveAgent, waitReady } from './http.mjs';
 import { mintToken, writeAdminSecret } from './admin.mjs';
 import { groupCpuMs, hasCommand, peakRssMb, removeOnExit, run, start, stop } from './procs.mjs';
 import { atLeast, percentile } from './report.mjs';
+import { postgresBin, startPostgres } from '../lib/postgres.mjs';
 import { channelsToRequest } from './tree.mjs';
 import { runWrk, wrkCaveats } from './wrk.mjs';
 
@@ -46,6 +47,14 @@ const M = {
 export async function benchFleet(report, ctx) {
   await scale(report, ctx, 100_000);
   await scale(report, ctx, 300_000);
+  if (postgresBin()) {
+    const pg = await startPostgres();
+    try {
+      await scale(report, ctx, 100_000, await pg.createDatabase());
+    } finally {
+      await pg.close();
+    }
+  } else report.notRun(['the cost per cluster on PostgreSQL'], INPUT, 'PostgreSQL not installed');
   if (!hasCommand('wrk')) {
     report.notRun(Object.values(M), INPUT, 'wrk missing', { [M.ratio]: FLEET_TARGETS.ratio });
     return;
@@ -53,16 +62,18 @@ export async function benchFleet(report, ctx) {
   await throughput(report, ctx);
 }
 
-/** fleetScale.mjs for `clusters`: per-cluster memory, flush and storage. */
-async function scale(report, ctx, clusters) {
-  const dir = removeOnExit(mkdtempSync(join(ctx.workDir, 'fleet-scale-')));
+/** fleetScale.mjs for `clusters`, on SQLite or on the PostgreSQL database `postgresUrl`. */
+async function scale(report, ctx, clusters, postgresUrl) {
+  const where = postgresUrl ?? removeOnExit(mkdtempSync(join(ctx.workDir, 'fleet-scale-')));
   const script = join(ctx.root, 'scripts', 'bench', 'fleetScale.mjs');
-  const out = await run('fleetScale', process.execPath, ['--expose-gc', script, dir, String(clusters)], {
+  const out = await run('fleetScale', process.execPath, ['--expose-gc', script, where, String(clusters)], {
     timeoutMs: 300_000,
   });
   const r = JSON.parse(out.trim().split('\n').pop());
-  const label = `${clusters / 1000}k clusters`;
+  const engine = postgresUrl ? 'PostgreSQL' : 'SQLite';
+  const label = `${clusters / 1000}k clusters, ${engine}`;
   const per100k = 100_000 / clusters;
+  const storage = postgresUrl ? 'PostgreSQL tables with indexes' : 'SQLite file with WAL';
   report.add(
     `batch in memory before a flush, per 100,000 clusters (${label})`,
     INPUT,
@@ -77,7 +88,7 @@ async function scale(report, ctx, clusters) {
   });
   report.add(`flush of clusters that moved version (${label})`, INPUT, r.secondFlushSeconds, { unit: 's', digits: 2 });
   report.add(
-    `SQLite file per 100,000 clusters, one version each (${label})`,
+    `${storage} per 100,000 clusters, one version each (${label})`,
     INPUT,
     (r.dbBytesAfterFirst * per100k) / 2 ** 20,
     {
@@ -85,7 +96,7 @@ async function scale(report, ctx, clusters) {
     },
   );
   report.add(
-    `SQLite file per 100,000 clusters, after one version move each (${label})`,
+    `${storage} per 100,000 clusters, after one version move each (${label})`,
     INPUT,
     (r.dbBytesAfterSecond * per100k) / 2 ** 20,
     {

@@ -1,17 +1,20 @@
 // The fleet's cost per cluster, in one process of its own (run with --expose-gc):
-//   node --expose-gc scripts/bench/fleetScale.mjs DIR CLUSTERS
-// records CLUSTERS polls of distinct clusters into cincy's poll recorder (from dist/), and prints one
-// JSON line: the heap the batch holds, the first flush (every cluster new) and a second one (every
-// cluster polled again at another version, so each has a version move) in seconds, and the SQLite file
-// (with its WAL) after each, in bytes. Clusters per write and the batch cap are the recorder's own.
+//   node --expose-gc scripts/bench/fleetScale.mjs DIR|postgres://… CLUSTERS
+// records CLUSTERS polls of distinct clusters into cincy's poll recorder (from dist/), on a SQLite file
+// in DIR or on a PostgreSQL database, and prints one JSON line: the heap the batch holds, the first
+// flush (every cluster new) and a second one (every cluster polled again at another version, so each
+// has a version move) in seconds, and the storage after each, in bytes (the SQLite file with its WAL,
+// or the fleet tables with their indexes). Clusters per write and the batch cap are the recorder's own.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
-const [dir, clustersArg] = process.argv.slice(2);
+const [where, clustersArg] = process.argv.slice(2);
 const clusters = Number(clustersArg);
-if (!dir || !Number.isInteger(clusters) || clusters <= 0) throw new Error('usage: fleetScale.mjs DIR CLUSTERS');
+if (!where || !Number.isInteger(clusters) || clusters <= 0)
+  throw new Error('usage: fleetScale.mjs DIR|postgres://… CLUSTERS');
+const onPostgres = where.startsWith('postgres://');
 if (typeof globalThis.gc !== 'function') throw new Error('fleetScale.mjs: run with node --expose-gc');
 
 const dist = join(import.meta.dirname, '..', '..', 'dist');
@@ -21,7 +24,7 @@ const { PollRecorder, DEFAULT_FLEET_SETTINGS } = await import(
 );
 const { systemClock } = await import(pathToFileURL(join(dist, 'clock.js')).href);
 
-const file = join(dir, 'fleet.db');
+const file = onPostgres ? where : join(where, 'fleet.db');
 const store = await Store.open(file, { clock: systemClock });
 // The batch holds every cluster at once here: the serve default caps it at 200,000 per flush interval.
 const recorder = new PollRecorder(store, systemClock, {
@@ -31,14 +34,22 @@ const recorder = new PollRecorder(store, systemClock, {
 
 const hex = (n, width) => n.toString(16).padStart(width, '0');
 const idOf = (i) => `${hex(i, 8)}-0000-4000-8000-${hex(i, 12)}`;
-const sizeOf = () =>
-  ['', '-wal'].reduce((sum, suffix) => {
+const FLEET_TABLES = ['fleet_clusters', 'fleet_updates'];
+async function sizeOf() {
+  if (onPostgres)
+    return store.read(async (tx) => {
+      let bytes = 0;
+      for (const t of FLEET_TABLES) bytes += Number((await tx.sql.get(`SELECT pg_total_relation_size('${t}') AS n`)).n);
+      return bytes;
+    });
+  return ['', '-wal'].reduce((sum, suffix) => {
     try {
       return sum + statSync(file + suffix).size;
     } catch {
       return sum;
     }
   }, 0);
+}
 
 /** Records one poll of every cluster at `version`, and returns the heap the batch took. */
 function recordAll(version) {
@@ -57,13 +68,14 @@ async function timedFlush() {
 
 const batchBytes = recordAll('4.16.1');
 const first = await timedFlush();
-const afterFirst = sizeOf();
+const afterFirst = await sizeOf();
 recordAll('4.16.2');
 const second = await timedFlush();
-const afterSecond = sizeOf();
+const afterSecond = await sizeOf();
 await store.close();
 console.log(
   JSON.stringify({
+    engine: onPostgres ? 'postgres' : 'sqlite',
     clusters,
     batchBytes,
     firstFlushSeconds: first.seconds,
