@@ -53,18 +53,8 @@ const CLUSTERS_PER_WRITE = 2000;
 /** How often silent clusters are looked for. */
 const PRUNE_EVERY_MS = 3_600_000;
 
-/** A cluster's polls in the batch, mutated in place as its polls arrive. */
-interface Pending {
-  channel: string;
-  arch: string;
-  firstVersion: string | undefined;
-  version: string | undefined;
-  firstSeen: number;
-  lastSeen: number;
-  versionSince: number;
-  polls: number;
-  moves: PolledCluster['moves'];
-}
+/** A cluster's polls in the batch (keyed by its id), mutated in place as its polls arrive. */
+type Pending = Omit<PolledCluster, 'id'>;
 
 export class PollRecorder {
   readonly counts: PollCounts = { recorded: 0, noId: 0, malformed: 0, batchFull: 0 };
