@@ -78,6 +78,8 @@ export class GraphSnapshot {
   );
   readonly channels: ReadonlySet<string>;
   readonly arches: ReadonlySet<string>;
+  /** The id of the newest audit entry the build read saw: graph history takes the entries between two snapshots. */
+  auditMark = 0;
 
   constructor(
     readonly graph: FullGraph,
@@ -106,6 +108,7 @@ export class GraphSnapshot {
     const { graph, input, membership, buildSeconds, withheld } = parts;
     const publicChannels = input.channels.filter((c) => !c.internal).map((c) => c.name);
     const snapshot = new GraphSnapshot(graph, builtAt, publicChannels, buildSeconds, input, membership, withheld);
+    snapshot.auditMark = parts.auditMark ?? 0;
     if (reuse)
       for (const [channel, byArch] of reuse.from.views) {
         if (reuse.changed.has(channel) || !snapshot.channels.has(channel)) continue;
