@@ -26,10 +26,12 @@ CREATE TABLE graph_history_views (
   PRIMARY KEY (channel, arch)
 );
 
--- One row: the hash of every view's state together and the audit mark of the snapshot recorded last.
+-- One row: the hash of every view's state together, and the marks of the snapshot recorded last: the
+-- newest audit entry and the store's generation (PostgreSQL; 0 on SQLite) its build read saw.
 CREATE TABLE graph_history_mark (
   id          INTEGER PRIMARY KEY CHECK (id = 1),
   state_hash  TEXT NOT NULL,
   audit_mark  BIGINT NOT NULL,
+  store_mark  BIGINT NOT NULL,
   recorded_at TEXT NOT NULL
 );

@@ -188,8 +188,10 @@ export class GraphService {
     const old = this.current!;
     const started = process.hrtime.bigint();
     let auditMark = old.auditMark;
+    let storeMark = old.storeMark;
     const changes = await this.store.read(async (tx) => {
       auditMark = await tx.audit.newestId();
+      storeMark = await tx.history.storeGeneration();
       const read = [];
       for (const r of refs) {
         const members = await tx.channels.members(r.kind, r.name);
@@ -203,7 +205,7 @@ export class GraphService {
     this.builds.channels += 1;
     const { graph, input, membership, affected } = update;
     const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const parts = { graph, input, membership, buildSeconds, withheld: old.withheld, auditMark };
+    const parts = { graph, input, membership, buildSeconds, withheld: old.withheld, auditMark, storeMark };
     return GraphSnapshot.fromParts(parts, new Date(this.clock.now()), { from: old, changed: affected });
   }
 

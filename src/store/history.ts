@@ -12,6 +12,7 @@ export interface StoredChange extends Change {
 export interface HistoryMark {
   stateHash: string;
   auditMark: number;
+  storeMark: number;
   recordedAt: string;
 }
 
@@ -61,19 +62,39 @@ export class HistoryRepository {
   constructor(private readonly sql: Sql) {}
 
   async mark(): Promise<HistoryMark | undefined> {
-    const row = await this.sql.get<{ state_hash: string; audit_mark: number | string; recorded_at: string }>(
-      'SELECT state_hash, audit_mark, recorded_at FROM graph_history_mark WHERE id = 1',
+    const row = await this.sql.get<{
+      state_hash: string;
+      audit_mark: number | string;
+      store_mark: number | string;
+      recorded_at: string;
+    }>('SELECT state_hash, audit_mark, store_mark, recorded_at FROM graph_history_mark WHERE id = 1');
+    return (
+      row && {
+        stateHash: row.state_hash,
+        auditMark: Number(row.audit_mark),
+        storeMark: Number(row.store_mark),
+        recordedAt: row.recorded_at,
+      }
     );
-    return row && { stateHash: row.state_hash, auditMark: Number(row.audit_mark), recordedAt: row.recorded_at };
   }
 
   async setMark(m: HistoryMark): Promise<void> {
     await this.sql.run(
-      'INSERT INTO graph_history_mark (id, state_hash, audit_mark, recorded_at) VALUES (1, ?, ?, ?) ' +
+      'INSERT INTO graph_history_mark (id, state_hash, audit_mark, store_mark, recorded_at) VALUES (1, ?, ?, ?, ?) ' +
         'ON CONFLICT (id) DO UPDATE SET state_hash = excluded.state_hash, audit_mark = excluded.audit_mark, ' +
-        'recorded_at = excluded.recorded_at',
-      [m.stateHash, m.auditMark, m.recordedAt],
+        'store_mark = excluded.store_mark, recorded_at = excluded.recorded_at',
+      [m.stateHash, m.auditMark, m.storeMark, m.recordedAt],
     );
+  }
+
+  /**
+   * The store's generation as the database counts it (PostgreSQL: one more with every served write of
+   * any replica); 0 on SQLite, whose writes come from one process. Orders the snapshots of replicas.
+   */
+  async storeGeneration(): Promise<number> {
+    if (this.sql.engine !== 'postgres') return 0;
+    const row = await this.sql.get<{ generation: number | string }>('SELECT generation FROM store_generation');
+    return Number(row?.generation ?? 0);
   }
 
   /** Every stored view state, keyed `channel/arch`, as serialized. */

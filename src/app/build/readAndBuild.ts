@@ -19,6 +19,8 @@ export interface BuildParts {
   withheld: number;
   /** The id of the newest audit entry the read saw (graph history attributes changes by it). */
   auditMark?: number;
+  /** The store's generation the read saw (PostgreSQL; 0 on SQLite): orders the snapshots of replicas. */
+  storeMark?: number;
 }
 
 /**
@@ -29,6 +31,7 @@ export async function readAndBuild(store: Store, vouched: ReadonlySet<string> | 
   const read = await store.read(async (tx) => ({
     ...(await tx.inputAndMembers()),
     auditMark: await tx.audit.newestId(),
+    storeMark: await tx.history.storeGeneration(),
   }));
   const { members } = read;
   const stored = read.input.releases.length;
@@ -40,7 +43,7 @@ export async function readAndBuild(store: Store, vouched: ReadonlySet<string> | 
   const graph = buildGraph(input);
   const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   const withheld = stored - input.releases.length;
-  return { graph, input, membership, buildSeconds, withheld, auditMark: read.auditMark };
+  return { graph, input, membership, buildSeconds, withheld, auditMark: read.auditMark, storeMark: read.storeMark };
 }
 
 /** When each version entered each channel of the input, as the store records it. */

@@ -97,15 +97,22 @@ export class HistoryRecorder {
     return this.store.write(
       async (tx): Promise<RecordOutcome> => {
         const mark = await tx.history.mark();
-        if (mark?.stateHash === hash) return { skipped: 'already-recorded' };
-        // A replica that built before the write another one already recorded: its state is older.
-        if (mark && snapshot.auditMark < mark.auditMark) return { skipped: 'older-than-recorded' };
+        const marks = { auditMark: snapshot.auditMark, storeMark: snapshot.storeMark };
+        // A replica that built before a write another one already recorded: its state is older.
+        if (mark && (marks.auditMark < mark.auditMark || marks.storeMark < mark.storeMark))
+          return { skipped: 'older-than-recorded' };
+        if (mark?.stateHash === hash) {
+          // Writes that changed nothing served (an internal channel, say) are not the cause of later changes.
+          if (marks.auditMark > mark.auditMark || marks.storeMark > mark.storeMark)
+            await tx.history.setMark({ ...mark, ...marks });
+          return { skipped: 'already-recorded' };
+        }
         const stored = await tx.history.views();
         for (const [key, s] of serialized)
           if (stored.get(key) !== s) await tx.history.putView(splitViewKey(key).channel, splitViewKey(key).arch, s);
         for (const key of stored.keys())
           if (!serialized.has(key)) await tx.history.deleteView(splitViewKey(key).channel, splitViewKey(key).arch);
-        await tx.history.setMark({ stateHash: hash, auditMark: snapshot.auditMark, recordedAt: now.toISOString() });
+        await tx.history.setMark({ stateHash: hash, ...marks, recordedAt: now.toISOString() });
         await tx.history.prune(new Date(now.getTime() - this.settings.retentionMs).toISOString());
         // The first state recorded is where history starts: nothing before it to compare with.
         if (!mark) return { skipped: 'baseline' };
