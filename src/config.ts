@@ -68,6 +68,7 @@ const SCHEMAS = {
   fleetMaxClusters: Type.Integer({ minimum: 1, maximum: 100_000_000 }),
   fleetRetention: Type.String({ pattern: '^[1-9][0-9]*[smhd]$', maxLength: 12 }),
   fleetFlushInterval: Type.String({ pattern: '^[1-9][0-9]*[smh]$', maxLength: 12 }),
+  historyRetention: Type.String({ pattern: '^[1-9][0-9]*[smhd]$', maxLength: 12 }),
 } satisfies Record<SettingKey, TSchema>;
 
 /** The resolved settings, as one schema. */
@@ -118,6 +119,7 @@ export const ServeConfigSchema = Type.Object({
   fleetMaxClusters: SCHEMAS.fleetMaxClusters,
   fleetRetention: SCHEMAS.fleetRetention,
   fleetFlushInterval: SCHEMAS.fleetFlushInterval,
+  historyRetention: SCHEMAS.historyRetention,
 });
 export type ServeConfig = Static<typeof ServeConfigSchema>;
 export type ServeFlags = Partial<Record<keyof ServeConfig, string | boolean>>;

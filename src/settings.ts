@@ -232,6 +232,12 @@ export const SETTINGS = {
     'how often the polls held in memory are written to the store: 1s, 5s, 1m',
     '5s',
   ),
+  historyRetention: S(
+    '--history-retention',
+    'value',
+    'how long graph history keeps the changes of the served graph: 30d, 365d',
+    '90d',
+  ),
 };
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -187,7 +187,11 @@ export class GraphService {
   private async derive(refs: ChannelRef[]): Promise<GraphSnapshot | undefined> {
     const old = this.current!;
     const started = process.hrtime.bigint();
+    let auditMark = old.auditMark;
+    let storeMark = old.storeMark;
     const changes = await this.store.read(async (tx) => {
+      auditMark = await tx.audit.newestId();
+      storeMark = await tx.history.storeGeneration();
       const read = [];
       for (const r of refs) {
         const members = await tx.channels.members(r.kind, r.name);
@@ -201,7 +205,7 @@ export class GraphService {
     this.builds.channels += 1;
     const { graph, input, membership, affected } = update;
     const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const parts = { graph, input, membership, buildSeconds, withheld: old.withheld };
+    const parts = { graph, input, membership, buildSeconds, withheld: old.withheld, auditMark, storeMark };
     return GraphSnapshot.fromParts(parts, new Date(this.clock.now()), { from: old, changed: affected });
   }
 
@@ -214,6 +218,14 @@ export class GraphService {
   private swap(snapshot: GraphSnapshot): void {
     this.current = snapshot;
     this.lastBuildFailure = undefined;
+    for (const listener of this.swapListeners) listener(snapshot);
+  }
+
+  private readonly swapListeners: Array<(snapshot: GraphSnapshot) => void> = [];
+
+  /** Calls `listener` with every snapshot swapped in from now on (it must not throw, nor wait). */
+  onSwap(listener: (snapshot: GraphSnapshot) => void): void {
+    this.swapListeners.push(listener);
   }
 
   /** Records a failed build; the snapshot served stays. */

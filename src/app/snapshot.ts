@@ -78,6 +78,10 @@ export class GraphSnapshot {
   );
   readonly channels: ReadonlySet<string>;
   readonly arches: ReadonlySet<string>;
+  /** The id of the newest audit entry the build read saw: graph history takes the entries between two snapshots. */
+  auditMark = 0;
+  /** The store's generation the build read saw (PostgreSQL; 0 on SQLite). */
+  storeMark = 0;
 
   constructor(
     readonly graph: FullGraph,
@@ -106,6 +110,8 @@ export class GraphSnapshot {
     const { graph, input, membership, buildSeconds, withheld } = parts;
     const publicChannels = input.channels.filter((c) => !c.internal).map((c) => c.name);
     const snapshot = new GraphSnapshot(graph, builtAt, publicChannels, buildSeconds, input, membership, withheld);
+    snapshot.auditMark = parts.auditMark ?? 0;
+    snapshot.storeMark = parts.storeMark ?? 0;
     if (reuse)
       for (const [channel, byArch] of reuse.from.views) {
         if (reuse.changed.has(channel) || !snapshot.channels.has(channel)) continue;

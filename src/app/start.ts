@@ -29,6 +29,8 @@ import { recallAll, refreshAll } from './refresh/loop.js';
 import { FleetReads } from './fleet/fleetReads.js';
 import { DEFAULT_FLEET_SETTINGS, PollRecorder, type FleetSettings } from './fleet/pollRecorder.js';
 import type { Source } from './refresh/source.js';
+import type { ChangeSink } from './changes/change.js';
+import { DEFAULT_HISTORY_RETENTION_MS, HistoryRecorder } from './changes/recorder.js';
 
 /** The pauses between attempts to reach the database at start: doubling from the first to the last. */
 export const CONNECT_BACKOFF_MS = { first: 500, last: 30_000 };
@@ -51,6 +53,8 @@ export interface PreparedService {
   leadership: Leadership;
   /** The fleet: the poll recorder (undefined when polls are not recorded) and the fleet API's reads. */
   fleet: { recorder: PollRecorder | undefined; reads: FleetReads };
+  /** Graph history: records every change of the served graph; `history.addSink(sink)` adds a ChangeSink. */
+  history: HistoryRecorder;
   /** Connects, imports, reads the sources and builds the first snapshot; see the file comment. */
   start(): Promise<StartOutcome>;
   /** Stops starting or following the database, and closes the registry clients, the build worker and the store. */
@@ -101,6 +105,10 @@ export interface StartOptions {
   clock?: Clock;
   /** How polls are recorded; `record: false` (the default) records none, and the fleet API reads what is stored. */
   fleet?: Partial<FleetSettings> & { record?: boolean };
+  /** How long graph history keeps changes (default 90 days). */
+  historyRetentionMs?: number;
+  /** Take every batch of changes graph history records, inside the transaction that stores it. */
+  changeSinks?: ChangeSink[];
 }
 
 /** Makes every part; problems when a setting or the store's file cannot be used. Reads nothing yet. */
@@ -138,6 +146,14 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   const polls = new PollRecorder(store, clock, fleetSettings, opts.log);
   const recorder = opts.fleet?.record ? polls : undefined;
   const fleet = { recorder, reads: new FleetReads(store, service, clock, recorder, (id) => polls.storedId(id)) };
+  const history = new HistoryRecorder(
+    store,
+    clock,
+    { retentionMs: opts.historyRetentionMs ?? DEFAULT_HISTORY_RETENTION_MS },
+    opts.log,
+  );
+  for (const sink of opts.changeSinks ?? []) history.addSink(sink);
+  history.follow(service);
 
   const start = async (): Promise<StartOutcome> => {
     try {
@@ -239,12 +255,14 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
     sources,
     leadership,
     fleet,
+    history,
     start,
     close: async () => {
       stopped.abort();
       unwatch?.();
       // The polls of the last seconds are written while the store is still open.
       await recorder?.close().catch(() => {});
+      await history.close();
       await clients.close();
       await service.close();
       await leadership.release();

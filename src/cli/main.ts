@@ -11,6 +11,7 @@ import { addPathCommands } from './paths.js';
 import { addMirrorPlanCommand } from './mirrorPlan.js';
 import { addFleetCommand } from './fleet.js';
 import { SCOPES } from '../app/auth/scopes.js';
+import { addChangesCommand } from './changes.js';
 import type { TokenOptions } from './token.js';
 import type { AgentCliOptions } from './agent.js';
 import { defineAgentCommand } from './agentCommand.js';
@@ -71,6 +72,7 @@ export function buildProgram(setCode: (code: number) => void = () => {}): Comman
   addPathCommands(program, (f) => run(f));
   addMirrorPlanCommand(program, (f) => run(f));
   addFleetCommand(program, (f) => run(f));
+  addChangesCommand(program, (f) => run(f));
 
   defineAgentCommand(program).action(
     run(async (opts: AgentCliOptions) => (await import('./agent.js')).agentCommand(opts)),

@@ -94,6 +94,7 @@ async function start(
       retentionMs: parseSingleUnitDuration(config.fleetRetention)!,
       flushIntervalMs: parseSingleUnitDuration(config.fleetFlushInterval)!,
     },
+    historyRetentionMs: parseSingleUnitDuration(config.historyRetention)!,
   });
   const cannotServe = (problems: string[]): number => {
     process.stderr.write(`cincy: cannot serve: ${problems.map(escapeLine).join('\n  ')}\n`);

@@ -43,6 +43,7 @@ import { releaseRoutes } from './routes/releases.js';
 import { riskRoutes } from './routes/risks.js';
 import { signatureRoutes } from './routes/signatures.js';
 import { fleetRoutes } from './routes/fleet.js';
+import { changeRoutes } from './routes/changes.js';
 import { FleetReads } from '../app/fleet/fleetReads.js';
 import type { PollRecorder } from '../app/fleet/pollRecorder.js';
 
@@ -218,5 +219,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Without a recorder of its own, the fleet API reads what the store holds (what replicas recorded).
   const fleet = opts.fleet?.reads ?? new FleetReads(opts.service.store, opts.service, clock, undefined);
   await app.register(fleetRoutes, { fleet, tokens });
+  await app.register(changeRoutes, { store: opts.service.store });
   return app;
 }

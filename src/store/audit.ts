@@ -30,6 +30,28 @@ export class AuditRepository {
     );
   }
 
+  /** The id of the newest entry; 0 when there is none. */
+  async newestId(): Promise<number> {
+    const row = await this.sql.get<{ id: number | string | null }>('SELECT MAX(id) AS id FROM audit');
+    return Number(row?.id ?? 0);
+  }
+
+  /** The entries with an id above `after` and at most `upTo`, oldest first (at most `limit`). */
+  async between(after: number, upTo: number, limit = 1000): Promise<AuditEntry[]> {
+    const rows = await this.sql.all<
+      Omit<AuditEntry, 'before' | 'after'> & { before: string | null; after: string | null }
+    >(
+      'SELECT id, at, actor, action, target, before, after, reason FROM audit WHERE id > ? AND id <= ? ORDER BY id LIMIT ?',
+      [after, upTo, limit],
+    );
+    return rows.map((r) => ({
+      ...r,
+      id: Number(r.id),
+      before: r.before && (JSON.parse(r.before) as unknown),
+      after: r.after && (JSON.parse(r.after) as unknown),
+    }));
+  }
+
   /** Newest first; `before` is an id: only older entries. */
   async list(filter: { since?: string; actor?: string; before?: number; limit?: number } = {}): Promise<AuditEntry[]> {
     const where: string[] = [];

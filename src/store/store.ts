@@ -13,6 +13,7 @@ import { AuditRepository } from './audit.js';
 import { SignatureRepository } from './signatures.js';
 import { BlockedEdgeRepository } from './blockedEdges.js';
 import { FleetRepository } from './fleet.js';
+import { HistoryRepository } from './history.js';
 import { ChannelRepository, channelKind, type ChannelMember, type ChannelRef } from './channels.js';
 import { ImportRepository, type ImportedKind } from './imports.js';
 import { PostgresLeadership, soleLeadership, type Leadership } from './leadership.js';
@@ -66,6 +67,7 @@ export class StoreTx {
   readonly registry: RegistryRepository;
   readonly imports: ImportRepository;
   readonly fleet: FleetRepository;
+  readonly history: HistoryRepository;
 
   constructor(readonly sql: Sql) {
     this.releases = new ReleaseRepository(sql);
@@ -77,6 +79,7 @@ export class StoreTx {
     this.registry = new RegistryRepository(sql, this.releases);
     this.imports = new ImportRepository(sql);
     this.fleet = new FleetRepository(sql);
+    this.history = new HistoryRepository(sql);
   }
 
   /** Everything a build needs (consistent when the transaction is a read or a write). */

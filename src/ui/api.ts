@@ -6,10 +6,13 @@ import type { GraphDocument } from '../graph/view.js';
 import type { ReleaseDetail } from '../schemas/admin.js';
 import type { Static } from '@sinclair/typebox';
 import type { FleetClusters as C, FleetExposure as E, FleetSummary as S } from '../schemas/fleet.js';
+import type { ChangeItem as CI, Changes as CP } from '../schemas/changes.js';
 
 export type FleetSummary = Static<typeof S>;
 export type FleetClusters = Static<typeof C>;
 export type FleetExposure = Static<typeof E>;
+export type ChangeItem = Static<typeof CI>;
+export type ChangesPage = Static<typeof CP>;
 
 export type { Catalog, Explanation, GraphDocument, PathAnswer, PlannedPath, ReleaseDetail };
 
@@ -47,6 +50,8 @@ export const api = {
     getJson<PathAnswer>(`/api/v1/paths?${query(q)}`),
   explain: (q: { from: string; to: string; channel: string; arch: string }) =>
     getJson<Explanation>(`/api/v1/explain?${query(q)}`),
+  changes: (q: { channel: string; arch: string; cursor?: string; limit: string }) =>
+    getJson<ChangesPage>(`/api/v1/changes?${query(q)}`),
   /** The fleet API takes a token with the scope fleet:read. */
   fleet: {
     summary: (token: string) => getJson<FleetSummary>(`/api/v1/fleet?limit=1000`, token),

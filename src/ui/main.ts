@@ -7,6 +7,7 @@ import { closestName } from '../graph/closestName.js';
 import { alert, byId, h } from './dom.js';
 import { renderExplanation } from './explainPanel.js';
 import { FleetPanel } from './fleetPanel.js';
+import { ChangesPanel } from './changesPanel.js';
 import { GraphView, type Highlight } from './graphView.js';
 import { versionOrder } from './layout.js';
 import { renderPaths } from './pathPanel.js';
@@ -20,6 +21,7 @@ let doc: GraphDocument = { version: 1, nodes: [], edges: [], conditionalEdges: [
 let drawnKey = '';
 const view = new GraphView(byId('graph'));
 const fleet = new FleetPanel(() => ({ channel: state.channel, arch: state.arch }));
+const changes = new ChangesPanel(() => ({ channel: state.channel, arch: state.arch }));
 const status = byId('status');
 /** How many times each kind of question was asked: an answer to an older asking is dropped. */
 const asked = { refresh: 0, version: 0, path: 0, explain: 0 };
@@ -254,7 +256,7 @@ async function refresh(): Promise<void> {
   for (const name of ['from', 'to', 'mode', 'accept'] as const) formField('path-form', name).value = state[name];
   formField('explain-form', 'from').value = state.whyFrom;
   formField('explain-form', 'to').value = state.whyTo;
-  await Promise.all([showVersion(), planPath(), explain(), fleet.show()]);
+  await Promise.all([showVersion(), planPath(), explain(), fleet.show(), changes.show()]);
   view.setHighlight(highlights[state.tab]);
 }
 

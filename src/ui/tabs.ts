@@ -1,9 +1,9 @@
-// The side card's tabs (Version, Plan a path, Explain an edge, Fleet) as an ARIA tab list: one tab current,
+// The side card's tabs (Version, Plan a path, Explain an edge, Fleet, Changes) as an ARIA tab list: one tab current,
 // arrow keys and Home/End move between them.
 import { byId } from './dom.js';
 import type { Tab } from './urlState.js';
 
-export const TABS: readonly Tab[] = ['version', 'path', 'explain', 'fleet'];
+export const TABS: readonly Tab[] = ['version', 'path', 'explain', 'fleet', 'changes'];
 
 export function showTab(tab: Tab): void {
   for (const t of TABS) {

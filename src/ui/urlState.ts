@@ -2,7 +2,7 @@
 // the path and explain questions asked. Defaults are left out of the URL.
 import type { PathMode } from '../graph/paths.js';
 
-export type Tab = 'version' | 'path' | 'explain' | 'fleet';
+export type Tab = 'version' | 'path' | 'explain' | 'fleet' | 'changes';
 
 export interface PageState {
   arch: string;
@@ -34,7 +34,7 @@ export const DEFAULT_STATE: PageState = {
   whyTo: '',
 };
 
-const TABS: readonly Tab[] = ['version', 'path', 'explain', 'fleet'];
+const TABS: readonly Tab[] = ['version', 'path', 'explain', 'fleet', 'changes'];
 
 export function parseState(search: string): PageState {
   const q = new URLSearchParams(search);

@@ -17,6 +17,7 @@ import type { RegistrySettings } from '../../src/app/refresh/fromSettings.js';
 import type { Source } from '../../src/app/refresh/source.js';
 import type { StartOptions } from '../../src/app/start.js';
 import type { PollRecorder } from '../../src/app/fleet/pollRecorder.js';
+import type { HistoryRecorder } from '../../src/app/changes/recorder.js';
 
 export { tempDir } from './cleanup.js';
 
@@ -30,6 +31,8 @@ export interface TestServer {
   sources: Source[];
   /** The poll recorder, with `fleet: { record: true }`. */
   recorder: PollRecorder | undefined;
+  /** Graph history's recorder: `idle()` resolves once every swapped-in snapshot is recorded. */
+  history: HistoryRecorder;
   close(): Promise<void>;
 }
 
@@ -79,6 +82,7 @@ export async function startServer(opts: {
     admin: started.admin,
     sources: started.sources,
     recorder: started.fleet.recorder,
+    history: started.history,
     close: async () => {
       await app.close();
       await started.close();

@@ -17,6 +17,10 @@ export interface BuildParts {
   buildSeconds: number;
   /** How many stored releases the signature policy left out. */
   withheld: number;
+  /** The id of the newest audit entry the read saw (graph history attributes changes by it). */
+  auditMark?: number;
+  /** The store's generation the read saw (PostgreSQL; 0 on SQLite): orders the snapshots of replicas. */
+  storeMark?: number;
 }
 
 /**
@@ -24,7 +28,11 @@ export interface BuildParts {
  * served (the main thread decides it: it holds the trust keys).
  */
 export async function readAndBuild(store: Store, vouched: ReadonlySet<string> | undefined): Promise<BuildParts> {
-  const read = await store.read((tx) => tx.inputAndMembers());
+  const read = await store.read(async (tx) => ({
+    ...(await tx.inputAndMembers()),
+    auditMark: await tx.audit.newestId(),
+    storeMark: await tx.history.storeGeneration(),
+  }));
   const { members } = read;
   const stored = read.input.releases.length;
   const input: GraphInput = vouched
@@ -34,7 +42,8 @@ export async function readAndBuild(store: Store, vouched: ReadonlySet<string> | 
   const started = process.hrtime.bigint();
   const graph = buildGraph(input);
   const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { graph, input, membership, buildSeconds, withheld: stored - input.releases.length };
+  const withheld = stored - input.releases.length;
+  return { graph, input, membership, buildSeconds, withheld, auditMark: read.auditMark, storeMark: read.storeMark };
 }
 
 /** When each version entered each channel of the input, as the store records it. */

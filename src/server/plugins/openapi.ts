@@ -25,6 +25,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { version: st
         },
         { name: 'risks', description: 'Conditional risks and hard blocks on edges (admin)' },
         { name: 'audit', description: 'Who changed what' },
+        { name: 'changes', description: 'Graph history: every change to the served graph, per channel and arch' },
         { name: 'signatures', description: 'Release signatures: ingest, and the signature store clusters read' },
         { name: 'health', description: 'Liveness, readiness and metrics' },
       ],

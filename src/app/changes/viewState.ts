@@ -1,0 +1,95 @@
+// A compact state of each (channel, arch) view of a served snapshot: the releases it lists, its
+// edges (each with the names of the risks it is conditional on, none for an unconditional edge) and
+// the risks it declares. Graph history compares two such states (viewDiff.ts); the last recorded one
+// is stored, so the comparison survives restarts and is shared by replicas.
+import { createHash } from 'node:crypto';
+import type { FullGraph, MatchingRule } from '../../graph/model.js';
+
+export interface RiskState {
+  message: string;
+  url: string;
+  matchingRules: MatchingRule[];
+}
+
+export interface ViewState {
+  /** Versions listed, sorted. */
+  releases: string[];
+  /** `from to` → the names of the risks the edge is conditional on (sorted; empty: unconditional). */
+  edges: Record<string, string[]>;
+  /** Risk name → what the view serves of it. */
+  risks: Record<string, RiskState>;
+}
+
+/**
+ * Every view of a graph, keyed `channel/arch`; only public channels (`channels`) are kept. Besides
+ * them, the key of ALL_RELEASES and an arch lists every release of the arch in the graph, channel or not: a
+ * release that enters a channel is told from one new to the graph by it.
+ */
+export type GraphState = Map<string, ViewState>;
+
+/** The channel part of the key of the releases of an arch (no channel name holds '*'). */
+export const ALL_RELEASES = '*';
+
+export const viewKey = (channel: string, arch: string): string => `${channel}/${arch}`;
+
+/** Splits a key made by viewKey (a channel name holds no '/', an arch may not either). */
+export function splitViewKey(key: string): { channel: string; arch: string } {
+  const i = key.lastIndexOf('/');
+  return { channel: key.slice(0, i), arch: key.slice(i + 1) };
+}
+
+/** The state of every (public channel, arch) view of `graph`, in one pass over its nodes and edges. */
+export function graphState(graph: FullGraph, channels: ReadonlySet<string>): GraphState {
+  const state: GraphState = new Map();
+  const viewOf = (channel: string, arch: string): ViewState => {
+    const key = viewKey(channel, arch);
+    let v = state.get(key);
+    if (!v) state.set(key, (v = { releases: [], edges: {}, risks: {} }));
+    return v;
+  };
+  const served = (i: number): string[] => graph.nodes[i]!.channels.filter((c) => channels.has(c));
+  graph.nodes.forEach((n, i) => {
+    viewOf(ALL_RELEASES, n.arch).releases.push(n.version);
+    for (const c of served(i)) viewOf(c, n.arch).releases.push(n.version);
+  });
+  const both = (from: number, to: number): string[] => {
+    const target = new Set(graph.nodes[to]!.channels);
+    return graph.nodes[from]!.arch === graph.nodes[to]!.arch ? served(from).filter((c) => target.has(c)) : [];
+  };
+  for (let from = 0; from < graph.nodes.length; from++) {
+    const f = graph.nodes[from]!;
+    for (let e = graph.edgeOffsets[from]!; e < graph.edgeOffsets[from + 1]!; e++) {
+      const to = graph.edgeTargets[e]!;
+      for (const c of both(from, to)) viewOf(c, f.arch).edges[`${f.version} ${graph.nodes[to]!.version}`] = [];
+    }
+    for (let p = graph.conditionalOffsets[from]!; p < graph.conditionalOffsets[from + 1]!; p++) {
+      const pair = graph.conditional[p]!;
+      for (const c of both(pair.from, pair.to)) {
+        const view = viewOf(c, f.arch);
+        view.edges[`${f.version} ${graph.nodes[pair.to]!.version}`] = pair.risks.map((r) => r.name).sort();
+        for (const r of pair.risks)
+          view.risks[r.name] = { message: r.message, url: r.url, matchingRules: r.matchingRules };
+      }
+    }
+  }
+  for (const v of state.values()) v.releases.sort();
+  return state;
+}
+
+/** One view's state as stored: keys in a fixed order, so equal states are equal strings. */
+export function serializeView(view: ViewState): string {
+  const sorted = <T>(o: Record<string, T>): Record<string, T> =>
+    Object.fromEntries(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, o[k]!]),
+    );
+  return JSON.stringify({ releases: view.releases, edges: sorted(view.edges), risks: sorted(view.risks) });
+}
+
+/** A hash of the whole state (every view serialized, by key): equal states, equal hashes. */
+export function stateHash(serialized: ReadonlyMap<string, string>): string {
+  const hash = createHash('sha256');
+  for (const key of [...serialized.keys()].sort()) hash.update(`${key}\n${serialized.get(key)}\n`);
+  return hash.digest('base64url');
+}
