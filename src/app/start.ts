@@ -26,6 +26,7 @@ import {
   type RegistrySettings,
 } from './refresh/fromSettings.js';
 import { recallAll, refreshAll } from './refresh/loop.js';
+import { FleetAlerts } from './fleet/fleetAlerts.js';
 import { FleetReads } from './fleet/fleetReads.js';
 import { DEFAULT_FLEET_SETTINGS, PollRecorder, type FleetSettings } from './fleet/pollRecorder.js';
 import type { Source } from './refresh/source.js';
@@ -51,10 +52,18 @@ export interface PreparedService {
   sources: Source[];
   /** Who runs the jobs that must run once (the sources' reads, auto-promotion). */
   leadership: Leadership;
-  /** The fleet: the poll recorder (undefined when polls are not recorded) and the fleet API's reads. */
-  fleet: { recorder: PollRecorder | undefined; reads: FleetReads };
-  /** Graph history: records every change of the served graph; `history.addSink(sink)` adds a ChangeSink. */
+  /**
+   * The fleet: the poll recorder and the alerts of clusters newly exposed or stranded (undefined when
+   * polls are not recorded), and the fleet API's reads.
+   */
+  fleet: { recorder: PollRecorder | undefined; alerts: FleetAlerts | undefined; reads: FleetReads };
+  /** Graph history: records every change of the served graph. */
   history: HistoryRecorder;
+  /**
+   * Where changes go, in the transaction that records them: graph history's and the fleet alerts'
+   * (clusters newly exposed or stranded). Push a sink to add one.
+   */
+  changeSinks: ChangeSink[];
   /** Connects, imports, reads the sources and builds the first snapshot; see the file comment. */
   start(): Promise<StartOutcome>;
   /** Stops starting or following the database, and closes the registry clients, the build worker and the store. */
@@ -107,7 +116,7 @@ export interface StartOptions {
   fleet?: Partial<FleetSettings> & { record?: boolean };
   /** How long graph history keeps changes (default 90 days). */
   historyRetentionMs?: number;
-  /** Take every batch of changes graph history records, inside the transaction that stores it. */
+  /** Sinks that take every batch of changes (graph history's, the fleet alerts'), inside the transaction that stores it. */
   changeSinks?: ChangeSink[];
 }
 
@@ -145,15 +154,23 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   const fleetSettings = { ...DEFAULT_FLEET_SETTINGS, ...opts.fleet };
   const polls = new PollRecorder(store, clock, fleetSettings, opts.log);
   const recorder = opts.fleet?.record ? polls : undefined;
-  const fleet = { recorder, reads: new FleetReads(store, service, clock, recorder, (id) => polls.storedId(id)) };
+  const changeSinks: ChangeSink[] = [...(opts.changeSinks ?? [])];
   const history = new HistoryRecorder(
     store,
     clock,
     { retentionMs: opts.historyRetentionMs ?? DEFAULT_HISTORY_RETENTION_MS },
     opts.log,
+    changeSinks,
   );
-  for (const sink of opts.changeSinks ?? []) history.addSink(sink);
   history.follow(service);
+  // Clusters newly exposed or stranded, looked for where polls are recorded: after a new graph and after polls are written.
+  const alerts = recorder ? new FleetAlerts(store, service, clock, changeSinks, opts.log) : undefined;
+  if (recorder && alerts) {
+    service.onSwap(() => void alerts.check());
+    recorder.onFlushed = () => alerts.afterPolls();
+  }
+  const reads = new FleetReads(store, service, clock, recorder, (id) => polls.storedId(id));
+  const fleet = { recorder, alerts, reads };
 
   const start = async (): Promise<StartOutcome> => {
     try {
@@ -256,6 +273,7 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
     leadership,
     fleet,
     history,
+    changeSinks,
     start,
     close: async () => {
       stopped.abort();
@@ -263,6 +281,7 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
       // The polls of the last seconds are written while the store is still open.
       await recorder?.close().catch(() => {});
       await history.close();
+      await alerts?.close();
       await clients.close();
       await service.close();
       await leadership.release();

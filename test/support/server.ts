@@ -17,6 +17,7 @@ import type { RegistrySettings } from '../../src/app/refresh/fromSettings.js';
 import type { Source } from '../../src/app/refresh/source.js';
 import type { StartOptions } from '../../src/app/start.js';
 import type { PollRecorder } from '../../src/app/fleet/pollRecorder.js';
+import type { FleetAlerts } from '../../src/app/fleet/fleetAlerts.js';
 import type { HistoryRecorder } from '../../src/app/changes/recorder.js';
 
 export { tempDir } from './cleanup.js';
@@ -31,6 +32,8 @@ export interface TestServer {
   sources: Source[];
   /** The poll recorder, with `fleet: { record: true }`. */
   recorder: PollRecorder | undefined;
+  /** The alerts of clusters newly exposed or stranded, with `fleet: { record: true }`. */
+  fleetAlerts: FleetAlerts | undefined;
   /** Graph history's recorder: `idle()` resolves once every swapped-in snapshot is recorded. */
   history: HistoryRecorder;
   close(): Promise<void>;
@@ -52,6 +55,8 @@ export async function startServer(opts: {
   graphFastPath?: boolean;
   /** How polls are recorded (default: not at all). */
   fleet?: StartOptions['fleet'];
+  /** Sinks that take the changes graph history and the fleet alerts record. */
+  changeSinks?: StartOptions['changeSinks'];
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
@@ -62,6 +67,7 @@ export async function startServer(opts: {
     requireSignatures: opts.requireSignatures,
     clock: opts.clock,
     fleet: opts.fleet,
+    changeSinks: opts.changeSinks,
   });
   if (!started.ok) throw new Error(started.problems.join('\n'));
   const app = await buildApp({
@@ -82,6 +88,7 @@ export async function startServer(opts: {
     admin: started.admin,
     sources: started.sources,
     recorder: started.fleet.recorder,
+    fleetAlerts: started.fleet.alerts,
     history: started.history,
     close: async () => {
       await app.close();

@@ -23,7 +23,6 @@ export interface HistorySettings {
 export type RecordOutcome = { recorded: number } | { skipped: 'baseline' | 'already-recorded' | 'older-than-recorded' };
 
 export class HistoryRecorder {
-  private readonly sinks: ChangeSink[] = [];
   /** The newest snapshot not recorded yet, and the loop recording. */
   private pending: GraphSnapshot | undefined;
   private running: Promise<void> | undefined;
@@ -37,12 +36,9 @@ export class HistoryRecorder {
     private readonly clock: Clock,
     private readonly settings: HistorySettings,
     private readonly log: Pick<StartLog, 'warn'>,
+    /** Take every batch of changes inside the transaction that stores it; read at each recording, so sinks added later take part. */
+    private readonly sinks: readonly ChangeSink[] = [],
   ) {}
-
-  /** Adds a sink: from the next recording on, it takes every batch of changes inside the transaction that stores them. */
-  addSink(sink: ChangeSink): void {
-    this.sinks.push(sink);
-  }
 
   /** Records every snapshot `service` swaps in from now on. */
   follow(service: { onSwap(listener: (s: GraphSnapshot) => void): void }): void {
