@@ -90,7 +90,12 @@ export class HistoryRecorder {
   /** Compares `snapshot` with the recorded state and writes the changes, the new state and the sinks' rows. */
   async record(snapshot: GraphSnapshot): Promise<RecordOutcome> {
     const state = graphState(snapshot.graph, snapshot.channels);
-    const serialized = new Map([...state].map(([key, view]) => [key, serializeView(view)]));
+    // One view at a time, letting requests in between: a big graph's views take a while to write out.
+    const serialized = new Map<string, string>();
+    for (const [key, view] of state) {
+      serialized.set(key, serializeView(view));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     const hash = stateHash(serialized);
     const at = snapshot.builtAt.toISOString();
     const now = new Date(this.clock.now());
@@ -116,7 +121,15 @@ export class HistoryRecorder {
         await tx.history.prune(new Date(now.getTime() - this.settings.retentionMs).toISOString());
         // The first state recorded is where history starts: nothing before it to compare with.
         if (!mark) return { skipped: 'baseline' };
-        const before = new Map([...stored].map(([key, s]) => [key, JSON.parse(s) as ViewState]));
+        // Only the views whose state differs are read back and compared.
+        const changed = [...new Set([...stored.keys(), ...serialized.keys()])]
+          .filter((key) => stored.get(key) !== serialized.get(key))
+          .sort();
+        const before = new Map(
+          [...stored]
+            .filter(([key]) => changed.includes(key) || splitViewKey(key).channel === ALL_RELEASES)
+            .map(([key, s]) => [key, JSON.parse(s) as ViewState]),
+        );
         const knownBefore = new Set<string>();
         for (const [key, view] of before) {
           const { channel, arch } = splitViewKey(key);
@@ -130,7 +143,7 @@ export class HistoryRecorder {
           audit,
         };
         const changes: Change[] = [];
-        for (const key of [...new Set([...before.keys(), ...state.keys()])].sort()) {
+        for (const key of changed) {
           const { channel, arch } = splitViewKey(key);
           if (channel === ALL_RELEASES) continue;
           const diff = viewDiff(before.get(key) ?? EMPTY_VIEW, state.get(key) ?? EMPTY_VIEW, { channel, arch, at });
