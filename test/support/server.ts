@@ -52,6 +52,8 @@ export async function startServer(opts: {
   graphFastPath?: boolean;
   /** How polls are recorded (default: not at all). */
   fleet?: StartOptions['fleet'];
+  /** Take every batch of changes graph history records, inside its transaction. */
+  changeSinks?: StartOptions['changeSinks'];
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
@@ -62,6 +64,7 @@ export async function startServer(opts: {
     requireSignatures: opts.requireSignatures,
     clock: opts.clock,
     fleet: opts.fleet,
+    changeSinks: opts.changeSinks,
   });
   if (!started.ok) throw new Error(started.problems.join('\n'));
   const app = await buildApp({
