@@ -105,9 +105,14 @@ export function serializeView(view: ViewState): string {
   return JSON.stringify({ releases: view.releases, edges: sorted(view.edges), risks: sorted(view.risks) });
 }
 
-/** A hash of the whole state (every view serialized, by key): equal states, equal hashes. */
-export function stateHash(serialized: ReadonlyMap<string, string>): string {
+/** The hash of one view's serialized state. */
+export function viewHash(serialized: string): string {
+  return createHash('sha256').update(serialized).digest('base64url');
+}
+
+/** A hash of the whole state from its views' hashes (by key): equal states, equal hashes. */
+export function stateHash(viewHashes: ReadonlyMap<string, string>): string {
   const hash = createHash('sha256');
-  for (const key of [...serialized.keys()].sort()) hash.update(`${key}\n${serialized.get(key)}\n`);
+  for (const key of [...viewHashes.keys()].sort()) hash.update(`${key}\n${viewHashes.get(key)}\n`);
   return hash.digest('base64url');
 }
