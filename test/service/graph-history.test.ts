@@ -2,7 +2,8 @@
 // promotion, a risk added and withdrawn, a tombstone), then GET /api/v1/changes: each change with its
 // cause and the token's subject as actor, filtered and paged, bad queries refused naming the field;
 // a restart on the same file keeps the history and records nothing again; change sinks take each batch
-// in its transaction, and one that fails rolls the batch back until the next graph records it.
+// in its transaction, and one that fails rolls the batch back until the next graph records it; changes
+// past the retention are forgotten.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -272,5 +273,22 @@ describe('graph history', () => {
     expect(stored.map((c) => c.kind).sort()).toEqual(['edge-added', 'release-added', 'risk-declared']);
     expect(sunk).toHaveLength(1);
     expect(sunk[0]!.map((c) => c.kind).sort()).toEqual(['edge-added', 'release-added', 'risk-declared']);
+  });
+
+  it('forgets changes older than the retention (90 days by default) when it records the next ones', async () => {
+    await promote('internal-channels', 'candidate', '4.16.1');
+    await promote('internal-channels', 'fast', '4.16.1');
+    await promote('channels', 'fast-4.16', '4.16.1');
+    expect((await changes()).body.changes).toHaveLength(2);
+    clock.advance(91 * 86400e3);
+    await write('POST', '/api/v1/risks', {
+      to: '4.16.1',
+      from: '4[.]15[.].*',
+      url: 'https://issues.example/1',
+      name: 'Boom',
+      message: 'It breaks.',
+      matchingRules: [{ type: 'Always' }],
+    });
+    expect((await changes()).body.changes.map((c) => c.kind)).toEqual(['risk-declared']);
   });
 });
