@@ -23,6 +23,7 @@ CREATE TABLE graph_history_views (
   channel   TEXT NOT NULL,
   arch      TEXT NOT NULL,
   state     TEXT NOT NULL,              -- JSON (app/changes/viewState.ts)
+  hash      TEXT NOT NULL,              -- of state: compared first, so unchanged views are not read back
   PRIMARY KEY (channel, arch)
 ) WITHOUT ROWID;
 

@@ -97,19 +97,28 @@ export class HistoryRepository {
     return Number(row?.generation ?? 0);
   }
 
-  /** Every stored view state, keyed `channel/arch`, as serialized. */
-  async views(): Promise<Map<string, string>> {
-    const rows = await this.sql.all<{ channel: string; arch: string; state: string }>(
-      'SELECT channel, arch, state FROM graph_history_views',
+  /** The hash of every stored view's state, keyed `channel/arch`. */
+  async viewHashes(): Promise<Map<string, string>> {
+    const rows = await this.sql.all<{ channel: string; arch: string; hash: string }>(
+      'SELECT channel, arch, hash FROM graph_history_views',
     );
-    return new Map(rows.map((r) => [`${r.channel}/${r.arch}`, r.state]));
+    return new Map(rows.map((r) => [`${r.channel}/${r.arch}`, r.hash]));
   }
 
-  async putView(channel: string, arch: string, state: string): Promise<void> {
+  /** The stored state of one view, as serialized; undefined when none is stored. */
+  async viewState(channel: string, arch: string): Promise<string | undefined> {
+    const row = await this.sql.get<{ state: string }>(
+      'SELECT state FROM graph_history_views WHERE channel = ? AND arch = ?',
+      [channel, arch],
+    );
+    return row?.state;
+  }
+
+  async putView(channel: string, arch: string, state: string, hash: string): Promise<void> {
     await this.sql.run(
-      'INSERT INTO graph_history_views (channel, arch, state) VALUES (?, ?, ?) ' +
-        'ON CONFLICT (channel, arch) DO UPDATE SET state = excluded.state',
-      [channel, arch, state],
+      'INSERT INTO graph_history_views (channel, arch, state, hash) VALUES (?, ?, ?, ?) ' +
+        'ON CONFLICT (channel, arch) DO UPDATE SET state = excluded.state, hash = excluded.hash',
+      [channel, arch, state, hash],
     );
   }
 

@@ -1,16 +1,19 @@
 // Graph history over HTTP: a ladder server on a SQLite file, changed through the admin API (a
 // promotion, a risk added and withdrawn, a tombstone), then GET /api/v1/changes: each change with its
 // cause and the token's subject as actor, filtered and paged, bad queries refused naming the field;
-// a restart on the same file keeps the history and records nothing again.
+// a restart on the same file keeps the history and records nothing again; change sinks take each batch
+// in its transaction, and one that fails rolls the batch back until the next graph records it; changes
+// past the retention are forgotten.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createToken } from '../../src/cli/token.js';
+import type { Change, ChangeSink } from '../../src/app/changes/change.js';
 import { ladder } from '../support/adminServer.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
 
-interface Change {
+interface StoredChange {
   id: number;
   kind: string;
   at: string;
@@ -32,8 +35,22 @@ let tree: string;
 let secretFile: string;
 let clock: ManualClock;
 
+/** What the change sinks were given, and whether the next call of the failing one throws. */
+const sunk: Change[][] = [];
+let sinkFails = false;
+const sinks: ChangeSink[] = [
+  async (tx, changes) => {
+    // Called inside the recording transaction: the changes it just stored are there to read back.
+    expect((await tx.history.list({ limit: 1000 })).length).toBeGreaterThanOrEqual(changes.length);
+    sunk.push([...changes]);
+  },
+  async () => {
+    if (sinkFails) throw new Error('the sink is down');
+  },
+];
+
 const start = async (): Promise<TestServer> =>
-  startServer({ graphData: tree, db, auth: { secretFile, rateLimit: 1000 }, clock });
+  startServer({ graphData: tree, db, auth: { secretFile, rateLimit: 1000 }, clock, changeSinks: sinks });
 
 const token = (subject: string): Promise<string> =>
   createToken(
@@ -56,7 +73,9 @@ async function write(method: string, path: string, body: unknown, subject = 'ali
   await server.history.idle();
 }
 
-async function changes(query = ''): Promise<{ status: number; body: { changes: Change[]; nextCursor?: string } }> {
+async function changes(
+  query = '',
+): Promise<{ status: number; body: { changes: StoredChange[]; nextCursor?: string } }> {
   const res = await fetch(`${server.url}/api/v1/changes${query}`);
   return { status: res.status, body: (await res.json()) as never };
 }
@@ -65,6 +84,8 @@ const promote = (kind: string, name: string, version: string, subject?: string):
   write('POST', `/api/v1/${kind}/${name}/versions`, { version }, subject);
 
 beforeEach(async () => {
+  sunk.splice(0);
+  sinkFails = false;
   clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
   const d = tempDir();
   dirs.push(d);
@@ -228,5 +249,46 @@ describe('graph history', () => {
         .map((c) => c.kind)
         .sort(),
     ).toEqual(['edge-added', 'release-added']);
+  });
+
+  it('hands every batch to the change sinks in its transaction; a sink that fails leaves nothing stored, and the next graph records it', async () => {
+    await promote('internal-channels', 'candidate', '4.16.1');
+    await promote('internal-channels', 'fast', '4.16.1');
+    sinkFails = true;
+    await promote('channels', 'fast-4.16', '4.16.1');
+    expect(server.history.failures).toBe(1);
+    expect((await changes()).body.changes).toEqual([]);
+    sinkFails = false;
+    sunk.splice(0);
+    await write('POST', '/api/v1/risks', {
+      to: '4.16.1',
+      from: '4[.]15[.].*',
+      url: 'https://issues.example/1',
+      name: 'Boom',
+      message: 'It breaks.',
+      matchingRules: [{ type: 'Always' }],
+    });
+    // The promotion missed and the risk, in one batch, given to the sink as they are stored.
+    const stored = (await changes()).body.changes;
+    expect(stored.map((c) => c.kind).sort()).toEqual(['edge-added', 'release-added', 'risk-declared']);
+    expect(sunk).toHaveLength(1);
+    expect(sunk[0]!.map((c) => c.kind).sort()).toEqual(['edge-added', 'release-added', 'risk-declared']);
+  });
+
+  it('forgets changes older than the retention (90 days by default) when it records the next ones', async () => {
+    await promote('internal-channels', 'candidate', '4.16.1');
+    await promote('internal-channels', 'fast', '4.16.1');
+    await promote('channels', 'fast-4.16', '4.16.1');
+    expect((await changes()).body.changes).toHaveLength(2);
+    clock.advance(91 * 86400e3);
+    await write('POST', '/api/v1/risks', {
+      to: '4.16.1',
+      from: '4[.]15[.].*',
+      url: 'https://issues.example/1',
+      name: 'Boom',
+      message: 'It breaks.',
+      matchingRules: [{ type: 'Always' }],
+    });
+    expect((await changes()).body.changes.map((c) => c.kind)).toEqual(['risk-declared']);
   });
 });

@@ -55,7 +55,7 @@ export async function startServer(opts: {
   graphFastPath?: boolean;
   /** How polls are recorded (default: not at all). */
   fleet?: StartOptions['fleet'];
-  /** Sinks that take the changes graph history and the fleet alerts record. */
+  /** Sinks that take the changes graph history and the fleet alerts record, inside their transaction. */
   changeSinks?: StartOptions['changeSinks'];
 }): Promise<TestServer> {
   const started = await startService({

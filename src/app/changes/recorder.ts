@@ -9,7 +9,17 @@ import type { GraphSnapshot } from '../snapshot.js';
 import type { StartLog } from '../start.js';
 import { attribute } from './causes.js';
 import type { Change, ChangeSink } from './change.js';
-import { ALL_RELEASES, graphState, serializeView, splitViewKey, stateHash, type ViewState } from './viewState.js';
+import {
+  ALL_RELEASES,
+  graphState,
+  serializeView,
+  splitViewKey,
+  stateHash,
+  viewHash,
+  type ViewState,
+} from './viewState.js';
+
+const isAllReleases = (key: string): boolean => splitViewKey(key).channel === ALL_RELEASES;
 import { EMPTY_VIEW, viewDiff } from './viewDiff.js';
 
 export const DEFAULT_HISTORY_RETENTION_MS = 90 * 24 * 3600 * 1000;
@@ -86,8 +96,16 @@ export class HistoryRecorder {
   /** Compares `snapshot` with the recorded state and writes the changes, the new state and the sinks' rows. */
   async record(snapshot: GraphSnapshot): Promise<RecordOutcome> {
     const state = graphState(snapshot.graph, snapshot.channels);
-    const serialized = new Map([...state].map(([key, view]) => [key, serializeView(view)]));
-    const hash = stateHash(serialized);
+    // One view at a time, letting requests in between: a big graph's views take a while to write out.
+    const serialized = new Map<string, string>();
+    const hashes = new Map<string, string>();
+    for (const [key, view] of state) {
+      const text = serializeView(view);
+      serialized.set(key, text);
+      hashes.set(key, viewHash(text));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const hash = stateHash(hashes);
     const at = snapshot.builtAt.toISOString();
     const now = new Date(this.clock.now());
     return this.store.write(
@@ -103,16 +121,27 @@ export class HistoryRecorder {
             await tx.history.setMark({ ...mark, ...marks });
           return { skipped: 'already-recorded' };
         }
-        const stored = await tx.history.views();
-        for (const [key, s] of serialized)
-          if (stored.get(key) !== s) await tx.history.putView(splitViewKey(key).channel, splitViewKey(key).arch, s);
-        for (const key of stored.keys())
-          if (!serialized.has(key)) await tx.history.deleteView(splitViewKey(key).channel, splitViewKey(key).arch);
+        const stored = await tx.history.viewHashes();
+        // Only the views whose state differs are read back, compared and written.
+        const changed = [...new Set([...stored.keys(), ...hashes.keys()])]
+          .filter((key) => stored.get(key) !== hashes.get(key))
+          .sort();
+        const before = new Map<string, ViewState>();
+        for (const key of [...new Set([...changed, ...[...stored.keys()].filter(isAllReleases)])]) {
+          const { channel, arch } = splitViewKey(key);
+          const text = stored.has(key) ? await tx.history.viewState(channel, arch) : undefined;
+          if (text !== undefined) before.set(key, JSON.parse(text) as ViewState);
+        }
+        for (const key of changed) {
+          const { channel, arch } = splitViewKey(key);
+          const text = serialized.get(key);
+          if (text === undefined) await tx.history.deleteView(channel, arch);
+          else await tx.history.putView(channel, arch, text, hashes.get(key)!);
+        }
         await tx.history.setMark({ stateHash: hash, ...marks, recordedAt: now.toISOString() });
         await tx.history.prune(new Date(now.getTime() - this.settings.retentionMs).toISOString());
         // The first state recorded is where history starts: nothing before it to compare with.
         if (!mark) return { skipped: 'baseline' };
-        const before = new Map([...stored].map(([key, s]) => [key, JSON.parse(s) as ViewState]));
         const knownBefore = new Set<string>();
         for (const [key, view] of before) {
           const { channel, arch } = splitViewKey(key);
@@ -126,7 +155,7 @@ export class HistoryRecorder {
           audit,
         };
         const changes: Change[] = [];
-        for (const key of [...new Set([...before.keys(), ...state.keys()])].sort()) {
+        for (const key of changed) {
           const { channel, arch } = splitViewKey(key);
           if (channel === ALL_RELEASES) continue;
           const diff = viewDiff(before.get(key) ?? EMPTY_VIEW, state.get(key) ?? EMPTY_VIEW, { channel, arch, at });

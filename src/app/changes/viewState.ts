@@ -41,32 +41,50 @@ export function splitViewKey(key: string): { channel: string; arch: string } {
 /** The state of every (public channel, arch) view of `graph`, in one pass over its nodes and edges. */
 export function graphState(graph: FullGraph, channels: ReadonlySet<string>): GraphState {
   const state: GraphState = new Map();
+  // By channel then arch, so the edge loops below build no key string to find a view.
+  const byChannel = new Map<string, Map<string, ViewState>>();
   const viewOf = (channel: string, arch: string): ViewState => {
-    const key = viewKey(channel, arch);
-    let v = state.get(key);
-    if (!v) state.set(key, (v = { releases: [], edges: {}, risks: {} }));
+    let byArch = byChannel.get(channel);
+    if (!byArch) byChannel.set(channel, (byArch = new Map()));
+    let v = byArch.get(arch);
+    if (!v) {
+      byArch.set(arch, (v = { releases: [], edges: {}, risks: {} }));
+      state.set(viewKey(channel, arch), v);
+    }
     return v;
   };
-  const served = (i: number): string[] => graph.nodes[i]!.channels.filter((c) => channels.has(c));
+  // Each node's served channels, once: the edge loops below ask for them again and again.
+  const served = graph.nodes.map((n) => n.channels.filter((c) => channels.has(c)));
+  const servedSet = served.map((list) => new Set(list));
   graph.nodes.forEach((n, i) => {
     viewOf(ALL_RELEASES, n.arch).releases.push(n.version);
-    for (const c of served(i)) viewOf(c, n.arch).releases.push(n.version);
+    for (const c of served[i]!) viewOf(c, n.arch).releases.push(n.version);
   });
+  /** The views an edge is in: the channels serving both of its ends, when they are of one arch. */
   const both = (from: number, to: number): string[] => {
-    const target = new Set(graph.nodes[to]!.channels);
-    return graph.nodes[from]!.arch === graph.nodes[to]!.arch ? served(from).filter((c) => target.has(c)) : [];
+    if (graph.nodes[from]!.arch !== graph.nodes[to]!.arch) return [];
+    const target = servedSet[to]!;
+    return served[from]!.filter((c) => target.has(c));
   };
   for (let from = 0; from < graph.nodes.length; from++) {
     const f = graph.nodes[from]!;
+    if (served[from]!.length === 0) continue;
     for (let e = graph.edgeOffsets[from]!; e < graph.edgeOffsets[from + 1]!; e++) {
       const to = graph.edgeTargets[e]!;
-      for (const c of both(from, to)) viewOf(c, f.arch).edges[`${f.version} ${graph.nodes[to]!.version}`] = [];
+      const shared = both(from, to);
+      if (shared.length === 0) continue;
+      const key = `${f.version} ${graph.nodes[to]!.version}`;
+      for (const c of shared) viewOf(c, f.arch).edges[key] = [];
     }
     for (let p = graph.conditionalOffsets[from]!; p < graph.conditionalOffsets[from + 1]!; p++) {
       const pair = graph.conditional[p]!;
-      for (const c of both(pair.from, pair.to)) {
+      const shared = both(pair.from, pair.to);
+      if (shared.length === 0) continue;
+      const key = `${f.version} ${graph.nodes[pair.to]!.version}`;
+      const names = pair.risks.map((r) => r.name).sort();
+      for (const c of shared) {
         const view = viewOf(c, f.arch);
-        view.edges[`${f.version} ${graph.nodes[pair.to]!.version}`] = pair.risks.map((r) => r.name).sort();
+        view.edges[key] = names;
         for (const r of pair.risks)
           view.risks[r.name] = { message: r.message, url: r.url, matchingRules: r.matchingRules };
       }
@@ -87,9 +105,14 @@ export function serializeView(view: ViewState): string {
   return JSON.stringify({ releases: view.releases, edges: sorted(view.edges), risks: sorted(view.risks) });
 }
 
-/** A hash of the whole state (every view serialized, by key): equal states, equal hashes. */
-export function stateHash(serialized: ReadonlyMap<string, string>): string {
+/** The hash of one view's serialized state. */
+export function viewHash(serialized: string): string {
+  return createHash('sha256').update(serialized).digest('base64url');
+}
+
+/** A hash of the whole state from its views' hashes (by key): equal states, equal hashes. */
+export function stateHash(viewHashes: ReadonlyMap<string, string>): string {
   const hash = createHash('sha256');
-  for (const key of [...serialized.keys()].sort()) hash.update(`${key}\n${serialized.get(key)}\n`);
+  for (const key of [...viewHashes.keys()].sort()) hash.update(`${key}\n${viewHashes.get(key)}\n`);
   return hash.digest('base64url');
 }
