@@ -29,6 +29,8 @@ import { recallAll, refreshAll } from './refresh/loop.js';
 import { FleetReads } from './fleet/fleetReads.js';
 import { DEFAULT_FLEET_SETTINGS, PollRecorder, type FleetSettings } from './fleet/pollRecorder.js';
 import type { Source } from './refresh/source.js';
+import { DeliveryLoop, DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/delivery.js';
+import { Webhooks } from './webhooks/service.js';
 
 /** The pauses between attempts to reach the database at start: doubling from the first to the last. */
 export const CONNECT_BACKOFF_MS = { first: 500, last: 30_000 };
@@ -51,6 +53,12 @@ export interface PreparedService {
   leadership: Leadership;
   /** The fleet: the poll recorder (undefined when polls are not recorded) and the fleet API's reads. */
   fleet: { recorder: PollRecorder | undefined; reads: FleetReads };
+  /**
+   * Webhooks: `sink` is the ChangeSink producers call in their write transactions (it queues deliveries
+   * and wakes the loop); `delivery` is the loop, started by start() (unless `deliver: false`) and
+   * stopped by close().
+   */
+  webhooks: Webhooks;
   /** Connects, imports, reads the sources and builds the first snapshot; see the file comment. */
   start(): Promise<StartOutcome>;
   /** Stops starting or following the database, and closes the registry clients, the build worker and the store. */
@@ -101,6 +109,8 @@ export interface StartOptions {
   clock?: Clock;
   /** How polls are recorded; `record: false` (the default) records none, and the fleet API reads what is stored. */
   fleet?: Partial<FleetSettings> & { record?: boolean };
+  /** How webhooks are delivered; `deliver: false` queues them without delivering (default: delivered). */
+  webhooks?: Partial<WebhookSettings> & { deliver?: boolean };
 }
 
 /** Makes every part; problems when a setting or the store's file cannot be used. Reads nothing yet. */
@@ -138,6 +148,8 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   const polls = new PollRecorder(store, clock, fleetSettings, opts.log);
   const recorder = opts.fleet?.record ? polls : undefined;
   const fleet = { recorder, reads: new FleetReads(store, service, clock, recorder, (id) => polls.storedId(id)) };
+  const delivery = new DeliveryLoop(store, clock, { ...DEFAULT_WEBHOOK_SETTINGS, ...opts.webhooks }, opts.log);
+  const webhooks = new Webhooks(store, clock, delivery);
 
   const start = async (): Promise<StartOutcome> => {
     try {
@@ -200,6 +212,7 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
     if (!(await service.rebuild())) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
     service.warm();
     recorder?.start();
+    if (opts.webhooks?.deliver !== false) delivery.start();
     // What other processes and replicas write from here on is noticed and built.
     unwatch = store.watch({
       changed: (scope) => {
@@ -239,12 +252,15 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
     sources,
     leadership,
     fleet,
+    webhooks,
     start,
     close: async () => {
       stopped.abort();
       unwatch?.();
       // The polls of the last seconds are written while the store is still open.
       await recorder?.close().catch(() => {});
+      // Deliveries in flight finish (or time out) and are recorded while the store is still open.
+      await delivery.close().catch(() => {});
       await clients.close();
       await service.close();
       await leadership.release();

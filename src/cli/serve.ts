@@ -94,6 +94,11 @@ async function start(
       retentionMs: parseSingleUnitDuration(config.fleetRetention)!,
       flushIntervalMs: parseSingleUnitDuration(config.fleetFlushInterval)!,
     },
+    webhooks: {
+      timeoutMs: parseSingleUnitDuration(config.webhookTimeout)!,
+      concurrency: config.webhookConcurrency,
+      allowLoopback: config.webhookAllowLoopback,
+    },
   });
   const cannotServe = (problems: string[]): number => {
     process.stderr.write(`cincy: cannot serve: ${problems.map(escapeLine).join('\n  ')}\n`);
@@ -113,7 +118,7 @@ async function start(
       throw err;
     }
   }
-  const { service, admin, sources, leadership, fleet } = prepared;
+  const { service, admin, sources, leadership, fleet, webhooks } = prepared;
   const app = await buildApp({
     tls,
     service,
@@ -124,6 +129,7 @@ async function start(
     logger,
     clock,
     fleet,
+    webhooks,
     auth: {
       secretFile: config.adminJwtSecretFile,
       jwks: config.adminJwks,

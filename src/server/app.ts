@@ -43,6 +43,8 @@ import { releaseRoutes } from './routes/releases.js';
 import { riskRoutes } from './routes/risks.js';
 import { signatureRoutes } from './routes/signatures.js';
 import { fleetRoutes } from './routes/fleet.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import type { Webhooks } from '../app/webhooks/service.js';
 import { FleetReads } from '../app/fleet/fleetReads.js';
 import type { PollRecorder } from '../app/fleet/pollRecorder.js';
 
@@ -70,6 +72,8 @@ export interface AppOptions {
   graphFastPath?: boolean;
   /** The fleet API's reads, and the recorder graph requests are told of (none: polls are not recorded). */
   fleet?: { reads: FleetReads; recorder?: PollRecorder };
+  /** The webhooks API (none: its routes are not served). */
+  webhooks?: Webhooks;
   /** Serve HTTPS with this certificate; `material` is replaced when the files are reloaded (tls.ts). */
   tls?: { material: TlsMaterial };
 }
@@ -218,5 +222,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Without a recorder of its own, the fleet API reads what the store holds (what replicas recorded).
   const fleet = opts.fleet?.reads ?? new FleetReads(opts.service.store, opts.service, clock, undefined);
   await app.register(fleetRoutes, { fleet, tokens });
+  if (opts.webhooks) await app.register(webhookRoutes, { webhooks: opts.webhooks, tokens });
   return app;
 }

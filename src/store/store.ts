@@ -23,6 +23,7 @@ import { RegistryRepository, type ScrapeChanges } from './registry.js';
 import { ReleaseRepository } from './releases.js';
 import { StoreFull, type Database, type Engine, type Sql } from './sql.js';
 import { SqliteDatabase, type SqliteOptions } from './sqlite.js';
+import { WebhookRepository } from './webhooks.js';
 
 export interface Counts {
   added: number;
@@ -66,6 +67,7 @@ export class StoreTx {
   readonly registry: RegistryRepository;
   readonly imports: ImportRepository;
   readonly fleet: FleetRepository;
+  readonly webhooks: WebhookRepository;
 
   constructor(readonly sql: Sql) {
     this.releases = new ReleaseRepository(sql);
@@ -77,6 +79,7 @@ export class StoreTx {
     this.registry = new RegistryRepository(sql, this.releases);
     this.imports = new ImportRepository(sql);
     this.fleet = new FleetRepository(sql);
+    this.webhooks = new WebhookRepository(sql);
   }
 
   /** Everything a build needs (consistent when the transaction is a read or a write). */

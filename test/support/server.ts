@@ -15,6 +15,7 @@ import type { Clock } from '../../src/clock.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
 import type { RegistrySettings } from '../../src/app/refresh/fromSettings.js';
 import type { Source } from '../../src/app/refresh/source.js';
+import type { Webhooks } from '../../src/app/webhooks/service.js';
 import type { StartOptions } from '../../src/app/start.js';
 import type { PollRecorder } from '../../src/app/fleet/pollRecorder.js';
 
@@ -30,6 +31,8 @@ export interface TestServer {
   sources: Source[];
   /** The poll recorder, with `fleet: { record: true }`. */
   recorder: PollRecorder | undefined;
+  /** Webhooks: the sink, the delivery loop and the API's service. */
+  webhooks: Webhooks;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,8 @@ export async function startServer(opts: {
   graphFastPath?: boolean;
   /** How polls are recorded (default: not at all). */
   fleet?: StartOptions['fleet'];
+  /** How webhooks are delivered (default: as serve does). */
+  webhooks?: StartOptions['webhooks'];
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
@@ -59,6 +64,7 @@ export async function startServer(opts: {
     requireSignatures: opts.requireSignatures,
     clock: opts.clock,
     fleet: opts.fleet,
+    webhooks: opts.webhooks,
   });
   if (!started.ok) throw new Error(started.problems.join('\n'));
   const app = await buildApp({
@@ -69,6 +75,7 @@ export async function startServer(opts: {
     limits: { ...DEFAULT_HTTP_LIMITS, ...opts.limits },
     graphFastPath: opts.graphFastPath,
     fleet: started.fleet,
+    webhooks: started.webhooks,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -79,6 +86,7 @@ export async function startServer(opts: {
     admin: started.admin,
     sources: started.sources,
     recorder: started.fleet.recorder,
+    webhooks: started.webhooks,
     close: async () => {
       await app.close();
       await started.close();

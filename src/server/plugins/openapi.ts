@@ -26,6 +26,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { version: st
         { name: 'audit', description: 'Who changed what' },
         { name: 'signatures', description: 'Release signatures: ingest, and the signature store clusters read' },
         { name: 'health', description: 'Liveness, readiness and metrics' },
+        { name: 'webhooks', description: 'Signed deliveries of changes to a URL (admin, webhooks:write)' },
       ],
       components: {
         securitySchemes: {
