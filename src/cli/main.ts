@@ -10,6 +10,7 @@ import { addSignatureCommands } from './signatures.js';
 import { addPathCommands } from './paths.js';
 import { addMirrorPlanCommand } from './mirrorPlan.js';
 import { addFleetCommand } from './fleet.js';
+import { addWebhookCommands } from './webhooks.js';
 import type { TokenOptions } from './token.js';
 import type { AgentCliOptions } from './agent.js';
 import { defineAgentCommand } from './agentCommand.js';
@@ -70,6 +71,7 @@ export function buildProgram(setCode: (code: number) => void = () => {}): Comman
   addPathCommands(program, (f) => run(f));
   addMirrorPlanCommand(program, (f) => run(f));
   addFleetCommand(program, (f) => run(f));
+  addWebhookCommands(program, (f) => run(f));
 
   defineAgentCommand(program).action(
     run(async (opts: AgentCliOptions) => (await import('./agent.js')).agentCommand(opts)),

@@ -85,7 +85,16 @@ describe('webhooks of a cincy serve process', { timeout: 120_000 }, () => {
       );
     let server = await serve();
     const receiver = await receiverFor();
-    await subscribe(server.url, await tokenFor(secret), receiver.url);
+    // Subscribed with the CLI, the secret read from a file.
+    const env = { CINCY_SERVER: server.url, CINCY_TOKEN: await tokenFor(secret) };
+    const secretOfHook = join(cleanup.dir(), 'hook-secret');
+    writeFileSync(secretOfHook, `${SECRET}\n`);
+    const added = await cincyAsync(
+      ['webhooks', 'add', receiver.url, '--kinds', 'edge-added', '--secret-file', secretOfHook, '-o', 'json'],
+      env,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const { id } = JSON.parse(added.stdout) as { id: string };
     await receiver.stop(); // down: every attempt fails to connect
     await enqueue(db, 20);
     server.child.kill('SIGKILL');
@@ -96,6 +105,15 @@ describe('webhooks of a cincy serve process', { timeout: 120_000 }, () => {
     await until('every event delivered', async () => new Set(delivered(receiver)).size === 20 || undefined);
     expect(new Set(delivered(receiver))).toEqual(new Set(Array.from({ length: 20 }, (_, i) => `4.16.${i + 1}`)));
     expect(receiver.received.every((d) => d.signed)).toBe(true);
+    const ls = async (): Promise<{ webhooks: Array<{ id: string; deliveries: { pending: number } }> }> => {
+      const r = await cincyAsync(['webhooks', 'ls', '-o', 'json'], { ...env, CINCY_SERVER: server.url });
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as never;
+    };
+    await until('the outbox emptied', async () => (await ls()).webhooks[0]?.deliveries.pending === 0 || undefined);
+    const rm = await cincyAsync(['webhooks', 'rm', id], { ...env, CINCY_SERVER: server.url });
+    expect(rm.code, rm.stderr).toBe(0);
+    expect((await ls()).webhooks).toEqual([]);
   });
 });
 

@@ -82,8 +82,12 @@ export class DeliveryLoop {
     return Math.max(1, Math.floor(this.settings.concurrency / 4));
   }
 
+  /**
+   * How long a claim holds: the attempt's timeout, and as long again (at least 5 s more) to record its
+   * outcome. A process killed meanwhile leaves its claims to be taken up when this runs out.
+   */
   private get leaseMs(): number {
-    return this.settings.timeoutMs * 2 + 30_000;
+    return this.settings.timeoutMs * 2 + 5_000;
   }
 
   private async run(): Promise<void> {
