@@ -69,6 +69,9 @@ const SCHEMAS = {
   fleetRetention: Type.String({ pattern: '^[1-9][0-9]*[smhd]$', maxLength: 12 }),
   fleetFlushInterval: Type.String({ pattern: '^[1-9][0-9]*[smh]$', maxLength: 12 }),
   historyRetention: Type.String({ pattern: '^[1-9][0-9]*[smhd]$', maxLength: 12 }),
+  webhookTimeout: Type.String({ pattern: '^[1-9][0-9]*[smh]$', maxLength: 12 }),
+  webhookConcurrency: Type.Integer({ minimum: 1, maximum: 256 }),
+  webhookAllowLoopback: Type.Boolean(),
 } satisfies Record<SettingKey, TSchema>;
 
 /** The resolved settings, as one schema. */
@@ -120,6 +123,9 @@ export const ServeConfigSchema = Type.Object({
   fleetRetention: SCHEMAS.fleetRetention,
   fleetFlushInterval: SCHEMAS.fleetFlushInterval,
   historyRetention: SCHEMAS.historyRetention,
+  webhookTimeout: SCHEMAS.webhookTimeout,
+  webhookConcurrency: SCHEMAS.webhookConcurrency,
+  webhookAllowLoopback: SCHEMAS.webhookAllowLoopback,
 });
 export type ServeConfig = Static<typeof ServeConfigSchema>;
 export type ServeFlags = Partial<Record<keyof ServeConfig, string | boolean>>;

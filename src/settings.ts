@@ -238,6 +238,19 @@ export const SETTINGS = {
     'how long graph history keeps the changes of the served graph: 30d, 365d',
     '90d',
   ),
+  webhookTimeout: S(
+    '--webhook-timeout',
+    'value',
+    'how long a webhook receiver has to answer a delivery: 5s, 1m',
+    '10s',
+  ),
+  webhookConcurrency: S('--webhook-concurrency', 'value', 'webhook deliveries in flight at once, per process', 16),
+  webhookAllowLoopback: S(
+    '--webhook-allow-loopback',
+    'switch',
+    'deliver webhooks to loopback, link-local and private addresses too (refused by default)',
+    false,
+  ),
 };
 
 export type SettingKey = keyof typeof SETTINGS;

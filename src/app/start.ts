@@ -32,6 +32,8 @@ import { DEFAULT_FLEET_SETTINGS, PollRecorder, type FleetSettings } from './flee
 import type { Source } from './refresh/source.js';
 import type { ChangeSink } from './changes/change.js';
 import { DEFAULT_HISTORY_RETENTION_MS, HistoryRecorder } from './changes/recorder.js';
+import { DeliveryLoop, DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/delivery.js';
+import { Webhooks } from './webhooks/service.js';
 
 /** The pauses between attempts to reach the database at start: doubling from the first to the last. */
 export const CONNECT_BACKOFF_MS = { first: 500, last: 30_000 };
@@ -64,6 +66,12 @@ export interface PreparedService {
    * (clusters newly exposed or stranded). Push a sink to add one.
    */
   changeSinks: ChangeSink[];
+  /**
+   * Webhooks: `sink` is the ChangeSink producers call in their write transactions (it queues deliveries
+   * and wakes the loop); `delivery` is the loop, started by start() (unless `deliver: false`) and
+   * stopped by close().
+   */
+  webhooks: Webhooks;
   /** Connects, imports, reads the sources and builds the first snapshot; see the file comment. */
   start(): Promise<StartOutcome>;
   /** Stops starting or following the database, and closes the registry clients, the build worker and the store. */
@@ -118,6 +126,8 @@ export interface StartOptions {
   historyRetentionMs?: number;
   /** Sinks that take every batch of changes (graph history's, the fleet alerts'), inside the transaction that stores it. */
   changeSinks?: ChangeSink[];
+  /** How webhooks are delivered; `deliver: false` queues them without delivering (default: delivered). */
+  webhooks?: Partial<WebhookSettings> & { deliver?: boolean };
 }
 
 /** Makes every part; problems when a setting or the store's file cannot be used. Reads nothing yet. */
@@ -171,6 +181,10 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   }
   const reads = new FleetReads(store, service, clock, recorder, (id) => polls.storedId(id));
   const fleet = { recorder, alerts, reads };
+  const delivery = new DeliveryLoop(store, clock, { ...DEFAULT_WEBHOOK_SETTINGS, ...opts.webhooks }, opts.log);
+  const webhooks = new Webhooks(store, clock, delivery);
+  // Every change graph history and the fleet alerts record is queued for the webhooks that want it.
+  changeSinks.push(webhooks.sink);
 
   const start = async (): Promise<StartOutcome> => {
     try {
@@ -233,6 +247,7 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
     if (!(await service.rebuild())) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
     service.warm();
     recorder?.start();
+    if (opts.webhooks?.deliver !== false) delivery.start();
     // What other processes and replicas write from here on is noticed and built.
     unwatch = store.watch({
       changed: (scope) => {
@@ -274,6 +289,7 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
     fleet,
     history,
     changeSinks,
+    webhooks,
     start,
     close: async () => {
       stopped.abort();
@@ -282,6 +298,8 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
       await recorder?.close().catch(() => {});
       await history.close();
       await alerts?.close();
+      // Deliveries in flight finish (or time out) and are recorded while the store is still open.
+      await delivery.close().catch(() => {});
       await clients.close();
       await service.close();
       await leadership.release();

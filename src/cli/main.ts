@@ -12,6 +12,7 @@ import { addMirrorPlanCommand } from './mirrorPlan.js';
 import { addFleetCommand } from './fleet.js';
 import { SCOPES } from '../app/auth/scopes.js';
 import { addChangesCommand } from './changes.js';
+import { addWebhookCommands } from './webhooks.js';
 import type { TokenOptions } from './token.js';
 import type { AgentCliOptions } from './agent.js';
 import { defineAgentCommand } from './agentCommand.js';
@@ -73,6 +74,7 @@ export function buildProgram(setCode: (code: number) => void = () => {}): Comman
   addMirrorPlanCommand(program, (f) => run(f));
   addFleetCommand(program, (f) => run(f));
   addChangesCommand(program, (f) => run(f));
+  addWebhookCommands(program, (f) => run(f));
 
   defineAgentCommand(program).action(
     run(async (opts: AgentCliOptions) => (await import('./agent.js')).agentCommand(opts)),

@@ -3,14 +3,25 @@ import { buildApp } from '../server/app.js';
 import { createAdminServices } from '../app/admin/services.js';
 import { GraphService } from '../app/graphService.js';
 import { Store } from '../store/store.js';
+import { systemClock } from '../clock.js';
+import { DeliveryLoop, DEFAULT_WEBHOOK_SETTINGS } from '../app/webhooks/delivery.js';
+import { Webhooks } from '../app/webhooks/service.js';
 
 export async function openapiCommand(): Promise<number> {
   const store = Store.at(':memory:');
   const service = new GraphService(store);
-  const app = await buildApp({ service, admin: createAdminServices(store, service) });
+  // The delivery loop is never started: only the routes are wanted.
+  const quiet = { info: () => {}, warn: () => {} };
+  const webhooks = new Webhooks(
+    store,
+    systemClock,
+    new DeliveryLoop(store, systemClock, DEFAULT_WEBHOOK_SETTINGS, quiet),
+  );
+  const app = await buildApp({ service, admin: createAdminServices(store, service), webhooks });
   await app.ready();
   process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
   await app.close();
+  await webhooks.delivery.close();
   await store.close();
   return 0;
 }

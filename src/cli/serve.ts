@@ -95,6 +95,11 @@ async function start(
       flushIntervalMs: parseSingleUnitDuration(config.fleetFlushInterval)!,
     },
     historyRetentionMs: parseSingleUnitDuration(config.historyRetention)!,
+    webhooks: {
+      timeoutMs: parseSingleUnitDuration(config.webhookTimeout)!,
+      concurrency: config.webhookConcurrency,
+      allowLoopback: config.webhookAllowLoopback,
+    },
   });
   const cannotServe = (problems: string[]): number => {
     process.stderr.write(`cincy: cannot serve: ${problems.map(escapeLine).join('\n  ')}\n`);
@@ -114,7 +119,7 @@ async function start(
       throw err;
     }
   }
-  const { service, admin, sources, leadership, fleet } = prepared;
+  const { service, admin, sources, leadership, fleet, webhooks } = prepared;
   const app = await buildApp({
     tls,
     service,
@@ -125,6 +130,7 @@ async function start(
     logger,
     clock,
     fleet,
+    webhooks,
     auth: {
       secretFile: config.adminJwtSecretFile,
       jwks: config.adminJwks,

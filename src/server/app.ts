@@ -44,6 +44,8 @@ import { riskRoutes } from './routes/risks.js';
 import { signatureRoutes } from './routes/signatures.js';
 import { fleetRoutes } from './routes/fleet.js';
 import { changeRoutes } from './routes/changes.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import type { Webhooks } from '../app/webhooks/service.js';
 import { FleetReads } from '../app/fleet/fleetReads.js';
 import type { PollRecorder } from '../app/fleet/pollRecorder.js';
 
@@ -71,6 +73,8 @@ export interface AppOptions {
   graphFastPath?: boolean;
   /** The fleet API's reads, and the recorder graph requests are told of (none: polls are not recorded). */
   fleet?: { reads: FleetReads; recorder?: PollRecorder };
+  /** The webhooks API (none: its routes are not served). */
+  webhooks?: Webhooks;
   /** Serve HTTPS with this certificate; `material` is replaced when the files are reloaded (tls.ts). */
   tls?: { material: TlsMaterial };
 }
@@ -220,5 +224,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const fleet = opts.fleet?.reads ?? new FleetReads(opts.service.store, opts.service, clock, undefined);
   await app.register(fleetRoutes, { fleet, tokens });
   await app.register(changeRoutes, { store: opts.service.store });
+  if (opts.webhooks) await app.register(webhookRoutes, { webhooks: opts.webhooks, tokens });
   return app;
 }

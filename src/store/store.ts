@@ -24,6 +24,7 @@ import { RegistryRepository, type ScrapeChanges } from './registry.js';
 import { ReleaseRepository } from './releases.js';
 import { StoreFull, type Database, type Engine, type Sql } from './sql.js';
 import { SqliteDatabase, type SqliteOptions } from './sqlite.js';
+import { WebhookRepository } from './webhooks.js';
 
 export interface Counts {
   added: number;
@@ -68,6 +69,7 @@ export class StoreTx {
   readonly imports: ImportRepository;
   readonly fleet: FleetRepository;
   readonly history: HistoryRepository;
+  readonly webhooks: WebhookRepository;
 
   constructor(readonly sql: Sql) {
     this.releases = new ReleaseRepository(sql);
@@ -80,6 +82,7 @@ export class StoreTx {
     this.imports = new ImportRepository(sql);
     this.fleet = new FleetRepository(sql);
     this.history = new HistoryRepository(sql);
+    this.webhooks = new WebhookRepository(sql);
   }
 
   /** Everything a build needs (consistent when the transaction is a read or a write). */

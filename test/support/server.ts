@@ -15,6 +15,7 @@ import type { Clock } from '../../src/clock.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
 import type { RegistrySettings } from '../../src/app/refresh/fromSettings.js';
 import type { Source } from '../../src/app/refresh/source.js';
+import type { Webhooks } from '../../src/app/webhooks/service.js';
 import type { StartOptions } from '../../src/app/start.js';
 import type { PollRecorder } from '../../src/app/fleet/pollRecorder.js';
 import type { FleetAlerts } from '../../src/app/fleet/fleetAlerts.js';
@@ -36,6 +37,8 @@ export interface TestServer {
   fleetAlerts: FleetAlerts | undefined;
   /** Graph history's recorder: `idle()` resolves once every swapped-in snapshot is recorded. */
   history: HistoryRecorder;
+  /** Webhooks: the sink, the delivery loop and the API's service. */
+  webhooks: Webhooks;
   close(): Promise<void>;
 }
 
@@ -57,6 +60,8 @@ export async function startServer(opts: {
   fleet?: StartOptions['fleet'];
   /** Sinks that take the changes graph history and the fleet alerts record, inside their transaction. */
   changeSinks?: StartOptions['changeSinks'];
+  /** How webhooks are delivered (default: as serve does). */
+  webhooks?: StartOptions['webhooks'];
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
@@ -68,6 +73,7 @@ export async function startServer(opts: {
     clock: opts.clock,
     fleet: opts.fleet,
     changeSinks: opts.changeSinks,
+    webhooks: opts.webhooks,
   });
   if (!started.ok) throw new Error(started.problems.join('\n'));
   const app = await buildApp({
@@ -78,6 +84,7 @@ export async function startServer(opts: {
     limits: { ...DEFAULT_HTTP_LIMITS, ...opts.limits },
     graphFastPath: opts.graphFastPath,
     fleet: started.fleet,
+    webhooks: started.webhooks,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -90,6 +97,7 @@ export async function startServer(opts: {
     recorder: started.fleet.recorder,
     fleetAlerts: started.fleet.alerts,
     history: started.history,
+    webhooks: started.webhooks,
     close: async () => {
       await app.close();
       await started.close();

@@ -28,6 +28,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { version: st
         { name: 'changes', description: 'Graph history: every change to the served graph, per channel and arch' },
         { name: 'signatures', description: 'Release signatures: ingest, and the signature store clusters read' },
         { name: 'health', description: 'Liveness, readiness and metrics' },
+        { name: 'webhooks', description: 'Signed deliveries of changes to a URL (admin, webhooks:write)' },
       ],
       components: {
         securitySchemes: {
