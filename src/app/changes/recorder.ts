@@ -11,7 +11,7 @@ import { attribute } from './causes.js';
 import type { Change, ChangeSink } from './change.js';
 import {
   ALL_RELEASES,
-  graphState,
+  viewStates,
   serializeView,
   splitViewKey,
   stateHash,
@@ -30,7 +30,10 @@ export interface HistorySettings {
 }
 
 /** What one recording did: changes written, or why none were. */
-export type RecordOutcome = { recorded: number } | { skipped: 'baseline' | 'already-recorded' | 'older-than-recorded' };
+export type RecordOutcome =
+  | { recorded: number }
+  /** `raced`: another replica stored views meanwhile; the snapshot is compared again. */
+  | { skipped: 'baseline' | 'already-recorded' | 'older-than-recorded' | 'raced' };
 
 export class HistoryRecorder {
   /** The newest snapshot not recorded yet, and the loop recording. */
@@ -80,6 +83,7 @@ export class HistoryRecorder {
         this.pending = undefined;
         try {
           this.lastOutcome = await this.record(snapshot);
+          if ('skipped' in this.lastOutcome && this.lastOutcome.skipped === 'raced') this.pending ??= snapshot;
         } catch (err) {
           this.failures += 1;
           this.log.warn(
@@ -95,14 +99,23 @@ export class HistoryRecorder {
 
   /** Compares `snapshot` with the recorded state and writes the changes, the new state and the sinks' rows. */
   async record(snapshot: GraphSnapshot): Promise<RecordOutcome> {
-    const state = graphState(snapshot.graph, snapshot.channels);
-    // One view at a time, letting requests in between: a big graph's views take a while to write out.
-    const serialized = new Map<string, string>();
+    // The views a channel at a time, requests served between two steps; of the views, only those whose
+    // state differs from the stored one are kept (a full-size graph's states are tens of megabytes).
+    const { storedBefore, baseline } = await this.store.read(async (tx) => ({
+      storedBefore: await tx.history.viewHashes(),
+      baseline: (await tx.history.mark()) === undefined,
+    }));
+    // The first state recorded is compared with nothing: its views are kept as text only.
+    const kept = new Map<string, { text: string; view: ViewState | undefined }>();
     const hashes = new Map<string, string>();
-    for (const [key, view] of state) {
-      const text = serializeView(view);
-      serialized.set(key, text);
-      hashes.set(key, viewHash(text));
+    for (const step of viewStates(snapshot.graph, snapshot.channels)) {
+      if (step) {
+        const [key, view] = step;
+        const text = serializeView(view);
+        const h = viewHash(text);
+        hashes.set(key, h);
+        if (storedBefore.get(key) !== h) kept.set(key, { text, view: baseline ? undefined : view });
+      }
       await new Promise((resolve) => setImmediate(resolve));
     }
     const hash = stateHash(hashes);
@@ -122,6 +135,9 @@ export class HistoryRecorder {
           return { skipped: 'already-recorded' };
         }
         const stored = await tx.history.viewHashes();
+        // Another replica recorded views since they were read: compare again, with what it stored.
+        if (stored.size !== storedBefore.size || [...stored].some(([k, h]) => storedBefore.get(k) !== h))
+          return { skipped: 'raced' };
         // Only the views whose state differs are read back, compared and written.
         const changed = [...new Set([...stored.keys(), ...hashes.keys()])]
           .filter((key) => stored.get(key) !== hashes.get(key))
@@ -134,7 +150,7 @@ export class HistoryRecorder {
         }
         for (const key of changed) {
           const { channel, arch } = splitViewKey(key);
-          const text = serialized.get(key);
+          const text = kept.get(key)?.text;
           if (text === undefined) await tx.history.deleteView(channel, arch);
           else await tx.history.putView(channel, arch, text, hashes.get(key)!);
         }
@@ -158,7 +174,11 @@ export class HistoryRecorder {
         for (const key of changed) {
           const { channel, arch } = splitViewKey(key);
           if (channel === ALL_RELEASES) continue;
-          const diff = viewDiff(before.get(key) ?? EMPTY_VIEW, state.get(key) ?? EMPTY_VIEW, { channel, arch, at });
+          const diff = viewDiff(before.get(key) ?? EMPTY_VIEW, kept.get(key)?.view ?? EMPTY_VIEW, {
+            channel,
+            arch,
+            at,
+          });
           changes.push(...attribute(diff, ctx));
         }
         if (changes.length) {

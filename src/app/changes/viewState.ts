@@ -38,60 +38,80 @@ export function splitViewKey(key: string): { channel: string; arch: string } {
   return { channel: key.slice(0, i), arch: key.slice(i + 1) };
 }
 
-/** The state of every (public channel, arch) view of `graph`, in one pass over its nodes and edges. */
+/** The state of every (public channel, arch) view of `graph` (viewStates, collected). */
 export function graphState(graph: FullGraph, channels: ReadonlySet<string>): GraphState {
   const state: GraphState = new Map();
-  // By channel then arch, so the edge loops below build no key string to find a view.
-  const byChannel = new Map<string, Map<string, ViewState>>();
-  const viewOf = (channel: string, arch: string): ViewState => {
-    let byArch = byChannel.get(channel);
-    if (!byArch) byChannel.set(channel, (byArch = new Map()));
-    let v = byArch.get(arch);
-    if (!v) {
-      byArch.set(arch, (v = { releases: [], edges: {}, risks: {} }));
-      state.set(viewKey(channel, arch), v);
-    }
-    return v;
-  };
-  // Each node's served channels, once: the edge loops below ask for them again and again.
+  for (const step of viewStates(graph, channels)) if (step) state.set(step[0], step[1]);
+  return state;
+}
+
+/** Nodes viewStates goes through between two pauses. */
+const NODES_PER_STEP = 500;
+
+/**
+ * The views of `graph` one channel at a time, so that only one channel's views are held at once: the
+ * releases of each arch first (ALL_RELEASES), then each public channel's views, by arch. It yields
+ * `undefined` after every NODES_PER_STEP nodes, a pause a caller on the serving thread lets requests
+ * in at (a full-size graph takes seconds in all). Each edge is visited once per channel serving both
+ * of its ends, as a single pass over the graph would.
+ */
+export function* viewStates(
+  graph: FullGraph,
+  channels: ReadonlySet<string>,
+): Generator<[string, ViewState] | undefined, void> {
+  const empty = (): ViewState => ({ releases: [], edges: {}, risks: {} });
+  // Each node's served channels, and each channel's nodes, once.
   const served = graph.nodes.map((n) => n.channels.filter((c) => channels.has(c)));
   const servedSet = served.map((list) => new Set(list));
+  const members = new Map<string, number[]>();
+  const all = new Map<string, ViewState>();
   graph.nodes.forEach((n, i) => {
-    viewOf(ALL_RELEASES, n.arch).releases.push(n.version);
-    for (const c of served[i]!) viewOf(c, n.arch).releases.push(n.version);
-  });
-  /** The views an edge is in: the channels serving both of its ends, when they are of one arch. */
-  const both = (from: number, to: number): string[] => {
-    if (graph.nodes[from]!.arch !== graph.nodes[to]!.arch) return [];
-    const target = servedSet[to]!;
-    return served[from]!.filter((c) => target.has(c));
-  };
-  for (let from = 0; from < graph.nodes.length; from++) {
-    const f = graph.nodes[from]!;
-    if (served[from]!.length === 0) continue;
-    for (let e = graph.edgeOffsets[from]!; e < graph.edgeOffsets[from + 1]!; e++) {
-      const to = graph.edgeTargets[e]!;
-      const shared = both(from, to);
-      if (shared.length === 0) continue;
-      const key = `${f.version} ${graph.nodes[to]!.version}`;
-      for (const c of shared) viewOf(c, f.arch).edges[key] = [];
+    let v = all.get(n.arch);
+    if (!v) all.set(n.arch, (v = empty()));
+    v.releases.push(n.version);
+    for (const c of served[i]!) {
+      let list = members.get(c);
+      if (!list) members.set(c, (list = []));
+      list.push(i);
     }
-    for (let p = graph.conditionalOffsets[from]!; p < graph.conditionalOffsets[from + 1]!; p++) {
-      const pair = graph.conditional[p]!;
-      const shared = both(pair.from, pair.to);
-      if (shared.length === 0) continue;
-      const key = `${f.version} ${graph.nodes[pair.to]!.version}`;
-      const names = pair.risks.map((r) => r.name).sort();
-      for (const c of shared) {
-        const view = viewOf(c, f.arch);
-        view.edges[key] = names;
+  });
+  for (const [arch, v] of all) {
+    v.releases.sort();
+    yield [viewKey(ALL_RELEASES, arch), v];
+  }
+  let visited = 0;
+  for (const [channel, nodes] of members) {
+    const byArch = new Map<string, ViewState>();
+    const viewOf = (arch: string): ViewState => {
+      let v = byArch.get(arch);
+      if (!v) byArch.set(arch, (v = empty()));
+      return v;
+    };
+    /** An edge is in the channel's view when the channel serves both ends and they are of one arch. */
+    const inView = (from: number, to: number): boolean =>
+      graph.nodes[from]!.arch === graph.nodes[to]!.arch && servedSet[to]!.has(channel);
+    for (const from of nodes) {
+      if (++visited % NODES_PER_STEP === 0) yield;
+      const f = graph.nodes[from]!;
+      const view = viewOf(f.arch);
+      view.releases.push(f.version);
+      for (let e = graph.edgeOffsets[from]!; e < graph.edgeOffsets[from + 1]!; e++) {
+        const to = graph.edgeTargets[e]!;
+        if (inView(from, to)) view.edges[`${f.version} ${graph.nodes[to]!.version}`] = [];
+      }
+      for (let p = graph.conditionalOffsets[from]!; p < graph.conditionalOffsets[from + 1]!; p++) {
+        const pair = graph.conditional[p]!;
+        if (!inView(pair.from, pair.to)) continue;
+        view.edges[`${f.version} ${graph.nodes[pair.to]!.version}`] = pair.risks.map((r) => r.name).sort();
         for (const r of pair.risks)
           view.risks[r.name] = { message: r.message, url: r.url, matchingRules: r.matchingRules };
       }
     }
+    for (const [arch, v] of byArch) {
+      v.releases.sort();
+      yield [viewKey(channel, arch), v];
+    }
   }
-  for (const v of state.values()) v.releases.sort();
-  return state;
 }
 
 /** One view's state as stored: keys in a fixed order, so equal states are equal strings. */
