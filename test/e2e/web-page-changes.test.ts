@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Change } from '../../src/app/changes/change.js';
 import { createToken } from '../../src/cli/token.js';
 import { BUNDLED_GRAPH_DATA } from '../../src/settings.js';
-import { chromiumAvailable, launchChromium } from '../support/browser.js';
+import { chromiumAvailable, launchChromium, openWebPage } from '../support/browser.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
 
 describe.runIf(chromiumAvailable('the web page changes tests'))('the web page changes tab', () => {
@@ -61,15 +61,7 @@ describe.runIf(chromiumAvailable('the web page changes tests'))('the web page ch
     dir.remove();
   });
 
-  async function open(query: string): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${server.url}/${query}`);
-    await page.locator('body[data-ready]').waitFor({ state: 'attached' });
-    expect(errors).toEqual([]);
-    return page;
-  }
+  const open = (query: string): Promise<Page> => openWebPage(browser, server.url, query);
   const items = (page: Page) => page.locator('#changes-timeline li');
 
   it('shows the channel’s changes newest first, with cause and actor, a page at a time', async () => {

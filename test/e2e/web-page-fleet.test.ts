@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../src/cli/token.js';
 import { BUNDLED_GRAPH_DATA } from '../../src/settings.js';
-import { chromiumAvailable, launchChromium } from '../support/browser.js';
+import { chromiumAvailable, launchChromium, openWebPage } from '../support/browser.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
 
 const uuid = (n: number): string => `feedbeef-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -48,15 +48,7 @@ describe.runIf(chromiumAvailable('the web page fleet tests'))('the web page flee
     dir.remove();
   });
 
-  async function open(query: string): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${server.url}/${query}`);
-    await page.locator('body[data-ready]').waitFor({ state: 'attached' });
-    expect(errors).toEqual([]);
-    return page;
-  }
+  const open = (query: string): Promise<Page> => openWebPage(browser, server.url, query);
   const cells = (page: Page, table: string, column: number): Promise<string[]> =>
     page.locator(`#${table} tbody tr td:nth-child(${column})`).allTextContents();
 

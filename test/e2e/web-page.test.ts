@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDocument } from '../../src/graph/view.js';
 import { BUNDLED_GRAPH_DATA } from '../../src/config.js';
-import { chromiumAvailable, launchChromium } from '../support/browser.js';
+import { chromiumAvailable, launchChromium, openWebPage } from '../support/browser.js';
 import { CONFORMANCE_DIR, conformanceAvailable } from '../support/conformance.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -36,15 +36,7 @@ describe.runIf(chromiumAvailable('the web page browser tests'))('the web page', 
   };
   const graphOf = (channel: string) => api<GraphDocument>(`/api/upgrades_info/v1/graph?channel=${channel}`);
 
-  async function open(query = ''): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${server.url}/${query}`);
-    await page.locator('body[data-ready]').waitFor({ state: 'attached' });
-    expect(errors).toEqual([]);
-    return page;
-  }
+  const open = (query = ''): Promise<Page> => openWebPage(browser, server.url, query);
 
   it('serves the page and its assets from the server itself, with a strict content policy', async () => {
     const r = await fetch(`${server.url}/`);
