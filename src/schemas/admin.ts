@@ -5,8 +5,6 @@ import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
 import { FeederSchema, ReleaseRecordSchema } from './graphData.js';
 import { NextCursor, PageParams } from './pagination.js';
 
-export { SCOPES, type Scope } from '../app/auth/scopes.js';
-
 export const ChannelNameParams = Type.Object({ name: Type.String({ pattern: CHANNEL_PATTERN }) });
 export const InternalChannelParams = Type.Object({
   name: Type.Union([Type.Literal('candidate'), Type.Literal('fast'), Type.Literal('stable')]),

@@ -197,7 +197,9 @@ export class Store {
       if (err instanceof StoreFull) this.fullProblem = err.message;
       throw err;
     }
-    if (changes > 0) this.fullProblem = undefined;
+    // Room for a served write clears it; a background one (a poll flush, graph history's mark) is
+    // often smaller than the write that was refused, and says nothing of room for it.
+    if (changes > 0 && !options.unserved) this.fullProblem = undefined;
     if (changes > 0 && !options.unserved) this.generation += 1;
     return value;
   }

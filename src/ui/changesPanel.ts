@@ -2,6 +2,7 @@
 // newest first, a page at a time: each change with its time, what changed, its cause and, for an admin
 // write, who made it.
 import { api, type ChangeItem, type ChangesPage } from './api.js';
+import { pageNav } from './pageNav.js';
 import { alert, byId, h, label } from './dom.js';
 
 /** What the panel shows: the channel and arch the page has selected. */
@@ -67,40 +68,13 @@ export class ChangesPanel {
   }
 
   private timeline(page: ChangesPage): HTMLElement {
-    const pageNumber = this.cursors.length;
-    const nav = h(
-      'div',
-      { class: 'cy-actions' },
-      h(
-        'button',
-        {
-          class: 'pf-v6-c-button pf-m-secondary',
-          type: 'button',
-          id: 'changes-previous',
-          disabled: pageNumber === 1,
-          onclick: () => {
-            this.cursors.pop();
-            void this.show();
-          },
-        },
-        'Newer',
-      ),
-      h('span', { class: 'cy-hint', id: 'changes-page' }, `page ${pageNumber}`),
-      h(
-        'button',
-        {
-          class: 'pf-v6-c-button pf-m-secondary',
-          type: 'button',
-          id: 'changes-next',
-          disabled: page.nextCursor === undefined,
-          onclick: () => {
-            this.cursors.push(page.nextCursor);
-            void this.show();
-          },
-        },
-        'Older',
-      ),
-    );
+    const nav = pageNav({
+      id: 'changes',
+      cursors: this.cursors,
+      next: page.nextCursor,
+      labels: { previous: 'Newer', next: 'Older' },
+      show: () => this.show(),
+    });
     if (page.changes.length === 0)
       return h('div', {}, h('p', { class: 'cy-hint' }, 'No change recorded in this channel yet.'), nav);
     return h(

@@ -3,6 +3,7 @@
 // selected channel's clusters by version, the exposure to each risk, and the channel's clusters a page
 // at a time, each with the updates it is shown now.
 import { api, ApiProblem, type FleetClusters, type FleetExposure, type FleetSummary } from './api.js';
+import { pageNav } from './pageNav.js';
 import { alert, byId, h, label, terms } from './dom.js';
 
 const TOKEN_KEY = 'cincy.fleet.token';
@@ -97,40 +98,13 @@ export class FleetPanel {
       c.lastSeen.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
       c.stranded ?? `${c.recommended.length} recommended, ${c.conditional.length} conditional`,
     ]);
-    const pageNumber = this.cursors.length;
-    const nav = h(
-      'div',
-      { class: 'cy-actions' },
-      h(
-        'button',
-        {
-          class: 'pf-v6-c-button pf-m-secondary',
-          type: 'button',
-          id: 'fleet-previous',
-          disabled: pageNumber === 1,
-          onclick: () => {
-            this.cursors.pop();
-            void this.show();
-          },
-        },
-        'Previous page',
-      ),
-      h('span', { class: 'cy-hint', id: 'fleet-page' }, `page ${pageNumber}`),
-      h(
-        'button',
-        {
-          class: 'pf-v6-c-button pf-m-secondary',
-          type: 'button',
-          id: 'fleet-next',
-          disabled: page.nextCursor === undefined,
-          onclick: () => {
-            this.cursors.push(page.nextCursor);
-            void this.show();
-          },
-        },
-        'Next page',
-      ),
-    );
+    const nav = pageNav({
+      id: 'fleet',
+      cursors: this.cursors,
+      next: page.nextCursor,
+      labels: { previous: 'Previous page', next: 'Next page' },
+      show: () => this.show(),
+    });
     if (rows.length === 0) return h('div', {}, h('p', { class: 'cy-hint' }, 'No cluster.'), nav);
     return h('div', {}, grid(['Cluster', 'Version', 'Last seen', 'Updates shown'], rows, 'fleet-clusters'), nav);
   }
