@@ -54,6 +54,8 @@ export class SqliteDatabase implements Database {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly longStatements = new Map<string, BetterSqlite3.Statement>();
   private readonly busyWaitMs: number;
+  /** Whether store_generation exists, once seen (it never goes away; until then it is looked for again). */
+  private hasGeneration = false;
 
   private constructor(
     /** The connection itself: tests reach past the store with it. */
@@ -94,7 +96,7 @@ export class SqliteDatabase implements Database {
     await migrate(this.migrationTarget(), migrations, this.options.now ?? now, this.location ?? ':memory:');
   }
 
-  transaction<T>(mode: TxMode, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  transaction<T>(mode: TxMode, fn: (sql: Sql) => Promise<T>, options: { unserved?: boolean } = {}): Promise<T> {
     const deadline = performance.now() + this.busyWaitMs;
     const attempt = async (pause: number): Promise<T> => {
       const outcome = await this.turns.run(async () => {
@@ -102,6 +104,9 @@ export class SqliteDatabase implements Database {
         const sql = new SqliteSql(this);
         try {
           const value = await fn(sql);
+          // Other connections to the file rebuild for this write, not for a background one.
+          if (mode === 'write' && sql.changes > 0 && !options.unserved && this.servedGeneration)
+            this.statement(BUMP_GENERATION, false).run();
           this.db.exec('COMMIT');
           return { busy: false as const, value };
         } catch (err) {
@@ -121,15 +126,24 @@ export class SqliteDatabase implements Database {
     return attempt(10);
   }
 
+  /**
+   * Tells `listener` of commits by other connections that changed what is served: the data version
+   * moves with any commit (a poll flush of the fleet worker too), the served generation only with those.
+   */
   watch(listener: DatabaseListener): () => void {
     if (!this.location) return () => {};
     let seen = this.dataVersion();
+    let served = this.generation();
     const timer = setInterval(() => {
       try {
         const now = this.dataVersion();
         if (now !== seen) {
           seen = now;
-          listener.changed();
+          const generation = this.generation();
+          if (generation !== served) {
+            served = generation;
+            listener.changed();
+          }
         }
       } catch (err) {
         listener.health(`reading the data version of ${this.location} failed: ${(err as Error).message}`);
@@ -181,6 +195,22 @@ export class SqliteDatabase implements Database {
       if (isBusy(err)) return false;
       throw err;
     }
+  }
+
+  /** The served generation (migration 008); undefined before it is migrated, when every commit counts. */
+  private generation(): number | undefined {
+    if (!this.servedGeneration) return this.dataVersion();
+    return (
+      this.statement('SELECT generation FROM store_generation WHERE id = 1', false).get() as { generation: number }
+    ).generation;
+  }
+
+  /** Whether the file has the served generation's table (a read-only connection may open an older file). */
+  private get servedGeneration(): boolean {
+    this.hasGeneration ||=
+      this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_generation'").get() !==
+      undefined;
+    return this.hasGeneration;
   }
 
   /** SQLite's count of commits by other connections to the file; reading it costs no I/O. */
@@ -235,6 +265,8 @@ class SqliteSql implements Sql {
     return changes;
   }
 }
+
+const BUMP_GENERATION = 'UPDATE store_generation SET generation = generation + 1 WHERE id = 1';
 
 /** SQLite's answer when another connection holds the write lock (BEGIN IMMEDIATE fails before anything ran). */
 function isBusy(err: unknown): boolean {
