@@ -28,7 +28,8 @@ import {
 import { recallAll, refreshAll } from './refresh/loop.js';
 import { FleetAlerts } from './fleet/fleetAlerts.js';
 import { FleetReads } from './fleet/fleetReads.js';
-import { DEFAULT_FLEET_SETTINGS, PollRecorder, type FleetSettings } from './fleet/pollRecorder.js';
+import { DEFAULT_FLEET_SETTINGS, PollRecorder, type FleetRecorder, type FleetSettings } from './fleet/pollRecorder.js';
+import { pollRecorderFor } from './fleet/workerPollRecorder.js';
 import type { Source } from './refresh/source.js';
 import type { ChangeSink } from './changes/change.js';
 import { DEFAULT_HISTORY_RETENTION_MS, HistoryRecorder } from './changes/recorder.js';
@@ -58,7 +59,7 @@ export interface PreparedService {
    * The fleet: the poll recorder and the alerts of clusters newly exposed or stranded (undefined when
    * polls are not recorded), and the fleet API's reads.
    */
-  fleet: { recorder: PollRecorder | undefined; alerts: FleetAlerts | undefined; reads: FleetReads };
+  fleet: { recorder: FleetRecorder | undefined; alerts: FleetAlerts | undefined; reads: FleetReads };
   /** Graph history: records every change of the served graph. */
   history: HistoryRecorder;
   /**
@@ -162,8 +163,11 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   const stopped = new AbortController();
   let unwatch: (() => void) | undefined;
   const fleetSettings = { ...DEFAULT_FLEET_SETTINGS, ...opts.fleet };
+  // How ids are stored (hashed or not), known on this thread whether or not it records the polls.
   const polls = new PollRecorder(store, clock, fleetSettings, opts.log);
-  const recorder = opts.fleet?.record ? polls : undefined;
+  const recorder = opts.fleet?.record
+    ? pollRecorderFor(store, clock, fleetSettings, opts.log, opts.dbMaxBytes)
+    : undefined;
   const changeSinks: ChangeSink[] = [...(opts.changeSinks ?? [])];
   const history = new HistoryRecorder(
     store,

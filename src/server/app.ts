@@ -47,7 +47,7 @@ import { changeRoutes } from './routes/changes.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { Webhooks } from '../app/webhooks/service.js';
 import { FleetReads } from '../app/fleet/fleetReads.js';
-import type { PollRecorder } from '../app/fleet/pollRecorder.js';
+import type { FleetRecorder } from '../app/fleet/pollRecorder.js';
 
 export interface AppOptions {
   service: GraphService;
@@ -72,7 +72,7 @@ export interface AppOptions {
    */
   graphFastPath?: boolean;
   /** The fleet API's reads, and the recorder graph requests are told of (none: polls are not recorded). */
-  fleet?: { reads: FleetReads; recorder?: PollRecorder };
+  fleet?: { reads: FleetReads; recorder?: FleetRecorder };
   /** The webhooks API (none: its routes are not served). */
   webhooks?: Webhooks;
   /** Serve HTTPS with this certificate; `material` is replaced when the files are reloaded (tls.ts). */

@@ -17,7 +17,7 @@ import type { RegistrySettings } from '../../src/app/refresh/fromSettings.js';
 import type { Source } from '../../src/app/refresh/source.js';
 import type { Webhooks } from '../../src/app/webhooks/service.js';
 import type { StartOptions } from '../../src/app/start.js';
-import type { PollRecorder } from '../../src/app/fleet/pollRecorder.js';
+import type { FleetRecorder } from '../../src/app/fleet/pollRecorder.js';
 import type { FleetAlerts } from '../../src/app/fleet/fleetAlerts.js';
 import type { HistoryRecorder } from '../../src/app/changes/recorder.js';
 
@@ -32,7 +32,7 @@ export interface TestServer {
   /** The registry sources, read once at start; `refreshAll` reads them again. */
   sources: Source[];
   /** The poll recorder, with `fleet: { record: true }`. */
-  recorder: PollRecorder | undefined;
+  recorder: FleetRecorder | undefined;
   /** The alerts of clusters newly exposed or stranded, with `fleet: { record: true }`. */
   fleetAlerts: FleetAlerts | undefined;
   /** Graph history's recorder: `idle()` resolves once every swapped-in snapshot is recorded. */

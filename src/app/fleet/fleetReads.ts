@@ -10,7 +10,7 @@ import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor, limitOf, type PageRequest } from '../admin/pagination.js';
 import type { GraphService } from '../graphService.js';
 import { fleetIndexOf, type ConditionalUpdate, type FleetIndex, type Standing } from './fleetIndex.js';
-import { isClusterId, type PollRecorder } from './pollRecorder.js';
+import { isClusterId, type FleetRecorder } from './pollRecorder.js';
 
 /** Silent longer than this (unless the request says otherwise), a cluster counts as stale. */
 export const DEFAULT_STALE_AFTER = '24h';
@@ -96,7 +96,7 @@ export class FleetReads {
     private readonly graph: GraphService,
     private readonly clock: Clock,
     /** This server's recorder; undefined with --no-fleet (what was recorded before is still read). */
-    private readonly recorder: PollRecorder | undefined,
+    private readonly recorder: FleetRecorder | undefined,
     /** How ids are stored when no recorder runs (--no-fleet with --fleet-hash-ids): hashed or not. */
     private readonly storedId: (id: string) => Promise<string> = async (id) => id.toLowerCase(),
   ) {}

@@ -56,10 +56,41 @@ const PRUNE_EVERY_MS = 3_600_000;
 /** A cluster's polls in the batch (keyed by its id), mutated in place as its polls arrive. */
 type Pending = Omit<PolledCluster, 'id'>;
 
-export class PollRecorder {
+/** Flushes made and failed, the clusters the last one wrote, how long it took, and clusters left out over the cap. */
+export interface FlushStats {
+  ok: number;
+  failed: number;
+  lastClusters: number;
+  lastSeconds: number;
+  overCap: number;
+}
+
+/**
+ * What the server asks of poll recording, wherever it runs: PollRecorder on the serving thread (a
+ * store in memory), or WorkerPollRecorder, which hands the polls to a PollRecorder on a worker thread.
+ */
+export interface FleetRecorder {
+  readonly settings: FleetSettings;
+  readonly counts: PollCounts;
+  readonly flushes: FlushStats;
+  /** Clusters waiting in the batch. */
+  readonly pendingClusters: number;
+  /** Called after a flush that wrote clusters (the fleet alerts look again). */
+  onFlushed: ((outcome: FlushOutcome) => void) | undefined;
+  /** Takes one answered graph request's parameters (see PollRecorder.record). */
+  record(id: unknown, version: unknown, channel: string, arch: string): void;
+  /** Flushes every flushIntervalMs until close. */
+  start(): void;
+  /** Writes what the batch holds now; the outcome, or undefined when nothing was written. */
+  flush(): Promise<FlushOutcome | undefined>;
+  /** Stops the flushes and writes what is left. */
+  close(): Promise<void>;
+}
+
+export class PollRecorder implements FleetRecorder {
   readonly counts: PollCounts = { recorded: 0, noId: 0, malformed: 0, batchFull: 0 };
   /** Flushes made and failed, the clusters the last one wrote, and how long it took. */
-  readonly flushes = { ok: 0, failed: 0, lastClusters: 0, lastSeconds: 0, overCap: 0 };
+  readonly flushes: FlushStats = { ok: 0, failed: 0, lastClusters: 0, lastSeconds: 0, overCap: 0 };
   /** Called after a flush that wrote clusters (the fleet alerts look again). */
   onFlushed: ((outcome: FlushOutcome) => void) | undefined;
   private pending = new Map<string, Pending>();
@@ -72,7 +103,7 @@ export class PollRecorder {
 
   constructor(
     private readonly store: Store,
-    private readonly clock: Clock,
+    private readonly clock: Pick<Clock, 'now'>,
     readonly settings: FleetSettings = DEFAULT_FLEET_SETTINGS,
     private readonly log: { warn(obj: object, msg: string): void } = { warn: () => {} },
   ) {}
@@ -85,9 +116,9 @@ export class PollRecorder {
   /**
    * Takes one answered graph request's parameters. `id` and `version` are as the query gave them
    * (undefined when absent; a list when repeated, which is malformed); channel and arch are the
-   * checked ones the answer was made for.
+   * checked ones the answer was made for; `at` is when it was answered (now, unless told).
    */
-  record(id: unknown, version: unknown, channel: string, arch: string): void {
+  record(id: unknown, version: unknown, channel: string, arch: string, at?: number): void {
     if (id === undefined || id === '') {
       this.counts.noId += 1;
       this.unflushed.noId += 1;
@@ -102,7 +133,7 @@ export class PollRecorder {
       this.unflushed.malformed += 1;
       return;
     }
-    const now = this.clock.now();
+    const now = at ?? this.clock.now();
     const key = id.toLowerCase();
     const p = this.pending.get(key);
     if (p) {
@@ -135,6 +166,12 @@ export class PollRecorder {
       return;
     }
     this.counts.recorded += 1;
+  }
+
+  /** Polls turned away before they reached the batch (a worker's backlog full): counted as batch full. */
+  refused(polls: number): void {
+    this.counts.batchFull += polls;
+    this.unflushed.batchFull += polls;
   }
 
   /** Flushes every flushIntervalMs until close. */

@@ -5,7 +5,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { GraphService } from '../../app/graphService.js';
 import type { RequestMetrics } from '../requestMetrics.js';
 import type { TlsMaterial } from '../tls.js';
-import type { PollRecorder } from '../../app/fleet/pollRecorder.js';
+import type { FleetRecorder } from '../../app/fleet/pollRecorder.js';
 
 export interface MetricsOptions {
   service: GraphService;
@@ -14,7 +14,7 @@ export interface MetricsOptions {
   /** The certificate served, when over HTTPS (its expiry is reported). */
   tls?: { material: TlsMaterial };
   /** The poll recorder, when polls are recorded. */
-  fleet?: PollRecorder;
+  fleet?: FleetRecorder;
 }
 
 export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOptions) => {
@@ -202,7 +202,7 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOption
 });
 
 /** How graph requests were recorded, how the batch is written, and how many clusters wait in it. */
-function registerFleetMetrics(registry: Registry, fleet: PollRecorder): void {
+function registerFleetMetrics(registry: Registry, fleet: FleetRecorder): void {
   new Counter({
     name: 'cincy_fleet_polls_total',
     help: 'Graph requests answered, by what the poll recorder did with them: recorded, or not (no id, malformed, batch full)',
