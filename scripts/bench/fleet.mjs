@@ -25,7 +25,8 @@ export const FLEET_TARGETS = { ratio: atLeast(0.9) };
 const INPUT = 'real';
 /** Distinct cluster ids the polls cycle through. */
 const FLEET_IDS = 300_000;
-const ROUNDS = 3;
+/** Rounds of the three servers in turn: this machine's speed drifts, so more than a few, and the median. */
+const ROUNDS = 5;
 const API_SAMPLES = 20;
 const GZIP_ACCEPT = { accept: 'application/json', 'accept-encoding': 'gzip' };
 const M = {
@@ -34,8 +35,12 @@ const M = {
   bare: 'cached req/s, bare node:http as cincy (same requests)',
   ratio: 'req/s ratio recording/bare node:http',
   ratioNoFleet: 'req/s ratio --no-fleet/bare node:http',
+  roundRatio: 'req/s ratio recording/bare node:http within a round, median of the rounds',
+  roundRatioNoFleet: 'req/s ratio --no-fleet/bare node:http within a round, median of the rounds',
+  roundRatioRecording: 'req/s ratio recording/--no-fleet within a round, median of the rounds',
   cpuFleet: 'server CPU per request, recording',
   cpuNoFleet: 'server CPU per request, --no-fleet',
+  cpuBare: 'server CPU per request, bare node:http',
   stored: `clusters stored after the polls (of ${FLEET_IDS} ids)`,
   rssFleet: 'peak RSS, recording server',
   rssNoFleet: 'peak RSS, --no-fleet server',
@@ -169,9 +174,24 @@ async function throughput(report, ctx) {
     }
     report.add(M.ratio, INPUT, median('fleet').rps / median('bare').rps, { digits: 2, target: FLEET_TARGETS.ratio });
     report.add(M.ratioNoFleet, INPUT, median('noFleet').rps / median('bare').rps, { digits: 2 });
+    // The machine's speed drifts between rounds more than the servers differ: the three runs of one
+    // round are a minute apart at most, so their ratios compare more nearly alike.
+    const roundRatios = (a, b) => {
+      const r = runs[a].map((x, i) => x.rps / runs[b][i].rps).sort((x, y) => x - y);
+      return { value: r[Math.floor(r.length / 2)], note: ` (rounds: ${r.map((x) => x.toFixed(2)).join(', ')})` };
+    };
+    for (const [row, a, b] of [
+      [M.roundRatio, 'fleet', 'bare'],
+      [M.roundRatioNoFleet, 'noFleet', 'bare'],
+      [M.roundRatioRecording, 'fleet', 'noFleet'],
+    ]) {
+      const { value, note } = roundRatios(a, b);
+      report.add(row, INPUT, value, { digits: 2, note });
+    }
     for (const [name, row] of [
       ['fleet', M.cpuFleet],
       ['noFleet', M.cpuNoFleet],
+      ['bare', M.cpuBare],
     ]) {
       const cpu = runs[name].map((x) => x.cpuUs).sort((a, b) => a - b);
       report.add(row, INPUT, cpu[Math.floor(cpu.length / 2)], {
