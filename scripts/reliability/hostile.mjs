@@ -13,6 +13,8 @@ import { peakRssMb, start, stop } from '../bench/procs.mjs';
 
 const SCRAPE_INTERVAL = '2s';
 const WAIT_MS = 90_000;
+/** How long a fresh server is given to serve the graph of its first read once /readyz named its problems. */
+const GRAPH_WAIT_MS = 10_000;
 
 async function loadHostileRegistry(root) {
   const outdir = join(root, 'node_modules', '.cache', 'cincy-reliability');
@@ -230,9 +232,16 @@ async function watch(a, proc, url, hostile, recorder, t0) {
   }
   const seconds = (performance.now() - t0) / 1000;
   const rss = proc.exited ? undefined : peakRssMb(proc.child.pid);
-  // A server that read the registry once serves its two releases throughout; a fresh one serves what it could read.
-  const nodes = await graphNodes(url).catch(() => -1);
-  const graphHeld = a.fresh || a.graphDataImage ? nodes >= (a.nodes ?? 0) : nodes === 2;
+  // A server that read the registry once serves its two releases throughout; a fresh one serves what it could
+  // read, once the graph of its first read is built: /readyz names the read's problems when the read ends,
+  // a moment before that graph is swapped in, so a fresh server is given GRAPH_WAIT_MS for it.
+  const holds = (n) => (a.fresh || a.graphDataImage ? n >= (a.nodes ?? 0) : n === 2);
+  let nodes = await graphNodes(url).catch(() => -1);
+  for (const end = performance.now() + GRAPH_WAIT_MS; a.fresh && !holds(nodes) && performance.now() < end;) {
+    await new Promise((r) => setTimeout(r, 200));
+    nodes = await graphNodes(url).catch(() => -1);
+  }
+  const graphHeld = holds(nodes);
   const leaked = /SECRET/.test(last.text);
   const checked = a.check ? a.check() : true;
   const message =
