@@ -63,8 +63,20 @@ export function serveCli(
     ...(cwd && { cwd }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  cleanup.add(() => child.kill('SIGKILL'));
+  let ended = false;
+  cleanup.add(() => {
+    ended = true;
+    child.kill('SIGKILL');
+  });
   let out = '';
+  // A server that fails on its own while a test uses it (not stopped or killed by the test) says why
+  // where the test run's output shows it.
+  child.on('exit', (code, signal) => {
+    if (!ended && code !== 0 && signal !== 'SIGKILL' && signal !== 'SIGTERM')
+      process.stderr.write(
+        `serve (pid ${child.pid}) exited on its own (${signal ?? code}); its last output:\n${out.slice(-4000)}\n`,
+      );
+  });
   return new Promise((resolve, reject) => {
     const onData = (b: Buffer): void => {
       out += b.toString();
