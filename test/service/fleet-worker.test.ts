@@ -80,6 +80,9 @@ describe('poll recording on a worker thread', () => {
     recorder.record(idOf(2), '4.16.1', 'stable-4.16', 'amd64');
     await recorder.flush();
     expect((await store.read((tx) => tx.fleet.clusters({}, 10))).map((c) => c.id)).toEqual([idOf(1), idOf(2)]);
+    // The counts go on from the first worker's: a counter in /metrics never goes back.
+    expect(recorder.counts.recorded).toBe(2);
+    expect(recorder.flushes.ok).toBeGreaterThanOrEqual(2);
   });
 
   it("leaves the serving connection's watch quiet for the worker's writes, and tells it of a served write by another connection", async () => {

@@ -54,6 +54,9 @@ export class WorkerPollRecorder implements FleetRecorder {
   private refused = 0;
   /** Polls lost with a worker that stopped. */
   private lost = 0;
+  /** What the workers that stopped had counted: a new worker counts from zero. */
+  private before: PollCounts = { recorded: 0, noId: 0, malformed: 0, batchFull: 0 };
+  private flushesBefore = { ok: 0, failed: 0, overCap: 0 };
   private reported: { counts: PollCounts; flushes: FlushStats; pending: number } = {
     counts: { recorded: 0, noId: 0, malformed: 0, batchFull: 0 },
     flushes: { ok: 0, failed: 0, lastClusters: 0, lastSeconds: 0, overCap: 0 },
@@ -73,11 +76,19 @@ export class WorkerPollRecorder implements FleetRecorder {
   /** As the worker last reported them, with the polls turned away here and not yet reported. */
   get counts(): PollCounts {
     const c = this.reported.counts;
-    return { ...c, batchFull: c.batchFull + this.refused + this.lost };
+    const b = this.before;
+    return {
+      recorded: b.recorded + c.recorded,
+      noId: b.noId + c.noId,
+      malformed: b.malformed + c.malformed,
+      batchFull: b.batchFull + c.batchFull + this.refused + this.lost,
+    };
   }
 
   get flushes(): FlushStats {
-    return this.reported.flushes;
+    const f = this.reported.flushes;
+    const b = this.flushesBefore;
+    return { ...f, ok: b.ok + f.ok, failed: b.failed + f.failed, overCap: b.overCap + f.overCap };
   }
 
   get pendingClusters(): number {
@@ -160,6 +171,11 @@ export class WorkerPollRecorder implements FleetRecorder {
       const lost = this.inFlight + this.reported.pending;
       this.lost += this.inFlight;
       this.inFlight = 0;
+      this.before = { ...this.counts, batchFull: this.before.batchFull + this.reported.counts.batchFull };
+      const { ok, failed, overCap } = this.flushes;
+      this.flushesBefore = { ok, failed, overCap };
+      const flushes = { ...this.reported.flushes, ok: 0, failed: 0, overCap: 0 };
+      this.reported = { counts: { recorded: 0, noId: 0, malformed: 0, batchFull: 0 }, flushes, pending: 0 };
       this.log.warn(
         { why, polls: lost },
         'fleet: the poll worker stopped; its polls were lost; started again at the next poll',
