@@ -26,6 +26,15 @@ function runAs() {
   return { uid: id('-u'), gid: id('-g') };
 }
 
+/** Sends `signal` to `pid`; a process that has exited meanwhile (ESRCH) is no error. */
+function signalIfAlive(pid, signal) {
+  try {
+    process.kill(pid, signal);
+  } catch (err) {
+    if (err?.code !== 'ESRCH') throw err;
+  }
+}
+
 /** Makes a cluster and starts its server; see postgres.d.mts for what it returns. */
 export async function startPostgres() {
   const bin = postgresBin();
@@ -67,7 +76,7 @@ export async function startPostgres() {
   const stop = async () => {
     const server = child;
     child = undefined;
-    if (!server || server.exitCode !== null) return;
+    if (!server || server.exitCode !== null || server.signalCode !== null) return; // exited, or killed
     const exited = new Promise((resolve) => server.once('exit', resolve));
     server.kill('SIGINT'); // fast shutdown: sessions are ended, what was committed stays
     await exited;
@@ -75,7 +84,7 @@ export async function startPostgres() {
 
   /** Sends `signal` to the server and every process it started (its backends and workers). */
   const signalAll = (signal) => {
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const pids = [child.pid];
     for (const name of readdirSync('/proc')) {
       if (!/^\d+$/.test(name)) continue;
@@ -86,7 +95,7 @@ export async function startPostgres() {
         // gone meanwhile
       }
     }
-    for (const pid of pids) process.kill(pid, signal);
+    for (const pid of pids) signalIfAlive(pid, signal);
   };
 
   await start();

@@ -58,6 +58,11 @@ export class PostgresDatabase implements Database {
     this.pool = new pg.Pool(postgresConfig(location, size, 'cincy', options.statementTimeoutMs));
     // An idle connection whose server went away: the pool drops it; the next transaction reconnects.
     this.pool.on('error', () => {});
+    // A connection's own errors are reported to no one from the moment it connects (its queries reject
+    // instead). Added at checkout, it came a microtask late: the pool hands a released connection to a
+    // waiting checkout synchronously, so a FATAL read in the same chunk (the server shutting down) was
+    // an 'error' event with no listener, which ends the process.
+    this.pool.on('connect', (client) => client.on('error', () => {}));
     this.ready = !!options.readonly;
   }
 
@@ -174,13 +179,11 @@ export class PostgresDatabase implements Database {
     }
   }
 
-  /** A connection of the pool that reports its own errors to no one (its queries reject instead). */
+  /** A connection of the pool (which reports its own errors to no one: see the constructor). */
   private async checkout(): Promise<pg.PoolClient> {
     if (this.closed) throw new StoreUnavailable('the store is closed');
     try {
-      const client = await this.pool.connect();
-      if (client.listenerCount('error') === 0) client.on('error', () => {});
-      return client;
+      return await this.pool.connect();
     } catch (err) {
       throw unavailable(this.where(), err);
     }

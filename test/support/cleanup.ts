@@ -13,9 +13,16 @@ export function tempDir(prefix = 'cincy-test-'): { path: string; remove(): void 
 /** Undo steps run after each test, newest first. Call once at the top of a test file. */
 export function useCleanup(): { add(f: () => unknown): void; dir(): string } {
   let steps: Array<() => unknown> = [];
+  // Every step runs, even after one failed (a process left running would outlive the file); the first
+  // failure is reported once all have run.
   afterEach(async () => {
-    for (const f of steps.reverse()) await f();
+    const failures: unknown[] = [];
+    for (const f of steps.reverse())
+      await Promise.resolve()
+        .then(f)
+        .catch((err: unknown) => failures.push(err));
     steps = [];
+    if (failures.length) throw failures[0];
   });
   return {
     add: (f) => void steps.push(f),
