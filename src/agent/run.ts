@@ -9,7 +9,7 @@ import type { TrustStore } from '../signatures/verify.js';
 import { UpdatesPoller, type PollerOptions, type PollResult } from './poll.js';
 import { runPollLoop } from './pollLoop.js';
 import { ClusterVersionOperator } from './update/operator.js';
-import type { PayloadRetrieval } from './update/retrieval.js';
+import type { PayloadRetrieval } from './update/context.js';
 import { runUpdateLoop } from './update/loop.js';
 import { ReleaseVerifier } from './update/verify.js';
 import { ClusterVersionWatch } from './watch.js';

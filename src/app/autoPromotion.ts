@@ -3,18 +3,14 @@
 // one that leads promotes; the others ask for the lead each interval, and one has it within an
 // interval of the leader's death.
 import type { Clock } from '../clock.js';
+import type { Log } from '../log.js';
 import type { Leadership } from '../store/leadership.js';
 import type { FeederPass } from './admin/feederPass.js';
-
-export interface SchedulerLog {
-  info(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 export function startAutoPromotion(
   feeders: FeederPass,
   intervalMs: number,
-  log: SchedulerLog,
+  log: Pick<Log, 'info' | 'error'>,
   clock: Clock,
   leadership: Leadership,
 ): { stop(): void } {

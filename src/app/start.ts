@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock, type Clock } from '../clock.js';
 import { formatSeconds } from '../duration.js';
+import type { Log } from '../log.js';
 import { readGraphData, type ReadResult } from '../sources/graphData.js';
 import { formatProblem } from '../validation/problems.js';
 import { SchemaTooNew, StoreUnavailable } from '../store/sql.js';
@@ -31,19 +32,13 @@ import { FleetReads } from './fleet/fleetReads.js';
 import { DEFAULT_FLEET_SETTINGS, PollRecorder, type FleetRecorder, type FleetSettings } from './fleet/pollRecorder.js';
 import { pollRecorderFor } from './fleet/workerPollRecorder.js';
 import type { Source } from './refresh/source.js';
-import type { ChangeSink } from './changes/change.js';
-import { DEFAULT_HISTORY_RETENTION_MS, HistoryRecorder } from './changes/recorder.js';
+import type { ChangeSink } from '../store/changeSink.js';
+import { DEFAULT_HISTORY_RETENTION_MS, HistoryRecorder } from './history/recorder.js';
 import { DeliveryLoop, DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/delivery.js';
 import { Webhooks } from './webhooks/service.js';
 
 /** The pauses between attempts to reach the database at start: doubling from the first to the last. */
 export const CONNECT_BACKOFF_MS = { first: 500, last: 30_000 };
-
-export interface StartLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 /** Every part of the service, made but not started. */
 export interface PreparedService {
@@ -115,7 +110,7 @@ export interface StartOptions {
   demo?: boolean;
   /** The bytes a SQLite store may grow to (none: the disk's). */
   dbMaxBytes?: number;
-  log: StartLog;
+  log: Log;
   /** Keys that signatures in the tree are verified against (none: tree signatures are not stored). */
   trust?: TrustStore;
   requireSignatures?: boolean;
@@ -338,7 +333,7 @@ async function importTree(
   source: string,
   treeRead: Promise<ReadResult>,
   trust: TrustStore,
-  log: StartLog,
+  log: Log,
   now: Date,
 ): Promise<string[]> {
   try {

@@ -8,7 +8,7 @@ import { UpdatesPoller } from '../agent/poll.js';
 import { RiskEvaluator } from '../agent/risks.js';
 import { logPoll } from '../agent/pollLoop.js';
 import { runAgent, type ExecutorClock } from '../agent/run.js';
-import type { PayloadRetrieval } from '../agent/update/retrieval.js';
+import type { PayloadRetrieval } from '../agent/update/context.js';
 import { PayloadStore } from '../payload/store.js';
 import { registryAccess } from '../registry/access.js';
 import { isRegistryHost } from '../registry/reference.js';

@@ -2,7 +2,7 @@
 // change to the served graph with its time, channel and arch, cause and actor, newest first.
 import type { Command } from 'commander';
 import { parseSingleUnitDuration } from '../duration.js';
-import { CHANGE_KINDS } from '../app/changes/change.js';
+import { CHANGE_KINDS } from '../history/change.js';
 import { client, listAll, print, type ClientOptions } from './admin.js';
 
 interface ChangesOptions extends ClientOptions {

@@ -1,6 +1,6 @@
 // Graph history's query and answer (GET /api/v1/changes): the changes of the served graph, newest first.
 import { Type } from '@sinclair/typebox';
-import { CHANGE_KINDS } from '../app/changes/change.js';
+import { CHANGE_KINDS } from '../history/change.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
 import { NextCursor, PageParams } from './pagination.js';
 

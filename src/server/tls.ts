@@ -6,6 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
 import { createSecureContext as tlsContext } from 'node:tls';
+import type { Log } from '../log.js';
 
 export interface TlsFiles {
   cert: string;
@@ -52,11 +53,6 @@ export function loadTls(files: TlsFiles): TlsMaterial {
   return { cert, key, notAfter: new Date(x509.validTo), subject: x509.subject.replace(/\n/g, ', ') };
 }
 
-export interface TlsLog {
-  info(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
 /**
  * Watches the two files (polled, as a Secret's files are swapped by a rename that inotify on the old
  * path misses) and gives `server` each new pair that loads; returns the stop. `current` follows what
@@ -66,7 +62,7 @@ export function watchTls(
   server: HttpsServer,
   files: TlsFiles,
   current: { material: TlsMaterial },
-  log: TlsLog,
+  log: Pick<Log, 'info' | 'error'>,
   intervalMs = 2000,
 ): () => void {
   let pending: NodeJS.Timeout | undefined;

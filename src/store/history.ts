@@ -1,8 +1,8 @@
 // Graph history as the store keeps it: the changes (graph_changes), the state of each view they led
 // to (graph_history_views) and one mark of the whole state (graph_history_mark). The history recorder
-// (app/changes/recorder.ts) writes them in one transaction, comparing the mark first, so replicas
+// (app/history/recorder.ts) writes them in one transaction, comparing the mark first, so replicas
 // sharing a database record each change once.
-import type { Change, ChangeKind } from '../app/changes/change.js';
+import type { Change, ChangeKind } from '../history/change.js';
 import { insertRows, type Sql, type SqlValue } from './sql.js';
 
 export interface StoredChange extends Change {

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Change } from '../../src/app/changes/change.js';
+import type { Change } from '../../src/history/change.js';
 import { createToken } from '../../src/cli/token.js';
 import { BUNDLED_GRAPH_DATA } from '../../src/settings.js';
 import { chromiumAvailable, launchChromium, openWebPage } from '../support/browser.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_GRAPH_DATA } from '../../src/settings.js';
-import type { Change } from '../../src/app/changes/change.js';
+import type { Change } from '../../src/history/change.js';
 import { cincyAsync, serveCli, useCleanup, type Served } from '../support/cli.js';
 import { usePostgres } from '../support/postgres.js';
 import { until } from '../support/processes.js';

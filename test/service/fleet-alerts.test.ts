@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Change } from '../../src/app/changes/change.js';
+import type { Change } from '../../src/history/change.js';
 import { FleetAlerts } from '../../src/app/fleet/fleetAlerts.js';
 import { ManualClock } from '../../src/clock.js';
 import { createToken } from '../../src/cli/token.js';

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createToken } from '../../src/cli/token.js';
-import type { Change, ChangeSink } from '../../src/app/changes/change.js';
+import type { Change } from '../../src/history/change.js';
+import type { ChangeSink } from '../../src/store/changeSink.js';
 import { ladder } from '../support/adminServer.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../src/cli/token.js';
 import { BUNDLED_GRAPH_DATA } from '../../src/settings.js';
-import type { Change } from '../../src/app/changes/change.js';
+import type { Change } from '../../src/history/change.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 

@@ -19,7 +19,7 @@ import type { Webhooks } from '../../src/app/webhooks/service.js';
 import type { StartOptions } from '../../src/app/start.js';
 import type { FleetRecorder } from '../../src/app/fleet/pollRecorder.js';
 import type { FleetAlerts } from '../../src/app/fleet/fleetAlerts.js';
-import type { HistoryRecorder } from '../../src/app/changes/recorder.js';
+import type { HistoryRecorder } from '../../src/app/history/recorder.js';
 
 export { tempDir } from './cleanup.js';
 

@@ -1,10 +1,10 @@
 // Graph history's pure parts: the diff of two states of a view, the causes and actors given to each
 // change, and the state of a built graph.
 import { describe, expect, it } from 'vitest';
-import { actorOf, attribute } from '../../src/app/changes/causes.js';
-import { EMPTY_VIEW, viewDiff } from '../../src/app/changes/viewDiff.js';
-import { ALL_RELEASES, graphState, serializeView, stateHash, viewKey } from '../../src/app/changes/viewState.js';
-import type { ViewState } from '../../src/app/changes/viewState.js';
+import { actorOf, attribute } from '../../src/app/history/causes.js';
+import { EMPTY_VIEW, viewDiff } from '../../src/app/history/viewDiff.js';
+import { ALL_RELEASES, graphState, serializeView, stateHash, viewKey } from '../../src/app/history/viewState.js';
+import type { ViewState } from '../../src/app/history/viewState.js';
 import { buildGraph } from '../../src/graph/build.js';
 import type { AuditEntry } from '../../src/store/audit.js';
 

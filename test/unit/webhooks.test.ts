@@ -7,7 +7,7 @@ import { refusedAddress } from '../../src/app/webhooks/destination.js';
 import { eventsFor, pingEvent, wants } from '../../src/app/webhooks/outbox.js';
 import { sign, verifySignature } from '../../src/app/webhooks/signature.js';
 import { subscriptionProblems } from '../../src/app/webhooks/validation.js';
-import type { Change } from '../../src/app/changes/change.js';
+import type { Change } from '../../src/history/change.js';
 import type { WebhookSubscription } from '../../src/store/webhooks.js';
 
 describe('signatures', () => {

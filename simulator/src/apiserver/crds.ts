@@ -1,7 +1,7 @@
 // The CustomResourceDefinitions of the kinds OpenShift serves through one (ClusterVersion, ClusterOperator,
 // MachineConfigPool, …), made from their declarations (kinds/*.ts): names, scope, schema, status
 // subresource and printer columns, so `kubectl get crd` lists them as a real cluster does.
-import { apiVersionOf, KINDS, kindNamed, type StoredObject, type ResourceKind } from './kinds.js';
+import { apiVersionOf, crdName, KINDS, kindNamed, type StoredObject, type ResourceKind } from './kinds.js';
 import { render, ungated, type Schema } from './kinds/schema.js';
 import type { ClusterState } from './state.js';
 
@@ -81,9 +81,6 @@ function established(crd: StoredObject, at: string): object {
     storedVersions: spec.versions.map((v) => v.name),
   };
 }
-
-/** The name of the CRD that declares `k` (`<plural>.<group>`). */
-export const crdName = (k: ResourceKind): string => `${k.plural}.${k.group}`;
 
 /** The kinds the cluster serves now: every built-in one, and each optional one whose CRD the state holds. */
 export function servedKinds(state: ClusterState): ResourceKind[] {

@@ -82,6 +82,9 @@ export function kindNamed(kind: string): ResourceKind {
   return k;
 }
 
+/** The name of the CRD that declares `k` (`<plural>.<group>`). */
+export const crdName = (k: ResourceKind): string => `${k.plural}.${k.group}`;
+
 /** A kind's apiVersion: `group/version`, or `version` for the core group. */
 export { apiVersionOf };
 

@@ -6,9 +6,9 @@ import { canonicalJson } from 'cincy/canonicalJson';
 import { kubeTime } from 'cincy/clock';
 import { randomInt, randomUUID } from 'node:crypto';
 import type { FieldSelector } from './fieldSelector.js';
-import { crdName } from './crds.js';
 import {
   apiVersionOf,
+  crdName,
   KINDS,
   kindFor,
   kindNamed,

@@ -4,8 +4,7 @@
 // to test what the Lifecycle Agent does then. Nothing runs until the velero.io CRDs are installed.
 import { kubeTime } from 'cincy/clock';
 import { annotation, clone, save } from './controller.js';
-import { crdName } from '../apiserver/crds.js';
-import { kindNamed, type StoredObject } from '../apiserver/kinds.js';
+import { crdName, kindNamed, type StoredObject } from '../apiserver/kinds.js';
 import type { ClusterState } from '../apiserver/state.js';
 
 /** How long a Backup or a Restore runs (simulated). */

@@ -6,12 +6,19 @@ import type { AcceptRisksFeature } from '../acceptRisks.js';
 import type { ClusterApi, KubeObject, Resource } from '../../cluster/api.js';
 import { unlessNotFound } from '../../cluster/apiError.js';
 import { RESOURCES, type ConfigMap } from '../../cluster/resources.js';
+import type { StorePullOptions } from '../../payload/pull.js';
 import type { PayloadStore } from '../../payload/store.js';
 import { ClusterVersionClient, type ClusterVersion } from '../clusterVersion.js';
 import { ADMIN_ACKS, ADMIN_GATES, adminAckHold, type Hold } from './adminAcks.js';
 import type { ClusterOperatorObject } from './gate.js';
-import type { PayloadRetrieval } from './retrieval.js';
 import type { ReleaseVerifier } from './verify.js';
+
+/** How a payload reaches the payload store (retrieval.ts). */
+export type PayloadRetrieval =
+  /** A Job writes the payload to the hostPath /etc/cvo/updatepayloads; `nodeName` pins it to the agent's node. */
+  | { kind: 'job'; nodeName?: string }
+  /** The agent pulls the release image itself, with these registry settings. */
+  | { kind: 'pull'; registry: StorePullOptions };
 
 /** What names an object of any kind. */
 export type ObjectRef = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string } };

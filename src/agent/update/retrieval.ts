@@ -3,16 +3,10 @@
 // and moves its manifests into the host folder the agent also mounts (payloadJob.ts). Outside the cluster
 // that folder is on a node the agent cannot read, so the agent pulls the release image from its registry
 // itself, by digest, straight into its store (src/payload/pull.ts).
-import { pullIntoStore, type StorePullOptions } from '../../payload/pull.js';
+import { pullIntoStore } from '../../payload/pull.js';
 import type { ClusterRelease } from '../clusterVersion.js';
 import type { OperatorContext } from './context.js';
 import { runPayloadJob, type JobOutcome } from './payloadJob.js';
-
-export type PayloadRetrieval =
-  /** A Job writes the payload to the hostPath /etc/cvo/updatepayloads; `nodeName` pins it to the agent's node. */
-  | { kind: 'job'; nodeName?: string }
-  /** The agent pulls the release image itself, with these registry settings. */
-  | { kind: 'pull'; registry: StorePullOptions };
 
 /** How retrieving ended: undefined when the payload is in the store, else why not (or ABANDONED). */
 export async function retrievePayload(

@@ -6,7 +6,8 @@
 import type { Clock } from '../../clock.js';
 import type { FleetGroup } from '../../store/fleet.js';
 import type { Store } from '../../store/store.js';
-import type { Change, ChangeSink } from '../changes/change.js';
+import type { Change } from '../../history/change.js';
+import type { ChangeSink } from '../../store/changeSink.js';
 import type { GraphService } from '../graphService.js';
 import { fleetIndexOf, type FleetIndex } from './fleetIndex.js';
 

@@ -9,7 +9,8 @@ import type { Store } from '../../store/store.js';
 import { compileTagFilter, type ScrapeOptions } from '../../sources/registryReleases.js';
 import { GraphDataImageSource } from './graphDataImage.js';
 import { ReleaseScrapeSource } from './releaseScrape.js';
-import type { Source, SourceLog } from './source.js';
+import type { Log } from '../../log.js';
+import type { Source } from './source.js';
 
 export interface RegistrySettings {
   releases?: string;
@@ -72,7 +73,7 @@ export function registrySources(
   store: Store,
   trust: TrustStore,
   clock: Clock,
-  log: SourceLog,
+  log: Log,
   onProgress?: ScrapeOptions['onProgress'],
   /** 1 for a one-shot import (every known tag checked); a server checks every FULL_CHECK_EVERY scrapes. */
   checkKnownTagsEvery?: number,

@@ -8,7 +8,8 @@ import { currentDigest, readGraphDataImage } from '../../sources/graphDataImage.
 import { TrustStore, verifyTreeSignatures } from '../../signatures/verify.js';
 import { ImportRejected, type Store } from '../../store/store.js';
 import { formatProblem } from '../../validation/problems.js';
-import { Source, SourceRejected, type SourceLog } from './source.js';
+import type { Log } from '../../log.js';
+import { Source, SourceRejected } from './source.js';
 
 export class GraphDataImageSource extends Source {
   constructor(
@@ -17,7 +18,7 @@ export class GraphDataImageSource extends Source {
     private readonly store: Store,
     private readonly trust: TrustStore,
     clock: Clock,
-    log: SourceLog,
+    log: Log,
   ) {
     super(describe(image), 'graph-data-image', clock, log);
   }

@@ -9,7 +9,8 @@ import { repositoryName } from '../../registry/reference.js';
 import { ImportRejected, type Store } from '../../store/store.js';
 import { scrapeReleases, type ScrapeOptions, type ScrapeResult } from '../../sources/registryReleases.js';
 import { formatProblem } from '../../validation/problems.js';
-import { Source, SourceRejected, type SourceLog } from './source.js';
+import type { Log } from '../../log.js';
+import { Source, SourceRejected } from './source.js';
 
 /** Every 12th scrape of a running server (an hour at the default 5 minutes) checks each known tag with a HEAD. */
 export const FULL_CHECK_EVERY = 12;
@@ -33,7 +34,7 @@ export class ReleaseScrapeSource extends Source {
       checkKnownTagsEvery?: number;
     },
     clock: Clock,
-    log: SourceLog,
+    log: Log,
     name: string,
   ) {
     super(name, 'registry-releases', clock, log);

@@ -3,14 +3,9 @@
 // nothing in the store, so the last good graph keeps serving.
 import type { Clock } from '../../clock.js';
 import { deadline } from '../../deadline.js';
+import type { Log } from '../../log.js';
 import type { SourceStatus } from '../../schemas/health.js';
 import { formatProblem, type Problem } from '../../validation/problems.js';
-
-export interface SourceLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 /** Thrown by a read that found the source unusable; its problems are reported whole. */
 export class SourceRejected extends Error {
@@ -40,7 +35,7 @@ export abstract class Source {
     name: string,
     kind: SourceStatus['kind'],
     protected readonly clock: Clock,
-    protected readonly log: SourceLog,
+    protected readonly log: Log,
   ) {
     this.status = { name, kind, ready: false, reads: 0, failures: 0 };
   }

@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
+import type { Log } from '../../log.js';
 import type { Store } from '../../store/store.js';
 import type { ClaimedDelivery } from '../../store/webhooks.js';
 import { nextAttemptAt } from './backoff.js';
@@ -29,11 +30,6 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = { timeoutMs: 10_000, co
 export const KEEP_DELIVERED_MS = 7 * 24 * 3600_000;
 const PRUNE_EVERY_MS = 3600_000;
 
-export interface DeliveryLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
-
 export class DeliveryLoop {
   /** Who claims rows: unique to this loop, so a claim left by a killed process is not taken for its own. */
   readonly owner = `${hostname()}/${process.pid}/${randomUUID()}`;
@@ -50,7 +46,7 @@ export class DeliveryLoop {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly settings: WebhookSettings,
-    private readonly log: DeliveryLog,
+    private readonly log: Pick<Log, 'info' | 'warn'>,
   ) {
     this.sender = new Sender(settings);
   }

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { StoreTx } from '../../store/store.js';
 import type { WebhookSubscription } from '../../store/webhooks.js';
-import type { Change, ChangeSink } from '../changes/change.js';
+import type { Change } from '../../history/change.js';
+import type { ChangeSink } from '../../store/changeSink.js';
 
 /** What a receiver is sent: `id` is also X-Cincy-Event-Id, the same on every attempt. */
 export interface WebhookEvent {

@@ -6,7 +6,7 @@ import { ApiError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import { MAX_SUBSCRIPTIONS, type DeliveryStats, type WebhookSubscription } from '../../store/webhooks.js';
 import type { Actor } from '../admin/writes.js';
-import type { ChangeSink } from '../changes/change.js';
+import type { ChangeSink } from '../../store/changeSink.js';
 import type { DeliveryLoop } from './delivery.js';
 import { enqueueEvents, pingEvent, webhookSink } from './outbox.js';
 import { subscriptionProblems, type SubscriptionRequest } from './validation.js';

@@ -1,5 +1,5 @@
 // What a subscription request must be: each problem names its field.
-import { CHANGE_KINDS, type ChangeKind } from '../changes/change.js';
+import { CHANGE_KINDS, type ChangeKind } from '../../history/change.js';
 
 export interface SubscriptionRequest {
   url: string;

@@ -2,7 +2,7 @@
 // show, besides the subjects of the admin tokens that made a change).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { listChanges } from '../../app/changes/changeReads.js';
+import { listChanges } from '../../app/history/changeReads.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import { Changes, ChangesQuery } from '../../schemas/changes.js';
 import type { Store } from '../../store/store.js';

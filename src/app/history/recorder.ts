@@ -6,9 +6,10 @@
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/store.js';
 import type { GraphSnapshot } from '../snapshot.js';
-import type { StartLog } from '../start.js';
+import type { Log } from '../../log.js';
 import { attribute } from './causes.js';
-import type { Change, ChangeSink } from './change.js';
+import type { Change } from '../../history/change.js';
+import type { ChangeSink } from '../../store/changeSink.js';
 import {
   ALL_RELEASES,
   viewStates,
@@ -48,7 +49,7 @@ export class HistoryRecorder {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly settings: HistorySettings,
-    private readonly log: Pick<StartLog, 'warn'>,
+    private readonly log: Pick<Log, 'warn'>,
     /** Take every batch of changes inside the transaction that stores it; read at each recording, so sinks added later take part. */
     private readonly sinks: readonly ChangeSink[] = [],
   ) {}

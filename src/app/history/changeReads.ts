@@ -7,7 +7,7 @@ import type { Changes, ChangesQuery } from '../../schemas/changes.js';
 import type { Store } from '../../store/store.js';
 import { StoreUnavailable } from '../../store/sql.js';
 import { decodeCursor, encodeCursor } from '../admin/pagination.js';
-import type { ChangeKind } from './change.js';
+import type { ChangeKind } from '../../history/change.js';
 
 export async function listChanges(store: Store, q: Static<typeof ChangesQuery>): Promise<Static<typeof Changes>> {
   const since = q.since && new Date(q.since).toISOString();

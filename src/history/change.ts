@@ -1,8 +1,8 @@
 // One change to what the service serves, or to the fleet of clusters it serves: what graph history
-// keeps (GET /api/v1/changes) and what webhooks deliver. Every producer hands its changes to the
-// ChangeSinks in the write transaction that records them, so a change is stored (history) and queued
-// for delivery (the webhook outbox) together or not at all.
-import type { StoreTx } from '../../store/store.js';
+// keeps (GET /api/v1/changes) and what webhooks deliver. Plain types that import nothing, below the
+// store, the schemas and the services that use them. Every producer hands its changes to the
+// ChangeSinks (store/history.ts) in the write transaction that records them, so a change is stored
+// (history) and queued for delivery (the webhook outbox) together or not at all.
 
 export const CHANGE_KINDS = [
   'edge-added',
@@ -37,6 +37,3 @@ export interface Change {
   /** Whatever else the kind carries (a risk's message and URL, the clusters newly exposed…). */
   detail?: Record<string, unknown>;
 }
-
-/** Takes changes inside the write transaction that records them. */
-export type ChangeSink = (tx: StoreTx, changes: readonly Change[]) => Promise<void>;

@@ -6,7 +6,7 @@
 // Actors come from the audit entries written between the two recorded snapshots (actors.ts).
 import type { BlockedEdge, Channel } from '../../graph/model.js';
 import type { AuditEntry } from '../../store/audit.js';
-import type { Change } from './change.js';
+import type { Change } from '../../history/change.js';
 
 export interface CauseContext {
   /** `arch/version` of every release some view listed before. */

@@ -2,7 +2,7 @@
 // added and removed, risks declared, changed and withdrawn. Pure; causes and actors are set later
 // (causes.ts).
 import { isDeepStrictEqual } from 'node:util';
-import type { Change } from './change.js';
+import type { Change } from '../../history/change.js';
 import type { ViewState } from './viewState.js';
 
 export const EMPTY_VIEW: ViewState = { releases: [], edges: {}, risks: {} };
