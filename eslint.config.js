@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const SERVER_IMPORT = {
   regex: '(^|/)server/',
   message:
-    'src/server/ is the HTTP layer: only src/cli/serve.ts, src/cli/openapi.ts and test/support/server.ts import it; call src/app/ instead.',
+    'src/server/ is the HTTP layer: only src/cli/serve/, src/cli/openapi.ts and test/support/server.ts import it; call src/app/ instead.',
 };
 const HTTP_IMPORT = {
   regex: '^(fastify|fastify-plugin|@fastify/.*)$',
@@ -19,7 +19,7 @@ const SIMULATOR_IMPORT = {
   message:
     'simulator/ is the simulated cluster, a test and demo tool: the product never imports it (bin/cincy.js hands its commands over in a clone).',
 };
-const HTTP_COMPOSITION_ROOTS = ['src/cli/serve.ts', 'src/cli/openapi.ts'];
+const HTTP_COMPOSITION_ROOTS = ['src/cli/serve/**', 'src/cli/openapi.ts'];
 
 export default tseslint.config(
   { ignores: ['dist/', 'simulator/dist/', 'node_modules/', 'graph-data/', 'coverage/'] },

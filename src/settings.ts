@@ -1,11 +1,9 @@
 // The settings of `cincy serve` as the command line shows them: each one's flag, environment variable
 // (CINCY_*), description and default. What a value must be, and how flags, environment and defaults
 // resolve, is config.ts's; this file loads no library, so that `cincy --help` stays quick.
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BUNDLED_GRAPH_DATA } from './bundled.js';
 
-/** The package's bundled demo tree (invented releases), served by `serve --demo` wherever it is run from. */
-export const BUNDLED_GRAPH_DATA = join(dirname(fileURLToPath(import.meta.url)), '..', 'graph-data');
+export { BUNDLED_GRAPH_DATA };
 
 /** The store `serve --demo` uses when --db is not given: the demo never shares real data's store. */
 export const DEMO_DB = './data/demo.db';

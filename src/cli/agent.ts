@@ -10,9 +10,9 @@ import { logPoll } from '../agent/pollLoop.js';
 import { runAgent, type ExecutorClock } from '../agent/run.js';
 import type { PayloadRetrieval } from '../agent/update/context.js';
 import { PayloadStore } from '../payload/store.js';
-import { registryAccess } from '../registry/access.js';
+import { registryAccess } from './registryFlags.js';
 import { isRegistryHost } from '../registry/reference.js';
-import { TrustStore } from '../signatures/verify.js';
+import { trustKeys } from './trustKeys.js';
 import { kubeCall } from './kubeErrors.js';
 import { clusterApi, loadKubeConfig, originOf } from './kubeconfig.js';
 import { escapeLines } from './terminalText.js';
@@ -118,7 +118,7 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
   const retrieval = payloadRetrieval(o);
   if (!(ACCEPT_RISKS_MODES as readonly string[]).includes(o.acceptRisks))
     throw new Error(`--accept-risks: '${o.acceptRisks}' is none of ${ACCEPT_RISKS_MODES.join(', ')}`);
-  const trust = o.trustKeys ? await TrustStore.load(o.trustKeys) : TrustStore.empty();
+  const trust = await trustKeys(o.trustKeys);
   const log = pino({ level: o.logLevel }, logDestination(o.logFormat ?? 'auto'));
   const kc = loadKubeConfig(o);
   const api = clusterApi(kc, AGENT_FIELD_MANAGER);

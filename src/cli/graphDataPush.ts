@@ -4,7 +4,7 @@
 // target registry's, so it can be made air-gapped. The tree is validated first: an invalid tree is
 // refused with every problem named, and nothing is pushed. Prints the pull spec by digest.
 import { posix } from 'node:path';
-import { registryAccess } from '../registry/access.js';
+import { registryAccess } from './registryFlags.js';
 import { RegistryClient } from '../registry/client.js';
 import { layerOf, pushImage } from '../registry/imageWriter.js';
 import { describe, parseImage, pullSpec } from '../registry/reference.js';

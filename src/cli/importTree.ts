@@ -5,12 +5,15 @@ import { readGraphData } from '../sources/graphData.js';
 import { formatProblem, type Problem } from '../validation/problems.js';
 import { redactedLocation } from '../store/postgresConnection.js';
 import { ImportRejected, Store, type Counts } from '../store/store.js';
-import { TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
+import { type TrustStore, verifyTreeSignatures } from '../signatures/verify.js';
+import { trustKeys } from './trustKeys.js';
 import { systemClock } from '../clock.js';
-import { registryClients, registrySources, type RegistrySettings } from '../app/refresh/fromSettings.js';
+import { registryClients, registrySources } from '../app/refresh/sources.js';
+import { sourceSettings, type SourceFlags } from './registryFlags.js';
 import { ReleaseScrapeSource } from '../app/refresh/releaseScrape.js';
 import { recallAll } from '../app/refresh/loop.js';
 import { DEMO_SOURCE, demoConflict, isBundled } from '../app/demoStore.js';
+import { demoConflictMessage } from './demoConflict.js';
 import { escapeLine } from './terminalText.js';
 
 function progressBar(label: string, unit: string): { update: (done: number, total: number) => void; stop: () => void } {
@@ -64,7 +67,7 @@ export async function validateCommand(dir: string): Promise<number> {
 const counts = (c: Counts): string =>
   `${c.added} added, ${c.changed} changed, ${c.unchanged} unchanged, ${c.removed} removed`;
 
-export interface ImportOptions extends RegistrySettings {
+export interface ImportOptions extends SourceFlags {
   graphData?: string;
   db: string;
   prune?: boolean;
@@ -74,8 +77,9 @@ export interface ImportOptions extends RegistrySettings {
 export async function importCommand(opts: ImportOptions): Promise<number> {
   if (!opts.graphData && !opts.releases && !opts.graphDataImage)
     throw new Error('nothing to import: give --graph-data, --releases or --graph-data-image');
-  const trust = opts.trustKeys ? await TrustStore.load(opts.trustKeys) : TrustStore.empty();
-  const clients = registryClients(opts);
+  const trust = await trustKeys(opts.trustKeys);
+  const settings = sourceSettings(opts);
+  const clients = registryClients(settings);
   const store = await Store.open(opts.db);
   try {
     // The bundled tree is the demo however it is named: it goes only into a store of its own.
@@ -85,7 +89,7 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
       realSource: !demo || opts.releases !== undefined || opts.graphDataImage !== undefined,
     });
     if (conflict) {
-      process.stderr.write(`cincy: ${conflict}\n`);
+      process.stderr.write(`cincy: ${demoConflictMessage(conflict)}\n`);
       return 1;
     }
     if (opts.graphData && !(await importDirectory(store, opts.graphData, opts, trust))) return 1;
@@ -97,7 +101,8 @@ export async function importCommand(opts: ImportOptions): Promise<number> {
       error: () => {},
     };
     // A one-shot job asks where every known tag points (HEADs), so a moved tag is always seen.
-    const sources = registrySources(clients, opts, store, trust, systemClock, log, bar.update, 1);
+    const context = { store, trust, clock: systemClock, log, onProgress: bar.update, checkKnownTagsEvery: 1 };
+    const sources = registrySources(clients, settings, context);
     await recallAll(sources);
     let failed = 0;
     for (const source of sources) {

@@ -100,7 +100,7 @@ async function checkMirror(plan: Plan, opts: MirrorPlanOptions): Promise<Presenc
   const [{ RegistryClient, RegistryError }, { parseRepository }, { registryAccess }] = await Promise.all([
     import('../registry/client.js'),
     import('../registry/reference.js'),
-    import('../registry/access.js'),
+    import('./registryFlags.js'),
   ]);
   const client = new RegistryClient(parseRepository(opts.check!, '--check'), registryAccess(opts));
   const presence: Presence = new Map();

@@ -20,7 +20,7 @@ export function addStoreCommands(program: Command, run: ReturnType<typeof comman
   serveCmd.action(
     run(async () => {
       const { fleet, ...flags } = serveCmd.opts();
-      return (await import('./serve.js')).serve({ ...flags, ...(fleet === false && { noFleet: true }) });
+      return (await import('./serve/serve.js')).serve({ ...flags, ...(fleet === false && { noFleet: true }) });
     }),
   );
 

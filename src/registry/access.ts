@@ -1,6 +1,7 @@
-// What a command needs to reach registries, from its flags: the credentials of `--registry-credentials`
-// (a docker/podman config.json) and the PEM CA bundle of `--registry-ca`, both read and checked when the
-// command starts, so a wrong file is named with its flag rather than found at the first request.
+// What a client needs to reach registries besides their names: the credentials of a docker/podman
+// config.json and a PEM CA bundle, both read and checked when a command starts, so that a wrong file
+// is found then, not at the first request. Errors name the file; the command that read it adds what
+// it was given as.
 import { readFileSync } from 'node:fs';
 import { RegistryCredentials } from './credentials.js';
 
@@ -9,16 +10,27 @@ export interface RegistryAccess {
   ca?: string;
 }
 
-export function registryAccess(flags: { registryCredentials?: string; registryCa?: string }): RegistryAccess {
+export class RegistryAccessError extends Error {
+  constructor(
+    /** Which file failed: the credentials or the CA bundle. */
+    readonly which: 'credentials' | 'ca',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Reads the files named (either may be left out). */
+export function loadRegistryAccess(files: { credentials?: string; ca?: string }): RegistryAccess {
   let credentials = RegistryCredentials.none();
-  if (flags.registryCredentials) {
+  if (files.credentials) {
     try {
-      credentials = RegistryCredentials.load(flags.registryCredentials);
+      credentials = RegistryCredentials.load(files.credentials);
     } catch (err) {
-      throw new Error(`--registry-credentials: ${(err as Error).message}`);
+      throw new RegistryAccessError('credentials', (err as Error).message);
     }
   }
-  return { credentials, ...(flags.registryCa && { ca: readCaBundle(flags.registryCa) }) };
+  return { credentials, ...(files.ca && { ca: readCaBundle(files.ca) }) };
 }
 
 function readCaBundle(file: string): string {
@@ -26,9 +38,9 @@ function readCaBundle(file: string): string {
   try {
     ca = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`--registry-ca: ${file}: ${(err as Error).message}`);
+    throw new RegistryAccessError('ca', `${file}: ${(err as Error).message}`);
   }
   if (!ca.includes('-----BEGIN CERTIFICATE-----'))
-    throw new Error(`--registry-ca: ${file}: no PEM certificate in the file`);
+    throw new RegistryAccessError('ca', `${file}: no PEM certificate in the file`);
   return ca;
 }

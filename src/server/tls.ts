@@ -1,4 +1,4 @@
-// TLS for `serve --tls-cert FILE --tls-key FILE`: the PEM files are read and checked at start (a
+// TLS from a certificate file and a key file: the PEM files are read and checked at start (a
 // certificate and a key that belong together), then watched; new files (cert-manager renewing, a
 // Kubernetes Secret updated) are taken by the listening server without a restart. Files that do not
 // load, or do not match, are refused with the reason logged, and the certificate in use stays.
@@ -21,34 +21,42 @@ export interface TlsMaterial {
   subject: string;
 }
 
-export class TlsError extends Error {}
+export class TlsError extends Error {
+  constructor(
+    /** The file at fault: the certificate's or the key's. */
+    readonly which: keyof TlsFiles,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
-/** Reads and checks the pair; TlsError naming the flag and file when it cannot serve. */
+/** Reads and checks the pair; a TlsError naming the file when it cannot serve. */
 export function loadTls(files: TlsFiles): TlsMaterial {
-  const read = (flag: string, file: string): Buffer => {
+  const read = (which: keyof TlsFiles): Buffer => {
     try {
-      return readFileSync(file);
+      return readFileSync(files[which]);
     } catch (err) {
-      throw new TlsError(`${flag}: ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new TlsError(which, `${files[which]}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   };
-  const cert = read('--tls-cert', files.cert);
-  const key = read('--tls-key', files.key);
+  const cert = read('cert');
+  const key = read('key');
   if (!cert.includes('-----BEGIN CERTIFICATE-----'))
-    throw new TlsError(`--tls-cert: ${files.cert}: no PEM certificate in the file`);
+    throw new TlsError('cert', `${files.cert}: no PEM certificate in the file`);
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key.toString('latin1')))
-    throw new TlsError(`--tls-key: ${files.key}: no PEM private key in the file`);
+    throw new TlsError('key', `${files.key}: no PEM private key in the file`);
   let x509: X509Certificate;
   try {
     x509 = new X509Certificate(cert);
   } catch (err) {
-    throw new TlsError(`--tls-cert: ${files.cert}: ${(err as Error).message}`);
+    throw new TlsError('cert', `${files.cert}: ${(err as Error).message}`);
   }
   try {
     // Fails when the key is not the certificate's (or cannot be read).
     tlsContext({ cert, key });
   } catch (err) {
-    throw new TlsError(`--tls-key: ${files.key} does not go with ${files.cert}: ${(err as Error).message}`);
+    throw new TlsError('key', `${files.key} does not go with ${files.cert}: ${(err as Error).message}`);
   }
   return { cert, key, notAfter: new Date(x509.validTo), subject: x509.subject.replace(/\n/g, ', ') };
 }

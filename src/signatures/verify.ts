@@ -82,7 +82,7 @@ export class TrustStore {
     try {
       names = readdirSync(dir).sort();
     } catch (err) {
-      throw new Error(`--trust-keys: cannot read ${dir}: ${(err as Error).message}`);
+      throw new Error(`cannot read ${dir}: ${(err as Error).message}`);
     }
     const jws: JwsKey[] = [];
     const pgp: openpgp.PublicKey[] = [];
@@ -94,29 +94,29 @@ export class TrustStore {
         try {
           doc = JSON.parse(readFileSync(file, 'utf8')) as { keys?: unknown };
         } catch (err) {
-          throw new Error(`--trust-keys: ${file}: not JSON: ${(err as Error).message}`);
+          throw new Error(`${file}: not JSON: ${(err as Error).message}`);
         }
         if (!Array.isArray(doc.keys))
           throw new Error(
             'd' in doc
-              ? `--trust-keys: ${file}: a private key; trust only public keys (the <kid>.jwks.json of cincy keys generate)`
-              : `--trust-keys: ${file}: a JWKS needs a "keys" list`,
+              ? `${file}: a private key; trust only public keys (the <kid>.jwks.json of cincy keys generate)`
+              : `${file}: a JWKS needs a "keys" list`,
           );
         doc.keys.forEach((k: JWK & { revokedAfter?: string; exp?: unknown }, i) => {
           if (typeof k.kid !== 'string' || !k.kid)
-            throw new Error(`--trust-keys: ${file}: keys[${i}].kid: every key needs a kid`);
+            throw new Error(`${file}: keys[${i}].kid: every key needs a kid`);
           if (jws.some((other) => other.jwk.kid === k.kid))
-            throw new Error(`--trust-keys: ${file}: keys[${i}].kid: '${k.kid}' is used by another trusted key`);
+            throw new Error(`${file}: keys[${i}].kid: '${k.kid}' is used by another trusted key`);
           if (!['RSA', 'EC', 'OKP'].includes(String(k.kty)))
             throw new Error(
-              `--trust-keys: ${file}: keys[${i}].kty: '${String(k.kty)}'; only public keys (RSA, EC, OKP) sign statements`,
+              `${file}: keys[${i}].kty: '${String(k.kty)}'; only public keys (RSA, EC, OKP) sign statements`,
             );
-          if ('d' in k) throw new Error(`--trust-keys: ${file}: keys[${i}]: a private key; trust only public keys`);
+          if ('d' in k) throw new Error(`${file}: keys[${i}]: a private key; trust only public keys`);
           const revokedAfter = k.revokedAfter === undefined ? undefined : new Date(k.revokedAfter);
           if (revokedAfter && Number.isNaN(revokedAfter.getTime()))
-            throw new Error(`--trust-keys: ${file}: keys[${i}].revokedAfter: not a time`);
+            throw new Error(`${file}: keys[${i}].revokedAfter: not a time`);
           if (k.exp !== undefined && typeof k.exp !== 'number')
-            throw new Error(`--trust-keys: ${file}: keys[${i}].exp: seconds since the epoch`);
+            throw new Error(`${file}: keys[${i}].exp: seconds since the epoch`);
           const expiresAt = typeof k.exp === 'number' ? new Date(k.exp * 1000) : undefined;
           jws.push({
             jwk: k as JWK & { kid: string },
@@ -135,9 +135,9 @@ export class TrustStore {
         } catch (err) {
           if (err instanceof PrivateKeyTrusted)
             throw new Error(
-              `--trust-keys: ${file}: a private key; trust only public keys (the <kid>.asc of cincy keys generate --openpgp)`,
+              `${file}: a private key; trust only public keys (the <kid>.asc of cincy keys generate --openpgp)`,
             );
-          throw new Error(`--trust-keys: ${file}: not an armored OpenPGP public key: ${(err as Error).message}`);
+          throw new Error(`${file}: not an armored OpenPGP public key: ${(err as Error).message}`);
         }
       }
     }

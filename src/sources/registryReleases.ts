@@ -79,7 +79,7 @@ export function compileTagFilter(pattern: string): RE2JS {
   try {
     return RE2JS.compile(pattern);
   } catch (err) {
-    throw new Error(`--releases-tag-filter: '${pattern}' is not an RE2 pattern: ${(err as Error).message}`);
+    throw new Error(`'${pattern}' is not an RE2 pattern: ${(err as Error).message}`);
   }
 }
 

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { refreshAll } from '../../src/app/refresh/loop.js';
-import type { RegistrySettings } from '../../src/app/refresh/fromSettings.js';
+import type { SourceFlags } from '../../src/cli/registryFlags.js';
 import { startHostileRegistry, startRecorder, type HostileRegistry } from '../support/hostileRegistry.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { useCleanup } from '../support/cleanup.js';
@@ -22,7 +22,7 @@ function tree(): string {
   return dir;
 }
 
-async function serverOn(reg: HostileRegistry, settings: RegistrySettings = {}): Promise<TestServer> {
+async function serverOn(reg: HostileRegistry, settings: SourceFlags = {}): Promise<TestServer> {
   const server = await startServer({ graphData: tree(), registry: { releases: reg.repository, ...settings } });
   cleanup.add(() => server.close());
   return server;

@@ -7,16 +7,16 @@ import { GraphFastPath } from '../../src/server/graphFastPath.js';
 import { compileAllPending } from '../../src/server/lazyCompile.js';
 import type { AdminServices } from '../../src/app/admin/services.js';
 import type { GraphService } from '../../src/app/graphService.js';
-import { startService } from '../../src/app/start.js';
+import { startService } from '../../src/app/start/service.js';
 import type { Store } from '../../src/store/store.js';
 import type { AuthConfig } from '../../src/app/auth/tokenVerifier.js';
 import type { TrustStore } from '../../src/signatures/verify.js';
 import type { Clock } from '../../src/clock.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/config.js';
-import type { RegistrySettings } from '../../src/app/refresh/fromSettings.js';
+import { sourceSettings, type SourceFlags } from '../../src/cli/registryFlags.js';
 import type { Source } from '../../src/app/refresh/source.js';
 import type { Webhooks } from '../../src/app/webhooks/service.js';
-import type { StartOptions } from '../../src/app/start.js';
+import type { StartOptions } from '../../src/app/start/service.js';
 import type { FleetRecorder } from '../../src/app/fleet/pollRecorder.js';
 import type { FleetAlerts } from '../../src/app/fleet/fleetAlerts.js';
 import type { HistoryRecorder } from '../../src/app/history/recorder.js';
@@ -46,7 +46,8 @@ export const quietLog = { info: () => {}, warn: () => {}, error: () => {} };
 
 export async function startServer(opts: {
   graphData?: string;
-  registry?: RegistrySettings;
+  /** The registry flags of serve, turned into settings as serve does. */
+  registry?: SourceFlags;
   db?: string;
   auth?: AuthConfig;
   clock?: Clock;
@@ -65,7 +66,7 @@ export async function startServer(opts: {
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
-    registry: opts.registry,
+    ...(opts.registry && { sources: sourceSettings(opts.registry) }),
     db: opts.db ?? ':memory:',
     log: quietLog,
     trust: opts.trust,

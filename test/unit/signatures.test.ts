@@ -188,7 +188,7 @@ describe('JWS signatures', () => {
     expect((await TrustStore.load(d)).size).toBe(1);
     writeFileSync(join(d, 'pipeline.private.asc'), privateKey);
     await expect(TrustStore.load(d)).rejects.toThrow(
-      `--trust-keys: ${join(d, 'pipeline.private.asc')}: a private key; trust only public keys (the <kid>.asc of cincy keys generate --openpgp)`,
+      `${join(d, 'pipeline.private.asc')}: a private key; trust only public keys (the <kid>.asc of cincy keys generate --openpgp)`,
     );
   });
 
@@ -201,7 +201,7 @@ describe('JWS signatures', () => {
     const v = await verifySignature(Buffer.from(jws), `sha256:${HEX_B}`, await TrustStore.load(join(d, 'trust')));
     expect(v.statement.critical.identity['docker-reference']).toBe('quay.example/ocp/release');
     await expect(TrustStore.load(d)).rejects.toThrow(
-      `--trust-keys: ${privateFile}: a private key; trust only public keys (the <kid>.jwks.json of cincy keys generate)`,
+      `${privateFile}: a private key; trust only public keys (the <kid>.jwks.json of cincy keys generate)`,
     );
     await expect(generateKeys({ alg: 'ES256', kid: 'pipeline-1', out: d })).rejects.toThrow(/EEXIST/);
   });

@@ -6,7 +6,7 @@ import pino from 'pino';
 import type { FollowedClock } from 'cincy/clock';
 import type { ClusterApi } from 'cincy/cluster/api';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from 'cincy/payload/store';
-import { registryAccess } from 'cincy/registry/access';
+import { registryAccess } from 'cincy/cli/registryFlags';
 import { isRegistryHost } from 'cincy/registry/reference';
 import { installCrds } from '../apiserver/crds.js';
 import { kindNamed } from '../apiserver/kinds.js';

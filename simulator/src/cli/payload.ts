@@ -6,7 +6,7 @@ import { loadPayload } from 'cincy/payload/load';
 import { describeSummary, summary } from 'cincy/cli/payload';
 import { IMAGE_ARCHES, pushReleaseImage, releaseTag, type ImageArch } from '../payloads/releaseImage.js';
 import { PayloadStore } from 'cincy/payload/store';
-import { registryAccess } from 'cincy/registry/access';
+import { registryAccess } from 'cincy/cli/registryFlags';
 import { RegistryClient } from 'cincy/registry/client';
 import { RegistryCredentials } from 'cincy/registry/credentials';
 import type { Descriptor } from 'cincy/registry/manifest';

@@ -4,7 +4,7 @@
 // single-node mock cluster's host pulls it at Prep. Prints its pull spec by digest.
 import { createHash } from 'node:crypto';
 import { isReleaseVersion } from 'cincy/graph/version';
-import { registryAccess } from 'cincy/registry/access';
+import { registryAccess } from 'cincy/cli/registryFlags';
 import { RegistryClient } from 'cincy/registry/client';
 import { layerOf, pushImage } from 'cincy/registry/imageWriter';
 import { describe, parseRepository, pullSpec, TAG } from 'cincy/registry/reference';

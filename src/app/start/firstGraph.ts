@@ -1,0 +1,144 @@
+// The first graph, once the store is connected: the demo kept apart from real data, the tree given at
+// start imported, the registry sources taken up (and read, unless that is deferred), the graph built;
+// then the background parts start and what other processes and replicas write is followed.
+import type { Clock } from '../../clock.js';
+import type { Log } from '../../log.js';
+import type { Leadership } from '../../store/leadership.js';
+import type { Store } from '../../store/store.js';
+import type { TrustStore } from '../../signatures/verify.js';
+import type { ReadResult } from '../../sources/graphData.js';
+import { readGraphData } from '../../sources/graphData.js';
+import {
+  DEMO_SOURCE,
+  demoConflict,
+  describeDemoConflict,
+  holdsDemo,
+  isBundled,
+  type DemoConflict,
+} from '../demoStore.js';
+import type { GraphService } from '../graphService.js';
+import { recallAll, refreshAll } from '../refresh/loop.js';
+import type { Source } from '../refresh/source.js';
+import { importGivenTree } from './importTree.js';
+
+export type StartOutcome =
+  | {
+      ok: true;
+      /** Resolves once every source was read the first time and the graph rebuilt (at once unless deferred). */
+      firstRead: Promise<void>;
+    }
+  /** Nothing to serve: the tree is invalid and the store is empty, the schema is too new, or the first build failed. */
+  | { ok: false; problems: string[]; demoConflict?: DemoConflict };
+
+/** What the first graph is made from, and what it starts once built. */
+export interface FirstGraphParts {
+  store: Store;
+  /** The store as messages show it. */
+  where: string;
+  service: GraphService;
+  sources: Source[];
+  leadership: Leadership;
+  /** Started once the first graph is built: the poll recorder, the webhook delivery loop. */
+  background: Array<{ start(): void }>;
+}
+
+export interface FirstGraphOptions {
+  /** A graph-data directory or .tar.gz, imported once at start. */
+  graphData?: string;
+  /** The tree at graphData, already being read; by default it is read here. */
+  treeRead?: Promise<ReadResult>;
+  /** `graphData` is the bundled demo (the bundled tree is, however it is named). */
+  demo?: boolean;
+  /** Read the registry sources after the first build instead of before it. */
+  deferSources?: boolean;
+  trust: TrustStore;
+  log: Log;
+  clock: Clock;
+}
+
+/** Builds the first graph; resolves with what to wait for next, or why nothing can be served. */
+export async function firstGraph(
+  parts: FirstGraphParts,
+  opts: FirstGraphOptions,
+): Promise<{ outcome: StartOutcome; unwatch?: () => void }> {
+  const { store, service, sources } = parts;
+  const fail = (problems: string[], conflict?: DemoConflict): { outcome: StartOutcome } => ({
+    outcome: { ok: false, problems, ...(conflict && { demoConflict: conflict }) },
+  });
+  const demo = opts.demo === true || (opts.graphData !== undefined && isBundled(opts.graphData));
+  const realSource = (opts.graphData !== undefined && !demo) || sources.length > 0;
+  const conflict = await demoConflict(store, parts.where, { demo, realSource });
+  if (conflict) return fail([describeDemoConflict(conflict)], conflict);
+  service.demo = demo || (await holdsDemo(store));
+  if (opts.graphData) {
+    const problems = await importAtStart(parts, opts, demo);
+    if (problems) return fail(problems);
+  }
+  // A source that cannot be read at start leaves what the store has serving; /readyz says why.
+  await recallAll(sources);
+  const readSources = async (): Promise<boolean> =>
+    sources.length > 0 && (await parts.leadership.holds()) && refreshAll(sources);
+  if (!opts.deferSources) await readSources();
+  if (!(await service.rebuild())) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
+  service.warm();
+  for (const part of parts.background) part.start();
+  const unwatch = followOtherWriters(parts, opts.log);
+  const snap = service.current!;
+  opts.log.info(
+    { releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds },
+    'graph built',
+  );
+  const firstRead = opts.deferSources ? readSources().then((changed) => applyFirstRead(service, changed)) : undefined;
+  return { outcome: { ok: true, firstRead: firstRead ?? Promise.resolve() }, unwatch };
+}
+
+/**
+ * Imports the tree given at start. A rejected tree is logged and reported on /readyz while the store
+ * keeps serving what it has; with nothing stored, its problems end the start.
+ */
+async function importAtStart(
+  parts: FirstGraphParts,
+  opts: FirstGraphOptions,
+  demo: boolean,
+): Promise<string[] | undefined> {
+  const path = opts.graphData!;
+  const tree = { path, source: demo ? DEMO_SOURCE : path, read: opts.treeRead ?? readGraphData(path) };
+  const problems = await importGivenTree(parts.store, tree, opts.trust, opts.log, new Date(opts.clock.now()));
+  if (!problems.length) return undefined;
+  if (!(await parts.store.read((tx) => tx.hasContent())))
+    return [`${path} is invalid and the store ${parts.where} has nothing to serve:`, ...problems];
+  opts.log.error({ problems }, `graph-data ${path} rejected; serving what the store has`);
+  parts.service.lastImportFailure = {
+    at: new Date(opts.clock.now()).toISOString(),
+    message: `${path}: ${problems.length} problem(s)`,
+    problems: problems.slice(0, 100),
+  };
+  return undefined;
+}
+
+/** The graph of the deferred first read, when it changed the store. */
+async function applyFirstRead(service: GraphService, changed: boolean): Promise<void> {
+  if (!changed) return;
+  // Set in the same tick the sources turn ready, so /readyz never says ready before their graph is served.
+  service.applyingFirstRead = true;
+  await service.refresh();
+  service.applyingFirstRead = false;
+}
+
+/** What other processes and replicas write from here on is noticed and built; returns the unwatch. */
+function followOtherWriters(parts: FirstGraphParts, log: Log): () => void {
+  const { store, service, sources } = parts;
+  return store.watch({
+    changed: (scope) => {
+      log.info({ generation: store.generation }, 'the database was changed by another process; rebuilding');
+      void service.refresh(scope);
+      // A replica that does not read the sources is ready once the one that does has stored what they hold.
+      if (sources.some((s) => !s.status.ready)) void recallAll(sources);
+    },
+    health: (problem) => {
+      service.databaseProblem = problem;
+      if (problem) log.error({ problem }, 'the database cannot be reached; serving the last graph');
+      else log.info({}, 'the database can be reached again');
+    },
+  });
+}

@@ -1,0 +1,47 @@
+// The tree given at start (a graph-data folder or .tar.gz), already being read: its signatures verified
+// and the tree imported, in one transaction that writes nothing when anything fails. A tree the store
+// has imported before is skipped.
+import type { Log } from '../../log.js';
+import type { ReadResult } from '../../sources/graphData.js';
+import { verifyTreeSignatures, type TrustStore } from '../../signatures/verify.js';
+import { StoreUnavailable } from '../../store/sql.js';
+import { ImportRejected, type Store } from '../../store/store.js';
+import { formatProblem } from '../../validation/problems.js';
+
+export interface GivenTree {
+  /** A graph-data directory or .tar.gz. */
+  path: string;
+  /** What the import is recorded as coming from (the path, or the demo's source). */
+  source: string;
+  read: Promise<ReadResult>;
+}
+
+/**
+ * Imports the tree; returns the problems that rejected it, none when it was imported. Whatever fails
+ * on the way (a problem of the tree, a limit, an exception in reading or storing) rejects the import,
+ * and the caller keeps serving what the store has; only a database that cannot be reached throws
+ * (StoreUnavailable), for the start to wait for it.
+ */
+export async function importGivenTree(
+  store: Store,
+  tree: GivenTree,
+  trust: TrustStore,
+  log: Log,
+  now: Date,
+): Promise<string[]> {
+  try {
+    const read = await tree.read;
+    for (const w of read.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data warning');
+    if (!read.tree) return read.errors.map(formatProblem);
+    const signatures = await verifyTreeSignatures(read.tree.signatures, trust, now);
+    for (const w of signatures.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
+    const summary = await store.importTree(read.tree, { source: tree.source, signatures: signatures.verified });
+    if (summary.skipped) log.info({ contentHash: summary.contentHash }, 'graph-data unchanged since the last import');
+    else log.info({ summary }, 'graph-data imported');
+    return [];
+  } catch (err) {
+    if (err instanceof StoreUnavailable) throw err;
+    if (err instanceof ImportRejected) return err.problems.map(formatProblem);
+    return [`${tree.path}: -: the import failed: ${err instanceof Error ? err.message : String(err)}`];
+  }
+}

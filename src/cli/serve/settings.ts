@@ -1,0 +1,111 @@
+// `serve`'s flags, once resolved and validated (config.ts: flags over CINCY_* variables over defaults),
+// turned into the typed settings of each start-up step: files read (the trust keys, the TLS pair, the
+// registry credentials and CA), names parsed, durations made milliseconds. This is the last place that
+// knows a flag's name: every problem found here is a FlagProblem naming its flag, and nothing below sees one.
+import type { StartOptions } from '../../app/start/service.js';
+import type { AuthConfig } from '../../app/auth/tokenVerifier.js';
+import { parseDuration, parseSingleUnitDuration } from '../../duration.js';
+import { loadTls, TlsError, type TlsFiles, type TlsMaterial } from '../../server/tls.js';
+import { sizeInBytes, type ServeConfig } from '../../config.js';
+import type { HttpLimits } from '../../settings.js';
+import { FlagProblem } from '../flagProblem.js';
+import type { LogFormat } from '../logFormat.js';
+import { sourceSettings } from '../registryFlags.js';
+import { trustKeys } from '../trustKeys.js';
+
+export interface ServeSettings {
+  log: { level: string; format: LogFormat };
+  /** What the service is made of (app/start/service.ts), but for the log, the clock and the tree's read. */
+  service: Omit<StartOptions, 'log' | 'clock' | 'treeRead'>;
+  server: {
+    host: string;
+    port: number;
+    tls?: { files: TlsFiles; material: TlsMaterial };
+    cacheMaxAge: number;
+    limits: HttpLimits;
+    accessLog: boolean;
+    auth: AuthConfig;
+  };
+  /** The jobs that run after the first graph: the sources read again, feeders applied. */
+  jobs: { scrapeIntervalMs: number; autoPromoteIntervalMs?: number };
+  /** Said once the log is set up: settings that work, but not as their user may think. */
+  warnings: string[];
+}
+
+export async function serveSettings(config: ServeConfig): Promise<ServeSettings> {
+  const trust = await trustKeys(config.trustKeys);
+  const tls = tlsSettings(config);
+  const warnings =
+    config.requireSignatures && trust.size === 0
+      ? ['--require-signatures without --trust-keys: no release can be verified, the graph will be empty']
+      : [];
+  return {
+    log: { level: config.logLevel, format: config.logFormat as LogFormat },
+    service: serviceSettings(config, trust),
+    server: {
+      host: config.host,
+      port: config.port,
+      ...(tls && { tls }),
+      cacheMaxAge: config.cacheMaxAge,
+      limits: config,
+      accessLog: config.accessLog,
+      auth: {
+        secretFile: config.adminJwtSecretFile,
+        jwks: config.adminJwks,
+        issuer: config.adminIssuer,
+        audience: config.adminAudience,
+        rateLimit: config.adminRateLimit,
+      },
+    },
+    jobs: {
+      scrapeIntervalMs: parseDuration(config.scrapeInterval)!,
+      ...(config.autoPromote && { autoPromoteIntervalMs: config.autoPromoteInterval * 1000 }),
+    },
+    warnings,
+  };
+}
+
+function serviceSettings(config: ServeConfig, trust: ServeSettings['service']['trust']): ServeSettings['service'] {
+  if (config.dbMaxSize && /^postgres(ql)?:/i.test(config.db))
+    throw new FlagProblem('--db-max-size bounds a SQLite store; PostgreSQL is bounded by its own disk and quotas');
+  const ms = (value: string): number => parseSingleUnitDuration(value)!;
+  return {
+    db: config.db,
+    poolSize: config.dbPoolSize,
+    ...(config.dbMaxSize && { maxBytes: sizeInBytes(config.dbMaxSize) }),
+    graphData: config.graphData,
+    demo: config.demo,
+    sources: sourceSettings(config),
+    // Listening (and /livez) comes before a long first scrape; /readyz answers 503 until it is done.
+    deferSources: true,
+    trust,
+    requireSignatures: config.requireSignatures,
+    fleet: {
+      record: !config.noFleet,
+      hashIds: config.fleetHashIds,
+      maxClusters: config.fleetMaxClusters,
+      retentionMs: ms(config.fleetRetention),
+      flushIntervalMs: ms(config.fleetFlushInterval),
+    },
+    historyRetentionMs: ms(config.historyRetention),
+    webhooks: {
+      timeoutMs: ms(config.webhookTimeout),
+      concurrency: config.webhookConcurrency,
+      allowLoopback: config.webhookAllowLoopback,
+    },
+  };
+}
+
+/** The TLS pair, read and checked now; none without the two flags. */
+function tlsSettings(config: ServeConfig): ServeSettings['server']['tls'] {
+  if (Boolean(config.tlsCert) !== Boolean(config.tlsKey))
+    throw new FlagProblem('--tls-cert and --tls-key go together: give both, or neither for plain HTTP');
+  if (!config.tlsCert || !config.tlsKey) return undefined;
+  const files = { cert: config.tlsCert, key: config.tlsKey };
+  try {
+    return { files, material: loadTls(files) };
+  } catch (err) {
+    if (!(err instanceof TlsError)) throw err;
+    throw new FlagProblem(`${err.which === 'cert' ? '--tls-cert' : '--tls-key'}: ${err.message}`);
+  }
+}
