@@ -103,8 +103,7 @@ export class TrustStore {
               : `${file}: a JWKS needs a "keys" list`,
           );
         doc.keys.forEach((k: JWK & { revokedAfter?: string; exp?: unknown }, i) => {
-          if (typeof k.kid !== 'string' || !k.kid)
-            throw new Error(`${file}: keys[${i}].kid: every key needs a kid`);
+          if (typeof k.kid !== 'string' || !k.kid) throw new Error(`${file}: keys[${i}].kid: every key needs a kid`);
           if (jws.some((other) => other.jwk.kid === k.kid))
             throw new Error(`${file}: keys[${i}].kid: '${k.kid}' is used by another trusted key`);
           if (!['RSA', 'EC', 'OKP'].includes(String(k.kty)))
