@@ -75,15 +75,6 @@ export function finish(g: WorkGraph): FullGraph {
   };
 }
 
-/** The unconditional edges as [from, to] pairs, sorted. */
-export function edgeList(graph: FullGraph): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  for (let f = 0; f < graph.nodes.length; f++) {
-    for (let e = graph.edgeOffsets[f]!; e < graph.edgeOffsets[f + 1]!; e++) out.push([f, graph.edgeTargets[e]!]);
-  }
-  return out;
-}
-
 /** A number per distinct risk content: risks equal in every served field get the same one. */
 function riskIdentities(g: WorkGraph): Map<Risk, number> {
   const byContent = new Map<string, number>();

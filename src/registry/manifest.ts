@@ -83,18 +83,3 @@ function descriptor(value: unknown, field: string, fail: (why: string) => never)
     };
   return out;
 }
-
-/** The image configuration's architecture and OS (the fields the scraper reads). */
-export function readImageConfig(bytes: Buffer, where: string): { architecture: string; os: string } {
-  let doc: { architecture?: unknown; os?: unknown };
-  try {
-    doc = JSON.parse(bytes.toString('utf8')) as typeof doc;
-  } catch (err) {
-    throw new RegistryManifestError(`${where}: not JSON: ${(err as Error).message}`);
-  }
-  if (typeof doc?.architecture !== 'string' || !doc.architecture)
-    throw new RegistryManifestError(
-      `${where}: architecture: expected a string, got ${JSON.stringify(doc?.architecture)}`,
-    );
-  return { architecture: doc.architecture, os: typeof doc.os === 'string' ? doc.os : '' };
-}

@@ -13,7 +13,7 @@ import { retrievePayload } from '../../src/agent/update/retrieval.js';
 import { ReleaseVerifier } from '../../src/agent/update/verify.js';
 import type { KubeObject } from '../../src/cluster/api.js';
 import { DroppedFieldsError } from '../../src/cluster/dropped.js';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '@cincy/simulator/clock/manual';
 import { PayloadStore } from '../../src/payload/store.js';
 import { TrustStore } from '../../src/signatures/verify.js';
 import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';

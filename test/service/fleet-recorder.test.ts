@@ -1,7 +1,7 @@
 // The poll recorder and the fleet's records on a real store: updates seen within a batch and across
 // batches, a batch the store could not take kept for the next flush, and replicas' batches merged by time.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '@cincy/simulator/clock/manual';
 import { PollRecorder, DEFAULT_FLEET_SETTINGS } from '../../src/app/fleet/pollRecorder.js';
 import { StoreUnavailable } from '../../src/store/sql.js';
 import { Store } from '../../src/store/store.js';

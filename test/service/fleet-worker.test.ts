@@ -7,7 +7,7 @@ import type { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FLEET_SETTINGS } from '../../src/app/fleet/pollRecorder.js';
 import { WorkerPollRecorder } from '../../src/app/fleet/workerPollRecorder.js';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '@cincy/simulator/clock/manual';
 import type { FlushOutcome } from '../../src/store/fleet.js';
 import { DATA_VERSION_INTERVAL_MS } from '../../src/store/sqlite.js';
 import { Store } from '../../src/store/store.js';

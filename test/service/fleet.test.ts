@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '@cincy/simulator/clock/manual';
 import { createToken } from '../../src/cli/token.js';
 import { BUNDLED_GRAPH_DATA } from '../../src/settings.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';

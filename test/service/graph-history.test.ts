@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '@cincy/simulator/clock/manual';
 import { createToken } from '../../src/cli/token.js';
 import type { Change } from '../../src/history/change.js';
 import type { ChangeSink } from '../../src/store/changeSink.js';

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, expect } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '@cincy/simulator/clock/manual';
 import { createToken } from '../../src/cli/token.js';
 import { readGraphData } from '../../src/sources/graphData.js';
 import { startServer, tempDir, type TestServer } from './server.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterVersion } from '../../src/agent/clusterVersion.js';
 import type { PollResult } from '../../src/agent/poll.js';
 import { runPollLoop } from '../../src/agent/pollLoop.js';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '@cincy/simulator/clock/manual';
 
 const INTERVAL = 120_000;
 const cv = (channel: string): ClusterVersion => ({

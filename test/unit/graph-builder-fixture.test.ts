@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyEdgeLabelsAndRisks, applySecondaryMetadata, inReferenceReadOrder } from '../../src/graph/build.js';
 import { addEdge, addNode, emptyGraph, type WorkGraph } from '../../src/graph/workGraph.js';
-import { edgeList, finish } from '../../src/graph/finish.js';
+import { finish } from '../../src/graph/finish.js';
 import { LABEL } from '../../src/graph/model.js';
 import { splitArch } from '../../src/graph/version.js';
 import { readGraphData } from '../../src/sources/graphData.js';
@@ -30,6 +30,14 @@ function workGraph(raw: RawGraph): WorkGraph {
   }
   for (const [from, to] of raw.edges) addEdge(g, from, to);
   return g;
+}
+
+/** The unconditional edges of a finished graph as [from, to] pairs of node indexes. */
+function edgeList(graph: ReturnType<typeof finish>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let f = 0; f < graph.nodes.length; f++)
+    for (let e = graph.edgeOffsets[f]!; e < graph.edgeOffsets[f + 1]!; e++) out.push([f, graph.edgeTargets[e]!]);
+  return out;
 }
 
 /** Nodes with their metadata (without the removal keys the fixture ignores) and edges by version. */

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { actorOf, attribute } from '../../src/app/history/causes.js';
 import { EMPTY_VIEW, viewDiff } from '../../src/app/history/viewDiff.js';
-import { ALL_RELEASES, graphState, serializeView, stateHash, viewKey } from '../../src/app/history/viewState.js';
+import { ALL_RELEASES, serializeView, stateHash, viewKey, viewStates } from '../../src/app/history/viewState.js';
 import type { ViewState } from '../../src/app/history/viewState.js';
 import { buildGraph } from '../../src/graph/build.js';
 import type { AuditEntry } from '../../src/store/audit.js';
@@ -117,7 +117,7 @@ describe('attribute', () => {
   });
 });
 
-describe('graphState', () => {
+describe('viewStates', () => {
   const release = (version: string, previous: string[] = []) => ({
     version,
     arch: 'amd64',
@@ -137,7 +137,7 @@ describe('graphState', () => {
       blockedEdges: [{ id: '4.16.3-Boom', to: '4.16.3', from: '4[.]16[.]2', risk: { name: 'Boom', ...boom } }],
       rawMetadata: {},
     });
-    const state = graphState(graph, new Set(['stable-4.16']));
+    const state = new Map([...viewStates(graph, new Set(['stable-4.16']))].filter((step) => step !== undefined));
     expect([...state.keys()].sort()).toEqual([viewKey(ALL_RELEASES, 'amd64'), 'stable-4.16/amd64']);
     expect(state.get('stable-4.16/amd64')).toEqual({
       releases: ['4.16.1', '4.16.2', '4.16.3'],

@@ -3,7 +3,7 @@
 // the controllers — the simulation's passes and the Lifecycle Agent — run on its clock.
 import { createHash } from 'node:crypto';
 import pino from 'pino';
-import type { FollowedClock } from 'cincy/clock';
+import type { FollowedClock } from '../clock/followed.js';
 import type { ClusterApi } from 'cincy/cluster/api';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from 'cincy/payload/store';
 import { registryAccess } from 'cincy/cli/registryFlags';

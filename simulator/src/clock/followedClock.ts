@@ -2,7 +2,8 @@
 // (declaredClock.ts), so that a 90-minute update plays out in a minute. The product's agent knows nothing of
 // it: it takes whatever clock it is given, and real time unless given one.
 import type { Logger } from 'pino';
-import { FollowedClock, ScaledClock } from 'cincy/clock';
+import { ScaledClock } from 'cincy/clock';
+import { FollowedClock } from './followed.js';
 import type { ClusterApi } from 'cincy/cluster/api';
 import { unlessNotFound } from 'cincy/cluster/apiError';
 import { RESOURCES, type ConfigMap } from 'cincy/cluster/resources';

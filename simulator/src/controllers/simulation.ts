@@ -3,7 +3,8 @@
 // the objects and writes only what changes. It is a function of the state, the simulated time and the
 // options — tests call it with explicit times; the mock-cluster command runs it every ~100 ms of real
 // time on the ScaledClock it declares in ConfigMap openshift-config/cincy-mock-clock.
-import { FollowedClock, ScaledClock, type Clock } from 'cincy/clock';
+import { ScaledClock, type Clock } from 'cincy/clock';
+import { FollowedClock } from '../clock/followed.js';
 import { CLOCK_CONFIGMAP, clockData, clockFromData } from '../clock/declaredClock.js';
 import { clone, save, setObjectCondition } from './controller.js';
 import { DEFAULT_PAYLOAD_STORE, PayloadStore } from 'cincy/payload/store';

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ManualClock } from 'cincy/clock';
+import { ManualClock } from '../clock/manual.js';
 import { kubeconfig } from '../cli/mockCluster.js';
 import type { ClusterClient } from 'cincy/cli/kubeconfig';
 import { seedInventory, type InventoryOptions } from '../controllers/inventory.js';

@@ -21,13 +21,10 @@ export interface ViewState {
 }
 
 /**
- * Every view of a graph, keyed `channel/arch`; only public channels (`channels`) are kept. Besides
- * them, the key of ALL_RELEASES and an arch lists every release of the arch in the graph, channel or not: a
- * release that enters a channel is told from one new to the graph by it.
+ * The channel part of the key of the releases of an arch (no channel name holds '*'): besides the views
+ * of public channels, keyed `channel/arch`, this view lists every release of the arch in the graph,
+ * channel or not, so that a release that enters a channel is told from one new to the graph.
  */
-export type GraphState = Map<string, ViewState>;
-
-/** The channel part of the key of the releases of an arch (no channel name holds '*'). */
 export const ALL_RELEASES = '*';
 
 export const viewKey = (channel: string, arch: string): string => `${channel}/${arch}`;
@@ -36,13 +33,6 @@ export const viewKey = (channel: string, arch: string): string => `${channel}/${
 export function splitViewKey(key: string): { channel: string; arch: string } {
   const i = key.lastIndexOf('/');
   return { channel: key.slice(0, i), arch: key.slice(i + 1) };
-}
-
-/** The state of every (public channel, arch) view of `graph` (viewStates, collected). */
-export function graphState(graph: FullGraph, channels: ReadonlySet<string>): GraphState {
-  const state: GraphState = new Map();
-  for (const step of viewStates(graph, channels)) if (step) state.set(step[0], step[1]);
-  return state;
 }
 
 /** Nodes viewStates goes through between two pauses. */

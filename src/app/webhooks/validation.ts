@@ -1,5 +1,5 @@
 // What a subscription request must be: each problem names its field.
-import { CHANGE_KINDS, type ChangeKind } from '../../history/change.js';
+import { CHANGE_KINDS } from '../../history/change.js';
 
 export interface SubscriptionRequest {
   url: string;
@@ -37,5 +37,3 @@ export function subscriptionProblems(r: SubscriptionRequest): string[] {
   if (r.arch !== undefined && !NAME.test(r.arch)) problems.push(`arch: ${JSON.stringify(r.arch)} is not an arch`);
   return problems;
 }
-
-export const isChangeKind = (k: string): k is ChangeKind => (CHANGE_KINDS as readonly string[]).includes(k);

@@ -28,8 +28,6 @@ export function bySemverDesc(a: string, b: string): number {
   return a < b ? 1 : a > b ? -1 : 0;
 }
 
-export const isRecommended = (u: { conditions: Condition[] }): boolean =>
-  u.conditions.some((k) => k.type === 'Recommended' && k.status === 'True');
 export const notRecommended = (cv: ClusterVersionView): Array<{ release: ClusterRelease; recommended: Condition }> =>
   (cv.status.conditionalUpdates ?? [])
     .map((u) => ({ release: u.release, recommended: u.conditions.find((k) => k.type === 'Recommended') }))
