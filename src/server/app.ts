@@ -1,11 +1,11 @@
 // buildApp: the fastify instance with every plugin and route, never listening. The CLI's `serve`
-// listens; tests use the same factory with the same options. It composes the server, whose requests
-// meet the graph fast path before fastify routes them; one plugin per concern of the whole app
-// (plugins/), in the order their hooks run; and the routes (routes/).
+// listens; tests use the same factory with the same options. It only composes: the server, whose
+// requests meet the graph fast path before fastify routes them; one plugin per concern of the whole
+// app (plugins/), in the order their hooks run; and the routes, by the tree of their URLs (routes/).
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AdminServices } from '../app/admin/services.js';
 import type { AuthConfig } from '../app/auth/tokenVerifier.js';
-import { FleetReads } from '../app/fleet/fleetReads.js';
+import type { FleetReads } from '../app/fleet/fleetReads.js';
 import type { FleetRecorder } from '../app/fleet/pollRecorder.js';
 import type { GraphService } from '../app/graphService.js';
 import type { Webhooks } from '../app/webhooks/service.js';
@@ -29,22 +29,7 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { validationPlugin } from './plugins/validation.js';
 import { writesServedPlugin } from './plugins/writesServed.js';
 import { RequestMetrics } from './requestMetrics.js';
-import { auditRoutes } from './routes/audit.js';
-import { catalogRoutes } from './routes/catalog.js';
-import { changeRoutes } from './routes/changes.js';
-import { channelRoutes } from './routes/channels.js';
-import { explainRoutes } from './routes/explain.js';
-import { fleetRoutes } from './routes/fleet.js';
-import { graphRoutes } from './routes/graph.js';
-import { graphDataRoutes } from './routes/graphData.js';
-import { healthRoutes } from './routes/health.js';
-import { mirrorPlanRoutes } from './routes/mirrorPlan.js';
-import { pathRoutes } from './routes/paths.js';
-import { releaseRoutes } from './routes/releases.js';
-import { riskRoutes } from './routes/risks.js';
-import { signatureRoutes } from './routes/signatures.js';
-import { uiRoutes } from './routes/ui.js';
-import { webhookRoutes } from './routes/webhooks.js';
+import { routes } from './routes/index.js';
 import { buildSerializer } from './serializerCompiler.js';
 import type { TlsMaterial } from './tls.js';
 
@@ -103,26 +88,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { service: opts.service, requests, tls: opts.tls, fleet: opts.fleet?.recorder });
   if (opts.accessLog) await app.register(accessLogPlugin);
   await app.register(authPlugin, { auth: opts.auth, clock });
-  const { tokens } = app;
-  await app.register(graphRoutes, { answers });
-  await app.register(healthRoutes, { service: opts.service });
-  await app.register(pathRoutes, { service: opts.service });
-  await app.register(mirrorPlanRoutes, { service: opts.service });
-  await app.register(explainRoutes, { service: opts.service });
-  await app.register(catalogRoutes, { service: opts.service });
-  await app.register(uiRoutes, { ...(opts.uiDir !== undefined && { dir: opts.uiDir }) });
-  const adminRouteOptions = { admin: opts.admin, tokens };
-  await app.register(releaseRoutes, adminRouteOptions);
-  await app.register(channelRoutes, adminRouteOptions);
-  await app.register(riskRoutes, adminRouteOptions);
-  await app.register(auditRoutes, adminRouteOptions);
-  await app.register(graphDataRoutes, adminRouteOptions);
-  await app.register(signatureRoutes, adminRouteOptions);
-  // Without a recorder of its own, the fleet API reads what the store holds (what replicas recorded).
-  const fleet = opts.fleet?.reads ?? new FleetReads(opts.service.store, opts.service, clock, undefined);
-  await app.register(fleetRoutes, { fleet, tokens });
-  await app.register(changeRoutes, { store: opts.service.store });
-  if (opts.webhooks) await app.register(webhookRoutes, { webhooks: opts.webhooks, tokens });
+  await app.register(routes, {
+    service: opts.service,
+    admin: opts.admin,
+    answers,
+    clock,
+    fleet: opts.fleet?.reads,
+    webhooks: opts.webhooks,
+    uiDir: opts.uiDir,
+  });
   return app;
 }
 
