@@ -1,7 +1,8 @@
-// What bounds a connection, from the serve settings: how long a request may take to arrive (headers,
-// then the whole request), how long a silent or idle connection stays open, how many connections and
-// requests per connection, and how long closing the server waits for requests in flight.
-import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
+// What bounds a connection, from the serve settings, where the server is created: how long a request
+// may take to arrive (headers, then the whole request), how long a silent or idle connection stays
+// open, how many requests per connection, and how closing treats idle connections. The connection cap
+// and the bound on closing are the server's, set by plugins/connections.ts.
+import type { FastifyHttpOptions } from 'fastify';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { HttpLimits } from '../config.js';
@@ -43,19 +44,4 @@ export function closingOptions(): FastifyHttpOptions<Server> {
     forceCloseConnections: 'idle',
     return503OnClosing: true,
   };
-}
-
-/** The limits the server object carries: the connection cap, and the bound on closing. */
-export function limitConnections(app: FastifyInstance, limits: HttpLimits): void {
-  app.server.maxConnections = limits.maxConnections;
-  // Node stops checking request timeouts once the server closes, so a slow client would hold the
-  // close open for as long as it likes: requests in flight get shutdownTimeout, then every
-  // connection left is closed.
-  app.addHook('preClose', (done) => {
-    const timer = setTimeout(() => app.server.closeAllConnections(), limits.shutdownTimeout * 1000);
-    app.server.once('close', () => clearTimeout(timer));
-    // A server that never listened never emits 'close': the timer alone keeps no process alive.
-    timer.unref();
-    done();
-  });
 }

@@ -5,8 +5,9 @@
 //
 // It answers only what it can answer exactly; anything else goes to fastify untouched: another path
 // or method, a trailing slash, a percent-encoded query, a repeated channel or arch, an Origin (CORS
-// headers are the cors plugin's), a request with a body (buildApp decides whether its connection is
-// kept), every error (400, 406, 503), and every request once the server is closing (fastify answers 503).
+// headers are the cors plugin's), a request with a body (plugins/largeBodies.ts decides whether its
+// connection is kept), every error (400, 406, 503), and every request once the server is closing
+// (fastify answers 503; plugins/fastPath.ts turns the fast path off).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GRAPH_PATHS, type GraphAnswer, type GraphAnswers, type Representation } from './graphAnswer.js';

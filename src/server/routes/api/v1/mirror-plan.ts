@@ -2,10 +2,10 @@
 // target, planned on the served snapshot, with the oc-mirror v2 ImageSetConfiguration for it.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { GraphService } from '../../app/graphService.js';
-import { ApiError } from '../../errors.js';
-import { ErrorSchema } from '../../schemas/cincinnati.js';
-import { MirrorPlanAnswer, MirrorPlanQuery } from '../../schemas/paths.js';
+import type { GraphService } from '../../../../app/graphService.js';
+import { ApiError } from '../../../../errors.js';
+import { ErrorSchema } from '../../../../schemas/cincinnati.js';
+import { MirrorPlanAnswer, MirrorPlanQuery } from '../../../../schemas/paths.js';
 
 /** More sources than this are refused: each is a path planned. */
 const MAX_SOURCES = 200;
@@ -15,7 +15,7 @@ export async function mirrorPlanRoutes(
   { service }: { service: GraphService },
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/api/v1/mirror-plan', {
+  app.get('/mirror-plan', {
     schema: {
       summary: 'Plan what to mirror for clusters to reach a version',
       description:
@@ -32,7 +32,7 @@ export async function mirrorPlanRoutes(
       if (from.length > MAX_SOURCES)
         throw new ApiError('invalid_request', `querystring/from: at most ${MAX_SOURCES} versions, got ${from.length}`);
       const snapshot = service.served();
-      const { planMirror } = await import('../../graph/mirrorPlan.js');
+      const { planMirror } = await import('../../../../graph/mirrorPlan.js');
       return planMirror(snapshot.graph, {
         to: q.to,
         from,

@@ -2,16 +2,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ReasonQuery, RiskAdded, RiskBody, RiskDeleted, RiskList } from '../../schemas/admin.js';
-import { ErrorSchema } from '../../schemas/cincinnati.js';
-import { PageQuery } from '../../schemas/pagination.js';
-import { actorOf, requireScope } from '../auth.js';
-import { BEARER_AUTH, WRITE_ERRORS, sendJson, type AdminRouteOptions } from './adminRouteOptions.js';
+import { ReasonQuery, RiskAdded, RiskBody, RiskDeleted, RiskList } from '../../../../schemas/admin.js';
+import { ErrorSchema } from '../../../../schemas/cincinnati.js';
+import { PageQuery } from '../../../../schemas/pagination.js';
+import { actorOf, requireScope } from '../../../auth.js';
+import { BEARER_AUTH, WRITE_ERRORS, sendJson, type AdminRouteOptions } from '../../adminRouteOptions.js';
 
 export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/api/v1/risks', {
+  app.get('/risks', {
     schema: {
       summary: 'List blocked edges: conditional risks and hard blocks, by id, paginated',
       tags: ['risks'],
@@ -21,7 +21,7 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
     handler: async (request, reply) => sendJson(reply, await admin.queries.risks(request.query)),
   });
 
-  app.post('/api/v1/risks', {
+  app.post('/risks', {
     attachValidation: true, // the risk service classifies and validates it like a blocked-edges file
     onRequest: requireScope(tokens, 'risks:write'),
     schema: {
@@ -36,7 +36,7 @@ export async function riskRoutes(fastify: FastifyInstance, { admin, tokens }: Ad
     },
   });
 
-  app.delete('/api/v1/risks/:id', {
+  app.delete('/risks/:id', {
     onRequest: requireScope(tokens, 'risks:write'),
     schema: {
       summary: 'Withdraw a risk or a hard block',

@@ -1,13 +1,13 @@
 // GET /api/v1/paths: the best update paths from one version to another, planned on the served snapshot.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { GraphService } from '../../app/graphService.js';
-import { ErrorSchema } from '../../schemas/cincinnati.js';
-import { PathsAnswer, PathsQuery } from '../../schemas/paths.js';
+import type { GraphService } from '../../../../app/graphService.js';
+import { ErrorSchema } from '../../../../schemas/cincinnati.js';
+import { PathsAnswer, PathsQuery } from '../../../../schemas/paths.js';
 
 export async function pathRoutes(fastify: FastifyInstance, { service }: { service: GraphService }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/api/v1/paths', {
+  app.get('/paths', {
     schema: {
       summary: 'Plan update paths between two versions',
       description:
@@ -21,7 +21,7 @@ export async function pathRoutes(fastify: FastifyInstance, { service }: { servic
     handler: async (request) => {
       const snapshot = service.served();
       // The planner (and graphology under it) loads with the first question, not with the server.
-      const { planPaths } = await import('../../graph/paths.js');
+      const { planPaths } = await import('../../../../graph/paths.js');
       const q = request.query;
       return planPaths(snapshot.graph, {
         from: q.from,

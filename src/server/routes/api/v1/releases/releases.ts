@@ -9,11 +9,11 @@ import {
   ReleaseList,
   ReleaseListQuery,
   ReleaseParams,
-} from '../../schemas/admin.js';
-import { ErrorSchema } from '../../schemas/cincinnati.js';
-import { ReleaseRecordSchema } from '../../schemas/graphData.js';
-import { actorOf, requireScope } from '../auth.js';
-import { BEARER_AUTH, WRITE_ERRORS, sendJson, type AdminRouteOptions } from './adminRouteOptions.js';
+} from '../../../../../schemas/admin.js';
+import { ErrorSchema } from '../../../../../schemas/cincinnati.js';
+import { ReleaseRecordSchema } from '../../../../../schemas/graphData.js';
+import { actorOf, requireScope } from '../../../../auth.js';
+import { BEARER_AUTH, WRITE_ERRORS, sendJson, type AdminRouteOptions } from '../../../adminRouteOptions.js';
 
 const ReleasesAdded = Type.Object({
   releases: Type.Array(ReleaseRecordSchema),
@@ -25,10 +25,13 @@ const ReleasesAdded = Type.Object({
 /** A list of release records may be large; only an authorized writer's body is read (the token is checked first). */
 const RELEASE_LIST_BODY_LIMIT = 8 * 1024 * 1024;
 
-export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
+export async function releaseRecordRoutes(
+  fastify: FastifyInstance,
+  { admin, tokens }: AdminRouteOptions,
+): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post('/api/v1/releases', {
+  app.post('', {
     attachValidation: true, // the release service validates, naming body[i].field
     bodyLimit: RELEASE_LIST_BODY_LIMIT,
     onRequest: requireScope(tokens, 'releases:write'),
@@ -46,7 +49,7 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
     },
   });
 
-  app.get('/api/v1/releases', {
+  app.get('', {
     schema: {
       summary: 'List releases, sorted by version then arch, paginated',
       tags: ['releases'],
@@ -56,7 +59,7 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
     handler: async (request, reply) => sendJson(reply, await admin.queries.releases(request.query)),
   });
 
-  app.get('/api/v1/releases/:arch/:version', {
+  app.get('/:arch/:version', {
     schema: {
       summary: 'One release with its channels and risks',
       tags: ['releases'],
@@ -66,7 +69,7 @@ export async function releaseRoutes(fastify: FastifyInstance, { admin, tokens }:
     handler: async (request) => admin.queries.release(request.params.arch, request.params.version),
   });
 
-  app.delete('/api/v1/releases/:arch/:version', {
+  app.delete('/:arch/:version', {
     onRequest: requireScope(tokens, 'releases:write'),
     schema: {
       summary: 'Delete a release',

@@ -3,9 +3,9 @@
 // take. Cluster ids are sensitive: every route takes a token with the scope fleet:read.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FleetReads } from '../../app/fleet/fleetReads.js';
-import type { TokenVerifier } from '../../app/auth/tokenVerifier.js';
-import { ErrorSchema } from '../../schemas/cincinnati.js';
+import type { FleetReads } from '../../../../app/fleet/fleetReads.js';
+import type { TokenVerifier } from '../../../../app/auth/tokenVerifier.js';
+import { ErrorSchema } from '../../../../schemas/cincinnati.js';
 import {
   FleetClusters,
   FleetClustersQuery,
@@ -15,9 +15,9 @@ import {
   FleetSummaryQuery,
   FleetUpdates,
   FleetUpdatesQuery,
-} from '../../schemas/fleet.js';
-import { requireReadScope } from '../auth.js';
-import { BEARER_AUTH } from './adminRouteOptions.js';
+} from '../../../../schemas/fleet.js';
+import { requireReadScope } from '../../../auth.js';
+import { BEARER_AUTH } from '../../adminRouteOptions.js';
 
 const ERRORS = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 503: ErrorSchema };
 
@@ -28,7 +28,7 @@ export async function fleetRoutes(
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = requireReadScope(tokens, 'fleet:read');
   const common = { tags: ['fleet'], security: BEARER_AUTH };
-  app.get('/api/v1/fleet', {
+  app.get('/fleet', {
     onRequest,
     schema: {
       ...common,
@@ -38,7 +38,7 @@ export async function fleetRoutes(
     },
     handler: (request) => fleet.summary(request.query),
   });
-  app.get('/api/v1/fleet/clusters', {
+  app.get('/fleet/clusters', {
     onRequest,
     schema: {
       ...common,
@@ -48,7 +48,7 @@ export async function fleetRoutes(
     },
     handler: (request) => fleet.clusters(request.query),
   });
-  app.get('/api/v1/fleet/exposure', {
+  app.get('/fleet/exposure', {
     onRequest,
     schema: {
       ...common,
@@ -58,7 +58,7 @@ export async function fleetRoutes(
     },
     handler: (request) => fleet.exposure(request.query),
   });
-  app.get('/api/v1/fleet/updates', {
+  app.get('/fleet/updates', {
     onRequest,
     schema: {
       ...common,

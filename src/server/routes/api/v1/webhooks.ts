@@ -3,11 +3,11 @@
 // and counts are for those who manage them only.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { TokenVerifier } from '../../app/auth/tokenVerifier.js';
-import type { Webhooks } from '../../app/webhooks/service.js';
-import { Webhook, WebhookCreate, WebhookList, WebhookParams, WebhookPing } from '../../schemas/webhooks.js';
-import { actorOf, requireScope } from '../auth.js';
-import { BEARER_AUTH, WRITE_ERRORS } from './adminRouteOptions.js';
+import type { TokenVerifier } from '../../../../app/auth/tokenVerifier.js';
+import type { Webhooks } from '../../../../app/webhooks/service.js';
+import { Webhook, WebhookCreate, WebhookList, WebhookParams, WebhookPing } from '../../../../schemas/webhooks.js';
+import { actorOf, requireScope } from '../../../auth.js';
+import { BEARER_AUTH, WRITE_ERRORS } from '../../adminRouteOptions.js';
 
 export async function webhookRoutes(
   fastify: FastifyInstance,
@@ -16,7 +16,7 @@ export async function webhookRoutes(
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = requireScope(tokens, 'webhooks:write');
   const common = { tags: ['webhooks'], security: BEARER_AUTH };
-  app.post('/api/v1/webhooks', {
+  app.post('/webhooks', {
     onRequest,
     schema: {
       ...common,
@@ -26,7 +26,7 @@ export async function webhookRoutes(
     },
     handler: async (request, reply) => reply.code(201).send(await webhooks.add(request.body, actorOf(request))),
   });
-  app.get('/api/v1/webhooks', {
+  app.get('/webhooks', {
     onRequest,
     schema: {
       ...common,
@@ -35,7 +35,7 @@ export async function webhookRoutes(
     },
     handler: async () => ({ webhooks: await webhooks.list() }),
   });
-  app.get('/api/v1/webhooks/:id', {
+  app.get('/webhooks/:id', {
     onRequest,
     schema: {
       ...common,
@@ -45,7 +45,7 @@ export async function webhookRoutes(
     },
     handler: (request) => webhooks.get(request.params.id),
   });
-  app.delete('/api/v1/webhooks/:id', {
+  app.delete('/webhooks/:id', {
     onRequest,
     schema: {
       ...common,
@@ -58,7 +58,7 @@ export async function webhookRoutes(
       return reply.code(204).send();
     },
   });
-  app.post('/api/v1/webhooks/:id/ping', {
+  app.post('/webhooks/:id/ping', {
     onRequest,
     schema: {
       ...common,

@@ -2,14 +2,14 @@
 // server file paths and every reason given): reading it takes a token, of any scope.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AuditList, AuditQuery } from '../../schemas/admin.js';
-import { ErrorSchema } from '../../schemas/cincinnati.js';
-import { requireToken } from '../auth.js';
-import { BEARER_AUTH, type AdminRouteOptions } from './adminRouteOptions.js';
+import { AuditList, AuditQuery } from '../../../../schemas/admin.js';
+import { ErrorSchema } from '../../../../schemas/cincinnati.js';
+import { requireToken } from '../../../auth.js';
+import { BEARER_AUTH, type AdminRouteOptions } from '../../adminRouteOptions.js';
 
 export async function auditRoutes(fastify: FastifyInstance, { admin, tokens }: AdminRouteOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/api/v1/audit', {
+  app.get('/audit', {
     onRequest: requireToken(tokens),
     schema: {
       summary: 'Who did what, when, with the state before and after (newest first), paginated',

@@ -1,14 +1,14 @@
 // GET /api/v1/explain: why the served snapshot has, or has not, an edge between two versions in a channel.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { GraphService } from '../../app/graphService.js';
-import { explainEdge } from '../../explain/edge.js';
-import { ErrorSchema } from '../../schemas/cincinnati.js';
-import { ExplainAnswer, ExplainQuery } from '../../schemas/paths.js';
+import type { GraphService } from '../../../../app/graphService.js';
+import { explainEdge } from '../../../../explain/edge.js';
+import { ErrorSchema } from '../../../../schemas/cincinnati.js';
+import { ExplainAnswer, ExplainQuery } from '../../../../schemas/paths.js';
 
 export async function explainRoutes(fastify: FastifyInstance, { service }: { service: GraphService }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/api/v1/explain', {
+  app.get('/explain', {
     schema: {
       summary: 'Explain why an update edge is or is not in a channel',
       description:

@@ -1,13 +1,13 @@
 // GET /api/upgrades_info/graph-data: the whole state as a graph-data .tar.gz, with an ETag.
 import type { FastifyInstance } from 'fastify';
-import type { AdminRouteOptions } from './adminRouteOptions.js';
-import { noneMatch } from '../graphAnswer.js';
+import type { AdminRouteOptions } from '../../adminRouteOptions.js';
+import { noneMatch } from '../../../graphAnswer.js';
 
 export async function graphDataRoutes(
   app: FastifyInstance,
   { admin }: Pick<AdminRouteOptions, 'admin'>,
 ): Promise<void> {
-  app.get('/api/upgrades_info/graph-data', {
+  app.get('/graph-data', {
     schema: {
       summary: 'The current state as a graph-data .tar.gz (importable by cincy import)',
       tags: ['graph'],
