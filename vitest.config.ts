@@ -26,8 +26,12 @@ export default defineConfig({
       // a unit test mocks no module and leaves no global changed.
       { extends: true, test: { name: 'unit', include: tier('unit'), isolate: false } },
       // In this process: the app (buildApp) over HTTP, stores on SQLite files, the agent on the in-memory
-      // simulated cluster, fake registries written in the test. No child process, no dist/.
-      { extends: true, test: { name: 'service', include: tier('service') } },
+      // simulated cluster, fake registries written in the test. No child process; the two worker threads
+      // are bundled from their sources first (test/support/worker-setup.ts), so no build is needed.
+      {
+        extends: true,
+        test: { name: 'service', include: tier('service'), globalSetup: ['test/support/worker-setup.ts'] },
+      },
       // Processes and real components: bin/cincy.js (which loads dist/), docker-registry, skopeo, PostgreSQL,
       // nginx, kubectl, Chromium, Prometheus. Only this tier builds dist/, the web page and the simulator.
       { extends: true, test: { name: 'e2e', include: tier('e2e'), globalSetup: ['test/support/global-setup.ts'] } },

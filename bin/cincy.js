@@ -9,7 +9,10 @@ import { existsSync } from 'node:fs';
 import { runAsProcess } from '../dist/cli/program.js';
 
 const routes = new URL('../simulator/dist/routes.js', import.meta.url);
-const simulated = existsSync(routes) && (await import(routes.href)).isSimulatorCommand(process.argv.slice(2));
-runAsProcess(
-  simulated ? (await import('../simulator/dist/main.js')).simulatorMain : (await import('../dist/cli/main.js')).main,
-);
+const simulator = existsSync(routes) ? await import(routes.href) : undefined;
+if (simulator?.isSimulatorCommand(process.argv.slice(2)))
+  runAsProcess((await import('../simulator/dist/main.js')).simulatorMain);
+else {
+  const { main } = await import('../dist/cli/main.js');
+  runAsProcess((argv) => main(argv, simulator?.SIMULATOR_HELP));
+}

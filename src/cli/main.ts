@@ -20,13 +20,9 @@ import { addPayloadCommands } from './payloadCommands.js';
 import { addClusterCommands } from './clusterCommands.js';
 import { addOperatorCommand } from './operator.js';
 
-/** Where the simulated cluster's commands are: a clone of the repository runs them (bin/cincy.js hands them over). */
-const SIMULATOR_HELP = `
-The simulated cluster (a test and demo tool, simulator/ in a clone of the repository, not part of this
-package) adds: mock-cluster, payload create, payload push, seed push, and agent --follow-mock-clock.`;
-
-export function main(argv: string[]): Promise<number> {
-  return runProgram(buildProgram, argv);
+/** Runs `cincy`; `helpAfter` is text whoever launches it adds to the help (bin/cincy.js: the simulator's commands, in a clone). */
+export function main(argv: string[], helpAfter?: string): Promise<number> {
+  return runProgram((setCode) => buildProgram(setCode, helpAfter), argv);
 }
 
 /**
@@ -34,12 +30,10 @@ export function main(argv: string[]): Promise<number> {
  * scripts/docs/reference.mjs walks it to write docs/reference/cli.md. A command's action hands its
  * exit code to `setCode`.
  */
-export function buildProgram(setCode: (code: number) => void = () => {}): Command {
+export function buildProgram(setCode: (code: number) => void = () => {}, helpAfter?: string): Command {
   const run = commandRunner(setCode);
-  const program = cincyProgram('Cincinnati update graph server for OpenShift-style clusters').addHelpText(
-    'after',
-    SIMULATOR_HELP,
-  );
+  const program = cincyProgram('Cincinnati update graph server for OpenShift-style clusters');
+  if (helpAfter) program.addHelpText('after', helpAfter);
 
   addStoreCommands(program, run);
 

@@ -1,5 +1,8 @@
 // `cincy openapi`: the generated OpenAPI document, as /openapi serves it (openapi/openapi.json is this output).
+// Every route's validator and serializer is compiled first (a server compiles them on first use), so a
+// schema that does not compile fails the command rather than the first request that needs it.
 import { buildApp } from '../server/app.js';
+import { compileAllPending } from '../server/lazyCompile.js';
 import { createAdminServices } from '../app/admin/services.js';
 import { GraphService } from '../app/graphService.js';
 import { Store } from '../store/store.js';
@@ -19,6 +22,7 @@ export async function openapiCommand(): Promise<number> {
   );
   const app = await buildApp({ service, admin: createAdminServices(store, service), webhooks });
   await app.ready();
+  compileAllPending();
   process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
   await app.close();
   await webhooks.delivery.close();

@@ -18,10 +18,6 @@ export function summary(p: Payload): { manifests: number; operators: number; run
   };
 }
 
-/** The summary as one line. */
-export const describeSummary = (s: ReturnType<typeof summary>): string =>
-  `${s.manifests} manifests, ${s.operators} cluster operators, ${s.runlevels.length} runlevels: ${s.runlevels.join(', ')}\n`;
-
 export function list(o: { store: string; output: string }): number {
   const store = new PayloadStore(o.store);
   const root = join(store.dir, 'sha256');

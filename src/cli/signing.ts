@@ -91,12 +91,7 @@ async function signPayloadOpenpgp(keyFile: string, armored: string, payload: str
   return pgp.sign({ message, signingKeys: key, format: 'binary', date: now });
 }
 
-/** A JWS (compact) over the atomic container signature statement of a pull spec by digest. */
-export async function signPayload(keyFile: string, payload: string, now = new Date()): Promise<string> {
-  return signJws(keyFile, readFileSync(keyFile, 'utf8'), payload, now);
-}
-
-/** signPayload with the key file's text already read. */
+/** A JWS (compact) over the atomic container signature statement of a pull spec by digest, with a JWK's text. */
 async function signJws(keyFile: string, text: string, payload: string, now: Date): Promise<string> {
   let jwk: JWK;
   try {

@@ -6,7 +6,8 @@ import semver from 'semver';
 import type { FullGraph } from './model.js';
 import { planPaths, type PathMode } from './paths.js';
 
-export interface MirrorPlanQuery {
+/** What a mirror plan is asked for: the target, the versions clusters run, the arch, and how paths are chosen. */
+export interface MirrorPlanRequest {
   to: string;
   /** The versions clusters run now; none plans the target alone. */
   from: string[];
@@ -54,7 +55,7 @@ export interface ImageSetConfiguration {
 /** A target outranks an intermediate, which outranks a source: a release's role is its largest for the fleet. */
 const RANK = { source: 0, intermediate: 1, target: 2 } as const;
 
-export function planMirror(full: FullGraph, q: MirrorPlanQuery): MirrorPlan {
+export function planMirror(full: FullGraph, q: MirrorPlanRequest): MirrorPlan {
   const nodes = new Map(full.nodes.filter((n) => n.arch === q.arch).map((n) => [n.version, n]));
   const releases = new Map<string, MirrorRelease>();
   const notes: string[] = [];

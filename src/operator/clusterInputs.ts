@@ -8,7 +8,7 @@ import { isNotFound, unlessNotFound } from '../cluster/apiError.js';
 import { RESOURCES, type ConfigMap } from '../cluster/resources.js';
 import type { ClusterInputs } from './operands.js';
 import { REGISTRY_CA_KEY } from './operands.js';
-import type { Condition } from './updateService.js';
+import type { UpdateServiceCondition } from './updateService.js';
 
 /** Where OpenShift keeps the cluster-wide configuration the operator reads. */
 export const OPENSHIFT_CONFIG = 'openshift-config';
@@ -17,7 +17,7 @@ const IMAGE_CONFIG = 'cluster';
 
 export interface ReadInputs extends ClusterInputs {
   /** The RegistryCACertFound condition (without its times). */
-  caCondition: Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
+  caCondition: Pick<UpdateServiceCondition, 'type' | 'status' | 'reason' | 'message'>;
   /** What the service does without, for the ReconcileCompleted message (a pull secret not found). */
   notes: string[];
 }

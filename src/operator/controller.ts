@@ -11,7 +11,7 @@ import { MANAGED_BY } from './operands.js';
 import { reconcileUpdateService } from './reconcile.js';
 import type { UpdateService } from './updateService.js';
 
-export interface OperatorOptions {
+export interface ControllerOptions {
   /** The cincy image the Deployments run. */
   image: string;
   /** Only this namespace's UpdateServices; every namespace's without it. */
@@ -29,7 +29,7 @@ const SETTLE_MS = 200;
 const WATCH_RESTART_MS = 5_000;
 
 /** One pass over every UpdateService; the number that failed. */
-export async function reconcileAll(api: ClusterApi, o: Omit<OperatorOptions, 'resyncMs'>): Promise<number> {
+export async function reconcileAll(api: ClusterApi, o: Omit<ControllerOptions, 'resyncMs'>): Promise<number> {
   const list = await api.list<UpdateService>(RESOURCES.updateServices, o.namespace ? { namespace: o.namespace } : {});
   if (!list.items.length) return 0;
   const inputs = await readClusterInputs(api);
@@ -55,7 +55,7 @@ export async function reconcileAll(api: ClusterApi, o: Omit<OperatorOptions, 're
 }
 
 /** Runs until `signal` aborts. */
-export async function runOperator(api: ClusterApi, o: OperatorOptions, signal: AbortSignal): Promise<void> {
+export async function runOperator(api: ClusterApi, o: ControllerOptions, signal: AbortSignal): Promise<void> {
   let wake: (() => void) | undefined;
   let pending = true;
   const kick = (): void => {

@@ -10,9 +10,9 @@ import type { ReadInputs } from './clusterInputs.js';
 import { operands } from './operands.js';
 import {
   operandNames,
-  setCondition,
+  setUpdateServiceCondition,
   specProblems,
-  type Condition,
+  type UpdateServiceCondition,
   type UpdateService,
   type UpdateServiceStatus,
 } from './updateService.js';
@@ -25,7 +25,7 @@ export interface ReconcileResult {
   failure?: string;
 }
 
-type Step = Omit<Condition, 'lastHeartbeatTime' | 'lastTransitionTime'>;
+type Step = Omit<UpdateServiceCondition, 'lastHeartbeatTime' | 'lastTransitionTime'>;
 
 export async function reconcileUpdateService(
   api: ClusterApi,
@@ -34,7 +34,7 @@ export async function reconcileUpdateService(
   o: { image: string; now: string },
 ): Promise<ReconcileResult> {
   let conditions = us.status?.conditions ?? [];
-  const set = (c: Step): void => void (conditions = setCondition(conditions, c, o.now));
+  const set = (c: Step): void => void (conditions = setUpdateServiceCondition(conditions, c, o.now));
   set(inputs.caCondition);
   let policyEngineURI = us.status?.policyEngineURI;
   let failure: string | undefined;

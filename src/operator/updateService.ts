@@ -11,7 +11,7 @@ export interface UpdateServiceSpec {
   replicas: number;
 }
 
-export interface Condition {
+export interface UpdateServiceCondition {
   type: ConditionType;
   status: 'True' | 'False' | 'Unknown';
   reason?: string;
@@ -23,7 +23,7 @@ export interface Condition {
 export interface UpdateServiceStatus {
   /** Where clusters reach the service: `<uri>/api/upgrades_info/v1/graph` is the graph. */
   policyEngineURI?: string;
-  conditions?: Condition[];
+  conditions?: UpdateServiceCondition[];
 }
 
 export interface UpdateService extends KubeObject {
@@ -73,15 +73,15 @@ export function specProblems(spec: Partial<UpdateServiceSpec> | undefined): stri
  * `conditions` with `next` set: its transition time kept while its status stays, and its heartbeat moved
  * only when something of it changes (so that an unchanged status is not written again).
  */
-export function setCondition(
-  conditions: Condition[],
-  next: Omit<Condition, 'lastHeartbeatTime' | 'lastTransitionTime'>,
+export function setUpdateServiceCondition(
+  conditions: UpdateServiceCondition[],
+  next: Omit<UpdateServiceCondition, 'lastHeartbeatTime' | 'lastTransitionTime'>,
   now: string,
-): Condition[] {
+): UpdateServiceCondition[] {
   const old = conditions.find((c) => c.type === next.type);
   const same =
     old && old.status === next.status && old.reason === next.reason && (old.message ?? '') === (next.message ?? '');
-  const condition: Condition = same
+  const condition: UpdateServiceCondition = same
     ? old
     : {
         ...next,

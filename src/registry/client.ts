@@ -12,7 +12,7 @@ import { parseChallenge } from './challenge.js';
 import { RegistryCredentials, type Credential } from './credentials.js';
 import { DestinationPolicy } from './destinations.js';
 import { MANIFEST_ACCEPT, readManifest, type RegistryManifest } from './manifest.js';
-import { DIGEST, describe, type RepositoryReference } from './reference.js';
+import { DIGEST, describe, TAG, type RepositoryReference } from './reference.js';
 import { deadline } from '../deadline.js';
 import { readBounded } from '../readBounded.js';
 
@@ -57,9 +57,6 @@ export const DEFAULT_MAX_TAGS = 100_000;
 const MAX_REDIRECTS = 5;
 const RETRIABLE = new Set([408, 429, 500, 502, 503, 504]);
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
-
-/** The distribution grammar of a tag: what may go into a manifest path. */
-export const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 /** What a tag list held: the tags that may be asked for, and how many names broke the tag grammar. */
 export interface TagList {

@@ -81,10 +81,3 @@ export async function pushImage(
   const digest = await client.pushManifest(image.tag ?? `sha256:${hex(manifest)}`, MEDIA.ociManifest, manifest);
   return { mediaType: MEDIA.ociManifest, digest, size: manifest.length, platform: { architecture: image.arch, os } };
 }
-
-/** Pushes an index of images already in the repository, tagged `tag`. */
-export async function pushIndex(client: RegistryClient, images: Descriptor[], tag: string): Promise<Descriptor> {
-  const index = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: MEDIA.ociIndex, manifests: images }));
-  const digest = await client.pushManifest(tag, MEDIA.ociIndex, index);
-  return { mediaType: MEDIA.ociIndex, digest, size: index.length };
-}

@@ -1,5 +1,5 @@
 // Graph history's query and answer (GET /api/v1/changes): the changes of the served graph, newest first.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { CHANGE_KINDS } from '../history/change.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
 import { NextCursor, PageParams } from './pagination.js';
@@ -44,5 +44,7 @@ export const ChangeItem = Type.Object({
   actor: Type.Optional(Type.String({ description: "For a change an admin write made: the token's subject" })),
   detail: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
+export type ChangeItem = Static<typeof ChangeItem>;
 
 export const Changes = Type.Object({ changes: Type.Array(ChangeItem), nextCursor: NextCursor });
+export type Changes = Static<typeof Changes>;

@@ -1,6 +1,6 @@
 // The fleet API's queries and answers (/api/v1/fleet…): the clusters that poll the graph, as their
 // polls recorded them, and what the served graph shows each of them.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
 import { NextCursor, PageParams } from './pagination.js';
 
@@ -54,6 +54,7 @@ export const FleetSummary = Type.Object({
   ),
   nextCursor: NextCursor,
 });
+export type FleetSummary = Static<typeof FleetSummary>;
 
 export const FleetClustersQuery = Type.Object(
   {
@@ -90,6 +91,7 @@ export const FleetClusters = Type.Object({
   ),
   nextCursor: NextCursor,
 });
+export type FleetClusters = Static<typeof FleetClusters>;
 
 export const FleetExposureQuery = Type.Object(
   { ...PageParams, risk: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
@@ -114,6 +116,7 @@ export const FleetExposure = Type.Object({
   ),
   nextCursor: NextCursor,
 });
+export type FleetExposure = Static<typeof FleetExposure>;
 
 export const FleetUpdatesQuery = Type.Object(
   { ...PageParams, since: Type.Optional(Duration('Updates seen in this span (default 30d)')) },

@@ -1,8 +1,8 @@
 // Route schemas compiled the first time a request needs them, not when the server starts: most
 // routes are admin routes a serving process may never be asked, and compiling every validator
-// (Ajv) and response serializer (fast-json-stringify) took a good part of the start. Tests compile
-// every one handed out (compileAllPending), so a schema that does not compile fails a test, not only
-// the first request that needs it.
+// (Ajv) and response serializer (fast-json-stringify) took a good part of the start. `cincy openapi`
+// and the tests compile every one handed out (compileAllPending), so a schema that does not compile
+// fails them, not only the first request that needs it.
 
 /** The compile functions handed out and not called yet. */
 const pending = new Set<() => unknown>();

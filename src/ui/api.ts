@@ -4,17 +4,11 @@ import type { Explanation } from '../explain/edge.js';
 import type { PathAnswer, PlannedPath } from '../graph/paths.js';
 import type { GraphDocument } from '../graph/view.js';
 import type { ReleaseDetail } from '../schemas/admin.js';
-import type { Static } from '@sinclair/typebox';
-import type { FleetClusters as C, FleetExposure as E, FleetSummary as S } from '../schemas/fleet.js';
-import type { ChangeItem as CI, Changes as CP } from '../schemas/changes.js';
+import type { FleetClusters, FleetExposure, FleetSummary } from '../schemas/fleet.js';
+import type { ChangeItem, Changes as ChangesPage } from '../schemas/changes.js';
 
-export type FleetSummary = Static<typeof S>;
-export type FleetClusters = Static<typeof C>;
-export type FleetExposure = Static<typeof E>;
-export type ChangeItem = Static<typeof CI>;
-export type ChangesPage = Static<typeof CP>;
-
-export type { Catalog, Explanation, GraphDocument, PathAnswer, PlannedPath, ReleaseDetail };
+export type { Catalog, ChangeItem, ChangesPage, Explanation, FleetClusters, FleetExposure, FleetSummary };
+export type { GraphDocument, PathAnswer, PlannedPath, ReleaseDetail };
 
 /** An answer other than 2xx, with the server's own message. */
 export class ApiProblem extends Error {

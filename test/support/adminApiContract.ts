@@ -7,7 +7,8 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readGraphData } from '../../src/sources/graphData.js';
-import { generateKeys, signPayload } from '../../src/cli/signing.js';
+import { generateKeys } from '../../src/cli/signing.js';
+import { signPayload } from './signing.js';
 import { TrustStore } from '../../src/signatures/verify.js';
 import {
   api,

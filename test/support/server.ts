@@ -7,7 +7,7 @@ import { GraphFastPath } from '../../src/server/graphFastPath.js';
 import { compileAllPending } from '../../src/server/lazyCompile.js';
 import type { AdminServices } from '../../src/app/admin/services.js';
 import type { GraphService } from '../../src/app/graphService.js';
-import { startService } from '../../src/app/start/service.js';
+import { startService } from './service.js';
 import type { Store } from '../../src/store/store.js';
 import type { AuthConfig } from '../../src/app/auth/tokenVerifier.js';
 import type { TrustStore } from '../../src/signatures/verify.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { GraphDataTree } from '../../src/graph/graphDataTree.js';
 import { readGraphData } from '../../src/sources/graphData.js';
-import { startService } from '../../src/app/start/service.js';
+import { startService } from './service.js';
 import { migrationsOf } from '../../src/store/migrations.js';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';

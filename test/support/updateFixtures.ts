@@ -3,7 +3,8 @@
 // tier with the same functions in this process.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateKeys, signPayload } from '../../src/cli/signing.js';
+import { generateKeys } from '../../src/cli/signing.js';
+import { signPayload } from './signing.js';
 import { generatePayload } from '@cincy/simulator/payloads/generate';
 import { PayloadStore } from '../../src/payload/store.js';
 import { release, writeTree } from './trees.js';

@@ -1,9 +1,18 @@
 // A real HTTP webhook receiver on a free port of 127.0.0.1: it checks each delivery's signature as a
-// receiver would (verifySignature), keeps what it was sent, and answers as the test says (a status,
+// receiver would (verifyWebhookSignature), keeps what it was sent, and answers as the test says (a status,
 // after a delay). It can be stopped and started again on the same port, as a receiver that was down.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifySignature } from '../../src/app/webhooks/signature.js';
+import { timingSafeEqual } from 'node:crypto';
+import { sign } from '../../src/app/webhooks/signature.js';
+
+/** Whether `signature` (an X-Cincy-Signature value) is that of `body` under `secret`, compared in constant time, as a receiver checks it. */
+export function verifyWebhookSignature(body: string | Buffer, secret: string, signature: string | undefined): boolean {
+  if (!signature) return false;
+  const expected = Buffer.from(sign(body, secret));
+  const given = Buffer.from(signature);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
 
 export interface Delivery {
   eventId: string;
@@ -41,7 +50,7 @@ export async function startWebhookReceiver(secret: string, port = 0): Promise<We
       received.push({
         eventId: String(req.headers['x-cincy-event-id']),
         attempt: Number(req.headers['x-cincy-attempt']),
-        signed: verifySignature(raw, secret, typeof signature === 'string' ? signature : undefined),
+        signed: verifyWebhookSignature(raw, secret, typeof signature === 'string' ? signature : undefined),
         headers: req.headers,
         body: JSON.parse(raw.toString('utf8')) as Delivery['body'],
       });

@@ -1,7 +1,7 @@
 // Graph history's pure parts: the diff of two states of a view, the causes and actors given to each
 // change, and the state of a built graph.
 import { describe, expect, it } from 'vitest';
-import { actorOf, attribute } from '../../src/app/history/causes.js';
+import { changeActor, attribute } from '../../src/app/history/causes.js';
 import { EMPTY_VIEW, viewDiff } from '../../src/app/history/viewDiff.js';
 import { ALL_RELEASES, serializeView, stateHash, viewKey, viewStates } from '../../src/app/history/viewState.js';
 import type { ViewState } from '../../src/app/history/viewState.js';
@@ -109,11 +109,11 @@ describe('attribute', () => {
       entry(1, 'alice', 'channel.promote', 'public/stable-4.16', { version: '4.16.2' }),
       entry(2, 'bob', 'risk.add', '4.16.2-Boom', { to: '4.16.2', risk: { name: 'Boom' } }),
     ];
-    expect(actorOf({ kind: 'release-added', ...where, version: '4.16.2' }, audit)).toBe('alice');
-    expect(actorOf({ kind: 'risk-declared', ...where, risk: 'Boom' }, audit)).toBe('bob');
-    expect(actorOf({ kind: 'release-added', ...where, version: '4.16.9' }, audit)).toBeUndefined();
-    expect(actorOf({ kind: 'release-added', ...where, version: '4.16.9' }, audit.slice(0, 1))).toBe('alice');
-    expect(actorOf({ kind: 'release-added', ...where, version: '4.16.9' }, [])).toBeUndefined();
+    expect(changeActor({ kind: 'release-added', ...where, version: '4.16.2' }, audit)).toBe('alice');
+    expect(changeActor({ kind: 'risk-declared', ...where, risk: 'Boom' }, audit)).toBe('bob');
+    expect(changeActor({ kind: 'release-added', ...where, version: '4.16.9' }, audit)).toBeUndefined();
+    expect(changeActor({ kind: 'release-added', ...where, version: '4.16.9' }, audit.slice(0, 1))).toBe('alice');
+    expect(changeActor({ kind: 'release-added', ...where, version: '4.16.9' }, [])).toBeUndefined();
   });
 });
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildGraph } from '../../src/graph/build.js';
 import type { Channel, GraphInput } from '../../src/graph/model.js';
-import { planMirror, type MirrorPlanQuery } from '../../src/graph/mirrorPlan.js';
+import { planMirror, type MirrorPlanRequest } from '../../src/graph/mirrorPlan.js';
 import { rel } from '../support/releases.js';
 
 const chan = (name: string, versions: string[]): Channel => ({ name, internal: false, versions, tombstones: [] });
@@ -26,7 +26,7 @@ const input: GraphInput = {
   rawMetadata: {},
 };
 const full = buildGraph(input);
-const plan = (q: Partial<MirrorPlanQuery>) =>
+const plan = (q: Partial<MirrorPlanRequest>) =>
   planMirror(full, { to: '4.14.1', from: [], arch: 'amd64', mode: 'fewest-hops', ...q });
 const payloadOf = (v: string) => full.nodes.find((n) => n.version === v && n.arch === 'amd64')!.payload;
 

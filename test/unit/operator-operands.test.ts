@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/cluster/api.js';
 import { certificateProblem } from '../../src/operator/clusterInputs.js';
 import { INPUTS_HASH_ANNOTATION, operands, type ClusterInputs } from '../../src/operator/operands.js';
-import { setCondition, specProblems, type UpdateService } from '../../src/operator/updateService.js';
+import { setUpdateServiceCondition, specProblems, type UpdateService } from '../../src/operator/updateService.js';
 
 const us = (spec: Partial<UpdateService['spec']> = {}): UpdateService => ({
   apiVersion: 'updateservice.operator.openshift.io/v1',
@@ -118,24 +118,32 @@ describe('the UpdateService spec and status', () => {
   });
 
   it('keeps a condition as it was while nothing of it changes; a new status moves its transition time', () => {
-    const first = setCondition(
+    const first = setUpdateServiceCondition(
       [],
       { type: 'ReconcileCompleted', status: 'True', reason: 'Success', message: '' },
       't1',
     );
     expect(
-      setCondition(first, { type: 'ReconcileCompleted', status: 'True', reason: 'Success', message: '' }, 't2'),
+      setUpdateServiceCondition(
+        first,
+        { type: 'ReconcileCompleted', status: 'True', reason: 'Success', message: '' },
+        't2',
+      ),
     ).toEqual(first);
-    const msg = setCondition(
+    const msg = setUpdateServiceCondition(
       first,
       { type: 'ReconcileCompleted', status: 'True', reason: 'Success', message: 'x' },
       't3',
     );
     expect(msg[0]).toMatchObject({ lastTransitionTime: 't1', lastHeartbeatTime: 't3' });
-    const failed = setCondition(msg, { type: 'ReconcileCompleted', status: 'False', reason: 'InvalidSpec' }, 't4');
+    const failed = setUpdateServiceCondition(
+      msg,
+      { type: 'ReconcileCompleted', status: 'False', reason: 'InvalidSpec' },
+      't4',
+    );
     expect(failed[0]).toMatchObject({ lastTransitionTime: 't4', lastHeartbeatTime: 't4' });
-    const three = setCondition(
-      setCondition(failed, { type: 'ReconcileError', status: 'True' }, 't5'),
+    const three = setUpdateServiceCondition(
+      setUpdateServiceCondition(failed, { type: 'ReconcileError', status: 'True' }, 't5'),
       { type: 'RegistryCACertFound', status: 'False' },
       't5',
     );

@@ -5,7 +5,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CompactSign, FlattenedSign, GeneralSign, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateKeys, signPayload } from '../../src/cli/signing.js';
+import { generateKeys, signWithKeyFile } from '../../src/cli/signing.js';
 import { makeStatement } from '../../src/signatures/statement.js';
 import {
   MAX_SIGNATURE_BYTES as MAX_BYTES,
@@ -197,8 +197,13 @@ describe('JWS signatures', () => {
     const { privateFile, jwksFile } = await generateKeys({ alg: 'ES256', kid: 'pipeline-1', out: d });
     mkdirSync(join(d, 'trust'));
     copyFileSync(jwksFile, join(d, 'trust', 'pipeline.json'));
-    const jws = await signPayload(privateFile, PAYLOAD_B);
-    const v = await verifySignature(Buffer.from(jws), `sha256:${HEX_B}`, await TrustStore.load(join(d, 'trust')));
+    const signed = await signWithKeyFile(privateFile, PAYLOAD_B);
+    expect(signed.binary).toBe(false); // a JWK signs a compact JWS, text
+    const v = await verifySignature(
+      Buffer.from(signed.bytes),
+      `sha256:${HEX_B}`,
+      await TrustStore.load(join(d, 'trust')),
+    );
     expect(v.statement.critical.identity['docker-reference']).toBe('quay.example/ocp/release');
     await expect(TrustStore.load(d)).rejects.toThrow(
       `${privateFile}: a private key; trust only public keys (the <kid>.jwks.json of cincy keys generate)`,

@@ -3,7 +3,7 @@
 import semver from 'semver';
 import { generatePayload } from '../payloads/generate.js';
 import { loadPayload } from 'cincy/payload/load';
-import { describeSummary, summary } from 'cincy/cli/payload';
+import { summary } from 'cincy/cli/payload';
 import { IMAGE_ARCHES, pushReleaseImage, releaseTag, type ImageArch } from '../payloads/releaseImage.js';
 import { PayloadStore } from 'cincy/payload/store';
 import { registryAccess } from 'cincy/cli/registryFlags';
@@ -173,3 +173,7 @@ export async function push(o: PushOptions): Promise<number> {
   process.stdout.write(`${spec}\n`);
   return 0;
 }
+
+/** A payload's summary as one line. */
+const describeSummary = (s: ReturnType<typeof summary>): string =>
+  `${s.manifests} manifests, ${s.operators} cluster operators, ${s.runlevels.length} runlevels: ${s.runlevels.join(', ')}\n`;

@@ -3,8 +3,8 @@
 // multi-architecture release one such image per architecture and an OCI index of them. The same payload and
 // architectures always give the same digests.
 import type { RegistryClient } from 'cincy/registry/client';
-import { layerOf, pushImage, pushIndex } from 'cincy/registry/imageWriter';
-import type { Descriptor } from 'cincy/registry/manifest';
+import { layerOf, pushImage } from 'cincy/registry/imageWriter';
+import { MEDIA, type Descriptor } from 'cincy/registry/manifest';
 import type { Arch } from 'cincy/schemas/graphData';
 
 /** The architectures of the images of a release (Go names), in the order a multi release lists them. */
@@ -43,4 +43,11 @@ export async function pushReleaseImage(client: RegistryClient, r: ReleaseImage):
   // The members are not tagged: a single-architecture release of the version may hold their tags.
   for (const arch of arches) images.push(await pushImage(client, { layers: [layer], arch, labels }));
   return pushIndex(client, images, r.tag);
+}
+
+/** Pushes an index of images already in the repository, tagged `tag` (a multi-arch release). */
+async function pushIndex(client: RegistryClient, images: Descriptor[], tag: string): Promise<Descriptor> {
+  const index = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: MEDIA.ociIndex, manifests: images }));
+  const digest = await client.pushManifest(tag, MEDIA.ociIndex, index);
+  return { mediaType: MEDIA.ociIndex, digest, size: index.length };
 }

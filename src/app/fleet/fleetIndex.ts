@@ -6,7 +6,8 @@
 import { channelView } from '../../graph/view.js';
 import type { GraphSnapshot } from '../snapshot.js';
 
-export interface ConditionalUpdate {
+/** An update a cluster is shown with risks: the target and the names of the risks it crosses. */
+export interface RiskyUpdate {
   version: string;
   risks: string[];
 }
@@ -16,13 +17,13 @@ export interface Standing {
   /** Why the cluster is stranded: no such channel, no release of its arch in it, its version not in it. */
   stranded: 'unknown-channel' | 'unknown-arch' | 'version-not-in-channel' | undefined;
   recommended: string[];
-  conditional: ConditionalUpdate[];
+  conditional: RiskyUpdate[];
 }
 
 /** One channel and arch of a snapshot: its versions and each one's updates. */
 interface ChannelIndex {
   known: 'yes' | 'unknown-channel' | 'unknown-arch';
-  updates: Map<string, { recommended: string[]; conditional: ConditionalUpdate[] }>;
+  updates: Map<string, { recommended: string[]; conditional: RiskyUpdate[] }>;
 }
 
 const NO_VERSION: Standing = { stranded: undefined, recommended: [], conditional: [] };

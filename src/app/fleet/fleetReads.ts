@@ -6,10 +6,11 @@ import { ApiError } from '../../errors.js';
 import { parseSingleUnitDuration } from '../../duration.js';
 import type { Clock } from '../../clock.js';
 import type { ClusterFilter, ClusterRecord, FleetGroup, ObservedUpdate } from '../../store/fleet.js';
+import type { FleetSummary } from '../../schemas/fleet.js';
 import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor, limitOf, type PageRequest } from '../admin/pagination.js';
 import type { GraphService } from '../graphService.js';
-import { fleetIndexOf, type ConditionalUpdate, type FleetIndex, type Standing } from './fleetIndex.js';
+import { fleetIndexOf, type RiskyUpdate, type FleetIndex, type Standing } from './fleetIndex.js';
 import { isClusterId, type FleetRecorder } from './pollRecorder.js';
 
 /** Silent longer than this (unless the request says otherwise), a cluster counts as stale. */
@@ -32,24 +33,6 @@ export interface Tally {
   clusters: number;
 }
 
-export interface FleetSummary {
-  clusters: number;
-  stale: number;
-  stranded: number;
-  behind: number;
-  /** Clusters whose polls named no version. */
-  versionUnknown: number;
-  staleAfter: string;
-  /** The largest channels, arches and versions by clusters (all of them in `groups`). */
-  top: { channels: Tally[]; arches: Tally[]; versions: Tally[] };
-  /** Polls not stored, as every replica counted them: no id, a malformed one, a full batch, the cap on clusters. */
-  polls: { noId: number; malformed: number; batchFull: number; overCap: number };
-  /** Whether this server records polls now (off with --no-fleet). */
-  recording: boolean;
-  groups: GroupStanding[];
-  nextCursor?: string;
-}
-
 export interface ClusterItem {
   id: string;
   channel: string;
@@ -61,7 +44,7 @@ export interface ClusterItem {
   polls: number;
   stranded?: NonNullable<Standing['stranded']>;
   recommended: string[];
-  conditional: ConditionalUpdate[];
+  conditional: RiskyUpdate[];
   history: Array<{ from: string; to: string; lastAtFrom: string; firstAtTo: string }>;
 }
 

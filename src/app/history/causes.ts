@@ -35,7 +35,7 @@ export function attribute(changes: Change[], ctx: CauseContext): Change[] {
         releaseCause.get(c.from!) ??
         (blockAudited || (c.kind === 'edge-removed' && hardBlocked(ctx, c.from!, c.to!)) ? 'blocked-edge' : 'metadata');
     else c.cause = 'risk';
-    const actor = actorOf(c, ctx.audit);
+    const actor = changeActor(c, ctx.audit);
     if (actor) c.actor = actor;
   }
   return changes;
@@ -59,7 +59,7 @@ function hardBlocked(ctx: CauseContext, from: string, to: string): boolean {
 }
 
 /** The actor of the audit entries this change matches (the newest one), else the sole actor of them all. */
-export function actorOf(c: Change, audit: readonly AuditEntry[]): string | undefined {
+export function changeActor(c: Change, audit: readonly AuditEntry[]): string | undefined {
   const matches = audit.filter((e) => matchesEntry(c, e));
   if (matches.length) return matches[matches.length - 1]!.actor;
   const actors = new Set(audit.map((e) => e.actor));

@@ -82,7 +82,6 @@ export interface PreparedService {
 const NO_SOURCES: SourceSettings = { client: {}, concurrency: 1 };
 
 type NotStarted = { ok: false; problems: string[] };
-export type StartResult = (Omit<PreparedService, 'start'> & Extract<StartOutcome, { ok: true }>) | NotStarted;
 
 /** Makes every part, step by step; problems when the store cannot be opened. Reads nothing yet. */
 export function prepareService(opts: StartOptions): PreparedService | NotStarted {
@@ -165,17 +164,4 @@ async function closeParts(parts: Parts, running: Running): Promise<void> {
   await parts.service.close();
   await parts.leadership.release();
   await parts.store.close();
-}
-
-/** prepareService and start() in one: resolves once the first graph is built, or with the problems. */
-export async function startService(opts: StartOptions): Promise<StartResult> {
-  const prepared = prepareService(opts);
-  if (!prepared.ok) return prepared;
-  const { start, ...parts } = prepared;
-  const outcome = await start();
-  if (!outcome.ok) {
-    await prepared.close();
-    return { ok: false, problems: outcome.problems };
-  }
-  return { ...parts, ...outcome };
 }

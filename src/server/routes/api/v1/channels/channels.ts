@@ -8,14 +8,14 @@ import { ErrorSchema } from '../../../../../schemas/cincinnati.js';
 import { PageQuery } from '../../../../../schemas/pagination.js';
 import { actorOf, requireScope, requireToken } from '../../../../auth.js';
 import { BEARER_AUTH, WRITE_ERRORS, sendJson } from '../../../adminRouteOptions.js';
-import { channelKind, reasonOf, type ChannelRouteOptions } from './kind.js';
+import { channelKindDoc, reasonOf, type ChannelRouteOptions } from './kind.js';
 
 export async function channelDocRoutes(
   fastify: FastifyInstance,
   { kind, admin, tokens }: ChannelRouteOptions,
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { tag, params } = channelKind(kind);
+  const { tag, params } = channelKindDoc(kind);
   // The promotion ladder is not public: reading it takes a token, of any scope.
   const readHook = kind === 'internal' ? { onRequest: requireToken(tokens) } : {};
   const readDoc = kind === 'internal' ? { security: BEARER_AUTH } : {};

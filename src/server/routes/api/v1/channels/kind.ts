@@ -2,18 +2,15 @@
 // and internal): the options they take, the tag and path parameters they are documented with, and
 // the reason a write may give.
 import { Type } from '@sinclair/typebox';
-import { ChannelNameParams, InternalChannelParams } from '../../../../../schemas/admin.js';
+import { ChannelNameParams, InternalChannelParams, type ChannelKind } from '../../../../../schemas/admin.js';
 import type { AdminRouteOptions } from '../../../adminRouteOptions.js';
-
-/** Public channels are served in the graph; internal ones are the promotion ladder (candidate, fast, stable). */
-export type ChannelKind = 'public' | 'internal';
 
 export interface ChannelRouteOptions extends AdminRouteOptions {
   kind: ChannelKind;
 }
 
 /** The OpenAPI tag and the path parameters of the routes of a kind of channel. */
-export function channelKind(kind: ChannelKind) {
+export function channelKindDoc(kind: ChannelKind) {
   const params = kind === 'public' ? ChannelNameParams : InternalChannelParams;
   return {
     tag: kind === 'public' ? 'channels' : 'internal channels',

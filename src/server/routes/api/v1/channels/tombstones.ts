@@ -5,14 +5,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ChannelDoc, ReasonQuery } from '../../../../../schemas/admin.js';
 import { actorOf, requireScope } from '../../../../auth.js';
 import { BEARER_AUTH, WRITE_ERRORS } from '../../../adminRouteOptions.js';
-import { channelKind, reasonOf, type ChannelRouteOptions } from './kind.js';
+import { channelKindDoc, reasonOf, type ChannelRouteOptions } from './kind.js';
 
 export async function tombstoneRoutes(
   fastify: FastifyInstance,
   { kind, admin, tokens }: ChannelRouteOptions,
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { tag, versionParams } = channelKind(kind);
+  const { tag, versionParams } = channelKindDoc(kind);
 
   app.put('/:name/tombstones/:version', {
     onRequest: requireScope(tokens, 'channels:write'),

@@ -13,7 +13,7 @@ import {
 } from '../../../../../schemas/admin.js';
 import { actorOf, requireScope } from '../../../../auth.js';
 import { BEARER_AUTH, WRITE_ERRORS } from '../../../adminRouteOptions.js';
-import { channelKind, reasonOf, type ChannelRouteOptions } from './kind.js';
+import { channelKindDoc, reasonOf, type ChannelRouteOptions } from './kind.js';
 
 const PROMOTION_DESCRIPTION =
   `Refused with 409 naming the rule (${PROMOTION_RULES.join(', ')}) ` +
@@ -24,7 +24,7 @@ export async function versionRoutes(
   { kind, admin, tokens }: ChannelRouteOptions,
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { tag, params, versionParams } = channelKind(kind);
+  const { tag, params, versionParams } = channelKindDoc(kind);
 
   app.post('/:name/versions', {
     onRequest: requireScope(tokens, 'channels:write'),
