@@ -8,6 +8,9 @@
 // not hold.
 //
 //   node scripts/reliability.mjs [--soak-seconds 120] [--rounds 5] [--flood-seconds 5] [--skip-tests]
+//                                [--findings-from REPORT.json]
+// --findings-from reads the finding tests' outcomes from the vitest JSON report of a run that had them
+// (CI's `npm test`) instead of running them a second time.
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -46,8 +49,11 @@ async function main() {
   const context = { cli: CLI, graphData: REAL_SET, workDir, log };
   const rows = [];
 
+  const fromAt = process.argv.indexOf('--findings-from');
+  const report = fromAt < 0 ? undefined : resolve(process.argv[fromAt + 1] ?? '');
+  if (report && !existsSync(report)) throw new Error(`--findings-from: ${report} does not exist`);
   if (!process.argv.includes('--skip-tests'))
-    for (const [label, n, f] of runFindings({ root: ROOT, workDir, log }))
+    for (const [label, n, f] of runFindings({ root: ROOT, workDir, log, report }))
       rows.push({
         scenario: `${label} finding ${n} (tests named "${label} finding ${n}")`,
         tried: `${f.tried} tests`,

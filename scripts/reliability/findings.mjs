@@ -1,11 +1,16 @@
 // The findings as tests: every vitest test whose full name says "reliability finding N" (issue 13) or
 // "hostile finding N" (issue 30), in a test's name or its describe's, in any of the three projects, run
-// once, counted per finding. Returns [label, N, counts] sorted by label and N.
+// once, counted per finding. Returns [label, N, counts] sorted by label and N. With `report`, the
+// vitest JSON report of a run that had them all (CI's `npm test`) is read instead of running them again.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
-export function runFindings({ root, workDir, log }) {
+export function runFindings({ root, workDir, log, report }) {
+  if (report) {
+    log(`the tests named "reliability finding N" and "hostile finding N", as ${report} reports them`);
+    return countFindings(JSON.parse(readFileSync(report, 'utf8')));
+  }
   const out = join(workDir, 'findings.json');
   log('running the tests named "reliability finding N" and "hostile finding N" (vitest)');
   const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
@@ -20,6 +25,11 @@ export function runFindings({ root, workDir, log }) {
   } catch {
     throw new Error(`vitest gave no report (exit ${r.status}):\n${(r.stderr || r.stdout).slice(-2000)}`);
   }
+  return countFindings(results);
+}
+
+/** The finding tests of a vitest JSON report, counted per finding. */
+function countFindings(results) {
   const byFinding = new Map();
   for (const file of results.testResults)
     for (const t of file.assertionResults) {

@@ -20,10 +20,17 @@ export interface Mock {
   kill(): Promise<void>;
 }
 
-export function serveMock(args: string[], dir: string, cleanup: { add(f: () => unknown): void }): Promise<Mock> {
+/** `cincy mock-cluster ARGS` as a process; `nodeOptions` go to its NODE_OPTIONS (a heap limit, say). */
+export function serveMock(
+  args: string[],
+  dir: string,
+  cleanup: { add(f: () => unknown): void },
+  nodeOptions?: string,
+): Promise<Mock> {
   const kubeconfig = join(dir, 'kubeconfig');
   const child = spawn(process.execPath, [BIN, 'mock-cluster', '--port', '0', '--kubeconfig-out', kubeconfig, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(nodeOptions && { env: { ...process.env, NODE_OPTIONS: nodeOptions } }),
   });
   const stop = (): Promise<void> =>
     new Promise((resolve) => {

@@ -17,9 +17,9 @@ import { serveMock, type Mock } from '../../../test/support/mock.js';
 const cleanup = useCleanup();
 const MiB = 1024 * 1024;
 
-async function start(dir = cleanup.dir()): Promise<Mock & { dir: string; state: string }> {
+async function start(dir = cleanup.dir(), nodeOptions?: string): Promise<Mock & { dir: string; state: string }> {
   const state = join(dir, 'state.json');
-  return { ...(await serveMock(['--state', state], dir, cleanup)), dir, state };
+  return { ...(await serveMock(['--state', state], dir, cleanup, nodeOptions)), dir, state };
 }
 
 /** A Status, or an object, as the mock answers. */
@@ -91,7 +91,11 @@ const memory = (pid: number, which: 'VmRSS' | 'VmHWM'): number =>
 
 describe('mock cluster, hostile clients', () => {
   it('reliability finding 10: watchers that stop reading are dropped past the backlog bound, and memory stays bounded, while a reading watcher gets every event', async () => {
-    const m = await start();
+    // The heap is capped (192 MiB; a process with the leak this guards against holds 600 MiB): a collection
+    // comes before garbage passes the cap, so the peak measures what the process holds, not how far
+    // garbage piled up before a collection, which depended on the machine's load (a loaded run measured
+    // 286 MiB against a bound of 280 uncapped, 234 and 290 on two quiet ones; about 130 capped).
+    const m = await start(undefined, '--max-old-space-size=192');
     const core = m.kc.makeApiClient(k8s.CoreV1Api);
     const created = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'big' } } });
     const path = `/api/v1/namespaces/default/configmaps?watch=1&fieldSelector=metadata.name%3Dbig&resourceVersion=${created.metadata!.resourceVersion}`;
@@ -117,8 +121,10 @@ describe('mock cluster, hostile clients', () => {
     // Each stalled watcher got what its socket buffers and the backlog held when it was dropped, not every event.
     for (const bytes of received) expect(bytes).toBeLessThan(patches * MiB);
     // What the stalled watchers may hold at most, and room for the 60 MiB of events the history keeps.
-    const peak = memory(m.child.pid!, 'VmHWM');
-    expect(peak - before).toBeLessThan(10 * WATCH_BACKLOG_BYTES + 200 * MiB);
+    const growth = memory(m.child.pid!, 'VmHWM') - before;
+    console.log(`peak growth with 10 stalled watchers: ${Math.round(growth / MiB)} MiB`);
+    expect(m.child.exitCode).toBeNull(); // not ended by its heap limit
+    expect(growth).toBeLessThan(10 * WATCH_BACKLOG_BYTES + 100 * MiB);
     expect(seen).toBe(patches);
     const get = await kubectl(m.kubeconfig, ['get', 'configmap', 'big', '-n', 'default', '-o', 'name']);
     expect(get).toMatchObject({ code: 0, stdout: 'configmap/big\n' });
