@@ -16,6 +16,7 @@ describe('the product without its simulator', () => {
     const paths = packed!.files.map((f) => f.path);
     expect(paths).toContain('bin/cincy.js');
     expect(paths.some((p) => p.startsWith('dist/cli/'))).toBe(true);
+    expect(paths.filter((p) => p.endsWith('.tsbuildinfo'))).toEqual([]); // the compiler's record of the build
     expect(
       paths.filter((p) => p.startsWith('simulator/') || p.includes('/mock') || p.includes('cluster/mock')),
     ).toEqual([]);
