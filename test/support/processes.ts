@@ -27,12 +27,21 @@ export function startCincy(args: string[], ready: RegExp, cleanup: { add(f: () =
   });
 }
 
-/** What `f` answers once it answers something, polled every 250 ms; the last error is in the timeout's message. */
+/** The pauses between two polls: short at first, for what is soon true, then longer, up to a second. */
+export const POLL_MS = { first: 50, last: 1000, growth: 1.5 };
+
+/**
+ * What `f` answers once it answers something; the last error is in the timeout's message. Polls grow
+ * apart (POLL_MS): a poll often runs kubectl or a cincy command, a process of its own, and a minute's
+ * wait polled every 250 ms kept a core a third busy on a machine of two.
+ */
 export async function until<T>(what: string, f: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
   let last: unknown;
-  for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) {
+  let pause = POLL_MS.first;
+  for (const end = Date.now() + timeoutMs; Date.now() < end; pause = Math.min(pause * POLL_MS.growth, POLL_MS.last)) {
     const v = await f().catch((err: unknown) => ((last = err), undefined));
     if (v) return v;
+    await new Promise((r) => setTimeout(r, pause));
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }

@@ -11,6 +11,7 @@ import { cincy, cincyAsync, useCleanup } from '../../../test/support/cli.js';
 import { kubectl, kubectlAvailable, type KubectlResult } from '../../../test/support/kubectl.js';
 import { serveMock, type Mock } from '../../../test/support/mock.js';
 import { registryAvailable, startRegistry, type TestRegistry } from '../../../test/support/registry.js';
+import { until as pollUntil } from '../../../test/support/processes.js';
 import { SKOPEO } from '../../../test/support/skopeo.js';
 
 const cleanup = useCleanup();
@@ -36,14 +37,15 @@ function skopeoInspect(
   );
 }
 
-/** Polls `f` until it is true; the last value seen in the error otherwise. */
+/** Polls `f` until `pass` holds of what it answers (the shared poll, test/support/processes.ts); the last value seen in the error otherwise. */
 async function until(what: string, f: () => Promise<string>, pass: (v: string) => boolean): Promise<string> {
   let last = '';
-  for (const end = Date.now() + 90_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+  return pollUntil(`${what}`, async () => {
     last = await f();
-    if (pass(last)) return last;
-  }
-  throw new Error(`timed out waiting for ${what}; last: ${last}`);
+    return pass(last) && last;
+  }).catch((err: Error) => {
+    throw new Error(`${err.message}; last: ${last}`);
+  });
 }
 
 describe.runIf(kubectlAvailable() && registryAvailable())('image-based upgrade with kubectl and the processes', () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { cincy, cincyAsync, useCleanup } from '../../../test/support/cli.js';
 import { kubectl, kubectlAvailable, type KubectlResult } from '../../../test/support/kubectl.js';
 import { serveMock, type Mock } from '../../../test/support/mock.js';
+import { until } from '../../../test/support/processes.js';
 
 const cleanup = useCleanup();
 
@@ -21,10 +22,8 @@ const ok = (r: KubectlResult): KubectlResult => {
   return r;
 };
 
-const eventually = async (what: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> => {
-  for (const end = Date.now() + ms; !(await check()); await new Promise((r) => setTimeout(r, 200)))
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-};
+const eventually = (what: string, check: () => Promise<boolean>, ms = 30_000): Promise<true> =>
+  until(what, async () => (await check()) || undefined, ms);
 
 describe('mock-cluster --workload-locks', () => {
   it('refuses a controller it does not simulate, naming the flag', () => {
