@@ -3,11 +3,11 @@
 // server of its own in this process. test/unit/agent-rules.test.ts has the rules on plain values.
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { fetchGraph, RetrieveError } from '../../src/agent/cincinnati.js';
-import { RiskEvaluator } from '../../src/agent/risks.js';
-import type { Risk } from '../../src/graph/model.js';
-import { useCleanup } from '../support/cleanup.js';
-import { prometheusStub, serveLocal } from '../support/localServers.js';
+import { fetchGraph, RetrieveError } from '../../../src/agent/cincinnati.js';
+import { RiskEvaluator } from '../../../src/agent/risks.js';
+import type { Risk } from '../../../src/graph/model.js';
+import { useCleanup } from '../../support/cleanup.js';
+import { prometheusStub, serveLocal } from '../../support/localServers.js';
 
 const cleanup = useCleanup();
 

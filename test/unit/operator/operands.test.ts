@@ -1,9 +1,9 @@
 // What the operator makes of an UpdateService, and the status rules it writes by: pure, no cluster.
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/cluster/api.js';
-import { certificateProblem } from '../../src/operator/clusterInputs.js';
-import { INPUTS_HASH_ANNOTATION, operands, type ClusterInputs } from '../../src/operator/operands.js';
-import { setUpdateServiceCondition, specProblems, type UpdateService } from '../../src/operator/updateService.js';
+import type { KubeObject } from '../../../src/cluster/api.js';
+import { certificateProblem } from '../../../src/operator/clusterInputs.js';
+import { INPUTS_HASH_ANNOTATION, operands, type ClusterInputs } from '../../../src/operator/operands.js';
+import { setUpdateServiceCondition, specProblems, type UpdateService } from '../../../src/operator/updateService.js';
 
 const us = (spec: Partial<UpdateService['spec']> = {}): UpdateService => ({
   apiVersion: 'updateservice.operator.openshift.io/v1',

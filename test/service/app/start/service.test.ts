@@ -3,11 +3,11 @@
 // a bad tree never stops serving. The contract on a real PostgreSQL is in test/e2e/store-import-postgres.test.ts.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startService } from '../support/service.js';
-import { quietLog, startServer } from '../support/server.js';
-import { useCleanup } from '../support/cleanup.js';
-import { storeContract } from '../support/storeContract.js';
-import { writeTree } from '../support/trees.js';
+import { startService } from '../../../support/service.js';
+import { quietLog, startServer } from '../../../support/server.js';
+import { useCleanup } from '../../../support/cleanup.js';
+import { storeContract } from '../../../support/storeContract.js';
+import { writeTree } from '../../../support/trees.js';
 
 const steps = useCleanup();
 const cleanup = { push: (f: () => unknown): void => steps.add(f) };

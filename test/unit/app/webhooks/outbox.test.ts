@@ -2,14 +2,14 @@
 // change, what a subscription request must be, and which addresses deliveries may go to.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BACKOFF, nextAttemptAt } from '../../src/app/webhooks/backoff.js';
-import { refusedAddress } from '../../src/app/webhooks/destination.js';
-import { eventsFor, pingEvent, wants } from '../../src/app/webhooks/outbox.js';
-import { sign } from '../../src/app/webhooks/signature.js';
-import { verifyWebhookSignature } from '../support/webhookReceiver.js';
-import { subscriptionProblems } from '../../src/app/webhooks/validation.js';
-import type { Change } from '../../src/history/change.js';
-import type { WebhookSubscription } from '../../src/store/webhooks.js';
+import { BACKOFF, nextAttemptAt } from '../../../../src/app/webhooks/backoff.js';
+import { refusedAddress } from '../../../../src/app/webhooks/destination.js';
+import { eventsFor, pingEvent, wants } from '../../../../src/app/webhooks/outbox.js';
+import { sign } from '../../../../src/app/webhooks/signature.js';
+import { verifyWebhookSignature } from '../../../support/webhookReceiver.js';
+import { subscriptionProblems } from '../../../../src/app/webhooks/validation.js';
+import type { Change } from '../../../../src/history/change.js';
+import type { WebhookSubscription } from '../../../../src/store/webhooks.js';
 
 describe('signatures', () => {
   it('are sha256= and the hex HMAC-SHA256 of the raw body', () => {
@@ -127,7 +127,7 @@ describe('destinations', () => {
 describe('a sender', () => {
   it('refuses loopback by address and by name unless allowed, checking the resolved address', async () => {
     const { createServer } = await import('node:http');
-    const { Sender } = await import('../../src/app/webhooks/send.js');
+    const { Sender } = await import('../../../../src/app/webhooks/send.js');
     const server = createServer((_req, res) => res.writeHead(204).end());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;

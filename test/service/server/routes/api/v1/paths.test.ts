@@ -2,12 +2,14 @@
 // naming the field). `cincy path` / `cincy explain` against it: test/e2e/http-paths-cli.test.ts.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server.js';
-import type { Paths } from '../support/pathsAnswer.js';
+import { startServer, type TestServer } from '../../../../../support/server.js';
+import type { Paths } from '../../../../../support/pathsAnswer.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer({ graphData: join(import.meta.dirname, '..', '..', 'graph-data') });
+  server = await startServer({
+    graphData: join(import.meta.dirname, '..', '..', '..', '..', '..', '..', 'graph-data'),
+  });
 }, 60_000);
 afterAll(async () => server.close());
 

@@ -23,7 +23,7 @@ import { ScenarioError, scenarioFileData } from '@cincy/simulator/controllers/sc
 import { reconcile } from '@cincy/simulator/controllers/simulation';
 import type { StoredObject } from '@cincy/simulator/apiserver/kinds';
 import { ClusterState } from '@cincy/simulator/apiserver/state';
-import { useCleanup } from '../../../test/support/cleanup.js';
+import { useCleanup } from '../../../../test/support/cleanup.js';
 import {
   T0,
   MIN,
@@ -42,7 +42,7 @@ import {
   co,
   cond,
   seedPool,
-} from '../support/simulation.js';
+} from '../../support/simulation.js';
 
 const cleanup = useCleanup();
 

@@ -5,20 +5,20 @@
 // can act on: the Job's namespace missing, the registry refusing the pull.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ClusterVersionClient } from '../../src/agent/clusterVersion.js';
-import { applyManifest } from '../../src/agent/update/apply.js';
-import { OperatorContext } from '../../src/agent/update/context.js';
-import type { PayloadRetrieval } from '../../src/agent/update/context.js';
-import { retrievePayload } from '../../src/agent/update/retrieval.js';
-import { ReleaseVerifier } from '../../src/agent/update/verify.js';
-import type { KubeObject } from '../../src/cluster/api.js';
-import { DroppedFieldsError } from '../../src/cluster/dropped.js';
+import { ClusterVersionClient } from '../../../../src/agent/clusterVersion.js';
+import { applyManifest } from '../../../../src/agent/update/apply.js';
+import { OperatorContext } from '../../../../src/agent/update/context.js';
+import type { PayloadRetrieval } from '../../../../src/agent/update/context.js';
+import { retrievePayload } from '../../../../src/agent/update/retrieval.js';
+import { ReleaseVerifier } from '../../../../src/agent/update/verify.js';
+import type { KubeObject } from '../../../../src/cluster/api.js';
+import { DroppedFieldsError } from '../../../../src/cluster/dropped.js';
 import { ManualClock } from '@cincy/simulator/clock/manual';
-import { PayloadStore } from '../../src/payload/store.js';
-import { TrustStore } from '../../src/signatures/verify.js';
+import { PayloadStore } from '../../../../src/payload/store.js';
+import { TrustStore } from '../../../../src/signatures/verify.js';
 import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
-import { useCleanup } from '../support/cleanup.js';
-import { image } from '../support/updateFixtures.js';
+import { useCleanup } from '../../../support/cleanup.js';
+import { image } from '../../../support/updateFixtures.js';
 
 const cleanup = useCleanup();
 const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', namespaced: false };

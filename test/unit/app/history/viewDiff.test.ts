@@ -1,12 +1,12 @@
 // Graph history's pure parts: the diff of two states of a view, the causes and actors given to each
 // change, and the state of a built graph.
 import { describe, expect, it } from 'vitest';
-import { changeActor, attribute } from '../../src/app/history/causes.js';
-import { EMPTY_VIEW, viewDiff } from '../../src/app/history/viewDiff.js';
-import { ALL_RELEASES, serializeView, stateHash, viewKey, viewStates } from '../../src/app/history/viewState.js';
-import type { ViewState } from '../../src/app/history/viewState.js';
-import { buildGraph } from '../../src/graph/build.js';
-import type { AuditEntry } from '../../src/store/audit.js';
+import { changeActor, attribute } from '../../../../src/app/history/causes.js';
+import { EMPTY_VIEW, viewDiff } from '../../../../src/app/history/viewDiff.js';
+import { ALL_RELEASES, serializeView, stateHash, viewKey, viewStates } from '../../../../src/app/history/viewState.js';
+import type { ViewState } from '../../../../src/app/history/viewState.js';
+import { buildGraph } from '../../../../src/graph/build.js';
+import type { AuditEntry } from '../../../../src/store/audit.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 const where = { channel: 'stable-4.16', arch: 'amd64', at };

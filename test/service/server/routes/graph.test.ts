@@ -5,8 +5,8 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileAllSchemas, startServer, tempDir, type TestServer } from '../support/server.js';
-import { writeTree } from '../support/trees.js';
+import { compileAllSchemas, startServer, tempDir, type TestServer } from '../../../support/server.js';
+import { writeTree } from '../../../support/trees.js';
 
 let server: TestServer;
 let dir: { path: string; remove(): void };
@@ -242,7 +242,7 @@ describe('service routes', () => {
   it('serves the OpenAPI document equal to the checked-in openapi/openapi.json', async () => {
     const served = await (await get('/openapi')).json();
     const checkedIn = JSON.parse(
-      readFileSync(join(import.meta.dirname, '..', '..', 'openapi', 'openapi.json'), 'utf8'),
+      readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'openapi', 'openapi.json'), 'utf8'),
     ) as unknown;
     expect(served, 'openapi/openapi.json is stale: run `npm run openapi`').toEqual(checkedIn);
     expect((served as { openapi: string }).openapi).toBe('3.1.0');

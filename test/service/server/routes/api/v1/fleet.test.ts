@@ -6,9 +6,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@cincy/simulator/clock/manual';
-import { createToken } from '../../src/cli/token.js';
-import { BUNDLED_GRAPH_DATA } from '../../src/settings.js';
-import { startServer, tempDir, type TestServer } from '../support/server.js';
+import { createToken } from '../../../../../../src/cli/token.js';
+import { BUNDLED_GRAPH_DATA } from '../../../../../../src/settings.js';
+import { startServer, tempDir, type TestServer } from '../../../../../support/server.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

@@ -1,8 +1,8 @@
 // What a replica does about each generation of the store it learns of (src/store/generations.ts), and
 // the turns writes and transactions take (src/store/turns.ts): plain values, no database.
 import { describe, expect, it } from 'vitest';
-import { Generations } from '../../src/store/generations.js';
-import { Turns } from '../../src/store/turns.js';
+import { Generations } from '../../../src/store/generations.js';
+import { Turns } from '../../../src/store/turns.js';
 
 describe('generations', () => {
   it("takes another replica's next write with its notice, and its own writes as nothing to do", () => {

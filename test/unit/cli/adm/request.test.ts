@@ -1,24 +1,24 @@
 // The decisions of an update that need no cluster: resolving spec.desiredUpdate, the preconditions,
 // the Upgradeable condition, the ClusterOperator gate with its reasons and timings, and what
 // `adm upgrade --to/--to-image` asks for.
-import type { ClusterApi } from '../../src/cluster/api.js';
+import type { ClusterApi } from '../../../../src/cluster/api.js';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ReleaseVerifier } from '../../src/agent/update/verify.js';
-import { generateKeys } from '../../src/cli/signing.js';
-import { signPayload } from '../support/signing.js';
-import { TrustStore } from '../../src/signatures/verify.js';
-import { preconditions, upgradeableFrom } from '../../src/agent/update/preconditions.js';
-import { adminAckHold } from '../../src/agent/update/adminAcks.js';
-import { resolveDesired, type Target } from '../../src/agent/update/resolve.js';
-import { FAIL_AFTER_MS, gateOperators, operatorReason } from '../../src/agent/update/gate.js';
-import type { ClusterVersion, DesiredUpdate } from '../../src/agent/clusterVersion.js';
-import type { Condition } from '../../src/agent/conditions.js';
-import { checkFlags, planUpdate, type UpgradePlan } from '../../src/cli/adm/request.js';
-import { upgradeReport } from '../../src/cli/adm/report.js';
+import { ReleaseVerifier } from '../../../../src/agent/update/verify.js';
+import { generateKeys } from '../../../../src/cli/signing.js';
+import { signPayload } from '../../../support/signing.js';
+import { TrustStore } from '../../../../src/signatures/verify.js';
+import { preconditions, upgradeableFrom } from '../../../../src/agent/update/preconditions.js';
+import { adminAckHold } from '../../../../src/agent/update/adminAcks.js';
+import { resolveDesired, type Target } from '../../../../src/agent/update/resolve.js';
+import { FAIL_AFTER_MS, gateOperators, operatorReason } from '../../../../src/agent/update/gate.js';
+import type { ClusterVersion, DesiredUpdate } from '../../../../src/agent/clusterVersion.js';
+import type { Condition } from '../../../../src/agent/conditions.js';
+import { checkFlags, planUpdate, type UpgradePlan } from '../../../../src/cli/adm/request.js';
+import { upgradeReport } from '../../../../src/cli/adm/report.js';
 
 const img = (v: string): string => `quay.example/ocp/release@sha256:${Buffer.from(v).toString('hex').padEnd(64, '0')}`;
 const rel = (v: string) => ({ version: v, image: img(v) });

@@ -4,9 +4,19 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { readSecret } from '../../src/app/auth/verificationKeys.js';
-import { api, clock, dirs, ladder, rec, secretFile, token, tokens, useLadderServer } from '../support/adminServer.js';
-import { startServer, tempDir } from '../support/server.js';
+import { readSecret } from '../../../src/app/auth/verificationKeys.js';
+import {
+  api,
+  clock,
+  dirs,
+  ladder,
+  rec,
+  secretFile,
+  token,
+  tokens,
+  useLadderServer,
+} from '../../support/adminServer.js';
+import { startServer, tempDir } from '../../support/server.js';
 
 useLadderServer();
 

@@ -4,13 +4,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
-import { catalogOf } from '../../src/graph/catalog.js';
-import { buildGraph } from '../../src/graph/build.js';
-import { BUNDLED_GRAPH_DATA } from '../../src/config.js';
-import { compareChannels, newestStable } from '../../src/ui/channels.js';
-import { arcCurvature, versionOrder, laneGap, layeredLayout, STEP } from '../../src/ui/layout.js';
-import { DEFAULT_STATE, parseState, stateQuery } from '../../src/ui/urlState.js';
-import { rel } from '../support/releases.js';
+import { catalogOf } from '../../../src/graph/catalog.js';
+import { buildGraph } from '../../../src/graph/build.js';
+import { BUNDLED_GRAPH_DATA } from '../../../src/config.js';
+import { compareChannels, newestStable } from '../../../src/ui/channels.js';
+import { arcCurvature, versionOrder, laneGap, layeredLayout, STEP } from '../../../src/ui/layout.js';
+import { DEFAULT_STATE, parseState, stateQuery } from '../../../src/ui/urlState.js';
+import { rel } from '../../support/releases.js';
 
 describe('URL state', () => {
   it('round-trips every field and leaves defaults out', () => {

@@ -6,10 +6,10 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generatePayload } from '@cincy/simulator/payloads/generate';
-import { loadPayload, PayloadError, type KubeDoc, type Manifest } from '../../src/payload/load.js';
-import { PayloadStore } from '../../src/payload/store.js';
-import { runStage, taskGraph, type Stage } from '../../src/payload/taskGraph.js';
-import { useCleanup } from '../support/cleanup.js';
+import { loadPayload, PayloadError, type KubeDoc, type Manifest } from '../../../src/payload/load.js';
+import { PayloadStore } from '../../../src/payload/store.js';
+import { runStage, taskGraph, type Stage } from '../../../src/payload/taskGraph.js';
+import { useCleanup } from '../../support/cleanup.js';
 
 const cleanup = useCleanup();
 const HEX = createHash('sha256').update('release 4.16.5').digest('hex');

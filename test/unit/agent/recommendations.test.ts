@@ -2,11 +2,11 @@
 // and a property over random graphs. test/service/agent-rules-http.test.ts has those that need an HTTP
 // answer (the input checks, the fetch's deadline and cap, the PromQL cache).
 import { describe, expect, it } from 'vitest';
-import { parseGraph, updatesFrom, type GraphResponse } from '../../src/agent/cincinnati.js';
-import { keepTransition } from '../../src/agent/conditions.js';
-import { RiskEvaluator } from '../../src/agent/risks.js';
-import { acceptRisksOn } from '../../src/agent/acceptRisks.js';
-import { ClusterApiError, type ClusterApi } from '../../src/cluster/api.js';
+import { parseGraph, updatesFrom, type GraphResponse } from '../../../src/agent/cincinnati.js';
+import { keepTransition } from '../../../src/agent/conditions.js';
+import { RiskEvaluator } from '../../../src/agent/risks.js';
+import { acceptRisksOn } from '../../../src/agent/acceptRisks.js';
+import { ClusterApiError, type ClusterApi } from '../../../src/cluster/api.js';
 import {
   ALL_ACCEPTED,
   appliesCondition,
@@ -14,8 +14,8 @@ import {
   recommended,
   risksByName,
   updateStatus,
-} from '../../src/agent/recommendations.js';
-import type { Risk } from '../../src/graph/model.js';
+} from '../../../src/agent/recommendations.js';
+import type { Risk } from '../../../src/graph/model.js';
 
 const AT = '2026-01-01T00:00:00Z';
 const risk = (name: string, rules: Risk['matchingRules'] = [{ type: 'Always' }]): Risk => ({
