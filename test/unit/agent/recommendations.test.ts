@@ -1,12 +1,10 @@
-// The agent's rules on plain values: response validation, post-processing, the Recommended condition,
-// and a property over random graphs. test/service/agent-rules-http.test.ts has those that need an HTTP
-// answer (the input checks, the fetch's deadline and cap, the PromQL cache).
+// The agent's rules on plain values, those of the Recommended condition and the status it writes
+// (src/agent/recommendations.ts), and a property over random graphs. The update service's answer is read
+// in cincinnati.test.ts, the accept-risks gate in acceptRisks.test.ts, a risk's rules evaluated in
+// risks.test.ts.
 import { describe, expect, it } from 'vitest';
-import { parseGraph, updatesFrom, type GraphResponse } from '../../../src/agent/cincinnati.js';
+import { updatesFrom, type GraphResponse } from '../../../src/agent/cincinnati.js';
 import { keepTransition } from '../../../src/agent/conditions.js';
-import { RiskEvaluator } from '../../../src/agent/risks.js';
-import { acceptRisksOn } from '../../../src/agent/acceptRisks.js';
-import { ClusterApiError, type ClusterApi } from '../../../src/cluster/api.js';
 import {
   ALL_ACCEPTED,
   appliesCondition,
@@ -16,91 +14,11 @@ import {
   updateStatus,
 } from '../../../src/agent/recommendations.js';
 import type { Risk } from '../../../src/graph/model.js';
+import { node, risk } from '../../support/agentRules.js';
 
 const AT = '2026-01-01T00:00:00Z';
-const risk = (name: string, rules: Risk['matchingRules'] = [{ type: 'Always' }]): Risk => ({
-  name,
-  url: `https://issues.example/${name}`,
-  message: `${name} hurts.`,
-  matchingRules: rules,
-});
-const node = (version: string, metadata: Record<string, string> = {}): GraphResponse['nodes'][number] => ({
-  version,
-  payload: `quay.example/r@sha256:${version.replace(/\D/g, '').padEnd(64, '0')}`,
-  metadata,
-});
 
 describe('agent rules', () => {
-  it('refuses responses a cluster refuses', () => {
-    const bad = [
-      ['not json', /invalid JSON/],
-      ['{"edges":[]}', /no nodes list/],
-      ['{"nodes":[{"version":"4.16","payload":"x"}]}', /not a semantic version/],
-      ['{"nodes":[{"version":"4.16.3","payload":"x"}],"edges":[[0,"1"]]}', /edge 0 is not a pair/],
-      [
-        '{"nodes":[{"version":"4.16.3","payload":"x","metadata":{"release.openshift.io/architecture":"amd64"}}]}',
-        /architecture value "amd64"/,
-      ],
-      [
-        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[{"from":"4.16.3","to":"4.16.9"}],"risks":[{"name":"A","url":"u","message":"m","matchingRules":[]}]}]}',
-        /names a version that is not a node/,
-      ],
-      [
-        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[]}]}',
-        /at least one risk/,
-      ],
-      [
-        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[null]}]}',
-        /a risk needs a name, url and message/,
-      ],
-      [
-        '{"nodes":[{"version":"4.16.3","payload":"x"}],"conditionalEdges":[{"edges":[],"risks":[{"name":"A","url":"u","message":"m","matchingRules":{}}]}]}',
-        /matchingRules must be a list/,
-      ],
-    ] as const;
-    for (const [text, message] of bad) {
-      expect(() => parseGraph(text), text).toThrow(message);
-    }
-    expect(
-      parseGraph('{"nodes":[{"version":"4.16.3+build.1","payload":"x","metadata":null}]}').nodes[0]!.metadata,
-    ).toEqual({});
-  });
-
-  it('prunes invalid rules, drops a risk left with none, and offers only the current version as multi when migrating', () => {
-    const g: GraphResponse = {
-      nodes: [node('4.16.3'), node('4.16.4'), node('4.16.5')],
-      edges: [],
-      conditionalEdges: [
-        {
-          edges: [{ from: '4.16.3', to: '4.16.4' }],
-          risks: [risk('A', [{ type: 'Future' }, { type: 'PromQL', promql: { promql: 'up' } }])],
-        },
-        {
-          edges: [{ from: '4.16.3', to: '4.16.5' }],
-          risks: [
-            risk('B', [
-              { type: 'Always', promql: { promql: 'x' } } as never,
-              { type: 'PromQL', promql: { promql: ' ' } },
-            ]),
-          ],
-        },
-      ],
-    };
-    const u = updatesFrom(g, '4.16.3');
-    expect(u.conditional.map((c) => c.release.version)).toEqual(['4.16.4']);
-    expect(u.conditional[0]!.risks[0]!.matchingRules).toEqual([{ type: 'PromQL', promql: { promql: 'up' } }]);
-    expect(
-      updatesFrom(
-        { ...g, nodes: [node('4.16.3', { 'release.openshift.io/architecture': 'multi' }), ...g.nodes.slice(1)] },
-        '4.16.3',
-        true,
-      ),
-    ).toEqual({
-      available: [{ version: '4.16.3', image: g.nodes[0]!.payload, architecture: 'Multi' }],
-      conditional: [],
-    });
-  });
-
   it('composes the Recommended condition with its precedence, reasons and messages', () => {
     const A = risk('A');
     const weird = risk('Not a reason!');
@@ -231,61 +149,5 @@ describe('agent rules', () => {
 
   it('omits conditionalUpdateRisks when no update has a risk, as the CVO does (the schema wants one at least)', () => {
     expect(updateStatus([], [], [])).toEqual({ availableUpdates: null, conditionalUpdates: [] });
-  });
-
-  it('reads the accept-risks gate from the FeatureGate for the running version; off without one it may read', async () => {
-    const cv = { metadata: {}, spec: { clusterID: 'x' }, status: { desired: { version: '4.16.3', image: 'i' } } };
-    const gates = (status: number | undefined, enabled: string[] = []) =>
-      ({
-        get: async () => {
-          if (status) throw new ClusterApiError(status, 'Forbidden', 'no');
-          return { status: { featureGates: [{ version: '4.16.3', enabled: enabled.map((name) => ({ name })) }] } };
-        },
-      }) as unknown as ClusterApi;
-    expect(await acceptRisksOn(gates(undefined, ['ClusterUpdateAcceptRisks']), cv, 'auto')).toBe(true);
-    expect(await acceptRisksOn(gates(undefined, ['Other']), cv, 'auto')).toBe(false);
-    expect(await acceptRisksOn(gates(404), cv, 'auto')).toBe(false);
-    expect(await acceptRisksOn(gates(403), cv, 'auto')).toBe(false);
-    expect(await acceptRisksOn(gates(403), cv, 'enabled')).toBe(true);
-    expect(await acceptRisksOn(gates(undefined, ['ClusterUpdateAcceptRisks']), cv, 'disabled')).toBe(false);
-    await expect(acceptRisksOn(gates(500), cv, 'auto')).rejects.toThrow('no');
-  });
-
-  it("aggregates the failures of a risk's rules as Kubernetes does: each message once, brackets for two or more", async () => {
-    const evaluator = new RiskEvaluator({}, Date.now, { minIntervalMs: 0 });
-    const rule = (q: string) => ({ type: 'PromQL', promql: { promql: q } });
-    expect(await evaluator.evaluate(risk('Twice', [rule('a'), rule('b')]))).toEqual({
-      unknown: 'no Prometheus URL is configured',
-    });
-    expect(await evaluator.evaluate(risk('None', [{ type: 'Unknown' }]))).toEqual({
-      unknown: 'no rule could be evaluated',
-    });
-  });
-
-  it("hostile finding 7: copies a risk into status by its schema: the four fields and each rule's own, nothing else the graph carries", () => {
-    const deep = JSON.parse('{"a":'.repeat(5000) + '1' + '}'.repeat(5000)) as unknown;
-    const odd = {
-      ...risk('Odd', [
-        { type: 'PromQL', promql: { promql: 'up == 0', extra: deep }, note: 'x' },
-        { type: 'Always', because: 'reasons' },
-      ] as unknown as Risk['matchingRules']),
-      extra: deep,
-    } as Risk;
-    const u = updatesFrom(
-      {
-        nodes: [node('4.16.3'), node('4.16.4')],
-        edges: [],
-        conditionalEdges: [{ edges: [{ from: '4.16.3', to: '4.16.4' }], risks: [odd] }],
-      },
-      '4.16.3',
-    );
-    expect(u.conditional[0]!.risks).toEqual([
-      {
-        url: 'https://issues.example/Odd',
-        name: 'Odd',
-        message: 'Odd hurts.',
-        matchingRules: [{ type: 'PromQL', promql: { promql: 'up == 0' } }, { type: 'Always' }],
-      },
-    ]);
   });
 });

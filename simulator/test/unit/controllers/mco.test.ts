@@ -1,9 +1,8 @@
-// The mock cluster's simulation: the controllers driven by explicit simulated times (a pool of 5 nodes
-// with maxUnavailable=3, nodes finishing out of order, ordering, pausing, operators, Jobs) and scenario
-// files. A restart from the state file is in simulator/test/service/mock-simulation-restart.test.ts, the
+// The mock cluster's simulation of the Machine Config Operator (simulator/src/controllers/mco.ts), driven by
+// explicit simulated times: a pool of 5 nodes with maxUnavailable=3, nodes finishing out of order, ordering,
+// pausing, RHEL workers. The cluster operators, Jobs and scenario files are beside it (operators, jobs,
+// scenario); a restart from the state file is in simulator/test/service/controllers/simulation.test.ts, the
 // whole thing over HTTP on a scaled clock in simulator/test/e2e/mock-simulation-http.test.ts.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kubeTime } from 'cincy/clock';
 import { seedInventory } from '@cincy/simulator/controllers/inventory';
@@ -18,12 +17,9 @@ import {
   maxUnavailableOf,
   renderedConfig,
 } from '@cincy/simulator/controllers/mco';
-import { defaultOperatorDuration } from '@cincy/simulator/controllers/operators';
-import { ScenarioError, scenarioFileData } from '@cincy/simulator/controllers/scenario';
 import { reconcile } from '@cincy/simulator/controllers/simulation';
 import type { StoredObject } from '@cincy/simulator/apiserver/kinds';
 import { ClusterState } from '@cincy/simulator/apiserver/state';
-import { useCleanup } from '../../../../test/support/cleanup.js';
 import {
   T0,
   MIN,
@@ -43,8 +39,6 @@ import {
   cond,
   seedPool,
 } from '../../support/simulation.js';
-
-const cleanup = useCleanup();
 
 describe('the Machine Config Operator simulation', () => {
   it('walks a pool of 5 nodes with maxUnavailable 3 through an update, nodes finishing out of order', () => {
@@ -276,176 +270,5 @@ describe('RHEL workers', () => {
       updatedMachineCount: 3,
       configuration: { name: renderedConfig('worker', NEW) },
     });
-  });
-});
-
-describe('the cluster operator simulation', () => {
-  const cluster = (): ClusterState => {
-    const s = new ClusterState();
-    seedInventory(s, { version: OLD, image: IMAGE, arch: 'amd64' });
-    reconcile(s, T0 - MIN);
-    return s;
-  };
-
-  it('gives each operator a deterministic duration: 1–4 minutes, 8–10 for etcd and kube-apiserver', () => {
-    const within = (names: string[], low: number, high: number): boolean =>
-      names.every((n) => defaultOperatorDuration(n) >= low && defaultOperatorDuration(n) < high);
-    expect(within(['dns', 'ingress', 'console', 'network'], MIN, 4 * MIN)).toBe(true);
-    expect(within(['etcd', 'kube-apiserver'], 8 * MIN, 10 * MIN)).toBe(true);
-    expect(defaultOperatorDuration('dns')).toBe(defaultOperatorDuration('dns'));
-  });
-
-  it('progresses when its Deployment runs a new release, and reports every version after its duration', () => {
-    const s = cluster();
-    expect(co(s, 'etcd').versions.map((v) => v.name)).toEqual(['operator', 'raw-internal', 'etcd']);
-    runRelease(s, 'etcd', NEW);
-    reconcile(s, T0);
-    expect(cond(s, 'etcd', 'Progressing')).toMatchObject({
-      status: 'True',
-      reason: 'Upgrading',
-      message: `Working towards ${NEW}`,
-      lastTransitionTime: kubeTime(T0),
-    });
-    expect(co(s, 'etcd').versions.every((v) => v.version === OLD)).toBe(true);
-    const done = T0 + defaultOperatorDuration('etcd');
-    reconcile(s, done - 1000);
-    expect(co(s, 'etcd').versions[0]!.version).toBe(OLD);
-    reconcile(s, done + 20_000);
-    expect(co(s, 'etcd').versions).toEqual(
-      ['operator', 'raw-internal', 'etcd'].map((name) => ({ name, version: NEW })),
-    );
-    expect(cond(s, 'etcd', 'Progressing')).toMatchObject({
-      status: 'False',
-      reason: 'AsExpected',
-      lastTransitionTime: kubeTime(done),
-    });
-    expect(cond(s, 'etcd', 'Available')).toMatchObject({ status: 'True', reason: 'AsExpected' });
-    expect(cond(s, 'etcd', 'Available').lastTransitionTime).toBe('2026-03-02T11:10:00Z'); // it never flipped
-    expect(s.get(K.co, undefined, 'etcd').metadata.annotations ?? {}).toEqual({});
-    expect(co(s, 'dns').versions[0]!.version).toBe(OLD); // the others did not move
-  });
-
-  it('turns Degraded or unavailable as the scenario says, without reporting the new version', () => {
-    const s = cluster();
-    setScenario(s, {
-      operators: {
-        dns: { behavior: 'degraded', duration: '2m' },
-        ingress: { behavior: 'unavailable', duration: '3m' },
-      },
-    });
-    runRelease(s, 'dns', NEW);
-    runRelease(s, 'ingress', NEW);
-    reconcile(s, T0);
-    reconcile(s, T0 + 10 * MIN);
-    expect(cond(s, 'dns', 'Degraded')).toMatchObject({
-      status: 'True',
-      reason: 'SimulatedFailure',
-      lastTransitionTime: kubeTime(T0 + 2 * MIN),
-    });
-    expect(cond(s, 'dns', 'Degraded').message).toMatch(/^Simulated failure/);
-    expect(cond(s, 'ingress', 'Available')).toMatchObject({
-      status: 'False',
-      reason: 'SimulatedFailure',
-      lastTransitionTime: kubeTime(T0 + 3 * MIN),
-    });
-    expect([co(s, 'dns').versions[0]!.version, co(s, 'ingress').versions[0]!.version]).toEqual([OLD, OLD]);
-    expect(cond(s, 'dns', 'Progressing').status).toBe('True');
-    // The scenario is read on every pass: fixed, the operator completes.
-    setScenario(s, { operators: {} });
-    reconcile(s, T0 + 11 * MIN);
-    expect(cond(s, 'dns', 'Degraded').status).toBe('False');
-    expect(co(s, 'dns').versions[0]!.version).toBe(NEW);
-  });
-
-  it('gives deployments a rolled-out status, once per generation', () => {
-    const s = cluster();
-    const d = s.list(K.deploy)[0]!;
-    expect(d.status).toMatchObject({ observedGeneration: 1, replicas: 1, availableReplicas: 1 });
-  });
-});
-
-describe('the Job simulation', () => {
-  it('completes the payload Job when the store has the payload and fails it when not; other Jobs complete', () => {
-    const store = cleanup.dir();
-    const hex = 'b'.repeat(64);
-    mkdirSync(join(store, 'sha256', hex, 'release-manifests'), { recursive: true });
-    writeFileSync(join(store, 'sha256', hex, 'release-manifests', 'release-metadata'), '{}');
-    const s = new ClusterState();
-    const job = (ns: string, name: string, image: string): void =>
-      void s.create(K.job, ns, {
-        apiVersion: 'batch/v1',
-        kind: 'Job',
-        metadata: { name },
-        spec: { template: { spec: { containers: [{ name: 'payload', image }] } } },
-      });
-    job('openshift-cluster-version', 'version-4.16.5-abcde', `quay.io/ocp/release@sha256:${hex}`);
-    job('openshift-cluster-version', 'version-4.16.6-fghij', `quay.io/ocp/release@sha256:${'c'.repeat(64)}`);
-    job('openshift-monitoring', 'migration', 'quay.io/ocp/tool:1');
-    const status = (ns: string, name: string): Record<string, unknown> =>
-      s.get(K.job, ns, name).status as Record<string, unknown>;
-    reconcile(s, T0, { payloadStore: store });
-    expect(status('openshift-cluster-version', 'version-4.16.5-abcde')).toEqual({
-      startTime: kubeTime(T0),
-      active: 1,
-      ready: 0,
-    });
-    reconcile(s, T0 + 20_000, { payloadStore: store });
-    expect(status('openshift-cluster-version', 'version-4.16.5-abcde')).toMatchObject({
-      succeeded: 1,
-      active: 0,
-      completionTime: kubeTime(T0 + 20_000),
-      conditions: [{ type: 'Complete', status: 'True' }],
-    });
-    const failed = status('openshift-cluster-version', 'version-4.16.6-fghij');
-    expect(failed).toMatchObject({
-      failed: 1,
-      conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }],
-    });
-    expect((failed.conditions as Array<{ message: string }>)[0]!.message).toContain(
-      `quay.io/ocp/release@sha256:${'c'.repeat(64)}`,
-    );
-    expect(status('openshift-monitoring', 'migration').succeeded).toBeUndefined();
-    reconcile(s, T0 + 30_000, { payloadStore: store });
-    expect(status('openshift-monitoring', 'migration')).toMatchObject({
-      succeeded: 1,
-      conditions: [{ type: 'Complete', status: 'True' }],
-    });
-  });
-});
-
-describe('scenario files', () => {
-  const write = (text: string): string => {
-    const f = join(cleanup.dir(), 'scenario.yaml');
-    writeFileSync(f, text);
-    return f;
-  };
-  const known = { operators: ['dns', 'etcd'], nodes: ['worker-0'] };
-
-  it('turn into ConfigMap data', () => {
-    const f = write(
-      'platform: GCP\noperators:\n  etcd: {duration: 10m, behavior: degraded}\nnodeDefaults: {drain: 5m}\nnodes:\n  worker-0: {reboot: 90s}\n',
-    );
-    expect(scenarioFileData(f, known)).toEqual({
-      platform: 'GCP',
-      operators: '{"etcd":{"duration":"10m","behavior":"degraded"}}',
-      nodeDefaults: '{"drain":"5m"}',
-      nodes: '{"worker-0":{"reboot":"90s"}}',
-    });
-  });
-
-  it.each([
-    [
-      'operators:\n  etcd: {behavior: broken}\n',
-      'operators.etcd.behavior: "broken" is not a behavior (one of normal, degraded, unavailable)',
-    ],
-    ['operators:\n  etcd: {duration: soon}\n', 'operators.etcd.duration: "soon" is not a duration'],
-    ['operators:\n  etdc: {duration: 1m}\n', 'operators.etdc: no such ClusterOperator'],
-    ['nodes:\n  worker-0: {drain: 5}\n', 'nodes.worker-0.drain: 5 is not a duration'],
-    ['nodeDefaults: {reboots: 1m}\n', 'nodeDefaults.reboots: unknown phase'],
-    ['workers: 5\n', 'workers: unknown key'],
-  ])('name the file and the field: %s', (text, message) => {
-    const f = write(text);
-    expect(() => scenarioFileData(f, known)).toThrow(ScenarioError);
-    expect(() => scenarioFileData(f, known)).toThrow(`${f}: ${message}`);
   });
 });

@@ -1,26 +1,17 @@
-// What the agent writes can never damage the cluster through a CRD's schema, on the simulated API server,
-// which prunes as kube-apiserver does (simulator/test/e2e/api-server-conformance checks that it does): a
-// payload CRD that would prune objects of its kind is not applied, and a status write the server prunes is an
-// error rather than "written". And the payload that cannot be retrieved says why, in words an administrator
-// can act on: the Job's namespace missing, the registry refusing the pull.
-import pino from 'pino';
+// What the agent writes can never damage the cluster through a CRD's schema (src/agent/update/apply.ts, and
+// the status write of src/agent/clusterVersion.ts), on the simulated API server, which prunes as
+// kube-apiserver does (simulator/test/e2e/api-server-conformance checks that it does): a payload CRD that
+// would prune objects of its kind is not applied, and a status write the server prunes is an error rather
+// than "written". The payload that cannot be retrieved is in retrieval.test.ts.
 import { describe, expect, it } from 'vitest';
 import { ClusterVersionClient } from '../../../../src/agent/clusterVersion.js';
 import { applyManifest } from '../../../../src/agent/update/apply.js';
-import { OperatorContext } from '../../../../src/agent/update/context.js';
-import type { PayloadRetrieval } from '../../../../src/agent/update/context.js';
-import { retrievePayload } from '../../../../src/agent/update/retrieval.js';
-import { ReleaseVerifier } from '../../../../src/agent/update/verify.js';
+import type { OperatorContext } from '../../../../src/agent/update/context.js';
 import type { KubeObject } from '../../../../src/cluster/api.js';
 import { DroppedFieldsError } from '../../../../src/cluster/dropped.js';
-import { ManualClock } from '@cincy/simulator/clock/manual';
-import { PayloadStore } from '../../../../src/payload/store.js';
-import { TrustStore } from '../../../../src/signatures/verify.js';
-import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
-import { useCleanup } from '../../../support/cleanup.js';
-import { image } from '../../../support/updateFixtures.js';
+import { useOperatorRig } from '../../../support/operatorContext.js';
 
-const cleanup = useCleanup();
+const rig = useOperatorRig();
 const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', namespaced: false };
 const CV_CRD = 'clusterversions.config.openshift.io';
 const MANIFEST = {
@@ -29,29 +20,6 @@ const MANIFEST = {
   component: 'cvo',
   docs: [],
 };
-
-async function rig(
-  retrieval: PayloadRetrieval = { kind: 'job' },
-): Promise<{ cluster: InProcessCluster; ctx: OperatorContext }> {
-  const cluster = await InProcessCluster.start({
-    version: '4.15.9',
-    image: image('4.15.9'),
-    channel: 'stable-4.16',
-    payloadStore: cleanup.dir(),
-  });
-  cleanup.add(() => cluster.close());
-  const { api } = cluster.client();
-  const ctx = new OperatorContext({
-    api,
-    clock: new ManualClock(),
-    payloads: new PayloadStore(cleanup.dir()),
-    retrieval,
-    verifier: new ReleaseVerifier(TrustStore.empty(), api, []),
-    workers: 1,
-    log: pino({ level: 'silent' }),
-  });
-  return { cluster, ctx };
-}
 
 /** The ClusterVersion CRD as stored, with every version's schema replaced by `schema`. */
 async function crdWithSchema(ctx: OperatorContext, schema: object): Promise<KubeObject> {
@@ -122,32 +90,5 @@ describe('CRD writes that would damage the cluster', () => {
       /the API server stored the ClusterVersion version without status\.availableUpdates.*: its CustomResourceDefinition's schema does not declare them/,
     );
     expect(cluster.cv().status.conditions?.length).toBeGreaterThan(0); // what the schema declares stays
-  });
-});
-
-describe('a payload that cannot be retrieved', () => {
-  const release = { version: '4.16.5', image: image('4.16.5') };
-
-  it('names the Job and the missing namespace when the cluster has no openshift-cluster-version', async () => {
-    const { ctx } = await rig({ kind: 'job' });
-    await ctx.api.delete(
-      { group: '', version: 'v1', resource: 'namespaces', namespaced: false },
-      { name: 'openshift-cluster-version' },
-    );
-    expect(await retrievePayload(ctx, release)).toMatch(
-      /^could not create the Job openshift-cluster-version\/version-4\.16\.5-\w+: namespaces "openshift-cluster-version" not found \(HTTP 404\)$/,
-    );
-  });
-
-  it('names the image and the registry failure when the agent pulls it itself', async () => {
-    const { ctx } = await rig({
-      kind: 'pull',
-      registry: { plainHttp: new Set(['127.0.0.1:9']), retries: 0, timeoutMs: 2_000 },
-    });
-    const pulled = { version: '4.16.5', image: `127.0.0.1:9/ocp/release@sha256:${'a'.repeat(64)}` };
-    expect(await retrievePayload(ctx, pulled)).toMatch(
-      /^pulling the release image 127\.0\.0\.1:9\/ocp\/release@sha256:a{64} failed: .*127\.0\.0\.1:9/,
-    );
-    expect(ctx.payloads.has(pulled.image)).toBe(false);
   });
 });

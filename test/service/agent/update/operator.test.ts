@@ -1,88 +1,27 @@
-// The update executor in-process, as the cluster-version-operator's scenario tests run it: the operator's
-// loop against the mock cluster's API server and simulated controllers in this process, on a clock moved
-// by hand; the update service in this process too. An update of an hour of cluster time takes seconds,
-// and a test can make the API fail where it wants. (One process-level test, test/e2e/update.test.ts, runs the
-// whole flow as a user does.)
-import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The update executor in-process (src/agent/update/operator.ts), as the cluster-version-operator's scenario
+// tests run it: the operator's loop against the mock cluster's API server and simulated controllers in this
+// process, on a clock moved by hand; the update service in this process too (test/support/updateRig.ts). An
+// update of an hour of cluster time takes seconds, and a test can make the API fail where it wants. (One
+// process-level test, test/e2e/update.test.ts, runs the whole flow as a user does.) `adm upgrade status` on
+// the update under way is in test/service/cli/adm/status.test.ts, the agent on a real cluster in
+// test/service/agent/run.test.ts.
+import { describe, expect, it } from 'vitest';
 import type { ClusterVersion } from '../../../../src/agent/clusterVersion.js';
-import { RiskEvaluator } from '../../../../src/agent/risks.js';
-import { runAgent } from '../../../../src/agent/run.js';
 import { PROGRESS } from '../../../../src/agent/update/progress.js';
 import { TIMING } from '../../../../src/agent/update/timing.js';
-import { requestUpdate, type UpgradeRequest } from '../../../../src/cli/adm/request.js';
-import { statusReport } from '../../../../src/cli/adm/status.js';
-import { readStatusInput } from '../../../../src/cli/adm/status/cluster.js';
 import { kindNamed } from '@cincy/simulator/apiserver/kinds';
-import { CLOCK_CONFIGMAP } from '@cincy/simulator/clock/declaredClock';
 import { documentCount, loadPayload } from '../../../../src/payload/load.js';
 import { PayloadStore } from '../../../../src/payload/store.js';
 import { taskGraph } from '../../../../src/payload/taskGraph.js';
-import { TrustStore } from '../../../../src/signatures/verify.js';
-import { useCleanup } from '../../../support/cleanup.js';
-import { poller, startOperator, type RunningOperator } from '../../../support/inProcessAgent.js';
-import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
-import { startServer, tempDir } from '../../../support/server.js';
-import { image, KID, makeUpdateFixtures, type UpdateFixtures } from '../../../support/updateFixtures.js';
+import type { RunningOperator } from '../../../support/inProcessAgent.js';
+import type { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
+import { useUpdateRig } from '../../../support/updateRig.js';
+import { image, KID } from '../../../support/updateFixtures.js';
 
-const cleanup = useCleanup();
-let fixtures: UpdateFixtures;
-let trust: TrustStore;
-const dir = tempDir();
-
-beforeAll(async () => {
-  fixtures = await makeUpdateFixtures(dir.path);
-  trust = await TrustStore.load(fixtures.trust);
-}, 60_000);
-afterAll(() => dir.remove());
+const { rig, fixtures } = useUpdateRig();
 
 const condition = (cv: ClusterVersion, type: string) => cv.status.conditions?.find((c) => c.type === type);
 const history0 = (c: InProcessCluster) => c.cv().status.history?.[0];
-
-interface Rig {
-  cluster: InProcessCluster;
-  operator: RunningOperator;
-  server: string;
-  ask(r: UpgradeRequest): Promise<unknown>;
-  poll(): Promise<unknown>;
-  startOperator(): RunningOperator;
-}
-
-async function rig(scenario?: Record<string, unknown>, featureSet?: string): Promise<Rig> {
-  const server = await startServer({ graphData: fixtures.tree, trust });
-  cleanup.add(() => server.close());
-  const cluster = await InProcessCluster.start({
-    version: '4.15.9',
-    image: image('4.15.9'),
-    channel: 'stable-4.16',
-    upstream: `${server.url}/api/upgrades_info/v1/graph`,
-    payloadStore: fixtures.payloads,
-    scenario,
-    featureSet,
-  });
-  cleanup.add(() => cluster.close());
-  const updates = poller(cluster);
-  await updates.poll();
-  const admin = cluster.client();
-  const start = (): RunningOperator => {
-    const op = startOperator(cluster, {
-      trust,
-      payloads: fixtures.payloads,
-      signatureStores: [`${server.url}/signatures`],
-    });
-    cleanup.add(() => op.stop());
-    return op;
-  };
-  return {
-    cluster,
-    server: server.url,
-    operator: start(),
-    ask: (r) => requestUpdate(admin, r),
-    poll: () => updates.poll(),
-    startOperator: start,
-  };
-}
-
 const stagesDone = (c: InProcessCluster): number =>
   Number(
     (c.get('ConfigMap', PROGRESS.namespace, PROGRESS.name)?.data as Record<string, string> | undefined)?.stagesDone ??
@@ -91,7 +30,7 @@ const stagesDone = (c: InProcessCluster): number =>
 const applied = (op: RunningOperator) =>
   op.lines.filter((l) => l.msg === 'applied') as unknown as Array<{ file: string; runlevel: number }>;
 const manifestsOf = (version: string) =>
-  loadPayload(new PayloadStore(fixtures.payloads).pathOf(image(version))).manifests;
+  loadPayload(new PayloadStore(fixtures().payloads).pathOf(image(version))).manifests;
 const stagesOf = (version: string) => taskGraph(manifestsOf(version));
 const documentsOf = (version: string): number => documentCount(manifestsOf(version));
 
@@ -439,100 +378,5 @@ describe('the update executor, in-process', () => {
     expect(history[0]).toMatchObject({ state: 'Partial', completionTime: null });
     expect(history[1]).toMatchObject({ version: '4.16.5', state: 'Partial', completionTime: expect.any(String) });
     expect(history[2]).toMatchObject({ version: '4.15.9', state: 'Completed' });
-  });
-});
-
-describe('adm upgrade status on the update under way', () => {
-  it('shows the control plane, the pools and each node with its phase and estimate, as the update goes', async () => {
-    const r = await rig({ nodes: { 'worker-2': { reboot: '60m' } } });
-    const client = r.cluster.client();
-    const status = async (): Promise<string> =>
-      statusReport(await readStatusInput(client, r.cluster.clock.now()), 'none');
-    expect(await status()).toBe('The cluster is not updating.\n');
-    await r.ask({ to: '4.16.5' });
-    const phase = (name: string): string | undefined =>
-      r.cluster.get('Node', undefined, name)?.metadata.annotations?.['cincy.mock/phase'];
-    await r.cluster.runUntil('a master rolling', () => phase('master-0') || phase('master-1') || phase('master-2'));
-    const rolling = await status();
-    expect(rolling).toMatch(
-      /^= Control Plane =\nAssessment: {6}Progressing\nTarget Version: {2}4\.16\.5 \(from 4\.15\.9\)\nUpdating: {8}machine-config\nCompletion: {6}\d+% \(\d+ operators updated, 1 updating, \d+ waiting\)\nDuration: {8}\S+( \(Est\. Time Remaining: [^)]+\))?\nOperator Health: 33 Healthy\n\nControl Plane Nodes\nNAME {7}ASSESSMENT {4}PHASE {6}VERSION {3}EST {3}MESSAGE\nmaster-\d {3}Progressing {3}Updating {3}4\.15\.9 {4}\+5m {3}\n/,
-    );
-    expect(rolling).toMatch(/\nmaster-\d {3}Outdated {6}Pending {4}4\.15\.9 {4}\? {5}\n/);
-    expect(rolling).toContain('\n= Worker Upgrade =\n\nWORKER POOL   ASSESSMENT');
-    expect(rolling).toMatch(
-      /\n= Update Health =\nSINCE +LEVEL +IMPACT +MESSAGE\n\S+ +Info +None +Upgrade is proceeding well\n$/,
-    );
-
-    // The control plane done, one worker still rebooting for an hour.
-    const done = await r.cluster.runUntil('4.16.5 completed', () =>
-      ((h) => h?.state === 'Completed' && h.version === '4.16.5' && h)(history0(r.cluster)),
-    );
-    const workers = await status();
-    expect(workers).toMatch(
-      new RegExp(
-        `^= Control Plane =\\nUpdate to 4\\.16\\.5 successfully completed at ${done.completionTime} \\(duration: \\S+\\)\\n\\nAll control plane nodes successfully updated to 4\\.16\\.5\\n\\n= Worker Upgrade =\\n`,
-      ),
-    );
-    expect(workers).toContain(
-      [
-        'WORKER POOL   ASSESSMENT    COMPLETION   STATUS',
-        'worker        Progressing   67% (2/3)    2 Available, 1 Progressing, 0 Draining',
-        '',
-        'Worker Pool Nodes: worker',
-        'NAME       ASSESSMENT    PHASE      VERSION   EST   MESSAGE',
-        'worker-2   Progressing   Updating   4.15.9    +5m   ',
-        'worker-0   Completed     Updated    4.16.5    -     ',
-        'worker-1   Completed     Updated    4.16.5    -     ',
-      ].join('\n'),
-    );
-    const updatedNodes = (): number | undefined =>
-      (r.cluster.get('MachineConfigPool', undefined, 'worker')?.status as { updatedMachineCount?: number } | undefined)
-        ?.updatedMachineCount;
-    await r.cluster.runUntil('every worker updated', () => updatedNodes() === 3);
-    expect(await status()).toBe('The cluster is not updating.\n');
-  }, 180_000);
-});
-
-describe('the agent on a real cluster', () => {
-  it("never reads the mock cluster's clock: the agent keeps real time unless it is given another clock", async () => {
-    const server = await startServer({ graphData: fixtures.tree, trust });
-    cleanup.add(() => server.close());
-    const run = async (): Promise<string[]> => {
-      const cluster = await InProcessCluster.start({
-        version: '4.15.9',
-        image: image('4.15.9'),
-        channel: 'stable-4.16',
-        upstream: `${server.url}/graph`,
-        payloadStore: fixtures.payloads,
-      });
-      cleanup.add(() => cluster.close());
-      const stop = new AbortController();
-      const agent = runAgent({
-        api: cluster.client().api,
-        log: pino({ level: 'silent' }),
-        signal: stop.signal,
-        poller: { evaluator: new RiskEvaluator({}) },
-        intervalMs: 3600_000,
-        update: {
-          payloads: new PayloadStore(fixtures.payloads),
-          retrieval: { kind: 'job' },
-          trust,
-          signatureStores: [],
-          workers: 4,
-        },
-      });
-      // Until both loops have looked at the cluster: the poll wrote its lists, the executor its Upgradeable.
-      const cv = (): ClusterVersion => cluster.cv();
-      const looked = (): boolean => !!(cv().status.availableUpdates && condition(cv(), 'Upgradeable'));
-      for (let i = 0; i < 1000 && !looked(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      stop.abort();
-      expect(looked(), 'both loops looked at the cluster within 10 s').toBe(true);
-      await agent;
-      return cluster.requests.map((q) => q.path);
-    };
-    const clockPath = `/api/v1/namespaces/${CLOCK_CONFIGMAP.namespace}/configmaps/${CLOCK_CONFIGMAP.name}`;
-    const real = await run();
-    expect(real.some((p) => p.includes('/clusterversions'))).toBe(true);
-    expect(real).not.toContain(clockPath);
   });
 });

@@ -1,19 +1,17 @@
-// The store contract on SQLite (test/support/storeContract.ts: imports upsert in one transaction, a
-// rejected import changes nothing, restarts keep state, a schema newer than the program is refused), and
-// a bad tree never stops serving. The contract on a real PostgreSQL is in test/e2e/store-import-postgres.test.ts.
+// A bad tree never stops serving (the service as serve starts it, src/app/start/service.ts): an invalid
+// tree and an empty store refuse to start, listing every problem; a stored graph keeps being served when
+// the tree turns invalid, and the last good snapshot when a rebuild fails. The store contract is in
+// test/service/store/store.test.ts.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startService } from '../../../support/service.js';
 import { quietLog, startServer } from '../../../support/server.js';
 import { useCleanup } from '../../../support/cleanup.js';
-import { storeContract } from '../../../support/storeContract.js';
 import { writeTree } from '../../../support/trees.js';
 
 const steps = useCleanup();
 const cleanup = { push: (f: () => unknown): void => steps.add(f) };
 const dir = (): string => steps.dir();
-
-describe('the store on sqlite', () => storeContract('sqlite'));
 
 describe('serving through a bad tree', () => {
   it('refuses to start with an invalid tree and an empty store, listing every problem', async () => {

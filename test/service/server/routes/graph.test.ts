@@ -1,11 +1,10 @@
-// The HTTP contract of /graph (parameters and their exact errors, content negotiation, compression,
-// ETags, CORS) and the service routes, over a listening server.
-import { readFileSync } from 'node:fs';
+// The HTTP contract of /graph (src/server/routes/graph.ts: parameters and their exact errors, content
+// negotiation, compression, ETags, CORS), over a listening server. The other routes of the service are
+// tested beside their modules: routes/health.test.ts, plugins/metrics.test.ts, plugins/openapi.test.ts.
 import { request as httpRequest } from 'node:http';
-import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileAllSchemas, startServer, tempDir, type TestServer } from '../../../support/server.js';
+import { startServer, tempDir, type TestServer } from '../../../support/server.js';
 import { writeTree } from '../../../support/trees.js';
 
 let server: TestServer;
@@ -213,51 +212,5 @@ describe('GET /graph', () => {
     const res = await get('/no/such/path');
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ kind: 'does_not_exist', value: 'no such path: GET /no/such/path' });
-  });
-});
-
-describe('service routes', () => {
-  it('reports liveness and readiness with the served graph', async () => {
-    expect(await (await get('/livez')).json()).toEqual({ status: 'ok' });
-    const ready = await get('/readyz');
-    expect(ready.status).toBe(200);
-    const body = (await ready.json()) as { status: string; graph: { releases: number; channels: number } };
-    expect(body.status).toBe('ready');
-    expect(body.graph.releases).toBe(2);
-    expect(body.graph.channels).toBe(1);
-  });
-
-  it('exposes request, duration and graph metrics in Prometheus text', async () => {
-    await get(`/graph?channel=${CHANNEL}`);
-    await get('/graph');
-    const text = await (await get('/metrics')).text();
-    expect(text).toMatch(/cincy_http_requests_total\{route="\/graph",method="GET",status="200"\} \d+/);
-    expect(text).toMatch(/cincy_http_requests_total\{route="\/graph",method="GET",status="400"\} \d+/);
-    expect(text).toMatch(/cincy_http_request_duration_seconds_bucket\{le="0.005",route="\/graph"\} \d+/);
-    expect(text).toContain('cincy_graph_releases{arch="amd64"} 2');
-    expect(text).toMatch(/cincy_graph_last_successful_build_timestamp_seconds \d+/);
-    expect(text).toContain('cincy_graph_build_failures_total 0');
-  });
-
-  it('serves the OpenAPI document equal to the checked-in openapi/openapi.json', async () => {
-    const served = await (await get('/openapi')).json();
-    const checkedIn = JSON.parse(
-      readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'openapi', 'openapi.json'), 'utf8'),
-    ) as unknown;
-    expect(served, 'openapi/openapi.json is stale: run `npm run openapi`').toEqual(checkedIn);
-    expect((served as { openapi: string }).openapi).toBe('3.1.0');
-    expect(Object.keys((served as { paths: object }).paths)).toContain('/api/upgrades_info/v1/graph');
-  });
-
-  it('compiles every request and response schema of every route (each on first use when serving)', () => {
-    // Validators and serializers of routes not asked yet are still pending; none may fail to compile.
-    expect(compileAllSchemas()).toBeGreaterThan(50);
-    expect(compileAllSchemas()).toBe(0);
-  });
-
-  it('serves Swagger UI at /docs', async () => {
-    const res = await get('/docs/');
-    expect(res.status).toBe(200);
-    expect((await res.text()).toLowerCase()).toContain('swagger');
   });
 });
