@@ -1,5 +1,5 @@
 // The connection limits of `serve` as its flags and environment give them. The timeouts and the cap at
-// work are in test/service/http-timeouts.test.ts, the shutdown in test/e2e/http-shutdown.test.ts.
+// work are in test/service/server/connectionLimits.test.ts, the shutdown in test/e2e/http-shutdown.test.ts.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HTTP_LIMITS, resolveServeConfig } from '../../src/config.js';
 

@@ -1,6 +1,6 @@
 // The edge explainer on real pairs of the conformance set, whose answer is read from its files (release
 // records, channels, blocked-edges), on the graph a server in this process built from the set.
-// test/unit/explain.test.ts has each reason on small constructed inputs.
+// test/unit/explain/edge.test.ts has each reason on small constructed inputs.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

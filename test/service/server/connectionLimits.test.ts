@@ -1,6 +1,6 @@
 // A slow client is cut off by the request and headers timeouts, and connections over the cap are closed
 // while the open ones are served, on a server in this process. The limits read from flags are in
-// test/unit/http-limits.test.ts; SIGTERM closing slow and idle connections of a `cincy serve` process in
+// test/unit/config.test.ts; SIGTERM closing slow and idle connections of a `cincy serve` process in
 // test/e2e/http-shutdown.test.ts.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

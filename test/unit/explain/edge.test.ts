@@ -1,5 +1,5 @@
 // The edge explainer: each reason on small constructed inputs. Real pairs of the conformance set are in
-// test/service/explain-conformance.test.ts.
+// test/service/explain/edge.test.ts.
 import { describe, expect, it } from 'vitest';
 import { buildGraph } from '../../../src/graph/build.js';
 import { explainEdge, type Explanation } from '../../../src/explain/edge.js';

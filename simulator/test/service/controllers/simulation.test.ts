@@ -1,6 +1,6 @@
 // A restarted simulation: the controllers continue the phases from the state file, and every write is
 // journalled before the call returns. The controllers on explicit simulated times are in
-// simulator/test/unit/mock-simulation.test.ts.
+// simulator/test/unit/controllers/ (mco, operators, jobs).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

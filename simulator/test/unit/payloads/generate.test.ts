@@ -1,6 +1,6 @@
 // The demo release payload the simulator generates: shaped like a real one (which the product's
 // loadPayload reads back), deterministic and depending on its input. The product's payload store,
-// loadPayload's refusals and the task graph are tested in test/unit/payload.test.ts.
+// loadPayload's refusals and the task graph are tested in test/unit/payload/ (store, load, taskGraph).
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 // `adm upgrade status` on a cluster in trouble, laid out as `oc adm upgrade status` lays it out: an update
 // started over an incomplete one, operators updating, unavailable and degraded, a degraded node, a node not
 // ready, a paused pool, more nodes than a pool shows, and the health insights worst first. (The update as
-// the mock cluster runs it is in test/service/update-scenarios.test.ts.)
+// the mock cluster runs it is in test/service/cli/adm/status.test.ts.)
 import { describe, expect, it } from 'vitest';
 import type { ClusterVersion, HistoryEntry } from '../../../../src/agent/clusterVersion.js';
 import type { Condition } from '../../../../src/agent/conditions.js';
