@@ -1,7 +1,7 @@
 // The admin API over HTTP, the tests of `on <engine>`: the release lifecycle up the promotion ladder with
 // an injected clock, dry runs (also under --require-signatures), export round trip, automatic promotion,
 // and concurrent writes with readers that only ever see consistent graphs. The ladder server's store is
-// SQLite in memory in the service tier (test/service/admin-api.test.ts), or a PostgreSQL database of its
+// SQLite in memory in the service tier (test/service/app/admin/services.test.ts), or a PostgreSQL database of its
 // own in the e2e tier (test/e2e/admin-api-postgres.test.ts).
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // A server in this process on a full-size store (the generator's --size full tree, ~6,000 releases,
 // written in this process), and the reads the admin tests of it make: for
-// test/service/admin-read-model.test.ts and test/e2e/admin-read-model-cli.test.ts.
+// test/service/app/admin/readModel.test.ts and test/e2e/admin-read-model-cli.test.ts.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import semver from 'semver';

@@ -1,6 +1,6 @@
 // The agent's poll in this process, as the agent tests set it up: the update service and the mock
 // cluster's API server in this process, and optionally a real Prometheus (a process) scraping the mock
-// cluster's metrics. For test/service/agent-scenarios.test.ts and test/e2e/agent-prometheus.test.ts.
+// cluster's metrics. For test/service/agent/poll.test.ts and test/e2e/agent-prometheus.test.ts.
 import { join } from 'node:path';
 import { kindNamed } from '@cincy/simulator/apiserver/kinds';
 import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';

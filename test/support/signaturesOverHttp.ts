@@ -1,6 +1,6 @@
 // The tests of `signatures over HTTP on <engine>`: the signatures a server stores, serves and exports
 // are the same on PostgreSQL. Those of a server in this process run in the service tier on SQLite
-// (test/service/signatures-http.test.ts); those that run `cincy` as a process, and all of them on
+// (test/service/server/routes/api/v1/releases/signatures.test.ts); those that run `cincy` as a process, and all of them on
 // PostgreSQL (a process too), in the e2e tier (test/e2e/signatures-http.test.ts).
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 // The store contract, the tests of `the store on <engine>`: imports upsert in one transaction, a rejected
 // import changes nothing, restarts keep state, a schema newer than the program is refused, writes wait
 // for the lock and give up, signatures stay. On SQLite they run in the service tier
-// (test/service/store-import.test.ts), on a real PostgreSQL of the test's own (a process) in the e2e
+// (test/service/store/store.test.ts), on a real PostgreSQL of the test's own (a process) in the e2e
 // tier (test/e2e/store-import-postgres.test.ts).
 import { join } from 'node:path';
 import { expect, it } from 'vitest';

@@ -2,7 +2,7 @@
 // commander programs of src/cli/main.ts and simulator/src/cli/main.ts, the settings of serve from
 // src/settings.ts. The texts are
 // rendered here from src/ and must equal the checked-in pages, as openapi/openapi.json must equal
-// what the server serves (test/service/http-graph.test.ts).
+// what the server serves (test/service/server/plugins/openapi.test.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // The mock cluster's state as the simulation tests build it: a worker pool, operators and their
-// Deployments, the scenario ConfigMap, and what the tests read back. For simulator/test/unit/mock-simulation.test.ts
-// and simulator/test/service/mock-simulation-restart.test.ts.
+// Deployments, the scenario ConfigMap, and what the tests read back. For simulator/test/unit/controllers/
+// (mco, operators, jobs) and simulator/test/service/controllers/simulation.test.ts.
 import { kubeTime } from 'cincy/clock';
 import {
   CURRENT,

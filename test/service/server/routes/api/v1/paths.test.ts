@@ -1,0 +1,96 @@
+// /api/v1/paths (src/server/routes/api/v1/paths.ts) over a listening server on the bundled graph-data
+// (answers, 400s naming the field). /api/v1/explain is in explain.test.ts; `cincy path` / `cincy explain`
+// against it in test/e2e/http-paths-cli.test.ts.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../../../../../support/server.js';
+import type { Paths } from '../../../../../support/pathsAnswer.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer({
+    graphData: join(import.meta.dirname, '..', '..', '..', '..', '..', '..', 'graph-data'),
+  });
+}, 60_000);
+afterAll(async () => server.close());
+
+const get = async (path: string): Promise<{ status: number; body: Record<string, unknown> }> => {
+  const res = await fetch(`${server.url}${path}`);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+
+describe('GET /api/v1/paths', () => {
+  it('answers the best paths, hop by hop, in the documented shape', async () => {
+    const r = await get('/api/v1/paths?from=4.12.10&to=4.16.5&arch=amd64&limit=2');
+    expect(r.status).toBe(200);
+    const a = r.body as unknown as Paths;
+    expect(a).toMatchObject({ from: '4.12.10', to: '4.16.5', arch: 'amd64' });
+    expect(a.paths).toHaveLength(2);
+    for (const path of a.paths) {
+      expect(path.hops[0]!.from).toBe('4.12.10');
+      expect(path.hops.at(-1)!.to).toBe('4.16.5');
+      expect(path.risksNotAccepted).toEqual([]);
+      for (const hop of path.hops)
+        expect(Object.keys(hop).sort()).toEqual(['channel', 'channels', 'from', 'recommended', 'risks', 'to']);
+    }
+  });
+
+  it('reports risks not accepted, and a path over accepted risks has none', async () => {
+    // Every edge into 4.12.11 from 4.12.10 or before is conditional (blocked-edges of the bundled data).
+    const risky = (await get('/api/v1/paths?from=4.12.10&to=4.12.11')).body as unknown as Paths;
+    expect(risky.paths[0]!.risksNotAccepted).toEqual(['RHELKubeletMemoryPressureMisread']);
+    expect(risky.notes.join()).toContain('every path crosses a conditional edge');
+    const accepted = (await get('/api/v1/paths?from=4.12.10&to=4.12.11&acceptRisks=RHELKubeletMemoryPressureMisread'))
+      .body as unknown as Paths;
+    expect(accepted.paths[0]!.risksNotAccepted).toEqual([]);
+    expect(accepted.paths[0]!.hops).toHaveLength(1);
+    expect(accepted.paths[0]!.hops[0]).toMatchObject({
+      recommended: false,
+      risks: [{ name: 'RHELKubeletMemoryPressureMisread' }],
+    });
+  });
+
+  it('mode=eus notes the paused worker pools; a channel restricts the edges', async () => {
+    const eus = (await get('/api/v1/paths?from=4.14.10&to=4.16.5&mode=eus')).body as unknown as Paths;
+    expect(eus.notes.join('\n')).toContain('pause the worker machine config pools');
+    const inChannel = (await get('/api/v1/paths?from=4.14.1&to=4.14.14&channel=stable-4.14')).body as unknown as Paths;
+    for (const hop of inChannel.paths[0]!.hops) expect(hop.channels).toEqual(['stable-4.14']);
+  });
+
+  it('no path: says why', async () => {
+    const cases: Array<[string, string]> = [
+      ['from=4.12.10&to=4.99.0', 'target-not-a-release'],
+      ['from=4.99.0&to=4.12.10', 'source-not-a-release'],
+      ['from=4.18.4&to=4.12.10', 'no-path'],
+      ['from=4.12.10&to=4.16.5&channel=stable-4.12', 'target-not-in-channel'],
+    ];
+    for (const [query, code] of cases) {
+      const r = await get(`/api/v1/paths?${query}`);
+      expect(r.status).toBe(200);
+      expect((r.body as unknown as Paths).paths).toEqual([]);
+      expect((r.body as unknown as Paths).reason?.code, query).toBe(code);
+    }
+    const none = (await get('/api/v1/paths?from=4.18.4&to=4.12.10')).body as unknown as Paths;
+    expect(none.reason!.message).toContain('the furthest minor reachable from 4.18.4 is 4.18');
+  });
+
+  it('400 naming the field for bad input', async () => {
+    const cases: Array<[string, string]> = [
+      ['to=4.1.0', "must have required property 'from'"],
+      ['from=x&to=4.1.0', 'querystring/from'],
+      ['from=4.1.0&to=4.1.1&limit=11', 'querystring/limit'],
+      ['from=4.1.0&to=4.1.1&limit=0', 'querystring/limit'],
+      ['from=4.1.0&to=4.1.1&mode=fast', 'querystring/mode'],
+      ['from=4.1.0&to=4.1.1&arch=AMD', 'querystring/arch'],
+      ['from=4.1.0&to=4.1.1&channel=Stable', 'querystring/channel'],
+      ['from=4.1.0&to=4.1.1&acceptRisks=,', 'querystring/acceptRisks'],
+      ['from=4.1.0&to=4.1.1&extra=1', 'must NOT have additional properties'],
+    ];
+    for (const [query, text] of cases) {
+      const r = await get(`/api/v1/paths?${query}`);
+      expect(r.status, query).toBe(400);
+      expect(r.body.kind).toBe('invalid_request');
+      expect(r.body.value, query).toContain(text);
+    }
+  });
+});

@@ -1,0 +1,44 @@
+// The parts of webhooks that need no server: which subscriptions want which change (src/app/webhooks/outbox.ts).
+// Signatures, backoff, what a subscription request must be and which addresses deliveries may go to are
+// beside it (signature, backoff, validation, destination, send).
+import { describe, expect, it } from 'vitest';
+import { eventsFor, pingEvent, wants } from '../../../../src/app/webhooks/outbox.js';
+import type { Change } from '../../../../src/history/change.js';
+import type { WebhookSubscription } from '../../../../src/store/webhooks.js';
+
+describe('which subscriptions want a change', () => {
+  const sub = (id: string, kinds: string[], channel: string | null = null, arch: string | null = null) =>
+    ({ id, url: 'https://x', kinds, channel, arch, secret: 's', createdAt: 0, createdBy: 'a' }) as WebhookSubscription;
+  const change = (kind: Change['kind'], channel?: string, arch?: string): Change => ({
+    kind,
+    at: '2026-01-01T00:00:00Z',
+    ...(channel && { channel }),
+    ...(arch && { arch }),
+  });
+  it('filters by kind, and by channel and arch when named', () => {
+    const all = sub('a', ['edge-added', 'risk-declared']);
+    const stable = sub('b', ['edge-added'], 'stable-4.16');
+    const arm = sub('c', ['edge-added'], null, 'arm64');
+    expect(wants(all, change('edge-added', 'x'))).toBe(true);
+    expect(wants(all, change('edge-removed', 'x'))).toBe(false);
+    expect(wants(stable, change('edge-added', 'stable-4.16', 'amd64'))).toBe(true);
+    expect(wants(stable, change('edge-added', 'fast-4.16'))).toBe(false);
+    expect(wants(stable, change('edge-added'))).toBe(false);
+    expect(wants(arm, change('edge-added', 'x', 'amd64'))).toBe(false);
+    let n = 0;
+    const events = eventsFor(
+      [change('edge-added', 'stable-4.16', 'arm64'), change('risk-declared')],
+      [all, stable, arm],
+      'at',
+      () => `e${n++}`,
+    );
+    expect(events.map((e) => [e.id, e.subscription, e.kind])).toEqual([
+      ['e0', 'a', 'edge-added'],
+      ['e1', 'b', 'edge-added'],
+      ['e2', 'c', 'edge-added'],
+      ['e3', 'a', 'risk-declared'],
+    ]);
+    expect(events[0]!.change).toEqual(change('edge-added', 'stable-4.16', 'arm64'));
+    expect(pingEvent('a', 'at', () => 'p')).toEqual({ id: 'p', kind: 'ping', queuedAt: 'at', subscription: 'a' });
+  });
+});

@@ -1,0 +1,26 @@
+// The parts of webhooks that need no server of the product's: a sender (src/app/webhooks/send.ts) refusing
+// loopback by address and by name, checked against a listener of the test's own. Which addresses are
+// refused is in destination.test.ts.
+import { describe, expect, it } from 'vitest';
+
+describe('a sender', () => {
+  it('refuses loopback by address and by name unless allowed, checking the resolved address', async () => {
+    const { createServer } = await import('node:http');
+    const { Sender } = await import('../../../../src/app/webhooks/send.js');
+    const server = createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const attempt = (url: string) => ({ url, secret: 's'.repeat(16), eventId: 'e', body: '{}', attempt: 1, now: 0 });
+    const strict = new Sender({ timeoutMs: 5000, allowLoopback: false });
+    const open = new Sender({ timeoutMs: 5000, allowLoopback: true });
+    try {
+      expect(await strict.send(attempt(`http://127.0.0.1:${port}/`))).toMatch(/loopback/);
+      expect(await strict.send(attempt(`http://localhost:${port}/`))).toMatch(/loopback/);
+      expect(await open.send(attempt(`http://localhost:${port}/`))).toBeUndefined();
+    } finally {
+      await strict.close();
+      await open.close();
+      server.close();
+    }
+  });
+});
