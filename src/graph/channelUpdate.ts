@@ -1,7 +1,7 @@
 // A build after a write that changed only channels (a promotion, a withdrawal, a channel put): edges
 // do not depend on channels, so the new graph is the old one with the channel lists (and their
 // metadata label) of the versions involved recomputed. Costs a pass over the nodes instead of a
-// build, and gives exactly what buildGraph gives for the same input (test/service/channel-update.test.ts).
+// build, and gives exactly what buildGraph gives for the same input (test/service/graph/channelUpdate.test.ts).
 import type { Channel, FullGraph, GraphInput, GraphNode, Membership } from './model.js';
 import { LABEL } from './model.js';
 import { compareChannelNames, splitArch } from './version.js';

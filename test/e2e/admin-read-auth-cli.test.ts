@@ -1,6 +1,6 @@
 // The audit log needs a token to read: `cincy audit`, run as a process against a ladder server in this
 // process, sends its token (CINCY_TOKEN) and says why without one. The API's answers are in
-// test/service/admin-read-auth.test.ts.
+// test/service/server/auth.reads.test.ts.
 import { describe, expect, it } from 'vitest';
 import { api, server, tokens, useLadderServer } from '../support/adminServer.js';
 import { cincyAsync } from '../support/cli.js';

@@ -1,6 +1,6 @@
 // `cincy release ls`, `risk ls` and `audit`, run as processes against a server in this process on a
 // full-size store (test/support/fullSizeServer.ts), follow nextCursor to show everything. The API's
-// reads themselves are in test/service/admin-read-model.test.ts.
+// reads themselves are in test/service/app/admin/readModel.test.ts.
 import { describe, expect, it } from 'vitest';
 import { cincyAsync } from '../support/cli.js';
 import {

@@ -1,6 +1,6 @@
 // The agent's poll in this process against a real Prometheus (a process) scraping the mock cluster's
 // metrics: the poller against the mock cluster's API server in this process, and the update service in
-// this process (test/support/pollRig.ts). The other poll scenarios are in test/service/agent-scenarios.test.ts;
+// this process (test/support/pollRig.ts). The other poll scenarios are in test/service/agent/poll.test.ts;
 // test/e2e/agent.test.ts runs the poll as a user does.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

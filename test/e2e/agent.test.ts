@@ -1,6 +1,6 @@
 // The agent end to end, all as processes: `cincy serve`, `cincy mock-cluster`, a real Prometheus
 // scraping the mock cluster, and `cincy agent --once` writing the ClusterVersion status. The other poll
-// scenarios run in-process (test/service/agent-scenarios.test.ts).
+// scenarios run in-process (test/service/agent/poll.test.ts).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';

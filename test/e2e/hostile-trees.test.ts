@@ -1,6 +1,6 @@
 // Hostile graph-data trees and tarballs given to `serve` (a process): on a store that holds a good graph it
 // keeps serving it whatever goes wrong with the import at start, and leaves no temporary folder. The
-// tarballs' refusals, read in this process, are in test/unit/hostile-tarballs.test.ts.
+// tarballs' refusals, read in this process, are in test/unit/sources/graphData.tarballs.test.ts.
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

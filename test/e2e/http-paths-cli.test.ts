@@ -1,5 +1,5 @@
 // `cincy path` and `cincy explain`, run as processes against a listening server in this process on the
-// bundled graph-data. The API they ask is tested in test/service/http-paths.test.ts.
+// bundled graph-data. The API they ask is tested in test/service/server/routes/api/v1/paths.test.ts.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cincyAsync } from '../support/cli.js';

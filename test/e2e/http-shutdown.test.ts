@@ -1,5 +1,5 @@
 // SIGTERM closes slow and idle connections of a `cincy serve` process within --shutdown-timeout. The
-// timeouts and the cap on a server in this process are in test/service/http-timeouts.test.ts.
+// timeouts and the cap on a server in this process are in test/service/server/connectionLimits.test.ts.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serveCli, useCleanup } from '../support/cli.js';

@@ -4,7 +4,7 @@
 // than real time, so a 90-minute update takes seconds. Where Debian's docker-registry is installed, the
 // target release goes through a registry as on a real cluster: pushed with `cincy payload push`, its
 // record scraped by `cincy serve --releases`, its payload pulled by the mock cluster's payload Job. The
-// other update scenarios run in-process (test/service/update-scenarios.test.ts).
+// other update scenarios run in-process (test/service/agent/update/operator.test.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

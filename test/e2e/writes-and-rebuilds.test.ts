@@ -1,7 +1,7 @@
 // Writes next to other processes and the rebuilds they cause, against a real `cincy serve` on a database
 // file: a write waits for another process's write lock without holding up /graph, the server serves what
 // another process wrote, and rebuilds run on the build worker, coalesced, with each write answered once
-// its graph is served. A write that waits too long is in test/service/write-lock.test.ts.
+// its graph is served. A write that waits too long is in test/service/app/admin/writes.test.ts.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';

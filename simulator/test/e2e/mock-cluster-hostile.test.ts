@@ -2,7 +2,7 @@
 // watchers that stop reading, a kill -9 in a stream of writes, bodies and selectors the API server
 // refuses, objects in namespaces that do not exist, and the modes of the files that hold its Secrets.
 // kubectl plays the client wherever a real one would send the request. The state file after a crash, read
-// in this process, is in simulator/test/service/mock-cluster-state-file.test.ts.
+// in this process, is in simulator/test/service/apiserver/stateFile.test.ts.
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';

@@ -1,6 +1,6 @@
 // The mock cluster's simulation over HTTP on a scaled clock, as `cincy mock-cluster` runs it (a process):
 // the generic client through discovery, an operator updated, the master pool rolled across a restart, read
-// back with `cincy get`. The controllers on explicit simulated times are in simulator/test/unit/mock-simulation.test.ts.
+// back with `cincy get`. The controllers on explicit simulated times are in simulator/test/unit/controllers/.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
