@@ -26,8 +26,8 @@ export default defineConfig({
       // a unit test mocks no module and leaves no global changed.
       { extends: true, test: { name: 'unit', include: tier('unit'), isolate: false } },
       // In this process: the app (buildApp) over HTTP, stores on SQLite files, the agent on the in-memory
-      // simulated cluster, fake registries written in the test. No child process; the two worker threads
-      // are bundled from their sources first (test/support/worker-setup.ts), so no build is needed.
+      // simulated cluster, fake registries written in the test. No child process; the product is compiled
+      // first (test/support/worker-setup.ts, incremental) for the two worker threads it starts.
       {
         extends: true,
         test: { name: 'service', include: tier('service'), globalSetup: ['test/support/worker-setup.ts'] },
