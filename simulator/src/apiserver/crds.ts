@@ -85,7 +85,7 @@ function established(crd: StoredObject, at: string): object {
 /** The kinds the cluster serves now: every built-in one, and each optional one whose CRD the state holds. */
 export function servedKinds(state: ClusterState): ResourceKind[] {
   const crd = kindNamed('CustomResourceDefinition');
-  return KINDS.filter((k) => !k.optional || state.find(crd, undefined, crdName(k)) !== undefined);
+  return KINDS.filter((k) => !k.optional || state.has(crd, undefined, crdName(k)));
 }
 
 /**
@@ -102,7 +102,7 @@ export function installCrds(
   const kind = kindNamed('CustomResourceDefinition');
   for (const k of KINDS.filter((x) => (x.crd || x.optional) && (!x.optional || groups.includes(x.group)))) {
     const crd = crdOf(k, gates);
-    if (state.find(kind, undefined, crd.metadata.name)) continue;
+    if (state.has(kind, undefined, crd.metadata.name)) continue;
     const made = state.create(kind, undefined, crd, createdAt);
     state.update(
       kind,

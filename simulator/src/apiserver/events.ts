@@ -34,7 +34,7 @@ export function recordEvent(state: ClusterState, e: EventRecord): void {
       .digest('hex')
       .slice(0, 16);
     name = `${e.about.metadata.name}.${suffix}`;
-    if (!state.find(kind, namespace, name)) break;
+    if (!state.has(kind, namespace, name)) break;
   }
   state.create(
     kind,

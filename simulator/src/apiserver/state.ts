@@ -59,6 +59,11 @@ const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 export class ClusterState {
   private objects = new Map<string, StoredObject>();
+  /**
+   * The JSON text of each stored object, made when first read: a stored object is never changed in place
+   * (a write stores a new one), so a copy handed out is parsed from this text rather than stringified anew.
+   */
+  private readonly texts = new WeakMap<StoredObject, string>();
   private revision = 0;
   private readonly history: Array<{ rv: number; kind: ResourceKind; event: StateEvent; bytes: number }> = [];
   private historyBytes = 0;
@@ -120,7 +125,22 @@ export class ClusterState {
   /** An object, or undefined when there is none. */
   find(kind: ResourceKind, namespace: string | undefined, name: string): StoredObject | undefined {
     const o = this.objects.get(keyOf(kind, namespace, name));
-    return o && clone(o);
+    return o && this.copyOf(o);
+  }
+
+  /** True when the object exists (find without the copy). */
+  has(kind: ResourceKind, namespace: string | undefined, name: string): boolean {
+    return this.objects.has(keyOf(kind, namespace, name));
+  }
+
+  /** A copy of a stored object, the caller's to change. */
+  private copyOf(o: StoredObject): StoredObject {
+    let text = this.texts.get(o);
+    if (text === undefined) {
+      text = JSON.stringify(o);
+      this.texts.set(o, text);
+    }
+    return JSON.parse(text) as StoredObject;
   }
 
   list(
@@ -142,7 +162,7 @@ export class ClusterState {
           `${b.metadata.namespace ?? ''}/${b.metadata.name}`,
         ),
       )
-      .map(clone);
+      .map((o) => this.copyOf(o));
   }
 
   /**
@@ -444,6 +464,7 @@ export class ClusterState {
     this.revision = rv;
     this.kindRevisions.set(kind.plural, rv);
     this.objects.set(keyOf(kind, o.metadata.namespace, o.metadata.name), o);
+    this.texts.set(o, json);
     this.emit(kind, { type, object: JSON.parse(json) as StoredObject }, before, json.length);
     this.store?.snapshotWhenDue(() => this.snapshotJson());
     if (kind.kind === 'CustomResourceDefinition') this.pruneKindOf(o);

@@ -184,7 +184,7 @@ function loadScenario(state: ClusterState, file: string): void {
   };
   const data = scenarioFileData(file, known);
   const cm = kindNamed('ConfigMap');
-  if (state.find(cm, SCENARIO.namespace, SCENARIO.name)) state.patch(cm, SCENARIO.namespace, SCENARIO.name, { data });
+  if (state.has(cm, SCENARIO.namespace, SCENARIO.name)) state.patch(cm, SCENARIO.namespace, SCENARIO.name, { data });
   else
     state.create(cm, SCENARIO.namespace, {
       apiVersion: 'v1',

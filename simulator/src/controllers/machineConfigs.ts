@@ -36,7 +36,7 @@ function createConfig(
   at: number,
 ): void {
   const kind = kindNamed('MachineConfig');
-  if (state.find(kind, undefined, name)) return;
+  if (state.has(kind, undefined, name)) return;
   state.create(
     kind,
     undefined,

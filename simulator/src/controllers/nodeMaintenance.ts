@@ -39,7 +39,7 @@ export function nodeMaintenanceGate(state: ClusterState, now: number): NodeMaint
     admit(node, t) {
       if (!mayTake) return undefined;
       const name = node.metadata.name;
-      if (!state.find(request, undefined, name))
+      if (!state.has(request, undefined, name))
         state.create(
           request,
           undefined,
@@ -56,7 +56,7 @@ export function nodeMaintenanceGate(state: ClusterState, now: number): NodeMaint
       return Math.max(t, ...mine.map((l) => timeAnnotation(l, STATE_CHANGED) ?? now));
     },
     release(node) {
-      if (state.find(request, undefined, node.metadata.name)) state.delete(request, undefined, node.metadata.name);
+      if (state.has(request, undefined, node.metadata.name)) state.delete(request, undefined, node.metadata.name);
     },
     after: (earlierDone) => make(mayTake && earlierDone),
   });

@@ -22,7 +22,7 @@ interface Progress {
 export function reconcileOadp(state: ClusterState, now: number): void {
   const backups = kindNamed('Backup');
   const restores = kindNamed('Restore');
-  if (!state.find(kindNamed('CustomResourceDefinition'), undefined, crdName(backups))) return;
+  if (!state.has(kindNamed('CustomResourceDefinition'), undefined, crdName(backups))) return;
   for (const b of state.list(backups)) advance(state, b, now, undefined);
   for (const r of state.list(restores)) {
     const name = (r.spec as { backupName?: string } | undefined)?.backupName ?? '';

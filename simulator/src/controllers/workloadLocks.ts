@@ -121,7 +121,7 @@ export function seedWorkloadLocks(state: ClusterState, controllers: string[], at
   const k = kinds();
   const release = clusterRelease(state);
   const make = (kind: typeof k.clusterLock, name: string, spec: LockSpec): void => {
-    if (state.find(kind, undefined, name)) return;
+    if (state.has(kind, undefined, name)) return;
     const made = state.create(
       kind,
       undefined,
