@@ -20,17 +20,17 @@ export interface Mock {
   kill(): Promise<void>;
 }
 
-/** `cincy mock-cluster ARGS` as a process; `nodeOptions` go to its NODE_OPTIONS (a heap limit, say). */
+/** `cincy mock-cluster ARGS` as a process, with `env` added to its environment (NODE_OPTIONS, TMPDIR…). */
 export function serveMock(
   args: string[],
   dir: string,
   cleanup: { add(f: () => unknown): void },
-  nodeOptions?: string,
+  env?: Record<string, string>,
 ): Promise<Mock> {
   const kubeconfig = join(dir, 'kubeconfig');
   const child = spawn(process.execPath, [BIN, 'mock-cluster', '--port', '0', '--kubeconfig-out', kubeconfig, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(nodeOptions && { env: { ...process.env, NODE_OPTIONS: nodeOptions } }),
+    ...(env && { env: { ...process.env, ...env } }),
   });
   const stop = (): Promise<void> =>
     new Promise((resolve) => {

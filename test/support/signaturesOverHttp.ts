@@ -36,9 +36,11 @@ export function signaturesOverHttp(
   let token: string;
   let privateFile: string;
   let dir: string;
+  let removeDir = (): void => {};
   beforeAll(async () => {
     const d = tempDir();
     dir = d.path;
+    removeDir = d.remove;
     const keys = await generateKeys({ alg: 'EdDSA', kid: 'k1', out: join(dir, 'keys') });
     privateFile = keys.privateFile;
     mkdirSync(join(dir, 'trust'));
@@ -66,6 +68,7 @@ export function signaturesOverHttp(
   });
   afterAll(async () => {
     await server?.close();
+    removeDir();
   });
 
   const post = (version: string, body: string, type = 'application/jose'): Promise<Response> =>

@@ -77,8 +77,7 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
     new InMemoryClusterApi(state, { fieldManager: 'lifecycle-agent' }),
   );
   const token = o.token ?? keptToken(o.state);
-  const certDir = o.certDir ?? (o.state ? `${o.state}.tls` : mkdtempSync(join(tmpdir(), 'cincy-mock-tls-')));
-  const tls = o.plainHttp ? undefined : ensureServerTls(certDir, o.host);
+  const tls = o.plainHttp ? undefined : serverTls(o);
   const server = mockClusterServer({
     state,
     tokens: new Set([token]),
@@ -107,6 +106,21 @@ export async function mockClusterCommand(o: MockClusterOptions): Promise<number>
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   return new Promise<number>(() => {});
+}
+
+/**
+ * The server's certificate: kept beside the state (or in --cert-dir) to be the same at the next start;
+ * without either, made in a temporary folder that is removed once read (the CA goes into the kubeconfig).
+ */
+function serverTls(o: { certDir?: string; state?: string; host: string }): ReturnType<typeof ensureServerTls> {
+  const kept = o.certDir ?? (o.state ? `${o.state}.tls` : undefined);
+  if (kept) return ensureServerTls(kept, o.host);
+  const temporary = mkdtempSync(join(tmpdir(), 'cincy-mock-tls-'));
+  try {
+    return ensureServerTls(temporary, o.host);
+  } finally {
+    rmSync(temporary, { recursive: true, force: true });
+  }
 }
 
 /**

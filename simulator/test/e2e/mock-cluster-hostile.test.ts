@@ -17,9 +17,12 @@ import { serveMock, type Mock } from '../../../test/support/mock.js';
 const cleanup = useCleanup();
 const MiB = 1024 * 1024;
 
-async function start(dir = cleanup.dir(), nodeOptions?: string): Promise<Mock & { dir: string; state: string }> {
+async function start(
+  dir = cleanup.dir(),
+  env?: Record<string, string>,
+): Promise<Mock & { dir: string; state: string }> {
   const state = join(dir, 'state.json');
-  return { ...(await serveMock(['--state', state], dir, cleanup, nodeOptions)), dir, state };
+  return { ...(await serveMock(['--state', state], dir, cleanup, env)), dir, state };
 }
 
 /** A Status, or an object, as the mock answers. */
@@ -95,7 +98,7 @@ describe('mock cluster, hostile clients', () => {
     // comes before garbage passes the cap, so the peak measures what the process holds, not how far
     // garbage piled up before a collection, which depended on the machine's load (a loaded run measured
     // 286 MiB against a bound of 280 uncapped, 234 and 290 on two quiet ones; about 130 capped).
-    const m = await start(undefined, '--max-old-space-size=192');
+    const m = await start(undefined, { NODE_OPTIONS: '--max-old-space-size=192' });
     const core = m.kc.makeApiClient(k8s.CoreV1Api);
     const created = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'big' } } });
     const path = `/api/v1/namespaces/default/configmaps?watch=1&fieldSelector=metadata.name%3Dbig&resourceVersion=${created.metadata!.resourceVersion}`;

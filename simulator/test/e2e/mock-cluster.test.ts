@@ -1,7 +1,7 @@
 // The mock cluster through the standard Kubernetes client, the way the agent and kubectl reach it:
 // kubeconfig, discovery, get/list with selectors, status writes with optimistic concurrency, merge
 // patches, watch, persistence across a restart, and the metrics Prometheus scrapes.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -151,6 +151,14 @@ describe('mock cluster', () => {
     const kubeconfig = readFileSync(m.kubeconfig, 'utf8');
     expect(kubeconfig).toContain('certificate-authority-data');
     expect(kubeconfig).not.toContain('insecure-skip-tls-verify');
+  });
+
+  it('without --state, makes its certificate in a temporary folder and leaves nothing there', async () => {
+    const tmp = cleanup.dir();
+    const m = await serveMock([], cleanup.dir(), cleanup, { TMPDIR: tmp });
+    expect(m.url).toMatch(/^https:/);
+    expect(await m.kc.makeApiClient(k8s.CoreV1Api).listNode()).toHaveProperty('items');
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it('serves the cluster-level series real risks query, from its state (here over plain HTTP, with auth)', async () => {
