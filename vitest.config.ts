@@ -27,10 +27,17 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: tier('unit'), isolate: false } },
       // In this process: the app (buildApp) over HTTP, stores on SQLite files, the agent on the in-memory
       // simulated cluster, fake registries written in the test. No child process; the product is compiled
-      // first (test/support/worker-setup.ts, incremental) for the two worker threads it starts.
+      // first (test/support/worker-setup.ts, incremental) for the two worker threads it starts. The files of
+      // a worker share the loaded modules too (a third of the tier's CPU was loading fastify and the app
+      // again for each file): a service test changes no global and keeps what it starts in its own file.
       {
         extends: true,
-        test: { name: 'service', include: tier('service'), globalSetup: ['test/support/worker-setup.ts'] },
+        test: {
+          name: 'service',
+          include: tier('service'),
+          globalSetup: ['test/support/worker-setup.ts'],
+          isolate: false,
+        },
       },
       // Processes and real components: bin/cincy.js (which loads dist/), docker-registry, skopeo, PostgreSQL,
       // nginx, kubectl, Chromium, Prometheus. Only this tier builds dist/, the web page and the simulator.
