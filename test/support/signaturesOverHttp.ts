@@ -140,6 +140,10 @@ export function signaturesOverHttp(
       const big = await post('4.1.1', 'x'.repeat(60 * 1024), 'application/octet-stream');
       expect(big.status).toBe(400);
       expect(((await big.json()) as { value: string }).value).toMatch(/^too_large: /);
+      // Past the route's own limit (16 signatures' worth), refused unread, naming that limit.
+      const huge = await post('4.1.1', 'x'.repeat(1024 * 1024), 'application/octet-stream');
+      expect(huge.status).toBe(413);
+      expect(await huge.json()).toEqual({ kind: 'invalid_request', value: 'request body over 819200 bytes' });
     });
 
     it('serves the signature store byte-exact, with ETag, on both paths, 404 after the last', async () => {

@@ -8,6 +8,9 @@ import { signPayload } from './signing.js';
 import { generatePayload } from '@cincy/simulator/payloads/generate';
 import { PayloadStore } from '../../src/payload/store.js';
 import { release, writeTree } from './trees.js';
+import { afterAll, beforeAll } from 'vitest';
+import { TrustStore } from '../../src/signatures/verify.js';
+import { tempDir } from './cleanup.js';
 
 export const image = (v: string): string =>
   `quay.example/ocp/release@sha256:${Buffer.from(`release ${v}`).toString('hex').padEnd(64, '0').slice(0, 64)}`;
@@ -90,6 +93,19 @@ export async function makeUpdateFixtures(dir: string): Promise<UpdateFixtures> {
   const signatures: Record<string, string> = {};
   for (const v of SIGNED) signatures[v] = await signPayload(key.privateFile, image(v));
   return { trust, payloads, tree: writeUpdateTree(join(dir, 'tree'), signatures) };
+}
+
+/**
+ * makeUpdateFixtures for the calling file: made in a temporary folder before its tests (handed to `ready`
+ * with the trust store of their key), removed after them.
+ */
+export function useUpdateFixtures(ready: (fixtures: UpdateFixtures, trust: TrustStore) => void): void {
+  const dir = tempDir();
+  beforeAll(async () => {
+    const fixtures = await makeUpdateFixtures(dir.path);
+    ready(fixtures, await TrustStore.load(fixtures.trust));
+  }, 60_000);
+  afterAll(() => dir.remove());
 }
 
 /**

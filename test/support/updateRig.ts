@@ -2,14 +2,14 @@
 // operator's loop against the mock cluster's API server and simulated controllers in this process, on a
 // clock moved by hand, and the update service in this process too, serving the releases of
 // updateFixtures.ts (test/service/agent/update/operator.test.ts, test/service/cli/adm/status.test.ts).
-import { afterAll, beforeAll } from 'vitest';
+
 import { requestUpdate, type UpgradeRequest } from '../../src/cli/adm/request.js';
 import { TrustStore } from '../../src/signatures/verify.js';
 import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
 import { useCleanup } from './cleanup.js';
 import { poller, startOperator, type RunningOperator } from './inProcessAgent.js';
-import { startServer, tempDir } from './server.js';
-import { image, makeUpdateFixtures, type UpdateFixtures } from './updateFixtures.js';
+import { startServer } from './server.js';
+import { image, useUpdateFixtures, type UpdateFixtures } from './updateFixtures.js';
 
 export interface UpdateRig {
   cluster: InProcessCluster;
@@ -32,13 +32,10 @@ export function useUpdateRig(): {
   const cleanup = useCleanup();
   let fixtures: UpdateFixtures;
   let trust: TrustStore;
-  const dir = tempDir();
-
-  beforeAll(async () => {
-    fixtures = await makeUpdateFixtures(dir.path);
-    trust = await TrustStore.load(fixtures.trust);
-  }, 60_000);
-  afterAll(() => dir.remove());
+  useUpdateFixtures((made, key) => {
+    fixtures = made;
+    trust = key;
+  });
 
   async function rig(scenario?: Record<string, unknown>, featureSet?: string): Promise<UpdateRig> {
     const server = await startServer({ graphData: fixtures.tree, trust });

@@ -2,7 +2,7 @@
 // API server in this process, with the update service in this process too: it keeps real time unless it
 // is given another clock. The executor's scenarios are in test/service/agent/update/operator.test.ts.
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClusterVersion } from '../../../src/agent/clusterVersion.js';
 import { RiskEvaluator } from '../../../src/agent/risks.js';
 import { runAgent } from '../../../src/agent/run.js';
@@ -11,19 +11,16 @@ import { PayloadStore } from '../../../src/payload/store.js';
 import { TrustStore } from '../../../src/signatures/verify.js';
 import { useCleanup } from '../../support/cleanup.js';
 import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
-import { startServer, tempDir } from '../../support/server.js';
-import { image, makeUpdateFixtures, type UpdateFixtures } from '../../support/updateFixtures.js';
+import { startServer } from '../../support/server.js';
+import { image, useUpdateFixtures, type UpdateFixtures } from '../../support/updateFixtures.js';
 
 const cleanup = useCleanup();
 let fixtures: UpdateFixtures;
 let trust: TrustStore;
-const dir = tempDir();
-
-beforeAll(async () => {
-  fixtures = await makeUpdateFixtures(dir.path);
-  trust = await TrustStore.load(fixtures.trust);
-}, 60_000);
-afterAll(() => dir.remove());
+useUpdateFixtures((made, key) => {
+  fixtures = made;
+  trust = key;
+});
 
 const condition = (cv: ClusterVersion, type: string) => cv.status.conditions?.find((c) => c.type === type);
 

@@ -3,7 +3,7 @@
 // maintenance requests and the nodes is recorded as the API server's watch streams it, and the ordering
 // rules are checked over that whole history, not only at the end. Locks are failed and recovered through
 // the Kubernetes API (the status subresource), as a controller reports a failure.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClusterVersion } from '../../../../src/agent/clusterVersion.js';
 import { MAINTENANCE_REQUEST } from '../../../../src/agent/update/maintenance.js';
 import { PROGRESS } from '../../../../src/agent/update/progress.js';
@@ -21,19 +21,16 @@ import { TrustStore } from '../../../../src/signatures/verify.js';
 import { useCleanup } from '../../../support/cleanup.js';
 import { poller, startOperator, type RunningOperator } from '../../../support/inProcessAgent.js';
 import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
-import { startServer, tempDir } from '../../../support/server.js';
-import { image, makeUpdateFixtures, type UpdateFixtures } from '../../../support/updateFixtures.js';
+import { startServer } from '../../../support/server.js';
+import { image, useUpdateFixtures, type UpdateFixtures } from '../../../support/updateFixtures.js';
 
 const cleanup = useCleanup();
 let fixtures: UpdateFixtures;
 let trust: TrustStore;
-const dir = tempDir();
-
-beforeAll(async () => {
-  fixtures = await makeUpdateFixtures(dir.path);
-  trust = await TrustStore.load(fixtures.trust);
-}, 60_000);
-afterAll(() => dir.remove());
+useUpdateFixtures((made, key) => {
+  fixtures = made;
+  trust = key;
+});
 
 const WATCHED = [
   'ClusterMaintenanceRequest',

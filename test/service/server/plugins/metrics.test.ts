@@ -1,25 +1,12 @@
 // The metrics (src/server/plugins/metrics.ts) over a listening server: requests, their duration and the
 // graph, in Prometheus text.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, tempDir, type TestServer } from '../../../support/server.js';
-import { writeTree } from '../../../support/trees.js';
+import { describe, expect, it } from 'vitest';
+import { useTreeServer } from '../../../support/treeServer.js';
 
-let server: TestServer;
-let dir: { path: string; remove(): void };
 const CHANNEL = 'stable-4.1';
 
-beforeAll(async () => {
-  dir = tempDir();
-  writeTree(dir.path);
-  server = await startServer({ graphData: dir.path });
-});
-afterAll(async () => {
-  await server.close();
-  dir.remove();
-});
-
-const get = (path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> =>
-  fetch(`${server.url}${path}`, { headers, method });
+const served = useTreeServer();
+const get = served.get;
 
 describe('service routes', () => {
   it('exposes request, duration and graph metrics in Prometheus text', async () => {

@@ -2,25 +2,11 @@
 // served equals the checked-in openapi/openapi.json (`npm run openapi` writes it).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, tempDir, type TestServer } from '../../../support/server.js';
-import { writeTree } from '../../../support/trees.js';
+import { describe, expect, it } from 'vitest';
+import { useTreeServer } from '../../../support/treeServer.js';
 
-let server: TestServer;
-let dir: { path: string; remove(): void };
-
-beforeAll(async () => {
-  dir = tempDir();
-  writeTree(dir.path);
-  server = await startServer({ graphData: dir.path });
-});
-afterAll(async () => {
-  await server.close();
-  dir.remove();
-});
-
-const get = (path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> =>
-  fetch(`${server.url}${path}`, { headers, method });
+const served = useTreeServer();
+const get = served.get;
 
 describe('service routes', () => {
   it('serves the OpenAPI document equal to the checked-in openapi/openapi.json', async () => {

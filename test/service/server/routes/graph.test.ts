@@ -1,28 +1,15 @@
 // The HTTP contract of /graph (src/server/routes/graph.ts: parameters and their exact errors, content
-// negotiation, compression, ETags, CORS), over a listening server. The other routes of the service are
+// negotiation, compression, ETags, CORS), over a listening served.server. The other routes of the service are
 // tested beside their modules: routes/health.test.ts, plugins/metrics.test.ts, plugins/openapi.test.ts.
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, tempDir, type TestServer } from '../../../support/server.js';
-import { writeTree } from '../../../support/trees.js';
+import { describe, expect, it } from 'vitest';
+import { useTreeServer } from '../../../support/treeServer.js';
 
-let server: TestServer;
-let dir: { path: string; remove(): void };
 const CHANNEL = 'stable-4.1';
 
-beforeAll(async () => {
-  dir = tempDir();
-  writeTree(dir.path);
-  server = await startServer({ graphData: dir.path });
-});
-afterAll(async () => {
-  await server.close();
-  dir.remove();
-});
-
-const get = (path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> =>
-  fetch(`${server.url}${path}`, { headers, method });
+const served = useTreeServer();
+const get = served.get;
 
 /** A raw request, so the body is seen exactly as sent (fetch decompresses). */
 function raw(
@@ -31,7 +18,7 @@ function raw(
   method = 'GET',
 ): Promise<{ status: number; headers: Record<string, string | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${server.url}${path}`, { headers, method }, (res) => {
+    const req = httpRequest(`${served.server.url}${path}`, { headers, method }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>
@@ -194,7 +181,7 @@ describe('GET /graph', () => {
     });
     expect(res.headers.get('access-control-allow-origin')).toBe('https://console.example');
     expect(res.headers.get('vary')).toMatch(/Origin/);
-    const pre = await fetch(`${server.url}/graph?channel=${CHANNEL}`, {
+    const pre = await fetch(`${served.server.url}/graph?channel=${CHANNEL}`, {
       method: 'OPTIONS',
       headers: { origin: 'https://console.example', 'access-control-request-method': 'GET' },
     });

@@ -25,15 +25,18 @@ export async function signatureIngestRoutes(
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // Signature bodies are bytes, kept exactly as sent, JSON ones too (in this plugin only). The limit is
-  // looser than a signature's so that verification answers too_large with a 400.
+  // looser than a signature's so that verification answers too_large with a 400; it is the route's too,
+  // so that a 413 names it.
+  const bodyLimit = 16 * MAX_SIGNATURE_BYTES;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
     [...SIGNATURE_BODY_TYPES, 'application/json'],
-    { parseAs: 'buffer', bodyLimit: 16 * MAX_SIGNATURE_BYTES },
+    { parseAs: 'buffer', bodyLimit },
     (_req, body, done) => done(null, body),
   );
 
   app.post('/:arch/:version/signatures', {
+    bodyLimit,
     config: { accepts: [...SIGNATURE_BODY_TYPES, 'application/json'] },
     onRequest: requireScope(tokens, 'releases:write'),
     schema: {
