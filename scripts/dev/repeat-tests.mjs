@@ -31,10 +31,15 @@ function parseArgs(argv) {
       if (!Number.isInteger(opts.runs) || opts.runs < 1) throw new Error('--runs takes a whole number from 1 up');
     } else if (a === '--load') opts.load = value();
     else if (a === '--out') opts.out = value();
-    else if (a === '--') {
+    else if (a === '--help' || a === '-h') {
+      // The usage is the head of this file, its comment lines up to the first import.
+      const head = readFileSync(new URL(import.meta.url), 'utf8').split('\nimport ')[0];
+      console.log(head.replace(/^\/\/ ?/gm, ''));
+      process.exit(0);
+    } else if (a === '--') {
       opts.vitest = argv.slice(i + 1);
       break;
-    } else throw new Error(`unknown option ${a} (see the head of scripts/dev/repeat-tests.mjs)`);
+    } else throw new Error(`unknown option ${a} (--help says which there are)`);
   }
   return opts;
 }
@@ -91,7 +96,13 @@ function outcome(reportFile) {
   return { passed: r.numPassedTests, failed: r.numFailedTests, files };
 }
 
-const opts = parseArgs(process.argv.slice(2));
+let opts;
+try {
+  opts = parseArgs(process.argv.slice(2));
+} catch (err) {
+  console.error(`repeat-tests: ${err.message}`);
+  process.exit(2);
+}
 const out = opts.out ?? mkdtempSync(join(tmpdir(), 'cincy-repeat-'));
 mkdirSync(out, { recursive: true });
 console.log(`repeat-tests: ${opts.runs} run(s) of vitest ${opts.vitest.join(' ')}; logs in ${out}`);
