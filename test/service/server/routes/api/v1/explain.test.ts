@@ -1,15 +1,13 @@
 // /api/v1/explain (src/server/routes/api/v1/explain.ts) over a listening server on the bundled graph-data
 // (answers, 400s naming the field). /api/v1/paths is in paths.test.ts; `cincy path` / `cincy explain`
 // against it in test/e2e/http-paths-cli.test.ts.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLED_GRAPH_DATA } from '../../../../../../src/bundled.js';
 import { startServer, type TestServer } from '../../../../../support/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer({
-    graphData: join(import.meta.dirname, '..', '..', '..', '..', '..', '..', 'graph-data'),
-  });
+  server = await startServer({ graphData: BUNDLED_GRAPH_DATA });
 }, 60_000);
 afterAll(async () => server.close());
 
