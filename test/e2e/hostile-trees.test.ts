@@ -7,7 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MAX_FILE_BYTES, MAX_TREE_BYTES } from '../../src/sources/treeLimits.js';
 import { serveCli, useCleanup } from '../support/cli.js';
-import { treeEntries, writeTarball, writeTree, type TarEntry } from '../support/trees.js';
+import type { TarEntry } from '../support/tar.js';
+import { treeEntries, writeTarball, writeTree } from '../support/trees.js';
 
 const cleanup = useCleanup();
 const INJECT = pathToFileURL(join(import.meta.dirname, '..', 'support', 'importFailure.mjs')).href;

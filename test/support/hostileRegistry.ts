@@ -9,8 +9,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createGzip, gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
-import { OCI_LAYER_GZIP, OCI_MANIFEST, tarball } from './ociLayout.js';
+import { OCI_LAYER_GZIP, OCI_MANIFEST } from './ociLayout.js';
 import { releaseMetadata } from './releaseImages.js';
+import { tarHeader, tarOf, type TarEntry } from './tar.js';
 
 export type Attack =
   | { kind: 'none' }
@@ -66,22 +67,13 @@ const MTIME = new Date('2024-01-01T00:00:00Z');
 const sha256 = (b: Buffer): string => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
 /** A gzipped tar of `files`, in the order given. */
-async function gzippedTar(files: Record<string, string>): Promise<Buffer> {
-  const tar = await tarball((p) => {
-    for (const [name, content] of Object.entries(files)) p.entry({ name, mtime: MTIME, mode: 0o644 }, content);
-  });
-  return gzipSync(tar);
-}
-
-/** The 512-byte tar header of a file of `size` bytes, as tar-stream writes it. */
-async function tarHeader(name: string, size: number): Promise<Buffer> {
-  const p = pack();
-  const first = new Promise<Buffer>((resolve) => p.once('data', (c) => resolve(c as Buffer)));
-  p.entry({ name, size, mtime: MTIME, mode: 0o644 });
-  const header = await first;
-  p.destroy();
-  return header.subarray(0, 512);
-}
+const gzippedTar = (files: Record<string, string>): Buffer =>
+  gzipSync(
+    tarOf(
+      Object.entries(files).map(([name, data]) => ({ name, data })),
+      MTIME,
+    ),
+  );
 
 const CHUNK = 64 * 1024 * 1024;
 
@@ -90,24 +82,22 @@ const CHUNK = 64 * 1024 * 1024;
  * members laid end to end (as gzip allows), the 64 MiB of zeros compressed once and repeated, so 8 GiB of
  * content costs 8 MB and no time to make.
  */
-async function bombLayer(bytes: number, metadata: string): Promise<Buffer> {
+function bombLayer(bytes: number, metadata: string): Buffer {
   const zeros = gzipSync(Buffer.alloc(CHUNK), { level: 9 });
   return Buffer.concat([
-    gzipSync(await tarHeader('release-manifests/zeros', bytes)),
+    gzipSync(tarHeader({ name: 'release-manifests/zeros' }, bytes, MTIME)),
     ...Array.from({ length: Math.ceil(bytes / CHUNK) }, () => zeros),
-    await gzippedTar({ 'release-manifests/release-metadata': metadata }),
+    gzippedTar({ 'release-manifests/release-metadata': metadata }),
   ]);
 }
 
 /** A gzipped tar of the graph-data folder with `files` empty files beside a valid tree. */
-function manyEntriesLayer(files: number): Promise<Buffer> {
-  return tarball(
-    (p) => {
-      p.entry({ name: `${GD}/version`, mtime: MTIME }, '1.1.0\n');
-      for (let i = 0; i < files; i++) p.entry({ name: `${GD}/raw/metadata/m${i}.json`, mtime: MTIME }, '');
-    },
-    createGzip({ level: 1 }),
-  );
+function manyEntriesLayer(files: number): Buffer {
+  const entries = function* (): Generator<TarEntry> {
+    yield { name: `${GD}/version`, data: '1.1.0\n' };
+    for (let i = 0; i < files; i++) yield { name: `${GD}/raw/metadata/m${i}.json` };
+  };
+  return gzipSync(tarOf(entries(), MTIME), { level: 1 });
 }
 
 interface Image {
@@ -142,28 +132,28 @@ export async function startHostileRegistry(
     );
     return { manifest, digest: sha256(manifest) };
   };
-  const releaseLayer = (version: string, previous: string[], url?: string): Promise<Buffer> =>
+  const releaseLayer = (version: string, previous: string[], url?: string): Buffer =>
     gzippedTar({
       'release-manifests/release-metadata': releaseMetadata({ version, previous, ...(url && { metadata: { url } }) }),
     });
   const base = {
-    '4.16.0-x86_64': image(await releaseLayer('4.16.0', [])),
-    '4.16.1-x86_64': image(await releaseLayer('4.16.1', ['4.16.0'])),
+    '4.16.0-x86_64': image(releaseLayer('4.16.0', [])),
+    '4.16.1-x86_64': image(releaseLayer('4.16.1', ['4.16.0'])),
   };
-  const flipped = image(await releaseLayer('4.16.1', ['4.16.0'], 'https://errata.example.com/flipped'));
+  const flipped = image(releaseLayer('4.16.1', ['4.16.0'], 'https://errata.example.com/flipped'));
   let tags: Record<string, Image> = { ...base };
   /** A graph-data image of one channel, stable-4.16, holding `versions`. */
-  const graphDataOf = async (versions: string): Promise<Image> =>
+  const graphDataOf = (versions: string): Image =>
     image(
-      await gzippedTar({
+      gzippedTar({
         [`${GD}/version`]: '1.1.0\n',
         [`${GD}/channels/stable-4.16.yaml`]: `name: stable-4.16\nversions: [${versions}]\n`,
       }),
     );
-  const graphData = await graphDataOf('4.16.0, 4.16.1');
-  const otherGraphData = await graphDataOf('4.16.0');
+  const graphData = graphDataOf('4.16.0, 4.16.1');
+  const otherGraphData = graphDataOf('4.16.0');
   let heads = 0;
-  let many: Promise<Image> | undefined;
+  let many: Image | undefined;
   /** What `ocp/graph-data:latest` is now (`head`: asked by a HEAD, which moves an alternating tag). */
   const graphDataImage = async (head = false): Promise<Image> => {
     const a = state.attack;
@@ -172,7 +162,7 @@ export async function startHostileRegistry(
       return heads % 2 === 0 ? graphData : otherGraphData;
     }
     if (a.kind !== 'many-entries') return graphData;
-    many ??= manyEntriesLayer(a.files).then((l) => image(l));
+    many ??= image(manyEntriesLayer(a.files));
     return many;
   };
   let generation = 0;
@@ -188,7 +178,7 @@ export async function startHostileRegistry(
     streamed: 0,
     close: async () => {},
   };
-  let bomb: Promise<Image> | undefined;
+  let bomb: Image | undefined;
 
   const tagList = async (url: URL, res: ServerResponse): Promise<void> => {
     const a = state.attack;
@@ -204,8 +194,8 @@ export async function startHostileRegistry(
       );
     else if (a.kind === 'alternate') tags = { ...base, ...(generation % 2 === 0 && { '4.16.1-x86_64': flipped }) };
     else if (a.kind === 'bomb') {
-      bomb ??= bombLayer(a.bytes, releaseMetadata({ version: '4.16.1', previous: ['4.16.0'] })).then((l) => image(l));
-      tags = { ...base, '4.16.1-x86_64': await bomb };
+      bomb ??= image(bombLayer(a.bytes, releaseMetadata({ version: '4.16.1', previous: ['4.16.0'] })));
+      tags = { ...base, '4.16.1-x86_64': bomb };
     } else tags = { ...base };
     const page = Number(url.searchParams.get('page') ?? '0');
     let names: string[];

@@ -11,17 +11,11 @@ import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:cryp
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import {
-  OCI_CONFIG,
-  OCI_MANIFEST,
-  tarball,
-  type Descriptor,
-  type LayerDescriptor,
-  type OciLayout,
-} from './ociLayout.js';
+import { OCI_CONFIG, OCI_MANIFEST, type Descriptor, type LayerDescriptor, type OciLayout } from './ociLayout.js';
 import type { TestRegistry } from './registry.js';
 import { releaseMetadata, type ReleaseSpec } from './releaseImages.js';
 import { SKOPEO, skopeoDestFlags } from './skopeo.js';
+import { tarOf } from './tar.js';
 
 export const DOCKER_MANIFEST = 'application/vnd.docker.distribution.manifest.v2+json';
 export const DOCKER_LIST = 'application/vnd.docker.distribution.manifest.list.v2+json';
@@ -202,16 +196,20 @@ export function sigstoreSignature(
  * under /var/lib/cincinnati-graph-data (Go's filepath.Join: no trailing slash on folders), owned by root.
  */
 export async function graphDataLayer(layout: OciLayout, files: Record<string, string>): Promise<LayerDescriptor> {
-  const header = { mtime: MTIME, uid: 0, gid: 0 };
   const folders = new Set<string>(['.']);
   for (const path of Object.keys(files))
     for (let d = posix.dirname(path); d !== '.'; d = posix.dirname(d)) folders.add(d);
-  const tar = await tarball((p) => {
-    for (const folder of [...folders].sort())
-      p.entry({ ...header, name: posix.join(GRAPH_IMAGE_DATA_DIR, folder), type: 'directory', mode: 0o755 });
-    for (const [path, content] of Object.entries(files).sort())
-      p.entry({ ...header, name: posix.join(GRAPH_IMAGE_DATA_DIR, path), mode: 0o644 }, content);
-  });
+  const tar = tarOf(
+    [
+      ...[...folders]
+        .sort()
+        .map((folder) => ({ name: posix.join(GRAPH_IMAGE_DATA_DIR, folder), type: 'directory' as const })),
+      ...Object.entries(files)
+        .sort()
+        .map(([path, data]) => ({ name: posix.join(GRAPH_IMAGE_DATA_DIR, path), data })),
+    ],
+    MTIME,
+  );
   return { ...layout.blob(DOCKER_LAYER_GZIP, gzipSync(tar)), diffID: sha256(tar) };
 }
 

@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { gzipSync, type Gzip } from 'node:zlib';
-import { pack } from 'tar-stream';
+import { gzipSync } from 'node:zlib';
+import { tarOf, type TarEntry } from './tar.js';
 
 export const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
 export const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
@@ -61,27 +61,6 @@ export interface IndexOptions {
 
 const sha256 = (b: Buffer): string => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
-/** A tar-stream packer, for the entries a tarball() callback adds. */
-export type TarPack = ReturnType<typeof pack>;
-
-/**
- * A tar built with tar-stream, read back into one buffer. With `gzip`, the tar is compressed through it as
- * it is written, so a tar of many entries is never held uncompressed.
- */
-export function tarball(add: (p: TarPack) => void, gzip?: Gzip): Promise<Buffer> {
-  const p = pack();
-  const out = gzip ? p.pipe(gzip) : p;
-  const chunks: Buffer[] = [];
-  return new Promise((resolve, reject) => {
-    out.on('data', (c) => void chunks.push(c as Buffer));
-    out.on('end', () => resolve(Buffer.concat(chunks)));
-    p.on('error', reject);
-    gzip?.on('error', reject);
-    add(p);
-    p.finalize();
-  });
-}
-
 export class OciLayout {
   private readonly tags = new Map<string, Descriptor>();
 
@@ -100,32 +79,31 @@ export class OciLayout {
 
   /** A gzipped tar layer holding `files` (with their parent directories), symlinks and whiteouts. */
   async layer(files: Record<string, string | Buffer>, opts: LayerOptions = {}): Promise<LayerDescriptor> {
-    const entries = new Map<string, (p: TarPack) => void>();
-    const header = { mtime: MTIME, uid: 0, gid: 0 };
+    const entries = new Map<string, TarEntry>();
     const addParents = (path: string): void => {
       for (let d = posix.dirname(path); d !== '.' && d !== '/'; d = posix.dirname(d))
-        if (!entries.has(`${d}/`))
-          entries.set(`${d}/`, (p) => p.entry({ ...header, name: `${d}/`, type: 'directory', mode: 0o755 }));
+        if (!entries.has(`${d}/`)) entries.set(`${d}/`, { name: `${d}/`, type: 'directory' });
     };
-    for (const [path, content] of Object.entries(files)) {
+    for (const [path, data] of Object.entries(files)) {
       addParents(path);
-      entries.set(path, (p) => p.entry({ ...header, name: path, mode: 0o644 }, content));
+      entries.set(path, { name: path, data });
     }
     for (const [path, target] of Object.entries(opts.symlinks ?? {})) {
       addParents(path);
-      entries.set(path, (p) =>
-        p.entry({ ...header, name: path, type: 'symlink', linkname: target, mode: 0o777, size: 0 }),
-      );
+      entries.set(path, { name: path, type: 'symlink', linkname: target });
     }
     for (const gone of opts.whiteouts ?? []) {
       const name = gone.endsWith('/')
         ? posix.join(gone, '.wh..wh..opq')
         : posix.join(posix.dirname(gone), `.wh.${posix.basename(gone)}`);
       addParents(name);
-      entries.set(name, (p) => p.entry({ ...header, name, mode: 0o644 }, ''));
+      entries.set(name, { name });
     }
     // Parents sort before their children, as image builders write them.
-    const tar = await tarball((p) => [...entries.keys()].sort().forEach((k) => entries.get(k)!(p)));
+    const tar = tarOf(
+      [...entries.keys()].sort().map((k) => entries.get(k)!),
+      MTIME,
+    );
     return { ...this.blob(OCI_LAYER_GZIP, gzipSync(tar)), diffID: sha256(tar) };
   }
 

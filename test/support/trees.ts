@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { Header } from 'tar';
+import { tarOf, type TarEntry } from './tar.js';
 
 const PAYLOAD = `quay.example/ocp/release@sha256:${'a'.repeat(64)}`;
 export const release = (version: string, extra: object = {}): string =>
@@ -43,36 +43,11 @@ function treeFiles(files: Record<string, string | undefined>): Record<string, st
   };
 }
 
-/** One entry of a tarball written by writeTarball: a file (with `data`), a folder or a link. */
-export interface TarEntry {
-  name: string;
-  type?: 'file' | 'directory' | 'symlink';
-  linkname?: string;
-  data?: Buffer | string;
-}
-
 /** Writes a .tar.gz of the entries (built whole in memory: a hundred thousand small entries take a second). */
 export function writeTarball(file: string, entries: Iterable<TarEntry>): string {
-  const blocks: Buffer[] = [];
-  for (const { name, type = 'file', linkname, data = '' } of entries) {
-    const body = Buffer.from(data);
-    const header = new Header({
-      path: name,
-      type: TAR_TYPES[type],
-      linkpath: linkname,
-      size: body.length,
-      mode: type === 'directory' ? 0o755 : 0o644,
-      mtime: new Date(0),
-    });
-    header.encode();
-    blocks.push(header.block!, body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024)); // the end of the archive: two empty blocks
-  writeFileSync(file, gzipSync(Buffer.concat(blocks)));
+  writeFileSync(file, gzipSync(tarOf(entries)));
   return file;
 }
-
-const TAR_TYPES = { file: 'File', directory: 'Directory', symlink: 'SymbolicLink' } as const;
 
 /** The files of writeTree's tree, as tarball entries under `folder`. */
 export function treeEntries(folder: string, files: Record<string, string | undefined> = {}): TarEntry[] {

@@ -8,7 +8,8 @@ import { readGraphData } from '../../../src/sources/graphData.js';
 import { MAX_FILE_BYTES, MAX_TREE_BYTES, MAX_TREE_ENTRIES } from '../../../src/sources/treeLimits.js';
 import { formatProblem } from '../../../src/validation/problems.js';
 import { useCleanup } from '../../support/cleanup.js';
-import { treeEntries, writeTarball, type TarEntry } from '../../support/trees.js';
+import type { TarEntry } from '../../support/tar.js';
+import { treeEntries, writeTarball } from '../../support/trees.js';
 
 const cleanup = useCleanup();
 
