@@ -4,17 +4,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import * as k8s from '@kubernetes/client-node';
+import { KubeConfig } from '#kubernetes-client';
 import type { ClusterApi } from '../cluster/api.js';
 import { HttpClusterApi } from '../cluster/http.js';
 import type { ClusterOrigin } from './kubeErrors.js';
 import { PACKAGE_VERSION } from '../version.js';
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
-const sources = new WeakMap<k8s.KubeConfig, string>();
+const sources = new WeakMap<KubeConfig, string>();
 
 /** A kubeconfig file, read first so that a missing or unreadable one is one clear line naming it. */
-function loadFile(kc: k8s.KubeConfig, file: string, named: string): void {
+function loadFile(kc: KubeConfig, file: string, named: string): void {
   try {
     readFileSync(file);
   } catch (err) {
@@ -28,8 +28,8 @@ function loadFile(kc: k8s.KubeConfig, file: string, named: string): void {
   }
 }
 
-export function loadKubeConfig(o: { kubeconfig?: string; inCluster?: boolean }): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
+export function loadKubeConfig(o: { kubeconfig?: string; inCluster?: boolean }): KubeConfig {
+  const kc = new KubeConfig();
   const fromEnv = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
   const home = join(homedir(), '.kube', 'config');
   let source: string;
@@ -63,7 +63,7 @@ const inPod = (): boolean => !!process.env.KUBERNETES_SERVICE_HOST && existsSync
  * The API of the cluster a kubeconfig names, writing as `fieldManager` (`cincy-agent` for the agent, `cincy`
  * for the commands a person runs).
  */
-export function clusterApi(kc: k8s.KubeConfig, fieldManager: string): HttpClusterApi {
+export function clusterApi(kc: KubeConfig, fieldManager: string): HttpClusterApi {
   return new HttpClusterApi(kc, { fieldManager, userAgent: `${fieldManager}/${PACKAGE_VERSION}` });
 }
 
@@ -74,7 +74,7 @@ export interface ClusterClient {
 }
 
 /** Whom a kubeconfig asks, for messages. */
-export function originOf(kc: k8s.KubeConfig): ClusterOrigin {
+export function originOf(kc: KubeConfig): ClusterOrigin {
   const user = kc.getCurrentUser();
   const credential =
     user?.token || user?.authProvider || user?.exec

@@ -4,7 +4,7 @@
 // whole. Every write names the field manager given, never a library's default.
 import { STATUS_CODES } from 'node:http';
 import type { RequestOptions } from 'node:https';
-import type * as k8s from '@kubernetes/client-node';
+import type { KubeConfig } from '#kubernetes-client';
 import { Agent, request, type Dispatcher } from 'undici';
 import {
   apiVersionOf,
@@ -52,7 +52,7 @@ export class HttpClusterApi implements ClusterApi {
   private readonly timeoutMs: number;
 
   constructor(
-    private readonly kc: k8s.KubeConfig,
+    private readonly kc: KubeConfig,
     private readonly o: HttpClusterApiOptions,
   ) {
     const cluster = kc.getCurrentCluster();

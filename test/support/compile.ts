@@ -1,12 +1,13 @@
 // The product compiled to dist/ (tsc, incremental: only what changed since the last build), before the
 // tiers that need it: the service tier's worker threads load it (Node starts a worker only from
-// JavaScript), and the e2e tier's processes run it. Each project's setup asks; the second compile finds
+// JavaScript), and the e2e tier's processes run it, with the dependencies it loads bundled. Each project's setup asks; the second compile finds
 // nothing to do. An incremental tsc trusts its build record (dist/.tsbuildinfo) and would not write
 // again an output deleted since: when one is missing, the record goes and everything is compiled.
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { bundleDependencies } from '../../scripts/bundle-dependencies.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SRC = join(ROOT, 'src');
@@ -30,6 +31,8 @@ async function compile(): Promise<void> {
     const e = err as { stdout?: string; message: string };
     throw new Error(`the product does not compile:\n${e.stdout || e.message}`);
   }
+  // The packages dist/ imports bundled (package.json "imports"), made once: they change only with the lockfile.
+  if (!existsSync(join(DIST, 'vendor', 'kubernetes-client.js'))) await bundleDependencies();
 }
 
 /** Whether a module of src/ (the web page's aside: esbuild builds it) has no compiled file in dist/. */

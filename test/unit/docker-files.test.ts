@@ -19,6 +19,18 @@ describe('Docker', () => {
       expect(indexOf(sources), String(sources)).toBeGreaterThan(install);
   });
 
+  it('copies every script the product build runs before running it', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const scripts = [...pkg.scripts['build:product']!.matchAll(/node (scripts\/\S+\.mjs)/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(2);
+    const copied = lines
+      .find((l) => /^COPY scripts\//.test(l))!
+      .split(/\s+/)
+      .slice(1, -1);
+    expect(scripts.filter((s) => !copied.includes(s))).toEqual([]);
+    expect(indexOf(/^RUN npm run build:product/)).toBeGreaterThan(indexOf(/^COPY scripts\//));
+  });
+
   it('compose passes the admin secret to the server as a file', () => {
     const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as {
       services: { cincy: { environment: Record<string, string>; secrets: string[] } };

@@ -1,0 +1,41 @@
+// What the product imports through package.json's "imports" is what the build bundles for it: a name
+// imported but not bundled would type-check (the types come from the package) and fail only when loaded.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BUNDLES } from '../../../scripts/bundle-dependencies.mjs';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  imports: Record<string, { source: string; default: string }>;
+};
+
+/** Every `import … from '#name'` of src/, as [file, specifier, imported names]. */
+function hashImports(): Array<[string, string, string[]]> {
+  const found: Array<[string, string, string[]]> = [];
+  for (const entry of readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const file = join(entry.parentPath, entry.name);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/^import (type )?([^;]*?) from '(#[^']+)';$/gm)) {
+      const names = /^\{([^}]*)\}$/.exec(m[2]!.trim());
+      found.push([file, m[3]!, names ? names[1]!.split(',').map((n) => n.trim().replace(/^type /, '')) : [m[2]!]]);
+    }
+  }
+  return found;
+}
+
+describe('the bundled dependencies', () => {
+  it('bundle each name src/ imports, and map each import to its package (tests) and its bundle (dist)', () => {
+    const imports = hashImports();
+    expect(imports.length).toBeGreaterThan(0);
+    for (const [file, specifier, names] of imports) {
+      const target = pkg.imports[specifier];
+      expect(target, `${file}: ${specifier} is not in package.json "imports"`).toBeDefined();
+      const bundle = BUNDLES[target!.default.replace('./dist/vendor/', '')];
+      expect(bundle, `${file}: ${target!.default} is not built by scripts/bundle-dependencies.mjs`).toBeDefined();
+      expect(target!.source).toBe(bundle!.pkg);
+      for (const name of names) expect(bundle!.names, `${file} imports ${name} from ${specifier}`).toContain(name);
+    }
+  });
+});
