@@ -13,6 +13,7 @@ import { DroppedFieldsError } from '../cluster/dropped.js';
 import { LABEL } from '../graph/model.js';
 import { acceptedRiskNames, acceptRisksOn, type AcceptRisksFeature } from './acceptRisks.js';
 import { controlPlaneArch } from './architecture.js';
+import { notReady } from './awaitClusterVersion.js';
 import {
   fetchGraph,
   RetrieveError,
@@ -24,7 +25,7 @@ import {
 import { ClusterVersionClient, type ClusterVersion, type RiskStatus } from './clusterVersion.js';
 import { keepTransition, setCondition, type Condition } from './conditions.js';
 import { appliesCondition, recommended, risksByName, updateStatus } from './recommendations.js';
-import type { RiskEvaluator } from './risks.js';
+import type { Exposure, RiskEvaluator } from './risks.js';
 import { clusterTransport } from './transport.js';
 
 export interface PollerOptions {
@@ -102,6 +103,9 @@ export class UpdatesPoller {
     const now = this.clock.now();
     const at = kubeTime(now);
     const cv = await this.clusterVersion();
+    // Made again and not yet whole: nothing is written to it until the cluster has (the loop tries again).
+    const incomplete = notReady(cv);
+    if (incomplete) throw new Error(incomplete);
     let computed: ReturnType<typeof updateStatus> | undefined;
     let queuedEvaluations = 0;
     let channels: string[] | undefined;
@@ -219,16 +223,16 @@ export class UpdatesPoller {
   }> {
     const before = new Map((cv.status.conditionalUpdateRisks ?? []).map((r) => [r.name, r.conditions]));
     const risks: RiskStatus[] = [];
-    const applies = new Map<string, Condition>();
+    const exposures = new Map<string, Exposure>();
     let queued = 0;
     for (const risk of risksByName(conditional)) {
       const exposure = await this.o.evaluator.evaluate(risk);
       if ('queued' in exposure) queued += 1;
+      exposures.set(risk.name, exposure);
       const condition = keepTransition(
         appliesCondition(risk, exposure, at),
         before.get(risk.name)?.find((k) => k.type === 'Applies'),
       );
-      applies.set(risk.name, condition);
       risks.push({ ...risk, conditions: [condition] });
     }
     const accepted = feature ? acceptedRiskNames(cv) : undefined;
@@ -241,7 +245,7 @@ export class UpdatesPoller {
     return {
       conditional: conditional.map((c) => ({
         ...c,
-        conditions: [keepTransition(recommended(c.risks, applies, accepted, at), previous.get(c.release.version))],
+        conditions: [keepTransition(recommended(c.risks, exposures, accepted, at), previous.get(c.release.version))],
       })),
       risks,
       queued,

@@ -23,14 +23,17 @@ const FALLBACK_CHECK_MS = 30_000;
 /** How soon a poll comes back for queued risk evaluations. */
 export const QUEUED_RETRY_MS = 1000;
 
-/** The fields of a ClusterVersion whose change makes the agent fetch the graph again at once. */
+/**
+ * The fields of a ClusterVersion whose change makes the agent fetch the graph again at once. The object may
+ * be one a cluster is still writing (made again without status, as a create on a real API server makes it).
+ */
 export const triggerOf = (cv: ClusterVersion): string =>
   JSON.stringify([
-    cv.spec.channel,
-    cv.spec.upstream,
-    cv.spec.desiredUpdate?.architecture ?? '',
-    cv.status.desired?.version,
-    cv.status.desired?.architecture ?? '',
+    cv.spec?.channel,
+    cv.spec?.upstream,
+    cv.spec?.desiredUpdate?.architecture ?? '',
+    cv.status?.desired?.version,
+    cv.status?.desired?.architecture ?? '',
   ]);
 
 /** The log line of one poll. */

@@ -1,6 +1,6 @@
 // What the agent writes into ClusterVersion status, by the cluster-version-operator's rules
 // (pkg/cvo/availableupdates.go): each risk evaluated once under its name, the Recommended condition of
-// each conditional update folded over its own risks (reasons, messages, precedence, accepted risks),
+// each conditional update folded over its own risks (reasons, their own messages, precedence, accepted risks),
 // availableUpdates and conditionalUpdates, with lastTransitionTime kept while a condition's status holds.
 import semver from 'semver';
 import type { Risk } from '../graph/model.js';
@@ -34,15 +34,15 @@ export function risksByName(conditional: Array<{ release: ClusterRelease; risks:
 export function appliesCondition(risk: Risk, exposure: Exposure, at: string): Condition {
   const base = { type: 'Applies', lastTransitionTime: at, message: '' };
   if ('unknown' in exposure)
-    return {
-      ...base,
-      status: 'Unknown',
-      reason: 'EvaluationFailed',
-      message: `Could not evaluate exposure to update risk ${risk.name} (${exposure.unknown})\n  ${risk.name} description: ${risk.message}\n  ${risk.name} URL: ${risk.url}`,
-    };
+    return { ...base, status: 'Unknown', reason: 'EvaluationFailed', message: unknownExposure(risk, exposure.unknown) };
   return exposure.applies
     ? { ...base, status: 'True', reason: 'Match' }
     : { ...base, status: 'False', reason: 'NotMatch' };
+}
+
+/** Why a risk's exposure is unknown, quoting that risk's own description and URL (the CVO's unknownExposureMessage). */
+function unknownExposure(risk: Risk, why: string): string {
+  return `Could not evaluate exposure to update risk ${risk.name} (${why})\n  ${risk.name} description: ${risk.message}\n  ${risk.name} URL: ${risk.url}`;
 }
 
 /** The worse of two statuses: False over Unknown over True. */
@@ -62,13 +62,16 @@ function combined(now: string, next: string): string {
 /**
  * The Recommended condition of one update, folded over its own risks in the order the graph lists them:
  * a risk that applies makes it False with the risk's name as reason (its message and URL quoted), one
- * whose evaluation failed makes it Unknown (EvaluationFailed, the Applies message quoted), and with
- * `accepted` given (the accept-risks feature on) an applying risk named there keeps it True
- * (AllExposedRisksAccepted). Messages of the risks that count are joined by a blank line.
+ * whose evaluation failed makes it Unknown (EvaluationFailed, why quoted), and with `accepted` given (the
+ * accept-risks feature on) an applying risk named there keeps it True (AllExposedRisksAccepted). Messages
+ * of the risks that count are joined by a blank line. A risk is evaluated once under its name
+ * (`exposures`), but the text quoted is always this update's own definition of it, as release-4.15's
+ * evaluateConditionalUpdate (pkg/cvo/availableupdates.go) quotes each update's risk: two definitions of
+ * one name may share their rules and differ in their message.
  */
 export function recommended(
   risks: Risk[],
-  applies: ReadonlyMap<string, Condition>,
+  exposures: ReadonlyMap<string, Exposure>,
   accepted: ReadonlySet<string> | undefined,
   at: string,
 ): Condition {
@@ -77,15 +80,14 @@ export function recommended(
   let message = NOT_EXPOSED;
   const messages: string[] = [];
   for (const risk of risks) {
-    const a = applies.get(risk.name) ?? {
-      status: 'Unknown',
-      message: `failed to find risk condition for risk ${risk.name}`,
-    };
-    if (a.status === 'Unknown') {
+    const exposure = exposures.get(risk.name);
+    if (!exposure || 'unknown' in exposure) {
       status = worse(status, 'Unknown');
       reason = combined(reason, 'EvaluationFailed');
-      messages.push(a.message);
-    } else if (a.status === 'True') {
+      messages.push(
+        exposure ? unknownExposure(risk, exposure.unknown) : `failed to find risk condition for risk ${risk.name}`,
+      );
+    } else if (exposure.applies) {
       if (accepted?.has(risk.name)) {
         status = worse(status, 'True');
         reason = combined(reason, 'AllExposedRisksAccepted');

@@ -1,8 +1,11 @@
 // Risk evaluation as the cluster-version-operator does it: the rules of a risk in order (unknown
 // types skipped, the first that evaluates decides), Always matches, PromQL asks Prometheus for an
-// instant vector of exactly one sample, 0 or 1. Results are cached per rule: at most one query a
-// second overall (a query over that rate is queued and its risk Unknown meanwhile, as in the CVO), a rule
-// re-evaluated at most every hour, forgotten after a day.
+// instant vector of exactly one sample, 0 or 1. Queries go through the CVO's throttled cache
+// (pkg/clusterconditions/cache/cache.go, Cache.Match): results and failures are cached alike; at most
+// one query a second overall, and each one is spent on the most stale rule asked for since its last
+// evaluation (never evaluated first), not on the rule being asked, so that rules asked late in every
+// pass are not starved by early ones that fail; a rule is evaluated again an hour after its last
+// evaluation at the soonest; an entry is forgotten a day after it was evaluated (or asked, if never).
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import type { Risk } from '../graph/model.js';
@@ -20,23 +23,25 @@ export interface PrometheusOptions {
   timeoutMs?: number;
 }
 
-interface Cached {
-  at: number;
-  result: { matches: boolean } | { error: string };
+/** One rule in the cache: when it was last asked for and, once evaluated, when and with what result. */
+interface Entry {
+  asked: number;
+  evaluated?: { at: number; result: { matches: boolean } | { error: string } };
 }
 
 /** The largest PromQL answer read. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /**
- * At most one query a second overall; a rule evaluated again after an hour; forgotten after a day. A query
- * over the rate is queued (the loop's way), or waited for (`waitWhenThrottled`: a single pass, `--once`).
+ * At most one query a second overall (the CVO's MinBetweenMatches); a rule evaluated again after an hour
+ * (MinForCondition); forgotten after a day (Expiration). A rule asked for over the rate is queued (the
+ * loop's way), or its query waited for (`waitWhenThrottled`: a single pass, `--once`).
  */
 const DEFAULT_LIMITS = { minIntervalMs: 1000, refreshMs: 3600_000, forgetMs: 86400_000, waitWhenThrottled: false };
 
 export class RiskEvaluator {
   private readonly limits: typeof DEFAULT_LIMITS;
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache = new Map<string, Entry>();
   private lastQueryAt = -Infinity;
   private readonly dispatcher: Agent;
 
@@ -69,27 +74,69 @@ export class RiskEvaluator {
   }
 
   private async promql(query: string): Promise<RuleResult> {
-    const now = this.now();
-    for (const [k, c] of this.cache) if (now - c.at > this.limits.forgetMs) this.cache.delete(k);
-    const cached = this.cache.get(query);
-    if (cached && now - cached.at < this.limits.refreshMs && 'matches' in cached.result) return cached.result;
-    const elapsed = now - this.lastQueryAt;
-    // Throttled: with a result at hand, an early re-evaluation waits for a later pass.
-    if (cached && elapsed < this.limits.minIntervalMs) return cached.result;
-    // Without one the query is queued, not waited for, as the CVO does: the risk is Unknown meanwhile and
-    // the poll comes back for it (pollLoop.ts), so a hundred risks never hold the loop for a hundred seconds.
-    if (elapsed < this.limits.minIntervalMs && this.limits.waitWhenThrottled) {
-      await new Promise((r) => setTimeout(r, this.limits.minIntervalMs - elapsed));
-    } else if (elapsed < this.limits.minIntervalMs) {
-      return {
-        queued: true,
-        error: `client-side throttling: only ${goDuration(elapsed)} has elapsed since the last match call completed for this cluster condition backend; this cached cluster condition request has been queued for later execution`,
-      };
+    let now = this.now();
+    try {
+      this.forget(now);
+      let elapsed = now - this.lastQueryAt;
+      if (elapsed < this.limits.minIntervalMs) {
+        const cached = this.cache.get(query)?.evaluated;
+        if (cached) return cached.result;
+        if (!this.limits.waitWhenThrottled) return throttled(elapsed);
+        await new Promise((r) => setTimeout(r, this.limits.minIntervalMs - elapsed));
+        now = this.now();
+        elapsed = now - this.lastQueryAt;
+      }
+      // The query is spent on the most stale rule asked for, which may be another than this one. With none
+      // asked for, this one is evaluated if due: the CVO would evaluate it however fresh, but its own
+      // definition of MinForCondition ("the minimum duration before a new Match call for a given
+      // condition may be evaluated") is what is kept here.
+      const stale = this.mostStale(now) ?? { query, due: this.due(query, now) };
+      let target = stale.query;
+      if (!stale.due) {
+        const cached = this.cache.get(query)?.evaluated;
+        if (cached) return cached.result;
+        target = query; // nothing is due, but this one was never evaluated
+      }
+      const result = await this.query(target);
+      now = this.now();
+      this.lastQueryAt = now; // the CVO counts from when the last call completed
+      const entry = this.cache.get(target) ?? { asked: 0 };
+      entry.evaluated = { at: now, result };
+      this.cache.set(target, entry);
+      return this.cache.get(query)?.evaluated?.result ?? throttled(0);
+    } finally {
+      // Asked now: once evaluated before this moment, the rule is a candidate for the next query again.
+      const entry = this.cache.get(query);
+      if (entry) entry.asked = now;
+      else this.cache.set(query, { asked: now });
     }
-    const result = await this.query(query);
-    this.lastQueryAt = this.now(); // the CVO counts from when the last call completed
-    this.cache.set(query, { at: this.now(), result });
-    return result;
+  }
+
+  /**
+   * The rule asked for since its last evaluation that was evaluated longest ago (never, first; on a tie,
+   * the one asked for first), and whether it is due (its last evaluation an hour old or more).
+   */
+  private mostStale(now: number): { query: string; due: boolean } | undefined {
+    let found: { query: string; entry: Entry } | undefined;
+    for (const [query, entry] of this.cache) {
+      const at = entry.evaluated?.at ?? -Infinity;
+      if (entry.asked <= at) continue; // not asked for since its last evaluation
+      const best = found && (found.entry.evaluated?.at ?? -Infinity);
+      if (!found || at < best! || (at === best && entry.asked < found.entry.asked)) found = { query, entry };
+    }
+    return found && { query: found.query, due: this.due(found.query, now) };
+  }
+
+  /** Whether a rule was never evaluated, or last an hour ago or more. */
+  private due(query: string, now: number): boolean {
+    const at = this.cache.get(query)?.evaluated?.at;
+    return at === undefined || now - at >= this.limits.refreshMs;
+  }
+
+  /** Drops results evaluated, and rules never evaluated but asked for, more than a day ago. */
+  private forget(now: number): void {
+    for (const [query, entry] of this.cache)
+      if (now - (entry.evaluated?.at ?? entry.asked) > this.limits.forgetMs) this.cache.delete(query);
   }
 
   private async query(query: string): Promise<RuleResult> {
@@ -141,6 +188,14 @@ export class RiskEvaluator {
       };
     }
   }
+}
+
+/** A rule left for a later pass by the rate limit, in the words of the CVO of 4.14 and 4.15. */
+function throttled(elapsed: number): { error: string; queued: true } {
+  return {
+    queued: true,
+    error: `client-side throttling: only ${goDuration(elapsed)} has elapsed since the last match call completed for this cluster condition backend; this cached cluster condition request has been queued for later execution`,
+  };
 }
 
 /** A duration in milliseconds as Go prints one (time.Duration's String): 0s, 250ms, 1.5s. */

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { ClusterApi } from '../cluster/api.js';
 import type { PayloadStore } from '../payload/store.js';
 import type { TrustStore } from '../signatures/verify.js';
+import { awaitClusterVersion } from './awaitClusterVersion.js';
 import { UpdatesPoller, type PollerOptions, type PollResult } from './poll.js';
 import { runPollLoop } from './pollLoop.js';
 import { ClusterVersionOperator } from './update/operator.js';
@@ -45,7 +46,9 @@ export interface AgentOptions {
 }
 
 export async function runAgent(o: AgentOptions): Promise<void> {
-  if (o.signal.aborted) return;
+  // Nothing is read or written before the cluster has a ClusterVersion with its status (awaitClusterVersion.ts).
+  const ready = await awaitClusterVersion({ api: o.api, log: o.log, clock: systemClock, signal: o.signal });
+  if (!ready || o.signal.aborted) return;
   // Either loop failing for good (each retries what fails within a pass) stops the other, so the agent
   // exits with the error instead of running half.
   const stop = new AbortController();

@@ -8,6 +8,7 @@ import { canonicalJson } from '../../canonicalJson.js';
 import { apiMessage, apiStatus } from '../../cluster/apiError.js';
 import { DroppedFieldsError } from '../../cluster/dropped.js';
 import { setCondition, removeCondition, type ClusterRelease, type ClusterVersion } from '../clusterVersion.js';
+import { notReady } from '../awaitClusterVersion.js';
 import { acceptRelease } from './accept.js';
 import { OperatorContext, type OperatorOptions } from './context.js';
 import { NOT_FAILING } from './progressing.js';
@@ -49,6 +50,12 @@ export class ClusterVersionOperator {
   async sync(): Promise<SyncResult> {
     const { ctx } = this;
     const cv = await ctx.cv.get();
+    // A ClusterVersion made again (deleted, or being written by the cluster) is not written to until whole.
+    const incomplete = notReady(cv);
+    if (incomplete) {
+      ctx.log.debug(incomplete);
+      return 'waiting';
+    }
     const upgradeable = upgradeableFrom(await ctx.operators(), ctx.at(), await ctx.adminAck(cv));
     const resolution = resolveDesired(cv);
     const invalid = resolution.kind === 'invalid' && {

@@ -28,6 +28,44 @@ describe('agent rules', () => {
     expect(prometheus.queries()).toBe(2);
   });
 
+  it('spends each allowed query on the most stale rule: failing rules early in every pass do not starve the later ones', async () => {
+    // 16 distinct rules, the first 5 failing to evaluate (no sample), asked in the same order on every pass,
+    // one pass a second: as pkg/clusterconditions/cache/cache.go does, a failure is cached like a result and
+    // each query goes to the rule asked for that waited longest, so all 16 settle in about 16 passes.
+    const seen: string[] = [];
+    const prometheus = await prometheusStub((q) => (seen.push(q), Number(q.slice(1)) < 5 ? [] : ['0']), cleanup);
+    let now = 1_000_000;
+    const evaluator = new RiskEvaluator({ url: prometheus.url }, () => now, {
+      minIntervalMs: 1000,
+      refreshMs: 3600_000,
+      forgetMs: 86400_000,
+    });
+    const risks = Array.from({ length: 16 }, (_, i) =>
+      risk(`R${i}`, [{ type: 'PromQL', promql: { promql: `q${i}` } }]),
+    );
+    let passes = 0;
+    let queued = risks.length;
+    while (queued > 0 && passes < 100) {
+      passes += 1;
+      queued = 0;
+      for (const r of risks) if ('queued' in (await evaluator.evaluate(r))) queued += 1;
+      now += 1000;
+    }
+    expect(passes).toBeLessThanOrEqual(17);
+    expect(new Set(seen).size).toBe(16);
+    expect(seen.length).toBe(16); // each rule once: a failure is not asked again within the hour
+    const failing = await evaluator.evaluate(risks[0]!);
+    expect(failing).toEqual({ unknown: 'invalid PromQL result length must be one, but is 0' });
+    // An hour on, the rules are evaluated again, one a second, the most stale first.
+    now += 3600_000;
+    for (let pass = 0; pass < 20; pass++) {
+      for (const r of risks) await evaluator.evaluate(r);
+      now += 1000;
+    }
+    expect(seen.length).toBe(32);
+    expect(seen.slice(16)).toEqual(seen.slice(0, 16));
+  });
+
   it('hostile finding 4: gives a PromQL query one deadline and a size cap: a trickling or endless Prometheus makes the risk Unknown', async () => {
     const url = await serveLocal((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -103,6 +103,18 @@ describe('the poll loop', () => {
     await r.stop();
   });
 
+  it('keeps running when the watch brings a ClusterVersion made again without status', async () => {
+    const r = rig(0.9);
+    await settle();
+    // As a create on a real API server leaves it: no status.
+    r.notify({ ...cv('fast-4.16'), status: undefined } as unknown as ClusterVersion);
+    await settle();
+    expect(r.polls).toHaveLength(2); // the trigger changed: polled (the poll says why it cannot go on)
+    await advance(r.clock, 1.9 * INTERVAL);
+    expect(r.polls).toHaveLength(3); // still running, on its interval
+    await r.stop();
+  });
+
   it('finds a change by its 30-second check when the watch says nothing', async () => {
     const r = rig(0.9);
     await settle();

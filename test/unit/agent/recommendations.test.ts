@@ -13,6 +13,7 @@ import {
   risksByName,
   updateStatus,
 } from '../../../src/agent/recommendations.js';
+import type { Exposure } from '../../../src/agent/risks.js';
 import type { Risk } from '../../../src/graph/model.js';
 import { node, risk } from '../../support/agentRules.js';
 
@@ -23,11 +24,11 @@ describe('agent rules', () => {
     const A = risk('A');
     const weird = risk('Not a reason!');
     const U = risk('U');
-    const applies = new Map([
-      ['A', appliesCondition(A, { applies: true }, AT)],
-      ['B', appliesCondition(risk('B'), { applies: false }, AT)],
-      ['Not a reason!', appliesCondition(weird, { applies: true }, AT)],
-      ['U', appliesCondition(U, { unknown: 'boom' }, AT)],
+    const applies = new Map<string, Exposure>([
+      ['A', { applies: true }],
+      ['B', { applies: false }],
+      ['Not a reason!', { applies: true }],
+      ['U', { unknown: 'boom' }],
     ]);
     expect(recommended([], applies, undefined, AT)).toMatchObject({
       status: 'True',
@@ -43,6 +44,12 @@ describe('agent rules', () => {
     );
     // The same risk applying twice is one reason.
     expect(recommended([A, A], applies, undefined, AT).reason).toBe('A');
+    // A risk never evaluated (which should not happen) is Unknown, said so.
+    expect(recommended([risk('Missing')], applies, undefined, AT)).toMatchObject({
+      status: 'Unknown',
+      reason: 'EvaluationFailed',
+      message: 'failed to find risk condition for risk Missing',
+    });
     const later = recommended([], applies, undefined, '2026-02-01T00:00:00Z');
     expect(keepTransition(later, { ...later, lastTransitionTime: AT }).lastTransitionTime).toBe(AT);
     expect(keepTransition(later, { ...later, status: 'False', lastTransitionTime: AT }).lastTransitionTime).toBe(
@@ -52,9 +59,9 @@ describe('agent rules', () => {
 
   it("counts an accepted risk only with the accept-risks feature on, folding reasons in the risks' order", () => {
     const [A, C] = [risk('A'), risk('C')];
-    const applies = new Map([
-      ['A', appliesCondition(A, { applies: true }, AT)],
-      ['C', appliesCondition(C, { applies: true }, AT)],
+    const applies = new Map<string, Exposure>([
+      ['A', { applies: true }],
+      ['C', { applies: true }],
     ]);
     // Feature off: acceptRisks is not read.
     expect(recommended([A], applies, undefined, AT)).toMatchObject({ status: 'False', reason: 'A' });
@@ -73,6 +80,25 @@ describe('agent rules', () => {
       status: 'False',
       reason: 'MultipleReasons',
     });
+  });
+
+  it("quotes each update's own definition of a risk evaluated once under a shared name", () => {
+    // Two definitions of one name with the same rules, messages differing (as AROBrokenDNSMasq's do in
+    // the real graph-data): one evaluation, each update's Recommended with its own text.
+    const older = { ...risk('R'), message: 'R breaks on ARO.' };
+    const newer = { ...risk('R'), message: 'R breaks on ARO', url: 'https://issues.example/R2' };
+    for (const [exposure, quoted] of [
+      [
+        { unknown: 'boom' },
+        (r: Risk) =>
+          `Could not evaluate exposure to update risk R (boom)\n  R description: ${r.message}\n  R URL: ${r.url}`,
+      ],
+      [{ applies: true }, (r: Risk) => `${r.message} ${r.url}`],
+    ] as const) {
+      const shared = new Map<string, Exposure>([['R', exposure]]);
+      expect(recommended([older], shared, undefined, AT).message).toBe(quoted(older));
+      expect(recommended([newer], shared, undefined, AT).message).toBe(quoted(newer));
+    }
   });
 
   it('evaluates each risk once, with the definition of the highest target that carries it, listed by name', () => {
@@ -122,7 +148,7 @@ describe('agent rules', () => {
         conditions: [
           recommended(
             c.risks,
-            new Map(c.risks.map((r) => [r.name, appliesCondition(r, { applies: exposure.get(r.name)! }, AT)])),
+            new Map(c.risks.map((r) => [r.name, { applies: exposure.get(r.name)! }])),
             undefined,
             AT,
           ),
