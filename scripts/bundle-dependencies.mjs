@@ -31,6 +31,9 @@ export async function bundleDependencies(outDir = join(ROOT, 'dist', 'vendor')) 
         js: "import { createRequire as vendorRequire } from 'node:module';\nconst require = vendorRequire(import.meta.url);",
       },
       legalComments: 'eof',
+      // Node's own punycode is deprecated, and warns when required from outside node_modules (as this bundle
+      // is): the npm package of the same code is bundled instead.
+      alias: { punycode: 'punycode/' },
       logLevel: 'warning',
     });
 }

@@ -8,7 +8,6 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { build } from 'esbuild';
-import { freePort } from '../bench/http.mjs';
 import { peakRssMb, start, stop } from '../bench/procs.mjs';
 
 const SCRAPE_INTERVAL = '2s';
@@ -175,7 +174,10 @@ export async function hostileRegistry({ root, cli, workDir, log }) {
       }
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENT_ATTACKS }, player));
+  // Every player ends before this does (one that failed does not leave the others' servers running).
+  const ended = await Promise.allSettled(Array.from({ length: CONCURRENT_ATTACKS }, player));
+  const failed = ended.find((e) => e.status === 'rejected');
+  if (failed) throw failed.reason;
   return rows;
 }
 
@@ -197,14 +199,18 @@ async function attackOne(a, { cli, workDir, hostile, recorder }) {
   }
   if (a.graphDataImage) flags.push('--graph-data-image', hostile.graphDataImage);
   else flags.push('--graph-data', tree(join(dir, 'tree')));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const args = ['serve', '--db', join(dir, 'cincy.db'), '--port', String(port), '--log-level', 'warn'];
+  // Any free port (0), read from the server's "listening at" line: attacks run at once, and a port picked
+  // free beforehand could be taken by another attack's server before this one binds it.
+  const args = ['serve', '--db', join(dir, 'cincy.db'), '--port', '0', '--log-level', 'info'];
   args.push('--releases', hostile.repository, '--scrape-interval', SCRAPE_INTERVAL, ...flags);
   const t0 = performance.now();
   const proc = start('cincy serve', cli, args);
+  let url = '';
   try {
-    await until(async () => !proc.exited && (await fetch(`${url}/livez`)).status === 200, 'listening');
+    await until(async () => {
+      url ||= /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(proc.output)?.[1] ?? '';
+      return !proc.exited && !!url && (await fetch(`${url}/livez`)).status === 200;
+    }, 'listening');
     if (!a.fresh) {
       await until(async () => (await readyz(url)).status === 200, 'ready while the registry behaves');
       hostile.attack = a.attack;

@@ -3,11 +3,11 @@
 // (on a real API server, a create drops status: it comes in a second write). It waits, asking every 3 s
 // as the cluster-version-operator does ("No cluster version object, waiting for one" in LoadInitialPayload,
 // pkg/cvo/cvo.go, while availableUpdatesSync does nothing without it), and says why in its log at most
-// once a minute for the same reason.
+// once a minute for the same reason (a warning when the reason is not the object's absence).
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { ClusterApi } from '../cluster/api.js';
-import { apiMessage, isNotFound } from '../cluster/apiError.js';
+import { apiMessage, apiStatus, isNotFound } from '../cluster/apiError.js';
 import { ClusterVersionClient, type ClusterVersion } from './clusterVersion.js';
 
 export interface AwaitOptions {
@@ -34,26 +34,33 @@ export async function awaitClusterVersion(o: AwaitOptions): Promise<ClusterVersi
   const client = new ClusterVersionClient(o.api);
   const retryMs = o.retryMs ?? 3000;
   const logEveryMs = o.logEveryMs ?? 60_000;
-  let said: { why: string; at: number } | undefined;
+  let said: { kind: string; at: number } | undefined;
   while (!o.signal.aborted) {
-    let why: string | undefined;
+    // What is wrong, and a kind of it that does not change with the words of each answer (a rate-limited line).
+    let why: { kind: string; text: string; level: 'info' | 'warn' };
     try {
       const cv = await client.get();
-      why = notReady(cv);
-      if (!why) {
+      const missing = notReady(cv);
+      if (!missing) {
         if (said) o.log.info('ClusterVersion ready: starting');
         return cv;
       }
+      why = { kind: missing, text: missing, level: 'info' };
     } catch (err) {
-      // A kind not served yet (its CRD being made) answers 404 as a missing object does.
+      // A kind not served yet (its CRD being made) answers 404 as a missing object does; anything else
+      // (refused credentials, an unreachable server) is worth a warning.
       why = isNotFound(err)
-        ? 'No cluster version object, waiting for one'
-        : `the ClusterVersion cannot be read, trying again: ${apiMessage(err)}`;
+        ? { kind: '404', text: 'No cluster version object, waiting for one', level: 'info' }
+        : {
+            kind: `error ${apiStatus(err) ?? 'network'}`,
+            text: `the ClusterVersion cannot be read, trying again: ${apiMessage(err)}`,
+            level: 'warn',
+          };
     }
     const now = o.clock.now();
-    if (!said || said.why !== why || now - said.at >= logEveryMs) {
-      o.log.info({ retryInSeconds: retryMs / 1000 }, why);
-      said = { why, at: now };
+    if (!said || said.kind !== why.kind || now - said.at >= logEveryMs) {
+      o.log[why.level]({ retryInSeconds: retryMs / 1000 }, why.text);
+      said = { kind: why.kind, at: now };
     }
     await o.clock.sleep(retryMs, o.signal);
   }

@@ -29,6 +29,9 @@ interface Entry {
   evaluated?: { at: number; result: { matches: boolean } | { error: string } };
 }
 
+/** The most rules the cache holds. */
+export const MAX_CACHED_RULES = 10_000;
+
 /** The largest PromQL answer read. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
@@ -43,6 +46,7 @@ export class RiskEvaluator {
   private readonly limits: typeof DEFAULT_LIMITS;
   private readonly cache = new Map<string, Entry>();
   private lastQueryAt = -Infinity;
+  private forgotAt = -Infinity;
   private readonly dispatcher: Agent;
 
   constructor(
@@ -78,7 +82,8 @@ export class RiskEvaluator {
     try {
       this.forget(now);
       let elapsed = now - this.lastQueryAt;
-      if (elapsed < this.limits.minIntervalMs) {
+      // As the CVO: throttled up to and including the interval (an interval of 0, in tests, is no limit).
+      if (this.limits.minIntervalMs > 0 && elapsed <= this.limits.minIntervalMs) {
         const cached = this.cache.get(query)?.evaluated;
         if (cached) return cached.result;
         if (!this.limits.waitWhenThrottled) return throttled(elapsed);
@@ -100,16 +105,30 @@ export class RiskEvaluator {
       const result = await this.query(target);
       now = this.now();
       this.lastQueryAt = now; // the CVO counts from when the last call completed
-      const entry = this.cache.get(target) ?? { asked: 0 };
-      entry.evaluated = { at: now, result };
-      this.cache.set(target, entry);
-      return this.cache.get(query)?.evaluated?.result ?? throttled(0);
+      if (!this.cache.has(target)) this.remember(target, 0);
+      this.cache.get(target)!.evaluated = { at: now, result };
+      // Spent on another rule: this one waits its turn, in the CVO's words for that case.
+      return this.cache.get(query)?.evaluated?.result ?? { queued: true, error: 'evaluation is throttled' };
     } finally {
-      // Asked now: once evaluated before this moment, the rule is a candidate for the next query again.
+      // Asked now: once evaluated before this moment, the rule is a candidate for the next query again. The
+      // map is kept in the order rules were last asked for (moved to its end), so the first is the oldest.
       const entry = this.cache.get(query);
-      if (entry) entry.asked = now;
-      else this.cache.set(query, { asked: now });
+      if (entry) {
+        this.cache.delete(query);
+        entry.asked = now;
+        this.cache.set(query, entry);
+      } else this.remember(query, now);
     }
+  }
+
+  /**
+   * A rule asked for the first time. The rules come from the update service's answers: one that changes
+   * its queries on every answer must not grow the cache for a day, so past MAX_CACHED_RULES the rule asked
+   * for longest ago makes room (a real graph asks some twenty).
+   */
+  private remember(query: string, now: number): void {
+    if (this.cache.size >= MAX_CACHED_RULES) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(query, { asked: now });
   }
 
   /**
@@ -133,8 +152,10 @@ export class RiskEvaluator {
     return at === undefined || now - at >= this.limits.refreshMs;
   }
 
-  /** Drops results evaluated, and rules never evaluated but asked for, more than a day ago. */
+  /** Drops results evaluated, and rules never evaluated but asked for, more than a day ago (a look a minute). */
   private forget(now: number): void {
+    if (now - this.forgotAt < 60_000) return;
+    this.forgotAt = now;
     for (const [query, entry] of this.cache)
       if (now - (entry.evaluated?.at ?? entry.asked) > this.limits.forgetMs) this.cache.delete(query);
   }
@@ -174,13 +195,13 @@ export class RiskEvaluator {
         data?: { resultType?: string; result?: Array<{ value?: [number, string] }> };
       };
       if (doc.status !== 'success' || doc.data?.resultType !== 'vector')
-        return { error: `query returned ${doc.data?.resultType ?? doc.status}, not a vector` };
+        return { error: `query returned ${clip(String(doc.data?.resultType ?? doc.status))}, not a vector` };
       const samples = doc.data.result ?? [];
       if (samples.length !== 1) return { error: `invalid PromQL result length must be one, but is ${samples.length}` };
       const value = samples[0]!.value?.[1];
       if (value === '0') return { matches: false };
       if (value === '1') return { matches: true };
-      return { error: `invalid PromQL result value ${value}, must be 0 or 1` };
+      return { error: `invalid PromQL result value ${clip(String(value))}, must be 0 or 1` };
     } catch (err) {
       if (deadline.aborted) return { error: `the query did not complete within ${deadlineMs / 1000} s` };
       return {
@@ -197,6 +218,9 @@ function throttled(elapsed: number): { error: string; queued: true } {
     error: `client-side throttling: only ${goDuration(elapsed)} has elapsed since the last match call completed for this cluster condition backend; this cached cluster condition request has been queued for later execution`,
   };
 }
+
+/** Text from Prometheus, cut to what a status message can carry (it is cached, and written into conditions). */
+const clip = (text: string): string => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
 
 /** A duration in milliseconds as Go prints one (time.Duration's String): 0s, 250ms, 1.5s. */
 function goDuration(ms: number): string {

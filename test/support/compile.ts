@@ -4,7 +4,7 @@
 // nothing to do. An incremental tsc trusts its build record (dist/.tsbuildinfo) and would not write
 // again an output deleted since: when one is missing, the record goes and everything is compiled.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { bundleDependencies } from '../../scripts/bundle-dependencies.mjs';
@@ -31,8 +31,12 @@ async function compile(): Promise<void> {
     const e = err as { stdout?: string; message: string };
     throw new Error(`the product does not compile:\n${e.stdout || e.message}`);
   }
-  // The packages dist/ imports bundled (package.json "imports"), made once: they change only with the lockfile.
-  if (!existsSync(join(DIST, 'vendor', 'kubernetes-client.js'))) await bundleDependencies();
+  // The packages dist/ imports bundled (package.json "imports"): made again when the lockfile or the list of
+  // bundles is newer than the bundle.
+  const bundle = join(DIST, 'vendor', 'kubernetes-client.js');
+  const made = existsSync(bundle) ? statSync(bundle).mtimeMs : 0;
+  const inputs = [join(ROOT, 'package-lock.json'), join(ROOT, 'scripts', 'bundle-dependencies.mjs')];
+  if (inputs.some((f) => statSync(f).mtimeMs > made)) await bundleDependencies();
 }
 
 /** Whether a module of src/ (the web page's aside: esbuild builds it) has no compiled file in dist/. */

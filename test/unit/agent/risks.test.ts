@@ -3,7 +3,7 @@
 // PromQL cache, the query's deadline and cap). The agent's other rules are in cincinnati.test.ts,
 // recommendations.test.ts and acceptRisks.test.ts.
 import { describe, expect, it } from 'vitest';
-import { RiskEvaluator } from '../../../src/agent/risks.js';
+import { MAX_CACHED_RULES, RiskEvaluator } from '../../../src/agent/risks.js';
 import { risk } from '../../support/agentRules.js';
 
 describe('agent rules', () => {
@@ -16,5 +16,21 @@ describe('agent rules', () => {
     expect(await evaluator.evaluate(risk('None', [{ type: 'Unknown' }]))).toEqual({
       unknown: 'no rule could be evaluated',
     });
+  });
+
+  it('holds at most MAX_CACHED_RULES rules: an update service changing its queries on every answer cannot grow it', async () => {
+    let now = 0;
+    const evaluator = new RiskEvaluator({}, () => now, { minIntervalMs: 1000 });
+    const cache = (evaluator as unknown as { cache: Map<string, unknown> }).cache;
+    for (let i = 0; i < MAX_CACHED_RULES + 2_000; i++) {
+      await evaluator.evaluate(
+        risk(`R${i}`, [{ type: 'PromQL', promql: { promql: `junk_${i}{x="${'y'.repeat(200)}"}` } }]),
+      );
+      now += 1;
+    }
+    expect(cache.size).toBe(MAX_CACHED_RULES);
+    // The rules asked for longest ago made room; the newest are there.
+    expect(cache.has(`junk_0{x="${'y'.repeat(200)}"}`)).toBe(false);
+    expect(cache.has(`junk_${MAX_CACHED_RULES + 1_999}{x="${'y'.repeat(200)}"}`)).toBe(true);
   });
 });

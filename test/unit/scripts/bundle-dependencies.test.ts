@@ -17,9 +17,21 @@ function hashImports(): Array<[string, string, string[]]> {
     if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
     const file = join(entry.parentPath, entry.name);
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^import (type )?([^;]*?) from '(#[^']+)';$/gm)) {
+    const named = [...text.matchAll(/^import (type )?([^;]*?) from '(#[^']+)';$/gm)];
+    // Every other use of a `#` specifier (export … from, import(), a default or namespace import) would escape
+    // this check: only named imports are allowed.
+    const uses = text.match(/(\bfrom\s*|\bimport\s*\(\s*)['"]#[^'"]+['"]/g) ?? [];
+    expect(uses.length, `${file}: import from '#…' only as \`import { … } from\``).toBe(named.length);
+    for (const m of named) {
       const names = /^\{([^}]*)\}$/.exec(m[2]!.trim());
-      found.push([file, m[3]!, names ? names[1]!.split(',').map((n) => n.trim().replace(/^type /, '')) : [m[2]!]]);
+      const list = names?.[1]!.split(',').map(
+        (n) =>
+          n
+            .trim()
+            .replace(/^type /, '')
+            .split(/\s+as\s+/)[0]!,
+      ) ?? [m[2]!];
+      found.push([file, m[3]!, list.filter(Boolean)]);
     }
   }
   return found;
