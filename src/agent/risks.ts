@@ -81,7 +81,7 @@ export class RiskEvaluator {
     let now = this.now();
     try {
       this.forget(now);
-      let elapsed = now - this.lastQueryAt;
+      const elapsed = now - this.lastQueryAt;
       // As the CVO: throttled up to and including the interval (an interval of 0, in tests, is no limit).
       if (this.limits.minIntervalMs > 0 && elapsed <= this.limits.minIntervalMs) {
         const cached = this.cache.get(query)?.evaluated;
@@ -89,7 +89,6 @@ export class RiskEvaluator {
         if (!this.limits.waitWhenThrottled) return throttled(elapsed);
         await new Promise((r) => setTimeout(r, this.limits.minIntervalMs - elapsed));
         now = this.now();
-        elapsed = now - this.lastQueryAt;
       }
       // The query is spent on the most stale rule asked for, which may be another than this one. With none
       // asked for, this one is evaluated if due: the CVO would evaluate it however fresh, but its own
