@@ -171,5 +171,17 @@ describe('Kubernetes client errors, one line each', () => {
       [['adm', 'upgrade', '--kubeconfig', m.kubeconfig], {}, missing],
       [['adm', 'upgrade', '--to', '4.16.4', '--kubeconfig', m.kubeconfig], {}, missing],
     ]);
+    // Made again without status, as a create on a real API server leaves it until the cluster writes it.
+    await m.kc.makeApiClient(k8s.CustomObjectsApi).createClusterCustomObject({
+      ...CV,
+      body: {
+        apiVersion: 'config.openshift.io/v1',
+        kind: 'ClusterVersion',
+        metadata: { name: 'version' },
+        spec: { clusterID: '8f3c5e2a-4b6d-4e8f-9a1b-2c3d4e5f6a7b' },
+      },
+    });
+    const unwritten = 'ClusterVersion "version" has no status.desired yet: the cluster has not written its status';
+    await expectLines([[['adm', 'upgrade', '--kubeconfig', m.kubeconfig], {}, unwritten]]);
   }, 240_000);
 });
