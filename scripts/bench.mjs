@@ -8,6 +8,8 @@
 //              throughput through nginx in front of 1 and 2 replicas (bench/replicas.mjs)
 //   fleet — the real set with polls recorded: a distinct cluster id per request, against --no-fleet and
 //           bare node:http, the fleet held after 300,000 ids, and the cost per cluster (bench/fleet.mjs)
+//   paths — the update-path planner in process on the real set: every EUS pair two minors apart, random
+//           questions, mirror plans of 199 sources (bench/paths.mjs)
 // It prints a Markdown table and writes it to bench-results/latest.md. Missed targets are reported,
 // never asserted; the exit code is 1 only when a step could not run. No dependencies beyond node:
 // builtins and pg (the replicas part); wrk and nginx are installed with apt-get when missing. All
@@ -39,6 +41,7 @@ import { benchWebPage } from './bench/webPage.mjs';
 import { benchWrites } from './bench/writes.mjs';
 import { benchReplicas } from './bench/replicas.mjs';
 import { benchFleet } from './bench/fleet.mjs';
+import { benchPaths } from './bench/paths.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'cincy.js');
@@ -505,7 +508,7 @@ async function main() {
   ensureTools(report);
   const workDir = removeOnExit(mkdtempSync(join(tmpdir(), 'cincy-bench-')));
 
-  // `npm run bench -- --only real|full|writes|registry|web|replicas|fleet` runs one part.
+  // `npm run bench -- --only real|full|writes|registry|web|replicas|fleet|paths` runs one part.
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
   if (!only || only === 'real') await benchInputSafely(report, realInput(), workDir);
   if (!only || only === 'full') {
@@ -536,6 +539,8 @@ async function main() {
     await benchFleet(report, { root: ROOT, cli: CLI, realSet: REAL_SET, workDir, log }).catch((err) =>
       report.fail('[fleet]', err),
     );
+  if (!only || only === 'paths')
+    await benchPaths(report, { root: ROOT, realSet: REAL_SET, log }).catch((err) => report.fail('[paths]', err));
 
   writeResults(report);
   log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -72,7 +72,7 @@ export function addPathCommands(program: Command, run: (f: () => Promise<number>
       .argument('<to>'),
   )
     .option('--channel <channel>', 'only edges of this channel')
-    .option('--eus', 'EUS-to-EUS: intermediate stops on even minors where the graph allows')
+    .option('--eus', 'EUS-to-EUS: through the odd minor between, on GA releases and recommended edges where they reach')
     .option('--accept-risks <names>', 'risk names accepted, comma-separated')
     .option('--limit <n>', 'how many paths (1-10)', '3')
     .action((from: string, to: string, opts: PathOptions) =>

@@ -1,5 +1,5 @@
 // What a disconnected mirror must hold for clusters at some versions to reach a target: the releases on the
-// best planned path from each (intermediate EUS minors included when the plan keeps to even minors), the
+// best planned path from each (in EUS mode, the odd minor between and no prerelease where GA releases do), the
 // sources themselves (a cluster whose version the mirror lacks is told VersionNotFound by an update service
 // built from it) and the target, with the oc-mirror v2 ImageSetConfiguration that mirrors exactly those.
 import semver from 'semver';

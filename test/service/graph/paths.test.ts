@@ -63,18 +63,16 @@ function served(graph: FullGraph, channels: Iterable<string>): Served {
   return { versions: [...versions].sort(semver.compare), edges, next, nextRecommended, risks: [...risks] };
 }
 
-/** Hops of a shortest path by breadth-first search, or undefined; `stop` says which versions may be stops. */
-function bfs(
+/** Hops of a shortest path from `from` to every version it reaches, by breadth-first search; `stop` says which versions may be stops. */
+function bfsFrom(
   next: Map<string, Set<string>>,
   from: string,
-  to: string,
   stop: (v: string) => boolean = () => true,
-): number | undefined {
+): Map<string, number> {
   const dist = new Map([[from, 0]]);
   const queue = [from];
   for (let head = 0; head < queue.length; head++) {
     const v = queue[head]!;
-    if (v === to) return dist.get(v);
     if (v !== from && !stop(v)) continue;
     for (const w of next.get(v) ?? []) {
       if (dist.has(w)) continue;
@@ -82,24 +80,40 @@ function bfs(
       queue.push(w);
     }
   }
-  return undefined;
+  return dist;
 }
 
-const even = (v: string): boolean => semver.minor(v) % 2 === 0;
+const bfs = (next: Map<string, Set<string>>, from: string, to: string): number | undefined =>
+  bfsFrom(next, from).get(to);
 
-function checkHops(s: Served, answer: PathAnswer, from: string, to: string): void {
+/**
+ * What is wrong with an answer, one line each (thousands of answers are checked; one expect over the list
+ * at the end names every failing pair and costs far less than an expect per fact).
+ */
+type Problems = string[];
+const check = (problems: Problems, holds: boolean, what: string): void => {
+  if (!holds) problems.push(what);
+};
+const sameMembers = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
+
+/** Every hop a real edge of the served channels, chained from `from` to `to`, with those channels and kind. */
+function checkHops(problems: Problems, s: Served, answer: PathAnswer, from: string, to: string): void {
   for (const path of answer.paths) {
-    expect(path.hops[0]!.from).toBe(from);
-    expect(path.hops.at(-1)!.to).toBe(to);
+    const name = `${from} -> ${to} via ${path.hops.map((h) => h.to).join(' ')}`;
+    check(problems, path.hops[0]!.from === from && path.hops.at(-1)!.to === to, `${name}: ends`);
     path.hops.forEach((hop, i) => {
-      if (i > 0) expect(hop.from).toBe(path.hops[i - 1]!.to);
+      const edge = `${name}: ${hop.from} -> ${hop.to}`;
+      if (i > 0) check(problems, hop.from === path.hops[i - 1]!.to, `${edge} does not follow the hop before`);
       const inChannels = s.edges.get(`${hop.from}>${hop.to}`);
-      expect(inChannels, `${hop.from} -> ${hop.to}`).toBeDefined();
-      expect(hop.channels.length).toBeGreaterThan(0);
-      expect(hop.channels).toContain(hop.channel);
-      expect([...inChannels!.keys()].sort()).toEqual([...hop.channels].sort());
-      for (const c of hop.channels) expect(inChannels!.get(c)).toBe(hop.recommended);
-      expect(hop.risks.length > 0).toBe(!hop.recommended);
+      if (!inChannels) return check(problems, false, `${edge} is in no channel`);
+      check(problems, hop.channels.includes(hop.channel), `${edge}: channel ${hop.channel} not among the hop's`);
+      check(problems, sameMembers([...inChannels.keys()], hop.channels), `${edge}: channels ${hop.channels}`);
+      check(
+        problems,
+        hop.channels.every((c) => inChannels.get(c) === hop.recommended),
+        `${edge}: recommended`,
+      );
+      check(problems, hop.risks.length > 0 === !hop.recommended, `${edge}: risks`);
     });
   }
 }
@@ -109,15 +123,101 @@ interface Counts {
   withPath: number;
   withoutPath: number;
   recommendedOnly: number;
-  eusEven: number;
-  eusOdd: number;
+  /** EUS answers: an end outside eus-/stable-/fast- channels, a GA path of recommended edges, another path, none. */
+  eusOutside: number;
+  eusGa: number;
+  eusOther: number;
+  eusNone: number;
+}
+
+const isGa = (v: string): boolean => !v.includes('-');
+const EUS_KINDS = ['eus', 'stable', 'fast'];
+const eusChannels = (channels: Iterable<string>): string[] =>
+  [...channels].filter((c) => EUS_KINDS.includes(c.slice(0, c.indexOf('-'))));
+
+/**
+ * An EUS answer checked against the eus-, stable- and fast- channels as served: real edges of those
+ * channels; where BFS finds a path of recommended edges through GA releases, the first path is one, as
+ * short; where it finds no path at all, none.
+ */
+function checkEus(
+  problems: Problems,
+  s: Served,
+  versions: Set<string>,
+  answer: PathAnswer,
+  from: string,
+  to: string,
+): keyof Counts {
+  const reach = versions.has(from) ? eusReach(s, from) : undefined;
+  return checkEusFrom(problems, s, versions, reach, answer, from, to);
+}
+
+/** From one source, by BFS: hops over recommended edges through GA stops, and hops over any edge. */
+interface EusReach {
+  ga: Map<string, number>;
+  any: Map<string, number>;
+}
+const eusReach = (s: Served, from: string): EusReach => ({
+  ga: bfsFrom(s.nextRecommended, from, isGa),
+  any: bfsFrom(s.next, from),
+});
+
+function checkEusFrom(
+  problems: Problems,
+  s: Served,
+  versions: Set<string>,
+  reach: EusReach | undefined,
+  answer: PathAnswer,
+  from: string,
+  to: string,
+): keyof Counts {
+  const name = `EUS ${from} -> ${to}`;
+  if (!versions.has(from) || !versions.has(to)) {
+    check(
+      problems,
+      /^(source|target)-not-in-channel$/.test(answer.reason?.code ?? ''),
+      `${name}: ${answer.reason?.code}`,
+    );
+    return 'eusOutside';
+  }
+  checkHops(problems, s, answer, from, to);
+  const gaHops = reach!.ga.get(to);
+  if (gaHops !== undefined) {
+    const first = answer.paths[0];
+    if (!first) return (check(problems, false, `${name}: no path, BFS finds ${gaHops} hops`), 'eusGa');
+    check(problems, first.risksNotAccepted.length === 0, `${name}: risks ${first.risksNotAccepted}`);
+    check(
+      problems,
+      first.hops.every((h) => isGa(h.to)),
+      `${name}: a prerelease stop`,
+    );
+    check(problems, first.hops.length === gaHops, `${name}: ${first.hops.length} hops, BFS ${gaHops}`);
+    return 'eusGa';
+  }
+  if (!reach!.any.has(to)) {
+    check(problems, answer.reason?.code === 'no-path', `${name}: ${answer.reason?.code ?? 'a path'}, BFS none`);
+    return 'eusNone';
+  }
+  check(problems, /a prerelease|crosses a conditional edge/.test(answer.notes.join('\n')), `${name}: notes`);
+  return 'eusOther';
 }
 
 /** `pairs` random pairs; every tenth asks for three paths (the alternatives are checked too), the others for one. */
 function property(graph: FullGraph, channels: Iterable<string>, seed: number, pairs: number): Counts {
   const s = served(graph, channels);
+  const sEus = served(graph, eusChannels(channels));
+  const eusVersions = new Set(sEus.versions);
   const rand = random(seed);
-  const counts: Counts = { tried: 0, withPath: 0, withoutPath: 0, recommendedOnly: 0, eusEven: 0, eusOdd: 0 };
+  const counts: Counts = {
+    tried: 0,
+    withPath: 0,
+    withoutPath: 0,
+    recommendedOnly: 0,
+    eusOutside: 0,
+    eusGa: 0,
+    eusOther: 0,
+    eusNone: 0,
+  };
   const pick = (): string => s.versions[Math.floor(rand() * s.versions.length)]!;
   while (counts.tried < pairs) {
     let from = pick();
@@ -139,7 +239,8 @@ function property(graph: FullGraph, channels: Iterable<string>, seed: number, pa
     counts.withPath += 1;
     expect(all.paths.length, `${from} -> ${to}`).toBeGreaterThan(0);
     expect(all.paths[0]!.hops.length, `${from} -> ${to}`).toBe(hops);
-    checkHops(s, all, from, to);
+    const problems: Problems = [];
+    checkHops(problems, s, all, from, to);
 
     const none = planPaths(graph, { ...query, limit: 1 });
     const recommended = bfs(s.nextRecommended, from, to);
@@ -148,17 +249,52 @@ function property(graph: FullGraph, channels: Iterable<string>, seed: number, pa
       expect(none.paths[0]!.risksNotAccepted).toEqual([]);
       expect(none.paths[0]!.hops.length).toBe(recommended);
     } else expect(none.paths[0]!.risksNotAccepted.length).toBeGreaterThan(0);
-    checkHops(s, none, from, to);
+    checkHops(problems, s, none, from, to);
 
-    const eus = planPaths(graph, { ...query, acceptRisks: s.risks, mode: 'eus', limit });
-    checkHops(s, eus, from, to);
-    expect(eus.paths.length).toBeGreaterThan(0);
-    const evenHops = bfs(s.next, from, to, even);
-    if (evenHops !== undefined) {
-      counts.eusEven += 1;
-      for (const path of eus.paths) expect(path.hops.slice(0, -1).every((h) => even(h.to))).toBe(true);
-      expect(eus.paths[0]!.hops.length).toBe(evenHops);
-    } else counts.eusOdd += 1;
+    const eus = planPaths(graph, { ...query, mode: 'eus', limit });
+    counts[checkEus(problems, sEus, eusVersions, eus, from, to)] += 1;
+    expect(problems).toEqual([]);
+  }
+  return counts;
+}
+
+interface EusPairs {
+  pairs: number;
+  gaPath: number;
+  other: number;
+  none: number;
+}
+
+/**
+ * Every pair of GA releases two minors apart in the eus-, stable- and fast- channels: the EUS plan is checked
+ * as in `checkEus`, and where a GA path of recommended edges exists, its stops climb from the source's minor
+ * through the odd minor between (at least one stop there) to the target's, never anywhere else.
+ */
+function everyEusPair(graph: FullGraph, channels: Iterable<string>, problems: Problems): EusPairs {
+  const s = served(graph, eusChannels(channels));
+  const versions = new Set(s.versions);
+  const ga = s.versions.filter(isGa);
+  const counts: EusPairs = { pairs: 0, gaPath: 0, other: 0, none: 0 };
+  for (const from of ga) {
+    const minor = semver.minor(from);
+    const reach = eusReach(s, from);
+    for (const to of ga) {
+      if (semver.major(to) !== semver.major(from) || semver.minor(to) !== minor + 2) continue;
+      counts.pairs += 1;
+      const answer = planPaths(graph, { from, to, arch: ARCH, mode: 'eus', limit: 1 });
+      const kind = checkEusFrom(problems, s, versions, reach, answer, from, to);
+      if (kind === 'eusGa' && answer.paths[0]) {
+        counts.gaPath += 1;
+        const minors = [from, ...answer.paths[0].hops.map((h) => h.to)].map((v) => semver.minor(v));
+        check(problems, minors.includes(minor + 1), `EUS ${from} -> ${to}: no stop on minor ${minor + 1}`);
+        check(
+          problems,
+          minors.every((m, i) => i === 0 || m >= minors[i - 1]!),
+          `EUS ${from} -> ${to}: ${minors}`,
+        );
+      } else if (kind === 'eusNone') counts.none += 1;
+      else counts.other += 1;
+    }
   }
   return counts;
 }
@@ -186,6 +322,21 @@ describe('path planner properties', () => {
           expect(counts.withPath).toBeGreaterThan(0);
         },
         60_000,
+      );
+
+      it.runIf(run)(
+        'EUS plans between every pair of GA releases two minors apart',
+        () => {
+          const snapshot = server!.service.current!;
+          const started = performance.now();
+          const problems: Problems = [];
+          const counts = everyEusPair(snapshot.graph, snapshot.channels, problems);
+          const seconds = ((performance.now() - started) / 1000).toFixed(1);
+          console.log(`EUS pairs (${name}): ${JSON.stringify(counts)} in ${seconds} s`);
+          expect(problems).toEqual([]);
+          expect(counts.pairs).toBeGreaterThan(0);
+        },
+        120_000,
       );
     });
   }

@@ -8,18 +8,22 @@ import { rel } from '../../support/releases.js';
 
 const chan = (name: string, versions: string[]): Channel => ({ name, internal: false, versions, tombstones: [] });
 
-// 4.12.0 -> 4.13.0 -> 4.14.0 crosses an odd minor; 4.12.0 -> 4.12.1 -> 4.14.0 keeps to even ones.
+// EUS: 4.12.0 -> 4.13.0 -> 4.14.0 -> 4.14.1 through the odd minor; fewer hops only through a prerelease
+// of candidate-4.14: 4.12.0 -> 4.14.0-rc.0 -> 4.14.1.
+const ga = ['4.12.0', '4.12.1', '4.13.0', '4.14.0', '4.14.1'];
 const input: GraphInput = {
   releases: [
     rel('4.12.0'),
     rel('4.12.1', ['4.12.0']),
     rel('4.13.0', ['4.12.0']),
-    rel('4.14.0', ['4.13.0', '4.12.1']),
-    rel('4.14.1', ['4.14.0']),
+    rel('4.14.0-rc.0', ['4.12.0']),
+    rel('4.14.0', ['4.13.0']),
+    rel('4.14.1', ['4.14.0', '4.14.0-rc.0']),
     rel('4.11.9'),
   ],
   channels: [
-    chan('eus-4.14', ['4.12.0', '4.12.1', '4.13.0', '4.14.0', '4.14.1']),
+    chan('candidate-4.14', [...ga, '4.14.0-rc.0']),
+    chan('eus-4.14', ga),
     chan('stable-4.14', ['4.13.0', '4.14.0', '4.14.1']),
   ],
   blockedEdges: [],
@@ -34,18 +38,23 @@ describe('mirror plan', () => {
   it('mirrors the sources, every stop and the target of each best path, once each, in version order', () => {
     const p = plan({ from: ['4.12.0', '4.13.0'], mode: 'eus' });
     expect(p.sources).toEqual([
-      { from: '4.12.0', path: ['4.12.0', '4.12.1', '4.14.0', '4.14.1'] },
+      { from: '4.12.0', path: ['4.12.0', '4.13.0', '4.14.0', '4.14.1'] },
       { from: '4.13.0', path: ['4.13.0', '4.14.0', '4.14.1'] },
     ]);
     expect(p.releases.map((r) => [r.version, r.role])).toEqual([
       ['4.12.0', 'source'],
-      ['4.12.1', 'intermediate'],
-      ['4.13.0', 'source'],
+      ['4.13.0', 'intermediate'],
       ['4.14.0', 'intermediate'],
       ['4.14.1', 'target'],
     ]);
     expect(p.releases.every((r) => r.payload === payloadOf(r.version))).toBe(true);
     expect(p.notes.join()).toContain('pause the worker machine config pools');
+  });
+
+  it('an EUS plan mirrors no prerelease where GA releases reach the target; fewest hops may', () => {
+    const versions = (q: Partial<MirrorPlanRequest>) => plan({ from: ['4.12.0'], ...q }).releases.map((r) => r.version);
+    expect(versions({})).toEqual(['4.12.0', '4.14.0-rc.0', '4.14.1']);
+    expect(versions({ mode: 'eus' })).toEqual(['4.12.0', '4.13.0', '4.14.0', '4.14.1']);
   });
 
   it('writes an oc-mirror v2 ImageSetConfiguration naming each release alone, in the channel its hop uses', () => {
@@ -57,7 +66,7 @@ describe('mirror plan', () => {
         platform: {
           architectures: ['amd64'],
           graph: true,
-          channels: ['4.12.0', '4.12.1', '4.14.0', '4.14.1'].map((v) => ({
+          channels: ['4.12.0', '4.13.0', '4.14.0', '4.14.1'].map((v) => ({
             name: 'eus-4.14',
             minVersion: v,
             maxVersion: v,

@@ -63,26 +63,79 @@ describe('path ranking', () => {
 });
 
 describe('EUS mode', () => {
-  // 4.12.0 -> 4.13.0 -> 4.14.0 (2 hops over an odd minor) and 4.12.0 -> 4.12.1 -> 4.14.0 (even only).
+  // GA: 4.14.0 -> 4.14.1 -> 4.15.0 -> 4.16.1 (3 hops), and 4.15.0 -> 4.16.0 -> 4.16.1. Shorter, through a
+  // prerelease only in candidate-4.16: 4.14.0 -> 4.16.0-rc.1 -> 4.16.1.
   const releases = [
-    rel('4.12.0'),
-    rel('4.12.1', ['4.12.0']),
-    rel('4.13.0', ['4.12.0']),
-    rel('4.14.0', ['4.13.0', '4.12.1']),
+    rel('4.14.0'),
+    rel('4.14.1', ['4.14.0']),
+    rel('4.15.0', ['4.14.1']),
+    rel('4.16.0-rc.1', ['4.14.0']),
+    rel('4.16.0', ['4.15.0', '4.16.0-rc.1']),
+    rel('4.16.1', ['4.15.0', '4.16.0', '4.16.0-rc.1']),
   ];
-  const channels = [chan('eus-4.14', ['4.12.0', '4.12.1', '4.13.0', '4.14.0'])];
+  const ga = ['4.14.0', '4.14.1', '4.15.0', '4.16.0', '4.16.1'];
+  const channels = [
+    chan('candidate-4.16', [...ga, '4.16.0-rc.1']),
+    chan('stable-4.16', ga.slice(2)),
+    chan('eus-4.16', ga),
+  ];
+  const stops = (a: ReturnType<typeof plan>) => a.paths.map((p) => p.hops.map((h) => h.to));
 
-  it('stops on even minors only when the graph allows, and notes the paused pools', () => {
-    const a = plan({ releases, channels }, { from: '4.12.0', to: '4.14.0', mode: 'eus' });
-    expect(a.paths.map((p) => p.hops.map((h) => h.to))).toEqual([['4.12.1', '4.14.0']]);
-    expect(a.notes[0]).toContain('pause the worker machine config pools');
+  it('goes through the odd minor on GA releases, on the eus- channel, where fewest hops would take a prerelease', () => {
+    expect(stops(plan({ releases, channels }, { from: '4.14.0', to: '4.16.1', limit: 1 }))).toEqual([
+      ['4.16.0-rc.1', '4.16.1'],
+    ]);
+    const a = plan({ releases, channels }, { from: '4.14.0', to: '4.16.1', mode: 'eus' });
+    expect(stops(a)[0]).toEqual(['4.14.1', '4.15.0', '4.16.1']);
+    expect(a.paths[0]!.hops.map((h) => h.channel)).toEqual(['eus-4.16', 'eus-4.16', 'eus-4.16']);
+    for (const path of a.paths) expect(path.hops.some((h) => h.to.includes('-'))).toBe(false); // candidate not asked
+    expect(a.notes).toEqual([expect.stringContaining('pause the worker machine config pools')]);
   });
 
-  it('stops on an odd minor when no all-even path exists, and says so', () => {
-    const odd = releases.map((r) => (r.version === '4.14.0' ? rel('4.14.0', ['4.13.0']) : r));
-    const a = plan({ releases: odd, channels }, { from: '4.12.0', to: '4.14.0', mode: 'eus' });
-    expect(a.paths[0]!.hops.map((h) => h.to)).toEqual(['4.13.0', '4.14.0']);
-    expect(a.notes.join()).toContain('no path with only even-minor stops exists');
+  it('takes a longer path of recommended edges over a conditional one', () => {
+    const blockedEdges = [{ id: '4.16.1-R', to: '4.16.1', from: '4[.]15[.]0', risk }];
+    const a = plan({ releases, channels, blockedEdges }, { from: '4.14.0', to: '4.16.1', mode: 'eus' });
+    expect(stops(a)[0]).toEqual(['4.14.1', '4.15.0', '4.16.0', '4.16.1']);
+    expect(a.paths[0]!.risksNotAccepted).toEqual([]);
+  });
+
+  it('uses a candidate channel only when asked, and a prerelease stop then only when no GA path exists, saying so', () => {
+    const noGa = releases.filter((r) => r.version !== '4.15.0');
+    const without = plan({ releases: noGa, channels }, { from: '4.14.0', to: '4.16.1', mode: 'eus' });
+    expect(without.reason).toMatchObject({ code: 'no-path' });
+    expect(without.reason!.message).toContain('channel=candidate-');
+
+    const asked = { from: '4.14.0', to: '4.16.1', mode: 'eus' as const, channel: 'candidate-4.16' };
+    expect(stops(plan({ releases, channels }, asked))[0]).toEqual(['4.14.1', '4.15.0', '4.16.1']);
+    const a = plan({ releases: noGa, channels }, asked);
+    expect(stops(a)[0]).toEqual(['4.16.0-rc.1', '4.16.1']);
+    expect(a.notes.join('\n')).toContain('this one stops on 4.16.0-rc.1, a prerelease');
+  });
+
+  it('would rather cross a conditional edge than stop on a prerelease, and says every GA path has the risk', () => {
+    const blockedEdges = ['4.16.0', '4.16.1'].map((to) => ({ id: `${to}-R`, to, from: '4[.]15[.]0', risk }));
+    const asked = { from: '4.14.0', to: '4.16.1', mode: 'eus' as const, channel: 'candidate-4.16' };
+    const a = plan({ releases, channels, blockedEdges }, asked);
+    expect(stops(a)[0]).toEqual(['4.14.1', '4.15.0', '4.16.1']);
+    expect(a.notes.join('\n')).toContain(
+      'every path through GA releases crosses a conditional edge whose risks are not accepted: R',
+    );
+  });
+
+  it('a source or target in no eus-, stable- or fast- channel: the reason says candidate channels are asked for', () => {
+    const a = plan({ releases, channels }, { from: '4.16.0-rc.1', to: '4.16.1', mode: 'eus' });
+    expect(a.reason).toMatchObject({ code: 'source-not-in-channel' });
+    expect(a.reason!.message).toContain('in no eus-, stable- or fast- channel of amd64');
+  });
+
+  it('notes an odd-minor end and a span of more than two minors', () => {
+    const a = plan({ releases, channels }, { from: '4.15.0', to: '4.16.1', mode: 'eus' });
+    expect(a.notes).toContain('4.15.0 is on an odd minor: EUS releases are even minors');
+    const wide = plan(
+      { releases: [rel('4.12.0'), rel('4.16.0', ['4.12.0'])], channels: [chan('eus-4.16', ['4.12.0', '4.16.0'])] },
+      { from: '4.12.0', to: '4.16.0', mode: 'eus' },
+    );
+    expect(wide.notes.join('\n')).toContain('spans 4 minors');
   });
 });
 

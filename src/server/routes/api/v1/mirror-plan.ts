@@ -19,8 +19,8 @@ export async function mirrorPlanRoutes(
     schema: {
       summary: 'Plan what to mirror for clusters to reach a version',
       description:
-        'The releases on the best path from each source version to the target (with mode=eus, stops on even ' +
-        'minors where the graph allows), the sources and the target themselves, and an oc-mirror v2 ' +
+        'The releases on the best path from each source version to the target (with mode=eus, the EUS-to-EUS ' +
+        'path of /api/v1/paths: GA releases through the odd minor between), the sources and the target themselves, and an oc-mirror v2 ' +
         'ImageSetConfiguration that mirrors exactly those and the graph image.',
       tags: ['paths'],
       querystring: MirrorPlanQuery,

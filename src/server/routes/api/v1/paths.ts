@@ -12,8 +12,10 @@ export async function pathRoutes(fastify: FastifyInstance, { service }: { servic
       summary: 'Plan update paths between two versions',
       description:
         'Paths over the recommended and conditional edges of the public channels (or of one channel), ranked by ' +
-        'risks not accepted, then hops, then channel switches. mode=eus keeps intermediate stops on even minors ' +
-        'where the graph allows. No path: paths is empty and reason says why.',
+        'risks not accepted, then hops, then prerelease stops, then channel switches. mode=eus plans an EUS-to-EUS ' +
+        'update: through the odd minor between, in eus-, stable- and fast- channels (or the one channel asked ' +
+        'for), on GA releases and recommended edges wherever such a path exists. No path: paths is empty and ' +
+        'reason says why.',
       tags: ['paths'],
       querystring: PathsQuery,
       response: { 200: PathsAnswer, 400: ErrorSchema, 503: ErrorSchema },
