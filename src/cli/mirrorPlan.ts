@@ -38,7 +38,10 @@ export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<nu
       'the versions the clusters that poll this server run (of --arch, and of --channel when given), from the fleet API: needs --token with fleet:read',
     )
     .option('--channel <channel>', 'only edges of this channel')
-    .option('--eus', 'EUS-to-EUS: through the odd minor between, on GA releases and recommended edges where they reach (and mirrored)')
+    .option(
+      '--eus',
+      'EUS-to-EUS: through the odd minor between, on GA releases and recommended edges where they reach (and mirrored)',
+    )
     .option('--arch <arch>', 'architecture', 'amd64')
     .option(
       '--check <repository>',
