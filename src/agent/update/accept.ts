@@ -119,11 +119,10 @@ export async function acceptRelease(
     channels: release.channels ?? [],
     ...(release.architecture ? { architecture: release.architecture } : {}),
   };
-  const arch = cv.status.desired?.architecture === 'Multi' ? 'multi' : await controlPlaneArch(ctx.api);
   const at = ctx.at();
   const total = documentCount(payload.manifests);
   await progress.write({ version: desired.version, image, stagesDone: 0, done: 0 });
-  const accepted = `Payload loaded ${said(payload.version)} architecture="${arch}"`;
+  const accepted = await payloadLoaded(ctx, cv, { version: payload.version, image });
   await ctx.cv.writeStatus((s, fresh) => {
     const history = (s.history ?? []).map((h, i) =>
       i === 0 && h.completionTime === null ? { ...h, completionTime: at } : h,
@@ -165,4 +164,35 @@ export async function acceptRelease(
     'release accepted',
   );
   return { kind: 'accepted', desired, payload };
+}
+
+/** ReleaseAccepted=True's message for a loaded release, as the CVO words it (pkg/cvo/sync_worker.go syncPayload). */
+export async function payloadLoaded(
+  ctx: OperatorContext,
+  cv: ClusterVersion,
+  release: { version: string; image: string },
+): Promise<string> {
+  const arch = cv.status.desired?.architecture === 'Multi' ? 'multi' : await controlPlaneArch(ctx.api);
+  return `Payload loaded version="${release.version}" image="${release.image}" architecture="${arch}"`;
+}
+
+/**
+ * The ReleaseAccepted condition to write when nothing new is asked for: one about another release than the
+ * current one (a refused target, since cleared) is reset to the current release, as syncPayload resets a
+ * payload status that "no longer applies to desired target"; otherwise none.
+ */
+export async function acceptedCurrent(
+  ctx: OperatorContext,
+  cv: ClusterVersion,
+): Promise<{ type: string; status: 'True'; lastTransitionTime: string; reason: string; message: string } | undefined> {
+  const current = cv.status.desired;
+  const condition = cv.status.conditions?.find((c) => c.type === 'ReleaseAccepted');
+  if (!current?.image || !condition || condition.message.includes(`image="${current.image}"`)) return undefined;
+  return {
+    type: 'ReleaseAccepted',
+    status: 'True',
+    lastTransitionTime: ctx.at(),
+    reason: 'PayloadLoaded',
+    message: await payloadLoaded(ctx, cv, { version: current.version ?? '', image: current.image }),
+  };
 }

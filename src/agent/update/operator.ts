@@ -9,7 +9,7 @@ import { apiMessage, apiStatus } from '../../cluster/apiError.js';
 import { DroppedFieldsError } from '../../cluster/dropped.js';
 import { setCondition, removeCondition, type ClusterRelease, type ClusterVersion } from '../clusterVersion.js';
 import { notReady } from '../awaitClusterVersion.js';
-import { acceptRelease } from './accept.js';
+import { acceptedCurrent, acceptRelease } from './accept.js';
 import { OperatorContext, type OperatorOptions } from './context.js';
 import { NOT_FAILING } from './progressing.js';
 import { upgradeableFrom } from './preconditions.js';
@@ -58,6 +58,9 @@ export class ClusterVersionOperator {
     }
     const upgradeable = upgradeableFrom(await ctx.operators(), ctx.at(), await ctx.adminAck(cv));
     const resolution = resolveDesired(cv);
+    // Nothing new asked (a request cleared, or one for the current release): a condition left about a target
+    // no longer asked for gives way to the current release.
+    const reset = resolution.kind === 'none' ? await acceptedCurrent(ctx, cv) : undefined;
     const invalid = resolution.kind === 'invalid' && {
       type: 'Invalid',
       status: 'True' as const,
@@ -75,7 +78,8 @@ export class ClusterVersionOperator {
           : s.conditions,
         upgradeable,
       );
-      return { ...s, conditions: invalid ? setCondition(conditions, invalid) : removeCondition(conditions, 'Invalid') };
+      const valid = invalid ? setCondition(conditions, invalid) : removeCondition(conditions, 'Invalid');
+      return { ...s, conditions: reset ? setCondition(valid, reset) : valid };
     });
 
     if (resolution.kind === 'target' && !this.recentlyRefused(cv)) {

@@ -16,6 +16,7 @@ import { taskGraph } from '../../../../src/payload/taskGraph.js';
 import type { RunningOperator } from '../../../support/inProcessAgent.js';
 import type { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
 import { useUpdateRig } from '../../../support/updateRig.js';
+import { clearUpdate } from '../../../../src/cli/adm/clear.js';
 import { image, KID } from '../../../support/updateFixtures.js';
 
 const { rig, fixtures } = useUpdateRig();
@@ -181,6 +182,22 @@ describe('the update executor, in-process', () => {
     expect(entry.acceptedRisks).toMatch(
       /^Target release version="4\.16\.7" image="\S+" cannot be verified, but continuing anyway because the update was forced: The update cannot be verified/,
     );
+  });
+
+  it('after --clear, ReleaseAccepted is about the current release again, as syncPayload resets it', async () => {
+    const r = await rig();
+    await r.ask({ to: '4.16.7' });
+    await r.cluster.runUntil('the refusal', () => condition(r.cluster.cv(), 'ReleaseAccepted')?.status === 'False');
+    expect(await clearUpdate(r.cluster.client())).toBe('Cancelled requested upgrade to 4.16.7');
+    const accepted = await r.cluster.runUntil('the reset', () =>
+      ((c) => c?.status === 'True' && c)(condition(r.cluster.cv(), 'ReleaseAccepted')),
+    );
+    expect(accepted).toMatchObject({
+      reason: 'PayloadLoaded',
+      message: `Payload loaded version="4.15.9" image="${image('4.15.9')}" architecture="amd64"`,
+    });
+    expect(JSON.stringify(r.cluster.cv().status.conditions)).not.toContain('4.16.7');
+    expect(r.cluster.cv().status.history).toHaveLength(1);
   });
 
   it('checks each precondition, and force takes the update through blocking failures', async () => {
