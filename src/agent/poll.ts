@@ -26,6 +26,8 @@ import { ClusterVersionClient, type ClusterVersion, type RiskStatus } from './cl
 import { keepTransition, setCondition, type Condition } from './conditions.js';
 import { appliesCondition, recommended, risksByName, updateStatus } from './recommendations.js';
 import type { Exposure, RiskEvaluator } from './risks.js';
+import { mergeRisks } from './riskSources/merge.js';
+import { collectRisks, type RiskSource, type SourceRisk } from './riskSources/source.js';
 import { clusterTransport } from './transport.js';
 
 export interface PollerOptions {
@@ -36,6 +38,8 @@ export interface PollerOptions {
   /** Transport settings given by flags; the cluster's CA bundle and proxy fill the rest. */
   transport?: TransportOptions;
   defaultUpstream?: string;
+  /** Risk sources besides the update service (alerts, Upgradeable=False, admin-acks), merged with the accept-risks feature on. */
+  riskSources?: readonly RiskSource[];
   clock?: Clock;
 }
 
@@ -58,6 +62,8 @@ export interface PollResult {
   written: boolean;
   /** Risks of this poll left Unknown by the PromQL rate limit, until a poll soon after evaluates them. */
   queuedEvaluations: number;
+  /** What the risk sources could not answer or merge (invalid names, divergent definitions, failures). */
+  riskProblems: string[];
 }
 
 /** How long a fetched graph serves the polls that come back for queued evaluations (the CVO's minimum check interval). */
@@ -108,6 +114,7 @@ export class UpdatesPoller {
     if (incomplete) throw new Error(incomplete);
     let computed: ReturnType<typeof updateStatus> | undefined;
     let queuedEvaluations = 0;
+    const riskProblems: string[] = [];
     let channels: string[] | undefined;
     let retrieved: Condition = {
       type: 'RetrievedUpdates',
@@ -146,6 +153,17 @@ export class UpdatesPoller {
         throw new RetrieveError('ResponseInvalid', `Unable to retrieve available updates: ${(err as Error).message}`);
       }
       const feature = await acceptRisksOn(this.o.api, cv, this.o.acceptRisks ?? 'auto');
+      // As oc says of the CVO: with ClusterUpdateAcceptRisks on, it evaluates alerts and its other risk sources itself.
+      if (feature && this.o.riskSources?.length) {
+        const versions = [...updates.available, ...updates.conditional.map((c) => c.release)].map((r) => r.version);
+        const found = await collectRisks(this.o.riskSources, versions, cv);
+        riskProblems.push(...found.problems);
+        if (found.versions.size > 0) {
+          const merged = mergeRisks(updates.available, updates.conditional, found.risks, found.versions);
+          riskProblems.push(...merged.problems);
+          updates = { ...updates, available: merged.available, conditional: merged.conditional };
+        }
+      }
       const evaluated = await this.evaluate(updates.conditional, cv, at, feature);
       computed = updateStatus(updates.available, evaluated.conditional, feature ? evaluated.risks : undefined);
       queuedEvaluations = evaluated.queued;
@@ -197,6 +215,7 @@ export class UpdatesPoller {
       ).length,
       written,
       queuedEvaluations,
+      riskProblems,
     };
   }
 
@@ -225,15 +244,19 @@ export class UpdatesPoller {
     const risks: RiskStatus[] = [];
     const exposures = new Map<string, Exposure>();
     let queued = 0;
-    for (const risk of risksByName(conditional)) {
-      const exposure = await this.o.evaluator.evaluate(risk);
+    for (const risk of risksByName(conditional) as SourceRisk[]) {
+      // A source that knows the exposure (a firing alert) gives its Applies condition; the others are evaluated.
+      const exposure: Exposure = risk.applies ? { applies: true } : await this.o.evaluator.evaluate(risk);
       if ('queued' in exposure) queued += 1;
       exposures.set(risk.name, exposure);
-      const condition = keepTransition(
-        appliesCondition(risk, exposure, at),
-        before.get(risk.name)?.find((k) => k.type === 'Applies'),
-      );
-      risks.push({ ...risk, conditions: [condition] });
+      const { applies, ...definition } = risk;
+      const condition =
+        applies ??
+        keepTransition(
+          appliesCondition(risk, exposure, at),
+          before.get(risk.name)?.find((k) => k.type === 'Applies'),
+        );
+      risks.push({ ...definition, conditions: [condition] });
     }
     const accepted = feature ? acceptedRiskNames(cv) : undefined;
     const previous = new Map(
@@ -244,7 +267,9 @@ export class UpdatesPoller {
     );
     return {
       conditional: conditional.map((c) => ({
-        ...c,
+        release: c.release,
+        // The definitions alone: what a source knew of the exposure is in the risk's Applies condition.
+        risks: (c.risks as SourceRisk[]).map(({ applies: _known, ...definition }) => definition),
         conditions: [keepTransition(recommended(c.risks, exposures, accepted, at), previous.get(c.release.version))],
       })),
       risks,

@@ -43,6 +43,7 @@ export function logPoll(log: Logger, r: PollResult): void {
     { retrieved: r.retrieved.status, reason: r.retrieved.reason, available, conditional, written, queuedEvaluations },
     'poll',
   );
+  for (const problem of r.riskProblems) log.warn({ problem }, 'a risk source');
 }
 
 /** What the loop asks of the poller. */

@@ -5,6 +5,7 @@ import { logDestination, type LogFormat } from './logFormat.js';
 import { ACCEPT_RISKS_MODES, type AcceptRisksFeature } from '../agent/acceptRisks.js';
 import type { PollResult } from '../agent/poll.js';
 import { UpdatesPoller } from '../agent/poll.js';
+import { riskSourceNames, riskSources } from '../agent/riskSources/sources.js';
 import { RiskEvaluator } from '../agent/risks.js';
 import { logPoll } from '../agent/pollLoop.js';
 import { runAgent, type ExecutorClock } from '../agent/run.js';
@@ -34,6 +35,7 @@ export interface AgentCliOptions {
   payloadStore: string;
   payloadRetrieval?: string;
   acceptRisks: string;
+  riskSources: string;
   registryCredentials?: string;
   registryCa?: string;
   registryPlainHttp: string[];
@@ -53,8 +55,8 @@ const read = (file: string | undefined, flag: string): string | undefined => {
 
 const SA = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-/** In a cluster, the defaults of the CVO: the Thanos querier, the service account's token and the service CA. */
-function prometheusOptions(o: AgentCliOptions): { url?: string; tokenFile?: string; ca?: string } {
+/** Where Prometheus is and how it is asked; in a cluster, the CVO's defaults: the Thanos querier, the service account's token, the service CA. */
+function prometheusAccess(o: AgentCliOptions): { url?: string; tokenFile?: string; caFile?: string } {
   const inCluster = (flag: string | undefined, file: string): string | undefined =>
     flag ?? (o.inCluster && existsSync(file) ? file : undefined);
   const tokenFile = inCluster(o.prometheusTokenFile, `${SA}/token`);
@@ -62,8 +64,14 @@ function prometheusOptions(o: AgentCliOptions): { url?: string; tokenFile?: stri
   return {
     url: o.prometheusUrl ?? (o.inCluster ? 'https://thanos-querier.openshift-monitoring.svc:9091' : undefined),
     tokenFile,
-    ca: read(inCluster(o.prometheusCaFile, `${SA}/service-ca.crt`), '--prometheus-ca-file'),
+    caFile: inCluster(o.prometheusCaFile, `${SA}/service-ca.crt`),
   };
+}
+
+/** The PromQL evaluator's options: the CA read once, here, so a bad file fails at start. */
+function prometheusOptions(o: AgentCliOptions): { url?: string; tokenFile?: string; ca?: string } {
+  const { url, tokenFile, caFile } = prometheusAccess(o);
+  return { url, tokenFile, ca: read(caFile, '--prometheus-ca-file') };
 }
 
 /** A line per poll on a terminal. */
@@ -118,11 +126,14 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
   const retrieval = payloadRetrieval(o);
   if (!(ACCEPT_RISKS_MODES as readonly string[]).includes(o.acceptRisks))
     throw new Error(`--accept-risks: '${o.acceptRisks}' is none of ${ACCEPT_RISKS_MODES.join(', ')}`);
+  const names = riskSourceNames(o.riskSources);
   const trust = await trustKeys(o.trustKeys);
   const log = pino({ level: o.logLevel }, logDestination(o.logFormat ?? 'auto'));
   const kc = loadKubeConfig(o);
   const api = clusterApi(kc, AGENT_FIELD_MANAGER);
+  const { url, tokenFile, caFile } = prometheusAccess(o);
   const poller = {
+    riskSources: riskSources(names, api, url ? { url, tokenFile, caFile } : undefined),
     evaluator: new RiskEvaluator(prometheusOptions(o)),
     transport: { ca: read(o.caFile, '--ca-file') },
     defaultUpstream: o.defaultUpstream,

@@ -1,5 +1,6 @@
 // The `agent` command's options, defined once: the command line adds its action, and a tool that runs the
 // agent another way (the simulator, on a simulated cluster's clock) adds its own.
+import { ALL_RISK_SOURCES } from '../agent/riskSources/sources.js';
 import { Option, type Command } from 'commander';
 import { payloadStoreOption } from './payloadCommands.js';
 
@@ -32,6 +33,11 @@ export function defineAgentCommand(program: Command): Command {
       '--accept-risks <mode>',
       'the accept-risks API (spec.desiredUpdate.acceptRisks, status.conditionalUpdateRisks, riskNames): auto follows the FeatureGate cluster (ClusterUpdateAcceptRisks for the running version, off without one), or enabled, disabled',
       'auto',
+    )
+    .option(
+      '--risk-sources <names>',
+      `risks besides the update service's, merged into the updates when the accept-risks API is on, as the newest CVO does: Alert (critical, PodDisruptionBudget, image-pull, node and precheck alerts firing, from --prometheus-url), AdminAck (admin-gates not acknowledged), ClusterOperatorUpgradeable (Upgradeable=False); a comma list, or none`,
+      ALL_RISK_SOURCES,
     )
     .option('--log-level <level>', 'log level', 'info')
     .addOption(

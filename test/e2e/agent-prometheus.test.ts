@@ -1,7 +1,8 @@
 // The agent's poll in this process against a real Prometheus (a process) scraping the mock cluster's
 // metrics: the poller against the mock cluster's API server in this process, and the update service in
 // this process (test/support/pollRig.ts). The other poll scenarios are in test/service/agent/poll.test.ts;
-// test/e2e/agent.test.ts runs the poll as a user does.
+// test/e2e/agent.test.ts runs the poll as a user does. Alert rules the Prometheus evaluates against the
+// mock cluster's series make the alert risk source's risks.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recommendedOf, retrieved } from '../support/agentFixtures.js';
@@ -9,6 +10,7 @@ import { useCleanup } from '../support/cleanup.js';
 import { CONFORMANCE_DIR, conformanceAvailable } from '../support/conformance.js';
 import { prometheusAvailable } from '../support/prometheus.js';
 import { rig as pollRig } from '../support/pollRig.js';
+import { alertSource } from '../../src/agent/riskSources/alert.js';
 
 const cleanup = useCleanup();
 const rig = (o: Parameters<typeof pollRig>[1] = {}) => pollRig(cleanup, o);
@@ -47,6 +49,84 @@ describe.runIf(prometheusAvailable())('the agent poll, in-process, with a real P
     await r.poll();
     expect(retrieved(r.status()).status).toBe('True');
     expect(r.status().availableUpdates).toEqual(good.availableUpdates);
+  });
+
+  it('merges firing alerts as risks of every update, as the newest CVO does, with the accept-risks API on', async () => {
+    const always = 'count(cluster_version) > 0';
+    const rules = [
+      'groups:',
+      '  - name: cincy-risk-sources',
+      '    rules:',
+      '      - alert: ClusterOnAWSCritical',
+      "        expr: cluster_infrastructure_provider{type='AWS'} == 1",
+      '        labels: { severity: critical }',
+      '        annotations:',
+      '          summary: The cluster runs on AWS',
+      '          description: Something on AWS needs a look',
+      '          runbook_url: https://runbooks.example.com/aws.md',
+      '      - alert: KubeContainerWaiting',
+      `        expr: ${always}`,
+      '        labels: { severity: warning, namespace: openshift-etcd }',
+      '        annotations: { summary: Pod container waiting longer than 1 hour }',
+      '      - alert: etcdMembersDown',
+      `        expr: ${always}`,
+      '        labels: { severity: critical }',
+      '      - alert: SlowToFire',
+      `        expr: ${always}`,
+      '        for: 1h',
+      '        labels: { severity: critical }',
+      '      - alert: InfoOnly',
+      `        expr: ${always}`,
+      '        labels: { severity: info }',
+      '',
+    ].join('\n');
+    const r = await rig({ prometheus: true, rules, featureSet: 'TechPreviewNoUpgrade' });
+    // Rules are evaluated every second: wait until the three that fire do, and the pending one is pending.
+    for (let i = 0; ; i++) {
+      const doc = (await (await fetch(`${r.prometheus}/api/v1/alerts`)).json()) as {
+        data: { alerts: Array<{ labels: { alertname: string }; state: string }> };
+      };
+      const states = Object.fromEntries(doc.data.alerts.map((a) => [a.labels.alertname, a.state]));
+      if (states.ClusterOnAWSCritical === 'firing' && states.etcdMembersDown === 'firing' && states.SlowToFire) break;
+      if (i > 100) throw new Error(`the alerts did not fire: ${JSON.stringify(states)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const riskSources = [alertSource({ url: r.prometheus! })];
+
+    // With the accept-risks API off, the CVO leaves alerts to oc: the lists are the graph's alone.
+    await r.poll(undefined, { acceptRisks: 'disabled', riskSources });
+    expect(r.status().availableUpdates!.map((u) => u.version)).toEqual(['4.16.6', '4.16.4']);
+
+    const result = await r.poll(undefined, { riskSources }); // the API on: the cluster's FeatureGate says so
+    const s = r.status();
+    expect(s.availableUpdates).toBeNull();
+    expect(Object.keys(recommendedOf(s)).sort()).toEqual(['4.16.4', '4.16.5', '4.16.6', '4.16.7', '4.16.8']);
+    expect(recommendedOf(s)['4.16.4']).toBe('False/MultipleReasons');
+    const updated = s.conditionalUpdates!.find((c) => c.release.version === '4.16.4')!;
+    expect(updated.risks.map((k) => k.name)).toEqual(['ClusterOnAWSCritical', 'KubeContainerWaiting']);
+    expect(updated.conditions[0]!.message).toBe(
+      'The cluster runs on AWS. https://runbooks.example.com/aws.md\n\nPod container waiting longer than 1 hour. https://github.com/openshift/runbooks/tree/master/alerts?runbook=notfound',
+    );
+    const risk = s.conditionalUpdateRisks!.find((k) => k.name === 'ClusterOnAWSCritical')!;
+    expect(risk.conditions).toEqual([
+      expect.objectContaining({
+        type: 'Applies',
+        status: 'True',
+        reason: 'Alert:firing',
+        message:
+          'critical alert ClusterOnAWSCritical firing, suggesting significant cluster issues worth investigating. The cluster runs on AWS. The alert description is: Something on AWS needs a look https://runbooks.example.com/aws.md',
+      }),
+    ]);
+    // Not merged: a name off the convention (reported), a pending alert, an alert of no category.
+    const names = s.conditionalUpdateRisks!.map((k) => k.name);
+    for (const name of ['etcdMembersDown', 'SlowToFire', 'InfoOnly']) expect(names).not.toContain(name);
+    expect(result.riskProblems).toEqual(['invalid risk name "etcdMembersDown" does not match "^[A-Z][A-Za-z0-9.-]*$"']);
+
+    // Accepting both alerts makes 4.16.4 recommended again, as any accepted risk does.
+    r.setSpec({ desiredUpdate: { acceptRisks: [{ name: 'ClusterOnAWSCritical' }, { name: 'KubeContainerWaiting' }] } });
+    await r.poll(undefined, { riskSources });
+    expect(recommendedOf(r.status())['4.16.4']).toBe('True/AllExposedRisksAccepted');
+    expect(r.status().availableUpdates!.map((u) => u.version)).toContain('4.16.4');
   });
 
   it.runIf(conformanceAvailable())(

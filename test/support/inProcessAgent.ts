@@ -2,7 +2,7 @@
 // (its loop, with a log kept in memory) and the poller, each with a client identity of its own, both on the
 // cluster's in-memory API.
 import pino from 'pino';
-import { UpdatesPoller } from '../../src/agent/poll.js';
+import { UpdatesPoller, type PollerOptions } from '../../src/agent/poll.js';
 import { RiskEvaluator } from '../../src/agent/risks.js';
 import { ClusterVersionOperator } from '../../src/agent/update/operator.js';
 import { runUpdateLoop } from '../../src/agent/update/loop.js';
@@ -65,7 +65,11 @@ export function startOperator(
  * Polls of the update lists, as the agent's poll loop makes them. The risk evaluator's pause of a second
  * between PromQL queries is left out (its rules are tested on their own), so a poll takes milliseconds.
  */
-export function poller(cluster: InProcessCluster, prometheusUrl?: string): UpdatesPoller {
+export function poller(
+  cluster: InProcessCluster,
+  prometheusUrl?: string,
+  options: Partial<PollerOptions> = {},
+): UpdatesPoller {
   const evaluator = new RiskEvaluator({ url: prometheusUrl }, Date.now, { minIntervalMs: 0 });
-  return new UpdatesPoller({ api: cluster.client().api, evaluator, clock: cluster.clock });
+  return new UpdatesPoller({ api: cluster.client().api, evaluator, clock: cluster.clock, ...options });
 }

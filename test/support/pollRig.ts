@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { kindNamed } from '@cincy/simulator/apiserver/kinds';
 import { InProcessCluster } from '@cincy/simulator/testing/inProcessCluster';
 import { writeAgentTree, type Status } from './agentFixtures.js';
+import type { PollerOptions, PollResult } from '../../src/agent/poll.js';
 import { poller } from './inProcessAgent.js';
 import { startPrometheus } from './prometheus.js';
 import { startServer } from './server.js';
@@ -16,12 +17,21 @@ export interface Rig {
   status(): Status;
   setSpec(spec: Record<string, unknown>): void;
   /** One poll with a fresh evaluator (no cached PromQL results), against `prometheus` by default. */
-  poll(prometheusUrl?: string): Promise<unknown>;
+  poll(prometheusUrl?: string, options?: Partial<PollerOptions>): Promise<PollResult>;
 }
 
 export async function rig(
   cleanup: { add(f: () => unknown): void; dir(): string },
-  o: { version?: string; channel?: string; graphData?: string; prometheus?: boolean } = {},
+  o: {
+    version?: string;
+    channel?: string;
+    graphData?: string;
+    prometheus?: boolean;
+    /** A Prometheus rule file (YAML) the Prometheus evaluates: alerting rules for the alert risk source. */
+    rules?: string;
+    /** The cluster's feature set: TechPreviewNoUpgrade turns the accept-risks API on. */
+    featureSet?: string;
+  } = {},
 ): Promise<Rig> {
   const server = await startServer({ graphData: o.graphData ?? writeAgentTree(join(cleanup.dir(), 'tree')) });
   cleanup.add(() => server.close());
@@ -33,10 +43,11 @@ export async function rig(
     upstream: `${server.url}/api/upgrades_info/v1/graph`,
     platform: 'AWS',
     payloadStore: cleanup.dir(),
+    featureSet: o.featureSet,
   });
   cleanup.add(() => cluster.close());
   const prometheus = o.prometheus
-    ? await startPrometheus(new URL(cluster.url).host, cluster.token(), cleanup.dir(), cleanup)
+    ? await startPrometheus(new URL(cluster.url).host, cluster.token(), cleanup.dir(), cleanup, undefined, o.rules)
     : undefined;
   const cv = kindNamed('ClusterVersion');
   return {
@@ -45,6 +56,6 @@ export async function rig(
     prometheus,
     status: () => cluster.cv().status,
     setSpec: (spec) => void cluster.state.patch(cv, undefined, 'version', { spec }),
-    poll: (url = prometheus) => poller(cluster, url).poll(),
+    poll: (url = prometheus, options) => poller(cluster, url, options).poll(),
   };
 }

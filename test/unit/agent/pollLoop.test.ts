@@ -39,6 +39,7 @@ function rig(random = 0.5, queued: number[] = []) {
         conditional: 0,
         recommendedConditional: 0,
         written: false,
+        riskProblems: [],
         queuedEvaluations,
       } as PollResult;
     },

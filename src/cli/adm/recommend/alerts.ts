@@ -2,9 +2,9 @@
 // cluster's Prometheus (GET /api/v1/alerts), each critical one, each PodDisruptionBudget, image-pull, node,
 // virtualization alert and each labelled openShiftUpdatePrecheck="true" a finding (status False) worth a
 // look before updating, accepted by the alert's name; a category with none a True "AsExpected" one.
-import { readFileSync } from 'node:fs';
-import { Agent, request } from 'undici';
-import { readBounded } from '../../../readBounded.js';
+import { fetchAlerts, NODE_ALERTS, type Alert, type PrometheusAccess } from '../../../agent/riskSources/alert.js';
+
+export type { PrometheusAccess };
 
 export interface Finding {
   type: string;
@@ -13,47 +13,6 @@ export interface Finding {
   message: string;
   /** The name --accept takes to accept this finding (for one that is not True). */
   acceptance: string;
-}
-
-export interface PrometheusAccess {
-  url: string;
-  tokenFile?: string;
-  caFile?: string;
-}
-
-export interface Alert {
-  labels?: {
-    alertname?: string;
-    severity?: string;
-    namespace?: string;
-    poddisruptionbudget?: string;
-    openShiftUpdatePrecheck?: string;
-  };
-  annotations?: { summary?: string; description?: string; message?: string; runbook_url?: string };
-  state?: string;
-}
-
-const MAX_BYTES = 8 * 1024 * 1024;
-
-/** The alerts Prometheus has, pending or firing. */
-async function fetchAlerts(p: PrometheusAccess): Promise<Alert[]> {
-  const token = p.tokenFile ? readFileSync(p.tokenFile, 'utf8').trim() : undefined;
-  const dispatcher = new Agent(p.caFile ? { connect: { ca: readFileSync(p.caFile, 'utf8') } } : {});
-  try {
-    const res = await request(new URL('/api/v1/alerts', p.url), {
-      headers: { accept: 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
-      dispatcher,
-      headersTimeout: 30_000,
-      bodyTimeout: 30_000,
-    });
-    const body = await readBounded(res.body, MAX_BYTES, () => new Error(`an answer over ${MAX_BYTES} bytes`));
-    if (res.statusCode !== 200) throw new Error(`unexpected HTTP status ${res.statusCode} from ${p.url}`);
-    const doc = JSON.parse(body.toString('utf8')) as { data?: { alerts?: Alert[] } };
-    if (!Array.isArray(doc.data?.alerts)) throw new Error(`no alerts list in the answer of ${p.url}`);
-    return doc.data.alerts;
-  } finally {
-    await dispatcher.close();
-  }
 }
 
 interface Category {
@@ -65,7 +24,6 @@ interface Category {
   matches(name: string, alert: Alert): boolean;
 }
 
-const NODE_ALERTS = ['KubeletHealthState', 'KubeNodeNotReady', 'KubeNodeReadinessFlapping', 'KubeNodeUnreachable'];
 const DRAIN_SLOWING = 'which may slow workload redistribution during rolling node updates.';
 
 // In the order an alert is tried against them: the first that matches takes it.

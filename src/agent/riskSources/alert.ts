@@ -1,0 +1,164 @@
+// Firing alerts of the cluster's Prometheus as risks of every update, as the newest cluster-version-
+// operator's pkg/risk/alert source makes them (alertsToRisks): a critical alert, PodDisruptionBudgetAtLimit,
+// the image-pull, node and virtualization alerts, and any labelled openShiftUpdatePrecheck="true" become a
+// risk named after the alert, always applying, with an Applies condition that says which alert fires and
+// why it matters; several alerts of one name are one risk whose condition joins their messages. Pending
+// alerts do not count. The alerts come from GET /api/v1/alerts (in a cluster, the Thanos querier).
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'undici';
+import { readBounded } from '../../readBounded.js';
+import type { Condition } from '../conditions.js';
+import { forVersions, type RiskSource, type SourceRisk } from './source.js';
+
+export const ALERT_SOURCE = 'Alert';
+
+export interface PrometheusAccess {
+  url: string;
+  tokenFile?: string;
+  caFile?: string;
+}
+
+export interface Alert {
+  labels?: {
+    alertname?: string;
+    severity?: string;
+    namespace?: string;
+    poddisruptionbudget?: string;
+    openShiftUpdatePrecheck?: string;
+  };
+  annotations?: { summary?: string; description?: string; message?: string; runbook_url?: string };
+  state?: string;
+  activeAt?: string;
+}
+
+const MAX_BYTES = 8 * 1024 * 1024;
+const MAX_ALERTS = 10_000;
+/** Bounds on what one alert may bring into the ClusterVersion: its texts are cut, not trusted whole. */
+const MAX_TEXT = 1_024;
+const ANSWER_TIMEOUT_MS = 30_000;
+
+export const NODE_ALERTS = [
+  'KubeletHealthState',
+  'KubeNodeNotReady',
+  'KubeNodeReadinessFlapping',
+  'KubeNodeUnreachable',
+];
+export const PULL_WAITING_ALERTS = ['KubeContainerWaiting'];
+export const VIRT_ALERTS = ['VirtHandlerDaemonSetRolloutFailing', 'VMCannotBeEvicted'];
+const PDB_LIMIT = 'PodDisruptionBudgetLimit';
+const PDB_AT_LIMIT = 'PodDisruptionBudgetAtLimit';
+const RUNBOOK_NOT_FOUND = 'https://github.com/openshift/runbooks/tree/master/alerts?runbook=notfound';
+
+/** The alerts Prometheus has, pending or firing, bounded in bytes and count. */
+export async function fetchAlerts(p: PrometheusAccess): Promise<Alert[]> {
+  const token = p.tokenFile ? readFileSync(p.tokenFile, 'utf8').trim() : undefined;
+  const dispatcher = new Agent(p.caFile ? { connect: { ca: readFileSync(p.caFile, 'utf8') } } : {});
+  try {
+    const res = await request(new URL('/api/v1/alerts', p.url), {
+      headers: { accept: 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+      dispatcher,
+      headersTimeout: ANSWER_TIMEOUT_MS,
+      bodyTimeout: ANSWER_TIMEOUT_MS,
+    });
+    const body = await readBounded(res.body, MAX_BYTES, () => new Error(`an answer over ${MAX_BYTES} bytes`));
+    if (res.statusCode !== 200) throw new Error(`unexpected HTTP status ${res.statusCode} from ${p.url}`);
+    const doc = JSON.parse(body.toString('utf8')) as { data?: { alerts?: Alert[] } };
+    if (!Array.isArray(doc.data?.alerts)) throw new Error(`no alerts list in the answer of ${p.url}`);
+    if (doc.data.alerts.length > MAX_ALERTS) throw new Error(`over ${MAX_ALERTS} alerts in the answer of ${p.url}`);
+    return doc.data.alerts;
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+const clip = (s: string | undefined): string => (s && s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : (s ?? ''));
+
+/** The risks of the alerts firing, in name order (pkg/risk/alert alertsToRisks). */
+export function alertRisks(alerts: Alert[]): SourceRisk[] {
+  const risks = new Map<string, SourceRisk & { applies: Condition }>();
+  for (const alert of alerts) {
+    const name = clip(alert.labels?.alertname);
+    if (!name || alert.state === 'pending') continue;
+    const severity = clip(alert.labels?.severity);
+    const state = clip(alert.state);
+    const a = alert.annotations ?? {};
+    let summary = clip(a.summary) || name;
+    if (!summary.endsWith('.')) summary += '.';
+    const [description, message] = [clip(a.description), clip(a.message)];
+    const described =
+      description && message
+        ? ` The alert description is: ${description} | ${message}`
+        : description || message
+          ? ` The alert description is: ${description || message}`
+          : ' The alert has no description.';
+    const runbook = clip(a.runbook_url);
+    let details = `${summary}${described} ${runbook || '<alert does not have a runbook_url annotation>'}`;
+    const budget = `Namespace=${clip(alert.labels?.namespace)}, PodDisruptionBudget=${clip(alert.labels?.poddisruptionbudget)}. `;
+    let why: string;
+    if (severity === 'critical') {
+      if (name === PDB_LIMIT) details = budget + details;
+      why = 'suggesting significant cluster issues worth investigating';
+    } else if (name === PDB_AT_LIMIT) {
+      details = budget + details;
+      why = 'which might slow node drains';
+    } else if ([...PULL_WAITING_ALERTS, ...NODE_ALERTS, ...VIRT_ALERTS].includes(name))
+      why = 'which may slow workload redistribution during rolling node updates';
+    else if (alert.labels?.openShiftUpdatePrecheck === 'true')
+      why = 'suggesting issues worth investigating before updating the cluster';
+    else continue;
+    const condition: Condition = {
+      type: 'Applies',
+      status: 'True',
+      reason: `Alert:${state}`,
+      message: `${severity} alert ${name} ${state}, ${why}. ${details}`,
+      lastTransitionTime: validTime(alert.activeAt),
+    };
+    const known = risks.get(name);
+    if (!known) {
+      risks.set(name, {
+        name,
+        message: summary,
+        url: runbook || RUNBOOK_NOT_FOUND,
+        matchingRules: [{ type: 'Always' }],
+        applies: condition,
+      });
+      continue;
+    }
+    known.applies = {
+      ...known.applies,
+      message: `${known.applies.message}; ${condition.message}`,
+      lastTransitionTime:
+        condition.lastTransitionTime < known.applies.lastTransitionTime
+          ? condition.lastTransitionTime
+          : known.applies.lastTransitionTime,
+    };
+  }
+  return [...risks.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** An alert's activeAt as a Kubernetes time (seconds, Z); the epoch when it has none or a malformed one. */
+function validTime(at: string | undefined): string {
+  const ms = at ? Date.parse(at) : NaN;
+  return new Date(Number.isFinite(ms) ? Math.floor(ms / 1000) * 1000 : 0).toISOString().replace('.000Z', 'Z');
+}
+
+/**
+ * The alert source: a failure to read the alerts keeps the last alerts read (the CVO's AlertGetter logs
+ * "using stale cache instead"), and is reported.
+ */
+export function alertSource(access: PrometheusAccess): RiskSource {
+  let last: Alert[] = [];
+  return {
+    name: ALERT_SOURCE,
+    async risks(versions) {
+      let problem: string | undefined;
+      try {
+        last = await fetchAlerts(access);
+      } catch (err) {
+        problem = `failed to get alerts from ${access.url}, using the alerts last read: ${(err as Error).message}`;
+      }
+      const risks = alertRisks(last);
+      return { risks, versions: forVersions(risks, versions), ...(problem && { problem }) };
+    },
+  };
+}

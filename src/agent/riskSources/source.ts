@@ -1,0 +1,85 @@
+// Where risks other than the update service's come from, as the newest cluster-version-operator's
+// pkg/risk Source: a source names itself and answers the risks it sees now and, for each, the update
+// versions it applies to. Their answers are taken together as pkg/risk/aggregate takes them: the first
+// definition of a name stands, a different one from another source is reported, and a source that fails
+// is reported while the others still count.
+import semver from 'semver';
+import type { Risk } from '../../graph/model.js';
+import type { ClusterVersion } from '../clusterVersion.js';
+import type { Condition } from '../conditions.js';
+
+/** A risk of a source; one whose exposure the source already knows (a firing alert) carries its Applies condition. */
+export type SourceRisk = Risk & { applies?: Condition };
+
+export interface SourceAnswer {
+  risks: SourceRisk[];
+  /** Risk name -> the update versions it applies to. */
+  versions: Map<string, string[]>;
+  /** What went wrong, when something did; the risks still count (a source may answer one for its own failure). */
+  problem?: string;
+}
+
+export interface RiskSource {
+  readonly name: string;
+  risks(versions: string[], cv: ClusterVersion): Promise<SourceAnswer>;
+}
+
+/** Every source's answer taken together; `problems` has one line per thing that went wrong. */
+export async function collectRisks(
+  sources: readonly RiskSource[],
+  versions: string[],
+  cv: ClusterVersion,
+): Promise<{ risks: SourceRisk[]; versions: Map<string, string[]>; problems: string[] }> {
+  const risks: SourceRisk[] = [];
+  const byName = new Map<string, SourceRisk>();
+  const merged = new Map<string, string[]>();
+  const problems: string[] = [];
+  const answers = await Promise.all(
+    sources.map((s) =>
+      s
+        .risks(versions, cv)
+        .catch((err: unknown): SourceAnswer => ({ risks: [], versions: new Map(), problem: (err as Error).message })),
+    ),
+  );
+  answers.forEach((answer, i) => {
+    const source = sources[i]!;
+    if (answer.problem) problems.push(`${source.name}: ${answer.problem}`);
+    for (const risk of answer.risks) {
+      const known = byName.get(risk.name);
+      if (!known) {
+        byName.set(risk.name, risk);
+        risks.push(risk);
+      } else if (!sameDefinition(known, risk))
+        problems.push(`divergent definitions of risk ${JSON.stringify(risk.name)} from ${JSON.stringify(source.name)}`);
+    }
+    for (const [name, vs] of answer.versions) merged.set(name, [...new Set([...(merged.get(name) ?? []), ...vs])]);
+  });
+  return { risks, versions: merged, problems };
+}
+
+/** The parts of two definitions of one risk that must agree (the conditions they carry may differ). */
+export const sameDefinition = (a: SourceRisk, b: SourceRisk): boolean =>
+  a.name === b.name &&
+  a.message === b.message &&
+  a.url === b.url &&
+  JSON.stringify(a.matchingRules) === JSON.stringify(b.matchingRules);
+
+/**
+ * The versions of `versions` a major or minor version beyond `current`, and those that are not SemVer
+ * (pkg/risk/upgradeable MajorAndMinorUpdates); `current` must be SemVer.
+ */
+export function majorAndMinorUpdates(current: semver.SemVer, versions: string[]): string[] {
+  return versions.filter((v) => {
+    const p = semver.parse(v);
+    return !p || p.major > current.major || (p.major === current.major && p.minor > current.minor);
+  });
+}
+
+/** The docs of the current minor's ClusterOperator condition types, as the CVO links Upgradeable risks. */
+export const conditionTypesDocs = (v: semver.SemVer): string =>
+  `https://docs.redhat.com/en/documentation/openshift_container_platform/${v.major}.${v.minor}/html/updating_clusters/understanding-openshift-updates-1#understanding_clusteroperator_conditiontypes_understanding-openshift-updates`;
+export const PRODUCT_DOCS = 'https://docs.redhat.com/en/documentation/openshift_container_platform/';
+
+/** The same risk for every version given, as most sources answer. */
+export const forVersions = (risks: SourceRisk[], versions: string[]): Map<string, string[]> =>
+  new Map(versions.length ? risks.map((r) => [r.name, versions]) : []);

@@ -1,0 +1,87 @@
+// Firing alerts as risks, as pkg/risk/alert alertsToRisks makes them: which alerts count, their Applies
+// condition's reason and message, several alerts of one name as one risk, and texts bounded.
+import { describe, expect, it } from 'vitest';
+import { alertRisks, type Alert } from '../../../../src/agent/riskSources/alert.js';
+
+const alert = (name: string, extra: Partial<Alert> = {}, labels: Alert['labels'] = {}): Alert => ({
+  labels: { alertname: name, severity: 'warning', ...labels },
+  annotations: { summary: `${name} summary` },
+  state: 'firing',
+  activeAt: '2026-12-01T10:00:00.123Z',
+  ...extra,
+});
+
+describe('alert risks', () => {
+  it('words a critical budget alert as the CVO does, and takes the budget, pull, node, virt and precheck alerts', () => {
+    const risks = alertRisks([
+      alert(
+        'PodDisruptionBudgetLimit',
+        {
+          annotations: {
+            summary: 'summary',
+            description: 'description',
+            message: 'message',
+            runbook_url: 'http://runbook.example.com/runbooks/abc.md',
+          },
+        },
+        { severity: 'critical', namespace: 'namespace', poddisruptionbudget: 'some-pdb' },
+      ),
+      alert('PodDisruptionBudgetAtLimit', {}, { namespace: 'ns', poddisruptionbudget: 'pdb' }),
+      alert('KubeContainerWaiting'),
+      alert('KubeNodeNotReady'),
+      alert('VMCannotBeEvicted'),
+      alert('SomePrecheck', {}, { openShiftUpdatePrecheck: 'true' }),
+      alert('JustAWarning'),
+      alert('StillPending', { state: 'pending' }, { severity: 'critical' }),
+    ]);
+    expect(risks.map((r) => r.name)).toEqual([
+      'KubeContainerWaiting',
+      'KubeNodeNotReady',
+      'PodDisruptionBudgetAtLimit',
+      'PodDisruptionBudgetLimit',
+      'SomePrecheck',
+      'VMCannotBeEvicted',
+    ]);
+    const critical = risks.find((r) => r.name === 'PodDisruptionBudgetLimit')!;
+    expect(critical).toMatchObject({
+      message: 'summary.',
+      url: 'http://runbook.example.com/runbooks/abc.md',
+      matchingRules: [{ type: 'Always' }],
+      applies: {
+        type: 'Applies',
+        status: 'True',
+        reason: 'Alert:firing',
+        lastTransitionTime: '2026-12-01T10:00:00Z',
+        message:
+          'critical alert PodDisruptionBudgetLimit firing, suggesting significant cluster issues worth investigating. Namespace=namespace, PodDisruptionBudget=some-pdb. summary. The alert description is: description | message http://runbook.example.com/runbooks/abc.md',
+      },
+    });
+    expect(risks.find((r) => r.name === 'PodDisruptionBudgetAtLimit')!.applies!.message).toBe(
+      'warning alert PodDisruptionBudgetAtLimit firing, which might slow node drains. Namespace=ns, PodDisruptionBudget=pdb. PodDisruptionBudgetAtLimit summary. The alert has no description. <alert does not have a runbook_url annotation>',
+    );
+    expect(risks.find((r) => r.name === 'KubeContainerWaiting')!.url).toBe(
+      'https://github.com/openshift/runbooks/tree/master/alerts?runbook=notfound',
+    );
+  });
+
+  it('several alerts of one name: one risk, their messages joined, the earliest start', () => {
+    const [risk] = alertRisks([
+      alert('KubeNodeNotReady', { activeAt: '2026-12-01T11:00:00Z' }),
+      alert('KubeNodeNotReady', { activeAt: '2026-12-01T09:00:00Z' }),
+    ]);
+    expect(risk!.applies!.lastTransitionTime).toBe('2026-12-01T09:00:00Z');
+    expect(risk!.applies!.message.split('; ')).toHaveLength(2);
+  });
+
+  it('bounds what an alert brings: long texts cut, a malformed start the epoch', () => {
+    const [risk] = alertRisks([
+      alert('KubeNodeNotReady', {
+        activeAt: 'yesterday',
+        annotations: { summary: 'x'.repeat(100_000), description: 'y'.repeat(100_000) },
+      }),
+    ]);
+    expect(risk!.applies!.lastTransitionTime).toBe('1970-01-01T00:00:00Z');
+    expect(risk!.message.length).toBeLessThan(1_100);
+    expect(risk!.applies!.message.length).toBeLessThan(2_400);
+  });
+});
