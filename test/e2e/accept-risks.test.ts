@@ -22,6 +22,8 @@ const cleanup = useCleanup();
 const TECH_PREVIEW_CRD = join(KUBE_DIR, 'crds-optional', 'clusterversions-TechPreviewNoUpgrade-2026-08.crd.yaml');
 const SCALE = 600;
 const RISKY = '4.16.6';
+/** The risk the ClusterOperatorUpgradeable source makes of Tech Preview's Upgradeable=False config operator. */
+const HELD = 'ClusterOperatorUpgradeable-config-operator';
 
 type ServerKind = 'mock' | 'real';
 type FeatureSet = 'Default' | 'TechPreviewNoUpgrade';
@@ -103,10 +105,15 @@ describe.runIf(available())('the accept-risks API on the mock cluster and on a r
       const { cv, run } = tools(kubeconfig, said);
       expect((await run('agent --once', ['agent', '--once'])).code).toBe(0);
       const polled = await cv();
+      // The graph's risk, and the risk the newest CVO's ClusterOperatorUpgradeable source makes of the
+      // config operator's Upgradeable=False (Tech Preview holds minor updates back): RISKY is a minor update.
+      const applies = [expect.objectContaining({ type: 'Applies', status: 'True', reason: 'Match', message: '' })];
       expect(polled.status.conditionalUpdateRisks?.map((r) => [r.name, r.conditions])).toEqual([
-        ['Everywhere', [expect.objectContaining({ type: 'Applies', status: 'True', reason: 'Match', message: '' })]],
+        [HELD, applies],
+        ['Everywhere', applies],
       ]);
       expect(polled.status.conditionalUpdates?.find((c) => c.release.version === RISKY)?.riskNames).toEqual([
+        HELD,
         'Everywhere',
       ]);
       // Each of the update's own risks carries its Applies condition too, kept by the CRD of the feature set.
@@ -134,7 +141,7 @@ describe.runIf(available())('the accept-risks API on the mock cluster and on a r
       );
       expect(refused).toMatchObject({
         reason: 'UnacceptedRisks',
-        message: `Payload loaded version="${RISKY}" image="${image(RISKY)}" is blocked because it is exposed to unaccepted risks [Everywhere]`,
+        message: `Payload loaded version="${RISKY}" image="${image(RISKY)}" is blocked because it is exposed to unaccepted risks [${HELD} Everywhere]`,
       });
 
       // Accepted: the update is recommended, taken, and its history entry says why.
@@ -144,15 +151,24 @@ describe.runIf(available())('the accept-risks API on the mock cluster and on a r
       expect((await run('accept again', ['adm', 'upgrade', 'accept', 'Everywhere'])).stdout).toBe(
         'info: Accept risks are not changed\n',
       );
+      // One risk accepted of two: still refused, now for the other alone.
+      await until('the refusal of the other risk', async () =>
+        (await cv()).status.conditions?.some(
+          (k) => k.type === 'ReleaseAccepted' && k.message.endsWith(`risks [${HELD}]`),
+        ),
+      );
+      expect((await run('accept held', ['adm', 'upgrade', 'accept', HELD])).stdout).toBe(
+        `info: Accept risks are [Everywhere, ${HELD}]\n`,
+      );
       const entry = await until(
         'the accepted update',
         async () => ((h) => h?.version === RISKY && h)((await cv()).status.history?.[0]),
         180_000,
       );
       expect(entry.acceptedRisks).toContain(
-        `The target release version="${RISKY}" image="${image(RISKY)}" is exposed to the risks [Everywhere] and accepted by CVO because all of them are considered acceptable`,
+        `The target release version="${RISKY}" image="${image(RISKY)}" is exposed to the risks [${HELD} Everywhere] and accepted by CVO because all of them are considered acceptable`,
       );
-      expect((await cv()).spec.desiredUpdate?.acceptRisks).toEqual([{ name: 'Everywhere' }]);
+      expect((await cv()).spec.desiredUpdate?.acceptRisks).toEqual([{ name: 'Everywhere' }, { name: HELD }]);
       expect((await run('accept cleared', ['adm', 'upgrade', 'accept', '--clear'])).stdout).toBe(
         'info: Accept risks are []\n',
       );
