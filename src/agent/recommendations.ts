@@ -13,6 +13,8 @@ export const NOT_EXPOSED =
   'The update is recommended, because none of the conditional update risks apply to this cluster.';
 export const ALL_ACCEPTED =
   'The update is recommended, because either risk does not apply to this cluster or it is accepted by cluster admins.';
+/** A condition's message at most (metav1.Condition's schema): an update with very many risks is cut, not refused. */
+export const MAX_CONDITION_MESSAGE = 32_768;
 const REASON_NAME = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 
 /**
@@ -100,6 +102,7 @@ export function recommended(
     }
   }
   if (messages.length) message = messages.join('\n\n');
+  if (message.length > MAX_CONDITION_MESSAGE) message = `${message.slice(0, MAX_CONDITION_MESSAGE - 1)}…`;
   return { type: 'Recommended', status, lastTransitionTime: at, reason, message };
 }
 

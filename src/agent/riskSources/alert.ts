@@ -36,6 +36,8 @@ const MAX_ALERTS = 10_000;
 /** Bounds on what one alert may bring into the ClusterVersion: its texts are cut, not trusted whole. */
 const MAX_TEXT = 1_024;
 const ANSWER_TIMEOUT_MS = 30_000;
+/** The joined messages of one alert name: well within a condition message's 32,768 characters. */
+const MAX_JOINED = 8_192;
 
 export const NODE_ALERTS = [
   'KubeletHealthState',
@@ -76,6 +78,8 @@ const clip = (s: string | undefined): string => (s && s.length > MAX_TEXT ? `${s
 /** The risks of the alerts firing, in name order (pkg/risk/alert alertsToRisks). */
 export function alertRisks(alerts: Alert[]): SourceRisk[] {
   const risks = new Map<string, SourceRisk & { applies: Condition }>();
+  /** Alerts of a name whose messages no longer fit in its condition. */
+  const left = new Map<string, number>();
   for (const alert of alerts) {
     const name = clip(alert.labels?.alertname);
     if (!name || alert.state === 'pending') continue;
@@ -124,14 +128,21 @@ export function alertRisks(alerts: Alert[]): SourceRisk[] {
       });
       continue;
     }
+    // One alert name may fire for every pod: the messages joined stop short of the condition's bound.
+    const joined = `${known.applies.message}; ${condition.message}`;
+    if (joined.length > MAX_JOINED) left.set(name, (left.get(name) ?? 0) + 1);
     known.applies = {
       ...known.applies,
-      message: `${known.applies.message}; ${condition.message}`,
+      message: joined.length > MAX_JOINED ? known.applies.message : joined,
       lastTransitionTime:
         condition.lastTransitionTime < known.applies.lastTransitionTime
           ? condition.lastTransitionTime
           : known.applies.lastTransitionTime,
     };
+  }
+  for (const [name, more] of left) {
+    const risk = risks.get(name)!;
+    risk.applies = { ...risk.applies, message: `${risk.applies.message}; and ${more} more alerts ${name}` };
   }
   return [...risks.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -54,8 +54,21 @@ export async function collectRisks(
     }
     for (const [name, vs] of answer.versions) merged.set(name, [...new Set([...(merged.get(name) ?? []), ...vs])]);
   });
+  if (risks.length > MAX_SOURCE_RISKS) {
+    problems.push(
+      `${risks.length} risks from the sources: only the first ${MAX_SOURCE_RISKS} are merged (a ClusterVersion holds 200 risks an update, 500 in all)`,
+    );
+    for (const dropped of risks.splice(MAX_SOURCE_RISKS)) merged.delete(dropped.name);
+  }
   return { risks, versions: merged, problems };
 }
+
+/**
+ * The most risks the sources may add, together: with the graph's own (a few an update on real data) they
+ * stay within what the ClusterVersion schema holds (200 risks an update, 500 risks in all), so a cluster with
+ * a storm of alerts still gets its lists written rather than refused whole.
+ */
+export const MAX_SOURCE_RISKS = 100;
 
 /** The parts of two definitions of one risk that must agree (the conditions they carry may differ). */
 export const sameDefinition = (a: SourceRisk, b: SourceRisk): boolean =>

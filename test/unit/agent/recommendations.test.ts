@@ -8,6 +8,7 @@ import { keepTransition } from '../../../src/agent/conditions.js';
 import {
   ALL_ACCEPTED,
   appliesCondition,
+  MAX_CONDITION_MESSAGE,
   NOT_EXPOSED,
   recommended,
   risksByName,
@@ -99,6 +100,15 @@ describe('agent rules', () => {
       expect(recommended([older], shared, undefined, AT).message).toBe(quoted(older));
       expect(recommended([newer], shared, undefined, AT).message).toBe(quoted(newer));
     }
+  });
+
+  it('an update with very many applying risks: its message cut at the condition bound, not left to be refused', () => {
+    const many = Array.from({ length: 100 }, (_, i) => ({ ...risk(`R${i}`), message: 'x'.repeat(1_000) }));
+    const exposures = new Map<string, Exposure>(many.map((r) => [r.name, { applies: true }]));
+    const c = recommended(many, exposures, undefined, AT);
+    expect(c).toMatchObject({ status: 'False', reason: 'MultipleReasons' });
+    expect(c.message.length).toBe(MAX_CONDITION_MESSAGE);
+    expect(c.message.endsWith('…')).toBe(true);
   });
 
   it('evaluates each risk once, with the definition of the highest target that carries it, listed by name', () => {

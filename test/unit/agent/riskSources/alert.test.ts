@@ -73,6 +73,12 @@ describe('alert risks', () => {
     expect(risk!.applies!.message.split('; ')).toHaveLength(2);
   });
 
+  it('one alert name firing for a thousand pods: one condition, its messages joined up to a bound, the rest counted', () => {
+    const [risk] = alertRisks(Array.from({ length: 1_000 }, () => alert('KubeContainerWaiting')));
+    expect(risk!.applies!.message.length).toBeLessThan(8_300);
+    expect(risk!.applies!.message).toMatch(/; and \d+ more alerts KubeContainerWaiting$/);
+  });
+
   it('bounds what an alert brings: long texts cut, a malformed start the epoch', () => {
     const [risk] = alertRisks([
       alert('KubeNodeNotReady', {
