@@ -132,6 +132,8 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
   const kc = loadKubeConfig(o);
   const api = clusterApi(kc, AGENT_FIELD_MANAGER);
   const { url, tokenFile, caFile } = prometheusAccess(o);
+  if (names.includes('Alert') && !url)
+    log.warn('the Alert risk source needs a Prometheus (--prometheus-url): alerts are not read');
   const poller = {
     riskSources: riskSources(names, api, url ? { url, tokenFile, caFile } : undefined),
     evaluator: new RiskEvaluator(prometheusOptions(o)),

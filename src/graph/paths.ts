@@ -189,11 +189,10 @@ export function planPaths(full: FullGraph, q: PathQuery): PathAnswer {
         ? `${v} is in no eus-, stable- or fast- channel of ${q.arch}${CANDIDATE_HINT}`
         : `${v} is not in channel ${q.channel} (${q.arch})`;
   const fail = (code: NoPathCode, message: string): PathAnswer => ({ ...answer, reason: { code, message } });
-  const p = planner(full, q.arch, scope);
-
   const channels = scopesOf(full).channels;
   if (q.channel !== undefined && !channels.has(q.channel))
     return fail('unknown-channel', `no release is in a channel named ${q.channel}${didYouMean(q.channel, channels)}`);
+  const p = planner(full, q.arch, scope);
   if (!p.releases.has(q.from)) return fail('source-not-a-release', `${q.from} is not a release of ${q.arch}`);
   if (!p.releases.has(q.to)) return fail('target-not-a-release', `${q.to} is not a release of ${q.arch}`);
   if (!p.graph.hasNode(q.from)) return fail('source-not-in-channel', outside(q.from));
@@ -205,7 +204,7 @@ export function planPaths(full: FullGraph, q: PathQuery): PathAnswer {
     a.risks.length === 0 ? 0 : a.risks.filter((r) => !accepted.has(r.name)).length;
   // A prerelease (ec, rc) is a stop of last resort: among paths of as many hops, one without it wins; in an
   // EUS plan, any path without one wins. Versions carry no build metadata, so a prerelease has a '-'. The
-  // weights order paths as the ranking below does.
+  // weights follow the ranking below, risks counted per edge.
   const isPrereleaseStop = (node: string): boolean => node !== q.to && node !== q.from && node.includes('-');
   const prereleaseWeight = eus ? EUS_PRERELEASE_STOP_WEIGHT : PRERELEASE_STOP_WEIGHT;
   const weight = (_e: number, a: EdgeAttributes): number =>
@@ -219,11 +218,11 @@ export function planPaths(full: FullGraph, q: PathQuery): PathAnswer {
     if (nodes && nodes.length > 1) candidates.set(nodes.join(' '), nodes);
   };
   offer(best);
-  // The weights order paths as the ranking does, so the cheapest path is the first answer; alternatives
-  // (the fewest hops, deviations, near-shortest paths) are searched only when more than one is asked for.
+  // The weights count risks per edge where the ranking counts distinct names: the path of fewest hops is
+  // always a candidate too, and every candidate is ranked below.
+  const shortest = cheapestPath(p.out, q.from, q.to, () => 1);
+  offer(shortest);
   if (limit > 1) {
-    const shortest = cheapestPath(p.out, q.from, q.to, () => 1);
-    offer(shortest);
     // Deviations: the best path again with one of its edges made prohibitively expensive.
     for (let i = 0; i + 1 < best.length; i++) {
       const avoid = edgeNumber(p.out, best[i]!, best[i + 1]!);

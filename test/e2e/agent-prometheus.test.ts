@@ -3,6 +3,7 @@
 // this process (test/support/pollRig.ts). The other poll scenarios are in test/service/agent/poll.test.ts;
 // test/e2e/agent.test.ts runs the poll as a user does. Alert rules the Prometheus evaluates against the
 // mock cluster's series make the alert risk source's risks.
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recommendedOf, retrieved } from '../support/agentFixtures.js';
@@ -11,6 +12,7 @@ import { CONFORMANCE_DIR, conformanceAvailable } from '../support/conformance.js
 import { prometheusAvailable } from '../support/prometheus.js';
 import { rig as pollRig } from '../support/pollRig.js';
 import { alertSource } from '../../src/agent/riskSources/alert.js';
+import { RiskEvaluator } from '../../src/agent/risks.js';
 
 const cleanup = useCleanup();
 const rig = (o: Parameters<typeof pollRig>[1] = {}) => pollRig(cleanup, o);
@@ -128,6 +130,93 @@ describe.runIf(prometheusAvailable())('the agent poll, in-process, with a real P
     expect(recommendedOf(r.status())['4.16.4']).toBe('True/AllExposedRisksAccepted');
     expect(r.status().availableUpdates!.map((u) => u.version)).toContain('4.16.4');
   });
+
+  it.runIf(conformanceAvailable())(
+    'on the real graph with the one-query-a-second limit: every risk evaluated in about as many polls as distinct queries, none left queued',
+    async () => {
+      // The version of stable-4.14 whose conditional updates carry the most distinct PromQL queries, on a
+      // copy of the real graph-data with three risks more whose queries fail as a metric missing on a real
+      // cluster makes them fail (no sample): the CVO caches such a failure as it caches a result.
+      const graphData = join(cleanup.dir(), 'graph-data');
+      cpSync(join(CONFORMANCE_DIR, 'real-2024-08-09', 'graph-data'), graphData, { recursive: true });
+      const graphOf = async (dir: string) => {
+        const probe = await rig({ graphData: dir, prometheus: false });
+        const g = (await (
+          await fetch(`${probe.graphUrl}/api/upgrades_info/v1/graph?channel=stable-4.14&arch=amd64`, {
+            headers: { accept: 'application/json' },
+          })
+        ).json()) as {
+          nodes: Array<{ version: string }>;
+          edges: Array<[number, number]>;
+          conditionalEdges: Array<{
+            edges: Array<{ from: string; to: string }>;
+            risks: Array<{ matchingRules: Array<{ type: string; promql?: { promql: string } }> }>;
+          }>;
+        };
+        const queries = new Map<string, Set<string>>();
+        for (const c of g.conditionalEdges)
+          for (const e of c.edges)
+            for (const r of c.risks)
+              for (const rule of r.matchingRules)
+                if (rule.promql) queries.set(e.from, (queries.get(e.from) ?? new Set()).add(rule.promql.promql));
+        const next = (from: string): string[] => [
+          ...g.edges.filter(([f]) => g.nodes[f]!.version === from).map(([, t]) => g.nodes[t]!.version),
+          ...g.conditionalEdges.flatMap((c) => c.edges.filter((e) => e.from === from).map((e) => e.to)),
+        ];
+        return { queries, next };
+      };
+      const real = await graphOf(graphData);
+      const [version] = [...real.queries].sort((a, b) => b[1].size - a[1].size)[0]!;
+      const targets = real.next(version).slice(0, 3);
+      expect(targets).toHaveLength(3);
+      targets.forEach((to, i) =>
+        writeFileSync(
+          join(graphData, 'blocked-edges', `${to}-CincyMissingMetric${i}.yaml`),
+          [
+            `to: ${to}`,
+            `from: ${version.replace(/[.]/g, '[.]')}`,
+            'url: https://issues.example.com/missing-metric',
+            `name: CincyMissingMetric${i}`,
+            'message: A risk whose metric this cluster does not have.',
+            'matchingRules:',
+            '- type: PromQL',
+            '  promql:',
+            `    promql: group(cincy_metric_no_cluster_has_${i})`,
+            '',
+          ].join('\n'),
+        ),
+      );
+      const distinct = (await graphOf(graphData)).queries.get(version)!;
+      expect(distinct.size).toBeGreaterThanOrEqual(8);
+
+      const r = await rig({ version, channel: 'stable-4.14', graphData, prometheus: true });
+      // One evaluator for every poll, as the agent keeps one, with the CVO's limit of a query a second.
+      const evaluator = new RiskEvaluator({ url: r.prometheus }, Date.now);
+      let polls = 0;
+      let result;
+      do {
+        if (polls > 0) await new Promise((resolve) => setTimeout(resolve, 1_000)); // the loop comes back a second later
+        result = await r.poll(undefined, { evaluator });
+        polls += 1;
+      } while (result.queuedEvaluations > 0 && polls <= 3 * distinct.size);
+      console.log(
+        `${version} on stable-4.14: ${distinct.size} distinct PromQL queries, ${result.conditional} conditional updates, settled in ${polls} polls`,
+      );
+      expect(result.queuedEvaluations).toBe(0);
+      expect(polls).toBeLessThanOrEqual(distinct.size + 2);
+      const s = r.status();
+      for (const c of s.conditionalUpdates!)
+        expect(c.conditions[0]!.message, c.release.version).not.toContain('client-side throttling');
+      // The failing rules: evaluated once, their failure cached and reported, not queried on every pass.
+      targets.forEach((to, i) => {
+        const update = s.conditionalUpdates!.find((c) => c.release.version === to)!;
+        expect(update.conditions[0]!.message).toContain(
+          `Could not evaluate exposure to update risk CincyMissingMetric${i}`,
+        );
+      });
+    },
+    120_000,
+  );
 
   it.runIf(conformanceAvailable())(
     'on the real graph: every available update is a direct edge or a conditional one whose risks all evaluate false',

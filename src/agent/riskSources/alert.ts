@@ -51,29 +51,37 @@ const PDB_LIMIT = 'PodDisruptionBudgetLimit';
 const PDB_AT_LIMIT = 'PodDisruptionBudgetAtLimit';
 const RUNBOOK_NOT_FOUND = 'https://github.com/openshift/runbooks/tree/master/alerts?runbook=notfound';
 
-/** The alerts Prometheus has, pending or firing, bounded in bytes and count. */
+/**
+ * The alerts Prometheus has, pending or firing, bounded in bytes and count, within one deadline for the
+ * whole answer (a Prometheus that trickles its answer cannot hold the poll).
+ */
 export async function fetchAlerts(p: PrometheusAccess): Promise<Alert[]> {
   const token = p.tokenFile ? readFileSync(p.tokenFile, 'utf8').trim() : undefined;
   const dispatcher = new Agent(p.caFile ? { connect: { ca: readFileSync(p.caFile, 'utf8') } } : {});
+  const signal = AbortSignal.timeout(ANSWER_TIMEOUT_MS);
   try {
     const res = await request(new URL('/api/v1/alerts', p.url), {
       headers: { accept: 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
       dispatcher,
-      headersTimeout: ANSWER_TIMEOUT_MS,
-      bodyTimeout: ANSWER_TIMEOUT_MS,
+      signal,
     });
     const body = await readBounded(res.body, MAX_BYTES, () => new Error(`an answer over ${MAX_BYTES} bytes`));
     if (res.statusCode !== 200) throw new Error(`unexpected HTTP status ${res.statusCode} from ${p.url}`);
-    const doc = JSON.parse(body.toString('utf8')) as { data?: { alerts?: Alert[] } };
+    const doc = JSON.parse(body.toString('utf8')) as { data?: { alerts?: unknown } };
     if (!Array.isArray(doc.data?.alerts)) throw new Error(`no alerts list in the answer of ${p.url}`);
     if (doc.data.alerts.length > MAX_ALERTS) throw new Error(`over ${MAX_ALERTS} alerts in the answer of ${p.url}`);
-    return doc.data.alerts;
+    return doc.data.alerts as Alert[];
+  } catch (err) {
+    if (signal.aborted) throw new Error(`no whole answer from ${p.url} in ${ANSWER_TIMEOUT_MS / 1000} s`);
+    throw err;
   } finally {
     await dispatcher.close();
   }
 }
 
-const clip = (s: string | undefined): string => (s && s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : (s ?? ''));
+/** A string field of an alert, cut to its bound; anything else (a number, a list, nothing) is empty. */
+const text = (v: unknown): string =>
+  typeof v !== 'string' ? '' : v.length > MAX_TEXT ? `${v.slice(0, MAX_TEXT)}…` : v;
 
 /** The risks of the alerts firing, in name order (pkg/risk/alert alertsToRisks). */
 export function alertRisks(alerts: Alert[]): SourceRisk[] {
@@ -81,23 +89,26 @@ export function alertRisks(alerts: Alert[]): SourceRisk[] {
   /** Alerts of a name whose messages no longer fit in its condition. */
   const left = new Map<string, number>();
   for (const alert of alerts) {
-    const name = clip(alert.labels?.alertname);
-    if (!name || alert.state === 'pending') continue;
-    const severity = clip(alert.labels?.severity);
-    const state = clip(alert.state);
-    const a = alert.annotations ?? {};
-    let summary = clip(a.summary) || name;
+    if (typeof alert !== 'object' || alert === null) continue;
+    const labels = (typeof alert.labels === 'object' && alert.labels) || {};
+    const a = (typeof alert.annotations === 'object' && alert.annotations) || {};
+    const name = text(labels.alertname);
+    // Pending alerts do not count; an alert in no known state says nothing either.
+    if (!name || alert.state !== 'firing') continue;
+    const severity = text(labels.severity);
+    const state = 'firing';
+    let summary = text(a.summary) || name;
     if (!summary.endsWith('.')) summary += '.';
-    const [description, message] = [clip(a.description), clip(a.message)];
+    const [description, message] = [text(a.description), text(a.message)];
     const described =
       description && message
         ? ` The alert description is: ${description} | ${message}`
         : description || message
           ? ` The alert description is: ${description || message}`
           : ' The alert has no description.';
-    const runbook = clip(a.runbook_url);
+    const runbook = text(a.runbook_url);
     let details = `${summary}${described} ${runbook || '<alert does not have a runbook_url annotation>'}`;
-    const budget = `Namespace=${clip(alert.labels?.namespace)}, PodDisruptionBudget=${clip(alert.labels?.poddisruptionbudget)}. `;
+    const budget = `Namespace=${text(labels.namespace)}, PodDisruptionBudget=${text(labels.poddisruptionbudget)}. `;
     let why: string;
     if (severity === 'critical') {
       if (name === PDB_LIMIT) details = budget + details;
@@ -107,7 +118,7 @@ export function alertRisks(alerts: Alert[]): SourceRisk[] {
       why = 'which might slow node drains';
     } else if ([...PULL_WAITING_ALERTS, ...NODE_ALERTS, ...VIRT_ALERTS].includes(name))
       why = 'which may slow workload redistribution during rolling node updates';
-    else if (alert.labels?.openShiftUpdatePrecheck === 'true')
+    else if (labels.openShiftUpdatePrecheck === 'true')
       why = 'suggesting issues worth investigating before updating the cluster';
     else continue;
     const condition: Condition = {
@@ -147,29 +158,49 @@ export function alertRisks(alerts: Alert[]): SourceRisk[] {
   return [...risks.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** An alert's activeAt as a Kubernetes time (seconds, Z); the epoch when it has none or a malformed one. */
-function validTime(at: string | undefined): string {
-  const ms = at ? Date.parse(at) : NaN;
-  return new Date(Number.isFinite(ms) ? Math.floor(ms / 1000) * 1000 : 0).toISOString().replace('.000Z', 'Z');
+/** An alert's activeAt as a Kubernetes time (seconds, Z); the epoch when it has none, a malformed one or one past year 9999. */
+function validTime(at: unknown): string {
+  const ms = typeof at === 'string' ? Date.parse(at) : NaN;
+  const inRange = Number.isFinite(ms) && ms >= 0 && ms < Date.UTC(10_000, 0, 1);
+  return new Date(inRange ? Math.floor(ms / 1000) * 1000 : 0).toISOString().replace('.000Z', 'Z');
 }
 
+/** How long the alerts last read stand in for alerts Prometheus does not give. */
+export const STALE_ALERTS_MS = 10 * 60_000;
+
 /**
- * The alert source: a failure to read the alerts keeps the last alerts read (the CVO's AlertGetter logs
- * "using stale cache instead"), and is reported.
+ * The alert source. When the alerts cannot be read, those last read stand for a while (the CVO's
+ * AlertGetter: "using stale cache instead"), then `AlertUnknown`, a risk of every update, says the alerts are
+ * not known: a Prometheus that stops answering, or answers too much, cannot leave updates recommended on
+ * alerts read long ago.
  */
-export function alertSource(access: PrometheusAccess): RiskSource {
-  let last: Alert[] = [];
+export function alertSource(access: PrometheusAccess, now: () => number = Date.now): RiskSource {
+  let last: { alerts: Alert[]; at: number } | undefined;
   return {
     name: ALERT_SOURCE,
     async risks(versions) {
-      let problem: string | undefined;
       try {
-        last = await fetchAlerts(access);
+        last = { alerts: await fetchAlerts(access), at: now() };
       } catch (err) {
-        problem = `failed to get alerts from ${access.url}, using the alerts last read: ${(err as Error).message}`;
+        const why = `failed to get alerts from ${access.url}: ${(err as Error).message}`;
+        if (!last || now() - last.at > STALE_ALERTS_MS) {
+          const risk: SourceRisk = {
+            name: `${ALERT_SOURCE}Unknown`,
+            message: `Failed to read the cluster's alerts to check for update risks: ${why}`,
+            url: RUNBOOK_NOT_FOUND,
+            matchingRules: [{ type: 'Always' }],
+          };
+          return { risks: [risk], versions: forVersions([risk], versions), problem: why };
+        }
+        const risks = alertRisks(last.alerts);
+        return {
+          risks,
+          versions: forVersions(risks, versions),
+          problem: `${why}; using the alerts read ${Math.round((now() - last.at) / 1000)} s ago`,
+        };
       }
-      const risks = alertRisks(last);
-      return { risks, versions: forVersions(risks, versions), ...(problem && { problem }) };
+      const risks = alertRisks(last.alerts);
+      return { risks, versions: forVersions(risks, versions) };
     },
   };
 }

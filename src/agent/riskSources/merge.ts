@@ -7,10 +7,7 @@
 import semver from 'semver';
 import type { ClusterRelease } from '../clusterVersion.js';
 import type { ConditionalUpdate } from '../cincinnati.js';
-import { sameDefinition, type SourceRisk } from './source.js';
-
-/** The CVO's risk-naming convention (pkg/risk validName): CamelCase, dots and dashes after the first letter. */
-export const RISK_NAME = /^[A-Z][A-Za-z0-9.-]*$/;
+import { isRiskName, RISK_NAME, sameDefinition, type SourceRisk } from './source.js';
 
 export interface Merged {
   available: ClusterRelease[];
@@ -28,10 +25,12 @@ export function mergeRisks(
   const byName = new Map<string, SourceRisk>();
   const invalid = new Set<string>();
   for (const risk of risks) {
-    if (!RISK_NAME.test(risk.name)) {
+    if (!isRiskName(risk.name)) {
       invalid.add(risk.name);
       problems.push(
-        `invalid risk name ${JSON.stringify(risk.name)} does not match ${JSON.stringify(RISK_NAME.source)}`,
+        risk.name.length > 256
+          ? `invalid risk name ${JSON.stringify(`${risk.name.slice(0, 64)}…`)} is longer than 256 characters`
+          : `invalid risk name ${JSON.stringify(risk.name)} does not match ${JSON.stringify(RISK_NAME.source)}`,
       );
       continue;
     }

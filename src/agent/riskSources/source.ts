@@ -44,7 +44,16 @@ export async function collectRisks(
   answers.forEach((answer, i) => {
     const source = sources[i]!;
     if (answer.problem) problems.push(`${source.name}: ${answer.problem}`);
-    for (const risk of answer.risks) {
+    // Each source within its own share, so a storm of one kind (alerts) cannot push the others out; names
+    // the merge will refuse are passed on (a few) for it to report, and do not take a share.
+    const valid = answer.risks.filter((r) => isRiskName(r.name));
+    const refused = answer.risks.filter((r) => !isRiskName(r.name)).slice(0, MAX_REPORTED_INVALID);
+    if (valid.length > MAX_RISKS_PER_SOURCE)
+      problems.push(
+        `${source.name}: ${valid.length} risks, only the first ${MAX_RISKS_PER_SOURCE} merged (a ClusterVersion holds 200 risks an update, 500 in all)`,
+      );
+    const kept = [...valid.slice(0, MAX_RISKS_PER_SOURCE), ...refused];
+    for (const risk of kept) {
       const known = byName.get(risk.name);
       if (!known) {
         byName.set(risk.name, risk);
@@ -52,24 +61,26 @@ export async function collectRisks(
       } else if (!sameDefinition(known, risk))
         problems.push(`divergent definitions of risk ${JSON.stringify(risk.name)} from ${JSON.stringify(source.name)}`);
     }
-    for (const [name, vs] of answer.versions) merged.set(name, [...new Set([...(merged.get(name) ?? []), ...vs])]);
+    for (const risk of kept) {
+      const vs = answer.versions.get(risk.name);
+      if (vs) merged.set(risk.name, [...new Set([...(merged.get(risk.name) ?? []), ...vs])]);
+    }
   });
-  if (risks.length > MAX_SOURCE_RISKS) {
-    problems.push(
-      `${risks.length} risks from the sources: only the first ${MAX_SOURCE_RISKS} are merged (a ClusterVersion holds 200 risks an update, 500 in all)`,
-    );
-    for (const dropped of risks.splice(MAX_SOURCE_RISKS)) merged.delete(dropped.name);
-  }
   return { risks, versions: merged, problems };
 }
 
-/**
- * The most risks the sources may add, together: with the graph's own (a few an update on real data) they
- * stay within what the ClusterVersion schema holds (200 risks an update, 500 risks in all), so a cluster with
- * a storm of alerts still gets its lists written rather than refused whole.
- */
-export const MAX_SOURCE_RISKS = 100;
+/** The CVO's risk-naming convention (pkg/risk validName), and the schema's 256 characters for a name in riskNames. */
+export const RISK_NAME = /^[A-Z][A-Za-z0-9.-]*$/;
+export const isRiskName = (name: string): boolean => RISK_NAME.test(name) && name.length <= 256;
 
+/**
+ * The most risks one source adds: with three sources and the graph's own (a few an update on real data)
+ * they stay within what the ClusterVersion schema holds (200 risks an update, 500 in all), so a cluster
+ * with a storm of alerts still gets its lists written rather than refused whole.
+ */
+export const MAX_RISKS_PER_SOURCE = 50;
+/** Risks with names the merge refuses, passed on for it to report: a few say enough. */
+const MAX_REPORTED_INVALID = 5;
 /** The parts of two definitions of one risk that must agree (the conditions they carry may differ). */
 export const sameDefinition = (a: SourceRisk, b: SourceRisk): boolean =>
   a.name === b.name &&

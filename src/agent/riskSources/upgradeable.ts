@@ -2,6 +2,7 @@
 // cluster-version-operator's pkg/risk/upgradeable source makes them: one risk per such operator, named
 // `ClusterOperatorUpgradeable-<operator>`, its message the operator's own, always applying.
 import semver from 'semver';
+import { apiStatus } from '../../cluster/apiError.js';
 import { RESOURCES } from '../../cluster/resources.js';
 import type { ClusterApi } from '../../cluster/api.js';
 import type { ClusterOperatorObject } from '../update/gate.js';
@@ -30,6 +31,8 @@ export function upgradeableSource(api: ClusterApi): RiskSource {
       try {
         operators = (await api.list<ClusterOperatorObject>(RESOURCES.clusterOperators)).items;
       } catch (err) {
+        // No ClusterOperator kind at all (the CVO's NoMatch): nothing to say, as the CVO says nothing.
+        if (apiStatus(err) === 404) return { risks: [], versions: new Map() };
         const message = `Failed to retrieve ClusterOperators to check Upgradeable conditions: ${(err as Error).message}`;
         return unknown(message, conditionTypesDocs(current), majorAndMinorUpdates(current, versions));
       }
@@ -40,7 +43,10 @@ export function upgradeableSource(api: ClusterApi): RiskSource {
           return [
             {
               name: `${UPGRADEABLE_SOURCE}-${op.metadata.name}`,
-              message: up.message ?? '',
+              // The schema wants a message: an operator that gives none is named instead.
+              message:
+                up.message ||
+                `ClusterOperator ${op.metadata.name} is not upgradeable (${up.reason || 'no reason given'})`,
               url: conditionTypesDocs(current),
               matchingRules: [{ type: 'Always' as const }],
             },

@@ -91,3 +91,29 @@ describe('alert risks', () => {
     expect(risk!.applies!.message.length).toBeLessThan(2_400);
   });
 });
+
+describe('alerts that are not what they should be', () => {
+  it('fields of the wrong type, no labels, null alerts and states other than firing are passed over, never thrown', () => {
+    const odd = [
+      null,
+      { labels: { alertname: 123, severity: 'critical' }, state: 'firing' },
+      { labels: { alertname: ['Abc'], severity: 'critical' }, state: 'firing' },
+      { state: 'firing' },
+      { labels: { alertname: 'NoState', severity: 'critical' } },
+      { labels: { alertname: 'Inactive', severity: 'critical' }, state: 'inactive' },
+      {
+        labels: { alertname: 'Odd', severity: 'critical' },
+        annotations: { summary: 5, runbook_url: 7 },
+        state: 'firing',
+        activeAt: '+010000-01-01T00:00:00Z',
+      },
+    ] as unknown as Alert[];
+    const risks = alertRisks(odd);
+    expect(risks.map((r) => r.name)).toEqual(['Odd']);
+    expect(risks[0]).toMatchObject({
+      message: 'Odd.',
+      url: 'https://github.com/openshift/runbooks/tree/master/alerts?runbook=notfound',
+      applies: { reason: 'Alert:firing', lastTransitionTime: '1970-01-01T00:00:00Z' },
+    });
+  });
+});

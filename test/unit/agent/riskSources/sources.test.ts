@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterApi } from '../../../../src/cluster/api.js';
 import { ALL_RISK_SOURCES, riskSourceNames, riskSources } from '../../../../src/agent/riskSources/sources.js';
-import { collectRisks, MAX_SOURCE_RISKS, type RiskSource } from '../../../../src/agent/riskSources/source.js';
+import { collectRisks, MAX_RISKS_PER_SOURCE, type RiskSource } from '../../../../src/agent/riskSources/source.js';
 import type { ClusterVersion } from '../../../../src/agent/clusterVersion.js';
 
 describe('--risk-sources', () => {
@@ -38,15 +38,34 @@ describe('the sources together', () => {
   });
   const cv = {} as ClusterVersion;
 
-  it('at most MAX_SOURCE_RISKS risks, the rest reported; a failing source reported, the others kept', async () => {
+  it('each source within its share, so a storm of one kind keeps the others; a failing source reported, the others kept', async () => {
     const failing: RiskSource = { name: 'Broken', risks: async () => Promise.reject(new Error('boom')) };
-    const all = await collectRisks([source('A', 80), failing, source('B', 70)], ['4.17.0'], cv);
-    expect(all.risks).toHaveLength(MAX_SOURCE_RISKS);
+    const all = await collectRisks([source('Alert', 5_000), failing, source('AdminAck', 3)], ['4.17.0'], cv);
+    expect(all.risks).toHaveLength(MAX_RISKS_PER_SOURCE + 3);
+    expect(all.risks.filter((r) => r.name.startsWith('AdminAck'))).toHaveLength(3);
     expect([...all.versions.keys()]).toEqual(all.risks.map((r) => r.name));
     expect(all.problems).toEqual([
+      `Alert: 5000 risks, only the first ${MAX_RISKS_PER_SOURCE} merged (a ClusterVersion holds 200 risks an update, 500 in all)`,
       'Broken: boom',
-      `150 risks from the sources: only the first ${MAX_SOURCE_RISKS} are merged (a ClusterVersion holds 200 risks an update, 500 in all)`,
     ]);
+  });
+
+  it('names the merge refuses take no share and only a few are passed on to be reported', async () => {
+    const junk: RiskSource = {
+      name: 'Alert',
+      risks: async (versions) => {
+        const risks = Array.from({ length: 1_000 }, (_, i) => ({
+          name: i % 2 ? `lower${i}` : `A${'x'.repeat(300)}${i}`,
+          message: 'm',
+          url: 'u',
+          matchingRules: [{ type: 'Always' as const }],
+        }));
+        return { risks, versions: new Map(risks.map((r) => [r.name, versions])) };
+      },
+    };
+    const all = await collectRisks([junk, source('ClusterOperatorUpgradeable', 2)], ['4.17.0'], cv);
+    expect(all.risks.filter((r) => r.name.startsWith('ClusterOperatorUpgradeable'))).toHaveLength(2);
+    expect(all.risks.length).toBeLessThanOrEqual(7);
   });
 
   it('two sources defining one name differently: the first stands, the second reported', async () => {
