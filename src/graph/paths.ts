@@ -218,9 +218,15 @@ export function planPaths(full: FullGraph, q: PathQuery): PathAnswer {
     if (nodes && nodes.length > 1) candidates.set(nodes.join(' '), nodes);
   };
   offer(best);
-  // The weights count risks per edge where the ranking counts distinct names: the path of fewest hops is
-  // always a candidate too, and every candidate is ranked below.
-  const shortest = cheapestPath(p.out, q.from, q.to, () => 1);
+  // The weights count risks per edge where the ranking counts distinct names: unless the cheapest path has
+  // neither a risk nor a prerelease stop (then it has the fewest hops too), the path of fewest hops is a
+  // candidate as well, and every candidate is ranked below.
+  const hopWeight = (from: string, to: string): number => {
+    const e = edgeNumber(p.out, from, to);
+    return weight(e, p.out.attributes[e]!);
+  };
+  const clean = best.every((v, i) => i === 0 || hopWeight(best[i - 1]!, v) === 1);
+  const shortest = clean && limit === 1 ? best : cheapestPath(p.out, q.from, q.to, () => 1);
   offer(shortest);
   if (limit > 1) {
     // Deviations: the best path again with one of its edges made prohibitively expensive.
