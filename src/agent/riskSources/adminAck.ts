@@ -7,8 +7,14 @@ import semver from 'semver';
 import { RESOURCES } from '../../cluster/resources.js';
 import type { ClusterApi } from '../../cluster/api.js';
 import { ADMIN_ACKS, ADMIN_GATES } from '../update/adminAcks.js';
-import { forVersions, majorAndMinorUpdates, PRODUCT_DOCS, type RiskSource, type SourceRisk } from './source.js';
-import { unknownRisk } from './upgradeable.js';
+import {
+  forVersions,
+  majorAndMinorUpdates,
+  PRODUCT_DOCS,
+  unknownRisk,
+  type RiskSource,
+  type SourceRisk,
+} from './source.js';
 
 export const ADMIN_ACK_SOURCE = 'AdminAck';
 const GATE = /^ack-([4-5][.][0-9]{1,})-[^-]/;

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { readBounded } from '../../readBounded.js';
 import type { Condition } from '../conditions.js';
-import { forVersions, type RiskSource, type SourceRisk } from './source.js';
+import { forVersions, unknownRisk, type RiskSource, type SourceRisk } from './source.js';
 
 export const ALERT_SOURCE = 'Alert';
 
@@ -179,28 +179,19 @@ export function alertSource(access: PrometheusAccess, now: () => number = Date.n
   return {
     name: ALERT_SOURCE,
     async risks(versions) {
+      let problem: string | undefined;
       try {
         last = { alerts: await fetchAlerts(access), at: now() };
       } catch (err) {
         const why = `failed to get alerts from ${access.url}: ${(err as Error).message}`;
         if (!last || now() - last.at > STALE_ALERTS_MS) {
-          const risk: SourceRisk = {
-            name: `${ALERT_SOURCE}Unknown`,
-            message: `Failed to read the cluster's alerts to check for update risks: ${why}`,
-            url: RUNBOOK_NOT_FOUND,
-            matchingRules: [{ type: 'Always' }],
-          };
-          return { risks: [risk], versions: forVersions([risk], versions), problem: why };
+          const message = `Failed to read the cluster's alerts to check for update risks: ${why}`;
+          return unknownRisk(ALERT_SOURCE, message, RUNBOOK_NOT_FOUND, versions, why);
         }
-        const risks = alertRisks(last.alerts);
-        return {
-          risks,
-          versions: forVersions(risks, versions),
-          problem: `${why}; using the alerts read ${Math.round((now() - last.at) / 1000)} s ago`,
-        };
+        problem = `${why}; using the alerts read ${Math.round((now() - last.at) / 1000)} s ago`;
       }
       const risks = alertRisks(last.alerts);
-      return { risks, versions: forVersions(risks, versions) };
+      return { risks, versions: forVersions(risks, versions), ...(problem && { problem }) };
     },
   };
 }

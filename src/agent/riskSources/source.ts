@@ -107,3 +107,15 @@ export const PRODUCT_DOCS = 'https://docs.redhat.com/en/documentation/openshift_
 /** The same risk for every version given, as most sources answer. */
 export const forVersions = (risks: SourceRisk[], versions: string[]): Map<string, string[]> =>
   new Map(versions.length ? risks.map((r) => [r.name, versions]) : []);
+
+/** The one risk a source answers when it cannot look: `<source>Unknown`, always applying; `problem` is what is logged. */
+export function unknownRisk(
+  source: string,
+  message: string,
+  url: string,
+  versions: string[],
+  problem = message,
+): SourceAnswer {
+  const risk: SourceRisk = { name: `${source}Unknown`, message, url, matchingRules: [{ type: 'Always' }] };
+  return { risks: [risk], versions: forVersions([risk], versions), problem };
+}

@@ -14,6 +14,7 @@ import {
   type RiskSource,
   type SourceAnswer,
   type SourceRisk,
+  unknownRisk,
 } from './source.js';
 
 export const UPGRADEABLE_SOURCE = 'ClusterOperatorUpgradeable';
@@ -56,12 +57,6 @@ export function upgradeableSource(api: ClusterApi): RiskSource {
       return { risks, versions: forVersions(risks, majorAndMinorUpdates(current, versions)) };
     },
   };
-}
-
-/** The one risk a source answers when it cannot look: `<source>Unknown`, always applying. */
-export function unknownRisk(source: string, message: string, url: string, versions: string[]): SourceAnswer {
-  const risk: SourceRisk = { name: `${source}Unknown`, message, url, matchingRules: [{ type: 'Always' }] };
-  return { risks: [risk], versions: forVersions([risk], versions), problem: message };
 }
 
 const unknown = (message: string, url: string, versions: string[]): SourceAnswer =>
