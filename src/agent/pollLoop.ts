@@ -6,13 +6,13 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { ClusterVersion } from './clusterVersion.js';
 import type { PollResult, UpdatesPoller } from './poll.js';
-import type { ClusterVersionWatch } from './watch.js';
+import type { ObjectWatch } from './watch.js';
 
 export interface PollLoopOptions {
   intervalMs: number;
   log: Logger;
   signal: AbortSignal;
-  watch?: Pick<ClusterVersionWatch, 'next'>;
+  watch?: Pick<ObjectWatch<ClusterVersion>, 'next'>;
   /** Told of every poll that ran (the command line prints a line on a terminal). */
   report?: (r: PollResult) => void;
   clock?: Clock;
@@ -82,12 +82,13 @@ async function nextChange(clock: Clock, ms: number, o: PollLoopOptions): Promise
   const stop = (): void => wake.abort();
   o.signal.addEventListener('abort', stop, { once: true });
   let changed: ClusterVersion | undefined;
-  o.watch?.next().then((cv) => {
+  o.watch?.next(wake.signal).then((cv) => {
     changed = cv;
     stop();
   }, stop);
   await clock.sleep(ms, wake.signal);
   o.signal.removeEventListener('abort', stop);
+  stop(); // a wait the timer ended leaves no waiter behind on the watch
   return changed;
 }
 

@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { ClusterApi } from '../cluster/api.js';
+import type { ClusterVersion } from './clusterVersion.js';
 import type { PayloadStore } from '../payload/store.js';
 import type { TrustStore } from '../signatures/verify.js';
 import { awaitClusterVersion } from './awaitClusterVersion.js';
@@ -13,7 +14,7 @@ import { ClusterVersionOperator } from './update/operator.js';
 import type { PayloadRetrieval } from './update/context.js';
 import { runUpdateLoop } from './update/loop.js';
 import { ReleaseVerifier } from './update/verify.js';
-import { ClusterVersionWatch } from './watch.js';
+import { clusterVersionWatch, upgradeableInputWatches, type ObjectWatch } from './watch.js';
 
 export interface UpdateOptions {
   payloads: PayloadStore;
@@ -53,7 +54,7 @@ export async function runAgent(o: AgentOptions): Promise<void> {
   // exits with the error instead of running half.
   const stop = new AbortController();
   o.signal.addEventListener('abort', () => stop.abort(), { once: true });
-  const watch = new ClusterVersionWatch(o.api).start();
+  const watch = clusterVersionWatch(o.api).start();
   stop.signal.addEventListener('abort', () => watch.stop(), { once: true });
   const poller = new UpdatesPoller({ api: o.api, ...o.poller });
   const loops = [
@@ -67,7 +68,7 @@ export async function runAgent(o: AgentOptions): Promise<void> {
   await Promise.all(loops.map((loop) => loop.catch(failed)));
 }
 
-async function executeUpdates(o: AgentOptions, u: UpdateOptions, watch: ClusterVersionWatch): Promise<void> {
+async function executeUpdates(o: AgentOptions, u: UpdateOptions, watch: ObjectWatch<ClusterVersion>): Promise<void> {
   const { clock, beforeSync } = o.executorClock ?? { clock: systemClock };
   // Signatures are checked against real time: key expiry and revocation are facts of the world.
   const verifier = new ReleaseVerifier(u.trust, o.api, u.signatureStores);
@@ -83,5 +84,10 @@ async function executeUpdates(o: AgentOptions, u: UpdateOptions, watch: ClusterV
       signal: o.signal,
       acceptRisks: o.poller.acceptRisks,
     });
-  await runUpdateLoop(make, { clock, log: o.log, signal: o.signal, beforeSync, changed: () => watch.next() });
+  // A pass also makes the Upgradeable condition: a change of the ConfigMaps it reads wakes the executor too.
+  const inputs = upgradeableInputWatches(o.api).map((w) => w.start());
+  o.signal.addEventListener('abort', () => inputs.forEach((w) => w.stop()), { once: true });
+  const changed = (signal: AbortSignal): Promise<unknown> =>
+    Promise.race([watch, ...inputs].map((w) => w.next(signal)));
+  await runUpdateLoop(make, { clock, log: o.log, signal: o.signal, beforeSync, changed });
 }

@@ -11,19 +11,33 @@ export interface Running {
   output(): string;
 }
 
-/** `cincy ARGS` as a process, killed (SIGKILL) by the cleanup; resolves once its output matches `ready`. */
-export function startCincy(args: string[], ready: RegExp, cleanup: { add(f: () => unknown): void }): Promise<Running> {
+export interface Launched extends Running {
+  /** Its exit code or signal once it has ended; undefined while it runs. */
+  ended(): number | NodeJS.Signals | undefined;
+}
+
+/** `cincy ARGS` as a process, killed (SIGKILL) by the cleanup; nothing is waited for. */
+export function launchCincy(args: string[], cleanup: { add(f: () => unknown): void }): Launched {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  let ended: number | NodeJS.Signals | undefined;
   cleanup.add(() => child.kill('SIGKILL'));
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+  child.on('exit', (code, signal) => (ended = signal ?? code ?? undefined));
+  return { child, output: () => out, ended: () => ended };
+}
+
+/** `cincy ARGS` as a process, killed (SIGKILL) by the cleanup; resolves once its output matches `ready`. */
+export function startCincy(args: string[], ready: RegExp, cleanup: { add(f: () => unknown): void }): Promise<Running> {
+  const launched = launchCincy(args, cleanup);
   return new Promise((resolve, reject) => {
-    const seen = (b: Buffer): void => {
-      out += b.toString();
-      if (ready.test(out)) resolve({ child, output: () => out });
+    const seen = (): void => {
+      if (ready.test(launched.output())) resolve(launched);
     };
-    child.stdout.on('data', seen);
-    child.stderr.on('data', seen);
-    child.on('exit', (code) => reject(new Error(`cincy ${args[0]} exited ${code}: ${out}`)));
+    launched.child.stdout!.on('data', seen);
+    launched.child.stderr!.on('data', seen);
+    launched.child.on('exit', (code) => reject(new Error(`cincy ${args[0]} exited ${code}: ${launched.output()}`)));
   });
 }
 

@@ -3,10 +3,10 @@
 // lacks, the ClusterVersion, ClusterOperators, nodes, pools, workloads — is made there; then the same
 // controllers as in the mock's own process play the operators, the Machine Config Operator, the nodes and
 // the Lifecycle Agent there, each change going through that server's API (mirror.ts). Started again, it
-// finds the cluster it made and goes on with it.
+// finds the cluster it made and goes on with it; started before the server answers, it waits for it.
 import { clusterApi, loadKubeConfig } from 'cincy/cli/kubeconfig';
 import type { ClusterApi } from 'cincy/cluster/api';
-import { isConflict, unlessNotFound } from 'cincy/cluster/apiError';
+import { apiMessage, apiStatus, isConflict, unlessNotFound } from 'cincy/cluster/apiError';
 import { RESOURCES } from 'cincy/cluster/resources';
 import { kindNamed } from '../apiserver/kinds.js';
 import { ClusterState } from '../apiserver/state.js';
@@ -40,7 +40,7 @@ export async function simulateOnApiServer(o: MockClusterOptions): Promise<number
   const server = loadKubeConfig({ kubeconfig: o.kubeconfig }).getCurrentCluster()?.server ?? 'the API server';
   const state = new ClusterState();
   const mirror = new RemoteMirror(state, api, { warn: flags.warn });
-  const fresh = !(await mirror.holds(kindNamed('ClusterVersion'), undefined, 'version').catch(() => false));
+  const fresh = !(await clusterFound(mirror, server, flags.warn));
   if (fresh) {
     seedCluster(state, o, flags, await acceptedCapabilities(api));
     addOns(state, o, flags, Date.now());
@@ -63,6 +63,33 @@ export async function simulateOnApiServer(o: MockClusterOptions): Promise<number
   process.once('SIGINT', end);
   process.once('SIGTERM', end);
   return new Promise<number>(() => {});
+}
+
+/** How often a server that does not answer yet is asked again, and how often the wait is said. */
+const RETRY_MS = 1000;
+const SAY_EVERY_MS = 30_000;
+
+/**
+ * Whether the server holds a cluster made by an earlier run (its ClusterVersion). A server that does not
+ * answer yet — not started, starting (503), throttling (429) — is waited for, as the cluster's own components
+ * wait for theirs; an answer that will not change by waiting (refused credentials) ends the start.
+ */
+async function clusterFound(mirror: RemoteMirror, server: string, warn: (m: string) => void): Promise<boolean> {
+  let saidAt = -Infinity;
+  for (;;) {
+    try {
+      return await mirror.holds(kindNamed('ClusterVersion'), undefined, 'version');
+    } catch (err) {
+      const status = apiStatus(err);
+      if (status !== undefined && status !== 429 && status < 500)
+        throw new Error(`--kubeconfig: ${server} refused reading the ClusterVersion: ${apiMessage(err)}`);
+      if (Date.now() - saidAt >= SAY_EVERY_MS) {
+        warn(`waiting for the API server at ${server}: ${apiMessage(err)}`);
+        saidAt = Date.now();
+      }
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+  }
 }
 
 /**

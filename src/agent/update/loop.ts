@@ -11,8 +11,11 @@ export interface UpdateLoopOptions {
   signal: AbortSignal;
   /** Runs before each pass (a clock that follows another reads it again here). */
   beforeSync?: () => Promise<void>;
-  /** Resolves when the ClusterVersion changes: an idle executor looks again at once. */
-  changed?: () => Promise<unknown>;
+  /**
+   * Resolves when something a pass reads changes (the ClusterVersion, the admin-gates and admin-acks
+   * ConfigMaps): an idle executor looks again at once. `signal` ends the wait, leaving nothing behind.
+   */
+  changed?: (signal: AbortSignal) => Promise<unknown>;
 }
 
 /** The least real time between two passes, so that a fast simulated clock cannot make the loop spin. */
@@ -37,7 +40,7 @@ export async function runUpdateLoop(make: () => ClusterVersionOperator, o: Updat
 }
 
 /**
- * Until the ClusterVersion changes (a new desired update, say), or `ms` at the latest: a request made
+ * Until what a pass reads changes (a new desired update, say), or `ms` at the latest: a request made
  * while the executor waits — after a refusal, say — is acted on at once.
  */
 async function untilChanged(o: UpdateLoopOptions, ms: number): Promise<void> {
@@ -45,7 +48,8 @@ async function untilChanged(o: UpdateLoopOptions, ms: number): Promise<void> {
   const wake = new AbortController();
   const stop = (): void => wake.abort();
   o.signal.addEventListener('abort', stop, { once: true });
-  o.changed?.().then(stop, stop);
+  o.changed?.(wake.signal).then(stop, stop);
   await o.clock.sleep(ms, wake.signal, MIN_REAL_MS);
   o.signal.removeEventListener('abort', stop);
+  stop(); // a wait the timer ended leaves no waiter behind on the watches
 }

@@ -7,6 +7,9 @@ import type { ClusterVersion } from '../../../src/agent/clusterVersion.js';
 import { RiskEvaluator } from '../../../src/agent/risks.js';
 import { runAgent } from '../../../src/agent/run.js';
 import { CLOCK_CONFIGMAP } from '@cincy/simulator/clock/declaredClock';
+import { ManualClock } from '@cincy/simulator/clock/manual';
+import { ADMIN_GATES } from '../../../src/agent/update/adminAcks.js';
+import { RESOURCES } from '../../../src/cluster/resources.js';
 import { PayloadStore } from '../../../src/payload/store.js';
 import { TrustStore } from '../../../src/signatures/verify.js';
 import { useCleanup } from '../../support/cleanup.js';
@@ -65,5 +68,68 @@ describe('the agent on a real cluster', () => {
     const real = await run();
     expect(real.some((p) => p.includes('/clusterversions'))).toBe(true);
     expect(real).not.toContain(clockPath);
+  });
+
+  it('re-assesses Upgradeable as soon as admin-gates changes, as the CVO does (addFunc, updateFunc, deleteFunc)', async () => {
+    const server = await startServer({ graphData: fixtures.tree, trust });
+    cleanup.add(() => server.close());
+    const cluster = await InProcessCluster.start({
+      version: '4.15.9',
+      image: image('4.15.9'),
+      channel: 'stable-4.16',
+      upstream: `${server.url}/graph`,
+      payloadStore: fixtures.payloads,
+    });
+    cleanup.add(() => cluster.close());
+    const { api } = cluster.client();
+    const stop = new AbortController();
+    // The executor's time never moves: no timer of its own ends a wait, only a change notice does.
+    const agent = runAgent({
+      api,
+      log: pino({ level: 'silent' }),
+      signal: stop.signal,
+      poller: { evaluator: new RiskEvaluator({}) },
+      intervalMs: 3600_000,
+      update: {
+        payloads: new PayloadStore(fixtures.payloads),
+        retrieval: { kind: 'job' },
+        trust,
+        signatureStores: [],
+        workers: 4,
+      },
+      executorClock: { clock: new ManualClock() },
+    });
+    cleanup.add(() => (stop.abort(), agent));
+    const upgradeable = async (want: (c: ReturnType<typeof condition>) => boolean): Promise<unknown> => {
+      for (let i = 0; i < 500; i++) {
+        if (want(condition(cluster.cv(), 'Upgradeable'))) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return condition(cluster.cv(), 'Upgradeable');
+    };
+    expect(await upgradeable((c) => c?.status === 'True'), 'Upgradeable True at first').toBeUndefined();
+    // Until the executor is idle (its first passes reconcile the release, writing the ClusterVersion as they
+    // go, and each write wakes it again): no write for 300 ms.
+    for (let i = 0, seen = ''; i < 100; i++) {
+      const rv = cluster.cv().metadata.resourceVersion ?? '';
+      if (rv === seen) break;
+      seen = rv;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    // A gate of the cluster's minor, not acknowledged: minor updates are held back.
+    const gates = await api.get<{ data?: Record<string, string> }>(RESOURCES.configMaps, ADMIN_GATES);
+    await api.replace(RESOURCES.configMaps, {
+      ...(gates as object),
+      data: { 'ack-4.15-kube-1.29-api-removals-in-4.16': 'Kubernetes 1.29 removed several APIs.' },
+    } as never);
+    expect(
+      await upgradeable((c) => c?.status === 'False' && c.reason === 'AdminAckRequired'),
+      'AdminAckRequired once the gate is added',
+    ).toBeUndefined();
+    await api.delete(RESOURCES.configMaps, ADMIN_GATES);
+    expect(
+      await upgradeable((c) => c?.reason === 'UnableToAccessAdminGatesConfigMap'),
+      'the missing ConfigMap said once it is deleted',
+    ).toBeUndefined();
   });
 });

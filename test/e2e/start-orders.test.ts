@@ -1,0 +1,204 @@
+// The four parts of a cluster's updates started in every order (24): the API server (a real kube-apiserver,
+// ../shared/kube), the simulated cluster on it (`mock-cluster --kubeconfig`), the update service (`cincy
+// serve`) and the agent. Whatever came first, the ClusterVersion ends in the same status, and neither the agent
+// nor the simulated cluster exits on the way (the agent waits for the ClusterVersion as the CVO's
+// LoadInitialPayload does; the simulated cluster waits for its server).
+// The agent and the simulated cluster are started as processes in each order. The two servers are started
+// once and reached through a gate each (support/gate.ts): a server not started yet is an address where every
+// connection is turned away, which is what the agent and the simulated cluster meet; the gate opens at the
+// server's turn. Between two orders the simulated cluster's objects are deleted from the API server, so each
+// order begins with no ClusterVersion.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ClusterVersion } from '../../src/agent/clusterVersion.js';
+import { clusterApi, loadKubeConfig } from '../../src/cli/kubeconfig.js';
+import type { ClusterApi } from '../../src/cluster/api.js';
+import { unlessNotFound } from '../../src/cluster/apiError.js';
+import { RESOURCES } from '../../src/cluster/resources.js';
+import { serveCli, useCleanup } from '../support/cli.js';
+import { startGate, type Gate } from '../support/gate.js';
+import { kubectl, kubectlAvailable } from '../support/kubectl.js';
+import { launchCincy, until, type Launched } from '../support/processes.js';
+import { realApiServerAvailable, startRealApiServer } from '../support/realApiServer.js';
+import { tempDir } from '../support/server.js';
+import { clusterFlags, makeUpdateFixtures, type UpdateFixtures } from '../support/updateFixtures.js';
+
+const cleanup = useCleanup();
+const PARTS = ['API server', 'simulated cluster', 'update service', 'agent'] as const;
+type Part = (typeof PARTS)[number];
+/** Between two starts: long enough for the part started to be at work (or waiting) before the next. */
+const STEP_MS = 1500;
+/** How long a ClusterVersion the agent has polled for must stay as it is to count as settled. */
+const SETTLED_MS = 2000;
+
+/** Every order of `xs`. */
+const orders = <T>(xs: readonly T[]): T[][] =>
+  xs.length <= 1
+    ? [[...xs]]
+    : xs.flatMap((x, i) => orders([...xs.slice(0, i), ...xs.slice(i + 1)]).map((r) => [x, ...r]));
+
+/** The fields that say when, and the cluster's random id: they differ between any two clusters. */
+const TIMES = new Set(['lastTransitionTime', 'startedTime', 'completionTime', 'lastHeartbeatTime', 'clusterID']);
+const withoutTimes = (v: unknown): unknown =>
+  Array.isArray(v)
+    ? v.map(withoutTimes)
+    : v && typeof v === 'object'
+      ? Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (TIMES.has(k) ? [] : [[k, withoutTimes(x)]])))
+      : v;
+
+const available = (): boolean => [realApiServerAvailable(), kubectlAvailable()].every(Boolean);
+
+describe.runIf(available())('agent, simulated cluster, API server and update service started in every order', () => {
+  const dir = tempDir();
+  let fixtures: UpdateFixtures;
+  let kubeconfig = '';
+  /** The same kubeconfig through the API server's gate: the agent's and the simulated cluster's. */
+  let gatedKubeconfig = '';
+  let apiGate: Gate;
+  let serviceGate: Gate;
+  /** What the API server holds before any cluster is made there (kind/namespace/name): kept by the resets. */
+  let baseline = new Set<string>();
+  let resources = '';
+  let reader: ClusterApi;
+  const statuses = new Map<string, unknown>();
+
+  beforeAll(async () => {
+    const stopped: Array<() => unknown> = [];
+    const shared = { add: (f: () => unknown) => void stopped.push(f) };
+    fixtures = await makeUpdateFixtures(dir.path);
+    const [api, served] = await Promise.all([
+      startRealApiServer(join(dir.path, 'kube'), shared),
+      serveCli(['--db', ':memory:', '--graph-data', fixtures.tree, '--trust-keys', fixtures.trust], shared),
+    ]);
+    kubeconfig = api.kubeconfig;
+    reader = clusterApi(loadKubeConfig({ kubeconfig }), 'start-orders-test');
+    const text = readFileSync(kubeconfig, 'utf8');
+    const server = /server: "https:\/\/127\.0\.0\.1:(\d+)"/.exec(text);
+    if (!server) throw new Error(`no server address in ${kubeconfig}`);
+    apiGate = await startGate({ host: '127.0.0.1', port: Number(server[1]) });
+    serviceGate = await startGate({ host: '127.0.0.1', port: Number(new URL(served.url).port) });
+    gatedKubeconfig = join(dir.path, 'gated.kubeconfig');
+    writeFileSync(gatedKubeconfig, text.replace(server[0], `server: "https://127.0.0.1:${apiGate.port}"`), {
+      mode: 0o600,
+    });
+    const listed = await kubectl(kubeconfig, ['api-resources', '--verbs=list,delete', '-o', 'name']);
+    expect(listed.code, listed.stderr).toBe(0);
+    resources = listed.stdout.trim().split('\n').join(',');
+    baseline = new Set((await held()).map(keyOf));
+    return async () => {
+      await Promise.all([apiGate.close(), serviceGate.close()]);
+      for (const f of stopped.reverse()) await f();
+      dir.remove();
+    };
+  }, 180_000);
+
+  type Held = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
+  const keyOf = (o: Held): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+  async function held(): Promise<Held[]> {
+    const r = await kubectl(kubeconfig, ['get', resources, '-A', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    return (JSON.parse(r.stdout) as { items: Held[] }).items;
+  }
+
+  /**
+   * Deletes what the last cluster made: every object the server did not hold before, but namespaces (a bare
+   * API server never finishes deleting one: that is kube-controller-manager's work; the next cluster adopts them).
+   */
+  async function reset(): Promise<void> {
+    const made = (await held()).filter((o) => o.kind !== 'Namespace' && !baseline.has(keyOf(o)));
+    if (!made.length) return;
+    const list = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: made.map(({ apiVersion, kind, metadata: { name, namespace } }) => ({
+        apiVersion,
+        kind,
+        metadata: { name, namespace },
+      })),
+    };
+    const deleted = await kubectl(
+      kubeconfig,
+      // Not waited for one by one (kubectl's wait took 35 s for 200 objects): the order after checks the
+      // ClusterVersion is gone.
+      ['delete', '-f', '-', '--grace-period=0', '--force', '--ignore-not-found', '--wait=false'],
+      JSON.stringify(list),
+    );
+    expect(deleted.code, deleted.stderr).toBe(0);
+  }
+
+  /** The ClusterVersion, read past the gate, from this process (a kubectl for each of the many reads costs more). */
+  const clusterVersion = async (): Promise<ClusterVersion | undefined> =>
+    unlessNotFound(reader.get<ClusterVersion>(RESOURCES.clusterVersions, { name: 'version' }));
+
+  for (const order of orders(PARTS))
+    it(order.join(' → '), async () => {
+      await reset();
+      await until('the ClusterVersion deleted by the reset', async () => !(await clusterVersion()), 30_000);
+      apiGate.shut();
+      serviceGate.shut();
+      const service = `http://127.0.0.1:${serviceGate.port}`;
+      const running: Partial<Record<Part, Launched>> = {};
+      const start: Record<Part, () => void> = {
+        'API server': () => apiGate.open(),
+        'update service': () => serviceGate.open(),
+        'simulated cluster': () =>
+          (running['simulated cluster'] = launchCincy(
+            ['mock-cluster', '--kubeconfig', gatedKubeconfig, ...clusterFlags(service, fixtures.payloads, 1)],
+            cleanup,
+          )),
+        agent: () =>
+          (running.agent = launchCincy(
+            [
+              ...['agent', '--kubeconfig', gatedKubeconfig, '--interval', '1', '--payload-store', fixtures.payloads],
+              ...['--trust-keys', fixtures.trust, '--signature-store', `${service}/signatures`],
+            ],
+            cleanup,
+          )),
+      };
+      for (const [i, part] of order.entries()) {
+        if (i) await new Promise((r) => setTimeout(r, STEP_MS));
+        start[part]();
+      }
+      const outputs = (): string =>
+        Object.entries(running)
+          .map(([part, p]) => `--- ${part} (ended: ${p.ended() ?? 'no'}):\n${p.output().slice(-3000)}`)
+          .join('\n');
+      // Settled: the agent has polled the update service, and nothing has changed for SETTLED_MS since.
+      let last = { at: Date.now(), text: '' };
+      const settled = await until(
+        `a settled ClusterVersion after the order ${order.join(' → ')}`,
+        async () => {
+          for (const p of Object.values(running)) if (p.ended() !== undefined) throw new Error(outputs());
+          const cv = await clusterVersion();
+          const retrieved = cv?.status?.conditions?.find((c) => c.type === 'RetrievedUpdates');
+          if (!cv || retrieved?.status !== 'True') return false;
+          const text = JSON.stringify(withoutTimes(cv));
+          if (text !== last.text) last = { at: Date.now(), text };
+          return Date.now() - last.at >= SETTLED_MS && cv;
+        },
+        90_000,
+      );
+      for (const [part, p] of Object.entries(running))
+        expect(p.ended(), `${part} ended:\n${outputs()}`).toBeUndefined();
+      statuses.set(order.join(' → '), withoutTimes({ spec: settled.spec, status: settled.status }));
+      for (const p of Object.values(running)) p.child.kill('SIGKILL');
+    });
+
+  it('ended in the same ClusterVersion in every order', () => {
+    const [first, ...rest] = [...statuses.entries()];
+    expect(statuses.size).toBe(24);
+    const cv = first![1] as ClusterVersion;
+    // Not an empty agreement: the cluster's status, the executor's conditions and the update service's answer.
+    expect(cv.status.availableUpdates?.length).toBeGreaterThan(0);
+    expect(Object.fromEntries((cv.status.conditions ?? []).map((c) => [c.type, c.status]))).toMatchObject({
+      Available: 'True',
+      Failing: 'False',
+      Progressing: 'False',
+      ReleaseAccepted: 'True',
+      RetrievedUpdates: 'True',
+      Upgradeable: 'True',
+    });
+    for (const [order, status] of rest) expect(status, order).toEqual(first![1]);
+  });
+});
