@@ -54,7 +54,7 @@ export async function runAgent(o: AgentOptions): Promise<void> {
   // exits with the error instead of running half.
   const stop = new AbortController();
   o.signal.addEventListener('abort', () => stop.abort(), { once: true });
-  const watch = clusterVersionWatch(o.api).start();
+  const watch = clusterVersionWatch(o.api, o.log).start();
   stop.signal.addEventListener('abort', () => watch.stop(), { once: true });
   const poller = new UpdatesPoller({ api: o.api, ...o.poller });
   const loops = [
@@ -85,9 +85,12 @@ async function executeUpdates(o: AgentOptions, u: UpdateOptions, watch: ObjectWa
       acceptRisks: o.poller.acceptRisks,
     });
   // A pass also makes the Upgradeable condition: a change of the ConfigMaps it reads wakes the executor too.
-  const inputs = upgradeableInputWatches(o.api).map((w) => w.start());
+  const inputs = upgradeableInputWatches(o.api, o.log).map((w) => w.start());
   o.signal.addEventListener('abort', () => inputs.forEach((w) => w.stop()), { once: true });
-  const changed = (signal: AbortSignal): Promise<unknown> =>
-    Promise.race([watch, ...inputs].map((w) => w.next(signal)));
-  await runUpdateLoop(make, { clock, log: o.log, signal: o.signal, beforeSync, changed });
+  const watches = [watch, ...inputs];
+  const changes = {
+    count: () => watches.reduce((n, w) => n + w.changes, 0),
+    next: (signal: AbortSignal) => Promise.race(watches.map((w) => w.next(signal))),
+  };
+  await runUpdateLoop(make, { clock, log: o.log, signal: o.signal, beforeSync, changes });
 }

@@ -9,6 +9,33 @@ export function apiStatus(err: unknown): number | undefined {
 }
 
 export const isNotFound = (err: unknown): boolean => apiStatus(err) === 404;
+
+/** Transport failures that waiting can cure: nothing listening yet, a connection cut, a timeout, DNS busy. */
+const PASSING = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/**
+ * Whether a call got no answer for a reason that may pass (a server not started yet, restarting, out of
+ * reach for a moment), as opposed to one that will not (a certificate refused, a host name that does not
+ * resolve, a bug): the error's code, or its cause's.
+ */
+export function isUnreachable(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (PASSING.has(String((e as { code?: unknown }).code))) return true;
+  return false;
+}
 export const isConflict = (err: unknown): boolean => apiStatus(err) === 409;
 export const isForbidden = (err: unknown): boolean => apiStatus(err) === 403;
 

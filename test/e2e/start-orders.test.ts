@@ -27,8 +27,6 @@ import { clusterFlags, makeUpdateFixtures, type UpdateFixtures } from '../suppor
 const cleanup = useCleanup();
 const PARTS = ['API server', 'simulated cluster', 'update service', 'agent'] as const;
 type Part = (typeof PARTS)[number];
-/** Between two starts: long enough for the part started to be at work (or waiting) before the next. */
-const STEP_MS = 1500;
 /** How long a ClusterVersion the agent has polled for must stay as it is to count as settled. */
 const SETTLED_MS = 2000;
 
@@ -132,58 +130,88 @@ describe.runIf(available())('agent, simulated cluster, API server and update ser
     unlessNotFound(reader.get<ClusterVersion>(RESOURCES.clusterVersions, { name: 'version' }));
 
   for (const order of orders(PARTS))
-    it(order.join(' → '), async () => {
-      await reset();
-      await until('the ClusterVersion deleted by the reset', async () => !(await clusterVersion()), 30_000);
-      apiGate.shut();
-      serviceGate.shut();
-      const service = `http://127.0.0.1:${serviceGate.port}`;
-      const running: Partial<Record<Part, Launched>> = {};
-      const start: Record<Part, () => void> = {
-        'API server': () => apiGate.open(),
-        'update service': () => serviceGate.open(),
-        'simulated cluster': () =>
-          (running['simulated cluster'] = launchCincy(
-            ['mock-cluster', '--kubeconfig', gatedKubeconfig, ...clusterFlags(service, fixtures.payloads, 1)],
-            cleanup,
-          )),
-        agent: () =>
-          (running.agent = launchCincy(
-            [
+    it(
+      order.join(' → '),
+      async () => {
+        await reset();
+        await until('the ClusterVersion deleted by the reset', async () => !(await clusterVersion()), 30_000);
+        const service = `http://127.0.0.1:${serviceGate.port}`;
+        const running: Partial<Record<Part, Launched>> = {};
+        const outputs = (): string =>
+          Object.entries(running)
+            .map(([part, p]) => `--- ${part} (ended: ${p.ended() ?? 'no'}):\n${p.output().slice(-3000)}`)
+            .join('\n');
+        // A part that exits fails the order at once, with what each part said.
+        let ended!: (err: Error) => void;
+        const died = new Promise<never>((_, reject) => (ended = reject));
+        died.catch(() => {});
+        const launch = (part: Part, args: string[]): Launched => {
+          const p = launchCincy(args, cleanup);
+          p.child.once('exit', () => ended(new Error(`${part} exited:\n${outputs()}`)));
+          return (running[part] = p);
+        };
+        /** Until a process says what it is at: with a server it needs not there yet, that it waits for it. */
+        const atWork = (p: Launched, said: RegExp, what: string): Promise<unknown> =>
+          Promise.race([died, until(what, async () => said.test(p.output()), 60_000)]);
+        const opened = { api: false, cluster: false };
+        const start: Record<Part, () => Promise<unknown>> = {
+          'API server': async () => ((opened.api = true), apiGate.open()),
+          'update service': async () => serviceGate.open(),
+          'simulated cluster': () => {
+            opened.cluster = true;
+            const p = launch('simulated cluster', [
+              ...['mock-cluster', '--kubeconfig', gatedKubeconfig],
+              ...clusterFlags(service, fixtures.payloads, 1),
+            ]);
+            return opened.api
+              ? atWork(p, /simulating on/, 'the simulated cluster at work')
+              : atWork(p, /waiting for the API server/, 'the simulated cluster waiting for its API server');
+          },
+          agent: () => {
+            const p = launch('agent', [
               ...['agent', '--kubeconfig', gatedKubeconfig, '--interval', '1', '--payload-store', fixtures.payloads],
               ...['--trust-keys', fixtures.trust, '--signature-store', `${service}/signatures`],
-            ],
-            cleanup,
-          )),
-      };
-      for (const [i, part] of order.entries()) {
-        if (i) await new Promise((r) => setTimeout(r, STEP_MS));
-        start[part]();
-      }
-      const outputs = (): string =>
-        Object.entries(running)
-          .map(([part, p]) => `--- ${part} (ended: ${p.ended() ?? 'no'}):\n${p.output().slice(-3000)}`)
-          .join('\n');
-      // Settled: the agent has polled the update service, and nothing has changed for SETTLED_MS since.
-      let last = { at: Date.now(), text: '' };
-      const settled = await until(
-        `a settled ClusterVersion after the order ${order.join(' → ')}`,
-        async () => {
-          for (const p of Object.values(running)) if (p.ended() !== undefined) throw new Error(outputs());
-          const cv = await clusterVersion();
-          const retrieved = cv?.status?.conditions?.find((c) => c.type === 'RetrievedUpdates');
-          if (!cv || retrieved?.status !== 'True') return false;
-          const text = JSON.stringify(withoutTimes(cv));
-          if (text !== last.text) last = { at: Date.now(), text };
-          return Date.now() - last.at >= SETTLED_MS && cv;
-        },
-        90_000,
-      );
-      for (const [part, p] of Object.entries(running))
-        expect(p.ended(), `${part} ended:\n${outputs()}`).toBeUndefined();
-      statuses.set(order.join(' → '), withoutTimes({ spec: settled.spec, status: settled.status }));
-      for (const p of Object.values(running)) p.child.kill('SIGKILL');
-    });
+            ]);
+            if (!opened.api)
+              return atWork(p, /the ClusterVersion cannot be read/, 'the agent waiting for the API server');
+            if (!opened.cluster)
+              return atWork(p, /No cluster version object, waiting for one/, 'the agent waiting for a ClusterVersion');
+            return atWork(p, /"msg"/, 'the agent at work');
+          },
+        };
+        apiGate.shut();
+        serviceGate.shut();
+        for (const part of order) await start[part]();
+        // Settled: the agent has polled the update service, and nothing has changed for SETTLED_MS since.
+        let last = { at: Date.now(), text: '' };
+        const settled = await Promise.race([
+          died,
+          until(
+            `a settled ClusterVersion after the order ${order.join(' → ')}`,
+            async () => {
+              const cv = await clusterVersion();
+              const retrieved = cv?.status?.conditions?.find((c) => c.type === 'RetrievedUpdates');
+              if (!cv || retrieved?.status !== 'True') return false;
+              const text = JSON.stringify(withoutTimes(cv));
+              if (text !== last.text) last = { at: Date.now(), text };
+              return Date.now() - last.at >= SETTLED_MS && cv;
+            },
+            90_000,
+          ),
+        ]);
+        statuses.set(order.join(' → '), withoutTimes({ spec: settled.spec, status: settled.status }));
+        // Nothing of this order reaches the next one: the servers out of reach, the processes gone.
+        apiGate.shut();
+        serviceGate.shut();
+        ended = () => {};
+        await Promise.all(
+          Object.values(running).map(
+            (p) => p.ended() ?? new Promise((resolve) => (p.child.once('exit', resolve), p.child.kill('SIGKILL'))),
+          ),
+        );
+      },
+      180_000,
+    );
 
   it('ended in the same ClusterVersion in every order', () => {
     const [first, ...rest] = [...statuses.entries()];

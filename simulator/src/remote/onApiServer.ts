@@ -6,7 +6,7 @@
 // finds the cluster it made and goes on with it; started before the server answers, it waits for it.
 import { clusterApi, loadKubeConfig } from 'cincy/cli/kubeconfig';
 import type { ClusterApi } from 'cincy/cluster/api';
-import { apiMessage, apiStatus, isConflict, unlessNotFound } from 'cincy/cluster/apiError';
+import { apiMessage, apiStatus, isConflict, isUnreachable, unlessNotFound } from 'cincy/cluster/apiError';
 import { RESOURCES } from 'cincy/cluster/resources';
 import { kindNamed } from '../apiserver/kinds.js';
 import { ClusterState } from '../apiserver/state.js';
@@ -71,8 +71,9 @@ const SAY_EVERY_MS = 30_000;
 
 /**
  * Whether the server holds a cluster made by an earlier run (its ClusterVersion). A server that does not
- * answer yet — not started, starting (503), throttling (429) — is waited for, as the cluster's own components
- * wait for theirs; an answer that will not change by waiting (refused credentials) ends the start.
+ * answer yet (nothing listening, a connection cut) or answers that it cannot serve yet (503 while it starts,
+ * 429) is waited for, as the cluster's own components wait for theirs; anything waiting will not change (a
+ * certificate or credentials refused, a host name that does not resolve) ends the start.
  */
 async function clusterFound(mirror: RemoteMirror, server: string, warn: (m: string) => void): Promise<boolean> {
   let saidAt = -Infinity;
@@ -81,8 +82,8 @@ async function clusterFound(mirror: RemoteMirror, server: string, warn: (m: stri
       return await mirror.holds(kindNamed('ClusterVersion'), undefined, 'version');
     } catch (err) {
       const status = apiStatus(err);
-      if (status !== undefined && status !== 429 && status < 500)
-        throw new Error(`--kubeconfig: ${server} refused reading the ClusterVersion: ${apiMessage(err)}`);
+      const passing = status === undefined ? isUnreachable(err) : status === 429 || status >= 500;
+      if (!passing) throw new Error(`--kubeconfig: ${server} cannot be used: ${apiMessage(err)}`);
       if (Date.now() - saidAt >= SAY_EVERY_MS) {
         warn(`waiting for the API server at ${server}: ${apiMessage(err)}`);
         saidAt = Date.now();

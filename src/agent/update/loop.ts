@@ -11,11 +11,19 @@ export interface UpdateLoopOptions {
   signal: AbortSignal;
   /** Runs before each pass (a clock that follows another reads it again here). */
   beforeSync?: () => Promise<void>;
-  /**
-   * Resolves when something a pass reads changes (the ClusterVersion, the admin-gates and admin-acks
-   * ConfigMaps): an idle executor looks again at once. `signal` ends the wait, leaving nothing behind.
-   */
-  changed?: (signal: AbortSignal) => Promise<unknown>;
+  /** Changes of what a pass reads (the ClusterVersion, the admin-gates and admin-acks ConfigMaps). */
+  changes?: Changes;
+}
+
+/**
+ * Change notices: a waiting executor looks again at once when what a pass reads changes, and a change during
+ * a pass (after the pass read it) makes the next pass come at once too.
+ */
+export interface Changes {
+  /** How many changes have been seen so far. */
+  count(): number;
+  /** Resolves at the next change; `signal` ends the wait, leaving nothing behind. */
+  next(signal: AbortSignal): Promise<unknown>;
 }
 
 /** The least real time between two passes, so that a fast simulated clock cannot make the loop spin. */
@@ -25,6 +33,7 @@ export async function runUpdateLoop(make: () => ClusterVersionOperator, o: Updat
   let cvo = make();
   while (!o.signal.aborted) {
     let result: SyncResult;
+    const seen = o.changes?.count();
     try {
       await o.beforeSync?.();
       result = await cvo.sync();
@@ -34,8 +43,8 @@ export async function runUpdateLoop(make: () => ClusterVersionOperator, o: Updat
       result = 'waiting';
     }
     if (result === 'handover') cvo = make();
-    else if (result === 'waiting') await untilChanged(o, TIMING.gatePoll);
-    else if (result === 'idle') await untilChanged(o, TIMING.idle);
+    else if (result === 'waiting') await untilChanged(o, TIMING.gatePoll, seen);
+    else if (result === 'idle') await untilChanged(o, TIMING.idle, seen);
   }
 }
 
@@ -43,12 +52,14 @@ export async function runUpdateLoop(make: () => ClusterVersionOperator, o: Updat
  * Until what a pass reads changes (a new desired update, say), or `ms` at the latest: a request made
  * while the executor waits — after a refusal, say — is acted on at once.
  */
-async function untilChanged(o: UpdateLoopOptions, ms: number): Promise<void> {
+async function untilChanged(o: UpdateLoopOptions, ms: number, seen: number | undefined): Promise<void> {
   if (o.signal.aborted) return;
+  // Something changed while the pass ran: the next pass comes at once (after the least real time).
+  if (o.changes && o.changes.count() !== seen) return new Promise((resolve) => setTimeout(resolve, MIN_REAL_MS));
   const wake = new AbortController();
   const stop = (): void => wake.abort();
   o.signal.addEventListener('abort', stop, { once: true });
-  o.changed?.(wake.signal).then(stop, stop);
+  o.changes?.next(wake.signal).then(stop, stop);
   await o.clock.sleep(ms, wake.signal, MIN_REAL_MS);
   o.signal.removeEventListener('abort', stop);
   stop(); // a wait the timer ended leaves no waiter behind on the watches

@@ -1,0 +1,27 @@
+// Which failed calls of a cluster's API waiting can cure (src/cluster/apiError.ts isUnreachable).
+import { describe, expect, it } from 'vitest';
+import { ClusterApiError } from '../../../src/cluster/api.js';
+import { isUnreachable } from '../../../src/cluster/apiError.js';
+
+const failure = (code: string, message = code): Error => Object.assign(new Error(message), { code });
+
+describe('isUnreachable', () => {
+  it.each(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])(
+    '%s: nothing answers yet, which may pass',
+    (code) => {
+      expect(isUnreachable(failure(code))).toBe(true);
+      expect(isUnreachable(new TypeError('fetch failed', { cause: failure(code) }))).toBe(true);
+    },
+  );
+
+  it.each(['DEPTH_ZERO_SELF_SIGNED_CERT', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ENOTFOUND', 'ERR_INVALID_URL'])(
+    '%s: waiting will not change it',
+    (code) => expect(isUnreachable(failure(code))).toBe(false),
+  );
+
+  it('an answer, a bug or a non-error is not a transport failure', () => {
+    expect(isUnreachable(new ClusterApiError(503, 'ServiceUnavailable', 'starting'))).toBe(false);
+    expect(isUnreachable(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBe(false);
+    expect(isUnreachable('ECONNREFUSED')).toBe(false);
+  });
+});
