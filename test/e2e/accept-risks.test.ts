@@ -14,12 +14,15 @@ import { cincyAsync, serveCli, useCleanup } from '../support/cli.js';
 import { kubectl, kubectlAvailable } from '../support/kubectl.js';
 import { serveMock } from '../support/mock.js';
 import { startCincy, until } from '../support/processes.js';
-import { KUBE_DIR, realApiServerAvailable, startRealApiServer } from '../support/realApiServer.js';
+import { KUBE_DIR, realApiServerAvailable, useRealApiServer } from '../support/realApiServer.js';
 import { tempDir } from '../support/server.js';
 import { clusterFlags, image, makeUpdateFixtures, type UpdateFixtures } from '../support/updateFixtures.js';
 
 const cleanup = useCleanup();
 const TECH_PREVIEW_CRD = join(KUBE_DIR, 'crds-optional', 'clusterversions-TechPreviewNoUpgrade-2026-08.crd.yaml');
+const DEFAULT_CRD = join(KUBE_DIR, 'crds', '0000_00_cluster-version-operator_01_clusterversion-Default.crd.yaml');
+/** One real API server for the file's tests on it, each beginning on a server reset to no cluster. */
+const realApiServer = useRealApiServer();
 const SCALE = 600;
 const RISKY = '4.16.6';
 /** The risk the ClusterOperatorUpgradeable source makes of Tech Preview's Upgradeable=False config operator. */
@@ -55,10 +58,15 @@ describe.runIf(available())('the accept-risks API on the mock cluster and on a r
     const d = cleanup.dir();
     const flags = [...clusterFlags(server, fixtures.payloads, SCALE), '--feature-set', featureSet];
     if (kind === 'mock') return (await serveMock(flags, d, cleanup)).kubeconfig;
-    const api = await startRealApiServer(join(d, 'kube'), cleanup);
+    const api = await realApiServer();
     if (featureSet === 'TechPreviewNoUpgrade') {
       const replaced = await kubectl(api.kubeconfig, ['replace', '-f', TECH_PREVIEW_CRD]);
       expect(replaced.code, replaced.stderr).toBe(0);
+      // The next test on the server begins with the CRD the server started with.
+      cleanup.add(async () => {
+        const restored = await kubectl(api.kubeconfig, ['replace', '-f', DEFAULT_CRD]);
+        if (restored.code) throw new Error(`the Default ClusterVersion CRD not restored: ${restored.stderr}`);
+      });
     }
     await startCincy(['mock-cluster', '--kubeconfig', api.kubeconfig, ...flags], /simulating on \S+/, cleanup);
     return api.kubeconfig;

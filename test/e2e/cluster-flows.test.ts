@@ -15,12 +15,14 @@ import { PayloadStore } from '../../src/payload/store.js';
 import { cincy, cincyAsync, serveCli, useCleanup } from '../support/cli.js';
 import { kubectl, kubectlAvailable } from '../support/kubectl.js';
 import { serveMock } from '../support/mock.js';
-import { realApiServerAvailable, startRealApiServer } from '../support/realApiServer.js';
+import { realApiServerAvailable, useRealApiServer } from '../support/realApiServer.js';
 import { registryAvailable, startRegistry, type TestRegistry } from '../support/registry.js';
 import { tempDir } from '../support/server.js';
 import { clusterFlags, image, KID, SIGNED, writeUpdateTree } from '../support/updateFixtures.js';
 
 const cleanup = useCleanup();
+/** One real API server for the file's tests on it, each beginning on a server reset to no cluster. */
+const realApiServer = useRealApiServer();
 const TARGET = '4.16.5';
 const SCALE = 600;
 
@@ -101,7 +103,7 @@ describe.runIf(available())('the same flows on the mock cluster and on a real AP
       ...['--registry-plain-http', registry.host, ...more],
     ];
     if (kind === 'mock') return (await serveMock(flags, dir, cleanup)).kubeconfig;
-    const api = await startRealApiServer(join(dir, 'kube'), cleanup);
+    const api = await realApiServer();
     await startCincy(['mock-cluster', '--kubeconfig', api.kubeconfig, ...flags], /simulating on \S+/, cleanup);
     return api.kubeconfig;
   }

@@ -18,9 +18,9 @@ import { unlessNotFound } from '../../src/cluster/apiError.js';
 import { RESOURCES } from '../../src/cluster/resources.js';
 import { serveCli, useCleanup } from '../support/cli.js';
 import { startGate, type Gate } from '../support/gate.js';
-import { kubectl, kubectlAvailable } from '../support/kubectl.js';
+import { kubectlAvailable } from '../support/kubectl.js';
 import { launchCincy, until, type Launched } from '../support/processes.js';
-import { realApiServerAvailable, startRealApiServer } from '../support/realApiServer.js';
+import { realApiServerAvailable, startRealApiServer, type RealApiServer } from '../support/realApiServer.js';
 import { tempDir } from '../support/server.js';
 import { clusterFlags, makeUpdateFixtures, type UpdateFixtures } from '../support/updateFixtures.js';
 
@@ -55,9 +55,8 @@ describe.runIf(available())('agent, simulated cluster, API server and update ser
   let gatedKubeconfig = '';
   let apiGate: Gate;
   let serviceGate: Gate;
-  /** What the API server holds before any cluster is made there (kind/namespace/name): kept by the resets. */
-  let baseline = new Set<string>();
-  let resources = '';
+  /** Deletes what the last simulated cluster made on the API server. */
+  let reset: RealApiServer['reset'];
   let reader: ClusterApi;
   const statuses = new Map<string, unknown>();
 
@@ -80,50 +79,13 @@ describe.runIf(available())('agent, simulated cluster, API server and update ser
     writeFileSync(gatedKubeconfig, text.replace(server[0], `server: "https://127.0.0.1:${apiGate.port}"`), {
       mode: 0o600,
     });
-    const listed = await kubectl(kubeconfig, ['api-resources', '--verbs=list,delete', '-o', 'name']);
-    expect(listed.code, listed.stderr).toBe(0);
-    resources = listed.stdout.trim().split('\n').join(',');
-    baseline = new Set((await held()).map(keyOf));
+    reset = api.reset;
     return async () => {
       await Promise.all([apiGate.close(), serviceGate.close()]);
       for (const f of stopped.reverse()) await f();
       dir.remove();
     };
   }, 180_000);
-
-  type Held = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
-  const keyOf = (o: Held): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-  async function held(): Promise<Held[]> {
-    const r = await kubectl(kubeconfig, ['get', resources, '-A', '-o', 'json']);
-    expect(r.code, r.stderr).toBe(0);
-    return (JSON.parse(r.stdout) as { items: Held[] }).items;
-  }
-
-  /**
-   * Deletes what the last cluster made: every object the server did not hold before, but namespaces (a bare
-   * API server never finishes deleting one: that is kube-controller-manager's work; the next cluster adopts them).
-   */
-  async function reset(): Promise<void> {
-    const made = (await held()).filter((o) => o.kind !== 'Namespace' && !baseline.has(keyOf(o)));
-    if (!made.length) return;
-    const list = {
-      apiVersion: 'v1',
-      kind: 'List',
-      items: made.map(({ apiVersion, kind, metadata: { name, namespace } }) => ({
-        apiVersion,
-        kind,
-        metadata: { name, namespace },
-      })),
-    };
-    const deleted = await kubectl(
-      kubeconfig,
-      // Not waited for one by one (kubectl's wait took 35 s for 200 objects): the order after checks the
-      // ClusterVersion is gone.
-      ['delete', '-f', '-', '--grace-period=0', '--force', '--ignore-not-found', '--wait=false'],
-      JSON.stringify(list),
-    );
-    expect(deleted.code, deleted.stderr).toBe(0);
-  }
 
   /** The ClusterVersion, read past the gate, from this process (a kubectl for each of the many reads costs more). */
   const clusterVersion = async (): Promise<ClusterVersion | undefined> =>
@@ -134,7 +96,7 @@ describe.runIf(available())('agent, simulated cluster, API server and update ser
       order.join(' → '),
       async () => {
         await reset();
-        await until('the ClusterVersion deleted by the reset', async () => !(await clusterVersion()), 30_000);
+        await until('the ClusterVersion deleted', async () => !(await clusterVersion()), 30_000);
         const service = `http://127.0.0.1:${serviceGate.port}`;
         const running: Partial<Record<Part, Launched>> = {};
         const outputs = (): string =>
