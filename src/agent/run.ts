@@ -89,7 +89,9 @@ async function executeUpdates(o: AgentOptions, u: UpdateOptions, watch: ObjectWa
   o.signal.addEventListener('abort', () => inputs.forEach((w) => w.stop()), { once: true });
   const watches = [watch, ...inputs];
   const changes = {
-    count: () => watches.reduce((n, w) => n + w.changes, 0),
+    // Only the ConfigMaps, which the agent never writes: a pass's own writes of the ClusterVersion must not
+    // bring another pass at once.
+    count: () => inputs.reduce((n, w) => n + w.changes, 0),
     next: (signal: AbortSignal) => Promise.race(watches.map((w) => w.next(signal))),
   };
   await runUpdateLoop(make, { clock, log: o.log, signal: o.signal, beforeSync, changes });

@@ -10,7 +10,7 @@ export function apiStatus(err: unknown): number | undefined {
 
 export const isNotFound = (err: unknown): boolean => apiStatus(err) === 404;
 
-/** Transport failures that waiting can cure: nothing listening yet, a connection cut, a timeout, DNS busy. */
+/** Transport failures that waiting can cure: nothing listening yet, a connection cut, a timeout, a name not yet served. */
 const PASSING = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -19,6 +19,8 @@ const PASSING = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EAI_AGAIN',
+  // A name that resolves only once its server is up (a Service, a compose service): said while waited for.
+  'ENOTFOUND',
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
   'UND_ERR_CONNECT_TIMEOUT',
@@ -28,12 +30,15 @@ const PASSING = new Set([
 
 /**
  * Whether a call got no answer for a reason that may pass (a server not started yet, restarting, out of
- * reach for a moment), as opposed to one that will not (a certificate refused, a host name that does not
- * resolve, a bug): the error's code, or its cause's.
+ * reach for a moment, its name not served yet), as opposed to one that will not (a certificate refused, a
+ * bug): the error's code or name, or its cause's.
  */
 export function isUnreachable(err: unknown): boolean {
-  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (PASSING.has(String((e as { code?: unknown }).code))) return true;
+    // A request's own deadline (AbortSignal.timeout): a server that takes the connection but does not answer.
+    if (e.name === 'TimeoutError') return true;
+  }
   return false;
 }
 export const isConflict = (err: unknown): boolean => apiStatus(err) === 409;

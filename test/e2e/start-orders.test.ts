@@ -138,7 +138,7 @@ describe.runIf(available())('agent, simulated cluster, API server and update ser
               return atWork(p, /the ClusterVersion cannot be read/, 'the agent waiting for the API server');
             if (!opened.cluster)
               return atWork(p, /No cluster version object, waiting for one/, 'the agent waiting for a ClusterVersion');
-            return atWork(p, /"msg"/, 'the agent at work');
+            return atWork(p, /"msg"/, 'the agent started (its first log line)');
           },
         };
         apiGate.shut();

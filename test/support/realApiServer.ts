@@ -25,15 +25,21 @@ export function realApiServerAvailable(): boolean {
 export interface RealApiServer {
   kubeconfig: string;
   /**
-   * Deletes every object the server did not hold when it had started, namespaces and the CRDs it started with
-   * aside (a bare API server never finishes deleting a namespace: that is kube-controller-manager's work; the
-   * next cluster adopts them). A CRD of the start replaced since must be put back by whoever replaced it.
+   * Deletes every object the server did not hold when it had started, namespaces aside (a bare API server never
+   * finishes deleting a namespace: that is kube-controller-manager's work; the next cluster adopts them), and
+   * puts back the CRDs it started with where they were replaced.
    */
   reset(): Promise<void>;
   stop(): Promise<void>;
 }
 
-type Held = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
+type Held = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; resourceVersion?: string; finalizers?: string[] };
+};
+/** The CRDs the server starts with (start-apiserver.sh creates them): put back when an update replaced them. */
+const START_CRDS = join(KUBE_DIR, 'crds');
 const keyOf = (o: Held): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
 /** Starts one in `dir`; the kubeconfig it prints is an admin's (system:masters), over TLS with its own CA. */
@@ -58,17 +64,37 @@ export async function startRealApiServer(
   const resources = (await run(['api-resources', '--verbs=list,delete', '-o', 'name'])).trim().split('\n').join(',');
   const held = async (): Promise<Held[]> =>
     (JSON.parse(await run(['get', resources, '-A', '-o', 'json'])) as { items: Held[] }).items;
-  const baseline = new Set((await held()).map(keyOf));
+  const started = await held();
+  const baseline = new Set(started.map(keyOf));
+  const isCrd = (x: Held): boolean => x.kind === 'CustomResourceDefinition';
+  const crdVersions = new Map(started.filter(isCrd).map((x) => [keyOf(x), x.metadata.resourceVersion]));
   const reset = async (): Promise<void> => {
-    const made = (await held()).filter((x) => x.kind !== 'Namespace' && !baseline.has(keyOf(x)));
+    const now = await held();
+    // An update applies its payload's CRDs over the server's: the next test begins with the server's again.
+    if (
+      now.some((x) => isCrd(x) && crdVersions.has(keyOf(x)) && crdVersions.get(keyOf(x)) !== x.metadata.resourceVersion)
+    ) {
+      await run(['replace', '-f', START_CRDS]);
+      for (const x of await held())
+        if (isCrd(x) && crdVersions.has(keyOf(x))) crdVersions.set(keyOf(x), x.metadata.resourceVersion);
+    }
+    const made = now.filter((x) => x.kind !== 'Namespace' && !baseline.has(keyOf(x)));
     if (!made.length) return;
-    const items = made.map(({ apiVersion, kind, metadata: { name, namespace } }) => ({
+    // A bare API server has no garbage collector to take an orphan finalizer away (a Job deleted as the CVO
+    // deletes its Jobs keeps one): finalizers go first.
+    const named = ({ apiVersion, kind, metadata: { name, namespace } }: Held): Held => ({
       apiVersion,
       kind,
       metadata: { name, namespace },
-    }));
-    // Not waited for one by one (kubectl's wait took 35 s for 200 objects): what the simulated cluster makes
-    // carries no finalizer, so each is gone once its DELETE is answered; the kinds of a deleted CRD go with it.
+    });
+    for (const x of made.filter((m) => m.metadata.finalizers?.length))
+      await run(
+        ['patch', '-f', '-', '--type=merge', '-p', '{"metadata":{"finalizers":null}}'],
+        JSON.stringify(named(x)),
+      );
+    const items = made.map(named);
+    // Not waited for one by one (kubectl's wait took 35 s for 200 objects): with no finalizer, each is gone
+    // once its DELETE is answered; a deleted CRD's own clean-up takes its objects.
     await run(
       ['delete', '-f', '-', '--grace-period=0', '--force', '--ignore-not-found', '--wait=false'],
       JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),

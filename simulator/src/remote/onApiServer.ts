@@ -71,9 +71,9 @@ const SAY_EVERY_MS = 30_000;
 
 /**
  * Whether the server holds a cluster made by an earlier run (its ClusterVersion). A server that does not
- * answer yet (nothing listening, a connection cut) or answers that it cannot serve yet (503 while it starts,
- * 429) is waited for, as the cluster's own components wait for theirs; anything waiting will not change (a
- * certificate or credentials refused, a host name that does not resolve) ends the start.
+ * answer yet (nothing listening, a connection cut, its name not served yet, no answer in time) or answers that
+ * it cannot serve yet (503 while it starts, 429) is waited for, as the cluster's own components wait for
+ * theirs; anything waiting will not change (a certificate or credentials refused) ends the start.
  */
 async function clusterFound(mirror: RemoteMirror, server: string, warn: (m: string) => void): Promise<boolean> {
   let saidAt = -Infinity;

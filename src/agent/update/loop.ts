@@ -20,7 +20,7 @@ export interface UpdateLoopOptions {
  * a pass (after the pass read it) makes the next pass come at once too.
  */
 export interface Changes {
-  /** How many changes have been seen so far. */
+  /** How many changes have been seen so far, of what the executor itself never writes. */
   count(): number;
   /** Resolves at the next change; `signal` ends the wait, leaving nothing behind. */
   next(signal: AbortSignal): Promise<unknown>;
@@ -32,7 +32,8 @@ const MIN_REAL_MS = 200;
 export async function runUpdateLoop(make: () => ClusterVersionOperator, o: UpdateLoopOptions): Promise<void> {
   let cvo = make();
   while (!o.signal.aborted) {
-    let result: SyncResult;
+    // 'failed': the pass threw; it is tried again at the timer or a notice, never at once.
+    let result: SyncResult | 'failed';
     const seen = o.changes?.count();
     try {
       await o.beforeSync?.();
@@ -40,9 +41,10 @@ export async function runUpdateLoop(make: () => ClusterVersionOperator, o: Updat
     } catch (err) {
       o.log.error({ err }, 'update sync failed; will try again');
       await cvo.reportFailure(err);
-      result = 'waiting';
+      result = 'failed';
     }
     if (result === 'handover') cvo = make();
+    else if (result === 'failed') await untilChanged(o, TIMING.gatePoll, undefined);
     else if (result === 'waiting') await untilChanged(o, TIMING.gatePoll, seen);
     else if (result === 'idle') await untilChanged(o, TIMING.idle, seen);
   }
@@ -55,7 +57,8 @@ export async function runUpdateLoop(make: () => ClusterVersionOperator, o: Updat
 async function untilChanged(o: UpdateLoopOptions, ms: number, seen: number | undefined): Promise<void> {
   if (o.signal.aborted) return;
   // Something changed while the pass ran: the next pass comes at once (after the least real time).
-  if (o.changes && o.changes.count() !== seen) return new Promise((resolve) => setTimeout(resolve, MIN_REAL_MS));
+  if (o.changes && seen !== undefined && o.changes.count() !== seen)
+    return new Promise((resolve) => setTimeout(resolve, MIN_REAL_MS));
   const wake = new AbortController();
   const stop = (): void => wake.abort();
   o.signal.addEventListener('abort', stop, { once: true });

@@ -12,7 +12,7 @@ const stillClock: Clock = {
   sleep: (_ms, signal) => new Promise((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true })),
 };
 
-function rig(duringPass: (pass: number) => void) {
+function rig(duringPass: (pass: number) => void, fails = false) {
   let count = 0;
   let notify: (() => void) | undefined;
   const passes: number[] = [];
@@ -20,6 +20,7 @@ function rig(duringPass: (pass: number) => void) {
     sync: async (): Promise<SyncResult> => {
       passes.push(passes.length + 1);
       duringPass(passes.length);
+      if (fails) throw new Error('a lasting failure');
       return 'idle';
     },
     reportFailure: async () => {},
@@ -61,6 +62,16 @@ describe('runUpdateLoop', () => {
   it('an idle executor wakes at a change notice', async () => {
     const r = rig(() => {});
     await vi.waitFor(() => expect(r.passes).toEqual([1]));
+    r.change();
+    await vi.waitFor(() => expect(r.passes).toEqual([1, 2]));
+    await r.stop();
+  });
+
+  it('a failed pass is tried again at its timer or a notice, never at once, whatever was counted meanwhile', async () => {
+    const r: ReturnType<typeof rig> = rig(() => r.bump(), true);
+    await vi.waitFor(() => expect(r.passes).toEqual([1]));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(r.passes, 'no pass at once after a failure').toEqual([1]);
     r.change();
     await vi.waitFor(() => expect(r.passes).toEqual([1, 2]));
     await r.stop();
