@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { ClusterVersion } from './clusterVersion.js';
 import type { PollResult, UpdatesPoller } from './poll.js';
+import { untilNotice } from './untilNotice.js';
 import type { ObjectWatch } from './watch.js';
 
 export interface PollLoopOptions {
@@ -67,29 +68,14 @@ export async function runPollLoop(poller: Poller, o: PollLoopOptions): Promise<v
     // Risk evaluations the rate limit queued: back in a second for them, as the CVO requeues its sync.
     const due = clock.now() + (queued ? QUEUED_RETRY_MS : o.intervalMs * (1 + random()));
     while (!o.signal.aborted && clock.now() < due) {
-      const changed = await nextChange(clock, Math.min(FALLBACK_CHECK_MS, due - clock.now()), o);
+      // The ClusterVersion as the watch reports its next change, or undefined at the fallback check.
+      const wait = Math.min(FALLBACK_CHECK_MS, due - clock.now());
+      const changed = await untilNotice(clock, wait, o.signal, o.watch && ((s) => o.watch!.next(s)));
       // The watch brings the object itself; only the fallback check reads it.
       const now = changed ? triggerOf(changed) : await trigger(poller, o.log, before);
       if (now !== before) break;
     }
   }
-}
-
-/** The ClusterVersion as the watch reports its next change, or undefined after `ms` (or on shutdown). */
-async function nextChange(clock: Clock, ms: number, o: PollLoopOptions): Promise<ClusterVersion | undefined> {
-  if (o.signal.aborted) return undefined;
-  const wake = new AbortController();
-  const stop = (): void => wake.abort();
-  o.signal.addEventListener('abort', stop, { once: true });
-  let changed: ClusterVersion | undefined;
-  o.watch?.next(wake.signal).then((cv) => {
-    changed = cv;
-    stop();
-  }, stop);
-  await clock.sleep(ms, wake.signal);
-  o.signal.removeEventListener('abort', stop);
-  stop(); // a wait the timer ended leaves no waiter behind on the watch
-  return changed;
 }
 
 /** The trigger fields as they are now; `fallback` when the ClusterVersion cannot be read (the poll then says why). */

@@ -1,6 +1,7 @@
 // What a call of a cluster's API failed with: a ClusterApiError carries the HTTP status and the Status
 // object's reason and message; anything else (a refused connection, a DNS or TLS failure) has no HTTP
 // status at all.
+import { isConnectionFailure } from '../networkErrors.js';
 import { ClusterApiError } from './api.js';
 
 /** The HTTP status of a failed API call; undefined when the request never got an answer. */
@@ -10,17 +11,8 @@ export function apiStatus(err: unknown): number | undefined {
 
 export const isNotFound = (err: unknown): boolean => apiStatus(err) === 404;
 
-/** Transport failures that waiting can cure: nothing listening yet, a connection cut, a timeout, a name not yet served. */
-const PASSING = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  // A name that resolves only once its server is up (a Service, a compose service): said while waited for.
-  'ENOTFOUND',
+/** undici's own codes for a connection cut or an answer that did not come in time. */
+const UNDICI_PASSING = new Set([
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
   'UND_ERR_CONNECT_TIMEOUT',
@@ -35,7 +27,8 @@ const PASSING = new Set([
  */
 export function isUnreachable(err: unknown): boolean {
   for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (PASSING.has(String((e as { code?: unknown }).code))) return true;
+    const code = (e as { code?: unknown }).code;
+    if (isConnectionFailure(code) || UNDICI_PASSING.has(String(code))) return true;
     // A request's own deadline (AbortSignal.timeout): a server that takes the connection but does not answer.
     if (e.name === 'TimeoutError') return true;
   }

@@ -2,6 +2,7 @@
 // integers, which errors mean the database cannot be reached, and the URL as messages show it.
 import pg from 'pg';
 import { StoreUnavailable } from './sql.js';
+import { isConnectionFailure } from '../networkErrors.js';
 
 /** Advisory lock keys of cincy (PostgreSQL's advisory locks are per database). */
 export const LOCK_KEYS = {
@@ -64,8 +65,7 @@ export function isConnectionError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
-    if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code))
-      return true;
+    if (isConnectionFailure(code)) return true;
     // connection_exception; admin_shutdown, crash_shutdown, cannot_connect_now; too_many_connections
     if (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code)) return true;
   }

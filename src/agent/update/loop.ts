@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import type { ClusterVersionOperator, SyncResult } from './operator.js';
 import { TIMING } from './timing.js';
+import { untilNotice } from '../untilNotice.js';
 
 export interface UpdateLoopOptions {
   clock: Clock;
@@ -59,11 +60,5 @@ async function untilChanged(o: UpdateLoopOptions, ms: number, seen: number | und
   // Something changed while the pass ran: the next pass comes at once (after the least real time).
   if (o.changes && seen !== undefined && o.changes.count() !== seen)
     return new Promise((resolve) => setTimeout(resolve, MIN_REAL_MS));
-  const wake = new AbortController();
-  const stop = (): void => wake.abort();
-  o.signal.addEventListener('abort', stop, { once: true });
-  o.changes?.next(wake.signal).then(stop, stop);
-  await o.clock.sleep(ms, wake.signal, MIN_REAL_MS);
-  o.signal.removeEventListener('abort', stop);
-  stop(); // a wait the timer ended leaves no waiter behind on the watches
+  await untilNotice(o.clock, ms, o.signal, o.changes && ((wait) => o.changes!.next(wait)), MIN_REAL_MS);
 }
