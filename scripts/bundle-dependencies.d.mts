@@ -1,3 +1,4 @@
 // The types of bundle-dependencies.mjs, for the tests that build the bundles and check their names.
-export declare const BUNDLES: Record<string, { pkg: string; names: string[] }>;
+/** Each bundle's file under dist/vendor/, and for each package it holds, the names bundled from it. */
+export declare const BUNDLES: Record<string, Record<string, string[]>>;
 export declare function bundleDependencies(outDir?: string): Promise<void>;

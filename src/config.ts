@@ -3,7 +3,7 @@
 // names its flag and variable.
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '#typebox';
 import { parseDuration } from './duration.js';
 import { schemaProblems } from './validation/problems.js';
 import {

@@ -2,8 +2,8 @@
 // clusters at some versions to reach a target, or the oc-mirror v2 ImageSetConfiguration for it (-o yaml),
 // and with --check asks the mirror's repository which of those release images it lacks.
 import { Command, Option } from 'commander';
-import type { Static } from '@sinclair/typebox';
-import { stringify } from 'yaml';
+import type { Static } from '#typebox';
+import { stringify } from '#yaml';
 import type { MirrorPlanAnswer } from '../schemas/paths.js';
 import { call, listAll, type ClientOptions } from './admin.js';
 import { escapeLines } from './terminalText.js';

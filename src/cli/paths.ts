@@ -1,7 +1,7 @@
 // `cincy path` and `cincy explain`: clients of /api/v1/paths and /api/v1/explain, printing the answer
 // in a compact form a person reads quickly (one line per hop, channel changes marked) or as JSON.
 import { Command, Option } from 'commander';
-import type { Static } from '@sinclair/typebox';
+import type { Static } from '#typebox';
 import type { ExplainAnswer, PathsAnswer } from '../schemas/paths.js';
 import { call, type ClientOptions } from './admin.js';
 import { escapeLines } from './terminalText.js';

@@ -5,7 +5,7 @@
 // --trust-keys as for `signatures add`. A ConfigMap without the label, or a key not of that form, is named
 // and left out; a digest no release has is named; the exit code is 1 when anything was refused.
 import { readFileSync } from 'node:fs';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments } from '#yaml';
 import { KUBE_LABEL } from '../cluster/labels.js';
 import { callWithStatus, HttpError, listAll, type ClientOptions } from './admin.js';
 import { escapeLine } from './terminalText.js';

@@ -4,8 +4,8 @@
 import { request } from 'undici';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import { stringify } from 'yaml';
+import { CompactSign, exportJWK, generateKeyPair, importJWK, type JWK } from '#jose';
+import { stringify } from '#yaml';
 import { makeStatement } from '../signatures/statement.js';
 import { PACKAGE_VERSION } from '../version.js';
 import type { SignatureDoc } from '../schemas/admin.js';

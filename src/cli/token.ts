@@ -1,7 +1,7 @@
 // `cincy token create`: mint an admin token for local use, HS256 with the server's secret file or
 // signed with a private JWK whose public half is in the server's --admin-jwks.
 import { readFileSync } from 'node:fs';
-import { importJWK, SignJWT, type JWK } from 'jose';
+import { importJWK, SignJWT, type JWK } from '#jose';
 import { isValidSubject, MAX_LIFETIME_SECONDS, SUBJECT_RULE } from '../app/auth/tokenClaims.js';
 import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, readSecret } from '../app/auth/verificationKeys.js';
 import { parseSingleUnitDuration } from '../duration.js';

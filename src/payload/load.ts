@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import semver from 'semver';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments } from '#yaml';
 
 export interface KubeDoc {
   apiVersion: string;

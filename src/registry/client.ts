@@ -7,7 +7,8 @@
 // else) sent is ever quoted: only the distribution error codes it names.
 import { createHash } from 'node:crypto';
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
-import { Agent, request, type Dispatcher } from 'undici';
+import type * as Undici from 'undici';
+import type { Dispatcher } from 'undici';
 import { parseChallenge } from './challenge.js';
 import { RegistryCredentials, type Credential } from './credentials.js';
 import { DestinationPolicy } from './destinations.js';
@@ -15,6 +16,10 @@ import { MANIFEST_ACCEPT, readManifest, type RegistryManifest } from './manifest
 import { DIGEST, describe, TAG, type RepositoryReference } from './reference.js';
 import { deadline } from '../deadline.js';
 import { readBounded } from '../readBounded.js';
+import { lazyModule } from '../lazyModule.js';
+
+/** undici, loaded by the first client made (a server without a registry source never loads it). */
+const undici = lazyModule<typeof Undici>('undici');
 
 export interface RegistryClientOptions {
   credentials?: RegistryCredentials;
@@ -91,7 +96,7 @@ export class RegistryClient {
     this.backoffMs = options.backoffMs ?? 250;
     this.policy = new DestinationPolicy(new URL(this.base), options.allowedHosts);
     // Redirects are followed by send() itself, each checked against the policy.
-    this.dispatcher = new Agent({
+    this.dispatcher = new (undici().Agent)({
       connect: { ...(options.ca && { ca: options.ca }), lookup: this.policy.lookup },
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
@@ -301,7 +306,7 @@ export class RegistryClient {
     let url = first;
     for (let hop = 0; ; hop++) {
       const { res, done } = await this.timed(url, method, signal, (s) =>
-        request(url, {
+        undici().request(url, {
           method: method as Dispatcher.HttpMethod,
           headers: this.policy.isRegistry(url) ? headers : withoutAuthorization(headers),
           body,
@@ -408,7 +413,7 @@ export class RegistryClient {
     let status: number;
     try {
       const { res, done } = await this.timed(url, 'GET', signal, (s) =>
-        request(url, {
+        undici().request(url, {
           headers: { 'user-agent': 'cincy', ...(basic && trusted && { authorization: basic }) },
           dispatcher: this.dispatcher,
           signal: s,

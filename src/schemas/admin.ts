@@ -1,6 +1,6 @@
 // Request and response bodies of the admin API. Release records and blocked edges reuse the
 // graph-data schemas, so the API and the tree accept exactly the same documents.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '#typebox';
 import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
 import { FeederSchema, ReleaseRecordSchema } from './graphData.js';
 import { NextCursor, PageParams } from './pagination.js';

@@ -1,5 +1,5 @@
 // The answer of GET /api/v1/catalog: the served graph's architectures and channels in brief.
-import { Type } from '@sinclair/typebox';
+import { Type } from '#typebox';
 
 export const CatalogAnswer = Type.Object({
   builtAt: Type.String({ description: 'When the served graph was built' }),

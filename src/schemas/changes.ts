@@ -1,5 +1,5 @@
 // Graph history's query and answer (GET /api/v1/changes): the changes of the served graph, newest first.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '#typebox';
 import { CHANGE_KINDS } from '../history/change.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
 import { NextCursor, PageParams } from './pagination.js';

@@ -1,6 +1,6 @@
 // The Cincinnati wire format as TypeBox schemas: the graph request's parameters, the graph document
 // (openshift/cincinnati, docs/design/cincinnati.md), and the {kind, value} error body.
-import { Type } from '@sinclair/typebox';
+import { Type } from '#typebox';
 
 export const CHANNEL_PATTERN = '^[0-9a-z\\-\\.]+$';
 export const ARCH_PATTERN = '^[0-9a-z]+$';

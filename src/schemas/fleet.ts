@@ -1,6 +1,6 @@
 // The fleet API's queries and answers (/api/v1/fleet…): the clusters that poll the graph, as their
 // polls recorded them, and what the served graph shows each of them.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '#typebox';
 import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
 import { NextCursor, PageParams } from './pagination.js';
 

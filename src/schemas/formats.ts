@@ -1,5 +1,5 @@
 // String formats used by the schemas, registered once for TypeBox (fastify's AJV has its own).
-import { FormatRegistry } from '@sinclair/typebox';
+import { FormatRegistry } from '#typebox';
 
 /** An absolute URI: a scheme and something after it. */
 export function isUri(text: string): boolean {

@@ -1,6 +1,6 @@
 // TypeBox schemas of the inputs: release records and the files of a graph-data tree.
 // They give the TypeScript types, the validation of every file, and (for the admin API) the request bodies.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '#typebox';
 import './formats.js';
 
 export const ARCHES = ['amd64', 'arm64', 's390x', 'ppc64le', 'multi'] as const;

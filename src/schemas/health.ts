@@ -1,6 +1,6 @@
 // The readiness body: whether a graph is served, its size, and the last build or import that failed
 // while the last good graph kept serving, and how the registry sources were read.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '#typebox';
 
 export const FailureSchema = Type.Object({ at: Type.String(), message: Type.String() });
 export type Failure = Static<typeof FailureSchema>;

@@ -1,5 +1,5 @@
 // The pagination of every admin list: `limit` and `cursor` in the query, `nextCursor` in the answer.
-import { Type } from '@sinclair/typebox';
+import { Type } from '#typebox';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../pageLimits.js';
 
 /** The query parameters of a paginated list, to spread into its querystring schema. */

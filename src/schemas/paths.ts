@@ -1,6 +1,6 @@
 // The update-path planner's, the mirror planner's and the edge explainer's query and answer schemas
 // (/api/v1/paths, /api/v1/mirror-plan, /api/v1/explain).
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '#typebox';
 import { FeederCheckSchema } from './admin.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN, WireRiskSchema } from './cincinnati.js';
 

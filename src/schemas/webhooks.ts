@@ -1,6 +1,6 @@
 // The webhooks API's requests and answers (/api/v1/webhooks…). The service checks what the types
 // cannot (the URL's scheme, the kinds, the secret's length), naming the field of each problem.
-import { Type } from '@sinclair/typebox';
+import { Type } from '#typebox';
 import { CHANGE_KINDS } from '../history/change.js';
 
 export const WebhookCreate = Type.Object(

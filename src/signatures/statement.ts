@@ -1,7 +1,7 @@
 // The signed statement OpenShift clusters verify: the "atomic container signature" JSON. Unknown
 // fields are refused, as the cluster refuses them.
-import { Type, type Static } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { Type, type Static } from '#typebox';
+import { TypeCompiler } from '#typebox/compiler';
 
 export const STATEMENT_TYPE = 'atomic container signature';
 

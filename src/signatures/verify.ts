@@ -3,7 +3,7 @@
 // signed content must be an atomic container signature for the release's digest.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compactVerify, errors as joseErrors, flattenedVerify, generalVerify, importJWK, type JWK } from 'jose';
+import { compactVerify, errors as joseErrors, flattenedVerify, generalVerify, importJWK, type JWK } from '#jose';
 import type * as openpgp from 'openpgp';
 import { SIGNING_ALGORITHMS } from './algorithms.js';
 import { checkStatement, StatementError, type Statement } from './statement.js';

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { pack } from 'tar-stream';
-import { stringify } from 'yaml';
+import { stringify } from '#yaml';
 import type { StoredTree } from '../graph/graphDataTree.js';
 import type { BlockedEdge, Channel, Release } from '../graph/model.js';
 import { compareVersions, splitArch } from '../graph/version.js';

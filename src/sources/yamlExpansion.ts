@@ -2,7 +2,7 @@
 // an aliased value instead of copying it, but whatever walks or serializes the value later (validation,
 // JSON.stringify in the store) pays for every copy, so a file is measured by this length, not by its
 // own. Counted on the parsed nodes, in characters of the source, without expanding anything.
-import { isAlias, isCollection, isPair, type Document, type Node } from 'yaml';
+import { isAlias, isCollection, isPair, type Document, type Node } from '#yaml';
 
 /** The length of `text` once each alias in `doc` (parsed from it) is replaced by the text of the node it names. */
 export function expandedLength(doc: Document, text: string): number {

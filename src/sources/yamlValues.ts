@@ -18,7 +18,7 @@
 //
 // A file whose aliases, written out, would make it more than MAX_YAML_EXPANSION times as long is
 // refused before its value is built (yamlExpansion.ts).
-import { parseDocument, visit, type DocumentOptions, type ParseOptions, type Scalar, type SchemaOptions } from 'yaml';
+import { parseDocument, visit, type DocumentOptions, type ParseOptions, type Scalar, type SchemaOptions } from '#yaml';
 import { expandedLength } from './yamlExpansion.js';
 import { MAX_YAML_EXPANSION } from './treeLimits.js';
 

@@ -2,8 +2,8 @@
 // registry scrape). On PostgreSQL, the replica holding a session advisory lock: its connection holds
 // the lock until it ends, so when that replica dies the lock is free, and the next replica to ask takes
 // it. A SQLite store is served by one process: it always leads.
-import pg from 'pg';
-import { LOCK_KEYS, postgresConfig } from './postgresConnection.js';
+import type pg from 'pg';
+import { LOCK_KEYS, pgModule, postgresConfig } from './postgresConnection.js';
 
 export interface Leadership {
   /** Whether this process leads now; asks for the lead when no one holds it. Never throws. */
@@ -36,7 +36,7 @@ export class PostgresLeadership implements Leadership {
   private async ask(): Promise<boolean> {
     try {
       if (!this.client) {
-        const client = new pg.Client(postgresConfig(this.location, 1, 'cincy-leader'));
+        const client = new (pgModule().Client)(postgresConfig(this.location, 1, 'cincy-leader'));
         // A lost connection has lost the lock with it: the next ask starts over.
         client.on('error', () => void this.drop(client));
         client.on('end', () => void this.drop(client));

@@ -4,11 +4,18 @@
 // connection, so writers waiting for the lock never fill the pool. Reads see one snapshot (REPEATABLE
 // READ). A write that changed a row bumps the store's generation and notifies the other replicas on
 // commit; postgresWatch.ts follows theirs.
-import pg from 'pg';
+import type pg from 'pg';
 import { formatSeconds } from '../duration.js';
 import { Generations } from './generations.js';
 import { migrate, migrationsOf, type Migration } from './migrations.js';
-import { isConnectionError, LOCK_KEYS, postgresConfig, redactedLocation, unavailable } from './postgresConnection.js';
+import {
+  isConnectionError,
+  LOCK_KEYS,
+  pgModule,
+  postgresConfig,
+  redactedLocation,
+  unavailable,
+} from './postgresConnection.js';
 import { CHANNEL, followWrites } from './postgresWatch.js';
 import {
   StoreFull,
@@ -55,7 +62,7 @@ export class PostgresDatabase implements Database {
   ) {
     this.options = { pollMs: 1000, lockWaitMs: 20_000, ...options };
     const size = options.readonly ? 1 : (options.poolSize ?? 10);
-    this.pool = new pg.Pool(postgresConfig(location, size, 'cincy', options.statementTimeoutMs));
+    this.pool = new (pgModule().Pool)(postgresConfig(location, size, 'cincy', options.statementTimeoutMs));
     // An idle connection whose server went away: the pool drops it; the next transaction reconnects.
     this.pool.on('error', () => {});
     // A connection's own errors are reported to no one from the moment it connects (its queries reject
@@ -165,11 +172,11 @@ export class PostgresDatabase implements Database {
           { cause: err, uncertain: true },
         );
       if (broken) throw unavailable(this.where(), err);
-      if (err instanceof pg.DatabaseError && err.code === '53100')
+      if (err instanceof pgModule().DatabaseError && err.code === '53100')
         throw new StoreFull(
           `the database ${this.where()} is full (disk_full): nothing was written; free space and write again`,
         );
-      if (err instanceof pg.DatabaseError && err.code === '55P03')
+      if (err instanceof pgModule().DatabaseError && err.code === '55P03')
         throw new StoreUnavailable(
           `the database is busy: another replica has held its write lock for ${formatSeconds(this.options.lockWaitMs)}`,
         );

@@ -1,6 +1,7 @@
 // What every connection cincy makes to PostgreSQL shares: its settings, the reading of eight-byte
 // integers, which errors mean the database cannot be reached, and the URL as messages show it.
-import pg from 'pg';
+import type pg from 'pg';
+import { lazyModule } from '../lazyModule.js';
 import { StoreUnavailable } from './sql.js';
 import { isConnectionFailure } from '../networkErrors.js';
 
@@ -17,9 +18,18 @@ export const LOCK_KEYS = {
 /** A URL that names PostgreSQL. */
 export const namesPostgres = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location);
 
+/** The pg package, loaded by the first connection (a store on SQLite never needs it). */
+export const pgModule = lazyModule<typeof pg>('pg');
+
 /** Integers of eight bytes (counts, the generation) read as numbers: every one cincy stores fits. */
-const TYPES = new pg.TypeOverrides();
-TYPES.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+let types: pg.TypeOverrides | undefined;
+function int8AsNumber(): pg.TypeOverrides {
+  if (types) return types;
+  const { TypeOverrides, types: builtin } = pgModule();
+  types = new TypeOverrides();
+  types.setTypeParser(builtin.builtins.INT8, (v: string) => Number(v));
+  return types;
+}
 
 /**
  * The settings of a pool of `max` connections (or a client) on `location`; `role` names what they are
@@ -34,7 +44,7 @@ export function postgresConfig(
   return {
     connectionString: location,
     max,
-    types: TYPES,
+    types: int8AsNumber(),
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
     query_timeout: statementTimeoutMs,

@@ -4,9 +4,9 @@
 // writers waiting for the write lock never makes the database look unreachable; through the pool
 // otherwise. What each generation means (another's write, or this replica's own) is generations.ts's.
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Generations, Learnt } from './generations.js';
-import { postgresConfig } from './postgresConnection.js';
+import { pgModule, postgresConfig } from './postgresConnection.js';
 import type { DatabaseListener } from './sql.js';
 
 /** How long the generation check may go unanswered before the database is reported as not answering. */
@@ -66,7 +66,7 @@ export function followWrites(db: Followed, listener: DatabaseListener): () => vo
   const stop = new AbortController();
   void (async () => {
     for (let pause = 250; !stop.signal.aborted; pause = Math.min(pause * 2, 5000)) {
-      const client = new pg.Client(postgresConfig(db.location, 1, 'cincy-listener'));
+      const client = new (pgModule().Client)(postgresConfig(db.location, 1, 'cincy-listener'));
       let stopped!: () => void;
       const lost = new Promise<void>((resolve) => {
         client.on('error', () => resolve());

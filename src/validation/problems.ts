@@ -1,7 +1,7 @@
 // Problems found in input — a file of a graph-data tree, a request body, a setting — each naming
 // where it is (file) and what (field), and the TypeBox check that reports them field by field.
-import type { TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { TSchema } from '#typebox';
+import { TypeCompiler, type TypeCheck } from '#typebox/compiler';
 
 export interface Problem {
   file: string;

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { bundleDependencies } from '../../scripts/bundle-dependencies.mjs';
+import { BUNDLES, bundleDependencies } from '../../scripts/bundle-dependencies.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SRC = join(ROOT, 'src');
@@ -31,10 +31,10 @@ async function compile(): Promise<void> {
     const e = err as { stdout?: string; message: string };
     throw new Error(`the product does not compile:\n${e.stdout || e.message}`);
   }
-  // The packages dist/ imports bundled (package.json "imports"): made again when the lockfile or the list of
-  // bundles is newer than the bundle.
-  const bundle = join(DIST, 'vendor', 'kubernetes-client.js');
-  const made = existsSync(bundle) ? statSync(bundle).mtimeMs : 0;
+  // The packages dist/ imports bundled (package.json "imports"): made again when one is missing, or the
+  // lockfile or the list of bundles is newer than the oldest.
+  const bundles = Object.keys(BUNDLES).map((file) => join(DIST, 'vendor', file));
+  const made = Math.min(...bundles.map((f) => (existsSync(f) ? statSync(f).mtimeMs : 0)));
   const inputs = [join(ROOT, 'package-lock.json'), join(ROOT, 'scripts', 'bundle-dependencies.mjs')];
   if (inputs.some((f) => statSync(f).mtimeMs > made)) await bundleDependencies();
 }

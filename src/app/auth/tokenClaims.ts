@@ -2,7 +2,7 @@
 // not cover: who it speaks for (sub), when it was issued (iat), how long it lives (exp) and what it
 // may do (scope or scp). Each is required where it must be and checked for type and bounds, so a
 // token that verified can fail only with a 401 naming the claim, never with an error of the server.
-import type { JWTPayload } from 'jose';
+import type { JWTPayload } from '#jose';
 import { CONTROL_CHARACTER } from '../../controlCharacters.js';
 
 export const MAX_SUBJECT_LENGTH = 256;

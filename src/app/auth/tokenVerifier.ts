@@ -2,7 +2,7 @@
 // issuer, audience and expiry checked, its other claims checked (tokenClaims.ts), the scope a write
 // needs, and the rate limit of its subject. Reads of internal channels and the audit log need a token
 // of any scope; other reads are public. The HTTP layer only finds the token in the request and calls this.
-import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTPayload } from '#jose';
 import { systemClock, type Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { Scope } from './scopes.js';

@@ -1,7 +1,7 @@
 // The keys admin tokens are verified with: an HS256 secret file, or a JWKS (a file, or an https URL
 // whose keys are fetched and picked by kid, so keys rotate by listing old and new together).
 import { readFileSync } from 'node:fs';
-import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from '#jose';
 
 export const DEFAULT_ISSUER = 'cincy';
 export const DEFAULT_AUDIENCE = 'cincy-admin';

@@ -1,6 +1,6 @@
 // The reads of GET /api/v1/changes: graph history as the store holds it (every replica's), a page at
 // a time, newest first.
-import type { Static } from '@sinclair/typebox';
+import type { Static } from '#typebox';
 import { ApiError } from '../../errors.js';
 import { DEFAULT_PAGE_LIMIT } from '../../pageLimits.js';
 import type { Changes, ChangesQuery } from '../../schemas/changes.js';

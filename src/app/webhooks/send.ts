@@ -1,9 +1,13 @@
 // One delivery attempt: a POST of the body with its signature, within a timeout; any 2xx answer is
 // the receiver's acknowledgement, anything else (another status, no answer in time, no connection)
 // a failure that is tried again. Redirects are not followed.
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import type * as Undici from 'undici';
+import { lazyModule } from '../../lazyModule.js';
 import { checkedLookup, ipHost, refusedAddress } from './destination.js';
 import { ATTEMPT_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, sign } from './signature.js';
+
+const undici = lazyModule<typeof Undici>('undici');
 
 export interface SendOptions {
   timeoutMs: number;
@@ -23,14 +27,17 @@ export interface Attempt {
 
 /** Sends deliveries; close() closes its connections. */
 export class Sender {
-  private readonly agent: Agent;
+  private agentMade: Agent | undefined;
   private readonly closing = new AbortController();
 
-  constructor(private readonly opts: SendOptions) {
-    this.agent = new Agent({
+  constructor(private readonly opts: SendOptions) {}
+
+  /** The connections, made by the first delivery (undici is loaded then: most servers have no webhook). */
+  private get agent(): Agent {
+    return (this.agentMade ??= new (undici().Agent)({
       connections: 4,
-      ...(!opts.allowLoopback && { connect: { lookup: checkedLookup } }),
-    });
+      ...(!this.opts.allowLoopback && { connect: { lookup: checkedLookup } }),
+    }));
   }
 
   /** Undefined when the receiver acknowledged; else why not. */
@@ -40,7 +47,7 @@ export class Sender {
     const refused = !this.opts.allowLoopback && ip !== undefined ? refusedAddress(ip) : undefined;
     if (refused) return refused;
     try {
-      const res = await request(url, {
+      const res = await undici().request(url, {
         method: 'POST',
         dispatcher: this.agent,
         headers: {
@@ -72,6 +79,6 @@ export class Sender {
   /** Cuts the attempts in flight short and closes the connections. */
   close(): Promise<void> {
     this.closing.abort();
-    return this.agent.close();
+    return this.agentMade?.close() ?? Promise.resolve();
   }
 }

@@ -5,7 +5,7 @@
 // a reason when signatures are required and every release is withheld for want of one.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from '#typebox';
 import type { GraphService } from '../../app/graphService.js';
 import { ReadinessSchema, type SourceStatus } from '../../schemas/health.js';
 

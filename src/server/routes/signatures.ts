@@ -3,7 +3,7 @@
 // /api/v1/releases/:arch/:version/signatures (api/v1/releases/signatures.ts), never rewritten.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from '#typebox';
 import { ApiError } from '../../errors.js';
 import { ErrorSchema } from '../../schemas/cincinnati.js';
 import type { AdminRouteOptions } from './adminRouteOptions.js';

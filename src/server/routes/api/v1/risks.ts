@@ -1,7 +1,7 @@
 // /api/v1/risks: list, declare and withdraw conditional risks and hard blocks on edges.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from '#typebox';
 import { ReasonQuery, RiskAdded, RiskBody, RiskDeleted, RiskList } from '../../../../schemas/admin.js';
 import { ErrorSchema } from '../../../../schemas/cincinnati.js';
 import { PageQuery } from '../../../../schemas/pagination.js';

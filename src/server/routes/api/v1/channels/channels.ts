@@ -2,7 +2,7 @@
 // the channels of the kind, read one with its versions, create or replace one, delete one.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from '#typebox';
 import { ChannelBody, ChannelDoc, ChannelList, ChannelPage, ReasonQuery } from '../../../../../schemas/admin.js';
 import { ErrorSchema } from '../../../../../schemas/cincinnati.js';
 import { PageQuery } from '../../../../../schemas/pagination.js';

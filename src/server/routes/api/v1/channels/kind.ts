@@ -1,7 +1,7 @@
 // What the routes of one kind of channel share (channels/index.ts registers them once per kind, public
 // and internal): the options they take, the tag and path parameters they are documented with, and
 // the reason a write may give.
-import { Type } from '@sinclair/typebox';
+import { Type } from '#typebox';
 import { ChannelNameParams, InternalChannelParams, type ChannelKind } from '../../../../../schemas/admin.js';
 import type { AdminRouteOptions } from '../../../adminRouteOptions.js';
 

@@ -1,7 +1,7 @@
 // /api/v1/releases: add release records (one or a list, all or nothing), list them, read and delete one.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from '#typebox';
 import {
   ReasonQuery,
   ReleaseBody,
