@@ -1,6 +1,6 @@
 // The `agent` command's options, defined once: the command line adds its action, and a tool that runs the
 // agent another way (the simulator, on a simulated cluster's clock) adds its own.
-import { ALL_RISK_SOURCES } from '../agent/riskSources/sources.js';
+import { ALL_RISK_SOURCES } from '../agent/riskSources/names.js';
 import { Option, type Command } from 'commander';
 import { payloadStoreOption } from './payloadCommands.js';
 

@@ -15,8 +15,8 @@ import {
   type RiskSource,
   type SourceRisk,
 } from './source.js';
+import { ADMIN_ACK_SOURCE } from './names.js';
 
-export const ADMIN_ACK_SOURCE = 'AdminAck';
 const GATE = /^ack-([4-5][.][0-9]{1,})-[^-]/;
 /** Where the CVO points an unacknowledged gate, its text being expected to carry the real link. */
 const GATE_URL = 'https://example.com/FIXME-look-for-a-URI-in-the-message';

@@ -9,8 +9,7 @@ import { Agent, request } from 'undici';
 import { readBounded } from '../../readBounded.js';
 import type { Condition } from '../conditions.js';
 import { forVersions, unknownRisk, type RiskSource, type SourceRisk } from './source.js';
-
-export const ALERT_SOURCE = 'Alert';
+import { ALERT_SOURCE } from './names.js';
 
 export interface PrometheusAccess {
   url: string;

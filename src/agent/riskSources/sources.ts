@@ -1,13 +1,11 @@
 // The risk sources the agent runs, by name, as the `--risk-sources` flag chooses them: the names are the
 // cluster-version-operator's own source names, so a log line or a risk name says where a risk came from.
 import type { ClusterApi } from '../../cluster/api.js';
-import { adminAckSource, ADMIN_ACK_SOURCE } from './adminAck.js';
-import { alertSource, ALERT_SOURCE, type PrometheusAccess } from './alert.js';
+import { adminAckSource } from './adminAck.js';
+import { alertSource, type PrometheusAccess } from './alert.js';
+import { ADMIN_ACK_SOURCE, ALERT_SOURCE, RISK_SOURCE_NAMES } from './names.js';
 import type { RiskSource } from './source.js';
-import { upgradeableSource, UPGRADEABLE_SOURCE } from './upgradeable.js';
-
-export const RISK_SOURCE_NAMES = [ALERT_SOURCE, ADMIN_ACK_SOURCE, UPGRADEABLE_SOURCE] as const;
-export const ALL_RISK_SOURCES = RISK_SOURCE_NAMES.join(',');
+import { upgradeableSource } from './upgradeable.js';
 
 /** The names a flag value lists (`none` for none); a name not known is an error naming it and the known ones. */
 export function riskSourceNames(value: string): string[] {

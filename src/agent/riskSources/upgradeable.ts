@@ -16,8 +16,7 @@ import {
   type SourceRisk,
   unknownRisk,
 } from './source.js';
-
-export const UPGRADEABLE_SOURCE = 'ClusterOperatorUpgradeable';
+import { UPGRADEABLE_SOURCE } from './names.js';
 
 export function upgradeableSource(api: ClusterApi): RiskSource {
   return {

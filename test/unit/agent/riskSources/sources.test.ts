@@ -1,7 +1,8 @@
 // The --risk-sources flag: the CVO's source names, a comma list or none, and a clear error otherwise.
 import { describe, expect, it } from 'vitest';
 import type { ClusterApi } from '../../../../src/cluster/api.js';
-import { ALL_RISK_SOURCES, riskSourceNames, riskSources } from '../../../../src/agent/riskSources/sources.js';
+import { ALL_RISK_SOURCES } from '../../../../src/agent/riskSources/names.js';
+import { riskSourceNames, riskSources } from '../../../../src/agent/riskSources/sources.js';
 import { collectRisks, MAX_RISKS_PER_SOURCE, type RiskSource } from '../../../../src/agent/riskSources/source.js';
 import type { ClusterVersion } from '../../../../src/agent/clusterVersion.js';
 

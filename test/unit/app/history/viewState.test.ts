@@ -37,3 +37,27 @@ describe('viewStates', () => {
     expect(stateHash(serialized)).toBe(stateHash(new Map([...serialized].reverse())));
   });
 });
+
+describe('serializeView', () => {
+  /** What a stored state was first written as: objects made with their keys sorted, then JSON.stringify. */
+  const asFirstWritten = (view: { releases: string[]; edges: object; risks: object }): string => {
+    const sorted = (o: object): object =>
+      Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return JSON.stringify({ releases: view.releases, edges: sorted(view.edges), risks: sorted(view.risks) });
+  };
+
+  it('writes every state as it was first written, so that no stored state reads as changed', () => {
+    // Risk names and edge keys that an object orders apart from the others: array indices (ascending, before
+    // the rest), numbers that are not indices (01, 2**32 - 1), and names past ASCII.
+    const names = ['Zeta', '10', 'alpha', '2', '01', '4294967295', '4294967294', 'Émile', 'B', '4.16.1 4.16.2', '-1'];
+    const view = {
+      releases: ['4.16.2', '4.16.1'],
+      edges: Object.fromEntries(names.map((n, i) => [n, i % 2 ? [] : ['Boom', 'Alpha']])),
+      risks: Object.fromEntries(names.map((n) => [n, { ...boom, message: `${n} "quoted"\n` }])),
+    };
+    expect(serializeView(view)).toBe(asFirstWritten(view));
+    expect(JSON.parse(serializeView(view))).toEqual(view);
+    const empty = { releases: [], edges: {}, risks: {} };
+    expect(serializeView(empty)).toBe(asFirstWritten(empty));
+  });
+});
