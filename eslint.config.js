@@ -19,6 +19,14 @@ const SIMULATOR_IMPORT = {
   message:
     'simulator/ is the simulated cluster, a test and demo tool: the product never imports it (bin/cincy.js hands its commands over in a clone).',
 };
+// Packages the build bundles into dist/vendor/ (scripts/bundle-dependencies.mjs): the product imports them
+// through package.json's "imports", so that the built product loads one copy, the bundle (a second TypeBox
+// would have a FormatRegistry of its own, without the formats src/schemas/formats.ts registers).
+const BUNDLED_IMPORT = {
+  regex: '^(@sinclair/typebox|jose|yaml)(/|$)',
+  message:
+    "bundled for dist/ (scripts/bundle-dependencies.mjs): import from '#typebox', '#typebox/compiler', '#jose' or '#yaml'.",
+};
 const HTTP_COMPOSITION_ROOTS = ['src/cli/serve/**', 'src/cli/openapi.ts'];
 
 export default tseslint.config(
@@ -46,15 +54,17 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     ignores: ['src/server/**', ...HTTP_COMPOSITION_ROOTS],
-    rules: { 'no-restricted-imports': ['error', { patterns: [SERVER_IMPORT, HTTP_IMPORT, SIMULATOR_IMPORT] }] },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [SERVER_IMPORT, HTTP_IMPORT, SIMULATOR_IMPORT, BUNDLED_IMPORT] }],
+    },
   },
   {
     files: ['src/server/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [SIMULATOR_IMPORT] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [SIMULATOR_IMPORT, BUNDLED_IMPORT] }] },
   },
   {
     files: HTTP_COMPOSITION_ROOTS,
-    rules: { 'no-restricted-imports': ['error', { patterns: [HTTP_IMPORT, SIMULATOR_IMPORT] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [HTTP_IMPORT, SIMULATOR_IMPORT, BUNDLED_IMPORT] }] },
   },
   {
     // The simulator reaches the product's layers below HTTP, never its server.

@@ -5,6 +5,7 @@
 // a cluster about a second of CPU before it does anything (bundled, about a tenth of that); TypeBox (219
 // modules), jose (63) and yaml (84) cost `cincy serve` 136, 89 and 53 ms of its start (bundled: 19, 20, 22).
 // Run by `npm run build` after tsc.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -47,9 +48,32 @@ const entryOf = (packages) =>
     .map(([pkg, names]) => `export { ${names.join(', ')} } from '${pkg}';`)
     .join('\n');
 
+/**
+ * The licence of each package a bundle holds code of (found from esbuild's list of the bundle's inputs), as
+ * one text: the bundle ships their code, so it ships their licences beside it (FILE.licenses.txt).
+ */
+function licensesOf(metafile) {
+  const roots = new Set();
+  for (const input of Object.keys(metafile.inputs)) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) roots.add(m[1]);
+  }
+  return [...roots]
+    .sort()
+    .map((root) => {
+      const pkg = JSON.parse(readFileSync(join(ROOT, root, 'package.json'), 'utf8'));
+      const file = readdirSync(join(ROOT, root)).find((f) => /^licen[cs]e/i.test(f));
+      const text = file
+        ? readFileSync(join(ROOT, root, file), 'utf8').trim()
+        : `License: ${pkg.license ?? 'not stated'}`;
+      return `${pkg.name}@${pkg.version}\n\n${text}\n`;
+    })
+    .join(`\n${'-'.repeat(78)}\n\n`);
+}
+
 export async function bundleDependencies(outDir = join(ROOT, 'dist', 'vendor')) {
-  for (const [file, packages] of Object.entries(BUNDLES))
-    await esbuild.build({
+  for (const [file, packages] of Object.entries(BUNDLES)) {
+    const result = await esbuild.build({
       stdin: { contents: entryOf(packages), resolveDir: ROOT, loader: 'js' },
       outfile: join(outDir, file),
       bundle: true,
@@ -64,8 +88,11 @@ export async function bundleDependencies(outDir = join(ROOT, 'dist', 'vendor')) 
       // Node's own punycode is deprecated, and warns when required from outside node_modules (as this bundle
       // is): the npm package of the same code is bundled instead.
       alias: { punycode: 'punycode/' },
+      metafile: true,
       logLevel: 'warning',
     });
+    writeFileSync(join(outDir, file.replace(/\.js$/, '.licenses.txt')), licensesOf(result.metafile));
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await bundleDependencies();

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BUNDLES } from '../../scripts/bundle-dependencies.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -17,6 +18,11 @@ describe('the product without its simulator', () => {
     expect(paths).toContain('bin/cincy.js');
     expect(paths.some((p) => p.startsWith('dist/cli/'))).toBe(true);
     expect(paths.filter((p) => p.endsWith('.tsbuildinfo'))).toEqual([]); // the compiler's record of the build
+    // The packages dist/ imports bundled (package.json "imports"), each with the licences of what it holds.
+    for (const file of Object.keys(BUNDLES))
+      expect(paths).toEqual(
+        expect.arrayContaining([`dist/vendor/${file}`, `dist/vendor/${file.replace(/\.js$/, '.licenses.txt')}`]),
+      );
     expect(
       paths.filter((p) => p.startsWith('simulator/') || p.includes('/mock') || p.includes('cluster/mock')),
     ).toEqual([]);

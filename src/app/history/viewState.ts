@@ -121,7 +121,12 @@ function sortedJson(o: Record<string, unknown>): string {
   let indices = 0;
   while (indices < keys.length && isArrayIndex(keys[indices]!)) indices++;
   const ordered = [...keys.slice(0, indices), ...keys.slice(indices).sort()];
-  return `{${ordered.map((k) => `${JSON.stringify(k)}:${JSON.stringify(o[k])}`).join(',')}}`;
+  // A key whose value JSON has no text for (undefined) is left out, as JSON.stringify leaves it out.
+  const members = ordered.flatMap((k) => {
+    const value = JSON.stringify(o[k]);
+    return value === undefined ? [] : [`${JSON.stringify(k)}:${value}`];
+  });
+  return `{${members.join(',')}}`;
 }
 
 /** The hash of one view's serialized state. */

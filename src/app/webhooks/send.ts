@@ -1,7 +1,6 @@
 // One delivery attempt: a POST of the body with its signature, within a timeout; any 2xx answer is
 // the receiver's acknowledgement, anything else (another status, no answer in time, no connection)
 // a failure that is tried again. Redirects are not followed.
-import type { Agent } from 'undici';
 import type * as Undici from 'undici';
 import { lazyModule } from '../../lazyModule.js';
 import { checkedLookup, ipHost, refusedAddress } from './destination.js';
@@ -27,13 +26,13 @@ export interface Attempt {
 
 /** Sends deliveries; close() closes its connections. */
 export class Sender {
-  private agentMade: Agent | undefined;
+  private agentMade: Undici.Agent | undefined;
   private readonly closing = new AbortController();
 
   constructor(private readonly opts: SendOptions) {}
 
   /** The connections, made by the first delivery (undici is loaded then: most servers have no webhook). */
-  private get agent(): Agent {
+  private get agent(): Undici.Agent {
     return (this.agentMade ??= new (undici().Agent)({
       connections: 4,
       ...(!this.opts.allowLoopback && { connect: { lookup: checkedLookup } }),
@@ -46,10 +45,14 @@ export class Sender {
     const ip = ipHost(url);
     const refused = !this.opts.allowLoopback && ip !== undefined ? refusedAddress(ip) : undefined;
     if (refused) return refused;
+    if (this.closed) return 'not sent: the sender was closed';
+    // Outside the try: undici that cannot be loaded is this process's failure, not the receiver's.
+    const { request } = undici();
+    const dispatcher = this.agent;
     try {
-      const res = await undici().request(url, {
+      const res = await request(url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'cincy-webhooks',

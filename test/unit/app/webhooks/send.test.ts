@@ -23,4 +23,23 @@ describe('a sender', () => {
       server.close();
     }
   });
+
+  it('sends nothing once closed, even when it never sent before (no connection made then)', async () => {
+    const { createServer } = await import('node:http');
+    const { Sender } = await import('../../../../src/app/webhooks/send.js');
+    let connections = 0;
+    const server = createServer((_req, res) => res.writeHead(204).end());
+    server.on('connection', () => (connections += 1));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const sender = new Sender({ timeoutMs: 5000, allowLoopback: true });
+    try {
+      await sender.close();
+      const attempt = { url: `http://127.0.0.1:${port}/`, secret: 's'.repeat(16), eventId: 'e', body: '{}' };
+      expect(await sender.send({ ...attempt, attempt: 1, now: 0 })).toMatch(/closed/);
+      expect(connections).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
 });
