@@ -5,8 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { kubeTime } from 'cincy/clock';
 import semver from 'semver';
-import { parseAllDocuments } from 'yaml';
-import { generatePayload } from '../payloads/generate.js';
+import { payloadFiles } from '../payloads/generate.js';
 import { RHEL_LABEL, renderedConfig } from './mco.js';
 import { kubeletVersionFor, rhcosNodeInfo } from './releaseContent.js';
 import { OPERATORS as PAYLOAD_OPERATORS } from '../payloads/operators.js';
@@ -155,10 +154,11 @@ function runningRelease(
   const serviceAccounts: StoredObject[] = [];
   const versionNames = new Map<string, string[]>();
   const relatedObjects = new Map<string, object[]>();
-  for (const [file, text] of generatePayload({ version, image })) {
-    if (!/_\d+_(deployment|clusteroperator|serviceaccount)\.yaml$/.test(file)) continue;
-    for (const doc of parseAllDocuments(text)) {
-      const obj = doc.toJS() as StoredObject & { status?: { versions?: Array<{ name: string }> } };
+  for (const [file, docs] of payloadFiles({ version, image })) {
+    if (typeof docs === 'string' || !/_\d+_(deployment|clusteroperator|serviceaccount)\.yaml$/.test(file)) continue;
+    for (const doc of docs) {
+      // A copy as plain JSON, as the payload's YAML reads back: the generator's objects stay its own.
+      const obj = JSON.parse(JSON.stringify(doc)) as StoredObject & { status?: { versions?: Array<{ name: string }> } };
       if (obj.kind === 'Deployment') deployments.push(obj);
       if (obj.kind === 'ServiceAccount') serviceAccounts.push(obj);
       if (obj.kind === 'ClusterOperator')

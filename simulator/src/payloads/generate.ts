@@ -132,6 +132,17 @@ function deployment(
 }
 
 export function generatePayload(o: GenerateOptions): Map<string, string> {
+  const text = (content: object[] | string): string =>
+    typeof content === 'string' ? content : content.map((d) => stringify(d)).join('---\n');
+  return new Map([...payloadFiles(o)].map(([file, content]) => [file, text(content)]));
+}
+
+/**
+ * The payload's files before they are written as text: each manifest's documents as objects (what a
+ * simulated cluster reads of its running release needs no YAML written and read back), image-references
+ * and release-metadata as their JSON text.
+ */
+export function payloadFiles(o: GenerateOptions): Map<string, object[] | string> {
   for (const v of [o.version, ...(o.previous ?? [])])
     if (semver.valid(v) !== v) throw new Error(`version: ${v} is not a semantic version`);
   const { version } = o;
@@ -145,11 +156,11 @@ export function generatePayload(o: GenerateOptions): Map<string, string> {
     tags.set(tag, ref);
     return ref;
   };
-  const files = new Map<string, string>();
+  const files = new Map<string, object[] | string>();
   const put = (rl: number, component: string, name: string, ...docs: object[]): void => {
     const file = `0000_${pad(rl)}_${component}_${name}.yaml`;
     if (files.has(file)) throw new Error(`generator bug: ${file} twice`);
-    files.set(file, docs.map((d) => stringify(d)).join('---\n'));
+    files.set(file, docs);
   };
   const meta = (name: string, namespace?: string, extra: object = {}): object => ({
     name,

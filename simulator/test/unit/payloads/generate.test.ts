@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { OPERATOR_NAMES } from '@cincy/simulator/controllers/inventory';
-import { generatePayload } from '@cincy/simulator/payloads/generate';
+import { generatePayload, payloadFiles } from '@cincy/simulator/payloads/generate';
 import { loadPayload, MANIFEST_NAME, type KubeDoc, type Manifest } from 'cincy/payload/load';
 import { PayloadStore } from 'cincy/payload/store';
 import { taskGraph } from 'cincy/payload/taskGraph';
@@ -150,5 +150,21 @@ describe('generatePayload', () => {
       files.get('0000_80_machine-config_06_deployment.yaml'),
     );
     expect(() => generatePayload({ version: '4.16', image: IMAGE })).toThrow(/4\.16 is not a semantic version/);
+  });
+});
+
+describe('payloadFiles', () => {
+  it('holds what generatePayload writes: each manifest as its YAML reads back, the JSON files as written', () => {
+    const o = { version: '4.16.5', image: IMAGE, previous: ['4.16.4'], url: 'https://errata.example/1' };
+    const files = payloadFiles(o);
+    const written = generatePayload(o);
+    expect([...files.keys()]).toEqual([...written.keys()]);
+    for (const [file, content] of files) {
+      if (typeof content === 'string') expect(content, file).toBe(written.get(file));
+      else
+        expect(JSON.parse(JSON.stringify(content)), file).toEqual(
+          parseAllDocuments(written.get(file)!).map((d) => d.toJS()),
+        );
+    }
   });
 });
