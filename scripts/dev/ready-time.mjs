@@ -5,10 +5,11 @@
 //
 //   node scripts/dev/ready-time.mjs [--root DIR] [--runs N] [-- SERVE_ARGS...]
 //   node scripts/dev/ready-time.mjs --runs 5 -- --graph-data ../shared/conformance/real-2024-08-09/graph-data
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { freePort, waitReady } from '../bench/http.mjs';
+import { start, stop } from '../bench/procs.mjs';
 
 const argv = process.argv.slice(2);
 const dash = argv.indexOf('--');
@@ -31,36 +32,23 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** One start: the times from the spawn to the "listening at" line and to /readyz 200, and the CPU by then. */
 async function once() {
+  const port = await freePort();
+  const args = ['serve', '--db', ':memory:', '--port', String(port), '--log-level', 'info', ...serveArgs];
   const t0 = performance.now();
-  const args = ['serve', '--db', ':memory:', '--port', '0', '--log-level', 'info', ...serveArgs];
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (b) => (output += b));
-  child.stderr.on('data', (b) => (output += b));
-  let url;
+  const proc = start('cincy serve', process.execPath, [cli, ...args]);
   let listenMs;
+  const listening = setInterval(
+    () => (listenMs ??= /listening at/.test(proc.output) ? performance.now() - t0 : undefined),
+    5,
+  );
   try {
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 10));
-      if (child.exitCode !== null) throw new Error(`cincy serve exited ${child.exitCode}:\n${output}`);
-      if (!url) {
-        url = /listening at (http:\/\/[0-9.:]+)/.exec(output)?.[1];
-        if (url) listenMs = performance.now() - t0;
-        continue;
-      }
-      if (
-        await fetch(`${url}/readyz`).then(
-          (r) => r.status === 200,
-          () => false,
-        )
-      )
-        break;
-    }
-    return { listenMs, readyMs: performance.now() - t0, cpuMs: cpuMs(child.pid) };
+    const { ms } = await waitReady(proc, port, t0, { everyMs: 10 });
+    return { listenMs: listenMs ?? ms, readyMs: ms, cpuMs: cpuMs(proc.pid) };
   } finally {
-    child.kill();
-    if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+    clearInterval(listening);
+    await stop(proc);
   }
 }
 
