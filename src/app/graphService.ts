@@ -27,6 +27,8 @@ export class GraphService {
   lastBuildFailure: Failure | undefined;
   /** A graph-data tree that could not be imported at start, while an older state keeps serving. */
   lastImportFailure: ImportFailure | undefined;
+  /** The graph-data given at start while it is read and imported after the first build (the store's graph serves meanwhile). */
+  importing: string | undefined;
   buildFailures = 0;
   /**
    * Snapshots made: full builds by the thread they ran on (the first one runs on the main thread),

@@ -77,6 +77,9 @@ export async function startServer(opts: {
     webhooks: opts.webhooks,
   });
   if (!started.ok) throw new Error(started.problems.join('\n'));
+  // On a store that imported this tree before, the tree is imported after the first graph: the tests take
+  // the server once that is done too (test/service/store/store.test.ts tests the two steps).
+  await started.firstRead;
   const app = await buildApp({
     service: started.service,
     admin: started.admin,

@@ -179,6 +179,11 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
     const b = await startService({ graphData, db, log: quietLog });
     if (!b.ok) throw new Error(b.problems.join('\n'));
     cleanup.push(() => b.close());
+    // The store imported this tree's folder before: its graph serves at once, and the tree is imported after.
+    expect(b.service.importing).toBe(graphData);
+    expect(b.service.current!.channels.has('fast-4.1')).toBe(false);
+    await b.firstRead;
+    expect(b.service.importing).toBeUndefined();
     expect(await b.store.read((tx) => tx.blockedEdges.get('admin-block'))).toBeDefined();
     expect(b.service.current!.channels.has('fast-4.1')).toBe(true);
   });

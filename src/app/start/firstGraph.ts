@@ -1,6 +1,8 @@
 // The first graph, once the store is connected: the demo kept apart from real data, the tree given at
 // start imported, the registry sources taken up (and read, unless that is deferred), the graph built;
-// then the background parts start and what other processes and replicas write is followed.
+// then the background parts start and what other processes and replicas write is followed. A store
+// that imported the given tree's source before serves its graph first, and the tree (read meanwhile)
+// is imported after: a restart answers before the tree is read, as a replica would that does not read it.
 import type { Clock } from '../../clock.js';
 import type { Log } from '../../log.js';
 import type { Leadership } from '../../store/leadership.js';
@@ -19,12 +21,15 @@ import {
 import type { GraphService } from '../graphService.js';
 import { recallAll, refreshAll } from '../refresh/loop.js';
 import type { Source } from '../refresh/source.js';
-import { importGivenTree } from './importTree.js';
+import { importGivenTree, type GivenTree } from './importTree.js';
 
 export type StartOutcome =
   | {
       ok: true;
-      /** Resolves once every source was read the first time and the graph rebuilt (at once unless deferred). */
+      /**
+       * Resolves once every source was read the first time and the graph rebuilt (at once unless deferred),
+       * and the tree given at start imported when that came after the first build.
+       */
       firstRead: Promise<void>;
     }
   /** Nothing to serve: the tree is invalid and the store is empty, the schema is too new, or the first build failed. */
@@ -70,8 +75,11 @@ export async function firstGraph(
   const conflict = await demoConflict(store, parts.where, { demo, realSource });
   if (conflict) return fail([describeDemoConflict(conflict)], conflict);
   service.demo = demo || (await holdsDemo(store));
-  if (opts.graphData) {
-    const problems = await importAtStart(parts, opts, demo);
+  const tree = opts.graphData ? givenTree(opts, demo) : undefined;
+  // Imported first unless the store holds an import of the same source, whose graph can serve meanwhile.
+  const later = tree && (await store.read((tx) => tx.imports.anyFrom([tree.source])));
+  if (tree && !later) {
+    const problems = await importAtStart(parts, tree, opts);
     if (problems) return fail(problems);
   }
   // A source that cannot be read at start leaves what the store has serving; /readyz says why.
@@ -88,32 +96,59 @@ export async function firstGraph(
     { releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds },
     'graph built',
   );
+  const imported = tree && later ? importAfterFirstGraph(parts, tree, opts) : Promise.resolve();
   const firstRead = opts.deferSources ? readSources().then((changed) => applyFirstRead(service, changed)) : undefined;
-  return { outcome: { ok: true, firstRead: firstRead ?? Promise.resolve() }, unwatch };
+  return { outcome: { ok: true, firstRead: Promise.all([imported, firstRead]).then(() => {}) }, unwatch };
+}
+
+function givenTree(opts: FirstGraphOptions, demo: boolean): GivenTree {
+  const path = opts.graphData!;
+  return { path, source: demo ? DEMO_SOURCE : path, read: opts.treeRead ?? readGraphData(path) };
 }
 
 /**
- * Imports the tree given at start. A rejected tree is logged and reported on /readyz while the store
- * keeps serving what it has; with nothing stored, its problems end the start.
+ * Imports the tree given at start before the first graph. A rejected tree is logged and reported on
+ * /readyz while the store keeps serving what it has; with nothing stored, its problems end the start.
  */
 async function importAtStart(
   parts: FirstGraphParts,
+  tree: GivenTree,
   opts: FirstGraphOptions,
-  demo: boolean,
 ): Promise<string[] | undefined> {
-  const path = opts.graphData!;
-  const tree = { path, source: demo ? DEMO_SOURCE : path, read: opts.treeRead ?? readGraphData(path) };
-  const problems = await importGivenTree(parts.store, tree, opts.trust, opts.log, new Date(opts.clock.now()));
+  const { problems } = await importGivenTree(parts.store, tree, opts.trust, opts.log, new Date(opts.clock.now()));
   if (!problems.length) return undefined;
   if (!(await parts.store.read((tx) => tx.hasContent())))
-    return [`${path} is invalid and the store ${parts.where} has nothing to serve:`, ...problems];
-  opts.log.error({ problems }, `graph-data ${path} rejected; serving what the store has`);
-  parts.service.lastImportFailure = {
+    return [`${tree.path} is invalid and the store ${parts.where} has nothing to serve:`, ...problems];
+  rejected(parts.service, tree, problems, opts);
+  return undefined;
+}
+
+/**
+ * Imports the tree given at start after the first graph, built from what the store held, is served:
+ * the graph is built again when the tree changed the store; a rejected tree leaves it serving.
+ */
+async function importAfterFirstGraph(parts: FirstGraphParts, tree: GivenTree, opts: FirstGraphOptions) {
+  const { service } = parts;
+  service.importing = tree.path;
+  try {
+    const outcome = await importGivenTree(parts.store, tree, opts.trust, opts.log, new Date(opts.clock.now()));
+    if (outcome.problems.length) rejected(service, tree, outcome.problems, opts);
+    else if ('changed' in outcome && outcome.changed) await service.refresh();
+  } catch (err) {
+    // The database went away meanwhile: the graph keeps serving, and the next start imports the tree.
+    rejected(service, tree, [`${tree.path}: -: the import failed: ${(err as Error).message}`], opts);
+  } finally {
+    service.importing = undefined;
+  }
+}
+
+function rejected(service: GraphService, tree: GivenTree, problems: string[], opts: FirstGraphOptions): void {
+  opts.log.error({ problems }, `graph-data ${tree.path} rejected; serving what the store has`);
+  service.lastImportFailure = {
     at: new Date(opts.clock.now()).toISOString(),
-    message: `${path}: ${problems.length} problem(s)`,
+    message: `${tree.path}: ${problems.length} problem(s)`,
     problems: problems.slice(0, 100),
   };
-  return undefined;
 }
 
 /** The graph of the deferred first read, when it changed the store. */

@@ -1,6 +1,6 @@
 // The tree given at start (a graph-data folder or .tar.gz), already being read: its signatures verified
 // and the tree imported, in one transaction that writes nothing when anything fails. A tree the store
-// has imported before is skipped.
+// has imported before is skipped (and reported unchanged).
 import type { Log } from '../../log.js';
 import type { ReadResult } from '../../sources/graphData.js';
 import { verifyTreeSignatures, type TrustStore } from '../../signatures/verify.js';
@@ -16,6 +16,9 @@ export interface GivenTree {
   read: Promise<ReadResult>;
 }
 
+/** What importing the given tree came to: the problems that rejected it, or whether it changed the store. */
+export type GivenTreeOutcome = { problems: string[] } | { problems: []; changed: boolean };
+
 /**
  * Imports the tree; returns the problems that rejected it, none when it was imported. Whatever fails
  * on the way (a problem of the tree, a limit, an exception in reading or storing) rejects the import,
@@ -28,20 +31,20 @@ export async function importGivenTree(
   trust: TrustStore,
   log: Log,
   now: Date,
-): Promise<string[]> {
+): Promise<GivenTreeOutcome> {
   try {
     const read = await tree.read;
     for (const w of read.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data warning');
-    if (!read.tree) return read.errors.map(formatProblem);
+    if (!read.tree) return { problems: read.errors.map(formatProblem) };
     const signatures = await verifyTreeSignatures(read.tree.signatures, trust, now);
     for (const w of signatures.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
     const summary = await store.importTree(read.tree, { source: tree.source, signatures: signatures.verified });
     if (summary.skipped) log.info({ contentHash: summary.contentHash }, 'graph-data unchanged since the last import');
     else log.info({ summary }, 'graph-data imported');
-    return [];
+    return { problems: [], changed: !summary.skipped || summary.signatures.added > 0 };
   } catch (err) {
     if (err instanceof StoreUnavailable) throw err;
-    if (err instanceof ImportRejected) return err.problems.map(formatProblem);
-    return [`${tree.path}: -: the import failed: ${err instanceof Error ? err.message : String(err)}`];
+    if (err instanceof ImportRejected) return { problems: err.problems.map(formatProblem) };
+    return { problems: [`${tree.path}: -: the import failed: ${err instanceof Error ? err.message : String(err)}`] };
   }
 }

@@ -1,5 +1,6 @@
 // Liveness and readiness: /livez answers 200 while the process serves; /readyz answers 200 once a
-// graph is served and every registry source was read once (still 200 when a later build, import or
+// graph is served (after a restart, the graph the store held, while the tree given at start is still
+// imported: `importing` names it) and every registry source was read once (still 200 when a later build, import or
 // scrape failed, or when the database cannot be reached: its body reports it, and the last graph keeps
 // serving), 503 before (with the reason when the database cannot be reached at start), and 503 with
 // a reason when signatures are required and every release is withheld for want of one.
@@ -59,6 +60,7 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
         }),
         ...(s.lastBuildFailure && { lastBuildFailure: s.lastBuildFailure }),
         ...(s.lastImportFailure && { lastImportFailure: s.lastImportFailure }),
+        ...(s.importing && { importing: s.importing }),
         ...(s.sources.length && { sources: s.sources.map(withReadingAge) }),
       };
       return reply.code(ready ? 200 : 503).send(body);
