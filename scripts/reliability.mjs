@@ -3,7 +3,8 @@
 // findings (issue 30) as tests, named "reliability finding N" and "hostile finding N", then what only a
 // running server shows: a soak under wrk, kill -9 during admin write streams, body floods while /graph
 // is measured, slow clients, and a hostile registry playing each of its attacks against `cincy serve`
-// (a second table: attack, bound hit, time, peak RSS, what /readyz said). Loopback only, bounded in
+// (a second table: attack, bound hit, time, peak RSS, what /readyz said), and a hostile fleet polling
+// with junk (a third: attack, time, /graph's p99 meanwhile). Loopback only, bounded in
 // time. Prints the tables, writes them to reliability-results/latest.md, and exits 1 when anything did
 // not hold.
 //
@@ -19,6 +20,7 @@ import { hasCommand, installCleanupHandlers, removeOnExit } from './bench/procs.
 import { runFindings } from './reliability/findings.mjs';
 import { flood } from './reliability/flood.mjs';
 import { hostileRegistry } from './reliability/hostile.mjs';
+import { hostileFleet } from './reliability/hostileFleet.mjs';
 import { killDuringWrites } from './reliability/killWrites.mjs';
 import { slowClients } from './reliability/slowClients.mjs';
 import { soak } from './reliability/soak.mjs';
@@ -77,6 +79,8 @@ async function main() {
   const hostileRows = await hostile;
   rows.push(await attempt('flood', () => flood({ ...context, seconds: floodSeconds })));
   rows.push(await attempt('slow clients', () => slowClients(context)));
+  const fleet = await attempt('hostile fleet', () => hostileFleet(context));
+  rows.push(fleet);
 
   rows.push({
     scenario: 'a hostile registry against cincy serve (table below)',
@@ -102,9 +106,18 @@ async function main() {
         `| ${esc(r.attack)} | ${esc(r.bound)} | ${r.seconds} | ${r.rss} | ${r.held ? 'yes' : '**no**'} | ${esc(r.said)} |`,
     ),
   ].join('\n');
+  const fleetTable = [
+    '| attack | time (s) | /graph p99 during (ms) | clusters stored | groups | longest name | updates | database (MB) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...(fleet.attacks ?? []).map(
+      (a) =>
+        `| ${esc(a.name)} | ${a.seconds.toFixed(1)} | ${a.p99.toFixed(2)} | ${a.clusters} | ${a.groups} | ` +
+        `${a.longest} | ${a.updates} | ${a.mb.toFixed(1)} |`,
+    ),
+  ].join('\n');
   const text =
     `# cincy reliability — ${new Date().toISOString()}\n\nload average ${load} at the end\n\n${table}\n\n` +
-    `## A hostile registry\n\n${hostileTable}\n`;
+    `## A hostile registry\n\n${hostileTable}\n\n## A hostile fleet\n\n${fleetTable}\n`;
   mkdirSync(join(ROOT, 'reliability-results'), { recursive: true });
   writeFileSync(join(ROOT, 'reliability-results', 'latest.md'), text);
   console.log(`\n${text}`);

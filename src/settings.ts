@@ -215,7 +215,7 @@ export const SETTINGS = {
   fleetMaxClusters: S(
     '--fleet-max-clusters',
     'value',
-    'clusters the store keeps at most; polls of new ones past it are counted and not stored',
+    'clusters the store keeps at most; past it, a new one takes the place of the one seen least recently',
     1_000_000,
   ),
   fleetRetention: S(

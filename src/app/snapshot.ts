@@ -122,6 +122,13 @@ export class GraphSnapshot {
   }
 
   private catalogCache: Catalog | undefined;
+  private releaseVersions: ReadonlySet<string> | undefined;
+
+  /** Whether `version` is a release of the graph (of any arch and channel). */
+  hasRelease(version: string): boolean {
+    this.releaseVersions ??= new Set(this.graph.nodes.map((n) => n.version));
+    return this.releaseVersions.has(version);
+  }
 
   /** The arches and each public channel's release counts, computed once per snapshot. */
   get catalog(): Catalog {

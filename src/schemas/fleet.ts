@@ -35,8 +35,20 @@ export const FleetSummary = Type.Object({
   staleAfter: Type.String(),
   top: Type.Object({ channels: Type.Array(Tally), arches: Type.Array(Tally), versions: Type.Array(Tally) }),
   polls: Type.Object(
-    { noId: Type.Integer(), malformed: Type.Integer(), batchFull: Type.Integer(), overCap: Type.Integer() },
-    { description: 'Polls not stored, as every replica counted them' },
+    {
+      noId: Type.Integer(),
+      malformed: Type.Integer(),
+      batchFull: Type.Integer(),
+      overCap: Type.Integer({ description: 'New clusters left out at the cap when no silent one could make room' }),
+      evicted: Type.Integer({ description: 'Clusters forgotten, least recently seen first, to make room at the cap' }),
+      implausibleMoves: Type.Integer({
+        description:
+          'Version changes not counted as updates: to or from a version the graph lacks, across arches, downgrades, an id flipping within seconds',
+      }),
+    },
+    {
+      description: `Polls not stored, as every replica counted them. A channel, arch or version the graph lacks is recorded as '(not served)'`,
+    },
   ),
   recording: Type.Boolean({ description: 'Whether this server records polls (off with --no-fleet)' }),
   groups: Type.Array(

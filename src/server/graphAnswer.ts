@@ -7,7 +7,7 @@ import Negotiator from 'negotiator';
 import { ApiError } from '../errors.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN, MEDIA_TYPES } from '../schemas/cincinnati.js';
 import type { GraphService } from '../app/graphService.js';
-import type { EncodedView, Encoding } from '../app/snapshot.js';
+import type { EncodedView, Encoding, GraphSnapshot } from '../app/snapshot.js';
 
 export const GRAPH_PATHS = ['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph'] as const;
 
@@ -39,9 +39,12 @@ export interface GraphAnswer {
   representation: Representation;
 }
 
-/** Told of every graph request answered 200 or 304: the poll recorder (app/fleet/pollRecorder.ts). */
+/**
+ * Told of every graph request answered 200 or 304, with the snapshot it was answered from: the poll
+ * recorder (app/fleet/pollRecorder.ts).
+ */
 export interface PollObserver {
-  record(id: unknown, version: unknown, channel: string, arch: string): void;
+  record(id: unknown, version: unknown, channel: string, arch: string, served: GraphSnapshot): void;
 }
 
 export class GraphAnswers {
@@ -71,9 +74,10 @@ export class GraphAnswers {
         `no acceptable media type in Accept '${String(headers.accept).slice(0, 200)}'; served: ${MEDIA_TYPES.join(', ')}`,
       );
     }
-    const view = this.service.served().view(channel, arch);
+    const served = this.service.served();
+    const view = served.view(channel, arch);
     const representation = this.representation(view, negotiated, media);
-    this.polls?.record(query.id, query.version, channel, arch);
+    this.polls?.record(query.id, query.version, channel, arch, served);
     return noneMatch(headers['if-none-match'], representation.etag)
       ? { status: 304, headers: representation.notModifiedHeaders, body: undefined, representation }
       : { status: 200, headers: representation.headers, body: representation.body(), representation };

@@ -155,7 +155,9 @@ function plainQuery(url: string, from: number): PlainQuery | undefined {
       const before = query[key];
       if (before === undefined) query[key] = value;
       else if (key === 'channel' || key === 'arch') return undefined;
-      else query[key] = typeof before === 'string' ? [before, value] : [...before, value];
+      // A repeat extends the list in place: a URL of thousands of `id=` costs linear time, not quadratic.
+      else if (typeof before === 'string') query[key] = [before, value];
+      else before.push(value);
     }
     at = end + 1;
   }

@@ -2,7 +2,32 @@
 // the updates clusters were seen to take, and the counts every replica adds to. The poll recorder
 // (app/fleet/pollRecorder.ts) writes a batch of polls at a time; the fleet reads (app/fleet/) ask here.
 // Times are milliseconds since 1970.
+import { compareVersions } from '../graph/version.js';
 import { insertRows, type Sql, type SqlValue } from './sql.js';
+
+/**
+ * What a record holds in place of a channel, arch or version the server does not serve (the poll
+ * recorder puts it there): anyone may poll with any name, so names outside the graph share one value,
+ * and the records fall in as many groups as the graph has names, not as many as callers invent.
+ */
+export const UNSERVED = '(not served)';
+
+/** Updates kept per cluster (its newest): the rows of `fleet_updates` are bounded as the clusters are. */
+export const UPDATES_PER_CLUSTER = 20;
+
+/**
+ * Whether a cluster seen at `from` and then at `to` can have taken an update: both are releases the
+ * server serves, of the same arch, and `to` is newer. Anything else (a version outside the graph, an
+ * arch that changed, a downgrade) is not counted as an update.
+ */
+export function isPlausibleUpdate(from: string, to: string, fromArch: string, toArch: string): boolean {
+  if (from === UNSERVED || to === UNSERVED || fromArch !== toArch || fromArch === UNSERVED) return false;
+  try {
+    return compareVersions(from, to) < 0;
+  } catch {
+    return false; // not a semantic version: not a release of the graph
+  }
+}
 
 /** What one flush knows of a cluster: its polls since the last flush, summed up. */
 export interface PolledCluster {
@@ -72,12 +97,17 @@ export interface ClusterFilter {
   after?: string;
 }
 
-/** How one flush went: clusters written, new ones, and new ones left out for the cap. */
+/**
+ * How one flush went: clusters written, new ones, the least recently seen ones forgotten to make room
+ * for them, new ones left out for the cap all the same, updates recorded, and moves not taken as updates.
+ */
 export interface FlushOutcome {
   written: number;
   added: number;
+  evicted: number;
   overCap: number;
   updates: number;
+  implausible: number;
 }
 
 const CLUSTER_COLUMNS = ['id', 'channel', 'arch', 'version', 'first_seen', 'last_seen', 'version_since', 'polls'];
@@ -93,26 +123,21 @@ export class FleetRepository {
   /**
    * Merges a batch of polls into the records, in the caller's write transaction: a cluster seen at
    * another version than its record's has taken an update (recorded with the time between its last
-   * poll at the one and its first at the other). A batch older than the record (another replica
-   * flushed later polls first) adds its polls and first sighting but leaves the current state alone.
-   * New clusters past `room` (how many more the store may hold) are left out and counted.
+   * poll at the one and its first at the other) when that is plausible (isPlausibleUpdate). A batch
+   * older than the record (another replica flushed later polls first) adds its polls and first
+   * sighting but leaves the current state alone. New clusters past `room` (how many more the store may
+   * hold) take the place of the least recently seen clusters, those not seen since the batch began;
+   * when there are not enough of those, the rest are left out and counted.
    */
   async merge(batch: readonly PolledCluster[], room: number): Promise<FlushOutcome> {
-    const outcome: FlushOutcome = { written: 0, added: 0, overCap: 0, updates: 0 };
+    const outcome: FlushOutcome = { written: 0, added: 0, evicted: 0, overCap: 0, updates: 0, implausible: 0 };
     if (batch.length === 0) return outcome;
-    const stored = new Map<string, ClusterRecord>();
-    for (let i = 0; i < batch.length; i += IDS_PER_QUERY) {
-      const ids = batch.slice(i, i + IDS_PER_QUERY).map((c) => c.id);
-      // One statement text for any number of ids (prepared once on SQLite): a JSON list, or an array.
-      const rows =
-        this.sql.engine === 'sqlite'
-          ? await this.sql.all<ClusterRecord>(`${SELECT_CLUSTER} WHERE id IN (SELECT value FROM json_each(?))`, [
-              JSON.stringify(ids),
-            ])
-          : await this.sql.all<ClusterRecord>(`${SELECT_CLUSTER} WHERE id = ANY(?::text[])`, [
-              ids as unknown as SqlValue,
-            ]);
-      for (const r of rows) stored.set(r.id, numeric(r));
+    const stored = await this.recordsOf(batch.map((c) => c.id));
+    const newcomers = batch.filter((c) => !stored.has(c.id)).length;
+    if (newcomers > room) {
+      const since = Math.min(...batch.map((c) => c.firstSeen));
+      outcome.evicted = await this.evictLeastRecent(newcomers - room, since, [...stored.keys()]);
+      room += outcome.evicted;
     }
     const rows: SqlValue[][] = [];
     const updates: SqlValue[][] = [];
@@ -126,31 +151,8 @@ export class FleetRepository {
         room -= 1;
         outcome.added += 1;
       }
-      const moves = [...c.moves];
-      let record: ClusterRecord;
-      if (before && c.lastSeen < before.lastSeen) {
-        record = { ...before, firstSeen: Math.min(before.firstSeen, c.firstSeen), polls: before.polls + c.polls };
-      } else {
-        if (before?.version && c.firstVersion && before.version !== c.firstVersion)
-          moves.unshift({
-            from: before.version,
-            to: c.firstVersion,
-            lastAtFrom: before.lastSeen,
-            firstAtTo: c.firstSeen,
-          });
-        const version = c.version ?? before?.version ?? null;
-        const moved = moves.length > 0 || !before || (before.version === null && version !== null);
-        record = {
-          id: c.id,
-          channel: c.channel,
-          arch: c.arch,
-          version,
-          firstSeen: Math.min(before?.firstSeen ?? c.firstSeen, c.firstSeen),
-          lastSeen: c.lastSeen,
-          versionSince: moved ? c.versionSince : before.versionSince,
-          polls: (before?.polls ?? 0) + c.polls,
-        };
-      }
+      const { record, moves, archChanged } = merged(c, before);
+      if (archChanged) outcome.implausible += 1;
       rows.push([
         record.id,
         record.channel,
@@ -161,7 +163,10 @@ export class FleetRepository {
         record.versionSince,
         record.polls,
       ]);
-      for (const m of moves) updates.push([c.id, m.from, m.to, m.lastAtFrom, m.firstAtTo, record.channel, record.arch]);
+      for (const m of moves) {
+        if (!isPlausibleUpdate(m.from, m.to, record.arch, record.arch)) outcome.implausible += 1;
+        else updates.push([c.id, m.from, m.to, m.lastAtFrom, m.firstAtTo, record.channel, record.arch]);
+      }
     }
     const set = CLUSTER_COLUMNS.slice(1)
       .map((col) => `${col} = excluded.${col}`)
@@ -180,7 +185,59 @@ export class FleetRepository {
       updates,
       'ON CONFLICT (id, first_at_to) DO NOTHING',
     );
+    await this.keepNewestUpdates(new Set(updates.map((u) => u[0] as string)));
     return outcome;
+  }
+
+  /** The stored records of these ids, by id. */
+  private async recordsOf(ids: string[]): Promise<Map<string, ClusterRecord>> {
+    const stored = new Map<string, ClusterRecord>();
+    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+      const rows = await this.sql.all<ClusterRecord>(
+        `${SELECT_CLUSTER} WHERE id IN (${this.listOf()})`,
+        this.listParam(ids.slice(i, i + IDS_PER_QUERY)),
+      );
+      for (const r of rows) stored.set(r.id, numeric(r));
+    }
+    return stored;
+  }
+
+  /**
+   * One statement text for a list of any length, bound as one parameter (prepared once on SQLite): a
+   * JSON list there, an array on PostgreSQL. `listOf()` goes inside `IN (…)`.
+   */
+  private listOf(): string {
+    return this.sql.engine === 'sqlite' ? 'SELECT value FROM json_each(?)' : 'SELECT unnest(?::text[])';
+  }
+
+  private listParam(values: string[]): SqlValue[] {
+    return [this.sql.engine === 'sqlite' ? JSON.stringify(values) : (values as unknown as SqlValue)];
+  }
+
+  /**
+   * Forgets up to `n` clusters, least recently seen first, of those not seen since `since` and not
+   * `keep` (the batch's own, which it writes again); returns how many.
+   */
+  private async evictLeastRecent(n: number, since: number, keep: string[]): Promise<number> {
+    const ids = (
+      await this.sql.rows<[string]>(
+        `SELECT id FROM fleet_clusters WHERE last_seen < ? AND id NOT IN (${this.listOf()}) ORDER BY last_seen LIMIT ?`,
+        [since, ...this.listParam(keep), n],
+      )
+    ).map(([id]) => id);
+    if (ids.length === 0) return 0;
+    await this.sql.run(`DELETE FROM fleet_updates WHERE id IN (${this.listOf()})`, this.listParam(ids));
+    return this.sql.run(`DELETE FROM fleet_clusters WHERE id IN (${this.listOf()})`, this.listParam(ids));
+  }
+
+  /** Drops all but the newest UPDATES_PER_CLUSTER updates of these clusters. */
+  private async keepNewestUpdates(ids: ReadonlySet<string>): Promise<void> {
+    for (const id of ids)
+      await this.sql.run(
+        'DELETE FROM fleet_updates WHERE id = ? AND first_at_to < ' +
+          '(SELECT first_at_to FROM fleet_updates WHERE id = ? ORDER BY first_at_to DESC LIMIT 1 OFFSET ?)',
+        [id, id, UPDATES_PER_CLUSTER - 1],
+      );
   }
 
   async count(): Promise<number> {
@@ -279,9 +336,10 @@ export class FleetRepository {
     }
     if (filter.groups) {
       if (filter.groups.length === 0) return [];
+      // One parameter for any number of groups (a parameter each passed SQLite's limit of 32,766).
       const keys = filter.groups.map((g) => groupKey(g.channel, g.arch, g.version));
-      where.push(`(channel || ' ' || arch || ' ' || COALESCE(version, '')) IN (${keys.map(() => '?').join(', ')})`);
-      params.push(...keys);
+      where.push(`(channel || ' ' || arch || ' ' || COALESCE(version, '')) IN (${this.listOf()})`);
+      params.push(...this.listParam(keys));
     }
     const rows = await this.sql.all<ClusterRecord>(
       `${SELECT_CLUSTER}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?`,
@@ -329,6 +387,46 @@ export class FleetRepository {
       firstAtTo: Number(firstAtTo),
     }));
   }
+}
+
+/** A cluster's record after a batch of its polls, and the moves the batch shows (its own and the one from the record). */
+function merged(
+  c: PolledCluster,
+  before: ClusterRecord | undefined,
+): { record: ClusterRecord; moves: ObservedUpdate[]; archChanged: boolean } {
+  if (before && c.lastSeen < before.lastSeen)
+    return {
+      record: { ...before, firstSeen: Math.min(before.firstSeen, c.firstSeen), polls: before.polls + c.polls },
+      moves: [],
+      archChanged: false,
+    };
+  const moves = [...c.moves];
+  // Polled before at another version on another arch: what it claims now is no update of what it was.
+  const crossed = before?.version && c.firstVersion && before.version !== c.firstVersion;
+  const archChanged = !!crossed && before!.arch !== c.arch;
+  if (crossed && !archChanged)
+    moves.unshift({
+      from: before!.version!,
+      to: c.firstVersion!,
+      lastAtFrom: before!.lastSeen,
+      firstAtTo: c.firstSeen,
+    });
+  const version = c.version ?? before?.version ?? null;
+  const moved = moves.length > 0 || !before || before.version !== version;
+  return {
+    record: {
+      id: c.id,
+      channel: c.channel,
+      arch: c.arch,
+      version,
+      firstSeen: Math.min(before?.firstSeen ?? c.firstSeen, c.firstSeen),
+      lastSeen: c.lastSeen,
+      versionSince: moved ? c.versionSince : before.versionSince,
+      polls: (before?.polls ?? 0) + c.polls,
+    },
+    moves,
+    archChanged,
+  };
 }
 
 /** The key of a group as the clusters query compares it: channel, arch and version, space-separated. */

@@ -15,6 +15,7 @@ import { LOCK_KEYS } from '../../src/store/postgresConnection.js';
 import { SchemaTooNew, StoreUnavailable, type Engine } from '../../src/store/sql.js';
 import type { SqliteDatabase } from '../../src/store/sqlite.js';
 import { ImportRejected, Store } from '../../src/store/store.js';
+import { UNSERVED, UPDATES_PER_CLUSTER, type PolledCluster } from '../../src/store/fleet.js';
 import { createAdminServices } from '../../src/app/admin/services.js';
 import { GraphService } from '../../src/app/graphService.js';
 import { quietLog } from './server.js';
@@ -269,5 +270,91 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
     );
     await expect(s.write((tx) => tx.sql.run('DELETE FROM signatures'))).rejects.toThrow(/never removed/);
     expect(await s.read((tx) => tx.signatures.all())).toHaveLength(1);
+  });
+
+  /** One cluster's polls of one batch, at one version, at time `at`. */
+  const polledAt = (id: string, at: number, version = '4.16.1', arch = 'amd64'): PolledCluster => ({
+    id,
+    channel: 'stable-4.16',
+    arch,
+    firstVersion: version,
+    version,
+    firstSeen: at,
+    lastSeen: at,
+    versionSince: at,
+    polls: 1,
+    moves: [],
+  });
+  const clusterId = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+  it('makes room at the cap with the clusters seen least recently, never with those of the batch', async () => {
+    const s = await store(engine);
+    const merge = (batch: PolledCluster[], room: number) => s.write((tx) => tx.fleet.merge(batch, room));
+    const real = Array.from({ length: 10 }, (_, i) => clusterId(i));
+    await merge(
+      real.map((id, i) => polledAt(id, 1000 + i)),
+      10,
+    );
+    // Thirty new ids at the cap of ten: the ten seen before this batch make room, the other twenty wait.
+    const flood = Array.from({ length: 30 }, (_, i) => clusterId(100 + i));
+    const first = await merge(
+      flood.map((id) => polledAt(id, 5000)),
+      0,
+    );
+    expect(first).toMatchObject({ evicted: 10, added: 10, overCap: 20 });
+    expect(await s.read((tx) => tx.fleet.count())).toBe(10);
+    // The real clusters poll again: they are back, in place of the ids that did not come back.
+    const again = await merge(
+      real.map((id) => polledAt(id, 9000)),
+      0,
+    );
+    expect(again).toMatchObject({ evicted: 10, added: 10, overCap: 0 });
+    const ids = (await s.read((tx) => tx.fleet.clusters({}, 100))).map((c) => c.id);
+    expect(ids).toEqual(real);
+    // A batch of a cluster seen long ago and five new ones: five others make room, not the one it writes again.
+    const mixed = await merge([polledAt(real[0]!, 20_000), ...flood.slice(0, 5).map((id) => polledAt(id, 20_000))], 0);
+    expect(mixed).toMatchObject({ evicted: 5, added: 5, overCap: 0 });
+    expect(await s.read((tx) => tx.fleet.count())).toBe(10);
+    expect(await s.read((tx) => tx.fleet.clusters({ id: real[0] }, 1))).toHaveLength(1);
+  });
+
+  it('keeps only plausible updates, and the newest few of each cluster', async () => {
+    const s = await store(engine);
+    const id = clusterId(1);
+    const merge = (c: PolledCluster) => s.write((tx) => tx.fleet.merge([c], 10));
+    await merge(polledAt(id, 1000, '4.16.1'));
+    expect(await merge(polledAt(id, 2000, '4.16.2'))).toMatchObject({ updates: 1, implausible: 0 });
+    expect(await merge(polledAt(id, 3000, '4.16.1'))).toMatchObject({ updates: 0, implausible: 1 }); // a downgrade
+    expect(await merge(polledAt(id, 4000, '4.16.3', 'arm64'))).toMatchObject({ updates: 0, implausible: 1 });
+    expect(await merge(polledAt(id, 5000, UNSERVED, 'arm64'))).toMatchObject({ updates: 0, implausible: 1 });
+    expect(await merge(polledAt(id, 6000, '4.16.4', 'arm64'))).toMatchObject({ updates: 0, implausible: 1 });
+    expect(await s.read((tx) => tx.fleet.historyOf(id))).toEqual([
+      { from: '4.16.1', to: '4.16.2', lastAtFrom: 1000, firstAtTo: 2000 },
+    ]);
+    // Climbing one patch at a time, far more often than any cluster updates: the newest few are kept.
+    for (let i = 5; i < 60; i++) await merge(polledAt(id, 10_000 + i, `4.16.${i}`, 'arm64'));
+    const kept = await s.read((tx) => tx.fleet.historyOf(id));
+    expect(kept).toHaveLength(UPDATES_PER_CLUSTER);
+    expect(kept.at(-1)).toMatchObject({ from: '4.16.58', to: '4.16.59' });
+  });
+
+  it('lists the clusters of any number of groups', async () => {
+    const s = await store(engine);
+    await s.write((tx) =>
+      tx.fleet.merge(
+        Array.from({ length: 50 }, (_, i) => polledAt(clusterId(i), 1000, `4.16.${i % 5}`)),
+        100,
+      ),
+    );
+    // More groups than SQLite takes parameters (32,766), of which two hold clusters.
+    const groups = Array.from({ length: 40_000 }, (_, i) => ({
+      channel: 'stable-4.16',
+      arch: 'amd64',
+      version: `9.9.${i}`,
+    }));
+    groups.push({ channel: 'stable-4.16', arch: 'amd64', version: '4.16.1' });
+    groups.push({ channel: 'stable-4.16', arch: 'amd64', version: '4.16.3' });
+    const listed = await s.read((tx) => tx.fleet.clusters({ groups }, 100));
+    expect(listed.map((c) => c.version).sort()).toEqual([...Array(10).fill('4.16.1'), ...Array(10).fill('4.16.3')]);
   });
 }

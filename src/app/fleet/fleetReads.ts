@@ -122,6 +122,8 @@ export class FleetReads {
         malformed: counts.malformed ?? 0,
         batchFull: counts.batchFull ?? 0,
         overCap: counts.overCap ?? 0,
+        evicted: counts.evicted ?? 0,
+        implausibleMoves: counts.implausibleMoves ?? 0,
       },
       recording: this.recorder !== undefined,
       groups: page,

@@ -6,8 +6,9 @@
 // sends) is counted, never stored; with hashIds the store holds a keyed hash of each id instead.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.js';
-import type { FlushOutcome, PolledCluster } from '../../store/fleet.js';
+import { UNSERVED, type FlushOutcome, type PolledCluster } from '../../store/fleet.js';
 import type { Store } from '../../store/store.js';
+import { POLLED_VERSION, polledNames, type ServedNames } from './pollNames.js';
 
 export interface FleetSettings {
   /** Store a keyed hash of each cluster id instead of the id. */
@@ -43,8 +44,11 @@ export interface PollCounts {
 
 /** A cluster id as the cluster-version-operator sends it: a UUID, in either case. */
 const CLUSTER_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-/** A version as a poll may name it: a semantic version's characters, bounded. */
-const POLLED_VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
+/**
+ * Version changes one cluster's entry in a batch keeps at most: a real cluster changes version once
+ * an update, minutes apart; more within one flush interval is an id flipping, and is not kept.
+ */
+const MOVES_PER_BATCH = 2;
 /**
  * Clusters written per transaction: the store's write lock is never held long, and on SQLite (whose
  * calls block the thread) requests are served between two transactions.
@@ -52,6 +56,9 @@ const POLLED_VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
 const CLUSTERS_PER_WRITE = 2000;
 /** How often silent clusters are looked for. */
 const PRUNE_EVERY_MS = 3_600_000;
+
+/** The counts a flush adds to the store's: polls not taken, and version moves not taken as updates. */
+type Unflushed = Omit<PollCounts, 'recorded'> & { implausibleMoves: number };
 
 /** A cluster's polls in the batch (keyed by its id), mutated in place as its polls arrive. */
 type Pending = Omit<PolledCluster, 'id'>;
@@ -77,8 +84,8 @@ export interface FleetRecorder {
   readonly pendingClusters: number;
   /** Called after a flush that wrote clusters (the fleet alerts look again). */
   onFlushed: ((outcome: FlushOutcome) => void) | undefined;
-  /** Takes one answered graph request's parameters (see PollRecorder.record). */
-  record(id: unknown, version: unknown, channel: string, arch: string): void;
+  /** Takes one answered graph request's parameters and what it was answered from (see PollRecorder.record). */
+  record(id: unknown, version: unknown, channel: string, arch: string, served: ServedNames): void;
   /** Flushes every flushIntervalMs until close. */
   start(): void;
   /** Writes what the batch holds now; the outcome, or undefined when nothing was written. */
@@ -95,7 +102,7 @@ export class PollRecorder implements FleetRecorder {
   onFlushed: ((outcome: FlushOutcome) => void) | undefined;
   private pending = new Map<string, Pending>();
   /** The counts not yet added to the store's (each replica adds its own). */
-  private unflushed: Omit<PollCounts, 'recorded'> = { noId: 0, malformed: 0, batchFull: 0 };
+  private unflushed: Unflushed = { noId: 0, malformed: 0, batchFull: 0, implausibleMoves: 0 };
   private flushing: Promise<FlushOutcome | undefined> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastPrune = 0;
@@ -116,9 +123,15 @@ export class PollRecorder implements FleetRecorder {
   /**
    * Takes one answered graph request's parameters. `id` and `version` are as the query gave them
    * (undefined when absent; a list when repeated, which is malformed); channel and arch are the
-   * checked ones the answer was made for; `at` is when it was answered (now, unless told).
+   * checked ones the answer was made for, from `served`: names it does not serve are recorded as one.
    */
-  record(id: unknown, version: unknown, channel: string, arch: string, at?: number): void {
+  record(id: unknown, version: unknown, channel: string, arch: string, served: ServedNames): void {
+    const names = polledNames(served, channel, arch, version);
+    this.take(id, names.version, names.channel, names.arch, this.clock.now());
+  }
+
+  /** Takes a poll whose names were bounded where it was answered (record, or the serving thread of a worker). */
+  take(id: unknown, version: unknown, channel: string, arch: string, at: number): void {
     if (id === undefined || id === '') {
       this.counts.noId += 1;
       this.unflushed.noId += 1;
@@ -127,19 +140,22 @@ export class PollRecorder implements FleetRecorder {
     if (
       typeof id !== 'string' ||
       !CLUSTER_ID.test(id) ||
-      (version !== undefined && (typeof version !== 'string' || !POLLED_VERSION.test(version)))
+      (version !== undefined &&
+        (typeof version !== 'string' || !(POLLED_VERSION.test(version) || version === UNSERVED)))
     ) {
       this.counts.malformed += 1;
       this.unflushed.malformed += 1;
       return;
     }
-    const now = at ?? this.clock.now();
+    const now = at;
     const key = id.toLowerCase();
     const p = this.pending.get(key);
     if (p) {
       if (version !== undefined && version !== p.version) {
-        if (p.version !== undefined)
+        // A move on another arch, or past the few a batch keeps, is no update (the store checks the rest).
+        if (p.version !== undefined && arch === p.arch && p.moves.length < MOVES_PER_BATCH)
           p.moves.push({ from: p.version, to: version, lastAtFrom: p.lastSeen, firstAtTo: now });
+        else if (p.version !== undefined) this.unflushed.implausibleMoves += 1;
         p.version = version;
         p.versionSince = now;
         p.firstVersion ??= version;
@@ -199,11 +215,12 @@ export class PollRecorder implements FleetRecorder {
   private async write(): Promise<FlushOutcome | undefined> {
     const batch = this.pending;
     const counts = this.unflushed;
-    if (batch.size === 0 && counts.noId + counts.malformed + counts.batchFull === 0 && !this.pruneDue()) return;
+    const anyCount = Object.values(counts).some((n) => n > 0);
+    if (batch.size === 0 && !anyCount && !this.pruneDue()) return;
     this.pending = new Map();
-    this.unflushed = { noId: 0, malformed: 0, batchFull: 0 };
+    this.unflushed = { noId: 0, malformed: 0, batchFull: 0, implausibleMoves: 0 };
     const started = process.hrtime.bigint();
-    const total: FlushOutcome = { written: 0, added: 0, overCap: 0, updates: 0 };
+    const total: FlushOutcome = { written: 0, added: 0, evicted: 0, overCap: 0, updates: 0, implausible: 0 };
     const entries = [...batch];
     let done = 0;
     try {
@@ -216,17 +233,16 @@ export class PollRecorder implements FleetRecorder {
         const outcome = await this.store.write(
           async (tx) => {
             const o = await tx.fleet.merge(chunk, room);
-            if (first) await tx.fleet.addCounts({ ...counts, overCap: 0 });
-            await tx.fleet.addCounts({ overCap: o.overCap });
+            const moves = o.implausible + (first ? counts.implausibleMoves : 0);
+            if (first)
+              await tx.fleet.addCounts({ noId: counts.noId, malformed: counts.malformed, batchFull: counts.batchFull });
+            await tx.fleet.addCounts({ overCap: o.overCap, evicted: o.evicted, implausibleMoves: moves });
             return o;
           },
           { unserved: true },
         );
-        room -= outcome.added;
-        total.written += outcome.written;
-        total.added += outcome.added;
-        total.overCap += outcome.overCap;
-        total.updates += outcome.updates;
+        room += outcome.evicted - outcome.added;
+        for (const k of Object.keys(total) as Array<keyof FlushOutcome>) total[k] += outcome[k];
         if (entries.length === 0) break;
         await new Promise((resolve) => setImmediate(resolve)); // the requests that came meanwhile first
       }

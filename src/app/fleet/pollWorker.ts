@@ -54,7 +54,7 @@ parentPort!.on('message', (m: ToPollWorker) => {
   if (m.kind === 'polls') {
     const p = m.polls;
     for (let i = 0; i < p.length; i += 5)
-      recorder.record(p[i], p[i + 1], p[i + 2] as string, p[i + 3] as string, p[i + 4] as number);
+      recorder.take(p[i], p[i + 1], p[i + 2] as string, p[i + 3] as string, p[i + 4] as number);
     if (p.length > 0) latest = Math.max(latest, p[p.length - 1] as number);
     if (m.refused > 0) recorder.refused(m.refused);
     report(p.length / 5);

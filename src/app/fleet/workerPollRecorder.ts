@@ -15,6 +15,7 @@ import {
   type FlushStats,
   type PollCounts,
 } from './pollRecorder.js';
+import { polledNames, type ServedNames } from './pollNames.js';
 import type { FromPollWorker, PollWorkerData, ToPollWorker } from './pollWorkerMessages.js';
 
 /** Polls handed to the worker in one message, at most. */
@@ -95,13 +96,16 @@ export class WorkerPollRecorder implements FleetRecorder {
     return this.reported.pending;
   }
 
-  record(id: unknown, version: unknown, channel: string, arch: string): void {
+  record(id: unknown, version: unknown, channel: string, arch: string, served: ServedNames): void {
     // The worker's backlog is bounded as its batch is: past maxPending polls, they are counted, not kept.
     if (this.inFlight + this.polls.length / FIELDS >= this.settings.maxPending) {
       this.refused += 1;
       return;
     }
-    this.polls.push(id, version, channel, arch, this.clock.now());
+    // Named here, where the graph the answer was made from is: the worker has none. What cannot be an
+    // id or a version crosses as null, which the worker counts as malformed, not as the kilobytes it was.
+    const names = polledNames(served, channel, arch, version);
+    this.polls.push(within(id, 36), within(names.version, 64), names.channel, names.arch, this.clock.now());
     if (this.polls.length >= POLLS_PER_MESSAGE * FIELDS) this.send();
     else this.timer ??= setTimeout(() => this.send(), SEND_AFTER_MS).unref();
   }
@@ -188,3 +192,7 @@ export class WorkerPollRecorder implements FleetRecorder {
     return worker;
   }
 }
+
+/** A query value as it is when it may be what a poll names (absent, or a string of at most `max` characters); null otherwise. */
+const within = (value: unknown, max: number): unknown =>
+  value === undefined || (typeof value === 'string' && value.length <= max) ? value : null;

@@ -143,6 +143,7 @@ describe('the graph fast path', () => {
       [`channel=${CHANNEL}&arch=amd64`, true],
       [`arch=amd64&channel=${CHANNEL}&id=8f2c1f6e-3b0a-4c1e-9d4f-1a2b3c4d5e6f&version=4.1.0`, true],
       [`channel=${CHANNEL}&id=1&id=2&foo`, true], // unknown parameters are ignored, repeated or bare
+      [`channel=${CHANNEL}&id=1&id=2&id=3&version=a&version=b&version=c`, true], // lists, grown in place
       ['channel=stable-9.9', true], // a well-formed unknown channel: an empty graph
       [`channel=${CHANNEL}&arch=ppc64le`, true], // an unknown arch: an empty graph
       ['channel=stable%2D4.1', false], // percent-encoded: fastify decodes it

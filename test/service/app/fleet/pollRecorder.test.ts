@@ -5,6 +5,8 @@ import { ManualClock } from '@cincy/simulator/clock/manual';
 import { PollRecorder, DEFAULT_FLEET_SETTINGS } from '../../../../src/app/fleet/pollRecorder.js';
 import { StoreUnavailable } from '../../../../src/store/sql.js';
 import { Store } from '../../../../src/store/store.js';
+import { UNSERVED, UPDATES_PER_CLUSTER } from '../../../../src/store/fleet.js';
+import { SERVED_4_16 } from '../../../support/servedNames.js';
 
 const ID = '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0';
 const MIN = 60_000;
@@ -42,14 +44,14 @@ describe('the poll recorder', () => {
   it('sees updates within a batch and across batches, with the time between the two polls', async () => {
     const { store, clock, recorder } = await setup();
     const t0 = clock.now();
-    recorder.record(ID, '4.16.1', 'stable-4.16', 'amd64');
+    recorder.record(ID, '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
     clock.advance(3 * MIN);
-    recorder.record(ID, '4.16.1', 'stable-4.16', 'amd64');
+    recorder.record(ID, '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
     clock.advance(7 * MIN);
-    recorder.record(ID, '4.16.2', 'stable-4.16', 'amd64');
+    recorder.record(ID, '4.16.2', 'stable-4.16', 'amd64', SERVED_4_16);
     await recorder.flush();
     clock.advance(60 * MIN);
-    recorder.record(ID.toUpperCase(), '4.16.3', 'fast-4.16', 'amd64');
+    recorder.record(ID.toUpperCase(), '4.16.3', 'fast-4.16', 'amd64', SERVED_4_16);
     await recorder.flush();
 
     expect(await record(store)).toEqual({
@@ -71,13 +73,13 @@ describe('the poll recorder', () => {
   it('keeps a batch the store could not take, merged with the polls that came meanwhile', async () => {
     const { store, clock, recorder, failNext } = await setup();
     const t0 = clock.now();
-    recorder.record(ID, '4.16.1', 'stable-4.16', 'amd64');
-    recorder.record(undefined, undefined, 'stable-4.16', 'amd64');
+    recorder.record(ID, '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
+    recorder.record(undefined, undefined, 'stable-4.16', 'amd64', SERVED_4_16);
     failNext();
     expect(await recorder.flush()).toBeUndefined();
     expect(recorder.flushes.failed).toBe(1);
     clock.advance(5 * MIN);
-    recorder.record(ID, '4.16.2', 'stable-4.16', 'amd64');
+    recorder.record(ID, '4.16.2', 'stable-4.16', 'amd64', SERVED_4_16);
     await recorder.flush();
     expect(await record(store)).toMatchObject({
       version: '4.16.2',
@@ -93,7 +95,7 @@ describe('the poll recorder', () => {
     const { store, clock, recorder } = await setup();
     const t0 = clock.now();
     clock.advance(10 * MIN);
-    recorder.record(ID, '4.16.2', 'stable-4.16', 'amd64');
+    recorder.record(ID, '4.16.2', 'stable-4.16', 'amd64', SERVED_4_16);
     await recorder.flush();
     // Another replica's batch, of polls made before, written after.
     await store.write((tx) =>
@@ -122,15 +124,52 @@ describe('the poll recorder', () => {
     const { recorder } = await setup();
     const small = new PollRecorder(store!, new ManualClock(), { ...DEFAULT_FLEET_SETTINGS, maxPending: 1 });
     for (const r of [recorder, small]) {
-      r.record('', '4.16.1', 'stable-4.16', 'amd64');
-      r.record('cluster-1', '4.16.1', 'stable-4.16', 'amd64');
-      r.record(ID, '4.16.1; DROP TABLE', 'stable-4.16', 'amd64');
-      r.record([ID, ID], '4.16.1', 'stable-4.16', 'amd64');
-      r.record(ID, '4.16.1', 'stable-4.16', 'amd64');
-      r.record(ID.replace('0f', 'ff'), '4.16.1', 'stable-4.16', 'amd64');
+      r.record('', '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
+      r.record('cluster-1', '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
+      r.record(ID, '4.16.1; DROP TABLE', 'stable-4.16', 'amd64', SERVED_4_16);
+      r.record([ID, ID], '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
+      r.record(ID, '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
+      r.record(ID.replace('0f', 'ff'), '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
     }
     expect(recorder.counts).toEqual({ recorded: 2, noId: 1, malformed: 3, batchFull: 0 });
     expect(small.counts).toEqual({ recorded: 1, noId: 1, malformed: 3, batchFull: 1 });
     expect(small.pendingClusters).toBe(1);
+  });
+
+  it('records the names the graph does not serve as one, however many and however long they are', async () => {
+    const { store, clock, recorder } = await setup();
+    const junk = (i: number, length: number): string => `${i}-`.padEnd(length, 'x');
+    for (let i = 0; i < 3000; i++) {
+      const id = `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+      recorder.record(id, junk(i, 60), junk(i, 15_000), junk(i, 4000), SERVED_4_16);
+      clock.advance(1);
+    }
+    await recorder.flush();
+    const groups = await store.read((tx) => tx.fleet.groups(0));
+    expect(groups).toEqual([{ channel: UNSERVED, arch: UNSERVED, version: UNSERVED, clusters: 3000, stale: 0 }]);
+    // What the records hold is as long as the names the graph serves, not as the names that came.
+    const stored = await store.read((tx) =>
+      tx.sql.get<{ n: number }>(
+        'SELECT SUM(LENGTH(channel) + LENGTH(arch) + LENGTH(version)) AS n FROM fleet_clusters',
+      ),
+    );
+    expect(Number(stored!.n)).toBe(3000 * 3 * UNSERVED.length);
+  });
+
+  it('keeps an id flipping between versions to a few moves a batch, and no update of them is a downgrade', async () => {
+    const { store, clock, recorder } = await setup();
+    for (let batch = 0; batch < 30; batch++) {
+      for (let i = 0; i < 100; i++) {
+        recorder.record(ID, i % 2 ? '4.16.2' : '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
+        clock.advance(10);
+      }
+      expect(recorder.pendingClusters).toBe(1);
+      await recorder.flush();
+    }
+    const history = await store.read((tx) => tx.fleet.historyOf(ID));
+    expect(history.length).toBeLessThanOrEqual(UPDATES_PER_CLUSTER);
+    expect(history.every((h) => h.from === '4.16.1' && h.to === '4.16.2')).toBe(true);
+    // Each batch of 99 flips keeps two moves (one of them a downgrade) and counts the 97 others.
+    expect((await store.read((tx) => tx.fleet.counts())).implausibleMoves).toBeGreaterThanOrEqual(30 * 97);
   });
 });

@@ -12,6 +12,7 @@ import type { FlushOutcome } from '../../../../src/store/fleet.js';
 import { DATA_VERSION_INTERVAL_MS } from '../../../../src/store/sqlite.js';
 import { Store } from '../../../../src/store/store.js';
 import { useCleanup } from '../../../support/cleanup.js';
+import { SERVED_4_16 } from '../../../support/servedNames.js';
 
 const cleanup = useCleanup();
 const MIN = 60_000;
@@ -36,12 +37,12 @@ describe('poll recording on a worker thread', () => {
     const flushed: FlushOutcome[] = [];
     recorder.onFlushed = (o) => flushed.push(o);
     const t0 = clock.now();
-    recorder.record(idOf(1), '4.16.1', 'stable-4.16', 'amd64');
-    recorder.record(idOf(2), '4.16.1', 'stable-4.16', 'arm64');
+    recorder.record(idOf(1), '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
+    recorder.record(idOf(2), '4.16.1', 'stable-4.16', 'arm64', SERVED_4_16);
     clock.advance(10 * MIN);
-    recorder.record(idOf(1).toUpperCase(), '4.16.2', 'stable-4.16', 'amd64');
-    recorder.record('not-a-cluster-id', '4.16.2', 'stable-4.16', 'amd64');
-    recorder.record(undefined, undefined, 'stable-4.16', 'amd64');
+    recorder.record(idOf(1).toUpperCase(), '4.16.2', 'stable-4.16', 'amd64', SERVED_4_16);
+    recorder.record('not-a-cluster-id', '4.16.2', 'stable-4.16', 'amd64', SERVED_4_16);
+    recorder.record(undefined, undefined, 'stable-4.16', 'amd64', SERVED_4_16);
 
     const outcome = await recorder.flush();
     expect(outcome).toMatchObject({ written: 2, added: 2, updates: 1 });
@@ -63,7 +64,7 @@ describe('poll recording on a worker thread', () => {
 
   it('counts the polls past its backlog as batch full, and keeps none of them', async () => {
     const { store, recorder } = await setup({ ...DEFAULT_FLEET_SETTINGS, maxPending: 10 });
-    for (let i = 0; i < 25; i++) recorder.record(idOf(i), '4.16.1', 'stable-4.16', 'amd64');
+    for (let i = 0; i < 25; i++) recorder.record(idOf(i), '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
     expect(recorder.counts.batchFull).toBe(15);
     await recorder.flush();
     expect(recorder.counts).toMatchObject({ recorded: 10, batchFull: 15 });
@@ -73,11 +74,11 @@ describe('poll recording on a worker thread', () => {
 
   it('starts a worker again after one stopped, saying so', async () => {
     const { store, recorder, warnings } = await setup();
-    recorder.record(idOf(1), '4.16.1', 'stable-4.16', 'amd64');
+    recorder.record(idOf(1), '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
     await recorder.flush();
     await (recorder as unknown as { worker: Worker }).worker.terminate();
     expect(warnings.some((w) => w.includes('the poll worker stopped'))).toBe(true);
-    recorder.record(idOf(2), '4.16.1', 'stable-4.16', 'amd64');
+    recorder.record(idOf(2), '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
     await recorder.flush();
     expect((await store.read((tx) => tx.fleet.clusters({}, 10))).map((c) => c.id)).toEqual([idOf(1), idOf(2)]);
     // The counts go on from the first worker's: a counter in /metrics never goes back.
@@ -91,7 +92,7 @@ describe('poll recording on a worker thread', () => {
     cleanup.add(store.watch({ changed: () => (changes += 1), health: () => {} }));
     const settle = () => new Promise((r) => setTimeout(r, 3 * DATA_VERSION_INTERVAL_MS));
 
-    recorder.record(idOf(1), '4.16.1', 'stable-4.16', 'amd64');
+    recorder.record(idOf(1), '4.16.1', 'stable-4.16', 'amd64', SERVED_4_16);
     expect(await recorder.flush()).toMatchObject({ written: 1 });
     await settle();
     expect(changes).toBe(0);

@@ -1,0 +1,145 @@
+// A hostile fleet against `cincy serve`: anonymous polls naming junk channels, arches and versions by
+// the thousand (up to 14 KB each), `id=` repeated 3,500 times in one URL, one id flipping between two
+// versions, and new ids filling the cap while real clusters keep polling. /graph's p99 is measured
+// during each attack; then the server is stopped (it writes what it holds) and its database is read:
+// what the records hold must stay bounded by the graph's names, the cap and the updates kept per
+// cluster, and every real cluster must still be there.
+import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { get, keepAliveAgent } from '../bench/http.mjs';
+import { peakRssMb, stop } from '../bench/procs.mjs';
+import { percentile } from '../bench/report.mjs';
+import { largestChannelPath, startServe } from './server.mjs';
+
+const CAP = 2000;
+const REAL = 200;
+const clusterId = (prefix, n) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+/** /graph one request at a time on a keep-alive connection while `attack` runs; the p99 in ms. */
+async function p99During(port, path, attack) {
+  const agent = keepAliveAgent();
+  const times = [];
+  let done = false;
+  const attacking = attack().finally(() => (done = true));
+  while (!done || times.length < 50) {
+    const res = await get(port, path, { headers: { accept: 'application/json' }, agent });
+    if (res.status !== 200) throw new Error(`GET ${path} → ${res.status}`);
+    times.push(res.ms);
+  }
+  await attacking;
+  agent.destroy();
+  return percentile(times, 99);
+}
+
+/** Sends `count` GETs of `pathOf(i)` from 4 connections at once. */
+async function send(port, count, pathOf) {
+  let next = 0;
+  const one = async () => {
+    const agent = keepAliveAgent();
+    while (next < count) {
+      const res = await get(port, pathOf(next++), { agent });
+      if (res.status >= 500) throw new Error(`${res.status} for a poll`);
+    }
+    agent.destroy();
+  };
+  await Promise.all([one(), one(), one(), one()]);
+}
+
+export async function hostileFleet({ cli, graphData, workDir, log }) {
+  const server = await startServe({
+    cli,
+    graphData,
+    workDir,
+    extra: ['--fleet-max-clusters', String(CAP), '--fleet-flush-interval', '1s'],
+  });
+  const { port } = server;
+  const db = join(server.dir, 'cincy.db');
+  try {
+    const path = await largestChannelPath(server.url);
+    const channel = new URL(path, server.url).searchParams.get('channel');
+    const quiet = await p99During(port, path, () => new Promise((r) => setTimeout(r, 2000)));
+    const junk = (i, n) => `${i}-`.padEnd(n, 'x');
+    const attacks = [
+      [
+        '20,000 polls naming junk channels (14 KB), arches (500 B) and versions (60 B)',
+        () =>
+          send(
+            port,
+            20_000,
+            (i) =>
+              `/graph?channel=${junk(i, 14_000)}&arch=${junk(i, 500).replace(/-/g, '')}&version=${junk(i, 60)}&id=${clusterId('aaaaaaaa', i)}`,
+          ),
+      ],
+      [
+        '2,000 URLs each repeating id= 3,500 times',
+        () => send(port, 2000, () => `/graph?channel=${channel}&${'id=&'.repeat(3500)}`),
+      ],
+      [
+        'one id flipping between two versions, 20,000 times',
+        () =>
+          send(
+            port,
+            20_000,
+            (i) =>
+              `/graph?channel=${channel}&arch=amd64&id=${clusterId('bbbbbbbb', 1)}&version=${i % 2 ? '4.15.9' : '4.15.8'}`,
+          ),
+      ],
+      [
+        `${REAL} real clusters polling among 20,000 new ids (cap ${CAP})`,
+        () =>
+          send(port, 20_000, (i) =>
+            i % 100 === 0
+              ? `/graph?channel=${channel}&arch=amd64&id=${clusterId('cccccccc', (i / 100) % REAL)}`
+              : `/graph?channel=${channel}&arch=amd64&id=${clusterId('dddddddd', i)}`,
+          ),
+      ],
+    ];
+    const Database = createRequire(import.meta.url)('better-sqlite3');
+    /** What the store holds once the polls so far are written (a flush each second; read beside the server). */
+    const stored = async () => {
+      await new Promise((r) => setTimeout(r, 2500));
+      const store = new Database(db, { readonly: true });
+      const one = (sql) => Object.values(store.prepare(sql).get())[0] ?? 0;
+      const found = {
+        clusters: one('SELECT COUNT(*) FROM fleet_clusters'),
+        groups: one('SELECT COUNT(*) FROM (SELECT DISTINCT channel, arch, version FROM fleet_clusters)'),
+        longest: one(
+          "SELECT MAX(MAX(LENGTH(channel), LENGTH(arch), LENGTH(COALESCE(version, '')))) FROM fleet_clusters",
+        ),
+        updates: one('SELECT COUNT(*) FROM fleet_updates'),
+        real: one(`SELECT COUNT(*) FROM fleet_clusters WHERE id LIKE 'cccccccc-%'`),
+      };
+      store.close();
+      return { ...found, mb: statSync(db).size / 1024 / 1024 };
+    };
+    const before = await stored();
+    const rows = [];
+    for (const [name, attack] of attacks) {
+      log(`hostile fleet: ${name}`);
+      const t0 = Date.now();
+      const p99 = await p99During(port, path, attack);
+      rows.push({ name, seconds: (Date.now() - t0) / 1000, p99, ...(await stored()) });
+    }
+    // The real clusters poll once more, as they would at their next interval, after the flood.
+    await send(port, REAL, (i) => `/graph?channel=${channel}&arch=amd64&id=${clusterId('cccccccc', i)}`);
+    const after = await stored();
+    const rss = peakRssMb(server.proc.pid);
+    const worst = Math.max(...rows.map((r) => r.p99));
+    const bounded = rows.every((r) => r.clusters <= CAP && r.groups <= 10 && r.longest <= 64 && r.updates <= 20 * CAP);
+    const held = bounded && after.real === REAL && worst <= 10 * Math.max(quiet, 1);
+    return {
+      scenario: 'a hostile fleet: junk names, repeated ids, a flipping id, the cap filled (table below)',
+      tried: `${rows.length} attacks`,
+      held,
+      detail:
+        `after every attack at most ${CAP} clusters, 10 groups, names of 64 characters, ${20 * CAP} updates: ` +
+        `${bounded ? 'yes' : '**no**'}; ${after.real}/${REAL} real clusters there at the end; database ` +
+        `${before.mb.toFixed(1)} MB before, ${after.mb.toFixed(1)} MB after; peak RSS ${rss.toFixed(0)} MB; ` +
+        `/graph p99 ${quiet.toFixed(2)} ms quiet, at worst ${worst.toFixed(2)} ms (at most 10×, taken as at least 1 ms)`,
+      attacks: rows,
+    };
+  } finally {
+    if (!server.proc.exited) await stop(server.proc);
+  }
+}
