@@ -43,7 +43,7 @@ export const FleetSummary = Type.Object({
       evicted: Type.Integer({ description: 'Clusters forgotten, least recently seen first, to make room at the cap' }),
       implausibleMoves: Type.Integer({
         description:
-          'Version changes not counted as updates: to or from a version the graph lacks, across arches, downgrades, an id flipping within seconds',
+          'Version changes not counted as updates: to or from a version the graph lacks, across arches, downgrades (kept, marked suspicious), and an id flipping within one flush (dropped)',
       }),
     },
     {
@@ -98,7 +98,20 @@ export const FleetClusters = Type.Object({
       stranded: Type.Optional(Stranded),
       recommended: Type.Array(Type.String()),
       conditional: Type.Array(ConditionalUpdate),
-      history: Type.Array(Type.Object({ from: Type.String(), to: Type.String(), lastAtFrom: Time, firstAtTo: Time })),
+      history: Type.Array(
+        Type.Object({
+          from: Type.String(),
+          to: Type.String(),
+          lastAtFrom: Time,
+          firstAtTo: Time,
+          suspicious: Type.Optional(
+            Type.Literal(true, {
+              description:
+                'Not an update it can have taken (a version the graph lacks, another arch, a downgrade): kept as seen, left out of /fleet/updates',
+            }),
+          ),
+        }),
+      ),
     }),
   ),
   nextCursor: NextCursor,

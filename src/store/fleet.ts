@@ -16,6 +16,12 @@ export const UNSERVED = '(not served)';
 export const UPDATES_PER_CLUSTER = 20;
 
 /**
+ * A record seen over less than this (ms) is on probation: at the cap, such clusters make room first. A
+ * real cluster polls every few minutes and leaves probation soon; ids that poll once never do.
+ */
+export const PROBATION_MS = 600_000;
+
+/**
  * Whether a cluster seen at `from` and then at `to` can have taken an update: both are releases the
  * server serves, of the same arch, and `to` is newer. Anything else (a version outside the graph, an
  * arch that changed, a downgrade) is not counted as an update.
@@ -51,6 +57,8 @@ export interface ObservedUpdate {
   to: string;
   lastAtFrom: number;
   firstAtTo: number;
+  /** Not plausible as an update (isPlausibleUpdate): kept as an observation, not counted as an update. */
+  suspicious?: true;
 }
 
 export interface ClusterRecord {
@@ -99,7 +107,8 @@ export interface ClusterFilter {
 
 /**
  * How one flush went: clusters written, new ones, the least recently seen ones forgotten to make room
- * for them, new ones left out for the cap all the same, updates recorded, and moves not taken as updates.
+ * for them, new ones left out for the cap all the same, updates recorded, and version changes kept as
+ * suspicious observations instead.
  */
 export interface FlushOutcome {
   written: number;
@@ -123,36 +132,31 @@ export class FleetRepository {
   /**
    * Merges a batch of polls into the records, in the caller's write transaction: a cluster seen at
    * another version than its record's has taken an update (recorded with the time between its last
-   * poll at the one and its first at the other) when that is plausible (isPlausibleUpdate). A batch
+   * poll at the one and its first at the other), marked suspicious when it cannot be one
+   * (isPlausibleUpdate) or starts from a version the cluster reached by a suspicious change. A batch
    * older than the record (another replica flushed later polls first) adds its polls and first
    * sighting but leaves the current state alone. New clusters past `room` (how many more the store may
-   * hold) take the place of the least recently seen clusters, those not seen since the batch began;
-   * when there are not enough of those, the rest are left out and counted.
+   * hold) are not written: they are returned, for `admit` once the whole batch's known clusters are.
    */
-  async merge(batch: readonly PolledCluster[], room: number): Promise<FlushOutcome> {
-    const outcome: FlushOutcome = { written: 0, added: 0, evicted: 0, overCap: 0, updates: 0, implausible: 0 };
+  async merge(batch: readonly PolledCluster[], room: number): Promise<FlushOutcome & { waiting: PolledCluster[] }> {
+    const outcome = { ...noFlush(), waiting: [] as PolledCluster[] };
     if (batch.length === 0) return outcome;
     const stored = await this.recordsOf(batch.map((c) => c.id));
-    const newcomers = batch.filter((c) => !stored.has(c.id)).length;
-    if (newcomers > room) {
-      const since = Math.min(...batch.map((c) => c.firstSeen));
-      outcome.evicted = await this.evictLeastRecent(newcomers - room, since, [...stored.keys()]);
-      room += outcome.evicted;
-    }
+    const moving = batch.filter((c) => c.moves.length > 0 || crosses(c, stored.get(c.id)));
+    const latest = await this.latestUpdatesOf(moving.map((c) => c.id));
     const rows: SqlValue[][] = [];
     const updates: SqlValue[][] = [];
     for (const c of batch) {
       const before = stored.get(c.id);
       if (!before) {
         if (room <= 0) {
-          outcome.overCap += 1;
+          outcome.waiting.push(c);
           continue;
         }
         room -= 1;
         outcome.added += 1;
       }
-      const { record, moves, archChanged } = merged(c, before);
-      if (archChanged) outcome.implausible += 1;
+      const { record, moves } = merged(c, before);
       rows.push([
         record.id,
         record.channel,
@@ -163,9 +167,13 @@ export class FleetRepository {
         record.versionSince,
         record.polls,
       ]);
+      // A change from a version reached by a suspicious one (or by none recorded) is suspicious too.
+      const last = latest.get(c.id);
+      let suspect = last !== undefined && (last.suspicious || last.to !== before?.version);
       for (const m of moves) {
-        if (!isPlausibleUpdate(m.from, m.to, record.arch, record.arch)) outcome.implausible += 1;
-        else updates.push([c.id, m.from, m.to, m.lastAtFrom, m.firstAtTo, record.channel, record.arch]);
+        suspect = suspect || m.suspicious === true || !isPlausibleUpdate(m.from, m.to, record.arch, record.arch);
+        outcome[suspect ? 'implausible' : 'updates'] += 1;
+        updates.push([c.id, m.from, m.to, m.lastAtFrom, m.firstAtTo, record.channel, record.arch, suspect ? 1 : 0]);
       }
     }
     const set = CLUSTER_COLUMNS.slice(1)
@@ -178,15 +186,28 @@ export class FleetRepository {
       rows,
       `ON CONFLICT (id) DO UPDATE SET ${set}`,
     );
-    outcome.updates = await insertRows(
+    await insertRows(
       this.sql,
       'fleet_updates',
-      ['id', 'from_version', 'to_version', 'last_at_from', 'first_at_to', 'channel', 'arch'],
+      ['id', 'from_version', 'to_version', 'last_at_from', 'first_at_to', 'channel', 'arch', 'suspicious'],
       updates,
       'ON CONFLICT (id, first_at_to) DO NOTHING',
     );
-    await this.keepNewestUpdates(new Set(updates.map((u) => u[0] as string)));
+    await this.keepNewestUpdates([...new Set(updates.map((u) => u[0] as string))]);
     return outcome;
+  }
+
+  /**
+   * Writes new clusters that found no room (merge's `waiting`) in place of clusters not seen since
+   * `since` (when the flush's batch began, so none the flush wrote): first those still on probation (seen
+   * over less than PROBATION_MS, as ids that poll once are), then the least recently seen. Those that
+   * still find no room are left out and counted.
+   */
+  async admit(waiting: readonly PolledCluster[], since: number): Promise<FlushOutcome> {
+    if (waiting.length === 0) return noFlush();
+    const evicted = await this.evict(waiting.length, since);
+    const { waiting: left, ...outcome } = await this.merge(waiting, evicted);
+    return { ...outcome, evicted, overCap: left.length };
   }
 
   /** The stored records of these ids, by id. */
@@ -202,6 +223,20 @@ export class FleetRepository {
     return stored;
   }
 
+  /** The newest recorded change of each of these clusters that has one: its target and whether it was suspicious. */
+  private async latestUpdatesOf(ids: string[]): Promise<Map<string, { to: string; suspicious: boolean }>> {
+    const latest = new Map<string, { to: string; suspicious: boolean }>();
+    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+      const rows = await this.sql.rows<[string, string, number]>(
+        `SELECT id, to_version, suspicious FROM fleet_updates u WHERE id IN (${this.listOf()}) ` +
+          'AND first_at_to = (SELECT MAX(first_at_to) FROM fleet_updates WHERE id = u.id)',
+        this.listParam(ids.slice(i, i + IDS_PER_QUERY)),
+      );
+      for (const [id, to, suspicious] of rows) latest.set(id, { to, suspicious: Number(suspicious) === 1 });
+    }
+    return latest;
+  }
+
   /**
    * One statement text for a list of any length, bound as one parameter (prepared once on SQLite): a
    * JSON list there, an array on PostgreSQL. `listOf()` goes inside `IN (…)`.
@@ -214,30 +249,37 @@ export class FleetRepository {
     return [this.sql.engine === 'sqlite' ? JSON.stringify(values) : (values as unknown as SqlValue)];
   }
 
-  /**
-   * Forgets up to `n` clusters, least recently seen first, of those not seen since `since` and not
-   * `keep` (the batch's own, which it writes again); returns how many.
-   */
-  private async evictLeastRecent(n: number, since: number, keep: string[]): Promise<number> {
-    const ids = (
-      await this.sql.rows<[string]>(
-        `SELECT id FROM fleet_clusters WHERE last_seen < ? AND id NOT IN (${this.listOf()}) ORDER BY last_seen LIMIT ?`,
-        [since, ...this.listParam(keep), n],
-      )
-    ).map(([id]) => id);
+  /** Forgets up to `n` clusters not seen since `since`, those on probation first, then the least recently seen. */
+  private async evict(n: number, since: number): Promise<number> {
+    // The condition of the partial index fleet_clusters_on_probation (migration 009), written as it is there.
+    const onProbation = await this.sql.rows<[string]>(
+      `SELECT id FROM fleet_clusters WHERE last_seen - first_seen < ${PROBATION_MS} AND last_seen < ? ` +
+        'ORDER BY last_seen LIMIT ?',
+      [since, n],
+    );
+    const rest =
+      onProbation.length < n
+        ? await this.sql.rows<[string]>(
+            `SELECT id FROM fleet_clusters WHERE last_seen < ? AND NOT (last_seen - first_seen < ${PROBATION_MS}) ` +
+              'ORDER BY last_seen LIMIT ?',
+            [since, n - onProbation.length],
+          )
+        : [];
+    const ids = [...onProbation, ...rest].map(([id]) => id);
     if (ids.length === 0) return 0;
     await this.sql.run(`DELETE FROM fleet_updates WHERE id IN (${this.listOf()})`, this.listParam(ids));
     return this.sql.run(`DELETE FROM fleet_clusters WHERE id IN (${this.listOf()})`, this.listParam(ids));
   }
 
-  /** Drops all but the newest UPDATES_PER_CLUSTER updates of these clusters. */
-  private async keepNewestUpdates(ids: ReadonlySet<string>): Promise<void> {
-    for (const id of ids)
-      await this.sql.run(
-        'DELETE FROM fleet_updates WHERE id = ? AND first_at_to < ' +
-          '(SELECT first_at_to FROM fleet_updates WHERE id = ? ORDER BY first_at_to DESC LIMIT 1 OFFSET ?)',
-        [id, id, UPDATES_PER_CLUSTER - 1],
-      );
+  /** Drops all but the newest UPDATES_PER_CLUSTER updates of these clusters, in one statement. */
+  private async keepNewestUpdates(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.sql.run(
+      'DELETE FROM fleet_updates WHERE (id, first_at_to) IN (SELECT id, first_at_to FROM (' +
+        'SELECT id, first_at_to, ROW_NUMBER() OVER (PARTITION BY id ORDER BY first_at_to DESC) AS rn ' +
+        `FROM fleet_updates WHERE id IN (${this.listOf()})) AS ranked WHERE rn > ?)`,
+      [...this.listParam(ids), UPDATES_PER_CLUSTER],
+    );
   }
 
   async count(): Promise<number> {
@@ -361,7 +403,7 @@ export class FleetRepository {
         'FROM (SELECT from_version AS f, to_version AS t, arch AS a, first_at_to - last_at_from AS ms, ' +
         'ROW_NUMBER() OVER (PARTITION BY from_version, to_version, arch ORDER BY first_at_to - last_at_from) AS rn, ' +
         'COUNT(*) OVER (PARTITION BY from_version, to_version, arch) AS n ' +
-        'FROM fleet_updates WHERE first_at_to >= ?) AS ranked GROUP BY f, t, a, n',
+        'FROM fleet_updates WHERE first_at_to >= ? AND suspicious = 0) AS ranked GROUP BY f, t, a, n',
       [since],
     );
     return rows.map(([from, to, arch, count, medianMs, p90Ms]) => ({
@@ -376,15 +418,17 @@ export class FleetRepository {
 
   /** One cluster's updates, oldest first. */
   async historyOf(id: string): Promise<ObservedUpdate[]> {
-    const rows = await this.sql.rows<[string, string, number, number]>(
-      'SELECT from_version, to_version, last_at_from, first_at_to FROM fleet_updates WHERE id = ? ORDER BY first_at_to',
+    const rows = await this.sql.rows<[string, string, number, number, number]>(
+      'SELECT from_version, to_version, last_at_from, first_at_to, suspicious FROM fleet_updates WHERE id = ? ' +
+        'ORDER BY first_at_to',
       [id],
     );
-    return rows.map(([from, to, lastAtFrom, firstAtTo]) => ({
+    return rows.map(([from, to, lastAtFrom, firstAtTo, suspicious]) => ({
       from,
       to,
       lastAtFrom: Number(lastAtFrom),
       firstAtTo: Number(firstAtTo),
+      ...(Number(suspicious) === 1 && { suspicious: true as const }),
     }));
   }
 }
@@ -393,24 +437,23 @@ export class FleetRepository {
 function merged(
   c: PolledCluster,
   before: ClusterRecord | undefined,
-): { record: ClusterRecord; moves: ObservedUpdate[]; archChanged: boolean } {
+): { record: ClusterRecord; moves: ObservedUpdate[] } {
   if (before && c.lastSeen < before.lastSeen)
     return {
       record: { ...before, firstSeen: Math.min(before.firstSeen, c.firstSeen), polls: before.polls + c.polls },
       moves: [],
-      archChanged: false,
     };
   const moves = [...c.moves];
-  // Polled before at another version on another arch: what it claims now is no update of what it was.
-  const crossed = before?.version && c.firstVersion && before.version !== c.firstVersion;
-  const archChanged = !!crossed && before!.arch !== c.arch;
-  if (crossed && !archChanged)
-    moves.unshift({
-      from: before!.version!,
-      to: c.firstVersion!,
-      lastAtFrom: before!.lastSeen,
+  if (before?.version && c.firstVersion && crosses(c, before)) {
+    // Polled before at another version on another arch: what it claims now is no update of what it was.
+    const move: ObservedUpdate = {
+      from: before.version,
+      to: c.firstVersion,
+      lastAtFrom: before.lastSeen,
       firstAtTo: c.firstSeen,
-    });
+    };
+    moves.unshift(before.arch === c.arch ? move : { ...move, suspicious: true });
+  }
   const version = c.version ?? before?.version ?? null;
   const moved = moves.length > 0 || !before || before.version !== version;
   return {
@@ -425,9 +468,14 @@ function merged(
       polls: (before?.polls ?? 0) + c.polls,
     },
     moves,
-    archChanged,
   };
 }
+
+/** Whether the batch begins at another version than the record holds (a change across two flushes). */
+const crosses = (c: PolledCluster, before: ClusterRecord | undefined): boolean =>
+  !!before?.version && !!c.firstVersion && before.version !== c.firstVersion && c.lastSeen >= before.lastSeen;
+
+const noFlush = (): FlushOutcome => ({ written: 0, added: 0, evicted: 0, overCap: 0, updates: 0, implausible: 0 });
 
 /** The key of a group as the clusters query compares it: channel, arch and version, space-separated. */
 export const groupKey = (channel: string, arch: string, version: string | null): string =>

@@ -8,16 +8,39 @@ export interface ImportRecord {
   contentHash: string;
   schemaVersion: string;
   importedAt: string;
+  source: string;
+  /** The tree's fingerprint on disk (treeFingerprint.ts), when the import was of a folder or tarball. */
+  fingerprint: string | null;
 }
 
 export class ImportRepository {
   constructor(private readonly sql: Sql) {}
 
   async last(): Promise<ImportRecord | undefined> {
-    const row = await this.sql.get<{ content_hash: string; schema_version: string; imported_at: string }>(
-      'SELECT content_hash, schema_version, imported_at FROM imports ORDER BY id DESC LIMIT 1',
+    const row = await this.sql.get<{
+      content_hash: string;
+      schema_version: string;
+      imported_at: string;
+      source: string;
+      fingerprint: string | null;
+    }>('SELECT content_hash, schema_version, imported_at, source, fingerprint FROM imports ORDER BY id DESC LIMIT 1');
+    return (
+      row && {
+        contentHash: row.content_hash,
+        schemaVersion: row.schema_version,
+        importedAt: row.imported_at,
+        source: row.source,
+        fingerprint: row.fingerprint,
+      }
     );
-    return row && { contentHash: row.content_hash, schemaVersion: row.schema_version, importedAt: row.imported_at };
+  }
+
+  /** Sets the fingerprint of the last import, if it came from `source` (its tree found unchanged again). */
+  async refingerprintLast(source: string, fingerprint: string): Promise<void> {
+    await this.sql.run('UPDATE imports SET fingerprint = ? WHERE id = (SELECT MAX(id) FROM imports) AND source = ?', [
+      fingerprint,
+      source,
+    ]);
   }
 
   /** The source of the newest import whose source starts with `prefix` (a graph-data image's `name@`). */
@@ -37,10 +60,18 @@ export class ImportRepository {
     );
   }
 
-  async record(i: { contentHash: string; source: string; schemaVersion: string; at: string; summary: object }) {
+  async record(i: {
+    contentHash: string;
+    source: string;
+    schemaVersion: string;
+    at: string;
+    summary: object;
+    fingerprint?: string;
+  }) {
     await this.sql.run(
-      'INSERT INTO imports (content_hash, source, schema_version, imported_at, summary) VALUES (?, ?, ?, ?, ?)',
-      [i.contentHash, i.source, i.schemaVersion, i.at, JSON.stringify(i.summary)],
+      'INSERT INTO imports (content_hash, source, schema_version, imported_at, summary, fingerprint) ' +
+        'VALUES (?, ?, ?, ?, ?, ?)',
+      [i.contentHash, i.source, i.schemaVersion, i.at, JSON.stringify(i.summary), i.fingerprint ?? null],
     );
   }
 

@@ -262,7 +262,15 @@ export class Store {
    */
   importTree(
     tree: GraphDataTree,
-    opts: { source: string; prune?: boolean; force?: boolean; actor?: string; signatures?: VerifiedFile[] },
+    opts: {
+      source: string;
+      prune?: boolean;
+      force?: boolean;
+      actor?: string;
+      signatures?: VerifiedFile[];
+      /** The tree's fingerprint on disk (sources/treeFingerprint.ts), recorded with the import. */
+      fingerprint?: string;
+    },
   ): Promise<ImportSummary> {
     const at = new Date(this.clock.now()).toISOString();
     return this.write(async (tx) => {
@@ -278,8 +286,11 @@ export class Store {
       // Only ever added, and only verified ones (the caller checked them against the trust store).
       for (const sig of opts.signatures ?? [])
         summary.signatures[(await tx.signatures.add({ ...sig, verifiedAt: at })).added ? 'added' : 'unchanged'] += 1;
-      if (!opts.force && !opts.prune && (await tx.imports.last())?.contentHash === tree.contentHash)
-        return { ...summary, skipped: true }; // the same tree: only signatures may have become verifiable
+      if (!opts.force && !opts.prune && (await tx.imports.last())?.contentHash === tree.contentHash) {
+        // The same tree (other files beside it may have changed its fingerprint): only signatures may have become verifiable.
+        if (opts.fingerprint) await tx.imports.refingerprintLast(opts.source, opts.fingerprint);
+        return { ...summary, skipped: true };
+      }
 
       const prune = !!opts.prune;
       const previous = prune ? new Map<string, string>() : await tx.imports.importedState();
@@ -356,6 +367,7 @@ export class Store {
         schemaVersion: tree.schemaVersion,
         at,
         summary: recorded,
+        fingerprint: opts.fingerprint,
       });
       await tx.audit.record({
         at,

@@ -179,14 +179,20 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
     writeTree(graphData, { 'channels/fast-4.1.yaml': 'name: fast-4.1\nversions: [4.1.1]\n' });
     const b = await startService({ graphData, db, log: quietLog });
     if (!b.ok) throw new Error(b.problems.join('\n'));
-    cleanup.push(() => b.close());
-    // The store imported this tree's folder before: its graph serves at once, and the tree is imported after.
-    expect(b.service.importing).toBe(graphData);
-    expect(b.service.current!.channels.has('fast-4.1')).toBe(false);
-    await b.firstRead;
+    // A changed tree is imported before the first graph.
     expect(b.service.importing).toBeUndefined();
     expect(await b.store.read((tx) => tx.blockedEdges.get('admin-block'))).toBeDefined();
     expect(b.service.current!.channels.has('fast-4.1')).toBe(true);
+    await b.close();
+    // Unchanged since its last import: the store's graph serves at once, and the import (skipped) follows.
+    const c = await startService({ graphData, db, log: quietLog });
+    if (!c.ok) throw new Error(c.problems.join('\n'));
+    cleanup.push(() => c.close());
+    expect(c.service.importing).toBe(graphData);
+    expect(c.service.current!.channels.has('fast-4.1')).toBe(true);
+    await c.firstRead;
+    expect(c.service.importing).toBeUndefined();
+    expect(c.service.lastImportFailure).toBeUndefined();
   });
 
   it('applies a changed tree on top of admin writes: promotions, withdrawals and deleted risks stay', async () => {
@@ -287,35 +293,78 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
   });
   const clusterId = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 
-  it('makes room at the cap with the clusters seen least recently, never with those of the batch', async () => {
+  /** One flush of a batch at the cap as the poll recorder makes it: merged, then the new ones admitted. */
+  const flushAtCap = async (s: Store, batch: PolledCluster[], room: number) => {
+    const merged = await s.write((tx) => tx.fleet.merge(batch, room));
+    const since = Math.min(...batch.map((c) => c.firstSeen));
+    const admitted = await s.write((tx) => tx.fleet.admit(merged.waiting, since));
+    return { added: merged.added + admitted.added, evicted: admitted.evicted, overCap: admitted.overCap };
+  };
+
+  it('makes room at the cap with clusters on probation first, then the least recently seen, never with those of the batch', async () => {
     const s = await store(engine);
-    const merge = (batch: PolledCluster[], room: number) => s.write((tx) => tx.fleet.merge(batch, room));
-    const real = Array.from({ length: 10 }, (_, i) => clusterId(i));
-    await merge(
-      real.map((id, i) => polledAt(id, 1000 + i)),
+    const MIN = 60_000;
+    // Five established clusters (seen over an hour) and, seen later, five that polled once.
+    const established = Array.from({ length: 5 }, (_, i) => clusterId(i));
+    const once = Array.from({ length: 5 }, (_, i) => clusterId(50 + i));
+    await flushAtCap(
+      s,
+      established.map((id) => polledAt(id, 0)),
       10,
     );
-    // Thirty new ids at the cap of ten: the ten seen before this batch make room, the other twenty wait.
+    await flushAtCap(
+      s,
+      established.map((id) => polledAt(id, 60 * MIN)),
+      10,
+    );
+    await flushAtCap(
+      s,
+      once.map((id) => polledAt(id, 70 * MIN)),
+      10,
+    );
+    // Eight new ids at the cap: the five on probation make room first, then three established, oldest first.
     const flood = Array.from({ length: 30 }, (_, i) => clusterId(100 + i));
-    const first = await merge(
-      flood.map((id) => polledAt(id, 5000)),
-      0,
-    );
-    expect(first).toMatchObject({ evicted: 10, added: 10, overCap: 20 });
+    expect(
+      await flushAtCap(
+        s,
+        flood.slice(0, 8).map((id) => polledAt(id, 80 * MIN)),
+        0,
+      ),
+    ).toEqual({
+      added: 8,
+      evicted: 8,
+      overCap: 0,
+    });
+    const left = (await s.read((tx) => tx.fleet.clusters({}, 100))).map((c) => c.id);
+    expect(left.filter((id) => once.includes(id))).toEqual([]);
+    expect(left.filter((id) => established.includes(id))).toHaveLength(2);
+    // Thirty more within the same batch's time: none of the clusters seen since it began makes room.
+    expect(
+      await flushAtCap(
+        s,
+        flood.map((id) => polledAt(id, 80 * MIN)),
+        0,
+      ),
+    ).toMatchObject({
+      evicted: 2,
+      added: 2,
+      overCap: 20,
+    });
     expect(await s.read((tx) => tx.fleet.count())).toBe(10);
-    // The real clusters poll again: they are back, in place of the ids that did not come back.
-    const again = await merge(
-      real.map((id) => polledAt(id, 9000)),
+    // The established clusters poll again: they are back, in place of ids that did not come back.
+    const again = await flushAtCap(
+      s,
+      established.map((id) => polledAt(id, 90 * MIN)),
       0,
     );
-    expect(again).toMatchObject({ evicted: 10, added: 10, overCap: 0 });
+    expect(again).toMatchObject({ added: 5, overCap: 0 });
+    expect(await s.read((tx) => tx.fleet.count())).toBe(10);
     const ids = (await s.read((tx) => tx.fleet.clusters({}, 100))).map((c) => c.id);
-    expect(ids).toEqual(real);
-    // A batch of a cluster seen long ago and five new ones: five others make room, not the one it writes again.
-    const mixed = await merge([polledAt(real[0]!, 20_000), ...flood.slice(0, 5).map((id) => polledAt(id, 20_000))], 0);
-    expect(mixed).toMatchObject({ evicted: 5, added: 5, overCap: 0 });
-    expect(await s.read((tx) => tx.fleet.count())).toBe(10);
-    expect(await s.read((tx) => tx.fleet.clusters({ id: real[0] }, 1))).toHaveLength(1);
+    expect(ids.filter((id) => established.includes(id))).toEqual(established);
+    // A batch of a cluster it knows and new ones: the one it writes again is not among those making room.
+    const mixed = await flushAtCap(s, [polledAt(established[0]!, 99 * MIN), polledAt(clusterId(999), 99 * MIN)], 0);
+    expect(mixed).toEqual({ added: 1, evicted: 1, overCap: 0 });
+    expect(await s.read((tx) => tx.fleet.clusters({ id: established[0] }, 1))).toHaveLength(1);
   });
 
   it('keeps only plausible updates, and the newest few of each cluster', async () => {
@@ -328,8 +377,16 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
     expect(await merge(polledAt(id, 4000, '4.16.3', 'arm64'))).toMatchObject({ updates: 0, implausible: 1 });
     expect(await merge(polledAt(id, 5000, UNSERVED, 'arm64'))).toMatchObject({ updates: 0, implausible: 1 });
     expect(await merge(polledAt(id, 6000, '4.16.4', 'arm64'))).toMatchObject({ updates: 0, implausible: 1 });
+    // Kept as they were seen, the four that cannot be updates marked so, and left out of the updates' numbers.
     expect(await s.read((tx) => tx.fleet.historyOf(id))).toEqual([
       { from: '4.16.1', to: '4.16.2', lastAtFrom: 1000, firstAtTo: 2000 },
+      { from: '4.16.2', to: '4.16.1', lastAtFrom: 2000, firstAtTo: 3000, suspicious: true },
+      { from: '4.16.1', to: '4.16.3', lastAtFrom: 3000, firstAtTo: 4000, suspicious: true },
+      { from: '4.16.3', to: UNSERVED, lastAtFrom: 4000, firstAtTo: 5000, suspicious: true },
+      { from: UNSERVED, to: '4.16.4', lastAtFrom: 5000, firstAtTo: 6000, suspicious: true },
+    ]);
+    expect(await s.read((tx) => tx.fleet.updateStats(0))).toEqual([
+      { from: '4.16.1', to: '4.16.2', arch: 'amd64', count: 1, medianMs: 1000, p90Ms: 1000 },
     ]);
     // Climbing one patch at a time, far more often than any cluster updates: the newest few are kept.
     for (let i = 5; i < 60; i++) await merge(polledAt(id, 10_000 + i, `4.16.${i}`, 'arm64'));

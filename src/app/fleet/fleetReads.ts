@@ -45,7 +45,7 @@ export interface ClusterItem {
   stranded?: NonNullable<Standing['stranded']>;
   recommended: string[];
   conditional: RiskyUpdate[];
-  history: Array<{ from: string; to: string; lastAtFrom: string; firstAtTo: string }>;
+  history: Array<{ from: string; to: string; lastAtFrom: string; firstAtTo: string; suspicious?: true }>;
 }
 
 export interface ClusterQuery extends PageRequest {
@@ -268,6 +268,7 @@ function clusterItem(r: ClusterRecord, s: Standing, history: ObservedUpdate[]): 
       to: h.to,
       lastAtFrom: iso(h.lastAtFrom),
       firstAtTo: iso(h.firstAtTo),
+      ...(h.suspicious && { suspicious: true as const }),
     })),
   };
 }

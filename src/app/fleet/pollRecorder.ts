@@ -63,13 +63,18 @@ type Unflushed = Omit<PollCounts, 'recorded'> & { implausibleMoves: number };
 /** A cluster's polls in the batch (keyed by its id), mutated in place as its polls arrive. */
 type Pending = Omit<PolledCluster, 'id'>;
 
-/** Flushes made and failed, the clusters the last one wrote, how long it took, and clusters left out over the cap. */
+/**
+ * Flushes made and failed, the clusters the last one wrote, how long it took; clusters left out over the
+ * cap and forgotten to make room at it, and version changes not taken as updates.
+ */
 export interface FlushStats {
   ok: number;
   failed: number;
   lastClusters: number;
   lastSeconds: number;
   overCap: number;
+  evicted: number;
+  implausible: number;
 }
 
 /**
@@ -97,7 +102,15 @@ export interface FleetRecorder {
 export class PollRecorder implements FleetRecorder {
   readonly counts: PollCounts = { recorded: 0, noId: 0, malformed: 0, batchFull: 0 };
   /** Flushes made and failed, the clusters the last one wrote, and how long it took. */
-  readonly flushes: FlushStats = { ok: 0, failed: 0, lastClusters: 0, lastSeconds: 0, overCap: 0 };
+  readonly flushes: FlushStats = {
+    ok: 0,
+    failed: 0,
+    lastClusters: 0,
+    lastSeconds: 0,
+    overCap: 0,
+    evicted: 0,
+    implausible: 0,
+  };
   /** Called after a flush that wrote clusters (the fleet alerts look again). */
   onFlushed: ((outcome: FlushOutcome) => void) | undefined;
   private pending = new Map<string, Pending>();
@@ -223,28 +236,52 @@ export class PollRecorder implements FleetRecorder {
     const total: FlushOutcome = { written: 0, added: 0, evicted: 0, overCap: 0, updates: 0, implausible: 0 };
     const entries = [...batch];
     let done = 0;
+    /** Entries of new clusters that found no room in their chunk, by stored id: admitted after every chunk. */
+    const waiting = new Map<string, [string, Pending]>();
+    const add = (outcome: FlushOutcome): void => {
+      for (const k of Object.keys(total) as Array<keyof FlushOutcome>) total[k] += outcome[k];
+    };
     try {
       const key = this.settings.hashIds ? await this.key() : undefined;
       // Counted once a flush: replicas flushing at once may together pass the cap by a flush's new clusters.
       let room = this.settings.maxClusters - (await this.store.read((tx) => tx.fleet.count()));
+      // Clusters not seen since the batch began may make room; every cluster the flush writes was seen since.
+      const since = Math.min(...entries.map(([, p]) => p.firstSeen));
       for (; done < entries.length || done === 0; done += CLUSTERS_PER_WRITE) {
-        const chunk = entries.slice(done, done + CLUSTERS_PER_WRITE).map(([id, p]) => polled(id, p, key));
+        const chunk = entries.slice(done, done + CLUSTERS_PER_WRITE);
+        const polledChunk = chunk.map(([id, p]) => polled(id, p, key));
+        const entryOf = new Map(polledChunk.map((c, i) => [c.id, chunk[i]!]));
         const first = done === 0;
         const outcome = await this.store.write(
           async (tx) => {
-            const o = await tx.fleet.merge(chunk, room);
+            const o = await tx.fleet.merge(polledChunk, room);
             const moves = o.implausible + (first ? counts.implausibleMoves : 0);
             if (first)
               await tx.fleet.addCounts({ noId: counts.noId, malformed: counts.malformed, batchFull: counts.batchFull });
-            await tx.fleet.addCounts({ overCap: o.overCap, evicted: o.evicted, implausibleMoves: moves });
+            await tx.fleet.addCounts({ implausibleMoves: moves });
             return o;
           },
           { unserved: true },
         );
-        room += outcome.evicted - outcome.added;
-        for (const k of Object.keys(total) as Array<keyof FlushOutcome>) total[k] += outcome[k];
+        room -= outcome.added;
+        add(outcome);
+        for (const c of outcome.waiting) waiting.set(c.id, entryOf.get(c.id)!);
         if (entries.length === 0) break;
         await new Promise((resolve) => setImmediate(resolve)); // the requests that came meanwhile first
+      }
+      const late = [...waiting.values()];
+      for (let i = 0; i < late.length; i += CLUSTERS_PER_WRITE) {
+        const chunk = late.slice(i, i + CLUSTERS_PER_WRITE).map(([id, p]) => polled(id, p, key));
+        const outcome = await this.store.write(
+          async (tx) => {
+            const o = await tx.fleet.admit(chunk, since);
+            await tx.fleet.addCounts({ overCap: o.overCap, evicted: o.evicted, implausibleMoves: o.implausible });
+            return o;
+          },
+          { unserved: true },
+        );
+        add(outcome);
+        for (const c of chunk) waiting.delete(c.id);
       }
       if (this.pruneDue()) {
         this.lastPrune = this.clock.now();
@@ -254,7 +291,7 @@ export class PollRecorder implements FleetRecorder {
     } catch (err) {
       this.flushes.failed += 1;
       // What was not written waits for the next flush, merged with the polls that came meanwhile.
-      for (const [id, older] of entries.slice(done)) this.putBack(id, older);
+      for (const [id, older] of [...waiting.values(), ...entries.slice(done)]) this.putBack(id, older);
       if (done === 0) for (const k of Object.keys(counts) as Array<keyof typeof counts>) this.unflushed[k] += counts[k];
       this.log.warn(
         { err: String(err), clusters: entries.length - done },
@@ -266,6 +303,8 @@ export class PollRecorder implements FleetRecorder {
     this.flushes.lastClusters = entries.length;
     this.flushes.lastSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     this.flushes.overCap += total.overCap;
+    this.flushes.evicted += total.evicted;
+    this.flushes.implausible += total.implausible + counts.implausibleMoves;
     if (total.written > 0) this.onFlushed?.(total);
     return total;
   }
@@ -289,6 +328,11 @@ export class PollRecorder implements FleetRecorder {
       ? [{ from: older.version!, to: newer.firstVersion!, lastAtFrom: older.lastSeen, firstAtTo: newer.firstSeen }]
       : [];
     newer.moves = [...older.moves, ...cross, ...newer.moves];
+    // A database away for long must not let an id flipping versions grow its entry: the rest are counted.
+    if (newer.moves.length > MOVES_PER_BATCH) {
+      this.unflushed.implausibleMoves += newer.moves.length - MOVES_PER_BATCH;
+      newer.moves.length = MOVES_PER_BATCH;
+    }
     newer.versionSince = movedInNewer ? newer.versionSince : older.versionSince;
     newer.firstVersion = older.firstVersion ?? newer.firstVersion;
     newer.version ??= older.version;

@@ -57,10 +57,10 @@ export class WorkerPollRecorder implements FleetRecorder {
   private lost = 0;
   /** What the workers that stopped had counted: a new worker counts from zero. */
   private before: PollCounts = { recorded: 0, noId: 0, malformed: 0, batchFull: 0 };
-  private flushesBefore = { ok: 0, failed: 0, overCap: 0 };
+  private flushesBefore = { ok: 0, failed: 0, overCap: 0, evicted: 0, implausible: 0 };
   private reported: { counts: PollCounts; flushes: FlushStats; pending: number } = {
     counts: { recorded: 0, noId: 0, malformed: 0, batchFull: 0 },
-    flushes: { ok: 0, failed: 0, lastClusters: 0, lastSeconds: 0, overCap: 0 },
+    flushes: { ok: 0, failed: 0, lastClusters: 0, lastSeconds: 0, overCap: 0, evicted: 0, implausible: 0 },
     pending: 0,
   };
   private nextId = 1;
@@ -89,7 +89,14 @@ export class WorkerPollRecorder implements FleetRecorder {
   get flushes(): FlushStats {
     const f = this.reported.flushes;
     const b = this.flushesBefore;
-    return { ...f, ok: b.ok + f.ok, failed: b.failed + f.failed, overCap: b.overCap + f.overCap };
+    return {
+      ...f,
+      ok: b.ok + f.ok,
+      failed: b.failed + f.failed,
+      overCap: b.overCap + f.overCap,
+      evicted: b.evicted + f.evicted,
+      implausible: b.implausible + f.implausible,
+    };
   }
 
   get pendingClusters(): number {
@@ -176,9 +183,9 @@ export class WorkerPollRecorder implements FleetRecorder {
       this.lost += this.inFlight;
       this.inFlight = 0;
       this.before = { ...this.counts, batchFull: this.before.batchFull + this.reported.counts.batchFull };
-      const { ok, failed, overCap } = this.flushes;
-      this.flushesBefore = { ok, failed, overCap };
-      const flushes = { ...this.reported.flushes, ok: 0, failed: 0, overCap: 0 };
+      const { ok, failed, overCap, evicted, implausible } = this.flushes;
+      this.flushesBefore = { ok, failed, overCap, evicted, implausible };
+      const flushes = { ...this.reported.flushes, ok: 0, failed: 0, overCap: 0, evicted: 0, implausible: 0 };
       this.reported = { counts: { recorded: 0, noId: 0, malformed: 0, batchFull: 0 }, flushes, pending: 0 };
       this.log.warn(
         { why, polls: lost },

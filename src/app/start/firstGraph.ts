@@ -1,8 +1,9 @@
 // The first graph, once the store is connected: the demo kept apart from real data, the tree given at
 // start imported, the registry sources taken up (and read, unless that is deferred), the graph built;
 // then the background parts start and what other processes and replicas write is followed. A store
-// that imported the given tree's source before serves its graph first, and the tree (read meanwhile)
-// is imported after: a restart answers before the tree is read, as a replica would that does not read it.
+// whose last import was the given tree as it lies on disk now (the same fingerprint of its files)
+// serves its graph first, and the tree (read meanwhile) is imported after, for the signatures that may
+// have become verifiable: a restart on an unchanged tree answers before the tree is parsed.
 import type { Clock } from '../../clock.js';
 import type { Log } from '../../log.js';
 import type { Leadership } from '../../store/leadership.js';
@@ -10,6 +11,7 @@ import type { Store } from '../../store/store.js';
 import type { TrustStore } from '../../signatures/verify.js';
 import type { ReadResult } from '../../sources/graphData.js';
 import { readGraphData } from '../../sources/graphData.js';
+import { treeFingerprint } from '../../sources/treeFingerprint.js';
 import {
   DEMO_SOURCE,
   demoConflict,
@@ -65,7 +67,7 @@ export interface FirstGraphOptions {
 export async function firstGraph(
   parts: FirstGraphParts,
   opts: FirstGraphOptions,
-): Promise<{ outcome: StartOutcome; unwatch?: () => void }> {
+): Promise<{ outcome: StartOutcome; unwatch?: () => void; importing?: Promise<void> }> {
   const { store, service, sources } = parts;
   const fail = (problems: string[], conflict?: DemoConflict): { outcome: StartOutcome } => ({
     outcome: { ok: false, problems, ...(conflict && { demoConflict: conflict }) },
@@ -76,8 +78,8 @@ export async function firstGraph(
   if (conflict) return fail([describeDemoConflict(conflict)], conflict);
   service.demo = demo || (await holdsDemo(store));
   const tree = opts.graphData ? givenTree(opts, demo) : undefined;
-  // Imported first unless the store holds an import of the same source, whose graph can serve meanwhile.
-  const later = tree && (await store.read((tx) => tx.imports.anyFrom([tree.source])));
+  // Imported first unless the store's graph is already this tree's: then it serves meanwhile.
+  const later = tree !== undefined && (await importedAsIs(store, tree));
   if (tree && !later) {
     const problems = await importAtStart(parts, tree, opts);
     if (problems) return fail(problems);
@@ -96,14 +98,28 @@ export async function firstGraph(
     { releases: snap.graph.nodes.length, channels: snap.channels.size, buildSeconds: snap.buildSeconds },
     'graph built',
   );
-  const imported = tree && later ? importAfterFirstGraph(parts, tree, opts) : Promise.resolve();
+  const imported = tree && later ? importAfterFirstGraph(parts, tree, opts) : undefined;
   const firstRead = opts.deferSources ? readSources().then((changed) => applyFirstRead(service, changed)) : undefined;
-  return { outcome: { ok: true, firstRead: Promise.all([imported, firstRead]).then(() => {}) }, unwatch };
+  const settled = Promise.all([imported, firstRead]).then(() => {});
+  return { outcome: { ok: true, firstRead: settled }, unwatch, importing: imported };
 }
 
 function givenTree(opts: FirstGraphOptions, demo: boolean): GivenTree {
   const path = opts.graphData!;
-  return { path, source: demo ? DEMO_SOURCE : path, read: opts.treeRead ?? readGraphData(path) };
+  const fingerprint = treeFingerprint(path);
+  return {
+    path,
+    source: demo ? DEMO_SOURCE : path,
+    read: opts.treeRead ?? readGraphData(path),
+    ...(fingerprint && { fingerprint }),
+  };
+}
+
+/** Whether the store's last import was this tree, from this source, as its files lie on disk now. */
+async function importedAsIs(store: Store, tree: GivenTree): Promise<boolean> {
+  if (!tree.fingerprint) return false;
+  const last = await store.read((tx) => tx.imports.last());
+  return last?.source === tree.source && last.fingerprint === tree.fingerprint;
 }
 
 /**
@@ -124,8 +140,9 @@ async function importAtStart(
 }
 
 /**
- * Imports the tree given at start after the first graph, built from what the store held, is served:
- * the graph is built again when the tree changed the store; a rejected tree leaves it serving.
+ * Imports the tree given at start after the first graph, built from what the store held (this very
+ * tree), is served: the import is skipped by its content hash, and the graph built again only when
+ * signatures it holds became verifiable; a rejected tree leaves it serving.
  */
 async function importAfterFirstGraph(parts: FirstGraphParts, tree: GivenTree, opts: FirstGraphOptions) {
   const { service } = parts;
@@ -135,7 +152,7 @@ async function importAfterFirstGraph(parts: FirstGraphParts, tree: GivenTree, op
     if (outcome.problems.length) rejected(service, tree, outcome.problems, opts);
     else if ('changed' in outcome && outcome.changed) await service.refresh();
   } catch (err) {
-    // The database went away meanwhile: the graph keeps serving, and the next start imports the tree.
+    // The database went away meanwhile: the graph (this tree's) keeps serving; the next start tries again.
     rejected(service, tree, [`${tree.path}: -: the import failed: ${(err as Error).message}`], opts);
   } finally {
     service.importing = undefined;

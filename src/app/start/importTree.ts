@@ -14,6 +14,8 @@ export interface GivenTree {
   /** What the import is recorded as coming from (the path, or the demo's source). */
   source: string;
   read: Promise<ReadResult>;
+  /** Its files' fingerprint on disk (sources/treeFingerprint.ts), recorded with the import; none when it could not be made. */
+  fingerprint?: string;
 }
 
 /** What importing the given tree came to: the problems that rejected it, or whether it changed the store. */
@@ -38,7 +40,11 @@ export async function importGivenTree(
     if (!read.tree) return { problems: read.errors.map(formatProblem) };
     const signatures = await verifyTreeSignatures(read.tree.signatures, trust, now);
     for (const w of signatures.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data signature refused');
-    const summary = await store.importTree(read.tree, { source: tree.source, signatures: signatures.verified });
+    const summary = await store.importTree(read.tree, {
+      source: tree.source,
+      signatures: signatures.verified,
+      fingerprint: tree.fingerprint,
+    });
     if (summary.skipped) log.info({ contentHash: summary.contentHash }, 'graph-data unchanged since the last import');
     else log.info({ summary }, 'graph-data imported');
     return { problems: [], changed: !summary.skipped || summary.signatures.added > 0 };

@@ -127,7 +127,12 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
 }
 
 type Parts = FirstGraphParts & Pick<PreparedService, 'fleet' | 'history' | 'webhooks'> & { clients: RegistryClients };
-type Running = { stopped: AbortController; unwatch: (() => void) | undefined };
+type Running = {
+  stopped: AbortController;
+  unwatch: (() => void) | undefined;
+  /** The import of the given tree after the first graph, while it runs: closing waits for it. */
+  importing?: Promise<void>;
+};
 
 /** Connects (waiting while the database cannot be reached), then builds the first graph. */
 async function startParts(parts: Parts, running: Running, opts: FirstGraphOptions): Promise<StartOutcome> {
@@ -140,6 +145,7 @@ async function startParts(parts: Parts, running: Running, opts: FirstGraphOption
     parts.service.startupProblem = undefined;
     const started = await firstGraph(parts, opts);
     running.unwatch = started.unwatch;
+    running.importing = started.importing;
     return started.outcome;
   };
   try {
@@ -154,6 +160,7 @@ async function startParts(parts: Parts, running: Running, opts: FirstGraphOption
 async function closeParts(parts: Parts, running: Running): Promise<void> {
   running.stopped.abort();
   running.unwatch?.();
+  await running.importing; // never rejects: a failure is logged and reported on /readyz
   // The polls of the last seconds are written while the store is still open.
   await parts.fleet.recorder?.close().catch(() => {});
   await parts.history.close();

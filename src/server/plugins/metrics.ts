@@ -229,11 +229,29 @@ function registerFleetMetrics(registry: Registry, fleet: FleetRecorder): void {
   });
   new Counter({
     name: 'cincy_fleet_clusters_over_cap_total',
-    help: 'New clusters left out because the store holds --fleet-max-clusters already',
+    help: 'New clusters left out at --fleet-max-clusters: no cluster unseen since their batch began was left to make room',
     registers: [registry],
     collect() {
       this.reset();
       this.inc(fleet.flushes.overCap);
+    },
+  });
+  new Counter({
+    name: 'cincy_fleet_clusters_evicted_total',
+    help: 'Clusters forgotten at --fleet-max-clusters to make room for new ones (those on probation first)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(fleet.flushes.evicted);
+    },
+  });
+  new Counter({
+    name: 'cincy_fleet_implausible_moves_total',
+    help: 'Version changes of polling clusters not taken as updates (a version the graph lacks, another arch, a downgrade, a flip)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(fleet.flushes.implausible);
     },
   });
   new Gauge({
