@@ -4,6 +4,7 @@
 import { Command, Option } from 'commander';
 import type { Static } from '#typebox';
 import { stringify } from '#yaml';
+import { UNSERVED } from '../schemas/fleet.js';
 import type { MirrorPlanAnswer } from '../schemas/paths.js';
 import { call, listAll, type ClientOptions } from './admin.js';
 import { escapeLines } from './terminalText.js';
@@ -61,7 +62,8 @@ export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<nu
         const q = new URLSearchParams({ to: opts.to, arch: opts.arch });
         if (opts.from && opts.fleet) throw new Error('--from and --fleet: give one of them');
         if (opts.from) q.set('from', opts.from.replace(/\s+/g, ''));
-        if (opts.fleet) q.set('from', (await fleetVersions(opts)).join(','));
+        const fleet = opts.fleet ? await fleetVersions(opts) : undefined;
+        if (fleet) q.set('from', fleet.versions.join(','));
         if (opts.channel) q.set('channel', opts.channel);
         if (opts.eus) q.set('mode', 'eus');
         const plan = (await call(opts, 'GET', `/api/v1/mirror-plan?${q}`)) as Plan;
@@ -73,29 +75,42 @@ export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<nu
             `${JSON.stringify(presence ? { ...plan, mirror: Object.fromEntries(presence) } : plan, null, 2)}\n`,
           );
         else process.stdout.write(escapeLines(formatPlan(plan, presence)));
-        const unreachable = plan.sources.some((s) => 'reason' in s);
+        if (fleet?.unserved)
+          process.stderr.write(
+            `cincy: ${fleet.unserved} cluster(s) run a version the graph does not have (recorded as '${UNSERVED}'): ` +
+              'no path from it can be planned\n',
+          );
+        const unreachable = plan.sources.some((s) => 'reason' in s) || (fleet?.unserved ?? 0) > 0;
         const missing = presence && [...presence.values()].includes('missing');
         return unreachable || missing || plan.releases.length === 0 ? 1 : 0;
       })(),
     );
 }
 
-/** The versions the fleet's clusters run, on the plan's arch (and channel), that are not the target. */
-async function fleetVersions(opts: MirrorPlanOptions): Promise<string[]> {
+/**
+ * The versions the fleet's clusters run, on the plan's arch (and channel), that are not the target; and
+ * how many clusters run a version the graph does not have, which no plan can start from.
+ */
+async function fleetVersions(opts: MirrorPlanOptions): Promise<{ versions: string[]; unserved: number }> {
   const groups = (await listAll({ ...opts, output: 'json' }, '/api/v1/fleet', 'groups')) as Array<{
     channel: string;
     arch: string;
     version: string | null;
+    clusters: number;
   }>;
   const versions = new Set<string>();
-  for (const g of groups)
-    if (g.version && g.version !== opts.to && g.arch === opts.arch && (!opts.channel || g.channel === opts.channel))
-      versions.add(g.version);
-  if (versions.size === 0)
+  let unserved = 0;
+  for (const g of groups) {
+    if (!g.version || g.version === opts.to || g.arch !== opts.arch || (opts.channel && g.channel !== opts.channel))
+      continue;
+    if (g.version === UNSERVED) unserved += g.clusters;
+    else versions.add(g.version);
+  }
+  if (versions.size === 0 && unserved === 0)
     throw new Error(
       `--fleet: no cluster on ${opts.arch}${opts.channel ? ` in ${opts.channel}` : ''} polls this server with a version`,
     );
-  return [...versions];
+  return { versions: [...versions], unserved };
 }
 
 /** Asks the mirror's repository for each release image by digest (a HEAD of its manifest). */

@@ -4,6 +4,13 @@ import { Type, type Static } from '#typebox';
 import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
 import { NextCursor, PageParams } from './pagination.js';
 
+/**
+ * What a record holds in place of a channel, arch or version the server does not serve (the poll
+ * recorder puts it there): anyone may poll with any name, so names outside the graph share one value,
+ * and the records fall in as many groups as the graph has names, not as many as callers invent.
+ */
+export const UNSERVED = '(not served)';
+
 const Duration = (description: string): ReturnType<typeof Type.String> =>
   Type.String({ pattern: '^[0-9]+[smhd]$', maxLength: 12, description, examples: ['24h', '7d'] });
 const Time = Type.String({ format: 'date-time' });

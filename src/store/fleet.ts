@@ -3,14 +3,8 @@
 // (app/fleet/pollRecorder.ts) writes a batch of polls at a time; the fleet reads (app/fleet/) ask here.
 // Times are milliseconds since 1970.
 import { compareVersions } from '../graph/version.js';
+import { UNSERVED } from '../schemas/fleet.js';
 import { insertRows, type Sql, type SqlValue } from './sql.js';
-
-/**
- * What a record holds in place of a channel, arch or version the server does not serve (the poll
- * recorder puts it there): anyone may poll with any name, so names outside the graph share one value,
- * and the records fall in as many groups as the graph has names, not as many as callers invent.
- */
-export const UNSERVED = '(not served)';
 
 /** Updates kept per cluster (its newest): the rows of `fleet_updates` are bounded as the clusters are. */
 export const UPDATES_PER_CLUSTER = 20;

@@ -2,7 +2,7 @@
 // those the served graph has are recorded as they are, and every other one as UNSERVED, so that the
 // fleet's groups, alerts and webhooks are bounded by the graph's names, not by what callers invent.
 // A cluster on a channel that is not served yet still counts (stranded: unknown-channel).
-import { UNSERVED } from '../../store/fleet.js';
+import { UNSERVED } from '../../schemas/fleet.js';
 
 /** What a graph answer was made from, as far as naming its poll goes (a GraphSnapshot is one). */
 export interface ServedNames {

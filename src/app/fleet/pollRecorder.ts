@@ -6,7 +6,8 @@
 // sends) is counted, never stored; with hashIds the store holds a keyed hash of each id instead.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.js';
-import { UNSERVED, type FlushOutcome, type PolledCluster } from '../../store/fleet.js';
+import { UNSERVED } from '../../schemas/fleet.js';
+import type { FlushOutcome, PolledCluster } from '../../store/fleet.js';
 import type { Store } from '../../store/store.js';
 import { POLLED_VERSION, polledNames, type ServedNames } from './pollNames.js';
 

@@ -1,7 +1,7 @@
 // The names a poll is recorded under (src/app/fleet/pollNames.ts): the graph's own, or one for all else.
 import { describe, expect, it } from 'vitest';
 import { polledNames } from '../../../../src/app/fleet/pollNames.js';
-import { UNSERVED } from '../../../../src/store/fleet.js';
+import { UNSERVED } from '../../../../src/schemas/fleet.js';
 import { servedNames } from '../../../support/servedNames.js';
 
 const served = servedNames(['stable-4.16'], ['amd64'], ['4.16.1']);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@cincy/simulator/clock/manual';
 import { createToken } from '../../../../../../src/cli/token.js';
 import { BUNDLED_GRAPH_DATA } from '../../../../../../src/settings.js';
-import { UNSERVED } from '../../../../../../src/store/fleet.js';
+import { UNSERVED } from '../../../../../../src/schemas/fleet.js';
 import { startServer, tempDir, type TestServer } from '../../../../../support/server.js';
 
 const MIN = 60_000;
