@@ -155,6 +155,7 @@ async function importDirectory(
       prune: opts.prune,
       force: true,
       signatures: signatures.verified,
+      fingerprint: read.fingerprint,
     });
     const risks = read.tree.blockedEdges.filter((e) => e.risk).length;
     process.stdout.write(

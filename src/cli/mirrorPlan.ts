@@ -63,7 +63,8 @@ export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<nu
         if (opts.from && opts.fleet) throw new Error('--from and --fleet: give one of them');
         if (opts.from) q.set('from', opts.from.replace(/\s+/g, ''));
         const fleet = opts.fleet ? await fleetVersions(opts) : undefined;
-        if (fleet) q.set('from', fleet.versions.join(','));
+        // None but versions the graph lacks: the target is planned alone, and the exit code says the rest.
+        if (fleet?.versions.length) q.set('from', fleet.versions.join(','));
         if (opts.channel) q.set('channel', opts.channel);
         if (opts.eus) q.set('mode', 'eus');
         const plan = (await call(opts, 'GET', `/api/v1/mirror-plan?${q}`)) as Plan;

@@ -10,6 +10,7 @@ import type { Problem } from '../validation/problems.js';
 import { FolderTree } from './folderTree.js';
 import { readBlockedEdge, readChannel, readRawMetadata, readRelease, readSchemaVersion } from './treeFiles.js';
 import { TreeReader } from './treeReader.js';
+import { treeFingerprint } from './treeFingerprint.js';
 import { readSignatures } from './treeSignatures.js';
 import type { TreeSource } from './treeSource.js';
 
@@ -17,12 +18,21 @@ export interface ReadResult {
   tree: GraphDataTree | undefined;
   errors: Problem[];
   warnings: Problem[];
+  /** The tree's fingerprint on disk (treeFingerprint.ts) when it was the same before and after the read. */
+  fingerprint?: string;
 }
 
 export type ReadProgress = (done: number, total: number) => void;
 
-/** Reads a directory or a `.tar.gz` of one. */
+/** Reads a directory or a `.tar.gz` of one, with its fingerprint when the tree did not change meanwhile. */
 export async function readGraphData(path: string, onProgress?: ReadProgress): Promise<ReadResult> {
+  const before = treeFingerprint(path);
+  const read = await readAt(path, onProgress);
+  const after = before && treeFingerprint(path);
+  return before && before === after ? { ...read, fingerprint: before } : read;
+}
+
+async function readAt(path: string, onProgress?: ReadProgress): Promise<ReadResult> {
   let st;
   try {
     st = statSync(path);

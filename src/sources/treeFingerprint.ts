@@ -1,11 +1,16 @@
 // A fingerprint of a graph-data folder or tarball as it lies on disk, made without parsing anything:
-// every file's path and bytes (a tarball's own bytes), hashed. It covers at least what reading the tree
-// reads, so an equal fingerprint means an equal tree; a restart compares it with the one its store
-// recorded at the last import to know, in milliseconds, that the graph it holds is the tree's.
+// the path and bytes of every file under the entries a tree is read from (TREE_ROOTS: what
+// sources/graphData.ts reads, so a `.git` or a README beside them changes nothing), or a tarball's own
+// bytes, hashed. A restart compares it with the one its store recorded at the last import to know, in
+// milliseconds, that the graph it holds is the tree's. `readGraphData` takes one before and one after it
+// reads, and reports it only when the two agree: a tree that changed while it was read has none.
 import { createHash, type Hash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_TREE_BYTES, MAX_TREE_ENTRIES } from './treeLimits.js';
+import { MAX_FILE_BYTES, MAX_TREE_BYTES, MAX_TREE_ENTRIES } from './treeLimits.js';
+
+/** The entries of a tree's top folder that its reader reads; the rest is not the tree's. */
+const TREE_ROOTS = ['version', 'channels', 'internal-channels', 'blocked-edges', 'releases', 'signatures', 'raw'];
 
 /** Folders inside folders followed at most (links may make a loop). */
 const MAX_DEPTH = 16;
@@ -20,30 +25,40 @@ export function treeFingerprint(path: string): string | undefined {
       return hash.update('tarball\0').update(readFileSync(path)).digest('hex');
     }
     const budget = { entries: MAX_TREE_ENTRIES, bytes: MAX_TREE_BYTES };
-    return walk(path, '', hash, budget, 0) ? hash.digest('hex') : undefined;
+    for (const root of TREE_ROOTS) if (!entry(path, root, hash, budget, 0)) return undefined;
+    return hash.digest('hex');
   } catch {
     return undefined;
   }
 }
 
-/** Hashes the folder's entries in name order; false when a limit is passed. */
-function walk(root: string, dir: string, hash: Hash, budget: { entries: number; bytes: number }, depth: number) {
-  if (depth > MAX_DEPTH) return false;
-  const entries = readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const entry of entries) {
-    if (--budget.entries < 0) return false;
-    const path = dir ? `${dir}/${entry.name}` : entry.name;
-    // A link is taken for what it leads to, as the tree's reader takes it.
-    const kind = entry.isSymbolicLink() ? statSync(join(root, path)) : entry;
-    if (kind.isDirectory()) {
-      hash.update(`d\0${path}\0`);
-      if (!walk(root, path, hash, budget, depth + 1)) return false;
-    } else if (kind.isFile()) {
-      const bytes = readFileSync(join(root, path));
-      budget.bytes -= bytes.length;
-      if (budget.bytes < 0) return false;
-      hash.update(`f\0${path}\0${bytes.length}\0`).update(bytes);
-    } else hash.update(`o\0${path}\0`);
+type Budget = { entries: number; bytes: number };
+
+/** Hashes one entry (a folder's in name order); false when a limit is passed. */
+function entry(root: string, path: string, hash: Hash, budget: Budget, depth: number): boolean {
+  if (--budget.entries < 0 || depth > MAX_DEPTH) return false;
+  let st;
+  try {
+    st = statSync(join(root, path)); // through links, as the tree's reader goes
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    hash.update(`-\0${path}\0`); // absent: told apart from present
+    return true;
   }
+  if (st.isDirectory()) {
+    hash.update(`d\0${path}\0`);
+    return readdirSync(join(root, path))
+      .sort()
+      .every((name) => entry(root, `${path}/${name}`, hash, budget, depth + 1));
+  }
+  if (!st.isFile()) {
+    hash.update(`o\0${path}\0`);
+    return true;
+  }
+  // Sized before it is read: a file over the reader's own limit makes no fingerprint, and no large read.
+  budget.bytes -= st.size;
+  if (st.size > MAX_FILE_BYTES || budget.bytes < 0) return false;
+  const bytes = readFileSync(join(root, path));
+  hash.update(`f\0${path}\0${bytes.length}\0`).update(bytes);
   return true;
 }

@@ -193,9 +193,9 @@ export class FleetRepository {
 
   /**
    * Writes new clusters that found no room (merge's `waiting`) in place of clusters not seen since
-   * `since` (when the flush's batch began, so none the flush wrote): first those still on probation (seen
-   * over less than PROBATION_MS, as ids that poll once are), then the least recently seen. Those that
-   * still find no room are left out and counted.
+   * `since` (when the flush's batch began, so none the flush wrote): first those that polled once, then
+   * those on probation (seen over less than PROBATION_MS), then the others (`evict`). Those that still
+   * find no room are left out and counted.
    */
   async admit(waiting: readonly PolledCluster[], since: number): Promise<FlushOutcome> {
     if (waiting.length === 0) return noFlush();
@@ -243,23 +243,26 @@ export class FleetRepository {
     return [this.sql.engine === 'sqlite' ? JSON.stringify(values) : (values as unknown as SqlValue)];
   }
 
-  /** Forgets up to `n` clusters not seen since `since`, those on probation first, then the least recently seen. */
+  /**
+   * Forgets up to `n` clusters not seen since `since`, in three tiers, each least recently seen first:
+   * those that polled once (as ids made up for a flood do), those still on probation, then the rest.
+   */
   private async evict(n: number, since: number): Promise<number> {
-    // The condition of the partial index fleet_clusters_on_probation (migration 009), written as it is there.
-    const onProbation = await this.sql.rows<[string]>(
-      `SELECT id FROM fleet_clusters WHERE last_seen - first_seen < ${PROBATION_MS} AND last_seen < ? ` +
-        'ORDER BY last_seen LIMIT ?',
-      [since, n],
-    );
-    const rest =
-      onProbation.length < n
-        ? await this.sql.rows<[string]>(
-            `SELECT id FROM fleet_clusters WHERE last_seen < ? AND NOT (last_seen - first_seen < ${PROBATION_MS}) ` +
-              'ORDER BY last_seen LIMIT ?',
-            [since, n - onProbation.length],
-          )
-        : [];
-    const ids = [...onProbation, ...rest].map(([id]) => id);
+    // The conditions of the partial indexes of migration 009, written as they are there.
+    const tiers = [
+      `polls = 1`,
+      `polls > 1 AND last_seen - first_seen < ${PROBATION_MS}`,
+      `polls > 1 AND NOT (last_seen - first_seen < ${PROBATION_MS})`,
+    ];
+    const ids: string[] = [];
+    for (const tier of tiers) {
+      if (ids.length >= n) break;
+      const rows = await this.sql.rows<[string]>(
+        `SELECT id FROM fleet_clusters WHERE ${tier} AND last_seen < ? ORDER BY last_seen LIMIT ?`,
+        [since, n - ids.length],
+      );
+      ids.push(...rows.map(([id]) => id));
+    }
     if (ids.length === 0) return 0;
     await this.sql.run(`DELETE FROM fleet_updates WHERE id IN (${this.listOf()})`, this.listParam(ids));
     return this.sql.run(`DELETE FROM fleet_clusters WHERE id IN (${this.listOf()})`, this.listParam(ids));

@@ -247,7 +247,7 @@ export class PollRecorder implements FleetRecorder {
       // Counted once a flush: replicas flushing at once may together pass the cap by a flush's new clusters.
       let room = this.settings.maxClusters - (await this.store.read((tx) => tx.fleet.count()));
       // Clusters not seen since the batch began may make room; every cluster the flush writes was seen since.
-      const since = Math.min(...entries.map(([, p]) => p.firstSeen));
+      const since = entries.reduce((min, [, p]) => Math.min(min, p.firstSeen), Infinity);
       for (; done < entries.length || done === 0; done += CLUSTERS_PER_WRITE) {
         const chunk = entries.slice(done, done + CLUSTERS_PER_WRITE);
         const polledChunk = chunk.map(([id, p]) => polled(id, p, key));

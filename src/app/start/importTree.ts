@@ -14,7 +14,7 @@ export interface GivenTree {
   /** What the import is recorded as coming from (the path, or the demo's source). */
   source: string;
   read: Promise<ReadResult>;
-  /** Its files' fingerprint on disk (sources/treeFingerprint.ts), recorded with the import; none when it could not be made. */
+  /** Its files' fingerprint on disk when the start began (sources/treeFingerprint.ts); none when it could not be made. */
   fingerprint?: string;
 }
 
@@ -43,7 +43,8 @@ export async function importGivenTree(
     const summary = await store.importTree(read.tree, {
       source: tree.source,
       signatures: signatures.verified,
-      fingerprint: tree.fingerprint,
+      // What the read saw, unchanged from its start to its end: the fingerprint of what is imported.
+      fingerprint: read.fingerprint,
     });
     if (summary.skipped) log.info({ contentHash: summary.contentHash }, 'graph-data unchanged since the last import');
     else log.info({ summary }, 'graph-data imported');

@@ -1,5 +1,5 @@
 // The fingerprint of a tree on disk (src/sources/treeFingerprint.ts): equal for equal files, different
-// when any file, name or folder changes, and absent when the tree cannot be read.
+// when any file, name or folder the reader reads changes, and absent when the tree cannot be read.
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,24 +22,28 @@ describe('treeFingerprint', () => {
     expect(treeFingerprint(writeTree(dir()))).toBe(a);
   });
 
-  it('changes with a byte, a file added, a name, or a file beside the tree files', () => {
+  it('changes with a byte, a file added or a name in what the reader reads, and only there', () => {
     const base = treeFingerprint(writeTree(dir()));
     const variants = [
       { 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0]\n' },
       { 'blocked-edges/new.yaml': 'to: 4.1.1\nfrom: .*\n' },
-      { 'README.md': 'notes\n' },
+      { 'raw/metadata.json': '{}' },
     ];
     const seen = new Set([base]);
     for (const files of variants) seen.add(treeFingerprint(writeTree(dir(), files)));
     expect(seen.size).toBe(variants.length + 1);
+    // A README and a .git beside the tree are not the tree.
+    expect(treeFingerprint(writeTree(dir(), { 'README.md': 'notes\n', '.git/HEAD': 'ref: refs/heads/main\n' }))).toBe(
+      base,
+    );
   });
 
   it('follows a link to a folder, and takes a tarball by its bytes', () => {
     const tree = writeTree(dir());
     const outside = dir();
-    writeFileSync(join(outside, 'extra.yaml'), 'x: 1\n');
+    writeFileSync(join(outside, 'extra.yaml'), 'to: 4.1.1\nfrom: .*\n');
     const before = treeFingerprint(tree);
-    symlinkSync(outside, join(tree, 'linked'));
+    symlinkSync(outside, join(tree, 'blocked-edges', 'linked'));
     expect(treeFingerprint(tree)).not.toBe(before);
     const tarball = writeTarball(join(dir(), 'tree.tar.gz'), treeEntries('graph-data'));
     expect(treeFingerprint(tarball)).toMatch(/^[0-9a-f]{64}$/);
