@@ -35,12 +35,16 @@ export class ImportRepository {
     );
   }
 
-  /** Sets the fingerprint of the last import, if it came from `source` (its tree found unchanged again). */
+  /**
+   * Sets the fingerprint of the last import, if it came from `source` (its tree found unchanged again)
+   * and had another: an equal one writes nothing, so replicas are not told of a change there is not.
+   */
   async refingerprintLast(source: string, fingerprint: string): Promise<void> {
-    await this.sql.run('UPDATE imports SET fingerprint = ? WHERE id = (SELECT MAX(id) FROM imports) AND source = ?', [
-      fingerprint,
-      source,
-    ]);
+    await this.sql.run(
+      'UPDATE imports SET fingerprint = ? WHERE id = (SELECT MAX(id) FROM imports) AND source = ? ' +
+        'AND (fingerprint IS NULL OR fingerprint <> ?)',
+      [fingerprint, source, fingerprint],
+    );
   }
 
   /** The source of the newest import whose source starts with `prefix` (a graph-data image's `name@`). */
