@@ -11,6 +11,9 @@ import { NextCursor, PageParams } from './pagination.js';
  */
 export const UNSERVED = '(not served)';
 
+/** Version changes kept per cluster (its newest): the rows of `fleet_updates` are bounded as the clusters are. */
+export const UPDATES_PER_CLUSTER = 20;
+
 const Duration = (description: string): ReturnType<typeof Type.String> =>
   Type.String({ pattern: '^[0-9]+[smhd]$', maxLength: 12, description, examples: ['24h', '7d'] });
 const Time = Type.String({ format: 'date-time' });
@@ -107,8 +110,8 @@ export const FleetClusters = Type.Object({
       conditional: Type.Array(ConditionalUpdate),
       history: Type.Array(
         Type.Object({
-          from: Type.String(),
-          to: Type.String(),
+          from: Type.String({ maxLength: 64 }),
+          to: Type.String({ maxLength: 64 }),
           lastAtFrom: Time,
           firstAtTo: Time,
           suspicious: Type.Optional(
@@ -118,6 +121,7 @@ export const FleetClusters = Type.Object({
             }),
           ),
         }),
+        { maxItems: UPDATES_PER_CLUSTER, description: "The cluster's newest version changes, oldest first" },
       ),
     }),
   ),

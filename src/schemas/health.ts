@@ -83,6 +83,7 @@ export const ReadinessSchema = Type.Object({
   lastImportFailure: Type.Optional(ImportFailureSchema),
   importing: Type.Optional(
     Type.String({
+      maxLength: 4096,
       description:
         'the graph-data given at start, being read and imported after a restart; the graph the store held serves meanwhile',
     }),

@@ -3,11 +3,8 @@
 // (app/fleet/pollRecorder.ts) writes a batch of polls at a time; the fleet reads (app/fleet/) ask here.
 // Times are milliseconds since 1970.
 import { compareVersions } from '../graph/version.js';
-import { UNSERVED } from '../schemas/fleet.js';
+import { UNSERVED, UPDATES_PER_CLUSTER } from '../schemas/fleet.js';
 import { insertRows, type Sql, type SqlValue } from './sql.js';
-
-/** Updates kept per cluster (its newest): the rows of `fleet_updates` are bounded as the clusters are. */
-export const UPDATES_PER_CLUSTER = 20;
 
 /**
  * A record seen over less than this (ms) is on probation: at the cap, such clusters make room first. A
@@ -16,12 +13,13 @@ export const UPDATES_PER_CLUSTER = 20;
 export const PROBATION_MS = 600_000;
 
 /**
- * Whether a cluster seen at `from` and then at `to` can have taken an update: both are releases the
- * server serves, of the same arch, and `to` is newer. Anything else (a version outside the graph, an
- * arch that changed, a downgrade) is not counted as an update.
+ * Whether a cluster seen at `from` and then at `to`, on `arch` both times, can have taken an update: both
+ * are releases the server serves, on an arch it serves, and `to` is newer. Anything else (a version
+ * outside the graph, a downgrade) is not counted as an update; a change across arches never gets here
+ * (the recorder and `merged` mark or drop it).
  */
-export function isPlausibleUpdate(from: string, to: string, fromArch: string, toArch: string): boolean {
-  if (from === UNSERVED || to === UNSERVED || fromArch !== toArch || fromArch === UNSERVED) return false;
+export function isPlausibleUpdate(from: string, to: string, arch: string): boolean {
+  if (from === UNSERVED || to === UNSERVED || arch === UNSERVED) return false;
   try {
     return compareVersions(from, to) < 0;
   } catch {
@@ -165,7 +163,7 @@ export class FleetRepository {
       const last = latest.get(c.id);
       let suspect = last !== undefined && (last.suspicious || last.to !== before?.version);
       for (const m of moves) {
-        suspect = suspect || m.suspicious === true || !isPlausibleUpdate(m.from, m.to, record.arch, record.arch);
+        suspect = suspect || m.suspicious === true || !isPlausibleUpdate(m.from, m.to, record.arch);
         outcome[suspect ? 'implausible' : 'updates'] += 1;
         updates.push([c.id, m.from, m.to, m.lastAtFrom, m.firstAtTo, record.channel, record.arch, suspect ? 1 : 0]);
       }

@@ -5,8 +5,7 @@ import { ManualClock } from '@cincy/simulator/clock/manual';
 import { PollRecorder, DEFAULT_FLEET_SETTINGS } from '../../../../src/app/fleet/pollRecorder.js';
 import { StoreUnavailable } from '../../../../src/store/sql.js';
 import { Store } from '../../../../src/store/store.js';
-import { UNSERVED } from '../../../../src/schemas/fleet.js';
-import { UPDATES_PER_CLUSTER } from '../../../../src/store/fleet.js';
+import { UNSERVED, UPDATES_PER_CLUSTER } from '../../../../src/schemas/fleet.js';
 import { SERVED_4_16 } from '../../../support/servedNames.js';
 
 const ID = '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0';
