@@ -95,8 +95,9 @@ export function addFleetCommand(program: Command, run: (f: () => Promise<number>
           version: c.version ?? '-',
           stranded: c.stranded ?? '',
           updates: `${(c.recommended as string[]).length} recommended, ${(c.conditional as unknown[]).length} conditional`,
+          reported: reportedColumn(c.reported as Reported | undefined),
         })),
-        ['id', 'channel', 'arch', 'version', 'lastSeen', 'stranded', 'updates'],
+        ['id', 'channel', 'arch', 'version', 'lastSeen', 'stranded', 'updates', 'reported'],
       );
       return 0;
     })(),
@@ -131,15 +132,46 @@ export function addFleetCommand(program: Command, run: (f: () => Promise<number>
   client(
     fleet
       .command('updates')
-      .description('the updates clusters were seen to take (polls at one version, then another), per edge')
+      .description(
+        'the updates clusters were seen to start (by their polls or reports), per edge, and what became of the reported ones',
+      )
       .option('--since <duration>', 'updates seen in this span: 7d, 30d'),
   ).action((opts: ClientOptions & { since?: string }) =>
     run(async () => {
       const q = new URLSearchParams();
       if (opts.since) q.set('since', opts.since);
       const updates = await listAll(opts, '/api/v1/fleet/updates', 'updates', q);
-      print(opts, { updates }, updates, ['from', 'to', 'arch', 'count', 'medianSeconds', 'p90Seconds']);
+      print(
+        opts,
+        { updates },
+        updates.map((u) => ({ ...u, medianSeconds: u.medianSeconds ?? '-', p90Seconds: u.p90Seconds ?? '-' })),
+        [
+          'from',
+          'to',
+          'arch',
+          'started',
+          'completed',
+          'failing',
+          'silent',
+          'progressing',
+          'medianSeconds',
+          'p90Seconds',
+        ],
+      );
       return 0;
     })(),
   );
+}
+
+interface Reported {
+  version: string | null;
+  update?: { from: string; to: string; state: string; reason?: string };
+}
+
+/** What a cluster reported, in a column: its version, and its newest update with where it stands. */
+function reportedColumn(r: Reported | undefined): string {
+  if (!r) return '';
+  const u = r.update;
+  const update = u ? ` (${u.from} → ${u.to}: ${u.state}${u.reason ? `, ${u.reason}` : ''})` : '';
+  return `${r.version ?? '-'}${update}`;
 }

@@ -10,6 +10,7 @@ import { addSignatureCommands } from './signatures.js';
 import { addPathCommands } from './paths.js';
 import { addMirrorPlanCommand } from './mirrorPlan.js';
 import { addFleetCommand } from './fleet.js';
+import { addReportCommand } from './report.js';
 import { SCOPES } from '../app/auth/scopes.js';
 import { addChangesCommand } from './changes.js';
 import { addWebhookCommands } from './webhooks.js';
@@ -49,7 +50,14 @@ export function buildProgram(setCode: (code: number) => void = () => {}, helpAft
     )
     .requiredOption('--scope <list>', `comma- or space-separated, from ${SCOPES.join(', ')}`)
     .option('--ttl <duration>', 'lifetime: 90s, 30m, 1h, 7d; at most 366d, the longest the server accepts', '1h')
-    .option('--subject <name>', 'who the token speaks for (the audit actor)', process.env.USER ?? 'admin')
+    .option(
+      '--subject <name>',
+      'who the token speaks for, the audit actor (default: $USER; cluster:ID for a report token)',
+    )
+    .option(
+      '--cluster-id <id>',
+      'with --scope fleet:report: the one cluster (its ClusterVersion spec.clusterID) it reports for',
+    )
     .option('--issuer <iss>', 'iss claim', 'cincy')
     .option('--audience <aud>', 'aud claim', 'cincy-admin')
     .action(
@@ -67,6 +75,7 @@ export function buildProgram(setCode: (code: number) => void = () => {}, helpAft
   addPathCommands(program, (f) => run(f));
   addMirrorPlanCommand(program, (f) => run(f));
   addFleetCommand(program, (f) => run(f));
+  addReportCommand(program, (f) => run(f));
   addChangesCommand(program, (f) => run(f));
   addWebhookCommands(program, (f) => run(f));
 

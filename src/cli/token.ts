@@ -2,7 +2,8 @@
 // signed with a private JWK whose public half is in the server's --admin-jwks.
 import { readFileSync } from 'node:fs';
 import { importJWK, SignJWT, type JWK } from '#jose';
-import { isValidSubject, MAX_LIFETIME_SECONDS, SUBJECT_RULE } from '../app/auth/tokenClaims.js';
+import { CLUSTER_CLAIM, isValidSubject, MAX_LIFETIME_SECONDS, SUBJECT_RULE } from '../app/auth/tokenClaims.js';
+import { CLUSTER_ID_PATTERN } from '../schemas/clusterId.js';
 import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, readSecret } from '../app/auth/verificationKeys.js';
 import { parseSingleUnitDuration } from '../duration.js';
 import { SCOPES } from '../app/auth/scopes.js';
@@ -12,7 +13,9 @@ export interface TokenOptions {
   privateKey?: string;
   scope: string;
   ttl: string;
-  subject: string;
+  /** Default: $USER, or `cluster:<id>` for a report token (so each cluster is its own rate-limit subject). */
+  subject?: string;
+  clusterId?: string;
   issuer?: string;
   audience?: string;
 }
@@ -34,11 +37,14 @@ export async function createToken(opts: TokenOptions, now = new Date()): Promise
     throw new Error(
       `--scope: ${unknown.length ? `unknown scope ${unknown.join(', ')}` : 'none given'} (known: ${SCOPES.join(', ')})`,
     );
+  const cluster = clusterClaim(scopes, opts.clusterId);
   const seconds = parseTtl(opts.ttl);
-  if (!isValidSubject(opts.subject)) throw new Error(`--subject: '${opts.subject}' is not ${SUBJECT_RULE}`);
+  const subject =
+    opts.subject ?? (cluster[CLUSTER_CLAIM] ? `cluster:${cluster[CLUSTER_CLAIM]}` : (process.env.USER ?? 'admin'));
+  if (!isValidSubject(subject)) throw new Error(`--subject: '${subject}' is not ${SUBJECT_RULE}`);
   const iat = Math.floor(now.getTime() / 1000);
-  const jwt = new SignJWT({ scope: scopes.join(' ') })
-    .setSubject(opts.subject)
+  const jwt = new SignJWT({ scope: scopes.join(' '), ...cluster })
+    .setSubject(subject)
     .setIssuer(opts.issuer ?? DEFAULT_ISSUER)
     .setAudience(opts.audience ?? DEFAULT_AUDIENCE)
     .setIssuedAt(iat)
@@ -51,4 +57,24 @@ export async function createToken(opts: TokenOptions, now = new Date()): Promise
   const jwk = JSON.parse(readFileSync(opts.privateKey, 'utf8')) as JWK;
   const alg = jwk.alg ?? (jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'EC' ? 'ES256' : 'EdDSA');
   return jwt.setProtectedHeader({ alg, typ: 'JWT', ...(jwk.kid && { kid: jwk.kid }) }).sign(await importJWK(jwk, alg));
+}
+
+/**
+ * The claim binding a report token to its cluster: a fleet:report token is handed to one cluster, so it
+ * names that cluster and carries no other scope; a cluster id on any other token is a mistake.
+ */
+function clusterClaim(scopes: string[], clusterId: string | undefined): Record<string, string> {
+  const reports = scopes.includes('fleet:report');
+  if (!reports) {
+    if (clusterId !== undefined) throw new Error('--cluster-id: only a token of --scope fleet:report names a cluster');
+    return {};
+  }
+  if (scopes.length > 1)
+    throw new Error(
+      `--scope: fleet:report is a cluster's own token; give it no other scope (got: ${scopes.join(', ')})`,
+    );
+  if (clusterId === undefined) throw new Error('--cluster-id is required with --scope fleet:report');
+  if (!new RegExp(CLUSTER_ID_PATTERN).test(clusterId))
+    throw new Error(`--cluster-id: '${clusterId.slice(0, 80)}' is not a cluster id (a UUID, as spec.clusterID holds)`);
+  return { [CLUSTER_CLAIM]: clusterId.toLowerCase() };
 }

@@ -2,6 +2,7 @@
 // polls recorded them, and what the served graph shows each of them.
 import { Type, type Static } from '#typebox';
 import { ARCH_PATTERN, CHANNEL_PATTERN } from './cincinnati.js';
+import { ReportedClusterState } from './fleetReports.js';
 import { NextCursor, PageParams } from './pagination.js';
 
 /**
@@ -61,6 +62,9 @@ export const FleetSummary = Type.Object({
     },
   ),
   recording: Type.Boolean({ description: 'Whether this server records polls (off with --no-fleet)' }),
+  reporting: Type.Integer({
+    description: 'Clusters that report their ClusterVersion (POST /api/v1/fleet/reports), whether or not they poll',
+  }),
   groups: Type.Array(
     Type.Object({
       channel: Type.String(),
@@ -121,7 +125,16 @@ export const FleetClusters = Type.Object({
             }),
           ),
         }),
-        { maxItems: UPDATES_PER_CLUSTER, description: "The cluster's newest version changes, oldest first" },
+        {
+          maxItems: UPDATES_PER_CLUSTER,
+          description: "The cluster's newest version changes as its polls claimed them, oldest first",
+        },
+      ),
+      reported: Type.Optional(
+        Type.Composite([ReportedClusterState], {
+          description:
+            'What the cluster itself reported last (its ClusterVersion and ClusterOperators, with a token bound to it): where it differs from what its polls claim, this is the cluster speaking',
+        }),
       ),
     }),
   ),
@@ -165,11 +178,28 @@ export const FleetUpdates = Type.Object({
     Type.Object({
       from: Type.String(),
       to: Type.String(),
-      arch: Type.String(),
-      count: Type.Integer(),
-      medianSeconds: Type.Number({ description: 'From the last poll at `from` to the first at `to`' }),
-      p90Seconds: Type.Number(),
+      arch: Type.String({
+        description: "The arch the cluster's polls name ('(unknown)': it reports and never polled)",
+      }),
+      started: Type.Integer({
+        description:
+          'Clusters seen to start this update: their polls moved from `from` to `to`, or their reports say so',
+      }),
+      completed: Type.Integer({ description: "Reported completed (the ClusterVersion's history)" }),
+      failing: Type.Integer({
+        description: 'Reported Failing=True while updating, left for another target, or not completed within 3 hours',
+      }),
+      silent: Type.Integer({ description: 'Neither polled nor reported for an hour, not completed' }),
+      progressing: Type.Integer({ description: 'Reported updating, none of the above yet' }),
+      medianSeconds: Type.Optional(
+        Type.Number({ description: "Of the completed: from the history's startedTime to its completionTime" }),
+      ),
+      p90Seconds: Type.Optional(Type.Number()),
     }),
+    {
+      description:
+        'Polls alone only say an update started (the version a cluster polls with changes as soon as it begins); what became of it comes from reports',
+    },
   ),
   nextCursor: NextCursor,
 });

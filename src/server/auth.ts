@@ -32,7 +32,11 @@ export function requireScope(tokens: TokenVerifier, scope: Scope): onRequestAsyn
 export function requireToken(tokens: TokenVerifier): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     tokens.requireEnabled();
-    request.verifiedToken = await tokens.authenticate(bearerToken(request));
+    const token = await tokens.authenticate(bearerToken(request));
+    // A cluster's report token lives in that cluster: it sends its reports and reads nothing.
+    if (token.clusterId !== undefined)
+      throw new ApiError('forbidden', `token of '${token.subject}' is a cluster's report token: it reads nothing`);
+    request.verifiedToken = token;
   };
 }
 

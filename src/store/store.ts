@@ -13,6 +13,7 @@ import { AuditRepository } from './audit.js';
 import { SignatureRepository } from './signatures.js';
 import { BlockedEdgeRepository } from './blockedEdges.js';
 import { FleetRepository } from './fleet.js';
+import { FleetReportRepository } from './fleetReports.js';
 import { HistoryRepository } from './history.js';
 import { ChannelRepository, channelKind, type ChannelMember, type ChannelRef } from './channels.js';
 import { ImportRepository, type ImportedKind } from './imports.js';
@@ -68,6 +69,7 @@ export class StoreTx {
   readonly registry: RegistryRepository;
   readonly imports: ImportRepository;
   readonly fleet: FleetRepository;
+  readonly fleetReports: FleetReportRepository;
   readonly history: HistoryRepository;
   readonly webhooks: WebhookRepository;
 
@@ -81,6 +83,7 @@ export class StoreTx {
     this.registry = new RegistryRepository(sql, this.releases);
     this.imports = new ImportRepository(sql);
     this.fleet = new FleetRepository(sql);
+    this.fleetReports = new FleetReportRepository(sql);
     this.history = new HistoryRepository(sql);
     this.webhooks = new WebhookRepository(sql);
   }

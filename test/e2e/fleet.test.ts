@@ -148,7 +148,7 @@ describe.skipIf(!postgres.available)('the fleet of replicas sharing one PostgreS
     for (let n = 0; n < 10; n++) await pollAs(b.url, n, '4.16.2');
     await until(
       'the update seen through the other replica',
-      async () => (await fleetJson(a.url, token, ['updates'])).updates[0]?.count === 10 || undefined,
+      async () => (await fleetJson(a.url, token, ['updates'])).updates[0]?.started === 10 || undefined,
     );
     for (const url of [a.url, b.url])
       expect((await fleetJson(url, token)).groups.map((g: any) => [g.version, g.clusters])).toEqual([

@@ -4,6 +4,7 @@
 // token that verified can fail only with a 401 naming the claim, never with an error of the server.
 import type { JWTPayload } from '#jose';
 import { CONTROL_CHARACTER } from '../../controlCharacters.js';
+import { CLUSTER_ID_PATTERN } from '../../schemas/clusterId.js';
 
 export const MAX_SUBJECT_LENGTH = 256;
 /** The longest a token may live, exp − iat: a leap year. `cincy token create --ttl` has the same cap. */
@@ -13,10 +14,16 @@ export const CLOCK_SKEW_SECONDS = 60;
 
 export const SUBJECT_RULE = `a string of 1 to ${MAX_SUBJECT_LENGTH} characters without control characters`;
 
+/** The claim that binds a token to one cluster: the only cluster whose reports it may send (scope fleet:report). */
+export const CLUSTER_CLAIM = 'cluster_id';
+const CLUSTER_ID = new RegExp(CLUSTER_ID_PATTERN);
+
 /** Who a verified token speaks for, and what it may do. */
 export interface VerifiedToken {
   subject: string;
   scopes: string[];
+  /** The one cluster it may report for (lower case), when it is bound to one. */
+  clusterId?: string;
 }
 
 /** A claim a token lacks, or holds in a shape or with a value it may not have. */
@@ -51,7 +58,10 @@ export function checkClaims(payload: JWTPayload, nowSeconds: number): VerifiedTo
       'exp',
       `is more than ${MAX_LIFETIME_SECONDS / 86400} days after iat (the longest a token may live)`,
     );
-  return { subject: payload.sub, scopes: scopesOf(payload) };
+  const cluster = payload[CLUSTER_CLAIM];
+  if (cluster !== undefined && (typeof cluster !== 'string' || !CLUSTER_ID.test(cluster)))
+    throw new ClaimError(CLUSTER_CLAIM, 'must be a cluster id (a UUID)');
+  return { subject: payload.sub, scopes: scopesOf(payload), ...(cluster && { clusterId: cluster.toLowerCase() }) };
 }
 
 /** A required NumericDate claim: seconds since 1970. */

@@ -7,11 +7,16 @@ import { parseSingleUnitDuration } from '../../duration.js';
 import type { Clock } from '../../clock.js';
 import type { ClusterFilter, ClusterRecord, FleetGroup, ObservedUpdate } from '../../store/fleet.js';
 import type { FleetSummary } from '../../schemas/fleet.js';
+import type { ReportedClusterState } from '../../schemas/fleetReports.js';
+import type { OutcomeRow, StoredReport } from '../../store/fleetReports.js';
 import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor, limitOf, type PageRequest } from '../admin/pagination.js';
 import type { GraphService } from '../graphService.js';
 import { fleetIndexOf, type RiskyUpdate, type FleetIndex, type Standing } from './fleetIndex.js';
 import { isClusterId, type FleetRecorder } from './pollRecorder.js';
+import type { KeptReport } from './reportedState.js';
+import { FAILING_AFTER_MS, SILENT_AFTER_MS } from './reportedState.js';
+import { reportedUpdate } from './reportIntake.js';
 
 /** Silent longer than this (unless the request says otherwise), a cluster counts as stale. */
 export const DEFAULT_STALE_AFTER = '24h';
@@ -46,6 +51,7 @@ export interface ClusterItem {
   recommended: string[];
   conditional: RiskyUpdate[];
   history: Array<{ from: string; to: string; lastAtFrom: string; firstAtTo: string; suspicious?: true }>;
+  reported?: ReportedClusterState;
 }
 
 export interface ClusterQuery extends PageRequest {
@@ -68,9 +74,13 @@ export interface ObservedEdge {
   from: string;
   to: string;
   arch: string;
-  count: number;
-  medianSeconds: number;
-  p90Seconds: number;
+  started: number;
+  completed: number;
+  failing: number;
+  silent: number;
+  progressing: number;
+  medianSeconds?: number;
+  p90Seconds?: number;
 }
 
 export class FleetReads {
@@ -80,17 +90,18 @@ export class FleetReads {
     private readonly clock: Clock,
     /** This server's recorder; undefined with --no-fleet (what was recorded before is still read). */
     private readonly recorder: FleetRecorder | undefined,
-    /** How ids are stored when no recorder runs (--no-fleet with --fleet-hash-ids): hashed or not. */
-    private readonly storedId: (id: string) => Promise<string> = async (id) => id.toLowerCase(),
+    /** How ids are stored (hashed with --fleet-hash-ids, or not): the reports' intake stores them alike. */
+    readonly storedId: (id: string) => Promise<string> = async (id) => id.toLowerCase(),
   ) {}
 
   async summary(q: PageRequest & { staleAfter?: string }): Promise<FleetSummary> {
     const staleAfter = q.staleAfter ?? DEFAULT_STALE_AFTER;
     const staleBefore = this.clock.now() - durationParam('staleAfter', staleAfter);
     const index = fleetIndexOf(this.graph.served());
-    const [groups, counts] = await this.store.read(async (tx) => [
+    const [groups, counts, reporting] = await this.store.read(async (tx) => [
       await tx.fleet.groups(staleBefore),
       await tx.fleet.counts(),
+      await tx.fleetReports.count(),
     ]);
     const standings = groups
       .map((g) => standingOf(index, g))
@@ -126,6 +137,7 @@ export class FleetReads {
         implausibleMoves: counts.implausibleMoves ?? 0,
       },
       recording: this.recorder !== undefined,
+      reporting,
       groups: page,
       ...(more && last && { nextCursor: encodeCursor('fleet-groups', [last.channel, last.arch, last.version ?? '']) }),
     };
@@ -150,14 +162,22 @@ export class FleetReads {
         return true;
       });
     }
-    const { rows, history } = await this.store.read(async (tx) => {
+    const { rows, history, reports, outcomes } = await this.store.read(async (tx) => {
       const rows = await tx.fleet.clusters(filter, limit + 1);
       const history = new Map<string, ObservedUpdate[]>();
       for (const r of rows.slice(0, limit)) history.set(r.id, await tx.fleet.historyOf(r.id));
-      return { rows, history };
+      const reports = await tx.fleetReports.reportsOf(rows.slice(0, limit).map((r) => r.id));
+      const outcomes = new Map<string, OutcomeRow[]>();
+      for (const id of reports.keys()) outcomes.set(id, await tx.fleetReports.outcomesOf(id));
+      return { rows, history, reports, outcomes };
     });
     const page = rows.slice(0, limit);
-    const clusters = page.map((r) => clusterItem(r, index.standing(r.channel, r.arch, r.version), history.get(r.id)!));
+    const now = this.clock.now();
+    const clusters = page.map((r) => {
+      const item = clusterItem(r, index.standing(r.channel, r.arch, r.version), history.get(r.id)!);
+      const report = reports.get(r.id);
+      return report ? { ...item, reported: reportedState(report, outcomes.get(r.id)![0], r.lastSeen, now) } : item;
+    });
     const last = page.at(-1);
     return {
       clusters,
@@ -190,26 +210,52 @@ export class FleetReads {
     return keysetPage(risks, q, 'fleet-exposure', (r) => r.risk, 'risks');
   }
 
+  /**
+   * The updates clusters were seen to start since `since`, per edge and arch: how many started (by polls
+   * or reports), where the reported ones stand, and how long the completed ones took.
+   */
   async updates(
     q: PageRequest & { since?: string },
   ): Promise<{ updates: ObservedEdge[]; since: string; nextCursor?: string }> {
     const since = q.since ?? DEFAULT_UPDATES_SINCE;
     const from = this.clock.now() - durationParam('since', since);
-    const stats = await this.store.read((tx) => tx.fleet.updateStats(from));
+    const now = this.clock.now();
+    const clock = { silentBefore: now - SILENT_AFTER_MS, timeoutBefore: now - FAILING_AFTER_MS };
+    const [started, outcomes] = await this.store.read(async (tx) => [
+      await tx.fleetReports.startedCounts(from),
+      await tx.fleetReports.outcomeStats(from, clock),
+    ]);
     const key = (e: { from: string; to: string; arch: string }): string => `${e.from} ${e.to} ${e.arch}`;
-    const edges = stats
-      .map((e) => ({
-        from: e.from,
-        to: e.to,
-        arch: e.arch,
-        count: e.count,
-        medianSeconds: e.medianMs / 1000,
-        p90Seconds: e.p90Ms / 1000,
-      }))
+    const reported = new Map(outcomes.map((o) => [key(o), o]));
+    const edges = started
+      .map((e): ObservedEdge => {
+        const o = reported.get(key(e));
+        return {
+          ...e,
+          ...(o?.states ?? { progressing: 0, completed: 0, failing: 0, silent: 0 }),
+          ...(o?.medianMs !== undefined && { medianSeconds: o.medianMs / 1000, p90Seconds: o.p90Ms! / 1000 }),
+        };
+      })
       .sort((a, b) => (key(a) < key(b) ? -1 : 1));
     const page = keysetPage(edges, q, 'fleet-updates', key, 'updates');
     return { ...page, since };
   }
+}
+
+/** A cluster's last report as the fleet shows it, with its newest update and where that stands now. */
+function reportedState(
+  stored: StoredReport,
+  newest: OutcomeRow | undefined,
+  lastPolled: number,
+  now: number,
+): ReportedClusterState {
+  const kept = JSON.parse(stored.summary) as KeptReport;
+  const lastHeard = Math.max(stored.reportedAt, lastPolled);
+  return {
+    reportedAt: new Date(stored.reportedAt).toISOString(),
+    ...kept,
+    ...(newest && { update: reportedUpdate(newest, lastHeard, now) }),
+  };
 }
 
 /** A duration parameter (`90s`, `30m`, `24h`, `7d`) in milliseconds; a 400 naming it otherwise. */

@@ -6,6 +6,7 @@
 // sends) is counted, never stored; with hashIds the store holds a keyed hash of each id instead.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.js';
+import { CLUSTER_ID_PATTERN } from '../../schemas/clusterId.js';
 import { UNSERVED } from '../../schemas/fleet.js';
 import type { FlushOutcome, PolledCluster } from '../../store/fleet.js';
 import type { Store } from '../../store/store.js';
@@ -44,7 +45,7 @@ export interface PollCounts {
 }
 
 /** A cluster id as the cluster-version-operator sends it: a UUID, in either case. */
-const CLUSTER_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const CLUSTER_ID = new RegExp(CLUSTER_ID_PATTERN);
 /**
  * Version changes one cluster's entry in a batch keeps at most: a real cluster changes version once
  * an update, minutes apart; more within one flush interval is an id flipping, and is not kept.
@@ -287,7 +288,10 @@ export class PollRecorder implements FleetRecorder {
       if (this.pruneDue()) {
         this.lastPrune = this.clock.now();
         const before = this.lastPrune - this.settings.retentionMs;
-        await this.store.write((tx) => tx.fleet.prune(before), { unserved: true });
+        // Clusters silent since then are forgotten, and the reports of clusters that stopped reporting.
+        await this.store.write(async (tx) => (await tx.fleet.prune(before)) + (await tx.fleetReports.prune(before)), {
+          unserved: true,
+        });
       }
     } catch (err) {
       this.flushes.failed += 1;

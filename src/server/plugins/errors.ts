@@ -43,7 +43,14 @@ function answerError(err: FastifyError, request: FastifyRequest, reply: FastifyR
   if (refused) return reply.code(refused.status).send(refused.body);
   // Bad input to the admin and API routes is one kind, wherever it is; the Cincinnati graph routes
   // check their own parameters, with the reference implementation's kinds (graphAnswer.ts).
-  return reply.code(status).send({ kind: 'invalid_request', value: err.message });
+  return reply.code(status).send({ kind: 'invalid_request', value: validationMessage(err) });
+}
+
+/** A validation error's message, naming the key an object may not have (Ajv's own message does not). */
+function validationMessage(err: FastifyError): string {
+  const first = err.validation?.[0];
+  const extra = first?.keyword === 'additionalProperties' && first.params.additionalProperty;
+  return typeof extra === 'string' ? `${err.message}: '${extra.slice(0, 100)}'` : err.message;
 }
 
 const notFound = (request: FastifyRequest): { kind: 'does_not_exist'; value: string } => ({

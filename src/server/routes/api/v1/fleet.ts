@@ -1,9 +1,11 @@
 // /api/v1/fleet…: the clusters that poll the graph, by channel, arch and version; each of them with
 // the updates it is shown; the exposure of the fleet to each risk; the updates clusters were seen to
-// take. Cluster ids are sensitive: every route takes a token with the scope fleet:read.
+// take. Cluster ids are sensitive: every read takes a token with the scope fleet:read. Clusters report
+// their own state with a token of the scope fleet:report bound to their id.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FleetReads } from '../../../../app/fleet/fleetReads.js';
+import type { ReportIntake } from '../../../../app/fleet/reportIntake.js';
 import type { TokenVerifier } from '../../../../app/auth/tokenVerifier.js';
 import { ErrorSchema } from '../../../../schemas/cincinnati.js';
 import {
@@ -16,14 +18,16 @@ import {
   FleetUpdates,
   FleetUpdatesQuery,
 } from '../../../../schemas/fleet.js';
-import { requireReadScope } from '../../../auth.js';
+import { FleetReportAnswer, FleetReportBody, REPORT_BODY_LIMIT } from '../../../../schemas/fleetReports.js';
+import { requireReadScope, requireScope } from '../../../auth.js';
 import { BEARER_AUTH } from '../../adminRouteOptions.js';
 
 const ERRORS = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 503: ErrorSchema };
+const WRITE_ERRORS = { ...ERRORS, 413: ErrorSchema, 415: ErrorSchema, 429: ErrorSchema, 507: ErrorSchema };
 
 export async function fleetRoutes(
   fastify: FastifyInstance,
-  { fleet, tokens }: { fleet: FleetReads; tokens: TokenVerifier },
+  { fleet, reports, tokens }: { fleet: FleetReads; reports: ReportIntake; tokens: TokenVerifier },
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = requireReadScope(tokens, 'fleet:read');
@@ -58,11 +62,25 @@ export async function fleetRoutes(
     },
     handler: (request) => fleet.exposure(request.query),
   });
+  app.post('/fleet/reports', {
+    onRequest: requireScope(tokens, 'fleet:report'),
+    bodyLimit: REPORT_BODY_LIMIT,
+    schema: {
+      ...common,
+      summary: "A cluster's report of itself: its ClusterVersion and ClusterOperators, with a token bound to its id",
+      description:
+        'Takes the objects as the API server returns them; keeps the conditions and history an update is judged by (cincy report sends them). The token (scope fleet:report) names one cluster id; a report for another is 403.',
+      body: FleetReportBody,
+      response: { 200: FleetReportAnswer, ...WRITE_ERRORS },
+    },
+    handler: (request) => reports.take(request.body, request.verifiedToken!),
+  });
   app.get('/fleet/updates', {
     onRequest,
     schema: {
       ...common,
-      summary: 'Updates clusters were seen to take (polls at one version, then another), per edge',
+      summary:
+        'Updates clusters were seen to start (by polls or reports), per edge, and what became of the reported ones',
       querystring: FleetUpdatesQuery,
       response: { 200: FleetUpdates, ...ERRORS },
     },

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AdminServices } from '../../../../app/admin/services.js';
 import type { TokenVerifier } from '../../../../app/auth/tokenVerifier.js';
 import { FleetReads } from '../../../../app/fleet/fleetReads.js';
+import { ReportIntake } from '../../../../app/fleet/reportIntake.js';
 import type { GraphService } from '../../../../app/graphService.js';
 import type { Webhooks } from '../../../../app/webhooks/service.js';
 import type { Clock } from '../../../../clock.js';
@@ -48,7 +49,8 @@ export async function apiV1Routes(app: FastifyInstance, opts: ApiV1Options): Pro
   await app.register(auditRoutes, { admin, tokens });
   // Without a recorder of its own, the fleet API reads what the store holds (what replicas recorded).
   const fleet = opts.fleet ?? new FleetReads(service.store, service, opts.clock, undefined);
-  await app.register(fleetRoutes, { fleet, tokens });
+  const reports = new ReportIntake(service.store, opts.clock, fleet.storedId);
+  await app.register(fleetRoutes, { fleet, reports, tokens });
   await app.register(changeRoutes, { store: service.store });
   if (opts.webhooks) await app.register(webhookRoutes, { webhooks: opts.webhooks, tokens });
 }

@@ -1,0 +1,65 @@
+// Taking a cluster's report (POST /api/v1/fleet/reports): the token must be bound to the cluster the
+// report is for (a fleet:report token names one cluster id), the report's two ids must agree, and what
+// is kept of it (reportedState.ts) is written to the store off the graph's path (no rebuild follows).
+import type { Clock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import type { FleetReportAnswer, FleetReportBody } from '../../schemas/fleetReports.js';
+import type { OutcomeRow } from '../../store/fleetReports.js';
+import type { Store } from '../../store/store.js';
+import type { VerifiedToken } from '../auth/tokenVerifier.js';
+import { keptReport, seenAtOf, updateStateOf } from './reportedState.js';
+
+export class ReportIntake {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    /** How the fleet stores a cluster id (itself, or its keyed hash with --fleet-hash-ids). */
+    private readonly storedId: (id: string) => Promise<string>,
+  ) {}
+
+  async take(body: FleetReportBody, token: VerifiedToken): Promise<FleetReportAnswer> {
+    const id = body.clusterID.toLowerCase();
+    if (token.clusterId === undefined)
+      throw new ApiError(
+        'forbidden',
+        `token of '${token.subject}' is bound to no cluster (cincy token create --scope fleet:report --cluster-id ID)`,
+      );
+    if (token.clusterId !== id)
+      throw new ApiError('forbidden', `token of '${token.subject}' reports for cluster ${token.clusterId}, not ${id}`);
+    if (body.clusterVersion.spec.clusterID.toLowerCase() !== id)
+      throw new ApiError('invalid_request', 'body/clusterVersion/spec/clusterID: is not body/clusterID');
+    const at = this.clock.now();
+    const { report, updates } = keptReport(body, at);
+    const stored = await this.storedId(id);
+    const rows = updates.map((u) => ({ ...u, seenAt: seenAtOf(u, at) }));
+    const newest = await this.store.write(
+      async (tx) => {
+        await tx.fleetReports.put(stored, at, JSON.stringify(report), rows);
+        return (await tx.fleetReports.outcomesOf(stored))[0];
+      },
+      { unserved: true },
+    );
+    return {
+      clusterID: id,
+      reportedAt: new Date(at).toISOString(),
+      ...(newest && { update: reportedUpdate(newest, at, at) }),
+    };
+  }
+}
+
+/** An update as the fleet API shows it: its edge, its times, and where it stands now. */
+export function reportedUpdate(
+  u: OutcomeRow,
+  lastHeard: number,
+  now: number,
+): NonNullable<FleetReportAnswer['update']> {
+  const { state, reason } = updateStateOf(u, lastHeard, now);
+  return {
+    from: u.from,
+    to: u.to,
+    startedAt: new Date(u.startedAt).toISOString(),
+    ...(u.completedAt !== null && { completedAt: new Date(u.completedAt).toISOString() }),
+    state,
+    ...(reason && { reason }),
+  };
+}

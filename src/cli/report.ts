@@ -1,0 +1,101 @@
+// `cincy report`: a cluster reports itself to the update service (POST /api/v1/fleet/reports) with a
+// token bound to its id (cincy token create --scope fleet:report --cluster-id ID). It reads the cluster
+// with read-only credentials (deploy/kubernetes/reporter.yaml grants them) and runs until a signal, or
+// once. The loop is src/reporter/reporter.ts.
+import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { systemClock } from '../clock.js';
+import { parseSingleUnitDuration } from '../duration.js';
+import { runReporter, type ReportBody } from '../reporter/reporter.js';
+import { callWithStatus } from './admin.js';
+
+interface ReportCliOptions {
+  kubeconfig?: string;
+  inCluster?: boolean;
+  server: string;
+  token?: string;
+  tokenFile?: string;
+  interval: string;
+  check: string;
+  once?: boolean;
+}
+
+export function addReportCommand(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
+  program
+    .command('report')
+    .description(
+      "report a cluster's ClusterVersion and ClusterOperators to the update service's fleet, with a token bound to the cluster (scope fleet:report)",
+    )
+    .option(
+      '--kubeconfig <file>',
+      'kubeconfig of the cluster, read-only suffices (default: $KUBECONFIG or ~/.kube/config)',
+    )
+    .option('--in-cluster', 'use the service account of the pod it runs in')
+    .addOption(new Option('--server <url>', 'the update service').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
+    .addOption(new Option('--token <jwt>', 'the report token (prefer --token-file)').env('CINCY_TOKEN'))
+    .option('--token-file <file>', 'file holding the report token, read before each report (so it may be rotated)')
+    .option('--interval <duration>', 'report at least this often when nothing changes: 90s, 5m, 1h', '5m')
+    .option('--check <duration>', 'read the cluster this often, reporting at once what changed', '10s')
+    .option('--once', 'report once and exit (1 if the report was not taken)')
+    .action((opts: ReportCliOptions) => run(() => reportCommand(opts))());
+}
+
+async function reportCommand(opts: ReportCliOptions): Promise<number> {
+  const intervalMs = durationFlag('--interval', opts.interval);
+  const checkMs = durationFlag('--check', opts.check);
+  if (opts.token && opts.tokenFile) throw new Error('give either --token (CINCY_TOKEN) or --token-file, not both');
+  if (!opts.token && !opts.tokenFile) throw new Error('--token-file (or --token, CINCY_TOKEN) is required');
+  if (opts.tokenFile) tokenOf(opts); // an unreadable file fails now, not at the first report
+  // The Kubernetes client loads with this command, not with every command's definition.
+  const { api } = (await import('./kubeconfig.js')).connectCluster(opts);
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const send = async (body: ReportBody): Promise<string> => {
+    const { body: answer } = await callWithStatus(
+      { server: opts.server, token: tokenOf(opts) },
+      'POST',
+      '/api/v1/fleet/reports',
+      body,
+    );
+    return reportLine(answer as Answer);
+  };
+  const taken = await runReporter({
+    api,
+    send,
+    clock: systemClock,
+    checkMs,
+    intervalMs,
+    log: (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
+    signal: stop.signal,
+    once: opts.once,
+  });
+  return opts.once && taken === 0 ? 1 : 0;
+}
+
+interface Answer {
+  clusterID: string;
+  update?: { from: string; to: string; state: string; reason?: string };
+}
+
+function reportLine(a: Answer): string {
+  const u = a.update;
+  return `reported ${a.clusterID}${u ? `: update ${u.from} → ${u.to} ${u.state}${u.reason ? ` (${u.reason})` : ''}` : ''}`;
+}
+
+function tokenOf(opts: ReportCliOptions): string {
+  if (!opts.tokenFile) return opts.token!;
+  let text: string;
+  try {
+    text = readFileSync(opts.tokenFile, 'utf8').trim();
+  } catch (err) {
+    throw new Error(`--token-file: cannot read ${opts.tokenFile}: ${(err as Error).message}`);
+  }
+  if (!text) throw new Error(`--token-file: ${opts.tokenFile} is empty`);
+  return text;
+}
+
+function durationFlag(flag: string, text: string): number {
+  const ms = parseSingleUnitDuration(text);
+  if (!ms) throw new Error(`${flag}: '${text}' is not a duration such as 10s, 5m or 1h`);
+  return ms;
+}

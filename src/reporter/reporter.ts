@@ -1,0 +1,97 @@
+// The cluster side of fleet reports (`cincy report`): reads the cluster's ClusterVersion and its
+// ClusterOperators (get and list only: read-only credentials suffice) and sends them to the update
+// service when what the service keeps of them changed, and at least every `interval` otherwise, so a
+// cluster that is still there is heard from even when nothing changes. A read or a send that fails is
+// logged and tried again at the next check; nothing is lost but time, as the next report carries the
+// whole state again.
+import { createHash } from 'node:crypto';
+import type { ClusterApi, KubeObject } from '../cluster/api.js';
+import { RESOURCES } from '../cluster/resources.js';
+import type { Clock } from '../clock.js';
+
+export interface ReportBody {
+  clusterID: string;
+  clusterVersion: KubeObject;
+  clusterOperators: KubeObject[];
+}
+
+export interface ReporterOptions {
+  api: ClusterApi;
+  /** Sends a report; resolves with a line saying what the service made of it, rejects with why it failed. */
+  send: (body: ReportBody) => Promise<string>;
+  clock: Clock;
+  /** How often the cluster is read (ms). */
+  checkMs: number;
+  /** The longest between two reports when nothing changes (ms). */
+  intervalMs: number;
+  log: (line: string) => void;
+  signal: AbortSignal;
+  /** Report once and return whether it was taken. */
+  once?: boolean;
+}
+
+/** Reads the cluster and reports until `signal` aborts (or once); the number of reports taken. */
+export async function runReporter(o: ReporterOptions): Promise<number> {
+  let lastDigest: string | undefined;
+  let lastSent = -Infinity;
+  let taken = 0;
+  while (!o.signal.aborted) {
+    try {
+      const body = await readCluster(o.api);
+      const digest = digestOf(body);
+      if (digest !== lastDigest || o.clock.now() - lastSent >= o.intervalMs) {
+        o.log(await o.send(body));
+        lastDigest = digest;
+        lastSent = o.clock.now();
+        taken += 1;
+      }
+    } catch (err) {
+      o.log(`report failed: ${(err as Error).message}`);
+      if (o.once) return taken;
+    }
+    if (o.once) return taken;
+    await o.clock.sleep(o.checkMs, o.signal);
+  }
+  return taken;
+}
+
+/** The cluster's report: its ClusterVersion `version` and every ClusterOperator, as the API server returns them. */
+export async function readCluster(api: ClusterApi): Promise<ReportBody> {
+  const cv = await api.get(RESOURCES.clusterVersions, { name: 'version' });
+  const cos = await api.list(RESOURCES.clusterOperators);
+  const clusterID = (cv as { spec?: { clusterID?: unknown } }).spec?.clusterID;
+  if (typeof clusterID !== 'string' || !clusterID)
+    throw new Error('the ClusterVersion version has no spec.clusterID to report under');
+  return { clusterID, clusterVersion: slim(cv), clusterOperators: cos.items.map(slim) };
+}
+
+/** An object without its managedFields: the API server's bookkeeping of who wrote what, often most of its size. */
+function slim(o: KubeObject): KubeObject {
+  const metadata = { ...o.metadata };
+  delete metadata.managedFields;
+  return { ...o, metadata };
+}
+
+/**
+ * What the service keeps of a report, hashed: a change here is worth a report now. Times of
+ * heartbeats and resource versions are left out, so a cluster at rest reports only every interval.
+ */
+function digestOf(body: ReportBody): string {
+  const status = (o: KubeObject): Record<string, unknown> => (o.status ?? {}) as Record<string, unknown>;
+  const conditions = (o: KubeObject): unknown =>
+    ((status(o).conditions ?? []) as Array<Record<string, unknown>>).map((c) => [
+      c.type,
+      c.status,
+      c.reason,
+      c.message,
+    ]);
+  const cv = body.clusterVersion;
+  const kept = {
+    channel: (cv.spec as { channel?: string } | undefined)?.channel,
+    desired: status(cv).desired,
+    history: status(cv).history,
+    conditions: conditions(cv),
+    operators: body.clusterOperators.map((co) => [co.metadata.name, conditions(co)]),
+  };
+  return createHash('sha256').update(JSON.stringify(kept)).digest('hex');
+}

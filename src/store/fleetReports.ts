@@ -1,0 +1,210 @@
+// What clusters report, as the store keeps it: the summary of each one's last report, and the updates
+// its ClusterVersion history shows, with where each stands (completed, failing, silent, progressing)
+// decided in the database so that no row of a large fleet comes out of it. Written by the reports route
+// (app/fleet/fleetReports.ts), read by the fleet reads. Times are milliseconds since 1970.
+import { UPDATES_PER_CLUSTER } from '../schemas/fleet.js';
+import type { FleetUpdateState } from '../schemas/fleetReports.js';
+import { insertRows, type Sql, type SqlValue } from './sql.js';
+
+/** One update of a reporting cluster, as kept. */
+export interface OutcomeRow {
+  from: string;
+  to: string;
+  /** The cluster's clock, as its history says (its PK with the id). */
+  startedAt: number;
+  /** This service's clock: when it counts the update from (app/fleet/reportedState.ts: seenAtOf). */
+  seenAt: number;
+  completedAt: number | null;
+  failingSince: number | null;
+  failingReason: string | null;
+}
+
+export interface StoredReport {
+  reportedAt: number;
+  /** The summary, as JSON (app/fleet/reportedState.ts: KeptReport). */
+  summary: string;
+}
+
+/** The moments that decide where an update stands (app/fleet/reportedState.ts: updateStateOf). */
+export interface OutcomeClock {
+  /** Neither reported nor polled since this: silent. */
+  silentBefore: number;
+  /** Started before this and not completed: failing (Timeout). */
+  timeoutBefore: number;
+}
+
+/** The updates along one edge and arch: by where they stand, and how long the completed ones took (ms). */
+export interface OutcomeStats {
+  from: string;
+  to: string;
+  arch: string;
+  states: Record<FleetUpdateState, number>;
+  medianMs?: number;
+  p90Ms?: number;
+}
+
+/** The arch of a reporting cluster that never polled (its polls name it; reports do not). */
+export const UNKNOWN_ARCH = '(unknown)';
+
+const OUTCOME_COLUMNS = [
+  'id',
+  'started_at',
+  'seen_at',
+  'from_version',
+  'to_version',
+  'completed_at',
+  'failing_since',
+  'failing_reason',
+];
+
+/**
+ * Where an update stands, in SQL, as updateStateOf decides it in app/fleet/reportedState.ts: `o` the
+ * outcome, `r` its cluster's report, `c` its record of polls (maybe none). Parameters: silentBefore
+ * twice, timeoutBefore.
+ */
+const STATE_OF =
+  "CASE WHEN o.completed_at IS NOT NULL THEN 'completed' WHEN o.failing_since IS NOT NULL THEN 'failing' " +
+  "WHEN r.reported_at < ? AND COALESCE(c.last_seen, 0) < ? THEN 'silent' " +
+  "WHEN o.seen_at < ? THEN 'failing' ELSE 'progressing' END";
+
+export class FleetReportRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Keeps a cluster's report: its summary in place of the last one, and its updates (newest first)
+   * over those kept, of which the newest UPDATES_PER_CLUSTER stay. A report older than the one kept (two
+   * replicas taking reports out of order) changes nothing; false then.
+   */
+  async put(id: string, reportedAt: number, summary: string, updates: readonly OutcomeRow[]): Promise<boolean> {
+    const kept = await this.sql.run(
+      'INSERT INTO fleet_reports (id, reported_at, summary) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET ' +
+        'reported_at = excluded.reported_at, summary = excluded.summary ' +
+        'WHERE fleet_reports.reported_at <= excluded.reported_at',
+      [id, reportedAt, summary],
+    );
+    if (kept === 0) return false;
+    const rows: SqlValue[][] = updates.map((u) => [
+      id,
+      u.startedAt,
+      u.seenAt,
+      u.from,
+      u.to,
+      u.completedAt,
+      u.failingSince,
+      u.failingReason,
+    ]);
+    // When it was first heard of stays as it was.
+    const set = OUTCOME_COLUMNS.slice(3)
+      .map((col) => `${col} = excluded.${col}`)
+      .join(', ');
+    await insertRows(
+      this.sql,
+      'fleet_outcomes',
+      OUTCOME_COLUMNS,
+      rows,
+      `ON CONFLICT (id, started_at) DO UPDATE SET ${set}`,
+    );
+    await this.sql.run(
+      'DELETE FROM fleet_outcomes WHERE id = ? AND started_at IN (SELECT started_at FROM (' +
+        'SELECT started_at, ROW_NUMBER() OVER (ORDER BY started_at DESC) AS rn FROM fleet_outcomes WHERE id = ?' +
+        ') AS ranked WHERE rn > ?)',
+      [id, id, UPDATES_PER_CLUSTER],
+    );
+    return true;
+  }
+
+  /** The last report of each of these clusters that reported, by id. */
+  async reportsOf(ids: readonly string[]): Promise<Map<string, StoredReport>> {
+    const found = new Map<string, StoredReport>();
+    if (ids.length === 0) return found;
+    const rows = await this.sql.rows<[string, number, string]>(
+      `SELECT id, reported_at, summary FROM fleet_reports WHERE id IN (${ids.map(() => '?').join(', ')})`,
+      ids,
+    );
+    for (const [id, reportedAt, summary] of rows) found.set(id, { reportedAt: Number(reportedAt), summary });
+    return found;
+  }
+
+  /** One cluster's updates as its reports told them, newest first. */
+  async outcomesOf(id: string): Promise<OutcomeRow[]> {
+    const rows = await this.sql.rows<[string, string, number, number, number | null, number | null, string | null]>(
+      'SELECT from_version, to_version, started_at, seen_at, completed_at, failing_since, failing_reason ' +
+        'FROM fleet_outcomes WHERE id = ? ORDER BY started_at DESC',
+      [id],
+    );
+    return rows.map(([from, to, startedAt, seenAt, completedAt, failingSince, failingReason]) => ({
+      from,
+      to,
+      startedAt: Number(startedAt),
+      seenAt: Number(seenAt),
+      completedAt: completedAt === null ? null : Number(completedAt),
+      failingSince: failingSince === null ? null : Number(failingSince),
+      failingReason,
+    }));
+  }
+
+  /**
+   * The reported updates counted from `since` or later (seen_at), per edge and arch (the arch the cluster's polls
+   * name): how many stand where, and the median and p90 time from start to completion of those
+   * completed (nearest rank, as FleetRepository.updateStats ranks).
+   */
+  async outcomeStats(since: number, clock: OutcomeClock): Promise<OutcomeStats[]> {
+    const arch = `COALESCE(c.arch, '${UNKNOWN_ARCH}')`;
+    const joined =
+      'FROM fleet_outcomes o JOIN fleet_reports r ON r.id = o.id LEFT JOIN fleet_clusters c ON c.id = o.id ' +
+      'WHERE o.seen_at >= ?';
+    const counts = await this.sql.rows<[string, string, string, FleetUpdateState, number]>(
+      `SELECT f, t, a, s, COUNT(*) FROM (SELECT o.from_version AS f, o.to_version AS t, ${arch} AS a, ` +
+        `${STATE_OF} AS s ${joined}) AS classified GROUP BY f, t, a, s`,
+      [clock.silentBefore, clock.silentBefore, clock.timeoutBefore, since],
+    );
+    const durations = await this.sql.rows<[string, string, string, number, number]>(
+      'SELECT f, t, a, MAX(CASE WHEN rn = (n + 1) / 2 THEN ms END), MAX(CASE WHEN rn = (9 * n + 9) / 10 THEN ms END) ' +
+        `FROM (SELECT o.from_version AS f, o.to_version AS t, ${arch} AS a, o.completed_at - o.started_at AS ms, ` +
+        `ROW_NUMBER() OVER (PARTITION BY o.from_version, o.to_version, ${arch} ORDER BY o.completed_at - o.started_at) AS rn, ` +
+        `COUNT(*) OVER (PARTITION BY o.from_version, o.to_version, ${arch}) AS n ` +
+        `${joined} AND o.completed_at IS NOT NULL) AS ranked GROUP BY f, t, a, n`,
+      [since],
+    );
+    const stats = new Map<string, OutcomeStats>();
+    for (const [from, to, a, state, n] of counts) {
+      const key = `${from} ${to} ${a}`;
+      let s = stats.get(key);
+      if (!s)
+        stats.set(key, (s = { from, to, arch: a, states: { progressing: 0, completed: 0, failing: 0, silent: 0 } }));
+      s.states[state] += Number(n);
+    }
+    for (const [from, to, a, medianMs, p90Ms] of durations) {
+      const s = stats.get(`${from} ${to} ${a}`);
+      if (s) Object.assign(s, { medianMs: Number(medianMs), p90Ms: Number(p90Ms) });
+    }
+    return [...stats.values()];
+  }
+
+  /**
+   * How many distinct clusters were seen to start each edge since `since`, by their polls (a version
+   * change counted as an update) or their reports.
+   */
+  async startedCounts(since: number): Promise<Array<{ from: string; to: string; arch: string; started: number }>> {
+    const rows = await this.sql.rows<[string, string, string, number]>(
+      'SELECT f, t, a, COUNT(DISTINCT id) FROM (' +
+        'SELECT id, from_version AS f, to_version AS t, arch AS a FROM fleet_updates WHERE first_at_to >= ? AND suspicious = 0 ' +
+        `UNION SELECT o.id, o.from_version, o.to_version, COALESCE(c.arch, '${UNKNOWN_ARCH}') ` +
+        'FROM fleet_outcomes o LEFT JOIN fleet_clusters c ON c.id = o.id WHERE o.seen_at >= ?' +
+        ') AS seen GROUP BY f, t, a',
+      [since, since],
+    );
+    return rows.map(([from, to, arch, started]) => ({ from, to, arch, started: Number(started) }));
+  }
+
+  async count(): Promise<number> {
+    return Number((await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM fleet_reports'))?.n ?? 0);
+  }
+
+  /** Forgets clusters that have not reported since `before`, with their updates; returns how many. */
+  async prune(before: number): Promise<number> {
+    const forgotten = await this.sql.run('DELETE FROM fleet_reports WHERE reported_at < ?', [before]);
+    await this.sql.run('DELETE FROM fleet_outcomes WHERE id NOT IN (SELECT id FROM fleet_reports)');
+    return forgotten;
+  }
+}
