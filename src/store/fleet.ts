@@ -73,16 +73,6 @@ export interface FleetGroup {
   stale: number;
 }
 
-/** Updates seen along one edge: how many, and how long they took (ms). */
-export interface UpdateStats {
-  from: string;
-  to: string;
-  arch: string;
-  count: number;
-  medianMs: number;
-  p90Ms: number;
-}
-
 export interface ClusterFilter {
   channel?: string;
   arch?: string;
@@ -383,32 +373,6 @@ export class FleetRepository {
       [...params, limit],
     );
     return rows.map(numeric);
-  }
-
-  /** The updates clusters were seen to take since `since`: each one's edge, arch and duration (ms). */
-  /**
-   * The updates first seen at `since` or later, per edge and arch: how many, and the median and p90 of
-   * the time from the last poll at `from` to the first at `to` (nearest rank: the ⌈q·n⌉-th smallest),
-   * ranked in the database so no row of a large fleet comes out of it.
-   */
-  async updateStats(since: number): Promise<UpdateStats[]> {
-    const rows = await this.sql.rows<[string, string, string, number, number, number]>(
-      'SELECT f, t, a, n, ' +
-        'MAX(CASE WHEN rn = (n + 1) / 2 THEN ms END), MAX(CASE WHEN rn = (9 * n + 9) / 10 THEN ms END) ' +
-        'FROM (SELECT from_version AS f, to_version AS t, arch AS a, first_at_to - last_at_from AS ms, ' +
-        'ROW_NUMBER() OVER (PARTITION BY from_version, to_version, arch ORDER BY first_at_to - last_at_from) AS rn, ' +
-        'COUNT(*) OVER (PARTITION BY from_version, to_version, arch) AS n ' +
-        'FROM fleet_updates WHERE first_at_to >= ? AND suspicious = 0) AS ranked GROUP BY f, t, a, n',
-      [since],
-    );
-    return rows.map(([from, to, arch, count, medianMs, p90Ms]) => ({
-      from,
-      to,
-      arch,
-      count: Number(count),
-      medianMs: Number(medianMs),
-      p90Ms: Number(p90Ms),
-    }));
   }
 
   /** One cluster's updates, oldest first. */

@@ -146,7 +146,7 @@ export class FleetReportRepository {
   /**
    * The reported updates counted from `since` or later (seen_at), per edge and arch (the arch the cluster's polls
    * name): how many stand where, and the median and p90 time from start to completion of those
-   * completed (nearest rank, as FleetRepository.updateStats ranks).
+   * completed (nearest rank: the ⌈q·n⌉-th smallest), ranked in the database.
    */
   async outcomeStats(since: number, clock: OutcomeClock): Promise<OutcomeStats[]> {
     const arch = `COALESCE(c.arch, '${UNKNOWN_ARCH}')`;

@@ -17,6 +17,7 @@ import type { SqliteDatabase } from '../../src/store/sqlite.js';
 import { ImportRejected, Store } from '../../src/store/store.js';
 import { UNSERVED, UPDATES_PER_CLUSTER } from '../../src/schemas/fleet.js';
 import type { PolledCluster } from '../../src/store/fleet.js';
+import type { OutcomeRow } from '../../src/store/fleetReports.js';
 import { createAdminServices } from '../../src/app/admin/services.js';
 import { GraphService } from '../../src/app/graphService.js';
 import { quietLog } from './server.js';
@@ -386,8 +387,8 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
       { from: '4.16.3', to: UNSERVED, lastAtFrom: 4000, firstAtTo: 5000, suspicious: true },
       { from: UNSERVED, to: '4.16.4', lastAtFrom: 5000, firstAtTo: 6000, suspicious: true },
     ]);
-    expect(await s.read((tx) => tx.fleet.updateStats(0))).toEqual([
-      { from: '4.16.1', to: '4.16.2', arch: 'amd64', count: 1, medianMs: 1000, p90Ms: 1000 },
+    expect(await s.read((tx) => tx.fleetReports.startedCounts(0))).toEqual([
+      { from: '4.16.1', to: '4.16.2', arch: 'amd64', started: 1 },
     ]);
     // Climbing one patch at a time, far more often than any cluster updates: the newest few are kept.
     for (let i = 5; i < 60; i++) await merge(polledAt(id, 10_000 + i, `4.16.${i}`, 'arm64'));
@@ -414,5 +415,68 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
     groups.push({ channel: 'stable-4.16', arch: 'amd64', version: '4.16.3' });
     const listed = await s.read((tx) => tx.fleet.clusters({ groups }, 100));
     expect(listed.map((c) => c.version).sort()).toEqual([...Array(10).fill('4.16.1'), ...Array(10).fill('4.16.3')]);
+  });
+
+  it('keeps what clusters report: the last report, the newest updates, where each stands and how long it took', async () => {
+    const s = await store(engine);
+    const H = 3_600_000;
+    const row = (to: string, startedAt: number, more: Partial<OutcomeRow> = {}): OutcomeRow => ({
+      from: '4.16.1',
+      to,
+      startedAt,
+      seenAt: startedAt,
+      completedAt: null,
+      failingSince: null,
+      failingReason: null,
+      ...more,
+    });
+    // Clusters 1 and 2 poll on amd64; 3 only reports.
+    await s.write((tx) => tx.fleet.merge([polledAt(clusterId(1), 10 * H), polledAt(clusterId(2), 10 * H)], 10));
+    const put = (id: string, at: number, rows: OutcomeRow[]) =>
+      s.write((tx) => tx.fleetReports.put(id, at, '{"kept":true}', rows));
+    expect(await put(clusterId(1), 10 * H, [row('4.16.2', 9 * H, { completedAt: 9 * H + 600_000 })])).toBe(true);
+    expect(await put(clusterId(2), 10 * H, [row('4.16.2', 9 * H, { completedAt: 9 * H + 1_800_000 })])).toBe(true);
+    expect(await put(clusterId(3), 10 * H, [row('4.16.3', 9 * H, { failingSince: 9 * H, failingReason: 'X' })])).toBe(
+      true,
+    );
+    // An older report (another replica, late) changes nothing.
+    expect(await put(clusterId(3), 5 * H, [])).toBe(false);
+    const clock = { silentBefore: 9 * H, timeoutBefore: 7 * H };
+    const stats = await s.read((tx) => tx.fleetReports.outcomeStats(0, clock));
+    const byEdge = Object.fromEntries(stats.map((e) => [`${e.to} ${e.arch}`, e]));
+    expect(byEdge['4.16.2 amd64']).toEqual({
+      from: '4.16.1',
+      to: '4.16.2',
+      arch: 'amd64',
+      states: { progressing: 0, completed: 2, failing: 0, silent: 0 },
+      medianMs: 600_000,
+      p90Ms: 1_800_000,
+    });
+    expect(byEdge['4.16.3 (unknown)']!.states).toEqual({ progressing: 0, completed: 0, failing: 1, silent: 0 });
+    // Silent: no report or poll since before silentBefore; timed out: seen before timeoutBefore.
+    await put(clusterId(4), 10 * H, [row('4.16.4', 6 * H)]);
+    await put(clusterId(5), 10 * H, [row('4.16.5', 9 * H)]);
+    const later = await s.read((tx) =>
+      tx.fleetReports.outcomeStats(0, { silentBefore: 10.5 * H, timeoutBefore: 7 * H }),
+    );
+    const state = (to: string) => later.find((e) => e.to === to)!.states;
+    expect(state('4.16.4')).toMatchObject({ silent: 1 });
+    expect(state('4.16.2')).toMatchObject({ completed: 2 });
+    const now = await s.read((tx) => tx.fleetReports.outcomeStats(0, clock));
+    expect(now.find((e) => e.to === '4.16.4')!.states).toMatchObject({ failing: 1 });
+    expect(now.find((e) => e.to === '4.16.5')!.states).toMatchObject({ progressing: 1 });
+    // A cluster's newest updates only, and the count of distinct clusters starting each edge.
+    await put(
+      clusterId(1),
+      11 * H,
+      Array.from({ length: 30 }, (_, i) => row(`4.17.${i}`, 11 * H + i)),
+    );
+    expect(await s.read((tx) => tx.fleetReports.outcomesOf(clusterId(1)))).toHaveLength(UPDATES_PER_CLUSTER);
+    const started = await s.read((tx) => tx.fleetReports.startedCounts(0));
+    // Cluster 1's update to 4.16.2 fell out of its newest 20: cluster 2's is left.
+    expect(started.find((e) => e.to === '4.16.2')).toEqual({ from: '4.16.1', to: '4.16.2', arch: 'amd64', started: 1 });
+    expect(started.filter((e) => e.to.startsWith('4.17.'))).toHaveLength(UPDATES_PER_CLUSTER);
+    expect(await s.write((tx) => tx.fleetReports.prune(10.5 * H))).toBe(4);
+    expect(await s.read((tx) => tx.fleetReports.count())).toBe(1);
   });
 }

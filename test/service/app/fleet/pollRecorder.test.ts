@@ -170,8 +170,8 @@ describe('the poll recorder', () => {
     expect(history.length).toBeLessThanOrEqual(UPDATES_PER_CLUSTER);
     // The first change up may be an update; every change after it started from a flip: suspicious, kept as seen.
     expect(history.slice(1).every((h) => h.suspicious)).toBe(true);
-    const stats = await store.read((tx) => tx.fleet.updateStats(0));
-    expect(stats.reduce((n, e) => n + e.count, 0)).toBeLessThanOrEqual(1);
+    const stats = await store.read((tx) => tx.fleetReports.startedCounts(0));
+    expect(stats.reduce((n, e) => n + e.started, 0)).toBeLessThanOrEqual(1);
     // Each batch of 99 flips keeps two moves (one of them a downgrade) and counts the 97 others.
     expect((await store.read((tx) => tx.fleet.counts())).implausibleMoves).toBeGreaterThanOrEqual(30 * 97);
   });
