@@ -6,11 +6,25 @@ import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { sign } from '../../src/app/webhooks/signature.js';
 
-/** Whether `signature` (an X-Cincy-Signature value) is that of `body` under `secret`, compared in constant time, as a receiver checks it. */
-export function verifyWebhookSignature(body: string | Buffer, secret: string, signature: string | undefined): boolean {
-  if (!signature) return false;
-  const expected = Buffer.from(sign(body, secret));
-  const given = Buffer.from(signature);
+/** How old a signed time a receiver takes, in seconds (docs/user/webhooks.md: five minutes). */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/**
+ * Whether `signature` (an X-Cincy-Signature value) is that of `body` under `secret`, signed within the
+ * tolerance of `nowSeconds`, compared in constant time: the check docs/user/webhooks.md shows a receiver.
+ */
+export function verifyWebhookSignature(
+  body: string | Buffer,
+  secret: string,
+  signature: string | undefined,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
+  const m = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/.exec(signature ?? '');
+  if (!m) return false;
+  const t = Number(m[1]);
+  if (Math.abs(nowSeconds - t) > SIGNATURE_TOLERANCE_SECONDS) return false;
+  const expected = Buffer.from(sign(body, secret, t));
+  const given = Buffer.from(signature!);
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 

@@ -49,6 +49,7 @@ export class Sender {
     // Outside the try: undici that cannot be loaded is this process's failure, not the receiver's.
     const { request } = undici();
     const dispatcher = this.agent;
+    const seconds = Math.floor(a.now / 1000);
     try {
       const res = await request(url, {
         method: 'POST',
@@ -56,9 +57,9 @@ export class Sender {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'cincy-webhooks',
-          [SIGNATURE_HEADER]: sign(a.body, a.secret),
+          [SIGNATURE_HEADER]: sign(a.body, a.secret, seconds),
           [EVENT_ID_HEADER]: a.eventId,
-          [TIMESTAMP_HEADER]: String(Math.floor(a.now / 1000)),
+          [TIMESTAMP_HEADER]: String(seconds),
           [ATTEMPT_HEADER]: String(a.attempt),
         },
         body: a.body,

@@ -1,5 +1,7 @@
-// How a delivery is signed: X-Cincy-Signature is `sha256=` and the hex HMAC-SHA256 of the raw body
-// bytes, keyed with the subscription's secret (docs/user/webhooks.md shows a receiver checking it).
+// How a delivery is signed: X-Cincy-Signature is `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw
+// body>">`, keyed with the subscription's secret. The time is inside what is signed, so a delivery
+// captured on its way cannot be sent again as new: a receiver refuses a `t` older than a few minutes
+// (docs/user/webhooks.md shows one checking both). Each attempt is signed at its own time.
 import { createHmac } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-cincy-signature';
@@ -7,7 +9,8 @@ export const EVENT_ID_HEADER = 'x-cincy-event-id';
 export const TIMESTAMP_HEADER = 'x-cincy-timestamp';
 export const ATTEMPT_HEADER = 'x-cincy-attempt';
 
-/** The X-Cincy-Signature value of `body` under `secret`. */
-export function sign(body: string | Buffer, secret: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+/** The X-Cincy-Signature value of `body` sent at `seconds` (since 1970) under `secret`. */
+export function sign(body: string | Buffer, secret: string, seconds: number): string {
+  const mac = createHmac('sha256', secret).update(`${seconds}.`).update(body).digest('hex');
+  return `t=${seconds},v1=${mac}`;
 }

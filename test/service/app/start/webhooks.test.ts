@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HIDDEN_URL } from '../../../../src/app/webhooks/hiddenUrls.js';
 import { createToken } from '../../../../src/cli/token.js';
 import { BUNDLED_GRAPH_DATA } from '../../../../src/settings.js';
 import type { Change } from '../../../../src/history/change.js';
@@ -125,6 +126,15 @@ describe('webhooks', () => {
     );
     expect(audit.map((a) => a.action)).toEqual(['webhook-add', 'webhook-remove']);
     expect(JSON.stringify(audit)).not.toContain(SECRET);
+    // Through the API: the URL to a token that may manage webhooks, hidden from any other.
+    const read = async (bearer: string) =>
+      (await call('GET', '/api/v1/audit?limit=1000', undefined, bearer)).body.entries.filter(
+        (e: any) => e.target === id,
+      );
+    expect((await read(token)).map((e: any) => (e.after ?? e.before).url)).toEqual([r.url, r.url]);
+    const hidden = await read(otherToken);
+    expect(hidden.map((e: any) => (e.after ?? e.before).url)).toEqual([HIDDEN_URL, HIDDEN_URL]);
+    expect(JSON.stringify(hidden)).not.toContain(r.url);
   });
 
   it('delivers the changes each subscription wants, signed, once a change is queued in a transaction', async () => {

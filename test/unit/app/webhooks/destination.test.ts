@@ -14,9 +14,28 @@ describe('destinations', () => {
     'fe80::1',
     'fd00::1',
     '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
     '0.0.0.0',
-  ])('refuse %s', (ip) => expect(refusedAddress(ip)).toMatch(/loopback, link-local or private/));
-  it.each(['8.8.8.8', '1.1.1.1', '2606:4700::1111', '172.32.0.1'])('allow %s', (ip) =>
-    expect(refusedAddress(ip)).toBeUndefined(),
+    // IANA's special-purpose ranges past the private ones, and IPv4 carried inside IPv6.
+    '192.0.0.1',
+    '192.0.2.10',
+    '198.51.100.7',
+    '203.0.113.9',
+    '192.88.99.1',
+    '255.255.255.255',
+    '64:ff9b::7f00:1',
+    '64:ff9b:1::1',
+    '2002:7f00:1::1',
+    '::7f00:1',
+    '::',
+    '2001::1',
+    '2001:db8::1',
+    '100::1',
+    '3fff::1',
+    'ff02::1',
+  ])('refuse %s', (ip) => expect(refusedAddress(ip)).toMatch(/loopback, link-local, private or other special-purpose/));
+  it.each(['8.8.8.8', '1.1.1.1', '2606:4700::1111', '172.32.0.1', '::ffff:8.8.8.8', '2a00:1450:4001::200e'])(
+    'allow %s',
+    (ip) => expect(refusedAddress(ip)).toBeUndefined(),
   );
 });
