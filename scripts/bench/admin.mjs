@@ -11,8 +11,8 @@ export function writeAdminSecret(dir) {
   return secret;
 }
 
-/** A token of `scope` (comma-separated) signed with the secret file, valid for an hour. */
-export async function mintToken(cli, secret, scope) {
-  const args = [cli, 'token', 'create', '--admin-jwt-secret-file', secret, '--scope', scope, '--ttl', '1h'];
+/** A token of `scope` (comma-separated) signed with the secret file, valid for an hour; `more`: other flags. */
+export async function mintToken(cli, secret, scope, more = []) {
+  const args = [cli, 'token', 'create', '--admin-jwt-secret-file', secret, '--scope', scope, '--ttl', '1h', ...more];
   return (await run('cincy token create', process.execPath, args)).trim();
 }

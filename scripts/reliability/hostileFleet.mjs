@@ -1,14 +1,16 @@
 // A hostile fleet against `cincy serve`: anonymous polls naming junk channels, arches and versions by
 // the thousand (up to 14 KB each), `id=` repeated 3,500 times in one URL, one id flipping between two
-// versions, and new ids filling the cap while real clusters keep polling. /graph's p99 is measured
-// during each attack; then the server is stopped (it writes what it holds) and its database is read:
-// what the records hold must stay bounded by the graph's names, the cap and the updates kept per
-// cluster, and every real cluster must still be there.
+// versions, and new ids filling the cap while real clusters keep polling; then a cluster's report
+// token sending reports as large as may be by the thousand, and reports for other clusters with it.
+// /graph's p99 is measured during each attack, and the database is read after it: what the records
+// hold must stay bounded by the graph's names, the cap and the updates kept per cluster, every real
+// cluster must still be there, and no report may land under another cluster's id.
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { get, keepAliveAgent } from '../bench/http.mjs';
 import { peakRssMb, stop } from '../bench/procs.mjs';
+import { mintToken } from '../bench/admin.mjs';
 import { percentile } from '../bench/report.mjs';
 import { largestChannelPath, startServe } from './server.mjs';
 
@@ -45,6 +47,60 @@ async function send(port, count, pathOf) {
   };
   await Promise.all([one(), one(), one(), one()]);
 }
+
+/** A report nearly as large as the route takes (1 MB: 400 operators, 256 history entries), its names made of `n`. */
+function hugeReport(id, n) {
+  const at = (h) => new Date(Date.UTC(2026, 0, 1) + h * 3_600_000 + n).toISOString();
+  const history = Array.from({ length: 256 }, (_, i) => ({
+    state: i % 3 ? 'Completed' : 'Partial',
+    version: `4.${n % 97}.${255 - i}`,
+    startedTime: at(255 - i),
+    completionTime: at(256 - i),
+  }));
+  const condition = { type: 'Degraded', status: 'True', reason: 'r'.repeat(1024), message: 'm'.repeat(900) };
+  return {
+    clusterID: id,
+    clusterVersion: {
+      spec: { clusterID: id, channel: 'c'.repeat(100) },
+      status: { desired: { version: history[0].version }, history, conditions: [{ ...condition, type: 'Failing' }] },
+    },
+    clusterOperators: Array.from({ length: 400 }, (_, i) => ({
+      metadata: { name: `${'o'.repeat(240)}-${n}-${i}` },
+      status: { conditions: [condition] },
+    })),
+  };
+}
+
+/**
+ * POSTs `count` reports of `bodyOf(i)` with `token` from 2 connections; the statuses seen, counted. A
+ * report refused from its headers alone (over the rate limit) has its connection closed before its body
+ * is read: the sender sees the connection closed (`closed`), not the answer.
+ */
+async function report(url, token, count, bodyOf) {
+  const statuses = {};
+  let next = 0;
+  const one = async () => {
+    while (next < count) {
+      let status;
+      try {
+        const res = await fetch(`${url}/api/v1/fleet/reports`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(bodyOf(next++)),
+        });
+        await res.arrayBuffer();
+        status = res.status;
+      } catch {
+        status = 'closed';
+      }
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    }
+  };
+  await Promise.all([one(), one()]);
+  return statuses;
+}
+
+const omitOther = ({ other: _other, impersonated: _taken, ...statuses }) => statuses;
 
 export async function hostileFleet({ cli, graphData, workDir, log }) {
   const server = await startServe({
@@ -96,6 +152,28 @@ export async function hostileFleet({ cli, graphData, workDir, log }) {
           ),
       ],
     ];
+    // A cluster's own report token: as large a report as may be, by the thousand, and reports for
+    // other clusters (an id of a real one among them) with it.
+    const reporter = clusterId('eeeeeeee', 1);
+    const reportToken = await mintToken(cli, join(server.dir, 'secret'), 'fleet:report', ['--cluster-id', reporter]);
+    const reported = {};
+    attacks.push(
+      [
+        "1,000 reports of 1 MB from one cluster's token",
+        async () =>
+          Object.assign(reported, await report(server.url, reportToken, 1000, (i) => hugeReport(reporter, i))),
+      ],
+      [
+        '1,000 reports for other clusters with that token',
+        async () => {
+          const other = await report(server.url, reportToken, 1000, (i) =>
+            hugeReport(clusterId('cccccccc', i % REAL), i),
+          );
+          reported.impersonated = other['200'] ?? 0;
+          reported.other = other;
+        },
+      ],
+    );
     const Database = createRequire(import.meta.url)('better-sqlite3');
     /** What the store holds once the polls so far are written (a flush each second; read beside the server). */
     const stored = async () => {
@@ -111,6 +189,9 @@ export async function hostileFleet({ cli, graphData, workDir, log }) {
         updates: one('SELECT COUNT(*) FROM fleet_updates'),
         counted: one('SELECT COUNT(*) FROM fleet_updates WHERE suspicious = 0'),
         real: one(`SELECT COUNT(*) FROM fleet_clusters WHERE id LIKE 'cccccccc-%'`),
+        reports: one('SELECT COUNT(*) FROM fleet_reports'),
+        outcomes: one('SELECT COUNT(*) FROM fleet_outcomes'),
+        summary: one('SELECT COALESCE(MAX(LENGTH(summary)), 0) FROM fleet_reports'),
       };
       store.close();
       return { ...found, mb: statSync(db).size / 1024 / 1024 };
@@ -128,18 +209,33 @@ export async function hostileFleet({ cli, graphData, workDir, log }) {
     const after = await stored();
     const rss = peakRssMb(server.proc.pid);
     const worst = Math.max(...rows.map((r) => r.p99));
-    const bounded = rows.every((r) => r.clusters <= CAP && r.groups <= 10 && r.longest <= 64 && r.updates <= 20 * CAP);
+    const bounded = rows.every(
+      (r) =>
+        r.clusters <= CAP &&
+        r.groups <= 10 &&
+        r.longest <= 64 &&
+        r.updates <= 20 * CAP &&
+        r.reports <= 1 &&
+        r.outcomes <= 20 &&
+        r.summary <= 45_000,
+    );
+    // The reporter's reports were taken up to its rate limit (the rest refused), none for another cluster.
+    const taken = reported['200'] ?? 0;
+    const reportsHeld = taken > 0 && reported.impersonated === 0;
     // The flipping id took one update at most: every later change started from a flip.
     const flipped = rows[2].counted <= 1;
-    const held = bounded && flipped && after.real === REAL && worst <= 10 * Math.max(quiet, 1);
+    const held = bounded && flipped && reportsHeld && after.real === REAL && worst <= 10 * Math.max(quiet, 1);
     return {
-      scenario: 'a hostile fleet: junk names, repeated ids, a flipping id, the cap filled (table below)',
+      scenario:
+        'a hostile fleet: junk names, repeated ids, a flipping id, the cap filled, huge and impersonating reports (table below)',
       tried: `${rows.length} attacks`,
       held,
       detail:
         `after every attack at most ${CAP} clusters, 10 groups, names of 64 characters, ${20 * CAP} updates: ` +
         `${bounded ? 'yes' : '**no**'}; updates counted of the flipping id: ${rows[2].counted}; ` +
-        `${after.real}/${REAL} real clusters there at the end; database ` +
+        `${after.real}/${REAL} real clusters there at the end; huge reports: ${JSON.stringify(omitOther(reported))} ` +
+        `(the rest over the token's rate limit), for other clusters: ${JSON.stringify(reported.other)}, ` +
+        `taken ${reported.impersonated ?? '?'} (at most 1 report, 20 updates, a 45 KB summary kept); database ` +
         `${before.mb.toFixed(1)} MB before, ${after.mb.toFixed(1)} MB after; peak RSS ${rss.toFixed(0)} MB; ` +
         `/graph p99 ${quiet.toFixed(2)} ms quiet, at worst ${worst.toFixed(2)} ms (at most 10×, taken as at least 1 ms)`,
       attacks: rows,

@@ -6,8 +6,11 @@ import { Type, type Static } from '#typebox';
 import { CLUSTER_ID_PATTERN } from './clusterId.js';
 import { stringEnum } from './stringEnum.js';
 
-/** The largest report taken: a ClusterVersion with its full history and a few hundred ClusterOperators. */
-export const REPORT_BODY_LIMIT = 2 * 1024 * 1024;
+/**
+ * The largest report taken: a ClusterVersion with its full history and conditional updates, and the
+ * ClusterOperators of a large cluster (about 35 in OpenShift, a few KB each without managedFields).
+ */
+export const REPORT_BODY_LIMIT = 1024 * 1024;
 /** The most ClusterOperators a report may list (an OpenShift cluster has about 35). */
 export const MAX_REPORTED_OPERATORS = 512;
 

@@ -114,7 +114,7 @@ describe.runIf(available())('cincy report from a cluster on a real API server', 
     const args: string[] = deployment.spec.template.spec.containers[0].args;
     expect(args.slice(0, 2)).toEqual(['report', '--in-cluster']);
     await startCincy(
-      [...['report', '--kubeconfig', readOnly, '--token-file', tokenFile, '--server', server], ...['--check', '1s']],
+      [...['report', '--kubeconfig', readOnly, '--token-file', tokenFile, '--server', server], ...['--check', '6s']],
       new RegExp(`reported ${id}`),
       cleanup,
     );

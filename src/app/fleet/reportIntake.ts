@@ -7,23 +7,44 @@ import type { FleetReportAnswer, FleetReportBody } from '../../schemas/fleetRepo
 import type { OutcomeRow } from '../../store/fleetReports.js';
 import type { Store } from '../../store/store.js';
 import type { VerifiedToken } from '../auth/tokenVerifier.js';
+import { WriteRateLimit, type WriteAllowance } from '../auth/writeRateLimit.js';
 import { keptReport, seenAtOf, updateStateOf } from './reportedState.js';
 
+/**
+ * Reports taken per cluster per minute. A cluster reports on change (at most every `cincy report
+ * --check`, 10 s) and every few minutes; a report may be a megabyte of JSON to parse, so a token
+ * sending more is refused from its headers, before its body is read.
+ */
+export const REPORTS_PER_MINUTE = 12;
+
 export class ReportIntake {
+  private readonly perCluster: WriteRateLimit;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     /** How the fleet stores a cluster id (itself, or its keyed hash with --fleet-hash-ids). */
     private readonly storedId: (id: string) => Promise<string>,
-  ) {}
+  ) {
+    this.perCluster = new WriteRateLimit(REPORTS_PER_MINUTE, clock);
+  }
 
-  async take(body: FleetReportBody, token: VerifiedToken): Promise<FleetReportAnswer> {
-    const id = body.clusterID.toLowerCase();
+  /**
+   * Whether a report with `token` may be read at all: the token must name its cluster, and the cluster
+   * be within REPORTS_PER_MINUTE. Throws 403 for a token bound to no cluster; an allowance over the limit says so.
+   */
+  admit(token: VerifiedToken): WriteAllowance {
     if (token.clusterId === undefined)
       throw new ApiError(
         'forbidden',
         `token of '${token.subject}' is bound to no cluster (cincy token create --scope fleet:report --cluster-id ID)`,
       );
+    return this.perCluster.count(`cluster ${token.clusterId}`);
+  }
+
+  async take(body: FleetReportBody, token: VerifiedToken): Promise<FleetReportAnswer> {
+    const id = body.clusterID.toLowerCase();
+    if (token.clusterId === undefined) this.admit(token); // throws
     if (token.clusterId !== id)
       throw new ApiError('forbidden', `token of '${token.subject}' reports for cluster ${token.clusterId}, not ${id}`);
     if (body.clusterVersion.spec.clusterID.toLowerCase() !== id)

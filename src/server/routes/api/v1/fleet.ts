@@ -63,7 +63,17 @@ export async function fleetRoutes(
     handler: (request) => fleet.exposure(request.query),
   });
   app.post('/fleet/reports', {
-    onRequest: requireScope(tokens, 'fleet:report'),
+    onRequest: [
+      requireScope(tokens, 'fleet:report'),
+      // The cluster's own limit, from the headers: a refused report's body is never read.
+      async (request, reply) => {
+        const allowance = reports.admit(request.verifiedToken!);
+        if (allowance.refused) {
+          reply.header('retry-after', allowance.refused.retryAfterSeconds);
+          throw allowance.refused.error;
+        }
+      },
+    ],
     bodyLimit: REPORT_BODY_LIMIT,
     schema: {
       ...common,
