@@ -8,11 +8,13 @@ CREATE TABLE fleet_reports (
 ) WITHOUT ROWID;
 CREATE INDEX fleet_reports_by_time ON fleet_reports (reported_at);
 
--- Each update of a reporting cluster, from its history: the newest UPDATES_PER_CLUSTER per cluster. Its
+-- Each update of a reporting cluster, from its history: those of its last report (UPDATES_PER_CLUSTER at
+-- most), in its history's order, replaced at each report. Its
 -- duration is the cluster's to tell (completed_at - started_at, one clock); how long it has gone on, and
 -- whether it falls in a span asked for, is this service's (seen_at), so a cluster's skewed clock moves neither.
 CREATE TABLE fleet_outcomes (
   id             TEXT NOT NULL,
+  position       INTEGER NOT NULL,  -- 0: the newest of the cluster's last report (its history's order)
   started_at     INTEGER NOT NULL,       -- the history's startedTime: the cluster's clock
   seen_at        INTEGER NOT NULL,       -- when this service first heard of it: its own clock
   from_version   TEXT NOT NULL,

@@ -40,6 +40,8 @@ export async function callWithStatus(
   path: string,
   body?: unknown,
   contentType = 'application/json',
+  /** A request that may be given up: when `signal` aborts, or after `timeoutMs` without an answer. */
+  limits: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<{ status: number; body: unknown }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = contentType;
@@ -52,6 +54,8 @@ export async function callWithStatus(
       method: method as Dispatcher.HttpMethod,
       headers,
       body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
+      ...(limits.signal && { signal: limits.signal }),
+      ...(limits.timeoutMs && { headersTimeout: limits.timeoutMs, bodyTimeout: limits.timeoutMs }),
     });
   } catch (err) {
     throw new Error(`cannot reach ${opts.server}: ${(err as Error).message}`);

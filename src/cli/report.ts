@@ -9,6 +9,9 @@ import { parseSingleUnitDuration } from '../duration.js';
 import { runReporter, type ReportBody } from '../reporter/reporter.js';
 import { callWithStatus } from './admin.js';
 
+/** How long a report may wait for the service's answer. */
+const SEND_TIMEOUT_MS = 30_000;
+
 interface ReportCliOptions {
   kubeconfig?: string;
   inCluster?: boolean;
@@ -50,12 +53,14 @@ async function reportCommand(opts: ReportCliOptions): Promise<number> {
   const { api } = (await import('./kubeconfig.js')).connectCluster(opts);
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-  const send = async (body: ReportBody): Promise<string> => {
+  const send = async (body: ReportBody, signal: AbortSignal): Promise<string> => {
     const { body: answer } = await callWithStatus(
       { server: opts.server, token: tokenOf(opts) },
       'POST',
       '/api/v1/fleet/reports',
       body,
+      'application/json',
+      { signal, timeoutMs: SEND_TIMEOUT_MS },
     );
     return reportLine(answer as Answer);
   };

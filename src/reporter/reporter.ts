@@ -3,11 +3,15 @@
 // service when what the service keeps of them changed, and at least every `interval` otherwise, so a
 // cluster that is still there is heard from even when nothing changes. A read or a send that fails is
 // logged and tried again at the next check; nothing is lost but time, as the next report carries the
-// whole state again.
+// whole state again. A failure makes the next try wait longer (doubling from the check interval up to
+// ten minutes), so a refused token or a server down is not asked every few seconds.
 import { createHash } from 'node:crypto';
 import type { ClusterApi, KubeObject } from '../cluster/api.js';
 import { RESOURCES } from '../cluster/resources.js';
 import type { Clock } from '../clock.js';
+
+/** The longest wait between two tries after failures (ms). */
+export const MAX_BACKOFF_MS = 10 * 60_000;
 
 export interface ReportBody {
   clusterID: string;
@@ -17,8 +21,8 @@ export interface ReportBody {
 
 export interface ReporterOptions {
   api: ClusterApi;
-  /** Sends a report; resolves with a line saying what the service made of it, rejects with why it failed. */
-  send: (body: ReportBody) => Promise<string>;
+  /** Sends a report, given up when `signal` aborts; resolves with a line saying what the service made of it, rejects with why it failed. */
+  send: (body: ReportBody, signal: AbortSignal) => Promise<string>;
   clock: Clock;
   /** How often the cluster is read (ms). */
   checkMs: number;
@@ -35,22 +39,27 @@ export async function runReporter(o: ReporterOptions): Promise<number> {
   let lastDigest: string | undefined;
   let lastSent = -Infinity;
   let taken = 0;
+  let failures = 0;
   while (!o.signal.aborted) {
     try {
       const body = await readCluster(o.api);
       const digest = digestOf(body);
       if (digest !== lastDigest || o.clock.now() - lastSent >= o.intervalMs) {
-        o.log(await o.send(body));
+        o.log(await o.send(body, o.signal));
         lastDigest = digest;
         lastSent = o.clock.now();
         taken += 1;
       }
+      failures = 0;
     } catch (err) {
+      if (o.signal.aborted) break;
+      failures += 1;
       o.log(`report failed: ${(err as Error).message}`);
       if (o.once) return taken;
     }
     if (o.once) return taken;
-    await o.clock.sleep(o.checkMs, o.signal);
+    // After failures, the next try waits longer each time (a server down, a token refused), up to MAX_BACKOFF_MS.
+    await o.clock.sleep(Math.min(o.checkMs * 2 ** failures, Math.max(o.checkMs, MAX_BACKOFF_MS)), o.signal);
   }
   return taken;
 }

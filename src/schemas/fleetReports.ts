@@ -28,7 +28,10 @@ const Conditions = Type.Array(Condition, { maxItems: 64 });
 
 const HistoryEntry = Type.Object({
   state: Type.Union([Type.Literal('Completed'), Type.Literal('Partial')]),
-  version: Type.String({ minLength: 1, maxLength: 64 }),
+  version: Type.String({
+    maxLength: 64,
+    description: 'Empty when the cluster was sent to an image whose version it could not read',
+  }),
   startedTime: Time,
   completionTime: Type.Optional(Type.Union([Time, Type.Null()])),
 });

@@ -34,7 +34,7 @@ export function requireToken(tokens: TokenVerifier): onRequestAsyncHookHandler {
     tokens.requireEnabled();
     const token = await tokens.authenticate(bearerToken(request));
     // A cluster's report token lives in that cluster: it sends its reports and reads nothing.
-    if (token.clusterId !== undefined)
+    if (token.clusterId !== undefined || token.scopes.includes('fleet:report'))
       throw new ApiError('forbidden', `token of '${token.subject}' is a cluster's report token: it reads nothing`);
     request.verifiedToken = token;
   };

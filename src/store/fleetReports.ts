@@ -2,7 +2,6 @@
 // its ClusterVersion history shows, with where each stands (completed, failing, silent, progressing)
 // decided in the database so that no row of a large fleet comes out of it. Written by the reports route
 // (app/fleet/fleetReports.ts), read by the fleet reads. Times are milliseconds since 1970.
-import { UPDATES_PER_CLUSTER } from '../schemas/fleet.js';
 import type { FleetUpdateState } from '../schemas/fleetReports.js';
 import { insertRows, type Sql, type SqlValue } from './sql.js';
 
@@ -50,6 +49,7 @@ const OUTCOME_COLUMNS = [
   'id',
   'started_at',
   'seen_at',
+  'position',
   'from_version',
   'to_version',
   'completed_at',
@@ -71,9 +71,9 @@ export class FleetReportRepository {
   constructor(private readonly sql: Sql) {}
 
   /**
-   * Keeps a cluster's report: its summary in place of the last one, and its updates (newest first)
-   * over those kept, of which the newest UPDATES_PER_CLUSTER stay. A report older than the one kept (two
-   * replicas taking reports out of order) changes nothing; false then.
+   * Keeps a cluster's report: its summary in place of the last one, and its updates (newest first, as
+   * its history lists them) in place of those kept, each keeping when it was first heard of. A report
+   * older than the one kept (two replicas taking reports out of order) changes nothing; false then.
    */
   async put(id: string, reportedAt: number, summary: string, updates: readonly OutcomeRow[]): Promise<boolean> {
     const kept = await this.sql.run(
@@ -83,10 +83,17 @@ export class FleetReportRepository {
       [id, reportedAt, summary],
     );
     if (kept === 0) return false;
-    const rows: SqlValue[][] = updates.map((u) => [
+    // What the history no longer shows goes; the rest is updated in place.
+    const starts = updates.map((u) => u.startedAt);
+    await this.sql.run(
+      `DELETE FROM fleet_outcomes WHERE id = ?${starts.length ? ` AND started_at NOT IN (${starts.map(() => '?').join(', ')})` : ''}`,
+      [id, ...starts],
+    );
+    const rows: SqlValue[][] = updates.map((u, position) => [
       id,
       u.startedAt,
       u.seenAt,
+      position,
       u.from,
       u.to,
       u.completedAt,
@@ -104,12 +111,6 @@ export class FleetReportRepository {
       rows,
       `ON CONFLICT (id, started_at) DO UPDATE SET ${set}`,
     );
-    await this.sql.run(
-      'DELETE FROM fleet_outcomes WHERE id = ? AND started_at IN (SELECT started_at FROM (' +
-        'SELECT started_at, ROW_NUMBER() OVER (ORDER BY started_at DESC) AS rn FROM fleet_outcomes WHERE id = ?' +
-        ') AS ranked WHERE rn > ?)',
-      [id, id, UPDATES_PER_CLUSTER],
-    );
     return true;
   }
 
@@ -125,11 +126,11 @@ export class FleetReportRepository {
     return found;
   }
 
-  /** One cluster's updates as its reports told them, newest first. */
+  /** One cluster's updates as its last report told them, newest first. */
   async outcomesOf(id: string): Promise<OutcomeRow[]> {
     const rows = await this.sql.rows<[string, string, number, number, number | null, number | null, string | null]>(
       'SELECT from_version, to_version, started_at, seen_at, completed_at, failing_since, failing_reason ' +
-        'FROM fleet_outcomes WHERE id = ? ORDER BY started_at DESC',
+        'FROM fleet_outcomes WHERE id = ? ORDER BY position',
       [id],
     );
     return rows.map(([from, to, startedAt, seenAt, completedAt, failingSince, failingReason]) => ({
@@ -150,20 +151,23 @@ export class FleetReportRepository {
    */
   async outcomeStats(since: number, clock: OutcomeClock): Promise<OutcomeStats[]> {
     const arch = `COALESCE(c.arch, '${UNKNOWN_ARCH}')`;
+    // Each cluster counts once per edge, by its newest attempt at it.
     const joined =
-      'FROM fleet_outcomes o JOIN fleet_reports r ON r.id = o.id LEFT JOIN fleet_clusters c ON c.id = o.id ' +
-      'WHERE o.seen_at >= ?';
+      'FROM (SELECT * FROM (SELECT fo.*, ROW_NUMBER() OVER (PARTITION BY fo.id, fo.from_version, fo.to_version ' +
+      'ORDER BY fo.position) AS attempt FROM fleet_outcomes fo WHERE fo.seen_at >= ?) AS attempts WHERE attempt = 1) AS o ' +
+      'JOIN fleet_reports r ON r.id = o.id LEFT JOIN fleet_clusters c ON c.id = o.id';
     const counts = await this.sql.rows<[string, string, string, FleetUpdateState, number]>(
       `SELECT f, t, a, s, COUNT(*) FROM (SELECT o.from_version AS f, o.to_version AS t, ${arch} AS a, ` +
         `${STATE_OF} AS s ${joined}) AS classified GROUP BY f, t, a, s`,
       [clock.silentBefore, clock.silentBefore, clock.timeoutBefore, since],
     );
+    // A completion before its start (a clock set back) has no duration to give.
     const durations = await this.sql.rows<[string, string, string, number, number]>(
       'SELECT f, t, a, MAX(CASE WHEN rn = (n + 1) / 2 THEN ms END), MAX(CASE WHEN rn = (9 * n + 9) / 10 THEN ms END) ' +
         `FROM (SELECT o.from_version AS f, o.to_version AS t, ${arch} AS a, o.completed_at - o.started_at AS ms, ` +
         `ROW_NUMBER() OVER (PARTITION BY o.from_version, o.to_version, ${arch} ORDER BY o.completed_at - o.started_at) AS rn, ` +
         `COUNT(*) OVER (PARTITION BY o.from_version, o.to_version, ${arch}) AS n ` +
-        `${joined} AND o.completed_at IS NOT NULL) AS ranked GROUP BY f, t, a, n`,
+        `${joined} WHERE o.completed_at >= o.started_at) AS ranked GROUP BY f, t, a, n`,
       [since],
     );
     const stats = new Map<string, OutcomeStats>();
@@ -204,7 +208,9 @@ export class FleetReportRepository {
   /** Forgets clusters that have not reported since `before`, with their updates; returns how many. */
   async prune(before: number): Promise<number> {
     const forgotten = await this.sql.run('DELETE FROM fleet_reports WHERE reported_at < ?', [before]);
-    await this.sql.run('DELETE FROM fleet_outcomes WHERE id NOT IN (SELECT id FROM fleet_reports)');
+    await this.sql.run(
+      'DELETE FROM fleet_outcomes WHERE NOT EXISTS (SELECT 1 FROM fleet_reports r WHERE r.id = fleet_outcomes.id)',
+    );
     return forgotten;
   }
 }

@@ -86,7 +86,7 @@ describe('the fleet of a cincy serve process, read with cincy fleet', { timeout:
     const stranded = await fleetJson(server.url, token, ['clusters', '--stranded']);
     expect(stranded.clusters.map((c: any) => c.id).sort()).toEqual(Array.from({ length: 10 }, (_, i) => uuid(60 + i)));
     const updates = await fleetJson(server.url, token, ['updates']);
-    expect(updates.updates).toMatchObject([{ from: '4.16.1', to: '4.16.2', arch: 'amd64', count: 20 }]);
+    expect(updates.updates).toMatchObject([{ from: '4.16.1', to: '4.16.2', arch: 'amd64', started: 20, completed: 0 }]);
     const one = await fleetJson(server.url, token, ['clusters', '--id', uuid(3)]);
     expect(one.clusters[0]).toMatchObject({
       id: uuid(3),

@@ -465,18 +465,31 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
     const now = await s.read((tx) => tx.fleetReports.outcomeStats(0, clock));
     expect(now.find((e) => e.to === '4.16.4')!.states).toMatchObject({ failing: 1 });
     expect(now.find((e) => e.to === '4.16.5')!.states).toMatchObject({ progressing: 1 });
-    // A cluster's newest updates only, and the count of distinct clusters starting each edge.
+    // A cluster's last report replaces its updates, in its history's order, each keeping when it was first seen.
+    const newer = [
+      row('4.17.1', 11 * H, { seenAt: 11 * H }),
+      row('4.16.2', 9 * H, { seenAt: 1, completedAt: 9 * H + 600_000 }),
+    ];
+    await put(clusterId(1), 11 * H, newer);
+    const kept = await s.read((tx) => tx.fleetReports.outcomesOf(clusterId(1)));
+    expect(kept.map((o) => [o.to, o.seenAt])).toEqual([
+      ['4.17.1', 11 * H],
+      ['4.16.2', 9 * H],
+    ]);
+    // The same edge many times over in one cluster's history counts once.
     await put(
-      clusterId(1),
+      clusterId(2),
       11 * H,
-      Array.from({ length: 30 }, (_, i) => row(`4.17.${i}`, 11 * H + i)),
+      [9, 8, 7].map((h) => row('4.16.2', h * H, { completedAt: h * H + 60_000 })),
     );
-    expect(await s.read((tx) => tx.fleetReports.outcomesOf(clusterId(1)))).toHaveLength(UPDATES_PER_CLUSTER);
+    const once = await s.read((tx) => tx.fleetReports.outcomeStats(0, clock));
+    expect(once.find((e) => e.to === '4.16.2' && e.arch === 'amd64')!.states.completed).toBe(2);
     const started = await s.read((tx) => tx.fleetReports.startedCounts(0));
-    // Cluster 1's update to 4.16.2 fell out of its newest 20: cluster 2's is left.
-    expect(started.find((e) => e.to === '4.16.2')).toEqual({ from: '4.16.1', to: '4.16.2', arch: 'amd64', started: 1 });
-    expect(started.filter((e) => e.to.startsWith('4.17.'))).toHaveLength(UPDATES_PER_CLUSTER);
-    expect(await s.write((tx) => tx.fleetReports.prune(10.5 * H))).toBe(4);
-    expect(await s.read((tx) => tx.fleetReports.count())).toBe(1);
+    expect(started.find((e) => e.to === '4.16.2')).toEqual({ from: '4.16.1', to: '4.16.2', arch: 'amd64', started: 2 });
+    await put(clusterId(1), 12 * H, []);
+    expect(await s.read((tx) => tx.fleetReports.outcomesOf(clusterId(1)))).toEqual([]);
+    // Clusters 3, 4 and 5 last reported at 10 H; 1 and 2 later.
+    expect(await s.write((tx) => tx.fleetReports.prune(10.5 * H))).toBe(3);
+    expect(await s.read((tx) => tx.fleetReports.count())).toBe(2);
   });
 }

@@ -58,10 +58,14 @@ export function checkClaims(payload: JWTPayload, nowSeconds: number): VerifiedTo
       'exp',
       `is more than ${MAX_LIFETIME_SECONDS / 86400} days after iat (the longest a token may live)`,
     );
+  const scopes = scopesOf(payload);
   const cluster = payload[CLUSTER_CLAIM];
   if (cluster !== undefined && (typeof cluster !== 'string' || !CLUSTER_ID.test(cluster)))
     throw new ClaimError(CLUSTER_CLAIM, 'must be a cluster id (a UUID)');
-  return { subject: payload.sub, scopes: scopesOf(payload), ...(cluster && { clusterId: cluster.toLowerCase() }) };
+  // A cluster's token lives in that cluster: it may report, and nothing else.
+  if (cluster !== undefined && (scopes.length !== 1 || scopes[0] !== 'fleet:report'))
+    throw new ClaimError(CLUSTER_CLAIM, 'is only for a token whose one scope is fleet:report');
+  return { subject: payload.sub, scopes, ...(cluster && { clusterId: cluster.toLowerCase() }) };
 }
 
 /** A required NumericDate claim: seconds since 1970. */

@@ -1,9 +1,11 @@
-// Admin writes per token subject: a fixed one-minute window on the clock. The subject is known only
-// once the token verified, so only authorized writes count.
+// Writes per subject (a token's, or a cluster's reports): a fixed one-minute window on the clock. The
+// subject is known only once the token verified, so only authorized writes count.
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 
 const WINDOW_MS = 60_000;
+/** Windows kept before the ended ones are dropped. */
+const SWEEP_AT = 10_000;
 
 export interface WriteAllowance {
   /** Writes allowed per window. */
@@ -15,6 +17,7 @@ export interface WriteAllowance {
 
 export class WriteRateLimit {
   private readonly windows = new Map<string, { start: number; count: number }>();
+  private lastSweep = 0;
 
   constructor(
     private readonly limit: number,
@@ -24,6 +27,11 @@ export class WriteRateLimit {
   /** Counts one write of `subject`. */
   count(subject: string): WriteAllowance {
     const now = this.clock.now();
+    // With a subject per cluster, windows that ended go, at most once a minute.
+    if (this.windows.size >= SWEEP_AT && now - this.lastSweep >= WINDOW_MS) {
+      this.lastSweep = now;
+      for (const [k, ended] of this.windows) if (now - ended.start >= WINDOW_MS) this.windows.delete(k);
+    }
     let w = this.windows.get(subject);
     if (!w || now - w.start >= WINDOW_MS) this.windows.set(subject, (w = { start: now, count: 0 }));
     w.count += 1;

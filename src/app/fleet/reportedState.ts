@@ -6,7 +6,7 @@
 // history newest first, an entry per target (state Partial until every manifest of it was applied, then
 // Completed with its completionTime) and the entry before it is the version it left
 // (pkg/cvo/status_history.go: mergeOperatorHistory).
-import { isReleaseVersion } from '../../graph/version.js';
+import { compareVersions, isReleaseVersion } from '../../graph/version.js';
 import { UPDATES_PER_CLUSTER } from '../../schemas/fleet.js';
 import type { FleetReportBody, FleetUpdateState } from '../../schemas/fleetReports.js';
 
@@ -85,39 +85,63 @@ export function keptReport(body: FleetReportBody, at: number): { report: KeptRep
     },
     updates: updatesOf(
       status.history ?? [],
-      failing && { since: failingAt ? Date.parse(failingAt) : at, reason: failing.reason ?? 'Failing' },
+      failing && { since: timeOr(failingAt, at), reason: failing.reason ?? 'Failing' },
     ),
   };
 }
 
+type HistoryEntry = NonNullable<NonNullable<FleetReportBody['clusterVersion']['status']>['history']>[number];
+
+/** A history entry with its times read; consecutive attempts at one version merged into one. */
+interface Attempt {
+  version: string;
+  state: 'Completed' | 'Partial';
+  startedAt: number;
+  endedAt: number | null;
+}
+
 /**
- * The updates of a history (newest first): each entry with the one before it, the version it left. The
- * oldest entry kept is the install, or the oldest the cluster kept: it left no version known here, so it
- * is no update. Only the newest can be failing now, and only while it is Partial; one below it that is
- * still Partial was left for the next target before it completed, and counts as failing (Superseded).
+ * The updates of a history (newest first). The cluster-version-operator adds an entry per target it is
+ * asked for (pkg/cvo/status.go: mergeOperatorHistory), a new one when the same version comes again by
+ * another image: such consecutive entries are one attempt, started when the first of them started and
+ * ended as the newest of them ended. An attempt's update starts from the nearest older attempt that
+ * Completed, the version the cluster ran (an attempt left half-way is not where it came from), and only
+ * an attempt to a newer release is an update. When the history was pruned (pkg/cvo/status_history.go:
+ * prune keeps the newest five and the last completed), older edges may skip a removed entry. An
+ * attempt below the newest that is still Partial was left for another target before it completed, and
+ * counts as failing (Superseded); the newest can be failing now, while it is Partial. Entries whose
+ * time does not read, or that share a start with a newer one, are left out.
  */
 function updatesOf(
-  history: NonNullable<NonNullable<FleetReportBody['clusterVersion']['status']>['history']>,
+  history: readonly HistoryEntry[],
   failing: { since: number; reason: string } | undefined,
 ): ReportedUpdateRecord[] {
+  const attempts: Attempt[] = [];
+  const starts = new Set<number>();
+  for (const h of history) {
+    const startedAt = Date.parse(h.startedTime);
+    const endedAt = h.completionTime ? Date.parse(h.completionTime) : null;
+    if (Number.isNaN(startedAt) || Number.isNaN(endedAt) || starts.has(startedAt)) continue;
+    starts.add(startedAt);
+    const version = h.version.trim();
+    const newer = attempts.at(-1);
+    if (newer && newer.version === version) newer.startedAt = Math.min(newer.startedAt, startedAt);
+    else attempts.push({ version, state: h.state, startedAt, endedAt });
+  }
   const updates: ReportedUpdateRecord[] = [];
-  for (let i = 0; i + 1 < history.length && updates.length < UPDATES_PER_CLUSTER; i++) {
-    const entry = history[i]!;
-    const from = history[i + 1]!.version.trim();
-    const to = entry.version.trim();
-    // The same release again (another image of it) is no edge; a name that is no release is none either.
-    if (from === to || !isReleaseVersion(from) || !isReleaseVersion(to)) continue;
-    const ended = entry.completionTime ? Date.parse(entry.completionTime) : null;
-    const completed = entry.state === 'Completed' ? ended : null;
-    // A Partial entry below the newest was left for another target before it completed.
-    const superseded = i > 0 && entry.state === 'Partial';
-    const newest = i === 0 && entry.state === 'Partial' && failing;
+  for (let i = 0; i < attempts.length && updates.length < UPDATES_PER_CLUSTER; i++) {
+    const a = attempts[i]!;
+    const from = attempts.slice(i + 1).find((older) => older.state === 'Completed')?.version;
+    if (!from || !isReleaseVersion(from) || !isReleaseVersion(a.version)) continue;
+    if (compareVersions(from, a.version) >= 0) continue; // back to an older release: no update
+    const superseded = i > 0 && a.state === 'Partial';
+    const newest = i === 0 && a.state === 'Partial' && failing;
     updates.push({
       from,
-      to,
-      startedAt: Date.parse(entry.startedTime),
-      completedAt: completed,
-      failingSince: superseded ? (ended ?? Date.parse(history[i - 1]!.startedTime)) : newest ? failing.since : null,
+      to: a.version,
+      startedAt: a.startedAt,
+      completedAt: a.state === 'Completed' ? a.endedAt : null,
+      failingSince: superseded ? (a.endedAt ?? attempts[i - 1]!.startedAt) : newest ? failing.since : null,
       failingReason: superseded ? 'Superseded' : newest ? cut(failing.reason, REASON_CHARS) : null,
     });
   }
@@ -151,6 +175,12 @@ export function updateStateOf(
   if (lastHeard < now - SILENT_AFTER_MS) return { state: 'silent' };
   if (u.seenAt < now - FAILING_AFTER_MS) return { state: 'failing', reason: 'Timeout' };
   return { state: 'progressing' };
+}
+
+/** A time the cluster gave, or `fallback` when it gave none that reads. */
+function timeOr(text: string | undefined, fallback: number): number {
+  const t = text ? Date.parse(text) : NaN;
+  return Number.isNaN(t) ? fallback : t;
 }
 
 function push(list: string[], name: string): void {

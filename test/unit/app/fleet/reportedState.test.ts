@@ -155,6 +155,56 @@ describe('keptReport', () => {
   });
 });
 
+describe('keptReport, on histories as the cluster-version-operator writes them', () => {
+  const H = 3600_000;
+  const edges = (history: History) =>
+    keptReport(report(history), T).updates.map((u) => [u.from, u.to, u.completedAt !== null, u.failingReason]);
+
+  it('takes a retarget from the version the cluster ran, not from the target it left', () => {
+    // 4.14.1 → 4.14.2, retargeted half-way to 4.14.3, which completed.
+    expect(
+      edges([
+        completed('4.14.3', T + 2 * H, T + 3 * H),
+        partial('4.14.2', T, T + 2 * H),
+        completed('4.14.1', T - 9 * H, T - 8 * H),
+      ]),
+    ).toEqual([
+      ['4.14.1', '4.14.3', true, null],
+      ['4.14.1', '4.14.2', false, 'Superseded'],
+    ]);
+  });
+
+  it('makes one attempt of the same version asked for again by another image', () => {
+    const { updates } = keptReport(
+      report([
+        completed('4.14.3', T + 2 * H, T + 3 * H),
+        partial('4.14.3', T, T + 2 * H),
+        completed('4.14.1', T - 9 * H, T - 8 * H),
+      ]),
+      T,
+    );
+    expect(updates).toEqual([
+      { from: '4.14.1', to: '4.14.3', startedAt: T, completedAt: T + 3 * H, failingSince: null, failingReason: null },
+    ]);
+  });
+
+  it('leaves out entries without a version, with a time that does not read, or a start seen already, and downgrades', () => {
+    expect(
+      edges([
+        completed('4.14.5', T + 5 * H, T + 6 * H),
+        { state: 'Partial', version: '', startedTime: iso(T + 4 * H), completionTime: iso(T + 5 * H) },
+        { state: 'Completed', version: '4.14.4', startedTime: '2016-12-31T23:59:60Z', completionTime: iso(T + 4 * H) },
+        completed('4.14.9', T + 3 * H, T + 3 * H + 1),
+        completed('4.14.2', T + 3 * H, T + 3 * H + 2), // the same start as the entry above it
+        completed('4.14.1', T, T + 1),
+      ]),
+    ).toEqual([
+      // 4.14.5 from 4.14.9 would be a downgrade; 4.14.9 from 4.14.1 (4.14.2 shared its start) is an update.
+      ['4.14.1', '4.14.9', true, null],
+    ]);
+  });
+});
+
 describe('seenAtOf', () => {
   it('counts an update going on from when the service heard of it, one done from its own start', () => {
     const skewed = T + 50 * 3600_000; // a cluster clock two days ahead

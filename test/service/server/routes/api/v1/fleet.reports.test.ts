@@ -3,8 +3,9 @@
 // with the duration its history gives, failing, silent, timed out). Who may report for whom, and what a
 // report may hold, are refused by name; thousands of hostile reports leave the store as it was bounded.
 /* eslint-disable @typescript-eslint/no-explicit-any -- the answers are read as JSON, checked field by field */
-import { statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@cincy/simulator/clock/manual';
 import { REPORTS_PER_MINUTE } from '../../../../../../src/app/fleet/reportIntake.js';
@@ -209,6 +210,34 @@ describe('cluster reports', () => {
     // A report token reads nothing: not the fleet, not the audit log, not internal channels.
     for (const path of ['/api/v1/fleet', '/api/v1/audit', '/api/v1/internal-channels'])
       expect((await request('GET', path, tokens[A])).status, path).toBe(403);
+    // A token naming a cluster may carry no other scope, however it was made; a report token reads nothing, bound or not.
+    const key = new TextEncoder().encode(readFileSync(secretFile, 'utf8').trim());
+    const handMade = await new SignJWT({ scope: 'fleet:report fleet:read', cluster_id: A })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('x')
+      .setIssuer('cincy')
+      .setAudience('cincy-admin')
+      .setIssuedAt(Math.floor(clock.now() / 1000))
+      .setExpirationTime(Math.floor(clock.now() / 1000) + 3600)
+      .sign(key);
+    const mixed = await request('GET', '/api/v1/fleet', handMade);
+    expect(mixed).toEqual({
+      status: 401,
+      body: {
+        kind: 'unauthorized',
+        value: 'invalid token: claim cluster_id is only for a token whose one scope is fleet:report',
+      },
+    });
+    const unboundReport = await new SignJWT({ scope: 'fleet:report' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('x')
+      .setIssuer('cincy')
+      .setAudience('cincy-admin')
+      .setIssuedAt(Math.floor(clock.now() / 1000))
+      .setExpirationTime(Math.floor(clock.now() / 1000) + 3600)
+      .sign(key);
+    expect((await request('GET', '/api/v1/audit', unboundReport)).status).toBe(403);
+    expect((await report(A, body(A, history), unboundReport)).body.value).toMatch(/is bound to no cluster/);
     const mismatch = body(A, history);
     mismatch.clusterVersion.spec.clusterID = B;
     expect((await report(A, mismatch)).body).toEqual({
