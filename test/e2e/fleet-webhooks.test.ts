@@ -104,8 +104,11 @@ describe('a risk written through the admin API, to the webhook', { timeout: 180_
       return body.webhooks[0]!.deliveries.pending;
     };
     await until("the polls' events delivered", async () => (await pending(server.url)) === 0 || undefined);
-    const strandedOf = (d: { body: { kind: string; change?: Record<string, unknown> } }) =>
-      d.body.kind === 'clusters-stranded' ? (d.body.change?.detail as { clusters: number; before: number }) : undefined;
+    // One stranded group (this channel and arch): each event lists its one change.
+    const strandedOf = (d: { body: { kind: string; changes?: Array<Record<string, unknown>> } }) =>
+      d.body.kind === 'clusters-stranded'
+        ? (d.body.changes?.[0]?.detail as { clusters: number; before: number })
+        : undefined;
     const strandedSoFar = receiver.received.map(strandedOf).filter(Boolean).at(-1)?.clusters ?? 0;
     await receiver.stop(); // down: nothing can be delivered before the kill
     const written = await fetch(`${server.url}/api/v1/risks`, {
@@ -137,7 +140,7 @@ describe('a risk written through the admin API, to the webhook', { timeout: 180_
     );
     expect(receiver.received.every((d) => d.signed)).toBe(true);
     const changeOf = (kind: string): Record<string, unknown> | undefined =>
-      receiver.received.find((d) => d.body.kind === kind)?.body.change;
+      receiver.received.find((d) => d.body.kind === kind)?.body.changes?.[0];
     expect(changeOf('risk-declared')).toMatchObject({ risk: 'ChainTestRisk', channel: CHANNEL, arch: ARCH });
     expect(changeOf('clusters-exposed')).toMatchObject({
       risk: 'ChainTestRisk',
@@ -148,11 +151,13 @@ describe('a risk written through the admin API, to the webhook', { timeout: 180_
     // The stranded clusters, counted from none to three, each event from where the last one left off.
     const stranded = receiver.received.filter((d) => d.body.kind === 'clusters-stranded');
     for (const d of stranded)
-      expect(d.body.change).toMatchObject({
-        channel: CHANNEL,
-        arch: ARCH,
-        detail: { reason: 'version-not-in-channel' },
-      });
+      expect(d.body.changes).toEqual([
+        expect.objectContaining({
+          channel: CHANNEL,
+          arch: ARCH,
+          detail: expect.objectContaining({ reason: 'version-not-in-channel' }),
+        }),
+      ]);
     const counts = stranded.map(strandedOf).map((c) => [c!.before, c!.clusters]);
     expect(counts[0]?.[0]).toBe(0);
     expect(counts.at(-1)?.[1]).toBe(3);

@@ -62,7 +62,7 @@ const receiverFor = async (): Promise<WebhookReceiver> => {
 };
 
 const delivered = (r: WebhookReceiver): string[] =>
-  r.received.filter((d) => d.signed).map((d) => d.body.change?.to as string);
+  r.received.filter((d) => d.signed).flatMap((d) => (d.body.changes ?? []).map((c) => c.to as string));
 
 describe('webhooks of a cincy serve process', { timeout: 120_000 }, () => {
   it('delivers what was queued across a SIGKILL while the receiver was down', async () => {

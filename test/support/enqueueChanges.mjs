@@ -1,6 +1,6 @@
 // Queues webhook deliveries as a producer of changes does: `node enqueueChanges.mjs <db> <changes.json>`
 // opens the store (a SQLite file or a postgres:// URL), hands the changes to the webhook ChangeSink in
-// one write transaction, and exits once it committed. It uses the built CLI (dist/), as the e2e tests'
+// one write transaction (each as a write's changes of its own, so each is an event), and exits once it committed. It uses the built CLI (dist/), as the e2e tests'
 // serve processes do.
 import { readFileSync } from 'node:fs';
 import { systemClock } from '../../dist/clock.js';
@@ -15,5 +15,8 @@ if (!db || !file) {
 const changes = JSON.parse(readFileSync(file, 'utf8'));
 const store = await Store.open(db);
 const sink = webhookSink(systemClock);
-await store.write((tx) => sink(tx, changes));
+// Each change as the change of a write of its own: one event each, in one transaction.
+await store.write(async (tx) => {
+  for (const change of changes) await sink(tx, [change]);
+});
 await store.close();

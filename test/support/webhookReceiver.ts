@@ -33,7 +33,7 @@ export interface Delivery {
   attempt: number;
   signed: boolean;
   headers: IncomingMessage['headers'];
-  body: { id: string; kind: string; subscription: string; change?: Record<string, unknown> };
+  body: { id: string; kind: string; subscription: string; changes?: Array<Record<string, unknown>> };
 }
 
 export interface WebhookReceiver {

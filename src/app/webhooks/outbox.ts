@@ -1,11 +1,14 @@
-// From changes to deliveries: the ChangeSink that, in the transaction recording changes, queues one
-// outbox row per change and subscription wanting it, and the body each delivery carries.
+// From changes to deliveries: the ChangeSink that, in the transaction recording a write's changes,
+// queues one outbox row per subscription and kind of change it wants, and the body each delivery carries.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { StoreTx } from '../../store/store.js';
 import type { WebhookSubscription } from '../../store/webhooks.js';
 import type { Change } from '../../history/change.js';
 import type { ChangeSink } from '../../store/changeSink.js';
+
+/** The most changes one event lists: a larger batch of one kind is sent as several events. */
+export const MAX_CHANGES_PER_EVENT = 500;
 
 /** What a receiver is sent: `id` is also X-Cincy-Event-Id, the same on every attempt. */
 export interface WebhookEvent {
@@ -15,8 +18,8 @@ export interface WebhookEvent {
   /** When the service queued it (ISO 8601). */
   queuedAt: string;
   subscription: string;
-  /** The change, as graph history records it (absent for a ping). */
-  change?: Change;
+  /** The changes of this kind that one write made, as graph history records them (absent for a ping). */
+  changes?: Change[];
 }
 
 /** Whether `s` wants `change`: its kind, and its channel and arch when the subscription names them. */
@@ -28,7 +31,11 @@ export function wants(s: Pick<WebhookSubscription, 'kinds' | 'channel' | 'arch'>
   );
 }
 
-/** The events `changes` make for `subscriptions`, in order. */
+/**
+ * The events `changes` (the changes of one write) make for `subscriptions`: for each subscription, one
+ * event per kind listing the changes of that kind it wants, in order (a promotion is one edge-added
+ * event listing its edges, not one event per edge), split at MAX_CHANGES_PER_EVENT.
+ */
 export function eventsFor(
   changes: readonly Change[],
   subscriptions: readonly WebhookSubscription[],
@@ -36,9 +43,24 @@ export function eventsFor(
   newId: () => string = randomUUID,
 ): WebhookEvent[] {
   const events: WebhookEvent[] = [];
-  for (const change of changes)
-    for (const s of subscriptions)
-      if (wants(s, change)) events.push({ id: newId(), kind: change.kind, queuedAt, subscription: s.id, change });
+  for (const s of subscriptions) {
+    const byKind = new Map<string, Change[]>();
+    for (const change of changes) {
+      if (!wants(s, change)) continue;
+      const list = byKind.get(change.kind);
+      if (list) list.push(change);
+      else byKind.set(change.kind, [change]);
+    }
+    for (const [kind, wanted] of byKind)
+      for (let i = 0; i < wanted.length; i += MAX_CHANGES_PER_EVENT)
+        events.push({
+          id: newId(),
+          kind,
+          queuedAt,
+          subscription: s.id,
+          changes: wanted.slice(i, i + MAX_CHANGES_PER_EVENT),
+        });
+  }
   return events;
 }
 

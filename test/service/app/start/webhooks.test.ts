@@ -18,6 +18,7 @@ describe('webhooks', () => {
   let server: TestServer;
   let token: string;
   let otherToken: string;
+  let riskToken: string;
   const receivers: WebhookReceiver[] = [];
   const dir = tempDir();
 
@@ -65,6 +66,7 @@ describe('webhooks', () => {
       createToken({ adminJwtSecretFile: secretFile, scope, ttl: '1h', subject: 'hook-admin' });
     token = await make('webhooks:write');
     otherToken = await make('fleet:read');
+    riskToken = await make('risks:write');
   });
   afterAll(async () => {
     await server?.close();
@@ -151,7 +153,7 @@ describe('webhooks', () => {
     await edges.acknowledged(2);
     await risks.acknowledged(1);
     // Deliveries are not ordered.
-    expect(edges.received.map((d) => [d.body.kind, d.body.change?.to, d.signed]).sort()).toEqual([
+    expect(edges.received.map((d) => [d.body.kind, d.body.changes?.map((c) => c.to).join(), d.signed]).sort()).toEqual([
       ['edge-added', '4.16.1', true],
       ['edge-removed', '4.16.4', true],
     ]);
@@ -201,6 +203,43 @@ describe('webhooks', () => {
     await call('DELETE', `/api/v1/webhooks/${id}`);
   });
 
+  it('sends a risk written through the admin API as one event listing every change it made', async () => {
+    const r = await receiver();
+    const id = await subscribe(r.url, ['risk-declared']);
+    // An edge the graph serves, on every arch that has it.
+    const graph = (await (
+      await fetch(`${server.url}/graph?channel=stable-4.16`, { headers: { accept: 'application/json' } })
+    ).json()) as { nodes: Array<{ version: string }>; edges: Array<[number, number]> };
+    const [f, t] = graph.edges[0]!;
+    const written = await call(
+      'POST',
+      '/api/v1/risks',
+      {
+        to: graph.nodes[t]!.version,
+        // Matched against version+arch, as the reference matches a blocked edge's `from`.
+        from: `^${graph.nodes[f]!.version.replace(/\./g, '[.]')}[+]`,
+        name: 'OneEventRisk',
+        url: 'https://risks.example/one',
+        message: 'One write, one event.',
+        matchingRules: [{ type: 'Always' }],
+      },
+      riskToken,
+    );
+    expect(written.status, JSON.stringify(written.body)).toBe(201);
+    // The write answers before the graph is rebuilt and its changes recorded and queued.
+    await r.acknowledged(1);
+    await server.history.idle();
+    const recorded = (await (await fetch(`${server.url}/api/v1/changes?kind=risk-declared&limit=1000`)).json()) as {
+      changes: Array<{ risk: string }>;
+    };
+    const made = recorded.changes.filter((c) => c.risk === 'OneEventRisk');
+    expect(made.length).toBeGreaterThan(1); // one per channel (and arch) that has the edge
+    await new Promise((resolve) => setTimeout(resolve, 500)); // time for a second event, were there one
+    expect(r.received).toHaveLength(1);
+    expect(r.received[0]!.body.changes).toHaveLength(made.length);
+    await call('DELETE', `/api/v1/webhooks/${id}`);
+  });
+
   it('a receiver that does not answer holds up no other', async () => {
     const slow = await receiver();
     const fast = await receiver();
@@ -212,11 +251,11 @@ describe('webhooks', () => {
       at: new Date().toISOString(),
       channel: `c-${i}`,
     }));
-    await enqueue(changes);
+    for (const c of changes) await enqueue([c]); // twenty writes: twenty events
     // Every event reaches the fast receiver while the slow one still holds its first ones.
     await fast.acknowledged(20);
     expect(slow.ackCount()).toBe(0);
-    expect(new Set(fast.received.map((d) => d.body.change?.channel)).size).toBe(20);
+    expect(new Set(fast.received.map((d) => d.body.changes?.[0]?.channel)).size).toBe(20);
     // The slow receiver holds at most its share of the deliveries in flight.
     expect(slow.received.length).toBeLessThanOrEqual(2);
     await slow.stop();

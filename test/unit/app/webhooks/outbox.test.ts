@@ -2,7 +2,7 @@
 // Signatures, backoff, what a subscription request must be and which addresses deliveries may go to are
 // beside it (signature, backoff, validation, destination, send).
 import { describe, expect, it } from 'vitest';
-import { eventsFor, pingEvent, wants } from '../../../../src/app/webhooks/outbox.js';
+import { eventsFor, MAX_CHANGES_PER_EVENT, pingEvent, wants } from '../../../../src/app/webhooks/outbox.js';
 import type { Change } from '../../../../src/history/change.js';
 import type { WebhookSubscription } from '../../../../src/store/webhooks.js';
 
@@ -27,18 +27,33 @@ describe('which subscriptions want a change', () => {
     expect(wants(arm, change('edge-added', 'x', 'amd64'))).toBe(false);
     let n = 0;
     const events = eventsFor(
-      [change('edge-added', 'stable-4.16', 'arm64'), change('risk-declared')],
+      [
+        change('edge-added', 'stable-4.16', 'arm64'),
+        change('risk-declared'),
+        change('edge-added', 'stable-4.16', 'amd64'),
+        change('edge-added', 'fast-4.16', 'arm64'),
+      ],
       [all, stable, arm],
       'at',
       () => `e${n++}`,
     );
-    expect(events.map((e) => [e.id, e.subscription, e.kind])).toEqual([
-      ['e0', 'a', 'edge-added'],
-      ['e1', 'b', 'edge-added'],
-      ['e2', 'c', 'edge-added'],
-      ['e3', 'a', 'risk-declared'],
+    // One event per subscription and kind, listing the changes of that kind it wants, in order.
+    expect(events.map((e) => [e.id, e.subscription, e.kind, e.changes!.map((c) => `${c.channel} ${c.arch}`)])).toEqual([
+      ['e0', 'a', 'edge-added', ['stable-4.16 arm64', 'stable-4.16 amd64', 'fast-4.16 arm64']],
+      ['e1', 'a', 'risk-declared', ['undefined undefined']],
+      ['e2', 'b', 'edge-added', ['stable-4.16 arm64', 'stable-4.16 amd64']],
+      ['e3', 'c', 'edge-added', ['stable-4.16 arm64', 'fast-4.16 arm64']],
     ]);
-    expect(events[0]!.change).toEqual(change('edge-added', 'stable-4.16', 'arm64'));
     expect(pingEvent('a', 'at', () => 'p')).toEqual({ id: 'p', kind: 'ping', queuedAt: 'at', subscription: 'a' });
+  });
+
+  it('splits a large batch of one kind into events of at most MAX_CHANGES_PER_EVENT changes', () => {
+    const all = sub('a', ['edge-added']);
+    const many = Array.from({ length: 2 * MAX_CHANGES_PER_EVENT + 1 }, () => change('edge-added', 'x'));
+    expect(eventsFor(many, [all], 'at').map((e) => e.changes!.length)).toEqual([
+      MAX_CHANGES_PER_EVENT,
+      MAX_CHANGES_PER_EVENT,
+      1,
+    ]);
   });
 });
