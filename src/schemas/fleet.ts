@@ -203,3 +203,4 @@ export const FleetUpdates = Type.Object({
   ),
   nextCursor: NextCursor,
 });
+export type FleetUpdates = Static<typeof FleetUpdates>;

@@ -4,10 +4,10 @@ import type { Explanation } from '../explain/edge.js';
 import type { PathAnswer, PlannedPath } from '../graph/paths.js';
 import type { GraphDocument } from '../graph/view.js';
 import type { ReleaseDetail } from '../schemas/admin.js';
-import type { FleetClusters, FleetExposure, FleetSummary } from '../schemas/fleet.js';
+import type { FleetClusters, FleetExposure, FleetSummary, FleetUpdates } from '../schemas/fleet.js';
 import type { ChangeItem, Changes as ChangesPage } from '../schemas/changes.js';
 
-export type { Catalog, ChangeItem, ChangesPage, Explanation, FleetClusters, FleetExposure, FleetSummary };
+export type { Catalog, ChangeItem, ChangesPage, Explanation, FleetClusters, FleetExposure, FleetSummary, FleetUpdates };
 export type { GraphDocument, PathAnswer, PlannedPath, ReleaseDetail };
 
 /** An answer other than 2xx, with the server's own message. */
@@ -50,6 +50,7 @@ export const api = {
   fleet: {
     summary: (token: string) => getJson<FleetSummary>(`/api/v1/fleet?limit=1000`, token),
     exposure: (token: string) => getJson<FleetExposure>(`/api/v1/fleet/exposure?limit=100`, token),
+    updates: (token: string) => getJson<FleetUpdates>(`/api/v1/fleet/updates?limit=1000`, token),
     clusters: (token: string, q: { channel: string; arch: string; stranded?: string; cursor?: string }) =>
       getJson<FleetClusters>(`/api/v1/fleet/clusters?${query({ ...q, limit: '20' })}`, token),
   },

@@ -1,8 +1,17 @@
 // The Fleet tab: the clusters that poll this server, from the fleet API (a token with the scope
 // fleet:read, typed once and kept for the browser tab's session only). The whole fleet in numbers, the
-// selected channel's clusters by version, the exposure to each risk, and the channel's clusters a page
-// at a time, each with the updates it is shown now.
-import { api, ApiProblem, type FleetClusters, type FleetExposure, type FleetSummary } from './api.js';
+// selected channel's clusters by version, the exposure to each risk, the updates clusters took on the
+// arch and what became of them, and the channel's clusters a page at a time, each with the updates it
+// is shown now and what it reported itself.
+import {
+  api,
+  ApiProblem,
+  type FleetClusters,
+  type FleetExposure,
+  type FleetSummary,
+  type FleetUpdates,
+} from './api.js';
+import { versionOrder } from './layout.js';
 import { pageNav } from './pageNav.js';
 import { alert, byId, h, label, terms } from './dom.js';
 
@@ -57,9 +66,10 @@ export class FleetPanel {
       this.cursors = [undefined];
     }
     try {
-      const [summary, exposure, clusters] = await Promise.all([
+      const [summary, exposure, updates, clusters] = await Promise.all([
         api.fleet.summary(token),
         api.fleet.exposure(token),
+        api.fleet.updates(token),
         this.clusters(token, this.cursors.at(-1)),
       ]);
       if (ticket !== this.asked) return;
@@ -69,6 +79,8 @@ export class FleetPanel {
         byVersion(summary, channel, arch),
         h('h3', { class: 'cy-subhead' }, `Exposure to risks in ${channel}`),
         exposureIn(exposure, channel, arch),
+        h('h3', { class: 'cy-subhead' }, `Updates taken on ${arch}, last 30 days`),
+        updatesOn(updates, arch),
         h('h3', { class: 'cy-subhead' }, `Clusters in ${channel}${this.strandedOnly ? ', stranded only' : ''}`),
         this.clusterList(clusters),
       );
@@ -97,6 +109,7 @@ export class FleetPanel {
       c.version ?? '-',
       c.lastSeen.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
       c.stranded ?? `${c.recommended.length} recommended, ${c.conditional.length} conditional`,
+      reportedCell(c.reported),
     ]);
     const nav = pageNav({
       id: 'fleet',
@@ -106,7 +119,8 @@ export class FleetPanel {
       show: () => this.show(),
     });
     if (rows.length === 0) return h('div', {}, h('p', { class: 'cy-hint' }, 'No cluster.'), nav);
-    return h('div', {}, grid(['Cluster', 'Version', 'Last seen', 'Updates shown'], rows, 'fleet-clusters'), nav);
+    const header = ['Cluster', 'Version (polls)', 'Last seen', 'Updates shown', 'Reported by the cluster'];
+    return h('div', {}, grid(header, rows, 'fleet-clusters'), nav);
   }
 }
 
@@ -157,6 +171,43 @@ function exposureIn(exposure: FleetExposure, channel: string, arch: string): HTM
     ['Risk', 'Clusters'],
     rows.map((r) => [r.risk, String(r.clusters)]),
     'fleet-exposure',
+  );
+}
+
+/** What a cluster reported itself, told apart from what its polls claim: its version and its newest update. */
+function reportedCell(r: FleetClusters['clusters'][number]['reported']): string | HTMLElement {
+  if (!r) return h('span', { class: 'cy-hint' }, 'polls only');
+  const u = r.update;
+  if (!u) return r.version ?? '-';
+  const color = u.state === 'completed' ? 'green' : u.state === 'progressing' ? 'blue' : 'red';
+  return h(
+    'span',
+    {},
+    `${r.version ?? '-'} `,
+    label(`${u.from} → ${u.to}: ${u.state}${u.reason ? ` (${u.reason})` : ''}`, color),
+  );
+}
+
+/** The updates clusters on `arch` were seen to start, newest target first, with what became of them. */
+function updatesOn(updates: FleetUpdates, arch: string): HTMLElement {
+  const rows = updates.updates
+    .filter((u) => u.arch === arch)
+    .sort((a, b) => versionOrder(b.to, a.to) || versionOrder(b.from, a.from))
+    .slice(0, 20);
+  if (rows.length === 0) return h('p', { class: 'cy-hint' }, 'No update seen on this arch.');
+  const minutes = (s: number | undefined): string => (s === undefined ? '-' : `${Math.round(s / 60)} min`);
+  return grid(
+    ['From', 'To', 'Started', 'Completed', 'Failing', 'Silent', 'Median time'],
+    rows.map((u) => [
+      u.from,
+      u.to,
+      String(u.started),
+      String(u.completed),
+      u.failing > 0 ? label(String(u.failing), 'red') : '0',
+      String(u.silent),
+      minutes(u.medianSeconds),
+    ]),
+    'fleet-updates',
   );
 }
 

@@ -3,6 +3,7 @@
 // (filtered, each with the updates it is shown), the exposure to each risk, and the updates clusters
 // were seen to take. Lists are paginated with the admin API's one scheme (admin/pagination.ts).
 import { ApiError } from '../../errors.js';
+import { compareVersions, isReleaseVersion } from '../../graph/version.js';
 import { parseSingleUnitDuration } from '../../duration.js';
 import type { Clock } from '../../clock.js';
 import type { ClusterFilter, ClusterRecord, FleetGroup, ObservedUpdate } from '../../store/fleet.js';
@@ -280,10 +281,20 @@ function standingOf(index: FleetIndex, g: FleetGroup): GroupStanding {
   };
 }
 
+/** Groups by channel and arch as text, then by version as versions (4.16.3 before 4.16.20); '' and names that are no release last. */
 function compareGroup(g: FleetGroup, key: [string, string, string]): number {
-  const a = [g.channel, g.arch, g.version ?? ''];
-  for (let i = 0; i < 3; i++) if (a[i] !== key[i]) return a[i]! < key[i]! ? -1 : 1;
-  return 0;
+  const a = [g.channel, g.arch];
+  for (let i = 0; i < 2; i++) if (a[i] !== key[i]) return a[i]! < key[i]! ? -1 : 1;
+  return compareVersionNames(g.version ?? '', key[2]);
+}
+
+/** Releases in semver order, before any other name (none given, '(not served)'), those by text. */
+export function compareVersionNames(a: string, b: string): number {
+  const ra = isReleaseVersion(a);
+  const rb = isReleaseVersion(b);
+  if (ra && rb) return compareVersions(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+  if (ra !== rb) return ra ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function tally(groups: GroupStanding[], name: (g: GroupStanding) => string): Tally[] {
