@@ -1,6 +1,7 @@
 // The `cincy` command line: one subcommand per file of this folder. Each command loads what it runs
 // when it runs: defining every command (for parsing and --help) loads commander and little else.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { SETTINGS } from '../settings.js';
 import { addAdminCommands } from './admin.js';
 import { addChannelCommands } from './channels.js';
 import { cincyProgram, commandRunner, runProgram } from './program.js';
@@ -43,7 +44,12 @@ export function buildProgram(setCode: (code: number) => void = () => {}, helpAft
     .description('admin tokens')
     .command('create')
     .description('print an admin token (JWT) for local use')
-    .option('--admin-jwt-secret-file <file>', 'the HS256 secret file the server uses')
+    // The server's own settings (flag or environment), so that a shell set up for `serve` mints for it.
+    .addOption(
+      new Option('--admin-jwt-secret-file <file>', 'the HS256 secret file the server uses').env(
+        SETTINGS.adminJwtSecretFile.env,
+      ),
+    )
     .option(
       '--private-key <file>',
       "a private JWK (RS256, ES256 or EdDSA) whose public key is in the server's --admin-jwks",
@@ -58,8 +64,8 @@ export function buildProgram(setCode: (code: number) => void = () => {}, helpAft
       '--cluster-id <id>',
       'with --scope fleet:report: the one cluster (its ClusterVersion spec.clusterID) it reports for',
     )
-    .option('--issuer <iss>', 'iss claim', 'cincy')
-    .option('--audience <aud>', 'aud claim', 'cincy-admin')
+    .addOption(new Option('--issuer <iss>', 'iss claim').env(SETTINGS.adminIssuer.env).default('cincy'))
+    .addOption(new Option('--audience <aud>', 'aud claim').env(SETTINGS.adminAudience.env).default('cincy-admin'))
     .action(
       run(async (opts: TokenOptions) => {
         const { createToken } = await import('./token.js');

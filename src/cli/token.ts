@@ -53,7 +53,10 @@ export async function createToken(opts: TokenOptions, now = new Date()): Promise
     throw new Error('give either --admin-jwt-secret-file or --private-key, not both');
   if (opts.adminJwtSecretFile)
     return jwt.setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(readSecret(opts.adminJwtSecretFile));
-  if (!opts.privateKey) throw new Error('--admin-jwt-secret-file or --private-key is required');
+  if (!opts.privateKey)
+    throw new Error(
+      '--admin-jwt-secret-file (or CINCY_ADMIN_JWT_SECRET_FILE, which serve reads too) or --private-key is required',
+    );
   const jwk = JSON.parse(readFileSync(opts.privateKey, 'utf8')) as JWK;
   const alg = jwk.alg ?? (jwk.kty === 'RSA' ? 'RS256' : jwk.kty === 'EC' ? 'ES256' : 'EdDSA');
   return jwt.setProtectedHeader({ alg, typ: 'JWT', ...(jwk.kid && { kid: jwk.kid }) }).sign(await importJWK(jwk, alg));
