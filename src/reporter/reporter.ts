@@ -32,6 +32,8 @@ export interface ReporterOptions {
   signal: AbortSignal;
   /** Report once and return whether it was taken. */
   once?: boolean;
+  /** Where in the second half of a backoff the next try comes, in [0, 1) (default Math.random). */
+  random?: () => number;
 }
 
 /** Reads the cluster and reports until `signal` aborts (or once); the number of reports taken. */
@@ -58,8 +60,11 @@ export async function runReporter(o: ReporterOptions): Promise<number> {
       if (o.once) return taken;
     }
     if (o.once) return taken;
-    // After failures, the next try waits longer each time (a server down, a token refused), up to MAX_BACKOFF_MS.
-    await o.clock.sleep(Math.min(o.checkMs * 2 ** failures, Math.max(o.checkMs, MAX_BACKOFF_MS)), o.signal);
+    // After failures, the next try waits longer each time (a server down, a token refused), up to
+    // MAX_BACKOFF_MS, at a random point of its second half: a fleet whose service was down does not all
+    // come back at one moment.
+    const backoff = Math.min(o.checkMs * 2 ** failures, Math.max(o.checkMs, MAX_BACKOFF_MS));
+    await o.clock.sleep(failures ? backoff / 2 + (o.random ?? Math.random)() * (backoff / 2) : o.checkMs, o.signal);
   }
   return taken;
 }

@@ -33,8 +33,7 @@ export function requireToken(tokens: TokenVerifier): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     tokens.requireEnabled();
     const token = await tokens.authenticate(bearerToken(request));
-    // A cluster's report token lives in that cluster: it sends its reports and reads nothing.
-    if (token.clusterId !== undefined || token.scopes.includes('fleet:report'))
+    if (isReportToken(token))
       throw new ApiError('forbidden', `token of '${token.subject}' is a cluster's report token: it reads nothing`);
     request.verifiedToken = token;
   };
@@ -45,6 +44,8 @@ export function requireReadScope(tokens: TokenVerifier, scope: Scope): onRequest
   return async (request: FastifyRequest) => {
     tokens.requireEnabled();
     const token = await tokens.authenticate(bearerToken(request));
+    if (isReportToken(token))
+      throw new ApiError('forbidden', `token of '${token.subject}' is a cluster's report token: it reads nothing`);
     if (!token.scopes.includes(scope))
       throw new ApiError(
         'forbidden',
@@ -53,6 +54,10 @@ export function requireReadScope(tokens: TokenVerifier, scope: Scope): onRequest
     request.verifiedToken = token;
   };
 }
+
+/** A cluster's report token lives in that cluster: it sends its reports and reads nothing. */
+const isReportToken = (token: VerifiedToken): boolean =>
+  token.clusterId !== undefined || token.scopes.includes('fleet:report');
 
 function bearerToken(request: FastifyRequest): string {
   const m = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');

@@ -34,7 +34,16 @@ describe.runIf(chromiumAvailable('the Swagger UI browser test'))('Swagger UI in 
 
   it('documents the API, authorizes with a bearer token and executes a channel write', async () => {
     const page = await browser.newPage();
-    await page.goto(`${server.url}/docs/`);
+    const refused: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused to/.test(m.text())) refused.push(m.text());
+    });
+    const res = await page.goto(`${server.url}/docs/`);
+    // Framed by no page, sniffed by no browser, loading nothing from elsewhere.
+    const headers = res!.headers();
+    expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(headers['content-security-policy']).not.toMatch(/https:|upgrade-insecure-requests|frame-ancestors 'self'/);
+    expect(headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' });
     await page.locator('.opblock-tag-section').first().waitFor();
     for (const tag of ['graph', 'releases', 'channels', 'internal channels', 'risks', 'audit']) {
       await expect(page.locator(`h3[data-tag="${tag}"]`).count()).resolves.toBe(1);
@@ -72,6 +81,8 @@ describe.runIf(chromiumAvailable('the Swagger UI browser test'))('Swagger UI in 
     }));
     expect(stored.channel!.versions).toEqual(['4.1.0', '4.1.1']);
     expect(stored.audit[0]).toMatchObject({ actor: 'browser-user', action: 'channel.create' });
+    // Swagger UI ran whole under its policy: nothing it needs was refused.
+    expect(refused).toEqual([]);
     await page.close();
   });
 });

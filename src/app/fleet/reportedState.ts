@@ -103,8 +103,9 @@ interface Attempt {
 /**
  * The updates of a history (newest first). The cluster-version-operator adds an entry per target it is
  * asked for (pkg/cvo/status.go: mergeOperatorHistory), a new one when the same version comes again by
- * another image: such consecutive entries are one attempt, started when the first of them started and
- * ended as the newest of them ended. An attempt's update starts from the nearest older attempt that
+ * another image: an entry left Partial and the entries of its version just above it are one attempt,
+ * started when the first of them started and ended as the newest of them ended; the same version again
+ * above one that Completed is a re-apply, not an update. An attempt's update starts from the nearest older attempt that
  * Completed, the version the cluster ran (an attempt left half-way is not where it came from), and only
  * an attempt to a newer release is an update. When the history was pruned (pkg/cvo/status_history.go:
  * prune keeps the newest five and the last completed), older edges may skip a removed entry. An
@@ -125,7 +126,10 @@ function updatesOf(
     starts.add(startedAt);
     const version = h.version.trim();
     const newer = attempts.at(-1);
-    if (newer && newer.version === version) newer.startedAt = Math.min(newer.startedAt, startedAt);
+    // An attempt left Partial and asked for again is one attempt; after a Completed one, the same version
+    // again is a re-apply, no update (its `from` is its own version).
+    if (newer && newer.version === version && h.state === 'Partial')
+      newer.startedAt = Math.min(newer.startedAt, startedAt);
     else attempts.push({ version, state: h.state, startedAt, endedAt });
   }
   const updates: ReportedUpdateRecord[] = [];

@@ -77,7 +77,8 @@ export const checkedLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
     if (err) return callback(err, '', 0);
     const refused = addresses.map((a) => refusedAddress(a.address)).find((r) => r !== undefined);
-    if (refused) return callback(new Error(`${hostname} resolves to ${refused}`), '', 0);
+    // Not which address: the error is shown to whoever manages webhooks, and would map internal names.
+    if (refused) return callback(new Error(`${hostname} resolves to a refused (special-purpose) address`), '', 0);
     if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
     const first = addresses[0]!;
     callback(null, first.address, first.family);

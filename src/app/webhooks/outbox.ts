@@ -9,6 +9,11 @@ import type { ChangeSink } from '../../store/changeSink.js';
 
 /** The most changes one event lists: a larger batch of one kind is sent as several events. */
 export const MAX_CHANGES_PER_EVENT = 500;
+/**
+ * About the largest body of an event listing several changes (bytes of JSON): under the 100 KB many
+ * receivers' JSON parsers take by default. One change larger than this is sent alone.
+ */
+export const MAX_EVENT_BYTES = 64 * 1024;
 
 /** What a receiver is sent: `id` is also X-Cincy-Event-Id, the same on every attempt. */
 export interface WebhookEvent {
@@ -34,7 +39,8 @@ export function wants(s: Pick<WebhookSubscription, 'kinds' | 'channel' | 'arch'>
 /**
  * The events `changes` (the changes of one write) make for `subscriptions`: for each subscription, one
  * event per kind listing the changes of that kind it wants, in order (a promotion is one edge-added
- * event listing its edges, not one event per edge), split at MAX_CHANGES_PER_EVENT.
+ * event listing its edges, not one event per edge), split at MAX_CHANGES_PER_EVENT changes or about
+ * MAX_EVENT_BYTES.
  */
 export function eventsFor(
   changes: readonly Change[],
@@ -52,16 +58,28 @@ export function eventsFor(
       else byKind.set(change.kind, [change]);
     }
     for (const [kind, wanted] of byKind)
-      for (let i = 0; i < wanted.length; i += MAX_CHANGES_PER_EVENT)
-        events.push({
-          id: newId(),
-          kind,
-          queuedAt,
-          subscription: s.id,
-          changes: wanted.slice(i, i + MAX_CHANGES_PER_EVENT),
-        });
+      for (const changes of chunks(wanted)) events.push({ id: newId(), kind, queuedAt, subscription: s.id, changes });
   }
   return events;
+}
+
+/** `changes` in order, in lists of at most MAX_CHANGES_PER_EVENT changes and about MAX_EVENT_BYTES of JSON. */
+function chunks(changes: readonly Change[]): Change[][] {
+  const lists: Change[][] = [];
+  let list: Change[] = [];
+  let bytes = 0;
+  for (const change of changes) {
+    const size = JSON.stringify(change).length + 1;
+    if (list.length > 0 && (list.length >= MAX_CHANGES_PER_EVENT || bytes + size > MAX_EVENT_BYTES)) {
+      lists.push(list);
+      list = [];
+      bytes = 0;
+    }
+    list.push(change);
+    bytes += size;
+  }
+  if (list.length > 0) lists.push(list);
+  return lists;
 }
 
 export function pingEvent(subscription: string, queuedAt: string, newId: () => string = randomUUID): WebhookEvent {

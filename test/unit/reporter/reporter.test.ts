@@ -31,14 +31,11 @@ function rig(sendResults: Array<'ok' | 'fail'>, checks: number) {
     sent.push(JSON.stringify(body.clusterVersion.status));
     return 'reported';
   };
+  // The top of each backoff's random range: the longest it may wait.
+  const random = (): number => 0.999_999;
   const run = runReporter({
-    api,
-    send,
-    clock,
-    checkMs: 10_000,
-    intervalMs: 300_000,
-    log: () => {},
-    signal: stop.signal,
+    ...{ api, send, clock, checkMs: 10_000, intervalMs: 300_000 },
+    ...{ log: () => {}, signal: stop.signal, random },
   });
   return { run, waits, sent };
 }
@@ -51,10 +48,10 @@ describe('runReporter', () => {
     expect(new Set(r.waits)).toEqual(new Set([10_000]));
   });
 
-  it('waits twice as long after each failure, up to ten minutes, and checks as often again once it works', async () => {
+  it('waits up to twice as long after each failure (from half of it), up to ten minutes, and checks as often again once it works', async () => {
     const r = rig(['fail', 'fail', 'fail', 'fail', 'fail', 'fail', 'fail', 'ok'], 10);
     await r.run;
-    expect(r.waits.slice(0, 9)).toEqual([
+    expect(r.waits.slice(0, 9).map((w) => Math.round(w / 1000) * 1000)).toEqual([
       20_000,
       40_000,
       80_000,
@@ -65,5 +62,12 @@ describe('runReporter', () => {
       10_000,
       10_000,
     ]);
+  });
+
+  it('waits at a random point of the second half of its backoff, so a fleet does not come back at once', async () => {
+    const r = rig(['fail', 'fail', 'ok'], 4);
+    await r.run;
+    expect(r.waits[0]).toBeGreaterThanOrEqual(10_000);
+    expect(r.waits[0]).toBeLessThan(20_000);
   });
 });

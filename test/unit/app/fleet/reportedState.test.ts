@@ -188,6 +188,21 @@ describe('keptReport, on histories as the cluster-version-operator writes them',
     ]);
   });
 
+  it('takes the same version again above a completed one as a re-apply, not an update', () => {
+    const earlier = completed('4.16.2', T, T + H);
+    const first = {
+      from: '4.16.1',
+      to: '4.16.2',
+      startedAt: T,
+      completedAt: T + H,
+      failingSince: null,
+      failingReason: null,
+    };
+    const base = [earlier, completed('4.16.1', T - 9 * H, T - 8 * H)];
+    expect(keptReport(report([completed('4.16.2', T + 480 * H, T + 481 * H), ...base]), T).updates).toEqual([first]);
+    expect(keptReport(report([partial('4.16.2', T + 480 * H), ...base]), T).updates).toEqual([first]);
+  });
+
   it('leaves out entries without a version, with a time that does not read, or a start seen already, and downgrades', () => {
     expect(
       edges([

@@ -2,7 +2,13 @@
 // Signatures, backoff, what a subscription request must be and which addresses deliveries may go to are
 // beside it (signature, backoff, validation, destination, send).
 import { describe, expect, it } from 'vitest';
-import { eventsFor, MAX_CHANGES_PER_EVENT, pingEvent, wants } from '../../../../src/app/webhooks/outbox.js';
+import {
+  eventsFor,
+  MAX_CHANGES_PER_EVENT,
+  MAX_EVENT_BYTES,
+  pingEvent,
+  wants,
+} from '../../../../src/app/webhooks/outbox.js';
 import type { Change } from '../../../../src/history/change.js';
 import type { WebhookSubscription } from '../../../../src/store/webhooks.js';
 
@@ -55,5 +61,21 @@ describe('which subscriptions want a change', () => {
       MAX_CHANGES_PER_EVENT,
       1,
     ]);
+  });
+
+  it('splits by size too: no event of several changes over MAX_EVENT_BYTES', () => {
+    const all = sub('a', ['risk-declared']);
+    const big = (i: number): Change => ({ ...change('risk-declared', 'x'), detail: { edges: 'e'.repeat(10_000), i } });
+    const events = eventsFor(
+      Array.from({ length: 20 }, (_, i) => big(i)),
+      [all],
+      'at',
+    );
+    expect(events.length).toBeGreaterThan(1);
+    for (const e of events) expect(JSON.stringify(e.changes).length).toBeLessThanOrEqual(MAX_EVENT_BYTES);
+    expect(events.flatMap((e) => e.changes!.map((c) => c.detail!.i))).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    // One change over the size goes alone, whole.
+    const huge = { ...change('risk-declared', 'x'), detail: { edges: 'e'.repeat(100_000) } };
+    expect(eventsFor([huge], [all], 'at').map((e) => e.changes!.length)).toEqual([1]);
   });
 });

@@ -237,6 +237,15 @@ describe('cluster reports', () => {
       .setExpirationTime(Math.floor(clock.now() / 1000) + 3600)
       .sign(key);
     expect((await request('GET', '/api/v1/audit', unboundReport)).status).toBe(403);
+    const reportAndRead = await new SignJWT({ scope: 'fleet:read fleet:report' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('x')
+      .setIssuer('cincy')
+      .setAudience('cincy-admin')
+      .setIssuedAt(Math.floor(clock.now() / 1000))
+      .setExpirationTime(Math.floor(clock.now() / 1000) + 3600)
+      .sign(key);
+    expect((await request('GET', '/api/v1/fleet', reportAndRead)).status).toBe(403);
     expect((await report(A, body(A, history), unboundReport)).body.value).toMatch(/is bound to no cluster/);
     const mismatch = body(A, history);
     mismatch.clusterVersion.spec.clusterID = B;
