@@ -212,15 +212,20 @@ describe('cluster reports', () => {
       expect((await request('GET', path, tokens[A])).status, path).toBe(403);
     // A token naming a cluster may carry no other scope, however it was made; a report token reads nothing, bound or not.
     const key = new TextEncoder().encode(readFileSync(secretFile, 'utf8').trim());
-    const handMade = await new SignJWT({ scope: 'fleet:report fleet:read', cluster_id: A })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject('x')
-      .setIssuer('cincy')
-      .setAudience('cincy-admin')
-      .setIssuedAt(Math.floor(clock.now() / 1000))
-      .setExpirationTime(Math.floor(clock.now() / 1000) + 3600)
-      .sign(key);
-    const mixed = await request('GET', '/api/v1/fleet', handMade);
+    /** A token signed with the server's secret as any issuer of tokens could make it, past what `token create` allows. */
+    const handMade = (claims: Record<string, string>): Promise<string> => {
+      const now = Math.floor(clock.now() / 1000);
+      return new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('x')
+        .setIssuer('cincy')
+        .setAudience('cincy-admin')
+        .setIssuedAt(now)
+        .setExpirationTime(now + 3600)
+        .sign(key);
+    };
+    const bound = await handMade({ scope: 'fleet:report fleet:read', cluster_id: A });
+    const mixed = await request('GET', '/api/v1/fleet', bound);
     expect(mixed).toEqual({
       status: 401,
       body: {
@@ -228,23 +233,9 @@ describe('cluster reports', () => {
         value: 'invalid token: claim cluster_id is only for a token whose one scope is fleet:report',
       },
     });
-    const unboundReport = await new SignJWT({ scope: 'fleet:report' })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject('x')
-      .setIssuer('cincy')
-      .setAudience('cincy-admin')
-      .setIssuedAt(Math.floor(clock.now() / 1000))
-      .setExpirationTime(Math.floor(clock.now() / 1000) + 3600)
-      .sign(key);
+    const unboundReport = await handMade({ scope: 'fleet:report' });
     expect((await request('GET', '/api/v1/audit', unboundReport)).status).toBe(403);
-    const reportAndRead = await new SignJWT({ scope: 'fleet:read fleet:report' })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject('x')
-      .setIssuer('cincy')
-      .setAudience('cincy-admin')
-      .setIssuedAt(Math.floor(clock.now() / 1000))
-      .setExpirationTime(Math.floor(clock.now() / 1000) + 3600)
-      .sign(key);
+    const reportAndRead = await handMade({ scope: 'fleet:read fleet:report' });
     expect((await request('GET', '/api/v1/fleet', reportAndRead)).status).toBe(403);
     expect((await report(A, body(A, history), unboundReport)).body.value).toMatch(/is bound to no cluster/);
     const mismatch = body(A, history);
