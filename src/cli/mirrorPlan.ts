@@ -24,7 +24,11 @@ interface MirrorPlanOptions extends ClientOptions {
 }
 
 /** Whether the mirror holds each release image, by its digest. */
-type Presence = Map<string, 'present' | 'missing'>;
+/**
+ * What the mirror answered for each release image asked for by digest: there with that digest, not there,
+ * or there under another digest (a mirror that answers 200 for what it does not hold is not trusted).
+ */
+type Presence = Map<string, 'present' | 'missing' | 'another-digest'>;
 
 export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
   program
@@ -82,7 +86,7 @@ export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<nu
               'no path from it can be planned\n',
           );
         const unreachable = plan.sources.some((s) => 'reason' in s) || (fleet?.unserved ?? 0) > 0;
-        const missing = presence && [...presence.values()].includes('missing');
+        const missing = presence && [...presence.values()].some((p) => p !== 'present');
         return unreachable || missing || plan.releases.length === 0 ? 1 : 0;
       })(),
     );
@@ -114,7 +118,10 @@ async function fleetVersions(opts: MirrorPlanOptions): Promise<{ versions: strin
   return { versions: [...versions], unserved };
 }
 
-/** Asks the mirror's repository for each release image by digest (a HEAD of its manifest). */
+/**
+ * Asks the mirror's repository for each release image by digest (a HEAD of its manifest), and compares
+ * the digest it answers with (Docker-Content-Digest) with the one asked for: no digest is missing.
+ */
 async function checkMirror(plan: Plan, opts: MirrorPlanOptions): Promise<Presence> {
   const [{ RegistryClient, RegistryError }, { parseRepository }, { registryAccess }] = await Promise.all([
     import('../registry/client.js'),
@@ -127,7 +134,11 @@ async function checkMirror(plan: Plan, opts: MirrorPlanOptions): Promise<Presenc
     for (const r of plan.releases) {
       const digest = r.payload.slice(r.payload.indexOf('@') + 1);
       try {
-        presence.set(r.version, (await client.resolve(digest)) === undefined ? 'missing' : 'present');
+        const answered = await client.resolve(digest);
+        presence.set(
+          r.version,
+          answered === digest ? 'present' : answered === undefined ? 'missing' : 'another-digest',
+        );
       } catch (err) {
         if (!(err instanceof RegistryError) || err.status !== 404) throw err;
         presence.set(r.version, 'missing');
@@ -139,6 +150,12 @@ async function checkMirror(plan: Plan, opts: MirrorPlanOptions): Promise<Presenc
   return presence;
 }
 
+const PRESENCE_TEXT = {
+  present: 'in the mirror',
+  missing: 'MISSING from the mirror',
+  'another-digest': 'MISSING: the mirror answered with another digest',
+} as const;
+
 function formatPlan(plan: Plan, presence: Presence | undefined): string {
   const lines: string[] = [];
   for (const s of plan.sources)
@@ -149,9 +166,7 @@ function formatPlan(plan: Plan, presence: Presence | undefined): string {
     `mirror for ${plan.to} (${plan.arch}): ${plan.releases.length} release${plan.releases.length === 1 ? '' : 's'}`,
   );
   for (const r of plan.releases) {
-    const where = presence
-      ? `  ${presence.get(r.version) === 'present' ? 'in the mirror' : 'MISSING from the mirror'}`
-      : '';
+    const where = presence ? `  ${PRESENCE_TEXT[presence.get(r.version) ?? 'missing']}` : '';
     lines.push(`  ${r.version}  ${r.role}  ${r.channel}  ${r.payload}${where}`);
   }
   for (const note of plan.notes) lines.push(`note: ${note}`);

@@ -1,7 +1,10 @@
 // `cincy mirror-plan` as a shell runs it, against `cincy serve` reading release images from a real registry:
 // the plan, the ImageSetConfiguration oc-mirror is given (-o yaml), and --check against a mirror
-// repository that lacks one of the releases the path needs.
+// repository that lacks one of the releases the path needs, and against one that answers every digest
+// with another.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -97,6 +100,29 @@ describe.runIf(registryAvailable())('cincy mirror-plan', () => {
         '4.16.1': 'missing',
         '4.16.2': 'present',
       });
+
+      // A mirror that answers 200 for every digest, with a digest of its own: nothing is taken as there.
+      const lying = createServer((req, res) => {
+        if (req.url === '/v2/') return res.writeHead(200).end();
+        res.writeHead(200, { 'docker-content-digest': `sha256:${'0'.repeat(64)}`, 'content-length': '0' }).end();
+      });
+      await new Promise<void>((resolve) => lying.listen(0, '127.0.0.1', resolve));
+      cleanup.add(() => new Promise((resolve) => lying.close(resolve)));
+      const port = (lying.address() as AddressInfo).port;
+      const fooled = await cincyAsync(
+        [
+          'mirror-plan',
+          '--to',
+          '4.16.2',
+          '--from',
+          '4.16.0',
+          '--check',
+          `http://127.0.0.1:${port}/mirror/release-images`,
+        ],
+        env,
+      );
+      expect(fooled.code).toBe(1);
+      expect(fooled.stdout.match(/MISSING: the mirror answered with another digest$/gm)).toHaveLength(3);
 
       // A source with no path is named, and the exit code says the plan is incomplete.
       const stranded = await cincyAsync(['mirror-plan', '--to', '4.16.0', '--from', '4.16.2'], env);
