@@ -40,6 +40,10 @@ const SCHEMAS = {
   dbMaxSize: Type.String({ pattern: '^[1-9][0-9]*(KiB|MiB|GiB)?$' }),
   dbPoolSize: Type.Integer({ minimum: 1, maximum: 1000 }),
   host: Type.String({ minLength: 1 }),
+  corsOrigins: Type.String({
+    pattern: '^https?://[A-Za-z0-9.:\\[\\]-]+(,https?://[A-Za-z0-9.:\\[\\]-]+)*$',
+    maxLength: 4096,
+  }),
   tlsCert: Type.String({ minLength: 1 }),
   tlsKey: Type.String({ minLength: 1 }),
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
@@ -96,6 +100,7 @@ export const ServeConfigSchema = Type.Object({
   host: SCHEMAS.host,
   tlsCert: Type.Optional(SCHEMAS.tlsCert),
   tlsKey: Type.Optional(SCHEMAS.tlsKey),
+  corsOrigins: Type.Optional(SCHEMAS.corsOrigins),
   port: SCHEMAS.port,
   logLevel: Type.String(),
   logFormat: Type.String(),

@@ -168,6 +168,11 @@ export const SETTINGS = {
     'seconds SIGTERM or SIGINT waits for requests in flight before closing every connection',
     DEFAULT_HTTP_LIMITS.shutdownTimeout,
   ),
+  corsOrigins: S(
+    '--cors-origins',
+    'value',
+    "origins (scheme://host[:port], comma-separated) whose pages may call the routes that take a token; any origin's page may read the public routes",
+  ),
   accessLog: S(
     '--access-log',
     'switch',

@@ -59,6 +59,8 @@ export interface AppOptions {
   fleet?: { reads: FleetReads; recorder?: FleetRecorder };
   /** The webhooks API (none: its routes are not served). */
   webhooks?: Webhooks;
+  /** Origins whose pages may call the routes that take a token (default: none; plugins/cors.ts). */
+  corsOrigins?: string[];
   /** Serve HTTPS with this certificate; `material` is replaced when the files are reloaded (tls.ts). */
   tls?: { material: TlsMaterial };
 }
@@ -83,7 +85,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await app.register(largeBodiesPlugin);
   await app.register(writesServedPlugin, { service: opts.service });
-  await app.register(corsPlugin);
+  await app.register(corsPlugin, { origins: opts.corsOrigins ?? [] });
   await app.register(openapiPlugin, { version: PACKAGE_VERSION });
   await app.register(metricsPlugin, { service: opts.service, requests, tls: opts.tls, fleet: opts.fleet?.recorder });
   if (opts.accessLog) await app.register(accessLogPlugin);

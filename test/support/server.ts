@@ -63,6 +63,8 @@ export async function startServer(opts: {
   changeSinks?: StartOptions['changeSinks'];
   /** How webhooks are delivered (default: as serve does). */
   webhooks?: StartOptions['webhooks'];
+  /** Origins whose pages may call the routes that take a token (--cors-origins). */
+  corsOrigins?: string[];
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
@@ -89,6 +91,7 @@ export async function startServer(opts: {
     graphFastPath: opts.graphFastPath,
     fleet: started.fleet,
     webhooks: started.webhooks,
+    corsOrigins: opts.corsOrigins,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {

@@ -49,6 +49,7 @@ export async function serveSettings(config: ServeConfig): Promise<ServeSettings>
       cacheMaxAge: config.cacheMaxAge,
       limits: config,
       accessLog: config.accessLog,
+      ...(config.corsOrigins && { corsOrigins: config.corsOrigins.split(',') }),
       auth: {
         secretFile: config.adminJwtSecretFile,
         jwks: config.adminJwks,
