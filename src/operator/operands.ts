@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { KubeObject, Resource } from '../cluster/api.js';
 import { RESOURCES } from '../cluster/resources.js';
-import { operandNames, type UpdateService } from './updateService.js';
+import { operandNames, trimmedSpec, type UpdateService } from './updateService.js';
 
 /** What the cluster holds that the objects depend on. */
 export interface ClusterInputs {
@@ -44,6 +44,7 @@ export function operands(us: UpdateService, image: string, inputs: ClusterInputs
   const name = us.metadata.name;
   const namespace = us.metadata.namespace!;
   const names = operandNames(name);
+  const spec = trimmedSpec(us.spec);
   const labels = { app: name, ...MANAGED_BY };
   const podLabels = { app: name, deployment: name };
   const meta = (objectName: string): KubeObject['metadata'] => ({
@@ -65,8 +66,8 @@ export function operands(us: UpdateService, image: string, inputs: ClusterInputs
     CINCY_HOST: '0.0.0.0',
     CINCY_PORT: String(PORT),
     CINCY_DB: `${POD_PATHS.data}/cincy.db`,
-    CINCY_RELEASES: us.spec.releases,
-    CINCY_GRAPH_DATA_IMAGE: us.spec.graphDataImage,
+    CINCY_RELEASES: spec.releases,
+    CINCY_GRAPH_DATA_IMAGE: spec.graphDataImage,
     CINCY_LOG_FORMAT: 'json',
     ...(inputs.pullSecret && { CINCY_REGISTRY_CREDENTIALS: `${POD_PATHS.pullSecret}/config.json` }),
     ...(inputs.registryCa && { CINCY_REGISTRY_CA: `${POD_PATHS.registryCa}/ca.crt` }),

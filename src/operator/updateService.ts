@@ -46,9 +46,41 @@ export const operandNames = (name: string) => ({
   pullSecret: `${name}-pull-secret`,
 });
 
-/** Why the spec cannot be served, one line per field (empty when it can). */
-export function specProblems(spec: Partial<UpdateServiceSpec> | undefined): string[] {
+/** The most replicas an UpdateService may ask for: more is a typo (`1e9`), not a deployment. */
+export const MAX_REPLICAS = 100;
+/** The longest pull spec taken: a registry host, a path and a digest fit in far less. */
+const MAX_PULL_SPEC = 1024;
+/** A Service name: an RFC 1035 label (the API server refuses any other). */
+const DNS_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** The spec's values as the operands use them: pull specs without surrounding spaces. */
+export function trimmedSpec(spec: UpdateServiceSpec): UpdateServiceSpec {
+  return { ...spec, releases: spec.releases.trim(), graphDataImage: spec.graphDataImage.trim() };
+}
+
+/**
+ * Why the spec cannot be served, one line per field (empty when it can), and, given the resource's
+ * name, why the objects made for it could not be named: checked before anything is applied, so a
+ * resource that cannot be served leaves nothing half made.
+ */
+export function specProblems(given: Partial<UpdateServiceSpec> | undefined, name?: string): string[] {
   const problems: string[] = [];
+  const spec = given && {
+    ...given,
+    ...(typeof given.releases === 'string' && { releases: given.releases.trim() }),
+    ...(typeof given.graphDataImage === 'string' && { graphDataImage: given.graphDataImage.trim() }),
+  };
+  for (const field of ['releases', 'graphDataImage'] as const) {
+    const value = spec?.[field];
+    if (typeof value === 'string' && value.length > MAX_PULL_SPEC) {
+      problems.push(`spec.${field}: longer than ${MAX_PULL_SPEC} characters`);
+      return problems;
+    }
+  }
+  if (name !== undefined && !DNS_LABEL.test(operandNames(name).service))
+    problems.push(
+      `metadata.name: '${name.slice(0, 80)}' makes the Service name '${operandNames(name).service.slice(0, 80)}', not a DNS label (at most 63 characters, a-z, 0-9 and '-', starting with a letter): use a shorter name`,
+    );
   const check = (f: () => unknown): void => {
     try {
       f();
@@ -64,8 +96,8 @@ export function specProblems(spec: Partial<UpdateServiceSpec> | undefined): stri
   else check(() => parseImage(spec.graphDataImage!, 'spec.graphDataImage'));
   if (spec?.releases?.includes('://')) problems.push('spec.releases: a pull spec names no scheme');
   if (spec?.graphDataImage?.includes('://')) problems.push('spec.graphDataImage: a pull spec names no scheme');
-  if (!Number.isInteger(spec?.replicas) || spec!.replicas! < 1)
-    problems.push('spec.replicas: a whole number, 1 or more');
+  if (!Number.isInteger(spec?.replicas) || spec!.replicas! < 1 || spec!.replicas! > MAX_REPLICAS)
+    problems.push(`spec.replicas: a whole number from 1 to ${MAX_REPLICAS}`);
   return problems;
 }
 

@@ -55,6 +55,17 @@ describe('operands', () => {
       CINCY_REGISTRY_CA: '/etc/cincy/registry-ca/ca.crt',
     });
     expect(byKind(objects, 'Deployment').spec).toMatchObject({ replicas: 2 });
+    // Pull specs written with spaces around them reach the pod without.
+    const spaced = us();
+    spaced.spec = {
+      ...spaced.spec,
+      releases: ` ${spaced.spec.releases}\t`,
+      graphDataImage: `${spaced.spec.graphDataImage} `,
+    };
+    expect(byKind(operands(spaced, 'quay.example.com/cincy:1', all), 'ConfigMap').data).toMatchObject({
+      CINCY_RELEASES: 'mirror.example.com:8443/openshift/release-images',
+      CINCY_GRAPH_DATA_IMAGE: 'mirror.example.com:8443/openshift/graph-image:latest',
+    });
   });
 
   it('runs under restricted-v2: no UID of its own, nothing writable but its emptyDirs, no escalation', () => {

@@ -12,11 +12,26 @@ describe('the UpdateService spec and status', () => {
     expect(specProblems({ releases: 'release-images', graphDataImage: 'mirror.example.com/g', replicas: 0 })).toEqual([
       "spec.releases: 'release-images' names no repository: expected HOST[:PORT]/REPOSITORY",
       "spec.graphDataImage: 'mirror.example.com/g' names no image version: add :TAG or @sha256:DIGEST",
-      'spec.replicas: a whole number, 1 or more',
+      'spec.replicas: a whole number from 1 to 100',
     ]);
     expect(
       specProblems({ releases: 'https://mirror.example.com/r', graphDataImage: 'mirror.example.com/g:1', replicas: 1 }),
     ).toEqual(['spec.releases: a pull spec names no scheme']);
+  });
+
+  it('bounds the spec, reads its pull specs trimmed, and checks the names made from the resource before anything is applied', () => {
+    const good = us().spec;
+    expect(specProblems({ ...good, replicas: 1e9 })).toEqual(['spec.replicas: a whole number from 1 to 100']);
+    expect(specProblems({ ...good, releases: `mirror.example.com/${'r'.repeat(100_000)}` })).toEqual([
+      'spec.releases: longer than 1024 characters',
+    ]);
+    expect(specProblems({ ...good, releases: `  ${good.releases}\n` })).toEqual([]);
+    expect(specProblems(good, 'sample')).toEqual([]);
+    const long = 'u'.repeat(250);
+    expect(specProblems(good, long)).toEqual([
+      expect.stringMatching(/^metadata\.name: 'u+' makes the Service name 'u+', not a DNS label/),
+    ]);
+    expect(specProblems(good, '1abc')).toHaveLength(1); // a Service name must begin with a letter
   });
 
   it('keeps a condition as it was while nothing of it changes; a new status moves its transition time', () => {
