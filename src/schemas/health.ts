@@ -74,6 +74,11 @@ export const ReadinessSchema = Type.Object({
       buildSeconds: Type.Number(),
     }),
   ),
+  certificate: Type.Optional(
+    Type.String({
+      description: 'why clients refuse the TLS certificate served (expired, or not valid yet); served all the same',
+    }),
+  ),
   lastBuildFailure: Type.Optional(FailureSchema),
   lastImportFailure: Type.Optional(ImportFailureSchema),
   importing: Type.Optional(

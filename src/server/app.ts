@@ -98,6 +98,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     fleet: opts.fleet?.reads,
     webhooks: opts.webhooks,
     uiDir: opts.uiDir,
+    tls: opts.tls,
   });
   return app;
 }

@@ -18,6 +18,8 @@ export interface TlsMaterial {
   key: Buffer;
   /** When the certificate (the first of the chain) expires. */
   notAfter: Date;
+  /** When it begins to be valid. */
+  notBefore: Date;
   subject: string;
 }
 
@@ -58,7 +60,28 @@ export function loadTls(files: TlsFiles): TlsMaterial {
   } catch (err) {
     throw new TlsError('key', `${files.key} does not go with ${files.cert}: ${(err as Error).message}`);
   }
-  return { cert, key, notAfter: new Date(x509.validTo), subject: x509.subject.replace(/\n/g, ', ') };
+  return {
+    cert,
+    key,
+    notAfter: new Date(x509.validTo),
+    notBefore: new Date(x509.validFrom),
+    subject: x509.subject.replace(/\n/g, ', '),
+  };
+}
+
+/**
+ * Why clients will refuse the certificate at `now` (expired, or not valid yet), or undefined. It is
+ * served all the same (the server does not stop), and said at start, at each reload and on /readyz.
+ */
+export function certificateProblem(
+  m: Pick<TlsMaterial, 'notAfter' | 'notBefore' | 'subject'>,
+  now: number,
+): string | undefined {
+  if (now > m.notAfter.getTime())
+    return `the TLS certificate (${m.subject}) expired at ${m.notAfter.toISOString()}: clients refuse it`;
+  if (now < m.notBefore.getTime())
+    return `the TLS certificate (${m.subject}) is not valid before ${m.notBefore.toISOString()}: clients refuse it`;
+  return undefined;
 }
 
 /**
@@ -70,7 +93,7 @@ export function watchTls(
   server: HttpsServer,
   files: TlsFiles,
   current: { material: TlsMaterial },
-  log: Pick<Log, 'info' | 'error'>,
+  log: Pick<Log, 'info' | 'warn' | 'error'>,
   intervalMs = 2000,
 ): () => void {
   let pending: NodeJS.Timeout | undefined;
@@ -89,6 +112,8 @@ export function watchTls(
       server.setSecureContext({ cert: next.cert, key: next.key });
       current.material = next;
       log.info({ subject: next.subject, notAfter: next.notAfter.toISOString() }, 'TLS certificate reloaded');
+      const problem = certificateProblem(next, Date.now());
+      if (problem) log.warn({}, problem);
     }, 200);
     pending.unref();
   };

@@ -42,6 +42,30 @@ function certificate(dir: string, name: string, days: number): { cert: string; k
   return { cert, key };
 }
 
+/** A self-signed certificate for 127.0.0.1 that expired on 2 January 2020 (`openssl ca`, which takes dates). */
+function expiredCertificate(dir: string): { cert: string; key: string } {
+  const at = (name: string): string => join(dir, name);
+  writeFileSync(at('index.txt'), '');
+  writeFileSync(at('serial'), '01\n');
+  writeFileSync(
+    at('ca.cnf'),
+    `[ca]\ndefault_ca = d\n[d]\ndir = ${dir}\ndatabase = ${at('index.txt')}\nnew_certs_dir = ${dir}\n` +
+      `serial = ${at('serial')}\ndefault_md = sha256\npolicy = p\ncopy_extensions = copy\n[p]\ncommonName = supplied\n`,
+  );
+  const key = at('old.key');
+  const cert = at('old.crt');
+  const run = (args: string[]): void => void execFileSync('openssl', args, { stdio: 'ignore' });
+  run([
+    ...['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key],
+    ...['-out', at('old.csr'), '-subj', '/CN=old', '-addext', 'subjectAltName=IP:127.0.0.1'],
+  ]);
+  run([
+    ...['ca', '-batch', '-config', at('ca.cnf'), '-selfsign', '-keyfile', key, '-in', at('old.csr'), '-out', cert],
+    ...['-startdate', '20200101000000Z', '-enddate', '20200102000000Z'],
+  ]);
+  return { cert, key };
+}
+
 /** The certificate a new TLS connection to `port` is shown (its subject CN). */
 function served(port: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -104,6 +128,20 @@ describe('serve over HTTPS', () => {
     await until('the refusal logged', async () => /new TLS files refused/.test(server.log()));
     expect(server.log()).toMatch(/does not go with/);
     expect(await served(port)).toBe('second');
+  });
+
+  it('serves an expired certificate, saying so at start and on /readyz', async () => {
+    const old = expiredCertificate(cleanup.dir());
+    const server = await serveCli(
+      ['--db', ':memory:', '--demo', '--tls-cert', old.cert, '--tls-key', old.key],
+      cleanup,
+    );
+    const said = 'the TLS certificate (CN=old) expired at 2020-01-02T00:00:00.000Z: clients refuse it';
+    expect(server.log()).toContain(`--tls-cert: ${said}`);
+    const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+    cleanup.add(() => insecure.close());
+    const ready = await request(`${server.url}/readyz`, { dispatcher: insecure });
+    expect(((await ready.body.json()) as { certificate?: string }).certificate).toBe(said);
   });
 
   it('refuses at start a pair that does not go together, a missing file, or one flag without the other', () => {

@@ -5,7 +5,7 @@
 import type { StartOptions } from '../../app/start/service.js';
 import type { AuthConfig } from '../../app/auth/tokenVerifier.js';
 import { parseDuration, parseSingleUnitDuration } from '../../duration.js';
-import { loadTls, TlsError, type TlsFiles, type TlsMaterial } from '../../server/tls.js';
+import { certificateProblem, loadTls, TlsError, type TlsFiles, type TlsMaterial } from '../../server/tls.js';
 import { sizeInBytes, type ServeConfig } from '../../config.js';
 import type { HttpLimits } from '../../settings.js';
 import { FlagProblem } from '../flagProblem.js';
@@ -39,6 +39,8 @@ export async function serveSettings(config: ServeConfig): Promise<ServeSettings>
     config.requireSignatures && trust.size === 0
       ? ['--require-signatures without --trust-keys: no release can be verified, the graph will be empty']
       : [];
+  const certificate = tls && certificateProblem(tls.material, Date.now());
+  if (certificate) warnings.push(`--tls-cert: ${certificate}`);
   return {
     log: { level: config.logLevel, format: config.logFormat as LogFormat },
     service: serviceSettings(config, trust),

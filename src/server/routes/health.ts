@@ -3,18 +3,23 @@
 // imported: `importing` names it) and every registry source was read once (still 200 when a later build, import or
 // scrape failed, or when the database cannot be reached: its body reports it, and the last graph keeps
 // serving), 503 before (with the reason when the database cannot be reached at start), and 503 with
-// a reason when signatures are required and every release is withheld for want of one.
+// a reason when signatures are required and every release is withheld for want of one. A TLS
+// certificate expired or not valid yet is said in `certificate` (ready all the same: it still serves).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '#typebox';
 import type { GraphService } from '../../app/graphService.js';
+import { certificateProblem, type TlsMaterial } from '../tls.js';
 import { ReadinessSchema, type SourceStatus } from '../../schemas/health.js';
 
 /** A source's status with the age of its read under way, if one is. */
 const withReadingAge = (s: SourceStatus): SourceStatus =>
   s.readingSince ? { ...s, readingForSeconds: (Date.now() - Date.parse(s.readingSince)) / 1000 } : s;
 
-export async function healthRoutes(fastify: FastifyInstance, opts: { service: GraphService }): Promise<void> {
+export async function healthRoutes(
+  fastify: FastifyInstance,
+  opts: { service: GraphService; tls?: { material: TlsMaterial } },
+): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/livez',
@@ -44,6 +49,7 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
         : snap === undefined
           ? s.startupProblem
           : undefined;
+      const certificate = opts.tls && certificateProblem(opts.tls.material, Date.now());
       const body = {
         status: ready ? ('ready' as const) : ('not ready' as const),
         ...(reason && { reason }),
@@ -62,6 +68,7 @@ export async function healthRoutes(fastify: FastifyInstance, opts: { service: Gr
         ...(s.lastImportFailure && { lastImportFailure: s.lastImportFailure }),
         ...(s.importing && { importing: s.importing }),
         ...(s.sources.length && { sources: s.sources.map(withReadingAge) }),
+        ...(certificate && { certificate }),
       };
       return reply.code(ready ? 200 : 503).send(body);
     },

@@ -19,6 +19,7 @@ import type { GraphAnswers } from '../graphAnswer.js';
 import { graphDataRoutes } from './api/upgrades_info/graph-data.js';
 import { apiV1Routes } from './api/v1/index.js';
 import { graphRoutes } from './graph.js';
+import type { TlsMaterial } from '../tls.js';
 import { healthRoutes } from './health.js';
 import { signatureStoreRoutes } from './signatures.js';
 import { uiRoutes } from './ui.js';
@@ -36,6 +37,8 @@ export interface RouteOptions {
   webhooks?: Webhooks;
   /** Where the built web page is (default: dist/ui of the package). */
   uiDir?: string;
+  /** The TLS certificate served (its validity is said on /readyz). */
+  tls?: { material: TlsMaterial };
 }
 
 export async function routes(app: FastifyInstance, opts: RouteOptions): Promise<void> {
@@ -43,7 +46,7 @@ export async function routes(app: FastifyInstance, opts: RouteOptions): Promise<
   // The token verifier the auth plugin decorated the app with (plugins/auth.ts).
   const { tokens } = app;
   await app.register(graphRoutes, { answers: opts.answers });
-  await app.register(healthRoutes, { service });
+  await app.register(healthRoutes, { service, tls: opts.tls });
   await app.register(apiV1Routes, {
     prefix: '/api/v1',
     service,
