@@ -6,6 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
 import { createSecureContext as tlsContext } from 'node:tls';
+import { certificateProblem } from '../certificateProblem.js';
 import type { Log } from '../log.js';
 
 export interface TlsFiles {
@@ -67,21 +68,6 @@ export function loadTls(files: TlsFiles): TlsMaterial {
     notBefore: new Date(x509.validFrom),
     subject: x509.subject.replace(/\n/g, ', '),
   };
-}
-
-/**
- * Why clients will refuse the certificate at `now` (expired, or not valid yet), or undefined. It is
- * served all the same (the server does not stop), and said at start, at each reload and on /readyz.
- */
-export function certificateProblem(
-  m: Pick<TlsMaterial, 'notAfter' | 'notBefore' | 'subject'>,
-  now: number,
-): string | undefined {
-  if (now > m.notAfter.getTime())
-    return `the TLS certificate (${m.subject}) expired at ${m.notAfter.toISOString()}: clients refuse it`;
-  if (now < m.notBefore.getTime())
-    return `the TLS certificate (${m.subject}) is not valid before ${m.notBefore.toISOString()}: clients refuse it`;
-  return undefined;
 }
 
 /**

@@ -77,11 +77,11 @@ describe('the fleet of a cincy serve process, read with cincy fleet', { timeout:
 
     const summary = await fleetJson(server.url, token);
     expect(summary).toMatchObject({ clusters: 70, stranded: 10, recording: true });
-    // 4.99.1 is no release of the graph: recorded as one name for every such version.
+    // In version order; 4.99.1 is no release of the graph: recorded as one name for every such version, last.
     expect(summary.groups.map((g: any) => [g.version, g.clusters, g.stranded ?? null])).toEqual([
-      ['(not served)', 10, 'version-not-in-channel'],
       ['4.16.1', 40, null],
       ['4.16.2', 20, null],
+      ['(not served)', 10, 'version-not-in-channel'],
     ]);
     const stranded = await fleetJson(server.url, token, ['clusters', '--stranded']);
     expect(stranded.clusters.map((c: any) => c.id).sort()).toEqual(Array.from({ length: 10 }, (_, i) => uuid(60 + i)));

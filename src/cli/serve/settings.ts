@@ -5,7 +5,8 @@
 import type { StartOptions } from '../../app/start/service.js';
 import type { AuthConfig } from '../../app/auth/tokenVerifier.js';
 import { parseDuration, parseSingleUnitDuration } from '../../duration.js';
-import { certificateProblem, loadTls, TlsError, type TlsFiles, type TlsMaterial } from '../../server/tls.js';
+import { certificateProblem } from '../../certificateProblem.js';
+import { loadTls, TlsError, type TlsFiles, type TlsMaterial } from '../../server/tls.js';
 import { sizeInBytes, type ServeConfig } from '../../config.js';
 import type { HttpLimits } from '../../settings.js';
 import { FlagProblem } from '../flagProblem.js';

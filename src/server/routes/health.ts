@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '#typebox';
 import type { GraphService } from '../../app/graphService.js';
-import { certificateProblem, type TlsMaterial } from '../tls.js';
+import { certificateProblem } from '../../certificateProblem.js';
+import type { TlsMaterial } from '../tls.js';
 import { ReadinessSchema, type SourceStatus } from '../../schemas/health.js';
 
 /** A source's status with the age of its read under way, if one is. */

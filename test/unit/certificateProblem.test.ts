@@ -1,7 +1,7 @@
-// When a served TLS certificate is one clients refuse (src/server/tls.ts: certificateProblem): expired,
+// When a served TLS certificate is one clients refuse (src/certificateProblem.ts): expired,
 // or not valid yet; nothing to say in between.
 import { describe, expect, it } from 'vitest';
-import { certificateProblem } from '../../../src/server/tls.js';
+import { certificateProblem } from '../../src/certificateProblem.js';
 
 describe('certificateProblem', () => {
   const m = {
