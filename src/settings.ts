@@ -171,7 +171,7 @@ export const SETTINGS = {
   corsOrigins: S(
     '--cors-origins',
     'value',
-    "origins (scheme://host[:port], comma-separated) whose pages may call the routes that take a token; any origin's page may read the public routes",
+    "origins (scheme://host[:port], as browsers send them, comma-separated) whose pages may read the routes that take a token; any origin's page may read the public routes",
   ),
   accessLog: S(
     '--access-log',

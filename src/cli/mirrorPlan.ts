@@ -119,8 +119,9 @@ async function fleetVersions(opts: MirrorPlanOptions): Promise<{ versions: strin
 }
 
 /**
- * Asks the mirror's repository for each release image by digest (a HEAD of its manifest), and compares
- * the digest it answers with (Docker-Content-Digest) with the one asked for: no digest is missing.
+ * Asks the mirror's repository for each release image by digest: its manifest is fetched and hashed (the
+ * registry client refuses content of another digest), so a mirror, or anything between, that answers 200
+ * or names the digest asked for without holding that manifest is not taken at its word.
  */
 async function checkMirror(plan: Plan, opts: MirrorPlanOptions): Promise<Presence> {
   const [{ RegistryClient, RegistryError }, { parseRepository }, { registryAccess }] = await Promise.all([
@@ -134,14 +135,13 @@ async function checkMirror(plan: Plan, opts: MirrorPlanOptions): Promise<Presenc
     for (const r of plan.releases) {
       const digest = r.payload.slice(r.payload.indexOf('@') + 1);
       try {
-        const answered = await client.resolve(digest);
-        presence.set(
-          r.version,
-          answered === digest ? 'present' : answered === undefined ? 'missing' : 'another-digest',
-        );
+        await client.manifest(digest);
+        presence.set(r.version, 'present');
       } catch (err) {
-        if (!(err instanceof RegistryError) || err.status !== 404) throw err;
-        presence.set(r.version, 'missing');
+        if (!(err instanceof RegistryError)) throw err;
+        if (err.status === 404) presence.set(r.version, 'missing');
+        else if (err.message.includes('received content has digest')) presence.set(r.version, 'another-digest');
+        else throw err;
       }
     }
   } finally {

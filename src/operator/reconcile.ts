@@ -38,7 +38,7 @@ export async function reconcileUpdateService(
   set(inputs.caCondition);
   let policyEngineURI = us.status?.policyEngineURI;
   let failure: string | undefined;
-  const problems = specProblems(us.spec, us.metadata.name);
+  const problems = specProblems(us.spec, us.metadata.name, inputs.routes ? us.metadata.namespace : undefined);
   if (problems.length) {
     failure = problems.join('; ');
     set({ type: 'ReconcileCompleted', status: 'False', reason: 'InvalidSpec', message: failure });

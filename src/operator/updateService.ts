@@ -63,7 +63,12 @@ export function trimmedSpec(spec: UpdateServiceSpec): UpdateServiceSpec {
  * name, why the objects made for it could not be named: checked before anything is applied, so a
  * resource that cannot be served leaves nothing half made.
  */
-export function specProblems(given: Partial<UpdateServiceSpec> | undefined, name?: string): string[] {
+export function specProblems(
+  given: Partial<UpdateServiceSpec> | undefined,
+  name?: string,
+  /** The namespace, when a Route is made: the router names its host `<route>-<namespace>.<domain>`. */
+  routeNamespace?: string,
+): string[] {
   const problems: string[] = [];
   const spec = given && {
     ...given,
@@ -77,6 +82,10 @@ export function specProblems(given: Partial<UpdateServiceSpec> | undefined, name
       return problems;
     }
   }
+  if (name !== undefined && routeNamespace !== undefined && `${operandNames(name).route}-${routeNamespace}`.length > 63)
+    problems.push(
+      `metadata.name: '${name.slice(0, 80)}' makes the Route host '${operandNames(name).route}-${routeNamespace.slice(0, 80)}.…', whose first label is over 63 characters: the router would never admit it; use a shorter name`,
+    );
   if (name !== undefined && !DNS_LABEL.test(operandNames(name).service))
     problems.push(
       `metadata.name: '${name.slice(0, 80)}' makes the Service name '${operandNames(name).service.slice(0, 80)}', not a DNS label (at most 63 characters, a-z, 0-9 and '-', starting with a letter): use a shorter name`,

@@ -144,7 +144,7 @@ describe('serve over HTTPS', () => {
     expect(((await ready.body.json()) as { certificate?: string }).certificate).toBe(said);
   });
 
-  it('refuses at start a pair that does not go together, a missing file, or one flag without the other', () => {
+  it('refuses at start a pair that does not go together, a missing file, one flag without the other, and an origin no browser sends', () => {
     const dir = cleanup.dir();
     const a = certificate(dir, 'a', 2);
     const b = certificate(dir, 'b', 2);
@@ -158,6 +158,12 @@ describe('serve over HTTPS', () => {
     expect(missing.stderr).toContain(`--tls-cert: ${join(dir, 'nope.crt')}: ENOENT`);
     const alone = serveWith('--tls-cert', a.cert);
     expect(alone.stderr).toContain('--tls-cert and --tls-key go together');
+    // An origin no browser sends (a capital, a default port) would never match: refused, with the one it sends.
+    const origin = serveWith('--cors-origins', 'https://ok.example,https://UI.example.com:443');
+    expect(origin.code).toBe(1);
+    expect(origin.stderr).toContain(
+      "--cors-origins: 'https://UI.example.com:443' is not an origin as a browser sends it (it sends 'https://ui.example.com')",
+    );
     writeFileSync(join(dir, 'not.pem'), 'hello');
     const notPem = serveWith('--tls-cert', join(dir, 'not.pem'), '--tls-key', a.key);
     expect(notPem.stderr).toContain('no PEM certificate in the file');

@@ -52,7 +52,7 @@ export async function serveSettings(config: ServeConfig): Promise<ServeSettings>
       cacheMaxAge: config.cacheMaxAge,
       limits: config,
       accessLog: config.accessLog,
-      ...(config.corsOrigins && { corsOrigins: config.corsOrigins.split(',') }),
+      ...(config.corsOrigins && { corsOrigins: corsOrigins(config.corsOrigins) }),
       auth: {
         secretFile: config.adminJwtSecretFile,
         jwks: config.adminJwks,
@@ -98,6 +98,23 @@ function serviceSettings(config: ServeConfig, trust: ServeSettings['service']['t
       allowLoopback: config.webhookAllowLoopback,
     },
   };
+}
+
+/** The origins of --cors-origins, each as a browser sends it (one that never could is refused). */
+function corsOrigins(list: string): string[] {
+  return list.split(',').map((origin) => {
+    let normal: string | undefined;
+    try {
+      normal = new URL(origin).origin;
+    } catch {
+      normal = undefined;
+    }
+    if (normal !== origin)
+      throw new FlagProblem(
+        `--cors-origins: '${origin.slice(0, 100)}' is not an origin as a browser sends it${normal ? ` (it sends '${normal}')` : ''}`,
+      );
+    return origin;
+  });
 }
 
 /** The TLS pair, read and checked now; none without the two flags. */

@@ -32,6 +32,13 @@ describe('the UpdateService spec and status', () => {
       expect.stringMatching(/^metadata\.name: 'u+' makes the Service name 'u+', not a DNS label/),
     ]);
     expect(specProblems(good, '1abc')).toHaveLength(1); // a Service name must begin with a letter
+    // With a Route, its host's first label (<name>-route-<namespace>) must fit in 63 characters.
+    expect(specProblems(good, 'sample', 'openshift-update-service')).toEqual([]);
+    expect(specProblems(good, 'a'.repeat(40), 'openshift-update-service')).toEqual([
+      expect.stringMatching(
+        /makes the Route host 'a+-route-openshift-update-service\.…', whose first label is over 63/,
+      ),
+    ]);
   });
 
   it('keeps a condition as it was while nothing of it changes; a new status moves its transition time', () => {
