@@ -176,9 +176,10 @@ export const FleetUpdates = Type.Object({
   since: Type.String(),
   updates: Type.Array(
     Type.Object({
-      from: Type.String(),
-      to: Type.String(),
+      from: Type.String({ maxLength: 64 }),
+      to: Type.String({ maxLength: 64 }),
       arch: Type.String({
+        maxLength: 20,
         description: "The arch the cluster's polls name ('(unknown)': it reports and never polled)",
       }),
       started: Type.Integer({

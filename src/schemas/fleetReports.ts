@@ -85,16 +85,18 @@ const UpdateState = stringEnum(
 );
 
 export const ReportedUpdate = Type.Object({
-  from: Type.String({ description: 'The version it left' }),
-  to: Type.String(),
+  from: Type.String({ maxLength: 64, description: 'The version it left' }),
+  to: Type.String({ maxLength: 64 }),
   startedAt: Type.String({ format: 'date-time' }),
   completedAt: Type.Optional(Type.String({ format: 'date-time' })),
   state: UpdateState,
-  reason: Type.Optional(Type.String({ description: "Why it is failing: the Failing condition's reason, or Timeout" })),
+  reason: Type.Optional(
+    Type.String({ maxLength: 128, description: "Why it is failing: the Failing condition's reason, or Timeout" }),
+  ),
 });
 
 export const FleetReportAnswer = Type.Object({
-  clusterID: Type.String(),
+  clusterID: Type.String({ pattern: CLUSTER_ID_PATTERN }),
   reportedAt: Type.String({ format: 'date-time' }),
   update: Type.Optional(ReportedUpdate),
 });
@@ -103,8 +105,8 @@ export type FleetReportAnswer = Static<typeof FleetReportAnswer>;
 /** What the fleet keeps of a cluster's last report, shown beside what its polls claim. */
 export const ReportedClusterState = Type.Object({
   reportedAt: Type.String({ format: 'date-time' }),
-  channel: Type.Union([Type.String(), Type.Null()]),
-  version: Type.Union([Type.String(), Type.Null()], { description: 'status.desired.version' }),
+  channel: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
+  version: Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'status.desired.version' }),
   conditions: Type.Array(
     Type.Object({
       type: Type.String(),

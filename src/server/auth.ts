@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Actor } from '../app/admin/writes.js';
 import type { TokenVerifier, VerifiedToken } from '../app/auth/tokenVerifier.js';
+import type { WriteAllowance } from '../app/auth/writeRateLimit.js';
 import { ApiError } from '../errors.js';
 import type { Scope } from '../app/auth/scopes.js';
 
@@ -21,11 +22,15 @@ export function requireScope(tokens: TokenVerifier, scope: Scope): onRequestAsyn
     request.verifiedToken = token;
     reply.header('x-ratelimit-limit', allowance.limit);
     reply.header('x-ratelimit-remaining', allowance.remaining);
-    if (allowance.refused) {
-      reply.header('retry-after', allowance.refused.retryAfterSeconds);
-      throw allowance.refused.error;
-    }
+    refuseOverLimit(allowance, reply);
   };
+}
+
+/** Answers 429 with Retry-After when `allowance` is over its limit; nothing otherwise. */
+export function refuseOverLimit(allowance: WriteAllowance, reply: FastifyReply): void {
+  if (!allowance.refused) return;
+  reply.header('retry-after', allowance.refused.retryAfterSeconds);
+  throw allowance.refused.error;
 }
 
 /** A read that is not public (internal channels, the audit log): any token that verifies, whatever its scopes. */

@@ -19,7 +19,7 @@ import {
   FleetUpdatesQuery,
 } from '../../../../schemas/fleet.js';
 import { FleetReportAnswer, FleetReportBody, REPORT_BODY_LIMIT } from '../../../../schemas/fleetReports.js';
-import { requireReadScope, requireScope } from '../../../auth.js';
+import { refuseOverLimit, requireReadScope, requireScope } from '../../../auth.js';
 import { BEARER_AUTH } from '../../adminRouteOptions.js';
 
 const ERRORS = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 503: ErrorSchema };
@@ -66,13 +66,7 @@ export async function fleetRoutes(
     onRequest: [
       requireScope(tokens, 'fleet:report'),
       // The cluster's own limit, from the headers: a refused report's body is never read.
-      async (request, reply) => {
-        const allowance = reports.admit(request.verifiedToken!);
-        if (allowance.refused) {
-          reply.header('retry-after', allowance.refused.retryAfterSeconds);
-          throw allowance.refused.error;
-        }
-      },
+      async (request, reply) => refuseOverLimit(reports.admit(request.verifiedToken!), reply),
     ],
     bodyLimit: REPORT_BODY_LIMIT,
     schema: {
