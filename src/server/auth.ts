@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Actor } from '../app/admin/writes.js';
 import type { TokenVerifier, VerifiedToken } from '../app/auth/tokenVerifier.js';
-import type { WriteAllowance } from '../app/auth/writeRateLimit.js';
+import type { Allowance } from '../app/rateLimit.js';
 import { ApiError } from '../errors.js';
 import type { Scope } from '../app/auth/scopes.js';
 
@@ -27,7 +27,7 @@ export function requireScope(tokens: TokenVerifier, scope: Scope): onRequestAsyn
 }
 
 /** Answers 429 with Retry-After when `allowance` is over its limit; nothing otherwise. */
-export function refuseOverLimit(allowance: WriteAllowance, reply: FastifyReply): void {
+export function refuseOverLimit(allowance: Allowance, reply: FastifyReply): void {
   if (!allowance.refused) return;
   reply.header('retry-after', allowance.refused.retryAfterSeconds);
   throw allowance.refused.error;

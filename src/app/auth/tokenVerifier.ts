@@ -8,7 +8,7 @@ import { ApiError } from '../../errors.js';
 import type { Scope } from './scopes.js';
 import { checkClaims, ClaimError, type VerifiedToken } from './tokenClaims.js';
 import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, loadVerificationKey, type VerificationKey } from './verificationKeys.js';
-import { WriteRateLimit, type WriteAllowance } from './writeRateLimit.js';
+import { RateLimit, type Allowance } from '../rateLimit.js';
 
 export type { VerifiedToken } from './tokenClaims.js';
 
@@ -23,19 +23,19 @@ export interface AuthConfig {
 
 export interface Authorization {
   token: VerifiedToken;
-  allowance: WriteAllowance;
+  allowance: Allowance;
 }
 
 export class TokenVerifier {
   private readonly key: VerificationKey | undefined;
-  private readonly rateLimit: WriteRateLimit;
+  private readonly rateLimit: RateLimit;
 
   constructor(
     private readonly config: AuthConfig,
     private readonly clock: Clock = systemClock,
   ) {
     this.key = loadVerificationKey(config);
-    this.rateLimit = new WriteRateLimit(config.rateLimit ?? 120, clock);
+    this.rateLimit = new RateLimit(config.rateLimit ?? 120, clock);
   }
 
   /** Throws 401 when no key is configured: every admin write is refused then. */

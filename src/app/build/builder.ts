@@ -2,11 +2,10 @@
 // own connection, so a rebuild never holds up the requests the main thread serves; an in-memory store
 // (tests, the demo) can only be read where it lives, so it is built on the main thread, a tick after
 // the write.
-import { Worker } from 'node:worker_threads';
 import { exportTarball, type GraphDataTarball } from '../../sources/export.js';
-import { StoreUnavailable } from '../../store/sql.js';
 import type { Store } from '../../store/store.js';
-import type { WorkerAnswer, WorkerJob } from './jobs.js';
+import { JobWorker } from '../jobWorker.js';
+import type { WorkerJob } from './jobs.js';
 import { readAndBuild, type BuildParts } from './readAndBuild.js';
 
 export interface Builder {
@@ -47,71 +46,35 @@ export class InlineBuilder implements Builder {
 // Compiled once for src and dist alike: the worker runs JavaScript, so tests on the sources use the build.
 const WORKER_URL = new URL('../../../dist/app/build/worker.js', import.meta.url);
 
-/** One worker, started on first use and again after it died. */
+/** Builds on one worker (jobWorker.ts), started on first use and again after it died. */
 export class WorkerBuilder implements Builder {
   readonly thread = 'worker';
-  private worker: Worker | undefined;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve(a: WorkerAnswer): void; reject(e: Error): void }>();
+  private readonly worker: JobWorker<WorkerJob>;
 
   constructor(
     /** Where the worker opens the store: a SQLite file or a postgres:// URL. */
-    private readonly location: string,
-  ) {}
-
-  async build(vouched: ReadonlySet<string> | undefined): Promise<BuildParts> {
-    const a = await this.run({ id: 0, job: 'build', ...(vouched && { vouched: [...vouched] }) });
-    if (a.job !== 'build') throw new Error(`build worker answered a ${a.job} job`);
-    return a.value;
+    location: string,
+  ) {
+    this.worker = new JobWorker(WORKER_URL, { location }, 'the build worker');
   }
 
-  async exportTarball(): Promise<GraphDataTarball> {
-    const a = await this.run({ id: 0, job: 'export' });
-    if (a.job !== 'export') throw new Error(`build worker answered a ${a.job} job`);
+  build(vouched: ReadonlySet<string> | undefined): Promise<BuildParts> {
+    return this.worker.run({ job: 'build', ...(vouched && { vouched: [...vouched] }) });
+  }
+
+  exportTarball(): Promise<GraphDataTarball> {
     // A structured clone turns the Buffer into a Uint8Array over the same bytes.
-    const { bytes, etag } = a.value;
-    return { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), etag };
+    return this.worker.run<GraphDataTarball>({ job: 'export' }, ({ bytes, etag }) => ({
+      bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      etag,
+    }));
   }
 
   warm(): void {
-    this.worker ??= this.start();
+    this.worker.warm();
   }
 
-  async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = undefined;
-    if (w) await w.terminate();
-  }
-
-  private run(job: WorkerJob): Promise<Extract<WorkerAnswer, { ok: true }>> {
-    const worker = (this.worker ??= this.start());
-    const id = this.nextId++;
-    worker.ref(); // a job under way keeps the process alive; an idle worker does not
-    return new Promise<WorkerAnswer>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ ...job, id });
-    }).then((a) => {
-      if (!a.ok) throw a.unavailable ? new StoreUnavailable(a.error) : new Error(a.error);
-      return a;
-    });
-  }
-
-  private start(): Worker {
-    const worker = new Worker(WORKER_URL, { workerData: { location: this.location } });
-    worker.unref();
-    worker.on('message', (a: WorkerAnswer) => {
-      const p = this.pending.get(a.id);
-      this.pending.delete(a.id);
-      if (this.pending.size === 0) worker.unref();
-      p?.resolve(a);
-    });
-    const fail = (err: Error): void => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const p of this.pending.values()) p.reject(err);
-      this.pending.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the build worker exited with code ${code}`)));
-    return worker;
+  close(): Promise<void> {
+    return this.worker.close();
   }
 }

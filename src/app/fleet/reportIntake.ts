@@ -7,7 +7,7 @@ import type { FleetReportAnswer, FleetReportBody } from '../../schemas/fleetRepo
 import type { OutcomeRow } from '../../store/fleetReports.js';
 import type { Store } from '../../store/store.js';
 import type { VerifiedToken } from '../auth/tokenVerifier.js';
-import { WriteRateLimit, type WriteAllowance } from '../auth/writeRateLimit.js';
+import { RateLimit, type Allowance } from '../rateLimit.js';
 import { keptReport, seenAtOf, updateStateOf } from './reportedState.js';
 
 /**
@@ -18,7 +18,7 @@ import { keptReport, seenAtOf, updateStateOf } from './reportedState.js';
 export const REPORTS_PER_MINUTE = 12;
 
 export class ReportIntake {
-  private readonly perCluster: WriteRateLimit;
+  private readonly perCluster: RateLimit;
 
   constructor(
     private readonly store: Store,
@@ -26,14 +26,14 @@ export class ReportIntake {
     /** How the fleet stores a cluster id (itself, or its keyed hash with --fleet-hash-ids). */
     private readonly storedId: (id: string) => Promise<string>,
   ) {
-    this.perCluster = new WriteRateLimit(REPORTS_PER_MINUTE, clock);
+    this.perCluster = new RateLimit(REPORTS_PER_MINUTE, clock);
   }
 
   /**
    * Whether a report with `token` may be read at all: the token must name its cluster, and the cluster
    * be within REPORTS_PER_MINUTE. Throws 403 for a token bound to no cluster; an allowance over the limit says so.
    */
-  admit(token: VerifiedToken): WriteAllowance {
+  admit(token: VerifiedToken): Allowance {
     if (token.clusterId === undefined)
       throw new ApiError(
         'forbidden',
