@@ -192,6 +192,12 @@ export const SETTINGS = {
   adminIssuer: S('--admin-issuer', 'value', 'required iss of admin tokens', 'cincy'),
   adminAudience: S('--admin-audience', 'value', 'required aud of admin tokens', 'cincy-admin'),
   adminRateLimit: S('--admin-rate-limit', 'value', 'admin writes per subject per minute', 120),
+  planRateLimit: S(
+    '--plan-rate-limit',
+    'value',
+    'update paths planned per client address per minute (/api/v1/paths: one per path asked for; mirror-plan: one per source)',
+    1200,
+  ),
   trustKeys: S(
     '--trust-keys',
     'value',

@@ -11,6 +11,7 @@ import { allSimplePaths } from 'graphology-simple-path';
 import semver from 'semver';
 import { cheapestPath, edgeNumber, hopCounts, outEdges, reversedEdges, type OutEdges } from './flatSearch.js';
 import type { FullGraph, Risk } from './model.js';
+import { DEFAULT_PATH_LIMIT, MAX_PATH_LIMIT } from '../schemas/paths.js';
 
 export type PathMode = 'fewest-hops' | 'eus';
 
@@ -60,9 +61,6 @@ export interface PathAnswer {
   notes: string[];
   reason?: { code: NoPathCode; message: string };
 }
-
-export const DEFAULT_PATH_LIMIT = 3;
-export const MAX_PATH_LIMIT = 10;
 
 interface EdgeAttributes {
   /** The edge's target, for the weight functions (graphology passes them the edge and its attributes). */

@@ -4,6 +4,10 @@ import { Type, type Static } from '#typebox';
 import { FeederCheckSchema } from './admin.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN, WireRiskSchema } from './cincinnati.js';
 
+/** Paths a plan gives unless asked for another number, and the most it gives. */
+export const DEFAULT_PATH_LIMIT = 3;
+export const MAX_PATH_LIMIT = 10;
+
 const VERSION_PATTERN = '^[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$';
 const Version = (description: string): ReturnType<typeof Type.String> =>
   Type.String({ pattern: VERSION_PATTERN, maxLength: 100, description, examples: ['4.1.0'] });
@@ -25,7 +29,9 @@ export const PathsQuery = Type.Object(
       }),
     ),
     mode: Type.Optional(Type.Union([Type.Literal('fewest-hops'), Type.Literal('eus')], { default: 'fewest-hops' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 3, description: 'How many paths' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_PATH_LIMIT, default: DEFAULT_PATH_LIMIT, description: 'How many paths' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -59,6 +59,8 @@ export interface AppOptions {
   fleet?: { reads: FleetReads; recorder?: FleetRecorder };
   /** The webhooks API (none: its routes are not served). */
   webhooks?: Webhooks;
+  /** Paths each client address may plan a minute (default: serve's; routes/api/v1/planning.ts). */
+  planRateLimit?: number;
   /** Origins whose pages may call the routes that take a token (default: none; plugins/cors.ts). */
   corsOrigins?: string[];
   /** Serve HTTPS with this certificate; `material` is replaced when the files are reloaded (tls.ts). */
@@ -97,6 +99,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     clock,
     fleet: opts.fleet?.reads,
     webhooks: opts.webhooks,
+    planRateLimit: opts.planRateLimit,
     uiDir: opts.uiDir,
     tls: opts.tls,
   });

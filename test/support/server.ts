@@ -65,6 +65,8 @@ export async function startServer(opts: {
   webhooks?: StartOptions['webhooks'];
   /** Origins whose pages may call the routes that take a token (--cors-origins). */
   corsOrigins?: string[];
+  /** Paths each client address may plan a minute (--plan-rate-limit). */
+  planRateLimit?: number;
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
@@ -92,6 +94,7 @@ export async function startServer(opts: {
     fleet: started.fleet,
     webhooks: started.webhooks,
     corsOrigins: opts.corsOrigins,
+    planRateLimit: opts.planRateLimit,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {

@@ -80,6 +80,8 @@ export class FleetAlerts {
 
   constructor(
     private readonly store: Store,
+    /** The fleet's groups as they are now (FleetQueries.groups). */
+    private readonly groups: () => Promise<FleetGroup[]>,
     private readonly graph: GraphService,
     private readonly clock: Clock,
     /** The sinks changes go to; read at each comparison, so sinks added later take part. */
@@ -124,12 +126,14 @@ export class FleetAlerts {
     if (!snapshot || this.sinks.length === 0) return;
     const index = fleetIndexOf(snapshot);
     this.counts.checks += 1;
+    // The groups are read off this thread (fleetQueries.ts), outside the write: the state is replaced
+    // only if it is still the one read before them, so a replica that read older groups changes nothing.
+    const stored = await this.store.read((tx) => tx.fleet.setting(STATE));
+    const after = alertStateOf(index, await this.groups());
+    const text = JSON.stringify(after);
+    if (text === stored) return;
     await this.store.write(
       async (tx) => {
-        const after = alertStateOf(index, await tx.fleet.groups(0));
-        const stored = await tx.fleet.setting(STATE);
-        const text = JSON.stringify(after);
-        if (text === stored) return;
         if (!(await tx.fleet.compareAndSetSetting(STATE, stored, text))) return; // another replica did
         const changes = alertChanges(parseState(stored), after, new Date(this.clock.now()).toISOString());
         if (changes.length === 0) return;

@@ -7,10 +7,11 @@ import { compareVersions, isReleaseVersion } from '../../graph/version.js';
 import { parseSingleUnitDuration } from '../../duration.js';
 import type { Clock } from '../../clock.js';
 import type { ClusterFilter, ClusterRecord, FleetGroup, ObservedUpdate } from '../../store/fleet.js';
+import type { FleetQueries } from './fleetQueries.js';
+import { SharedReads } from './sharedReads.js';
 import type { FleetSummary } from '../../schemas/fleet.js';
 import type { ReportedClusterState } from '../../schemas/fleetReports.js';
 import type { OutcomeRow, StoredReport } from '../../store/fleetReports.js';
-import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor, limitOf, type PageRequest } from '../admin/pagination.js';
 import type { GraphService } from '../graphService.js';
 import { fleetIndexOf, type RiskyUpdate, type FleetIndex, type Standing } from './fleetIndex.js';
@@ -85,8 +86,11 @@ export interface ObservedEdge {
 }
 
 export class FleetReads {
+  private readonly shared = new SharedReads();
+
   constructor(
-    private readonly store: Store,
+    /** The store reads behind the answers (on a worker thread for a SQLite file). */
+    private readonly queries: FleetQueries,
     private readonly graph: GraphService,
     private readonly clock: Clock,
     /** This server's recorder; undefined with --no-fleet (what was recorded before is still read). */
@@ -99,11 +103,9 @@ export class FleetReads {
     const staleAfter = q.staleAfter ?? DEFAULT_STALE_AFTER;
     const staleBefore = this.clock.now() - durationParam('staleAfter', staleAfter);
     const index = fleetIndexOf(this.graph.served());
-    const [groups, counts, reporting] = await this.store.read(async (tx) => [
-      await tx.fleet.groups(staleBefore),
-      await tx.fleet.counts(),
-      await tx.fleetReports.count(),
-    ]);
+    const { groups, counts, reporting } = await this.shared.get(`summary ${staleAfter}`, () =>
+      this.queries.summaryRows(staleBefore),
+    );
     const standings = groups
       .map((g) => standingOf(index, g))
       .sort((a, b) => compareGroup(a, [b.channel, b.arch, b.version ?? '']));
@@ -155,7 +157,7 @@ export class FleetReads {
     if (q.cursor) filter.after = decodeCursor<[string]>('fleet-clusters', q.cursor, ['string'])[0];
     const limit = limitOf(q);
     if (q.stranded !== undefined || q.exposedTo !== undefined) {
-      const groups = await this.store.read((tx) => tx.fleet.groups(0));
+      const groups = await this.groups();
       filter.groups = groups.filter((g) => {
         const s = index.standing(g.channel, g.arch, g.version);
         if (q.stranded !== undefined && (s.stranded !== undefined) !== q.stranded) return false;
@@ -163,15 +165,9 @@ export class FleetReads {
         return true;
       });
     }
-    const { rows, history, reports, outcomes } = await this.store.read(async (tx) => {
-      const rows = await tx.fleet.clusters(filter, limit + 1);
-      const history = new Map<string, ObservedUpdate[]>();
-      for (const r of rows.slice(0, limit)) history.set(r.id, await tx.fleet.historyOf(r.id));
-      const reports = await tx.fleetReports.reportsOf(rows.slice(0, limit).map((r) => r.id));
-      const outcomes = new Map<string, OutcomeRow[]>();
-      for (const id of reports.keys()) outcomes.set(id, await tx.fleetReports.outcomesOf(id));
-      return { rows, history, reports, outcomes };
-    });
+    const { rows, history, reports, outcomes } = await this.shared.once(() =>
+      this.queries.clusterPage(filter, limit + 1, limit),
+    );
     const page = rows.slice(0, limit);
     const now = this.clock.now();
     const clusters = page.map((r) => {
@@ -188,7 +184,7 @@ export class FleetReads {
 
   async exposure(q: PageRequest & { risk?: string }): Promise<{ risks: RiskExposure[]; nextCursor?: string }> {
     const index = fleetIndexOf(this.graph.served());
-    const groups = await this.store.read((tx) => tx.fleet.groups(0));
+    const groups = await this.groups();
     const byRisk = new Map<string, RiskExposure>();
     for (const g of groups) {
       if (g.version === null) continue;
@@ -222,10 +218,7 @@ export class FleetReads {
     const from = this.clock.now() - durationParam('since', since);
     const now = this.clock.now();
     const clock = { silentBefore: now - SILENT_AFTER_MS, timeoutBefore: now - FAILING_AFTER_MS };
-    const [started, outcomes] = await this.store.read(async (tx) => [
-      await tx.fleetReports.startedCounts(from),
-      await tx.fleetReports.outcomeStats(from, clock),
-    ]);
+    const { started, outcomes } = await this.shared.get(`updates ${since}`, () => this.queries.updateRows(from, clock));
     const key = (e: { from: string; to: string; arch: string }): string => `${e.from} ${e.to} ${e.arch}`;
     const reported = new Map(outcomes.map((o) => [key(o), o]));
     const edges = started
@@ -240,6 +233,11 @@ export class FleetReads {
       .sort((a, b) => (key(a) < key(b) ? -1 : 1));
     const page = keysetPage(edges, q, 'fleet-updates', key, 'updates');
     return { ...page, since };
+  }
+
+  /** The clusters by channel, arch and version, for the stranded and exposure filters. */
+  private groups(): Promise<FleetGroup[]> {
+    return this.shared.get('groups', () => this.queries.groups());
   }
 }
 

@@ -7,6 +7,7 @@ import type { ChangeSink } from '../../store/changeSink.js';
 import type { Store } from '../../store/store.js';
 import { FleetAlerts } from '../fleet/fleetAlerts.js';
 import { FleetReads } from '../fleet/fleetReads.js';
+import { fleetQueriesFor, type FleetQueries } from '../fleet/fleetQueries.js';
 import { DEFAULT_FLEET_SETTINGS, PollRecorder, type FleetRecorder, type FleetSettings } from '../fleet/pollRecorder.js';
 import { pollRecorderFor } from '../fleet/workerPollRecorder.js';
 import type { GraphService } from '../graphService.js';
@@ -22,6 +23,8 @@ export interface FleetParts {
   /** Undefined when polls are not recorded. */
   alerts: FleetAlerts | undefined;
   reads: FleetReads;
+  /** The store reads behind the reads and the alerts (a worker's, for a SQLite file): closed at shutdown. */
+  queries: FleetQueries;
 }
 
 export function fleetParts(
@@ -37,11 +40,12 @@ export function fleetParts(
     ? pollRecorderFor(store, clock, settings, options.log, options.sqliteMaxBytes)
     : undefined;
   // Clusters newly exposed or stranded are looked for after a new graph and after polls are written.
-  const alerts = recorder && new FleetAlerts(store, service, clock, options.sinks, options.log);
+  const queries = fleetQueriesFor(store);
+  const alerts = recorder && new FleetAlerts(store, () => queries.groups(), service, clock, options.sinks, options.log);
   if (recorder && alerts) {
     service.onSwap(() => void alerts.check());
     recorder.onFlushed = () => alerts.afterPolls();
   }
-  const reads = new FleetReads(store, service, clock, recorder, (id) => ids.storedId(id));
-  return { recorder, alerts, reads };
+  const reads = new FleetReads(queries, service, clock, recorder, (id) => ids.storedId(id));
+  return { recorder, alerts, reads, queries };
 }

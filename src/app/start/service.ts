@@ -165,6 +165,7 @@ async function closeParts(parts: Parts, running: Running): Promise<void> {
   await parts.fleet.recorder?.close().catch(() => {});
   await parts.history.close();
   await parts.fleet.alerts?.close();
+  await parts.fleet.queries.close();
   // Deliveries in flight finish (or time out) and are recorded while the store is still open.
   await parts.webhooks.delivery.close().catch(() => {});
   await parts.clients.close();

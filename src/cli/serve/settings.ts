@@ -26,6 +26,7 @@ export interface ServeSettings {
     limits: HttpLimits;
     accessLog: boolean;
     auth: AuthConfig;
+    planRateLimit: number;
   };
   /** The jobs that run after the first graph: the sources read again, feeders applied. */
   jobs: { scrapeIntervalMs: number; autoPromoteIntervalMs?: number };
@@ -52,6 +53,7 @@ export async function serveSettings(config: ServeConfig): Promise<ServeSettings>
       cacheMaxAge: config.cacheMaxAge,
       limits: config,
       accessLog: config.accessLog,
+      planRateLimit: config.planRateLimit,
       ...(config.corsOrigins && { corsOrigins: corsOrigins(config.corsOrigins) }),
       auth: {
         secretFile: config.adminJwtSecretFile,

@@ -35,6 +35,8 @@ export interface RouteOptions {
   fleet?: FleetReads;
   /** The webhooks API (none: its routes are not served). */
   webhooks?: Webhooks;
+  /** Paths each client address may plan a minute. */
+  planRateLimit?: number;
   /** Where the built web page is (default: dist/ui of the package). */
   uiDir?: string;
   /** The TLS certificate served (its validity is said on /readyz). */
@@ -55,6 +57,7 @@ export async function routes(app: FastifyInstance, opts: RouteOptions): Promise<
     clock: opts.clock,
     fleet: opts.fleet,
     webhooks: opts.webhooks,
+    planRateLimit: opts.planRateLimit,
   });
   await app.register(graphDataRoutes, { prefix: '/api/upgrades_info', admin });
   await app.register(signatureStoreRoutes, { admin });

@@ -157,7 +157,13 @@ describe('fleet alerts', () => {
   it('reports a state once: another comparer on the same store finds it reported', async () => {
     const mark = captured.length;
     const sink = async (_tx: unknown, changes: readonly Change[]): Promise<void> => void captured.push(...changes);
-    const other = new FleetAlerts(server.store, server.service, clock, [sink]);
+    const other = new FleetAlerts(
+      server.store,
+      () => server.store.read((tx) => tx.fleet.groups(0)),
+      server.service,
+      clock,
+      [sink],
+    );
     await Promise.all([other.check(), server.fleetAlerts!.check()]);
     expect(captured.slice(mark)).toEqual([]);
     await other.close();

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AdminServices } from '../../../../app/admin/services.js';
 import type { TokenVerifier } from '../../../../app/auth/tokenVerifier.js';
 import { FleetReads } from '../../../../app/fleet/fleetReads.js';
+import { storeQueries } from '../../../../app/fleet/fleetQueries.js';
 import { ReportIntake } from '../../../../app/fleet/reportIntake.js';
 import type { GraphService } from '../../../../app/graphService.js';
 import type { Webhooks } from '../../../../app/webhooks/service.js';
@@ -19,6 +20,7 @@ import { explainRoutes } from './explain.js';
 import { fleetRoutes } from './fleet.js';
 import { mirrorPlanRoutes } from './mirror-plan.js';
 import { pathRoutes } from './paths.js';
+import { DEFAULT_PLANS_PER_MINUTE, PlanningBudget } from './planning.js';
 import { releaseRoutes } from './releases/index.js';
 import { riskRoutes } from './risks.js';
 import { webhookRoutes } from './webhooks.js';
@@ -33,12 +35,16 @@ export interface ApiV1Options {
   fleet?: FleetReads;
   /** The webhooks API (none: its routes are not served). */
   webhooks?: Webhooks;
+  /** Paths each client address may plan a minute (default: serve's). */
+  planRateLimit?: number;
 }
 
 export async function apiV1Routes(app: FastifyInstance, opts: ApiV1Options): Promise<void> {
   const { service, admin, tokens } = opts;
-  await app.register(pathRoutes, { service });
-  await app.register(mirrorPlanRoutes, { service });
+  // One budget for both: a client cannot plan twice as much by using each.
+  const planning = new PlanningBudget(opts.planRateLimit ?? DEFAULT_PLANS_PER_MINUTE, opts.clock);
+  await app.register(pathRoutes, { service, planning });
+  await app.register(mirrorPlanRoutes, { service, planning });
   await app.register(explainRoutes, { service });
   await app.register(catalogRoutes, { service });
   await app.register(releaseRoutes, { prefix: '/releases', admin, tokens });
@@ -48,7 +54,7 @@ export async function apiV1Routes(app: FastifyInstance, opts: ApiV1Options): Pro
   await app.register(riskRoutes, { admin, tokens });
   await app.register(auditRoutes, { admin, tokens });
   // Without a recorder of its own, the fleet API reads what the store holds (what replicas recorded).
-  const fleet = opts.fleet ?? new FleetReads(service.store, service, opts.clock, undefined);
+  const fleet = opts.fleet ?? new FleetReads(storeQueries(service.store), service, opts.clock, undefined);
   const reports = new ReportIntake(service.store, opts.clock, fleet.storedId);
   await app.register(fleetRoutes, { fleet, reports, tokens });
   await app.register(changeRoutes, { store: service.store });

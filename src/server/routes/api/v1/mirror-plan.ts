@@ -6,13 +6,14 @@ import type { GraphService } from '../../../../app/graphService.js';
 import { ApiError } from '../../../../errors.js';
 import { ErrorSchema } from '../../../../schemas/cincinnati.js';
 import { MirrorPlanAnswer, MirrorPlanQuery } from '../../../../schemas/paths.js';
+import type { PlanningBudget } from './planning.js';
 
 /** More sources than this are refused: each is a path planned. */
 const MAX_SOURCES = 200;
 
 export async function mirrorPlanRoutes(
   fastify: FastifyInstance,
-  { service }: { service: GraphService },
+  { service, planning }: { service: GraphService; planning: PlanningBudget },
 ): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/mirror-plan', {
@@ -24,13 +25,14 @@ export async function mirrorPlanRoutes(
         'ImageSetConfiguration that mirrors exactly those and the graph image.',
       tags: ['paths'],
       querystring: MirrorPlanQuery,
-      response: { 200: MirrorPlanAnswer, 400: ErrorSchema, 503: ErrorSchema },
+      response: { 200: MirrorPlanAnswer, 400: ErrorSchema, 429: ErrorSchema, 503: ErrorSchema },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const q = request.query;
       const from = [...new Set((q.from ?? '').split(',').filter((v) => v !== ''))];
       if (from.length > MAX_SOURCES)
         throw new ApiError('invalid_request', `querystring/from: at most ${MAX_SOURCES} versions, got ${from.length}`);
+      planning.charge(request, reply, from.length);
       const snapshot = service.served();
       const { planMirror } = await import('../../../../graph/mirrorPlan.js');
       return planMirror(snapshot.graph, {

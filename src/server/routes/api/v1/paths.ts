@@ -3,9 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { GraphService } from '../../../../app/graphService.js';
 import { ErrorSchema } from '../../../../schemas/cincinnati.js';
-import { PathsAnswer, PathsQuery } from '../../../../schemas/paths.js';
+import { DEFAULT_PATH_LIMIT, PathsAnswer, PathsQuery } from '../../../../schemas/paths.js';
+import type { PlanningBudget } from './planning.js';
 
-export async function pathRoutes(fastify: FastifyInstance, { service }: { service: GraphService }): Promise<void> {
+export async function pathRoutes(
+  fastify: FastifyInstance,
+  { service, planning }: { service: GraphService; planning: PlanningBudget },
+): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/paths', {
     schema: {
@@ -18,9 +22,10 @@ export async function pathRoutes(fastify: FastifyInstance, { service }: { servic
         'reason says why.',
       tags: ['paths'],
       querystring: PathsQuery,
-      response: { 200: PathsAnswer, 400: ErrorSchema, 503: ErrorSchema },
+      response: { 200: PathsAnswer, 400: ErrorSchema, 429: ErrorSchema, 503: ErrorSchema },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
+      planning.charge(request, reply, request.query.limit ?? DEFAULT_PATH_LIMIT);
       const snapshot = service.served();
       // The planner (and graphology under it) loads with the first question, not with the server.
       const { planPaths } = await import('../../../../graph/paths.js');
@@ -32,7 +37,7 @@ export async function pathRoutes(fastify: FastifyInstance, { service }: { servic
         ...(q.channel !== undefined && { channel: q.channel }),
         acceptRisks: (q.acceptRisks ?? '').split(',').filter((r) => r !== ''),
         mode: q.mode ?? 'fewest-hops',
-        limit: q.limit ?? 3,
+        limit: q.limit ?? DEFAULT_PATH_LIMIT,
       });
     },
   });

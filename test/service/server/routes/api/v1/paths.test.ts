@@ -92,3 +92,31 @@ describe('GET /api/v1/paths', () => {
     }
   });
 });
+
+describe('the planning budget (--plan-rate-limit)', () => {
+  it('charges paths one per path asked for and mirror plans one per source, per client, and answers 429 past it', async () => {
+    const clock = { now: () => Date.now(), sleep: async () => {} };
+    const small = await startServer({ graphData: BUNDLED_GRAPH_DATA, planRateLimit: 10, clock });
+    try {
+      const paths = await fetch(`${small.url}/api/v1/paths?from=4.12.10&to=4.16.5&limit=4`);
+      expect(paths.status).toBe(200);
+      expect(paths.headers.get('x-ratelimit-remaining')).toBe('6');
+      // Seven sources do not fit in the six left: refused whole, and nothing is charged.
+      const seven = '4.12.1,4.12.2,4.12.3,4.12.4,4.12.5,4.12.6,4.12.7';
+      const over = await fetch(`${small.url}/api/v1/mirror-plan?to=4.16.5&from=${seven}`);
+      expect(over.status).toBe(429);
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await over.json()) as { value: string }).value).toBe(
+        "more than 10 planned paths in a minute by '127.0.0.1'",
+      );
+      const six = await fetch(`${small.url}/api/v1/mirror-plan?to=4.16.5&from=${seven.slice(7)}`);
+      expect(six.status).toBe(200);
+      expect(six.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect((await fetch(`${small.url}/api/v1/paths?from=4.12.10&to=4.16.5&limit=1`)).status).toBe(429);
+      // A refused question costs no planning: the graph is still answered at once.
+      expect((await fetch(`${small.url}/api/upgrades_info/v1/graph?channel=stable-4.16`)).status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
+});
