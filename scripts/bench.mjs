@@ -8,6 +8,8 @@
 //              throughput through nginx in front of 1 and 2 replicas (bench/replicas.mjs)
 //   fleet — the real set with polls recorded: a distinct cluster id per request, against --no-fleet and
 //           bare node:http, the fleet held after 300,000 ids, and the cost per cluster (bench/fleet.mjs)
+//   fleet-reads — /graph's p99 while readers loop on the fleet API over 300,000 clusters and on
+//           mirror-plan (bench/fleetReads.mjs)
 //   paths — the update-path planner in process on the real set: every EUS pair two minors apart, random
 //           questions, mirror plans of 199 sources (bench/paths.mjs)
 // It prints a Markdown table and writes it to bench-results/latest.md. Missed targets are reported,
@@ -42,6 +44,7 @@ import { benchWrites } from './bench/writes.mjs';
 import { benchReplicas } from './bench/replicas.mjs';
 import { benchFleet } from './bench/fleet.mjs';
 import { benchPaths } from './bench/paths.mjs';
+import { benchFleetReads } from './bench/fleetReads.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'cincy.js');
@@ -508,7 +511,7 @@ async function main() {
   ensureTools(report);
   const workDir = removeOnExit(mkdtempSync(join(tmpdir(), 'cincy-bench-')));
 
-  // `npm run bench -- --only real|full|writes|registry|web|replicas|fleet|paths` runs one part.
+  // `npm run bench -- --only real|full|writes|registry|web|replicas|fleet|fleet-reads|paths` runs one part.
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
   if (!only || only === 'real') await benchInputSafely(report, realInput(), workDir);
   if (!only || only === 'full') {
@@ -538,6 +541,10 @@ async function main() {
   if (!only || only === 'fleet')
     await benchFleet(report, { root: ROOT, cli: CLI, realSet: REAL_SET, workDir, log }).catch((err) =>
       report.fail('[fleet]', err),
+    );
+  if (!only || only === 'fleet-reads')
+    await benchFleetReads(report, { root: ROOT, cli: CLI, realSet: REAL_SET, workDir, log }).catch((err) =>
+      report.fail('[fleet-reads]', err),
     );
   if (!only || only === 'paths')
     await benchPaths(report, { root: ROOT, realSet: REAL_SET, log }).catch((err) => report.fail('[paths]', err));

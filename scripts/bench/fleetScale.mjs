@@ -55,7 +55,7 @@ async function sizeOf() {
 function recordAll(version) {
   globalThis.gc();
   const before = process.memoryUsage().heapUsed;
-  for (let i = 0; i < clusters; i++) recorder.record(idOf(i), version, 'stable-4.16', 'amd64');
+  for (let i = 0; i < clusters; i++) recorder.take(idOf(i), version, 'stable-4.16', 'amd64', Date.now());
   globalThis.gc();
   return process.memoryUsage().heapUsed - before;
 }

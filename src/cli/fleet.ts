@@ -107,11 +107,15 @@ export function addFleetCommand(program: Command, run: (f: () => Promise<number>
     fleet
       .command('exposure')
       .description('for each risk, the clusters shown it on a conditional update now')
-      .option('--risk <name>', 'one risk'),
-  ).action((opts: ClientOptions & { risk?: string }) =>
+      .option('--risk <name>', 'one risk')
+      .option('--channel <name>', 'the clusters of one channel')
+      .option('--arch <arch>', 'the clusters of one arch'),
+  ).action((opts: ClientOptions & { risk?: string; channel?: string; arch?: string }) =>
     run(async () => {
       const q = new URLSearchParams();
       if (opts.risk) q.set('risk', opts.risk);
+      if (opts.channel) q.set('channel', opts.channel);
+      if (opts.arch) q.set('arch', opts.arch);
       const risks = await listAll(opts, '/api/v1/fleet/exposure', 'risks', q);
       print(
         opts,

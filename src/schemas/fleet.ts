@@ -143,15 +143,28 @@ export const FleetClusters = Type.Object({
 export type FleetClusters = Static<typeof FleetClusters>;
 
 export const FleetExposureQuery = Type.Object(
-  { ...PageParams, risk: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+  {
+    ...PageParams,
+    risk: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    channel: Type.Optional(
+      Type.String({ pattern: CHANNEL_PATTERN, maxLength: 100, description: 'Only the groups of this channel' }),
+    ),
+    arch: Type.Optional(
+      Type.String({ pattern: ARCH_PATTERN, maxLength: 20, description: 'Only the groups of this arch' }),
+    ),
+  },
   { additionalProperties: false },
 );
+
+/** Groups listed under a risk at most: the largest. */
+export const MAX_GROUPS_PER_RISK = 50;
 
 export const FleetExposure = Type.Object({
   risks: Type.Array(
     Type.Object({
       risk: Type.String(),
       clusters: Type.Integer({ description: 'Clusters shown this risk on a conditional update right now' }),
+      groupCount: Type.Integer({ description: 'The groups (channel, arch, version) of those clusters' }),
       groups: Type.Array(
         Type.Object({
           channel: Type.String(),
@@ -160,6 +173,7 @@ export const FleetExposure = Type.Object({
           clusters: Type.Integer(),
           to: Type.Array(Type.String(), { description: 'The conditional updates carrying the risk' }),
         }),
+        { maxItems: MAX_GROUPS_PER_RISK, description: `The largest ${MAX_GROUPS_PER_RISK} groups` },
       ),
     }),
   ),

@@ -49,7 +49,11 @@ export const api = {
   /** The fleet API takes a token with the scope fleet:read. */
   fleet: {
     summary: (token: string) => getJson<FleetSummary>(`/api/v1/fleet?limit=1000`, token),
-    exposure: (token: string) => getJson<FleetExposure>(`/api/v1/fleet/exposure?limit=100`, token),
+    exposure: (token: string, channel: string, arch: string) =>
+      getJson<FleetExposure>(
+        `/api/v1/fleet/exposure?limit=100&channel=${encodeURIComponent(channel)}&arch=${encodeURIComponent(arch)}`,
+        token,
+      ),
     updates: (token: string) => getJson<FleetUpdates>(`/api/v1/fleet/updates?limit=1000`, token),
     clusters: (token: string, q: { channel: string; arch: string; stranded?: string; cursor?: string }) =>
       getJson<FleetClusters>(`/api/v1/fleet/clusters?${query({ ...q, limit: '20' })}`, token),

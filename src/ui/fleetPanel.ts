@@ -68,7 +68,7 @@ export class FleetPanel {
     try {
       const [summary, exposure, updates, clusters] = await Promise.all([
         api.fleet.summary(token),
-        api.fleet.exposure(token),
+        api.fleet.exposure(token, channel, arch),
         api.fleet.updates(token),
         this.clusters(token, this.cursors.at(-1)),
       ]);
@@ -78,7 +78,7 @@ export class FleetPanel {
         h('h3', { class: 'cy-subhead' }, `${channel} (${arch}) by version`),
         byVersion(summary, channel, arch),
         h('h3', { class: 'cy-subhead' }, `Exposure to risks in ${channel}`),
-        exposureIn(exposure, channel, arch),
+        exposureIn(exposure),
         h('h3', { class: 'cy-subhead' }, `Updates taken on ${arch}, last 30 days`),
         updatesOn(updates, arch),
         h('h3', { class: 'cy-subhead' }, `Clusters in ${channel}${this.strandedOnly ? ', stranded only' : ''}`),
@@ -157,15 +157,9 @@ function byVersion(s: FleetSummary, channel: string, arch: string): HTMLElement 
   );
 }
 
-/** For each risk, the clusters of the channel and arch shown it on a conditional update now. */
-function exposureIn(exposure: FleetExposure, channel: string, arch: string): HTMLElement {
-  const rows = exposure.risks
-    .map((r) => ({
-      risk: r.risk,
-      clusters: r.groups.filter((g) => g.channel === channel && g.arch === arch).reduce((n, g) => n + g.clusters, 0),
-    }))
-    .filter((r) => r.clusters > 0)
-    .sort((a, b) => b.clusters - a.clusters);
+/** For each risk, the clusters of the channel and arch (those the answer is for) shown it on a conditional update now. */
+function exposureIn(exposure: FleetExposure): HTMLElement {
+  const rows = exposure.risks.filter((r) => r.clusters > 0).sort((a, b) => b.clusters - a.clusters);
   if (rows.length === 0) return h('p', { class: 'cy-hint' }, 'No cluster here is shown a conditional update now.');
   return grid(
     ['Risk', 'Clusters'],

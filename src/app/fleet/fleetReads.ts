@@ -9,11 +9,12 @@ import type { Clock } from '../../clock.js';
 import type { ClusterFilter, ClusterRecord, FleetGroup, ObservedUpdate } from '../../store/fleet.js';
 import type { FleetQueries } from './fleetQueries.js';
 import { SharedReads } from './sharedReads.js';
-import type { FleetSummary } from '../../schemas/fleet.js';
+import { MAX_GROUPS_PER_RISK, type FleetSummary } from '../../schemas/fleet.js';
 import type { ReportedClusterState } from '../../schemas/fleetReports.js';
 import type { OutcomeRow, StoredReport } from '../../store/fleetReports.js';
 import { decodeCursor, encodeCursor, limitOf, type PageRequest } from '../admin/pagination.js';
 import type { GraphService } from '../graphService.js';
+import type { GraphSnapshot } from '../snapshot.js';
 import { fleetIndexOf, type RiskyUpdate, type FleetIndex, type Standing } from './fleetIndex.js';
 import { isClusterId, type FleetRecorder } from './pollRecorder.js';
 import type { KeptReport } from './reportedState.js';
@@ -69,6 +70,7 @@ export interface ClusterQuery extends PageRequest {
 export interface RiskExposure {
   risk: string;
   clusters: number;
+  groupCount: number;
   groups: Array<{ channel: string; arch: string; version: string; clusters: number; to: string[] }>;
 }
 
@@ -86,7 +88,9 @@ export interface ObservedEdge {
 }
 
 export class FleetReads {
-  private readonly shared = new SharedReads();
+  private readonly shared: SharedReads;
+  private readonly snapshotIds = new WeakMap<GraphSnapshot, number>();
+  private snapshots = 0;
 
   constructor(
     /** The store reads behind the answers (on a worker thread for a SQLite file). */
@@ -97,20 +101,54 @@ export class FleetReads {
     private readonly recorder: FleetRecorder | undefined,
     /** How ids are stored (hashed with --fleet-hash-ids, or not): the reports' intake stores them alike. */
     readonly storedId: (id: string) => Promise<string> = async (id) => id.toLowerCase(),
-  ) {}
+  ) {
+    this.shared = new SharedReads(clock);
+  }
+
+  /**
+   * An answer as the routes send it (serialized), shared by the callers that ask for the same (`key`: the
+   * URL) on the same graph while it is kept (sharedReads.ts).
+   */
+  answer<T>(key: string, make: () => Promise<T>): Promise<T> {
+    return this.shared.get(`answer ${key} ${this.snapshotId(this.graph.served())}`, make);
+  }
+
+  /** What is kept is read again: this service wrote the fleet (polls flushed, a report stored). */
+  forget(): void {
+    this.shared.forget();
+  }
 
   async summary(q: PageRequest & { staleAfter?: string }): Promise<FleetSummary> {
     const staleAfter = q.staleAfter ?? DEFAULT_STALE_AFTER;
     const staleBefore = this.clock.now() - durationParam('staleAfter', staleAfter);
-    const index = fleetIndexOf(this.graph.served());
-    const { groups, counts, reporting } = await this.shared.get(`summary ${staleAfter}`, () =>
-      this.queries.summaryRows(staleBefore),
+    const snapshot = this.graph.served();
+    // The groups in order with their standing, made once for all the callers of a while (sharedReads.ts).
+    const { standings, totals, counts, reporting } = await this.shared.get(
+      `summary ${staleAfter} ${this.snapshotId(snapshot)}`,
+      async () => {
+        const rows = await this.queries.summaryRows(staleBefore);
+        const index = fleetIndexOf(snapshot);
+        const standings = rows.groups
+          .map((g) => standingOf(index, g))
+          .sort((a, b) => compareGroup(a, [b.channel, b.arch, b.version ?? '']));
+        const sum = (pick: (g: GroupStanding) => boolean): number =>
+          standings.reduce((n, g) => n + (pick(g) ? g.clusters : 0), 0);
+        const totals = {
+          clusters: sum(() => true),
+          stale: standings.reduce((n, g) => n + g.stale, 0),
+          stranded: sum((g) => g.stranded !== undefined),
+          behind: sum((g) => g.behind),
+          versionUnknown: sum((g) => g.version === null),
+          staleAfter,
+          top: {
+            channels: tally(standings, (g) => g.channel),
+            arches: tally(standings, (g) => g.arch),
+            versions: tally(standings, (g) => g.version ?? ''),
+          },
+        };
+        return { standings, totals, counts: rows.counts, reporting: rows.reporting };
+      },
     );
-    const standings = groups
-      .map((g) => standingOf(index, g))
-      .sort((a, b) => compareGroup(a, [b.channel, b.arch, b.version ?? '']));
-    const sum = (pick: (g: GroupStanding) => boolean): number =>
-      standings.reduce((n, g) => n + (pick(g) ? g.clusters : 0), 0);
     const after = q.cursor
       ? decodeCursor<[string, string, string]>('fleet-groups', q.cursor, ['string', 'string', 'string'])
       : undefined;
@@ -120,17 +158,7 @@ export class FleetReads {
     const more = from >= 0 && from + limit < standings.length;
     const last = page.at(-1);
     return {
-      clusters: sum(() => true),
-      stale: standings.reduce((n, g) => n + g.stale, 0),
-      stranded: sum((g) => g.stranded !== undefined),
-      behind: sum((g) => g.behind),
-      versionUnknown: sum((g) => g.version === null),
-      staleAfter,
-      top: {
-        channels: tally(standings, (g) => g.channel),
-        arches: tally(standings, (g) => g.arch),
-        versions: tally(standings, (g) => g.version ?? ''),
-      },
+      ...totals,
       polls: {
         noId: counts.noId ?? 0,
         malformed: counts.malformed ?? 0,
@@ -165,9 +193,7 @@ export class FleetReads {
         return true;
       });
     }
-    const { rows, history, reports, outcomes } = await this.shared.once(() =>
-      this.queries.clusterPage(filter, limit + 1, limit),
-    );
+    const { rows, history, reports, outcomes } = await this.queries.clusterPage(filter, limit + 1, limit);
     const page = rows.slice(0, limit);
     const now = this.clock.now();
     const clusters = page.map((r) => {
@@ -182,28 +208,31 @@ export class FleetReads {
     };
   }
 
-  async exposure(q: PageRequest & { risk?: string }): Promise<{ risks: RiskExposure[]; nextCursor?: string }> {
-    const index = fleetIndexOf(this.graph.served());
-    const groups = await this.groups();
-    const byRisk = new Map<string, RiskExposure>();
-    for (const g of groups) {
-      if (g.version === null) continue;
-      const s = index.standing(g.channel, g.arch, g.version);
-      const to = new Map<string, string[]>();
-      for (const c of s.conditional)
-        for (const risk of c.risks) {
-          if (q.risk !== undefined && risk !== q.risk) continue;
-          to.set(risk, [...(to.get(risk) ?? []), c.version]);
-        }
-      for (const [risk, versions] of to) {
-        let e = byRisk.get(risk);
-        if (!e) byRisk.set(risk, (e = { risk, clusters: 0, groups: [] }));
-        e.clusters += g.clusters;
-        e.groups.push({ channel: g.channel, arch: g.arch, version: g.version, clusters: g.clusters, to: versions });
-      }
+  /**
+   * For each risk, the clusters shown it on a conditional update now, by group (the largest
+   * MAX_GROUPS_PER_RISK; `groupCount` says how many there are), in one channel and arch if asked.
+   */
+  async exposure(
+    q: PageRequest & { risk?: string; channel?: string; arch?: string },
+  ): Promise<{ risks: RiskExposure[]; nextCursor?: string }> {
+    const snapshot = this.graph.served();
+    const all = await this.shared.get(`exposure ${this.snapshotId(snapshot)}`, async () =>
+      exposureOf(fleetIndexOf(snapshot), await this.queries.groups()),
+    );
+    const risks: RiskExposure[] = [];
+    for (const [risk, groups] of all) {
+      if (q.risk !== undefined && risk !== q.risk) continue;
+      const here = groups.filter(
+        (g) => (q.channel === undefined || g.channel === q.channel) && (q.arch === undefined || g.arch === q.arch),
+      );
+      if (here.length === 0) continue;
+      risks.push({
+        risk,
+        clusters: here.reduce((n, g) => n + g.clusters, 0),
+        groupCount: here.length,
+        groups: here.slice(0, MAX_GROUPS_PER_RISK),
+      });
     }
-    const risks = [...byRisk.values()].sort((a, b) => (a.risk < b.risk ? -1 : 1));
-    for (const r of risks) r.groups.sort((a, b) => b.clusters - a.clusters);
     return keysetPage(risks, q, 'fleet-exposure', (r) => r.risk, 'risks');
   }
 
@@ -235,10 +264,43 @@ export class FleetReads {
     return { ...page, since };
   }
 
-  /** The clusters by channel, arch and version, for the stranded and exposure filters. */
+  /** A number for each snapshot served, so that what is derived from one is not taken for another's. */
+  private snapshotId(snapshot: GraphSnapshot): number {
+    let id = this.snapshotIds.get(snapshot);
+    if (id === undefined) this.snapshotIds.set(snapshot, (id = ++this.snapshots));
+    return id;
+  }
+
+  /** The clusters by channel, arch and version, for the stranded filter. */
   private groups(): Promise<FleetGroup[]> {
     return this.shared.get('groups', () => this.queries.groups());
   }
+}
+
+type ExposedGroup = RiskExposure['groups'][number];
+
+/** For each risk (by name), every group shown it on a conditional update, the largest first. */
+function exposureOf(index: FleetIndex, groups: readonly FleetGroup[]): Array<[string, ExposedGroup[]]> {
+  const byRisk = new Map<string, ExposedGroup[]>();
+  for (const g of groups) {
+    if (g.version === null) continue;
+    const to = new Map<string, string[]>();
+    for (const c of index.standing(g.channel, g.arch, g.version).conditional)
+      for (const risk of c.risks) {
+        const versions = to.get(risk);
+        if (versions) versions.push(c.version);
+        else to.set(risk, [c.version]);
+      }
+    for (const [risk, versions] of to) {
+      const exposed = { channel: g.channel, arch: g.arch, version: g.version, clusters: g.clusters, to: versions };
+      const list = byRisk.get(risk);
+      if (list) list.push(exposed);
+      else byRisk.set(risk, [exposed]);
+    }
+  }
+  return [...byRisk]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([risk, exposed]) => [risk, exposed.sort((a, b) => b.clusters - a.clusters)]);
 }
 
 /** A cluster's last report as the fleet shows it, with its newest update and where that stands now. */

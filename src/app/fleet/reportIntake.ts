@@ -23,8 +23,8 @@ export class ReportIntake {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    /** How the fleet stores a cluster id (itself, or its keyed hash with --fleet-hash-ids). */
-    private readonly storedId: (id: string) => Promise<string>,
+    /** How the fleet stores a cluster id (itself, or its keyed hash with --fleet-hash-ids), and its reads to renew. */
+    private readonly fleet: { storedId(id: string): Promise<string>; forget(): void },
   ) {
     this.perCluster = new RateLimit(REPORTS_PER_MINUTE, clock);
   }
@@ -51,7 +51,7 @@ export class ReportIntake {
       throw new ApiError('invalid_request', 'body/clusterVersion/spec/clusterID: is not body/clusterID');
     const at = this.clock.now();
     const { report, updates } = keptReport(body, at);
-    const stored = await this.storedId(id);
+    const stored = await this.fleet.storedId(id);
     const rows = updates.map((u) => ({ ...u, seenAt: seenAtOf(u, at) }));
     const newest = await this.store.write(
       async (tx) => {
@@ -60,6 +60,7 @@ export class ReportIntake {
       },
       { unserved: true },
     );
+    this.fleet.forget();
     return {
       clusterID: id,
       reportedAt: new Date(at).toISOString(),

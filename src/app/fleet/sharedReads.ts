@@ -1,42 +1,56 @@
 // Reads shared between the callers that ask for the same thing. Callers asking while a read is under
-// way get its answer; an answer that cost at least KEEP_ABOVE_MS is handed out again for KEEP_FACTOR
-// times what it cost (at most KEEP_AT_MOST_MS), so readers looping on a large fleet's summary keep the
-// store busy a tenth of the time at most, however many they are. Cheap answers are never kept: a small
-// fleet is always read as it is. At most MAX_UNDER_WAY distinct reads run at once; one more is refused
-// (503, try again), so callers that vary their parameters cannot queue unbounded work.
+// way get its answer; an answer is handed out again for KEEP_FACTOR times what it cost to make (at most
+// KEEP_AT_MOST_MS), so readers looping on a large fleet keep the store and the serving thread busy a
+// tenth of the time at most, however many they are, while a small fleet is read as it is (an answer of
+// a millisecond is kept ten). The time kept runs on the wall and on the service's clock alike (a clock
+// set forward ends it), and forget() ends it for every answer when this service writes the fleet. At most
+// MAX_UNDER_WAY distinct reads run at once; one more is refused (503, try again), so callers that vary
+// their parameters cannot queue unbounded work.
 import { performance } from 'node:perf_hooks';
+import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 
-const KEEP_ABOVE_MS = 20;
 const KEEP_FACTOR = 10;
 const KEEP_AT_MOST_MS = 30_000;
 /** Answers kept at once; the oldest goes first. */
-const MAX_KEPT = 64;
-export const MAX_UNDER_WAY = 8;
+const MAX_KEPT = 256;
+export const MAX_UNDER_WAY = 16;
 
 interface Entry {
   value: Promise<unknown>;
-  /** Until when (performance.now()) the answer is handed out again; undefined while under way. */
-  until: number | undefined;
+  /** forget() calls before the read began: an answer read before a write is not handed out after it. */
+  generation: number;
+  /** When the answer was made, on the wall (performance.now()) and on the service's clock; undefined while under way. */
+  made?: { wall: number; clock: number; keepMs: number };
 }
 
 export class SharedReads {
   private readonly entries = new Map<string, Entry>();
   private underWay = 0;
+  private generation = 0;
+
+  constructor(private readonly clock: Clock) {}
 
   /** The answer of `read`, or of the same read (by `key`) under way or kept. */
   get<T>(key: string, read: () => Promise<T>): Promise<T> {
     const known = this.entries.get(key);
-    if (known && (known.until === undefined || performance.now() < known.until)) return known.value as Promise<T>;
+    if (known && known.generation === this.generation && this.fresh(known)) return known.value as Promise<T>;
     return this.run(key, read);
   }
 
-  /** Reads now, counted against the reads under way (but never shared). */
-  once<T>(read: () => Promise<T>): Promise<T> {
-    return this.run(undefined, read);
+  /** Every answer kept or under way is read again by the next caller: the fleet was written. */
+  forget(): void {
+    this.generation += 1;
+    this.entries.clear();
   }
 
-  private run<T>(key: string | undefined, read: () => Promise<T>): Promise<T> {
+  private fresh(e: Entry): boolean {
+    if (!e.made) return true; // under way
+    const { wall, clock, keepMs } = e.made;
+    return performance.now() - wall < keepMs && Math.abs(this.clock.now() - clock) < keepMs;
+  }
+
+  private run<T>(key: string, read: () => Promise<T>): Promise<T> {
     if (this.underWay >= MAX_UNDER_WAY)
       return Promise.reject(
         new ApiError(
@@ -47,20 +61,23 @@ export class SharedReads {
     this.underWay += 1;
     const started = performance.now();
     const value = read().finally(() => (this.underWay -= 1));
-    if (key === undefined) return value;
-    const entry: Entry = { value, until: undefined };
+    const entry: Entry = { value, generation: this.generation };
     this.entries.delete(key);
     this.entries.set(key, entry);
     if (this.entries.size > MAX_KEPT) this.entries.delete(this.entries.keys().next().value!);
-    const forget = (): void => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
-    };
-    value.then(() => {
-      const now = performance.now();
-      const cost = now - started;
-      if (cost < KEEP_ABOVE_MS) forget();
-      else entry.until = now + Math.min(KEEP_AT_MOST_MS, cost * KEEP_FACTOR);
-    }, forget);
+    value.then(
+      () => {
+        const wall = performance.now();
+        entry.made = {
+          wall,
+          clock: this.clock.now(),
+          keepMs: Math.min(KEEP_AT_MOST_MS, (wall - started) * KEEP_FACTOR),
+        };
+      },
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
     return value;
   }
 }

@@ -39,13 +39,17 @@ export function fleetParts(
   const recorder = options.settings?.record
     ? pollRecorderFor(store, clock, settings, options.log, options.sqliteMaxBytes)
     : undefined;
-  // Clusters newly exposed or stranded are looked for after a new graph and after polls are written.
   const queries = fleetQueriesFor(store);
-  const alerts = recorder && new FleetAlerts(store, () => queries.groups(), service, clock, options.sinks, options.log);
-  if (recorder && alerts) {
-    service.onSwap(() => void alerts.check());
-    recorder.onFlushed = () => alerts.afterPolls();
-  }
   const reads = new FleetReads(queries, service, clock, recorder, (id) => ids.storedId(id));
+  // Clusters newly exposed or stranded are looked for after a new graph and after polls are written;
+  // what the reads kept is read again after polls are written.
+  const alerts = recorder && new FleetAlerts(store, () => queries.groups(), service, clock, options.sinks, options.log);
+  if (recorder) {
+    if (alerts) service.onSwap(() => void alerts.check());
+    recorder.onFlushed = () => {
+      reads.forget();
+      alerts?.afterPolls();
+    };
+  }
   return { recorder, alerts, reads, queries };
 }

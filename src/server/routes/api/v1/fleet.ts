@@ -2,7 +2,7 @@
 // the updates it is shown; the exposure of the fleet to each risk; the updates clusters were seen to
 // take. Cluster ids are sensitive: every read takes a token with the scope fleet:read. Clusters report
 // their own state with a token of the scope fleet:report bound to their id.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FleetReads } from '../../../../app/fleet/fleetReads.js';
 import type { ReportIntake } from '../../../../app/fleet/reportIntake.js';
@@ -32,6 +32,15 @@ export async function fleetRoutes(
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = requireReadScope(tokens, 'fleet:read');
   const common = { tags: ['fleet'], security: BEARER_AUTH };
+  /**
+   * Sends what `make` answers, serialized by the route's schema once for every caller asking the same
+   * question (route and query) while the answer is kept: FleetReads.answer.
+   */
+  const shared = async (request: FastifyRequest, reply: FastifyReply, make: () => Promise<unknown>): Promise<void> => {
+    const key = `${request.routeOptions.url} ${JSON.stringify(request.query)}`;
+    const json = await fleet.answer(key, async () => Buffer.from(reply.serialize(await make()) as string));
+    await reply.type('application/json; charset=utf-8').send(json);
+  };
   app.get('/fleet', {
     onRequest,
     schema: {
@@ -40,7 +49,7 @@ export async function fleetRoutes(
       querystring: FleetSummaryQuery,
       response: { 200: FleetSummary, ...ERRORS },
     },
-    handler: (request) => fleet.summary(request.query),
+    handler: (request, reply) => shared(request, reply, () => fleet.summary(request.query)),
   });
   app.get('/fleet/clusters', {
     onRequest,
@@ -50,7 +59,7 @@ export async function fleetRoutes(
       querystring: FleetClustersQuery,
       response: { 200: FleetClusters, ...ERRORS },
     },
-    handler: (request) => fleet.clusters(request.query),
+    handler: (request, reply) => shared(request, reply, () => fleet.clusters(request.query)),
   });
   app.get('/fleet/exposure', {
     onRequest,
@@ -60,7 +69,7 @@ export async function fleetRoutes(
       querystring: FleetExposureQuery,
       response: { 200: FleetExposure, ...ERRORS },
     },
-    handler: (request) => fleet.exposure(request.query),
+    handler: (request, reply) => shared(request, reply, () => fleet.exposure(request.query)),
   });
   app.post('/fleet/reports', {
     onRequest: [
@@ -88,6 +97,6 @@ export async function fleetRoutes(
       querystring: FleetUpdatesQuery,
       response: { 200: FleetUpdates, ...ERRORS },
     },
-    handler: (request) => fleet.updates(request.query),
+    handler: (request, reply) => shared(request, reply, () => fleet.updates(request.query)),
   });
 }

@@ -55,7 +55,7 @@ export async function apiV1Routes(app: FastifyInstance, opts: ApiV1Options): Pro
   await app.register(auditRoutes, { admin, tokens });
   // Without a recorder of its own, the fleet API reads what the store holds (what replicas recorded).
   const fleet = opts.fleet ?? new FleetReads(storeQueries(service.store), service, opts.clock, undefined);
-  const reports = new ReportIntake(service.store, opts.clock, fleet.storedId);
+  const reports = new ReportIntake(service.store, opts.clock, fleet);
   await app.register(fleetRoutes, { fleet, reports, tokens });
   await app.register(changeRoutes, { store: service.store });
   if (opts.webhooks) await app.register(webhookRoutes, { webhooks: opts.webhooks, tokens });

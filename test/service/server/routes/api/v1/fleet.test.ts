@@ -314,14 +314,25 @@ describe('the fleet, from thousands of clusters polling over HTTP', () => {
   it('moves the exposure as soon as a risk written through the admin API is served', async () => {
     const exposure = async (): Promise<Map<string, number>> =>
       new Map((await all('/api/v1/fleet/exposure', 'risks')).map((r) => [r.risk, r.clusters]));
-    const expectedExposure = (): Map<string, number> => {
+    const expectedExposure = (only: (s: Sim) => boolean = () => true): Map<string, number> => {
       const counts = new Map<string, number>();
       for (const s of sims)
-        if (!stranded(s) && s.version !== undefined)
+        if (only(s) && !stranded(s) && s.version !== undefined)
           for (const risk of view(s)?.risks.get(s.version) ?? []) counts.set(risk, (counts.get(risk) ?? 0) + 1);
       return counts;
     };
     expect(await exposure()).toEqual(expectedExposure());
+    // One channel and arch: its clusters only, every group counted, the largest listed first.
+    const one = await all('/api/v1/fleet/exposure?channel=stable-4.16&arch=amd64', 'risks');
+    expect(new Map(one.map((r) => [r.risk, r.clusters]))).toEqual(
+      expectedExposure((s) => s.channel === 'stable-4.16' && s.arch === 'amd64'),
+    );
+    for (const r of one) {
+      expect(r.groups).toHaveLength(Math.min(r.groupCount, 50));
+      expect(r.groups.every((g: Sim) => g.channel === 'stable-4.16' && g.arch === 'amd64')).toBe(true);
+      const sizes = r.groups.map((g: { clusters: number }) => g.clusters);
+      expect(sizes).toEqual([...sizes].sort((a, b) => b - a));
+    }
 
     // The busiest version with a recommended update gets a risk on that update.
     const busiest = new Map<string, number>();
