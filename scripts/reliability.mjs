@@ -107,12 +107,13 @@ async function main() {
     ),
   ].join('\n');
   const fleetTable = [
-    '| attack | time (s) | /graph p99 during (ms) | clusters stored | groups | longest name | changes kept (counted as updates) | reports kept (updates, longest summary) | database (MB) |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| attack | time (s) | /graph p99 during (ms) | clusters stored | groups | longest name | changes kept (counted as updates) | reports kept (updates, longest summary) | database (MB) | result |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...(fleet.attacks ?? []).map(
       (a) =>
         `| ${esc(a.name)} | ${a.seconds.toFixed(1)} | ${a.p99.toFixed(2)} | ${a.clusters} | ${a.groups} | ` +
-        `${a.longest} | ${a.updates} (${a.counted}) | ${a.reports} (${a.outcomes}, ${a.summary} B) | ${a.mb.toFixed(1)} |`,
+        `${a.longest} | ${a.updates} (${a.counted}) | ${a.reports} (${a.outcomes}, ${a.summary} B) | ${a.mb.toFixed(1)} | ` +
+        `${a.held === false ? '**no**: ' : ''}${esc(a.result ?? 'within the bounds above')} |`,
     ),
   ].join('\n');
   const text =

@@ -1,7 +1,9 @@
 // A hostile fleet against `cincy serve`: anonymous polls naming junk channels, arches and versions by
 // the thousand (up to 14 KB each), `id=` repeated 3,500 times in one URL, one id flipping between two
 // versions, and new ids filling the cap while real clusters keep polling; then a cluster's report
-// token sending reports as large as may be by the thousand, and reports for other clusters with it.
+// token sending reports as large as may be by the thousand, and reports for other clusters with it;
+// readers looping on the fleet API and on mirror-plan; webhook deliveries replayed, and subscriptions
+// redirecting to or naming what only the server reaches (hostileWebhooks.mjs).
 // /graph's p99 is measured during each attack, and the database is read after it: what the records
 // hold must stay bounded by the graph's names, the cap and the updates kept per cluster, every real
 // cluster must still be there, and no report may land under another cluster's id.
@@ -9,10 +11,13 @@ import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { get, keepAliveAgent } from '../bench/http.mjs';
-import { peakRssMb, stop } from '../bench/procs.mjs';
+import { peakRssMb, run, stop } from '../bench/procs.mjs';
 import { mintToken } from '../bench/admin.mjs';
 import { percentile } from '../bench/report.mjs';
 import { largestChannelPath, startServe } from './server.mjs';
+import { webhookAttacks } from './hostileWebhooks.mjs';
+
+const ROOT = join(import.meta.dirname, '..', '..');
 
 const CAP = 2000;
 const REAL = 200;
@@ -102,7 +107,7 @@ async function report(url, token, count, bodyOf) {
 
 const omitOther = ({ other: _other, impersonated: _taken, ...statuses }) => statuses;
 
-export async function hostileFleet({ cli, graphData, workDir, log }) {
+export async function hostileFleet({ cli, graphData, workDir, log, root = ROOT }) {
   const server = await startServe({
     cli,
     graphData,
@@ -174,6 +179,40 @@ export async function hostileFleet({ cli, graphData, workDir, log }) {
         },
       ],
     );
+    // Readers looping on the fleet API and on mirror-plan, from a process of their own (getLoops.mjs).
+    const readToken = await mintToken(cli, join(server.dir, 'secret'), 'fleet:read');
+    const graph = await (await fetch(`${server.url}${path}`, { headers: { accept: 'application/json' } })).json();
+    const sources = graph.nodes.slice(0, 199).map((n) => n.version);
+    attacks.push([
+      '4 readers looping on the fleet API and 4 on mirror-plan (199 sources), 8 s',
+      async () => {
+        const reads = [
+          '/api/v1/fleet',
+          '/api/v1/fleet/clusters?stranded=true',
+          '/api/v1/fleet/exposure',
+          '/api/v1/fleet/updates',
+        ];
+        const headers = { authorization: `Bearer ${readToken}` };
+        const plan = `/api/v1/mirror-plan?to=${sources.at(-1)}&from=${sources.join(',')}`;
+        const loops = [
+          ...reads.map((_, i) => ({ paths: [...reads.slice(i), ...reads.slice(0, i)], headers })),
+          ...reads.map(() => ({ paths: [plan] })),
+        ];
+        const script = join(root, 'scripts', 'bench', 'getLoops.mjs');
+        const out = await run(
+          'getLoops',
+          process.execPath,
+          [script, String(port), '8', ...loops.map((l) => JSON.stringify(l))],
+          {
+            timeoutMs: 120_000,
+          },
+        );
+        const statuses = JSON.parse(out.trim().split('\n').pop());
+        const failed = Object.keys(statuses).filter((k) => !/ (200|429)$/.test(k));
+        return { held: failed.length === 0, result: `answers: ${JSON.stringify(statuses)}` };
+      },
+    ]);
+    attacks.push(...webhookAttacks({ cli, graphData, workDir, root, shipped: server }));
     const Database = createRequire(import.meta.url)('better-sqlite3');
     /** What the store holds once the polls so far are written (a flush each second; read beside the server). */
     const stored = async () => {
@@ -201,8 +240,9 @@ export async function hostileFleet({ cli, graphData, workDir, log }) {
     for (const [name, attack] of attacks) {
       log(`hostile fleet: ${name}`);
       const t0 = Date.now();
-      const p99 = await p99During(port, path, attack);
-      rows.push({ name, seconds: (Date.now() - t0) / 1000, p99, ...(await stored()) });
+      let outcome;
+      const p99 = await p99During(port, path, async () => (outcome = await attack()));
+      rows.push({ name, seconds: (Date.now() - t0) / 1000, p99, ...outcome, ...(await stored()) });
     }
     // The real clusters poll once more, as they would at their next interval, after the flood.
     await send(port, REAL, (i) => `/graph?channel=${channel}&arch=amd64&id=${clusterId('cccccccc', i)}`);
@@ -224,10 +264,12 @@ export async function hostileFleet({ cli, graphData, workDir, log }) {
     const reportsHeld = taken > 0 && reported.impersonated === 0;
     // The flipping id took one update at most: every later change started from a flip.
     const flipped = rows[2].counted <= 1;
-    const held = bounded && flipped && reportsHeld && after.real === REAL && worst <= 10 * Math.max(quiet, 1);
+    const othersHeld = rows.every((r) => r.held !== false);
+    const held =
+      bounded && flipped && reportsHeld && othersHeld && after.real === REAL && worst <= 10 * Math.max(quiet, 1);
     return {
       scenario:
-        'a hostile fleet: junk names, repeated ids, a flipping id, the cap filled, huge and impersonating reports (table below)',
+        'a hostile fleet: junk names, repeated ids, a flipping id, the cap filled, huge and impersonating reports, readers looping, replayed and redirected webhooks (table below)',
       tried: `${rows.length} attacks`,
       held,
       detail:
@@ -237,6 +279,10 @@ export async function hostileFleet({ cli, graphData, workDir, log }) {
         `(the rest over the token's rate limit), for other clusters: ${JSON.stringify(reported.other)}, ` +
         `taken ${reported.impersonated ?? '?'} (at most 1 report, 20 updates, a 45 KB summary kept); database ` +
         `${before.mb.toFixed(1)} MB before, ${after.mb.toFixed(1)} MB after; peak RSS ${rss.toFixed(0)} MB; ` +
+        `${rows
+          .filter((r) => r.result)
+          .map((r) => `${r.name}: ${r.held ? 'held' : '**did not hold**'} (${r.result})`)
+          .join('; ')}; ` +
         `/graph p99 ${quiet.toFixed(2)} ms quiet, at worst ${worst.toFixed(2)} ms (at most 10×, taken as at least 1 ms)`,
       attacks: rows,
     };
