@@ -8,9 +8,9 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { MAX_PAGE_LIMIT } from '../pageLimits.js';
 import { recordTable } from './table.js';
 import { escapeLines } from './terminalText.js';
+import { dispatcherFor, serverOptions, type ServerTarget } from './serverConnection.js';
 
-export interface ClientOptions {
-  server: string;
+export interface ClientOptions extends ServerTarget {
   token?: string;
   output: 'table' | 'json';
 }
@@ -35,7 +35,7 @@ export async function call(opts: ClientOptions, method: string, path: string, bo
 
 /** A request to the server and its answer: the status of a success with its parsed body, or an HttpError. */
 export async function callWithStatus(
-  opts: Pick<ClientOptions, 'server' | 'token'>,
+  opts: Pick<ClientOptions, 'server' | 'token' | 'certificateAuthority'>,
   method: string,
   path: string,
   body?: unknown,
@@ -48,10 +48,12 @@ export async function callWithStatus(
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   // Loaded when a command asks the server, not when the commands are defined (`cincy --help` stays quick).
   const { request } = await import('undici');
+  const dispatcher = await dispatcherFor(opts);
   let res: Dispatcher.ResponseData;
   try {
     res = await request(serverUrl(opts.server, path), {
       method: method as Dispatcher.HttpMethod,
+      ...(dispatcher && { dispatcher }),
       headers,
       body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
       ...(limits.signal && { signal: limits.signal }),
@@ -121,10 +123,9 @@ export function print(
   process.stdout.write(opts.output === 'json' ? `${JSON.stringify(data, null, 2)}\n` : recordTable(rows, columns));
 }
 
-/** Adds --server, --token and -o to a command. */
+/** Adds --server, --certificate-authority, --token and -o to a command. */
 export function client(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--server <url>', 'cincy server').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
+  return serverOptions(cmd)
     .addOption(new Option('--token <jwt>', 'admin token (cincy token create)').env('CINCY_TOKEN'))
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'));
 }

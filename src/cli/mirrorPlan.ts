@@ -7,6 +7,7 @@ import { stringify } from '#yaml';
 import { UNSERVED } from '../schemas/fleet.js';
 import type { MirrorPlanAnswer } from '../schemas/paths.js';
 import { call, listAll, type ClientOptions } from './admin.js';
+import { serverOptions } from './serverConnection.js';
 import { escapeLines } from './terminalText.js';
 
 type Plan = Static<typeof MirrorPlanAnswer>;
@@ -31,7 +32,7 @@ interface MirrorPlanOptions extends ClientOptions {
 type Presence = Map<string, 'present' | 'missing' | 'another-digest'>;
 
 export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
-  program
+  const command = program
     .command('mirror-plan')
     .description(
       'what to mirror for clusters at --from to reach --to (the server API /api/v1/mirror-plan): the releases on the planned paths, as an oc-mirror v2 ImageSetConfiguration with -o yaml',
@@ -53,8 +54,8 @@ export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<nu
       "the mirror's release repository, [http://]HOST[:PORT]/REPOSITORY: say which release images it lacks",
     )
     .option('--registry-credentials <file>', 'docker/podman config.json with credentials for --check')
-    .option('--registry-ca <file>', 'PEM CA bundle the mirror certificate is checked against (--check)')
-    .addOption(new Option('--server <url>', 'cincy server').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
+    .option('--registry-ca <file>', 'PEM CA bundle the mirror certificate is checked against (--check)');
+  serverOptions(command)
     .addOption(new Option('--token <jwt>', 'a token with fleet:read, for --fleet').env('CINCY_TOKEN'))
     .addOption(
       new Option('-o, --output <format>', 'table, json (the whole plan) or yaml (the ImageSetConfiguration)')

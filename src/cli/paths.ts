@@ -5,6 +5,7 @@ import type { Static } from '#typebox';
 import type { ExplainAnswer, PathsAnswer } from '../schemas/paths.js';
 import { call, type ClientOptions } from './admin.js';
 import { escapeLines } from './terminalText.js';
+import { serverOptions } from './serverConnection.js';
 
 type Paths = Static<typeof PathsAnswer>;
 type Explained = Static<typeof ExplainAnswer>;
@@ -23,8 +24,7 @@ interface ExplainOptions extends ClientOptions {
 }
 
 function client(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--server <url>', 'cincy server').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
+  return serverOptions(cmd)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--arch <arch>', 'architecture', 'amd64');
 }

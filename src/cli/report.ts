@@ -8,6 +8,7 @@ import { systemClock } from '../clock.js';
 import { parseSingleUnitDuration } from '../duration.js';
 import { runReporter, type ReportBody } from '../reporter/reporter.js';
 import { callWithStatus } from './admin.js';
+import { serverOptions } from './serverConnection.js';
 
 /** How long a report may wait for the service's answer. */
 const SEND_TIMEOUT_MS = 30_000;
@@ -16,6 +17,7 @@ interface ReportCliOptions {
   kubeconfig?: string;
   inCluster?: boolean;
   server: string;
+  certificateAuthority?: string;
   token?: string;
   tokenFile?: string;
   interval: string;
@@ -24,7 +26,7 @@ interface ReportCliOptions {
 }
 
 export function addReportCommand(program: Command, run: (f: () => Promise<number>) => () => Promise<void>): void {
-  program
+  const command = program
     .command('report')
     .description(
       "report a cluster's ClusterVersion and ClusterOperators to the update service's fleet, with a token bound to the cluster (scope fleet:report)",
@@ -33,8 +35,8 @@ export function addReportCommand(program: Command, run: (f: () => Promise<number
       '--kubeconfig <file>',
       'kubeconfig of the cluster, read-only suffices (default: $KUBECONFIG or ~/.kube/config)',
     )
-    .option('--in-cluster', 'use the service account of the pod it runs in')
-    .addOption(new Option('--server <url>', 'the update service').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
+    .option('--in-cluster', 'use the service account of the pod it runs in');
+  serverOptions(command, 'the update service')
     .addOption(new Option('--token <jwt>', 'the report token (prefer --token-file)').env('CINCY_TOKEN'))
     .option('--token-file <file>', 'file holding the report token, read before each report (so it may be rotated)')
     .option('--interval <duration>', 'report at least this often when nothing changes: 90s, 5m, 1h', '5m')
@@ -55,7 +57,7 @@ async function reportCommand(opts: ReportCliOptions): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
   const send = async (body: ReportBody, signal: AbortSignal): Promise<string> => {
     const { body: answer } = await callWithStatus(
-      { server: opts.server, token: tokenOf(opts) },
+      { server: opts.server, certificateAuthority: opts.certificateAuthority, token: tokenOf(opts) },
       'POST',
       '/api/v1/fleet/reports',
       body,

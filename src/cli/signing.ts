@@ -10,6 +10,7 @@ import { makeStatement } from '../signatures/statement.js';
 import { PACKAGE_VERSION } from '../version.js';
 import type { SignatureDoc } from '../schemas/admin.js';
 import { call, callWithStatus, HttpError, serverUrl, type ClientOptions } from './admin.js';
+import { dispatcherFor } from './serverConnection.js';
 import { KUBE_LABEL } from '../cluster/labels.js';
 import type { SigningAlgorithm } from '../signatures/algorithms.js';
 import { signatureStorePath } from '../signatures/storePath.js';
@@ -162,7 +163,10 @@ export async function printSignatureConfigMap(
   }
   const signatures: Buffer[] = [];
   for (let n = 1; n <= 1000; n++) {
-    const res = await request(serverUrl(opts.server, `signatures/${signatureStorePath(digest, n)}`));
+    const dispatcher = await dispatcherFor(opts);
+    const res = await request(serverUrl(opts.server, `signatures/${signatureStorePath(digest, n)}`), {
+      ...(dispatcher && { dispatcher }),
+    });
     const bytes = Buffer.from(await res.body.arrayBuffer());
     if (res.statusCode === 404) break;
     if (res.statusCode >= 300) throw new HttpError(res.statusCode, {});

@@ -116,6 +116,24 @@ describe('serve over HTTPS', () => {
     expect(await metrics()).toContain(`cincy_tls_certificate_expiry_timestamp_seconds ${expiry(first.cert)}`);
     expect(await served(port)).toBe('first');
 
+    // The CLI trusts that certificate when told to (--certificate-authority, or CINCY_CERTIFICATE_AUTHORITY),
+    // and not otherwise; a file without a certificate is refused, naming the flag and the file.
+    const question = ['path', '4.12.10', '4.16.5', '--server', server.url];
+    const untrusted = cincy(question);
+    expect(untrusted.code).not.toBe(0);
+    expect(untrusted.stderr).toMatch(/cannot reach https:\/\/127\.0\.0\.1:\d+: .*certificate/i);
+    const trusted = cincy([...question, '--certificate-authority', first.cert]);
+    expect(trusted.stderr).toBe('');
+    expect(trusted.stdout).toMatch(/^path 1: /);
+    const plan = cincy(['mirror-plan', '--server', server.url, '--to', '4.16.5', '--from', '4.12.10'], {
+      CINCY_CERTIFICATE_AUTHORITY: first.cert,
+    });
+    expect(plan.stderr).toBe('');
+    expect(plan.stdout).toContain('4.16.5');
+    const notACertificate = cincy([...question, '--certificate-authority', first.key]);
+    expect(notACertificate.code).not.toBe(0);
+    expect(notACertificate.stderr).toContain(`--certificate-authority: ${first.key} holds no PEM certificate`);
+
     // Renewed: new connections are shown the new certificate, with no restart.
     copyFileSync(second.key, key);
     copyFileSync(second.cert, cert);
