@@ -7,7 +7,7 @@
 // its output are run command by command, and the output compared with the guide's (a line cut with `…`
 // up to the cut; JSON as JSON).
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -219,6 +219,19 @@ const RUNNERS: Array<{ guide: string; holds: string; run: (block: string) => Pro
       const r = await runBlock(block.replace(/\/tmp\/exported/g, exported), dir, await freePort());
       expect(r.code, r.out).toBe(0);
       expect(readdirSync(exported)).toContain('channels');
+    },
+  },
+  {
+    guide: 'replace-osus.md',
+    holds: 'kubectl kustomize deploy/operator',
+    run: async (block) => {
+      const dir = readerFolder();
+      cpSync(join(ROOT, 'deploy'), join(dir, 'deploy'), { recursive: true });
+      const r = await runBlock(block, dir, await freePort());
+      expect(r.code, r.out).toBe(0);
+      const image = 'mirror.example.com:8443/cincy/cincy:0.1.0';
+      expect(r.out).toContain(`image: ${image}`);
+      expect(r.out).toContain(`value: ${image}`);
     },
   },
 ];
