@@ -19,6 +19,8 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly body: { kind?: string; value?: string },
+    /** The answer's Retry-After, when it gave one in seconds. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(`${status} ${body.kind ?? 'error'}: ${body.value ?? ''}`);
   }
@@ -69,7 +71,14 @@ export async function callWithStatus(
   } catch {
     throw new Error(`${opts.server} answered ${res.statusCode} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
-  if (res.statusCode >= 300) throw new HttpError(res.statusCode, (parsed ?? {}) as { kind?: string; value?: string });
+  if (res.statusCode >= 300) {
+    const retryAfter = Number(res.headers['retry-after']);
+    throw new HttpError(
+      res.statusCode,
+      (parsed ?? {}) as { kind?: string; value?: string },
+      Number.isSafeInteger(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+    );
+  }
   return { status: res.statusCode, body: parsed };
 }
 

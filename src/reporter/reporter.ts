@@ -4,14 +4,20 @@
 // cluster that is still there is heard from even when nothing changes. A read or a send that fails is
 // logged and tried again at the next check; nothing is lost but time, as the next report carries the
 // whole state again. A failure makes the next try wait longer (doubling from the check interval up to
-// ten minutes), so a refused token or a server down is not asked every few seconds.
+// ten minutes), so a refused token or a server down is not asked every few seconds; a refusal that says
+// when to come back (429 with Retry-After, as the service's per-cluster limit answers) is not tried before.
 import { createHash } from 'node:crypto';
 import type { ClusterApi, KubeObject } from '../cluster/api.js';
 import { RESOURCES } from '../cluster/resources.js';
 import type { Clock } from '../clock.js';
 
-/** The longest wait between two tries after failures (ms). */
+/** The longest wait between two tries after failures (ms), and the longest Retry-After heeded. */
 export const MAX_BACKOFF_MS = 10 * 60_000;
+
+/** A send's failure that says when to try again (an HTTP Retry-After in seconds). */
+export interface RetryLater {
+  retryAfterSeconds?: number;
+}
 
 export interface ReportBody {
   clusterID: string;
@@ -42,7 +48,9 @@ export async function runReporter(o: ReporterOptions): Promise<number> {
   let lastSent = -Infinity;
   let taken = 0;
   let failures = 0;
+  let retryAfterMs = 0;
   while (!o.signal.aborted) {
+    retryAfterMs = 0;
     try {
       const body = await readCluster(o.api);
       const digest = digestOf(body);
@@ -56,6 +64,7 @@ export async function runReporter(o: ReporterOptions): Promise<number> {
     } catch (err) {
       if (o.signal.aborted) break;
       failures += 1;
+      retryAfterMs = Math.min(MAX_BACKOFF_MS, ((err as RetryLater).retryAfterSeconds ?? 0) * 1000);
       o.log(`report failed: ${(err as Error).message}`);
       if (o.once) return taken;
     }
@@ -64,7 +73,8 @@ export async function runReporter(o: ReporterOptions): Promise<number> {
     // MAX_BACKOFF_MS, at a random point of its second half: a fleet whose service was down does not all
     // come back at one moment.
     const backoff = Math.min(o.checkMs * 2 ** failures, Math.max(o.checkMs, MAX_BACKOFF_MS));
-    await o.clock.sleep(failures ? backoff / 2 + (o.random ?? Math.random)() * (backoff / 2) : o.checkMs, o.signal);
+    const wait = failures ? backoff / 2 + (o.random ?? Math.random)() * (backoff / 2) : o.checkMs;
+    await o.clock.sleep(Math.max(wait, retryAfterMs), o.signal);
   }
   return taken;
 }

@@ -6,7 +6,7 @@ import { MAX_BACKOFF_MS, runReporter, type ReportBody } from '../../../src/repor
 
 const ID = '0b6e3c8a-1d2f-4a5b-8c9d-0e1f2a3b4c5d';
 
-function rig(sendResults: Array<'ok' | 'fail'>, checks: number) {
+function rig(sendResults: Array<'ok' | 'fail' | 'busy'>, checks: number) {
   let now = 0;
   const waits: number[] = [];
   const stop = new AbortController();
@@ -28,6 +28,7 @@ function rig(sendResults: Array<'ok' | 'fail'>, checks: number) {
   const send = async (body: ReportBody) => {
     const r = sendResults.shift() ?? 'ok';
     if (r === 'fail') throw new Error('503 service_unavailable');
+    if (r === 'busy') throw Object.assign(new Error('429 rate_limited'), { retryAfterSeconds: 45 });
     sent.push(JSON.stringify(body.clusterVersion.status));
     return 'reported';
   };
@@ -62,6 +63,13 @@ describe('runReporter', () => {
       10_000,
       10_000,
     ]);
+  });
+
+  it('waits at least what a refusal says in Retry-After before it tries again', async () => {
+    const r = rig(['busy', 'ok'], 3);
+    await r.run;
+    expect(r.waits[0]).toBe(45_000);
+    expect(r.waits[1]).toBe(10_000);
   });
 
   it('waits at a random point of the second half of its backoff, so a fleet does not come back at once', async () => {
