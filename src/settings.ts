@@ -192,10 +192,15 @@ export const SETTINGS = {
   adminIssuer: S('--admin-issuer', 'value', 'required iss of admin tokens', 'cincy'),
   adminAudience: S('--admin-audience', 'value', 'required aud of admin tokens', 'cincy-admin'),
   adminRateLimit: S('--admin-rate-limit', 'value', 'admin writes per subject per minute', 120),
+  trustProxy: S(
+    '--trust-proxy',
+    'value',
+    'the proxies in front (addresses or CIDRs, comma-separated, or a number of hops) whose X-Forwarded-For names the client: the address --plan-rate-limit counts per',
+  ),
   planRateLimit: S(
     '--plan-rate-limit',
     'value',
-    'update paths planned per client address per minute (/api/v1/paths: one per path asked for; mirror-plan: one per source)',
+    'update paths planned per client address per minute, at least 200 (/api/v1/paths: 1 for one path, 10 for more; mirror-plan: one per source)',
     1200,
   ),
   trustKeys: S(

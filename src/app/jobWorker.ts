@@ -1,6 +1,7 @@
 // A worker thread that answers jobs, one answer per job, matched by id: the plumbing the build worker and
-// the fleet's read worker share. The worker is started on first use and again after it died (the jobs
-// under way then fail); an idle worker does not keep the process alive.
+// the fleet's query worker share. The worker is started on first use and again after it died (the jobs
+// it held then fail, as StoreUnavailable: the caller may ask again); an idle worker does not keep the
+// process alive. After close(), jobs are refused.
 import { Worker } from 'node:worker_threads';
 import { StoreUnavailable } from '../store/sql.js';
 
@@ -8,10 +9,15 @@ import { StoreUnavailable } from '../store/sql.js';
 export type JobAnswer<T> =
   { id: number; ok: true; value: T } | { id: number; ok: false; error: string; unavailable: boolean };
 
+interface Pending {
+  resolve(a: JobAnswer<unknown>): void;
+  reject(e: Error): void;
+}
+
 export class JobWorker<Job extends object> {
-  private worker: Worker | undefined;
+  private worker: { thread: Worker; pending: Map<number, Pending> } | undefined;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve(a: JobAnswer<unknown>): void; reject(e: Error): void }>();
+  private closed = false;
 
   constructor(
     /** The worker's compiled module. */
@@ -23,12 +29,13 @@ export class JobWorker<Job extends object> {
 
   /** The value the worker answered `job` with; its error (StoreUnavailable when the store was) otherwise. */
   async run<T>(job: Job, transfer?: (value: T) => T): Promise<T> {
+    if (this.closed) throw new StoreUnavailable(`${this.name} is closed`);
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
-    worker.ref(); // a job under way keeps the process alive; an idle worker does not
+    worker.thread.ref(); // a job under way keeps the process alive; an idle worker does not
     const a = await new Promise<JobAnswer<unknown>>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ ...job, id });
+      worker.pending.set(id, { resolve, reject });
+      worker.thread.postMessage({ ...job, id });
     });
     if (!a.ok) throw a.unavailable ? new StoreUnavailable(a.error) : new Error(a.error);
     return transfer ? transfer(a.value as T) : (a.value as T);
@@ -36,31 +43,37 @@ export class JobWorker<Job extends object> {
 
   /** Starts the worker now, so that the first job does not wait for it. */
   warm(): void {
-    this.worker ??= this.start();
+    if (!this.closed) this.worker ??= this.start();
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const w = this.worker;
     this.worker = undefined;
-    if (w) await w.terminate();
+    if (w) await w.thread.terminate();
   }
 
-  private start(): Worker {
-    const worker = new Worker(this.url, { workerData: this.workerData });
-    worker.unref();
-    worker.on('message', (a: JobAnswer<unknown>) => {
-      const p = this.pending.get(a.id);
-      this.pending.delete(a.id);
-      if (this.pending.size === 0) worker.unref();
+  private start(): { thread: Worker; pending: Map<number, Pending> } {
+    // Each worker has the jobs it was given: one that died fails its own, never those of the next.
+    const worker = {
+      thread: new Worker(this.url, { workerData: this.workerData }),
+      pending: new Map<number, Pending>(),
+    };
+    const { thread, pending } = worker;
+    thread.unref();
+    thread.on('message', (a: JobAnswer<unknown>) => {
+      const p = pending.get(a.id);
+      pending.delete(a.id);
+      if (pending.size === 0) thread.unref();
       p?.resolve(a);
     });
     const fail = (err: Error): void => {
       if (this.worker === worker) this.worker = undefined;
-      for (const p of this.pending.values()) p.reject(err);
-      this.pending.clear();
+      for (const p of pending.values()) p.reject(new StoreUnavailable(`${this.name} failed: ${err.message}`));
+      pending.clear();
     };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`${this.name} exited with code ${code}`)));
+    thread.on('error', fail);
+    thread.on('exit', (code) => fail(new Error(`exited with code ${code}`)));
     return worker;
   }
 }

@@ -28,7 +28,8 @@ const agents = new Map<string, Dispatcher>();
 /** The dispatcher requests to `target` go through: undefined for undici's own (the system's CAs). */
 export async function dispatcherFor(target: ServerTarget): Promise<Dispatcher | undefined> {
   const file = target.certificateAuthority;
-  if (file === undefined) return undefined;
+  if (file === undefined || file === '') return undefined; // CINCY_CERTIFICATE_AUTHORITY= set empty: none
+
   let agent = agents.get(file);
   if (!agent) {
     const { Agent } = await import('undici');

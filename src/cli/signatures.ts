@@ -1,6 +1,7 @@
 // Signature commands and their options: make keys (JWK or OpenPGP), sign a payload digest, upload a
 // signature, and print the ConfigMap a disconnected cluster needs to verify a release against this
 // service's signature store. Their work is signing.ts's, loaded when one of them runs.
+import { serverOptions } from './serverConnection.js';
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../signatures/algorithms.js';
@@ -80,13 +81,13 @@ export function addSignatureCommands(program: Command, run: (f: () => Promise<nu
   ).action((files: string[], opts: ClientOptions) =>
     run(async () => (await import('./signatureImport.js')).importSignatureConfigMaps(files, opts))(),
   );
-  signatures
-    .command('configmap')
-    .description('print the ConfigMap that lets a disconnected cluster verify a release (oc apply -f -)')
-    .argument('<release>', 'a version (with --arch) or a digest sha256:<hex>')
-    .option('--arch <arch>', 'architecture of the version', 'amd64')
-    .addOption(new Option('--server <url>', 'cincy server').env('CINCY_SERVER').default('http://127.0.0.1:8080'))
-    .action((release: string, opts: ClientOptions & { arch: string }) =>
-      run(async () => (await import('./signing.js')).printSignatureConfigMap(release, opts))(),
-    );
+  serverOptions(
+    signatures
+      .command('configmap')
+      .description('print the ConfigMap that lets a disconnected cluster verify a release (oc apply -f -)')
+      .argument('<release>', 'a version (with --arch) or a digest sha256:<hex>')
+      .option('--arch <arch>', 'architecture of the version', 'amd64'),
+  ).action((release: string, opts: ClientOptions & { arch: string }) =>
+    run(async () => (await import('./signing.js')).printSignatureConfigMap(release, opts))(),
+  );
 }

@@ -185,5 +185,11 @@ describe('serve over HTTPS', () => {
     writeFileSync(join(dir, 'not.pem'), 'hello');
     const notPem = serveWith('--tls-cert', join(dir, 'not.pem'), '--tls-key', a.key);
     expect(notPem.stderr).toContain('no PEM certificate in the file');
+    // Proxies to believe: addresses, CIDRs or hops; anything else named.
+    const proxy = serveWith('--trust-proxy', '10.0.0.0/8,router.example');
+    expect(proxy.code).toBe(1);
+    expect(proxy.stderr).toContain("--trust-proxy: 'router.example' is not an address, a CIDR or a number of hops");
+    expect(serveWith('--trust-proxy', '10.0.0.0/33').stderr).toContain("'10.0.0.0/33' is not an address");
+    expect(serveWith('--plan-rate-limit', '50').stderr).toMatch(/plan-rate-limit/);
   });
 });

@@ -67,6 +67,8 @@ export async function startServer(opts: {
   corsOrigins?: string[];
   /** Paths each client address may plan a minute (--plan-rate-limit). */
   planRateLimit?: number;
+  /** The proxies whose X-Forwarded-For names the client (--trust-proxy). */
+  trustProxy?: number | string[];
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,
@@ -95,6 +97,7 @@ export async function startServer(opts: {
     webhooks: started.webhooks,
     corsOrigins: opts.corsOrigins,
     planRateLimit: opts.planRateLimit,
+    trustProxy: opts.trustProxy,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {

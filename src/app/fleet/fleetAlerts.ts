@@ -127,7 +127,9 @@ export class FleetAlerts {
     const index = fleetIndexOf(snapshot);
     this.counts.checks += 1;
     // The groups are read off this thread (fleetQueries.ts), outside the write: the state is replaced
-    // only if it is still the one read before them, so a replica that read older groups changes nothing.
+    // only if it is still the one read before them, so of two replicas comparing at once one changes it.
+    // Groups read just before another replica's polls were written may still win when the state did not
+    // move meanwhile: what they report is then taken back by the next comparison, after the next flush.
     const stored = await this.store.read((tx) => tx.fleet.setting(STATE));
     const after = alertStateOf(index, await this.groups());
     const text = JSON.stringify(after);

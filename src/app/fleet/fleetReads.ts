@@ -21,6 +21,9 @@ import type { KeptReport } from './reportedState.js';
 import { FAILING_AFTER_MS, SILENT_AFTER_MS } from './reportedState.js';
 import { reportedUpdate } from './reportIntake.js';
 
+/** Rows and derived data kept at once (each up to the size of the fleet's groups or edges). */
+const ROWS_KEPT = 16;
+
 /** Silent longer than this (unless the request says otherwise), a cluster counts as stale. */
 export const DEFAULT_STALE_AFTER = '24h';
 /** How far back observed updates are summed up, unless the request says otherwise. */
@@ -88,6 +91,8 @@ export interface ObservedEdge {
 }
 
 export class FleetReads {
+  /** The answers as sent (bytes), and the rows and derived data they are made of. */
+  private readonly answers: SharedReads;
   private readonly shared: SharedReads;
   private readonly snapshotIds = new WeakMap<GraphSnapshot, number>();
   private snapshots = 0;
@@ -102,7 +107,8 @@ export class FleetReads {
     /** How ids are stored (hashed with --fleet-hash-ids, or not): the reports' intake stores them alike. */
     readonly storedId: (id: string) => Promise<string> = async (id) => id.toLowerCase(),
   ) {
-    this.shared = new SharedReads(clock);
+    this.answers = new SharedReads(clock);
+    this.shared = new SharedReads(clock, ROWS_KEPT);
   }
 
   /**
@@ -110,11 +116,12 @@ export class FleetReads {
    * URL) on the same graph while it is kept (sharedReads.ts).
    */
   answer<T>(key: string, make: () => Promise<T>): Promise<T> {
-    return this.shared.get(`answer ${key} ${this.snapshotId(this.graph.served())}`, make);
+    return this.answers.get(`${key} ${this.snapshotId(this.graph.served())}`, make);
   }
 
   /** What is kept is read again: this service wrote the fleet (polls flushed, a report stored). */
   forget(): void {
+    this.answers.forget();
     this.shared.forget();
   }
 

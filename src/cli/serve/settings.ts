@@ -4,6 +4,7 @@
 // knows a flag's name: every problem found here is a FlagProblem naming its flag, and nothing below sees one.
 import type { StartOptions } from '../../app/start/service.js';
 import type { AuthConfig } from '../../app/auth/tokenVerifier.js';
+import { isIP } from 'node:net';
 import { parseDuration, parseSingleUnitDuration } from '../../duration.js';
 import { certificateProblem } from '../../certificateProblem.js';
 import { loadTls, TlsError, type TlsFiles, type TlsMaterial } from '../../server/tls.js';
@@ -27,6 +28,7 @@ export interface ServeSettings {
     accessLog: boolean;
     auth: AuthConfig;
     planRateLimit: number;
+    trustProxy?: number | string[];
   };
   /** The jobs that run after the first graph: the sources read again, feeders applied. */
   jobs: { scrapeIntervalMs: number; autoPromoteIntervalMs?: number };
@@ -54,6 +56,7 @@ export async function serveSettings(config: ServeConfig): Promise<ServeSettings>
       limits: config,
       accessLog: config.accessLog,
       planRateLimit: config.planRateLimit,
+      ...(config.trustProxy !== undefined && { trustProxy: trustedProxies(config.trustProxy) }),
       ...(config.corsOrigins && { corsOrigins: corsOrigins(config.corsOrigins) }),
       auth: {
         secretFile: config.adminJwtSecretFile,
@@ -131,4 +134,23 @@ function tlsSettings(config: ServeConfig): ServeSettings['server']['tls'] {
     if (!(err instanceof TlsError)) throw err;
     throw new FlagProblem(`${err.which === 'cert' ? '--tls-cert' : '--tls-key'}: ${err.message}`);
   }
+}
+
+/** --trust-proxy: a number of hops, or addresses and CIDRs; anything else refused, naming it. */
+function trustedProxies(value: string): number | string[] {
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops < 1 || hops > 10) throw new FlagProblem(`--trust-proxy: ${hops} hops: give 1 to 10, or addresses`);
+    return hops;
+  }
+  const list = value.split(',').map((p) => p.trim());
+  for (const p of list) {
+    const [address, prefix, more] = p.split('/');
+    const family = isIP(address ?? '');
+    const bits = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (!family || !prefixOk || more !== undefined)
+      throw new FlagProblem(`--trust-proxy: '${p.slice(0, 60)}' is not an address, a CIDR or a number of hops`);
+  }
+  return list;
 }

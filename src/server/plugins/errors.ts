@@ -29,9 +29,14 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
 });
 
 function answerError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (err instanceof ApiError) return reply.code(err.statusCode).send(err.body());
+  // A 503 may be asked again: in a second, unless the answer says otherwise.
+  if (err instanceof ApiError) {
+    if (err.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', 1);
+    return reply.code(err.statusCode).send(err.body());
+  }
   // The database cannot be reached (or is busy past its wait): the request may be made again.
-  if (err instanceof StoreUnavailable) return reply.code(503).send({ kind: 'service_unavailable', value: err.message });
+  if (err instanceof StoreUnavailable)
+    return reply.code(503).header('retry-after', 1).send({ kind: 'service_unavailable', value: err.message });
   // No room for the write (nothing of it was written): the request may be made again once there is.
   if (err instanceof StoreFull) return reply.code(507).send({ kind: 'insufficient_storage', value: err.message });
   const status = err.statusCode ?? 500;

@@ -39,6 +39,39 @@ describe('SharedReads', () => {
     expect(await underWay).toBe('before the write');
   });
 
+  it('hands an expensive answer out after a write for what is left of a second from its start, and no longer', async () => {
+    const shared = new SharedReads(clockAt({ now: 0 }));
+    let reads = 0;
+    const started = Date.now();
+    expect(await shared.get('big', () => after(300, ++reads))).toBe(1);
+    shared.forget();
+    expect(await shared.get('big', () => after(1, ++reads))).toBe(1);
+    await after(Math.max(0, started + 1_100 - Date.now()), null);
+    shared.forget();
+    expect(await shared.get('big', () => after(1, ++reads))).toBe(2);
+  });
+
+  it('gives its slot back when a read throws at once', async () => {
+    const shared = new SharedReads(clockAt({ now: 0 }));
+    for (let i = 0; i < MAX_UNDER_WAY + 4; i++)
+      await expect(
+        shared.get(`bad${i}`, () => {
+          throw new Error('at once');
+        }),
+      ).rejects.toThrow('at once');
+    expect(await shared.get('good', async () => 'read')).toBe('read');
+  });
+
+  it('keeps 64 MB of answers at most: past that, the oldest is read again', async () => {
+    const shared = new SharedReads(clockAt({ now: 0 }));
+    let reads = 0;
+    const big = (): Promise<Buffer> => after(10, Buffer.alloc(33 * 2 ** 20, ++reads));
+    await shared.get('a', big);
+    await shared.get('b', big);
+    expect((await shared.get('b', big))[0]).toBe(2);
+    expect((await shared.get('a', big))[0]).toBe(3);
+  });
+
   it('forgets a failed read, so the next caller reads again', async () => {
     const shared = new SharedReads(clockAt({ now: 0 }));
     const failing = () => after(30, 0).then(() => Promise.reject(new Error('store down')));

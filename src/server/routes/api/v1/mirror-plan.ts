@@ -32,8 +32,8 @@ export async function mirrorPlanRoutes(
       const from = [...new Set((q.from ?? '').split(',').filter((v) => v !== ''))];
       if (from.length > MAX_SOURCES)
         throw new ApiError('invalid_request', `querystring/from: at most ${MAX_SOURCES} versions, got ${from.length}`);
-      planning.charge(request, reply, from.length);
       const snapshot = service.served();
+      planning.charge(request, reply, from.length);
       const { planMirror } = await import('../../../../graph/mirrorPlan.js');
       return planMirror(snapshot.graph, {
         to: q.to,

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { GraphService } from '../../../../app/graphService.js';
 import { ErrorSchema } from '../../../../schemas/cincinnati.js';
-import { DEFAULT_PATH_LIMIT, PathsAnswer, PathsQuery } from '../../../../schemas/paths.js';
+import { DEFAULT_PATH_LIMIT, MAX_PATH_LIMIT, PathsAnswer, PathsQuery } from '../../../../schemas/paths.js';
 import type { PlanningBudget } from './planning.js';
 
 export async function pathRoutes(
@@ -25,8 +25,9 @@ export async function pathRoutes(
       response: { 200: PathsAnswer, 400: ErrorSchema, 429: ErrorSchema, 503: ErrorSchema },
     },
     handler: async (request, reply) => {
-      planning.charge(request, reply, request.query.limit ?? DEFAULT_PATH_LIMIT);
       const snapshot = service.served();
+      // More than one path runs the search for alternatives, whatever the number: priced as the most.
+      planning.charge(request, reply, (request.query.limit ?? DEFAULT_PATH_LIMIT) > 1 ? MAX_PATH_LIMIT : 1);
       // The planner (and graphology under it) loads with the first question, not with the server.
       const { planPaths } = await import('../../../../graph/paths.js');
       const q = request.query;

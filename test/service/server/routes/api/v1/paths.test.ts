@@ -94,29 +94,51 @@ describe('GET /api/v1/paths', () => {
 });
 
 describe('the planning budget (--plan-rate-limit)', () => {
-  it('charges paths one per path asked for and mirror plans one per source, per client, and answers 429 past it', async () => {
-    const clock = { now: () => Date.now(), sleep: async () => {} };
-    const small = await startServer({ graphData: BUNDLED_GRAPH_DATA, planRateLimit: 10, clock });
+  const sources = (n: number): string => Array.from({ length: n }, (_, i) => `4.12.${i + 1}`).join(',');
+
+  it('charges 1 for one path, 10 for more, one per source of a mirror plan, and answers 429 past it', async () => {
+    const small = await startServer({ graphData: BUNDLED_GRAPH_DATA, planRateLimit: 30 });
     try {
-      const paths = await fetch(`${small.url}/api/v1/paths?from=4.12.10&to=4.16.5&limit=4`);
-      expect(paths.status).toBe(200);
-      expect(paths.headers.get('x-ratelimit-remaining')).toBe('6');
-      // Seven sources do not fit in the six left: refused whole, and nothing is charged.
-      const seven = '4.12.1,4.12.2,4.12.3,4.12.4,4.12.5,4.12.6,4.12.7';
-      const over = await fetch(`${small.url}/api/v1/mirror-plan?to=4.16.5&from=${seven}`);
+      const get = (path: string): Promise<Response> => fetch(`${small.url}${path}`);
+      const left = (r: Response): string | null => r.headers.get('x-ratelimit-remaining');
+      expect(left(await get('/api/v1/paths?from=4.12.10&to=4.16.5&limit=4'))).toBe('20');
+      expect(left(await get('/api/v1/paths?from=4.12.10&to=4.16.5&limit=1'))).toBe('19');
+      expect(left(await get('/api/v1/paths?from=4.12.10&to=4.16.5'))).toBe('9'); // the default, 3 paths
+      // Ten sources do not fit in the nine left: refused whole, and nothing is charged.
+      const over = await get(`/api/v1/mirror-plan?to=4.16.5&from=${sources(10)}`);
       expect(over.status).toBe(429);
       expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(((await over.json()) as { value: string }).value).toBe(
-        "more than 10 planned paths in a minute by '127.0.0.1'",
+        "more than 30 planned paths in a minute by '127.0.0.1'",
       );
-      const six = await fetch(`${small.url}/api/v1/mirror-plan?to=4.16.5&from=${seven.slice(7)}`);
-      expect(six.status).toBe(200);
-      expect(six.headers.get('x-ratelimit-remaining')).toBe('0');
-      expect((await fetch(`${small.url}/api/v1/paths?from=4.12.10&to=4.16.5&limit=1`)).status).toBe(429);
-      // A refused question costs no planning: the graph is still answered at once.
-      expect((await fetch(`${small.url}/api/upgrades_info/v1/graph?channel=stable-4.16`)).status).toBe(200);
+      const nine = await get(`/api/v1/mirror-plan?to=4.16.5&from=${sources(9)}`);
+      expect(nine.status).toBe(200);
+      expect(left(nine)).toBe('0');
+      expect((await get('/api/v1/paths?from=4.12.10&to=4.16.5&limit=1')).status).toBe(429);
+      // The graph is no planning: it is answered all the same.
+      expect((await get('/api/upgrades_info/v1/graph?channel=stable-4.16')).status).toBe(200);
     } finally {
       await small.close();
+    }
+  });
+
+  it('behind a trusted proxy, counts each client its X-Forwarded-For names, and an IPv6 client by its /64', async () => {
+    const proxied = await startServer({ graphData: BUNDLED_GRAPH_DATA, planRateLimit: 20, trustProxy: ['127.0.0.1'] });
+    try {
+      const plan = (client: string, n: number): Promise<Response> =>
+        fetch(`${proxied.url}/api/v1/mirror-plan?to=4.16.5&from=${sources(n)}`, {
+          headers: { 'x-forwarded-for': client },
+        });
+      expect((await plan('203.0.113.7', 20)).status).toBe(200);
+      expect((await plan('203.0.113.7', 1)).status).toBe(429);
+      expect((await plan('198.51.100.9', 20)).status).toBe(200);
+      expect((await plan('2001:db8:1:2::1', 20)).status).toBe(200);
+      const sameNetwork = await plan('2001:db8:1:2:ffff::9', 1);
+      expect(sameNetwork.status).toBe(429);
+      expect(((await sameNetwork.json()) as { value: string }).value).toContain("by '2001:db8:1:2::/64'");
+      expect((await plan('2001:db8:1:3::1', 20)).status).toBe(200);
+    } finally {
+      await proxied.close();
     }
   });
 });
