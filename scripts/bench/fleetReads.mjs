@@ -8,9 +8,10 @@
 //   npm run bench -- --only fleet-reads
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, get, keepAliveAgent, waitReady } from './http.mjs';
-import { writeAdminSecret, mintToken } from './admin.mjs';
-import { peakRssMb, removeOnExit, run, start, stop } from './procs.mjs';
+import { get, keepAliveAgent } from './http.mjs';
+import { startServe } from '../reliability/server.mjs';
+import { mintToken } from './admin.mjs';
+import { peakRssMb, removeOnExit, run, stop } from './procs.mjs';
 import { atMost, percentile } from './report.mjs';
 import { performance } from 'node:perf_hooks';
 
@@ -24,26 +25,10 @@ const SOURCES = 199;
 export async function benchFleetReads(report, ctx) {
   const cli = process.env.CINCY_BENCH_CLI ?? ctx.cli;
   const dir = removeOnExit(mkdtempSync(join(ctx.workDir, 'fleet-reads-')));
-  const secret = writeAdminSecret(dir);
   const db = join(dir, 'cincy.db');
-  const serve = async () => {
-    const port = await freePort();
-    const args = [
-      'serve',
-      '--graph-data',
-      join(ctx.realSet, 'graph-data'),
-      '--db',
-      db,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-    ];
-    args.push('--log-level', 'warn', '--admin-jwt-secret-file', secret);
-    const proc = start('cincy serve', cli, args);
-    await waitReady(proc, port, performance.now());
-    return { proc, port };
-  };
+  const graphData = join(ctx.realSet, 'graph-data');
+  // On the same folder each time: its database and admin secret (reliability/server.mjs).
+  const serve = () => startServe({ cli, graphData, workDir: ctx.workDir, dir });
   // A first start imports the set; the clusters are written beside it, then the server starts on them.
   let server = await serve();
   const served = await servedVersions(server.port);
@@ -59,7 +44,7 @@ export async function benchFleetReads(report, ctx) {
   try {
     const { port } = server;
     const path = `/graph?channel=${served.largest}&arch=amd64`;
-    const token = await mintToken(cli, secret, 'fleet:read');
+    const token = await mintToken(cli, join(dir, 'secret'), 'fleet:read');
     await p99For(port, path, 2); // warm: the first answers make and compress the view
     const idle = await p99For(port, path, SECONDS);
     const sources = served.all.slice(0, SOURCES).join(',');
