@@ -195,7 +195,7 @@ export const SETTINGS = {
   trustProxy: S(
     '--trust-proxy',
     'value',
-    'the proxies in front (addresses or CIDRs, comma-separated, or a number of hops) whose X-Forwarded-For names the client: the address --plan-rate-limit counts per',
+    'the addresses or CIDRs (comma-separated) of the proxies in front, whose X-Forwarded-For names the client: the address --plan-rate-limit counts per',
   ),
   planRateLimit: S(
     '--plan-rate-limit',

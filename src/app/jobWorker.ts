@@ -35,7 +35,14 @@ export class JobWorker<Job extends object> {
     worker.thread.ref(); // a job under way keeps the process alive; an idle worker does not
     const a = await new Promise<JobAnswer<unknown>>((resolve, reject) => {
       worker.pending.set(id, { resolve, reject });
-      worker.thread.postMessage({ ...job, id });
+      try {
+        worker.thread.postMessage({ ...job, id });
+      } catch (err) {
+        // A job that cannot be sent (not cloneable) fails alone.
+        worker.pending.delete(id);
+        if (worker.pending.size === 0) worker.thread.unref();
+        reject(err as Error);
+      }
     });
     if (!a.ok) throw a.unavailable ? new StoreUnavailable(a.error) : new Error(a.error);
     return transfer ? transfer(a.value as T) : (a.value as T);

@@ -62,7 +62,7 @@ export interface AppOptions {
   /** Paths each client address may plan a minute (default: serve's; routes/api/v1/planning.ts). */
   planRateLimit?: number;
   /** The proxies whose X-Forwarded-For names the client (--trust-proxy; default: none, the peer is the client). */
-  trustProxy?: number | string[];
+  trustProxy?: string[];
   /** Origins whose pages may call the routes that take a token (default: none; plugins/cors.ts). */
   corsOrigins?: string[];
   /** Serve HTTPS with this certificate; `material` is replaced when the files are reloaded (tls.ts). */
@@ -118,10 +118,7 @@ function createFastify(opts: AppOptions, fastPath: GraphFastPath | undefined): F
     // Every body is small unless its route says otherwise (a release list); the token of a write is
     // checked on the headers (onRequest), so only an authorized writer's body is ever read.
     bodyLimit: DEFAULT_BODY_LIMIT,
-    // A number of hops is the nearest hops trusted, whatever their addresses.
-    ...(opts.trustProxy !== undefined && {
-      trustProxy: typeof opts.trustProxy === 'number' ? hopsTrusted(opts.trustProxy) : opts.trustProxy,
-    }),
+    ...(opts.trustProxy !== undefined && { trustProxy: opts.trustProxy }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     serverFactory: (handler) =>
       createLimitedServer(
@@ -140,9 +137,3 @@ function createFastify(opts: AppOptions, fastPath: GraphFastPath | undefined): F
     schemaController: { compilersFactory: { buildSerializer } },
   });
 }
-
-/** Trusts the `hops` proxies nearest to the server, as the clients' addresses they forward are read. */
-const hopsTrusted =
-  (hops: number) =>
-  (_address: string, hop: number): boolean =>
-    hop < hops;

@@ -188,8 +188,10 @@ describe('serve over HTTPS', () => {
     // Proxies to believe: addresses, CIDRs or hops; anything else named.
     const proxy = serveWith('--trust-proxy', '10.0.0.0/8,router.example');
     expect(proxy.code).toBe(1);
-    expect(proxy.stderr).toContain("--trust-proxy: 'router.example' is not an address, a CIDR or a number of hops");
+    expect(proxy.stderr).toContain("--trust-proxy: 'router.example' is not an address or a CIDR");
     expect(serveWith('--trust-proxy', '10.0.0.0/33').stderr).toContain("'10.0.0.0/33' is not an address");
+    // A number of hops would believe whatever a client puts first: refused.
+    expect(serveWith('--trust-proxy', '1').stderr).toContain("--trust-proxy: '1' is not an address or a CIDR");
     expect(serveWith('--plan-rate-limit', '50').stderr).toMatch(/plan-rate-limit/);
   });
 });

@@ -68,7 +68,7 @@ export async function startServer(opts: {
   /** Paths each client address may plan a minute (--plan-rate-limit). */
   planRateLimit?: number;
   /** The proxies whose X-Forwarded-For names the client (--trust-proxy). */
-  trustProxy?: number | string[];
+  trustProxy?: string[];
 }): Promise<TestServer> {
   const started = await startService({
     graphData: opts.graphData,

@@ -108,7 +108,8 @@ export class FleetReads {
     readonly storedId: (id: string) => Promise<string> = async (id) => id.toLowerCase(),
   ) {
     this.answers = new SharedReads(clock);
-    this.shared = new SharedReads(clock, ROWS_KEPT);
+    // The rows are read strictly after a write: the answers made of them are the layer with the grace.
+    this.shared = new SharedReads(clock, { maxKept: ROWS_KEPT, writeGrace: false });
   }
 
   /**

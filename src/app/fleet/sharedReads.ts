@@ -44,17 +44,29 @@ export class SharedReads {
   private generation = 0;
   private bytes = 0;
 
+  /** Keys whose last answer was expensive: known before their next answer is, whatever was pruned. */
+  private readonly costly = new Set<string>();
+  private readonly maxKept: number;
+  private readonly writeGrace: boolean;
+
   constructor(
     private readonly clock: Clock,
-    /** Answers kept at most (MAX_KEPT): fewer for answers that are not bytes, whose size is not counted. */
-    private readonly maxKept = MAX_KEPT,
-  ) {}
+    options: {
+      /** Answers kept at most (MAX_KEPT): fewer for answers that are not bytes, whose size is not counted. */
+      maxKept?: number;
+      /** Whether expensive answers outlive a write by up to WRITE_GRACE_MS (true); false: never (a layer under another that does). */
+      writeGrace?: boolean;
+    } = {},
+  ) {
+    this.maxKept = options.maxKept ?? MAX_KEPT;
+    this.writeGrace = options.writeGrace ?? true;
+  }
 
   /** The answer of `read`, or of the same read (by `key`) under way or kept. */
   get<T>(key: string, read: () => Promise<T>): Promise<T> {
     const known = this.entries.get(key);
     if (known && this.current(known) && this.fresh(known)) return known.value as Promise<T>;
-    return this.run(key, read, known?.expensive ?? false);
+    return this.run(key, read, this.costly.has(key));
   }
 
   /** The fleet was written: what was read before is read again (but for the grace of expensive answers). */
@@ -62,9 +74,12 @@ export class SharedReads {
     this.generation += 1;
   }
 
-  /** Read after the last write, or expensive and begun less than WRITE_GRACE_MS ago. */
+  /** Read after the last write, or expensive (known so, or under way that long) and begun less than WRITE_GRACE_MS ago. */
   private current(e: Entry): boolean {
-    return e.generation === this.generation || (e.expensive && performance.now() - e.started < WRITE_GRACE_MS);
+    if (e.generation === this.generation) return true;
+    if (!this.writeGrace) return false;
+    const age = performance.now() - e.started;
+    return (e.expensive || (!e.made && age >= EXPENSIVE_MS)) && age < WRITE_GRACE_MS;
   }
 
   private fresh(e: Entry): boolean {
@@ -96,6 +111,9 @@ export class SharedReads {
         const wall = performance.now();
         const cost = wall - started;
         entry.expensive = cost >= EXPENSIVE_MS;
+        this.costly.delete(key);
+        if (entry.expensive) this.costly.add(key);
+        if (this.costly.size > this.maxKept) this.costly.delete(this.costly.values().next().value!);
         entry.made = { wall, clock: this.clock.now(), keepMs: Math.min(KEEP_AT_MOST_MS, cost * KEEP_FACTOR) };
         if (this.entries.get(key) !== entry) return;
         entry.bytes = Buffer.isBuffer(answer) ? answer.length : 0;
@@ -119,7 +137,7 @@ export class SharedReads {
   /** Drops answers past their time, then the oldest while there are too many or too many bytes. */
   private prune(): void {
     for (const [key, e] of this.entries) if (e.made && !this.fresh(e)) this.remove(key);
-    while (this.entries.size > this.maxKept || this.bytes > MAX_KEPT_BYTES)
+    while (this.entries.size > 0 && (this.entries.size > this.maxKept || this.bytes > MAX_KEPT_BYTES))
       this.remove(this.entries.keys().next().value!);
   }
 }

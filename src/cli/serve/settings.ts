@@ -28,7 +28,7 @@ export interface ServeSettings {
     accessLog: boolean;
     auth: AuthConfig;
     planRateLimit: number;
-    trustProxy?: number | string[];
+    trustProxy?: string[];
   };
   /** The jobs that run after the first graph: the sources read again, feeders applied. */
   jobs: { scrapeIntervalMs: number; autoPromoteIntervalMs?: number };
@@ -136,13 +136,8 @@ function tlsSettings(config: ServeConfig): ServeSettings['server']['tls'] {
   }
 }
 
-/** --trust-proxy: a number of hops, or addresses and CIDRs; anything else refused, naming it. */
-function trustedProxies(value: string): number | string[] {
-  if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    if (hops < 1 || hops > 10) throw new FlagProblem(`--trust-proxy: ${hops} hops: give 1 to 10, or addresses`);
-    return hops;
-  }
+/** --trust-proxy: addresses and CIDRs; anything else (a number of hops too) refused, naming it. */
+function trustedProxies(value: string): string[] {
   const list = value.split(',').map((p) => p.trim());
   for (const p of list) {
     const [address, prefix, more] = p.split('/');
@@ -150,7 +145,9 @@ function trustedProxies(value: string): number | string[] {
     const bits = family === 4 ? 32 : 128;
     const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
     if (!family || !prefixOk || more !== undefined)
-      throw new FlagProblem(`--trust-proxy: '${p.slice(0, 60)}' is not an address, a CIDR or a number of hops`);
+      throw new FlagProblem(
+        `--trust-proxy: '${p.slice(0, 60)}' is not an address or a CIDR (the proxies' own addresses: a number of hops would believe any client)`,
+      );
   }
   return list;
 }

@@ -51,6 +51,21 @@ describe('SharedReads', () => {
     expect(await shared.get('big', () => after(1, ++reads))).toBe(2);
   });
 
+  it('joins a read under way for a quarter of a second after a write, and never in a layer without the grace', async () => {
+    const graced = new SharedReads(clockAt({ now: 0 }));
+    const strict = new SharedReads(clockAt({ now: 0 }), { writeGrace: false });
+    for (const [shared, expected] of [
+      [graced, 'the first'],
+      [strict, 'after the write'],
+    ] as const) {
+      const first = shared.get('slow', () => after(600, 'the first'));
+      await after(300, null);
+      shared.forget();
+      expect(await shared.get('slow', async () => 'after the write')).toBe(expected);
+      await first;
+    }
+  });
+
   it('gives its slot back when a read throws at once', async () => {
     const shared = new SharedReads(clockAt({ now: 0 }));
     for (let i = 0; i < MAX_UNDER_WAY + 4; i++)

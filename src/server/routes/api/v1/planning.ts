@@ -23,17 +23,22 @@ export class PlanningBudget {
 
   /** Charges the request's client `paths`; answers 429 (throws) when its budget does not hold them. */
   charge(request: FastifyRequest, reply: FastifyReply, paths: number): void {
-    const allowance = this.limit.count(clientOf(request.ip), Math.max(1, paths));
+    const allowance = this.limit.count(clientOf(request.ip, request.socket.remoteAddress), Math.max(1, paths));
     reply.header('x-ratelimit-limit', allowance.limit);
     reply.header('x-ratelimit-remaining', allowance.remaining);
     refuseOverLimit(allowance, reply);
   }
 }
 
-/** Who a budget is for: an IPv4 address (also one mapped into IPv6), or an IPv6 address's /64. */
-export function clientOf(ip: string): string {
-  const address = ip.split('%')[0]!;
-  if (isIP(address) !== 6) return address;
+/**
+ * Who a budget is for: an IPv4 address (also one mapped into IPv6), or an IPv6 address's /64. What is no
+ * address (a forwarded value a proxy let through) counts as the peer that sent it.
+ */
+export function clientOf(ip: string | undefined, peer: string | undefined): string {
+  const address = (ip ?? '').split('%')[0]!;
+  const family = isIP(address);
+  if (family === 0) return peer !== undefined && isIP(peer.split('%')[0]!) ? clientOf(peer, undefined) : 'unknown';
+  if (family === 4) return address;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1]!;
   const [head = '', tail] = address.split('::');

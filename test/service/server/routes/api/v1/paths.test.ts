@@ -142,3 +142,15 @@ describe('the planning budget (--plan-rate-limit)', () => {
     }
   });
 });
+
+describe('clientOf', () => {
+  it('counts IPv4 as it is, IPv6 by /64 however spelled, and what is no address as the peer', async () => {
+    const { clientOf } = await import('../../../../../../src/server/routes/api/v1/planning.js');
+    expect(clientOf('203.0.113.7', '127.0.0.1')).toBe('203.0.113.7');
+    expect(clientOf('::ffff:203.0.113.7', undefined)).toBe('203.0.113.7');
+    expect(clientOf('2001:DB8:0001:2::1%eth0', undefined)).toBe('2001:db8:1:2::/64');
+    expect(clientOf('2001:db8:1:2:ffff:ffff:ffff:ffff', undefined)).toBe('2001:db8:1:2::/64');
+    expect(clientOf('evil-1234', '198.51.100.1')).toBe('198.51.100.1');
+    expect(clientOf(undefined, undefined)).toBe('unknown');
+  });
+});
