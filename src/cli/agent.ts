@@ -17,6 +17,9 @@ import { trustKeys } from './trustKeys.js';
 import { kubeCall } from './kubeErrors.js';
 import { clusterApi, loadKubeConfig, originOf } from './kubeconfig.js';
 import { escapeLines } from './terminalText.js';
+import { reportSender } from './report.js';
+import { runReporter, type ReporterOptions } from '../reporter/reporter.js';
+import { systemClock } from '../clock.js';
 
 export interface AgentCliOptions {
   kubeconfig?: string;
@@ -42,6 +45,8 @@ export interface AgentCliOptions {
   trustKeys?: string;
   signatureStore: string[];
   workers: string;
+  reportTo?: string;
+  reportTokenFile?: string;
 }
 
 const read = (file: string | undefined, flag: string): string | undefined => {
@@ -52,6 +57,10 @@ const read = (file: string | undefined, flag: string): string | undefined => {
     throw new Error(`${flag}: cannot read ${file}: ${(err as Error).message}`);
   }
 };
+
+/** How often the agent reads what it reports, and the longest between two reports: `cincy report`'s defaults. */
+const REPORT_CHECK_MS = 10_000;
+const REPORT_INTERVAL_MS = 5 * 60_000;
 
 const SA = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -134,6 +143,7 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
   const { url, tokenFile, caFile } = prometheusAccess(o);
   if (names.includes('Alert') && !url)
     log.warn('the Alert risk source needs a Prometheus (--prometheus-url): alerts are not read');
+  const reports = reportsOf(o);
   const poller = {
     riskSources: riskSources(names, api, url ? { url, tokenFile, caFile } : undefined),
     evaluator: new RiskEvaluator(prometheusOptions(o)),
@@ -150,10 +160,20 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
     const r = await kubeCall(originOf(kc), () => new UpdatesPoller({ api, ...once }).poll());
     logPoll(log, r);
     reportToTerminal(r);
-    return 0;
+    if (!reports) return 0;
+    const taken = await runReporter({
+      ...reports,
+      api,
+      log: (line) => log.info(line),
+      signal: new AbortController().signal,
+      once: true,
+    });
+    return taken === 0 ? 1 : 0;
   }
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  // The cluster reports itself to the fleet beside the polls, as `cincy report` does (reporter.ts).
+  const reporting = reports && runReporter({ ...reports, api, log: (line) => log.info(line), signal: stop.signal });
   await runAgent({
     api,
     log,
@@ -166,5 +186,22 @@ export async function agentCommand(o: AgentCliOptions, executorClock?: ExecutorC
     executorClock,
     report: reportToTerminal,
   });
+  stop.abort();
+  await reporting;
   return 0;
+}
+
+/** With --report-to and --report-token-file, how the agent reports the cluster to the fleet; else nothing. */
+function reportsOf(o: AgentCliOptions): Omit<ReporterOptions, 'api' | 'log' | 'signal'> | undefined {
+  if (o.reportTo === undefined && o.reportTokenFile === undefined) return undefined;
+  if (o.reportTo === undefined || o.reportTokenFile === undefined)
+    throw new Error('--report-to and --report-token-file go together');
+  if (!/^https?:\/\//.test(o.reportTo)) throw new Error(`--report-to: '${o.reportTo}' is not an http or https URL`);
+  const target = { server: o.reportTo, certificateAuthority: o.caFile, tokenFile: o.reportTokenFile };
+  return {
+    send: reportSender(target, '--report-token-file'),
+    clock: systemClock,
+    checkMs: REPORT_CHECK_MS,
+    intervalMs: REPORT_INTERVAL_MS,
+  };
 }

@@ -23,7 +23,15 @@ export function defineAgentCommand(program: Command): Command {
       "bearer token for Prometheus, read before each query (in cluster: the service account's)",
     )
     .option('--prometheus-ca-file <file>', 'CA bundle of Prometheus (in cluster: the service CA)')
-    .option('--ca-file <file>', 'CA bundle the update service certificate is checked against')
+    .option('--ca-file <file>', 'CA bundle the update service certificate is checked against (and --report-to)')
+    .option(
+      '--report-to <url>',
+      'a cincy server the cluster reports its ClusterVersion and ClusterOperators to, as `cincy report` does (with --report-token-file)',
+    )
+    .option(
+      '--report-token-file <file>',
+      "file holding the cluster's report token (scope fleet:report, bound to its id), read before each report",
+    )
     .option(
       '--default-upstream <url>',
       'used when spec.upstream is empty',

@@ -8,7 +8,7 @@ import { systemClock } from '../clock.js';
 import { parseSingleUnitDuration } from '../duration.js';
 import { runReporter, type ReportBody } from '../reporter/reporter.js';
 import { callWithStatus } from './admin.js';
-import { serverOptions } from './serverConnection.js';
+import { serverOptions, type ServerTarget } from './serverConnection.js';
 
 /** How long a report may wait for the service's answer. */
 const SEND_TIMEOUT_MS = 30_000;
@@ -50,22 +50,11 @@ async function reportCommand(opts: ReportCliOptions): Promise<number> {
   const checkMs = durationFlag('--check', opts.check);
   if (opts.token && opts.tokenFile) throw new Error('give either --token (CINCY_TOKEN) or --token-file, not both');
   if (!opts.token && !opts.tokenFile) throw new Error('--token-file (or --token, CINCY_TOKEN) is required');
-  if (opts.tokenFile) tokenOf(opts); // an unreadable file fails now, not at the first report
+  const send = reportSender(opts, '--token-file');
   // The Kubernetes client loads with this command, not with every command's definition.
   const { api } = (await import('./kubeconfig.js')).connectCluster(opts);
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-  const send = async (body: ReportBody, signal: AbortSignal): Promise<string> => {
-    const { body: answer } = await callWithStatus(
-      { server: opts.server, certificateAuthority: opts.certificateAuthority, token: tokenOf(opts) },
-      'POST',
-      '/api/v1/fleet/reports',
-      body,
-      'application/json',
-      { signal, timeoutMs: SEND_TIMEOUT_MS },
-    );
-    return reportLine(answer as Answer);
-  };
   const taken = await runReporter({
     api,
     send,
@@ -79,6 +68,29 @@ async function reportCommand(opts: ReportCliOptions): Promise<number> {
   return opts.once && taken === 0 ? 1 : 0;
 }
 
+/**
+ * How a report reaches the server: POST /api/v1/fleet/reports with the token (the file read again before
+ * each report, so it may be rotated; an unreadable one fails now, naming `tokenFlag`), given up after
+ * SEND_TIMEOUT_MS. `cincy report` and `cincy agent --report-to` send alike.
+ */
+export function reportSender(
+  target: ServerTarget & { token?: string; tokenFile?: string },
+  tokenFlag: string,
+): (body: ReportBody, signal: AbortSignal) => Promise<string> {
+  tokenOf(target, tokenFlag);
+  return async (body, signal) => {
+    const { body: answer } = await callWithStatus(
+      { server: target.server, certificateAuthority: target.certificateAuthority, token: tokenOf(target, tokenFlag) },
+      'POST',
+      '/api/v1/fleet/reports',
+      body,
+      'application/json',
+      { signal, timeoutMs: SEND_TIMEOUT_MS },
+    );
+    return reportLine(answer as Answer);
+  };
+}
+
 interface Answer {
   clusterID: string;
   update?: { from: string; to: string; state: string; reason?: string };
@@ -89,15 +101,15 @@ function reportLine(a: Answer): string {
   return `reported ${a.clusterID}${u ? `: update ${u.from} → ${u.to} ${u.state}${u.reason ? ` (${u.reason})` : ''}` : ''}`;
 }
 
-function tokenOf(opts: ReportCliOptions): string {
+function tokenOf(opts: { token?: string; tokenFile?: string }, flag: string): string {
   if (!opts.tokenFile) return opts.token!;
   let text: string;
   try {
     text = readFileSync(opts.tokenFile, 'utf8').trim();
   } catch (err) {
-    throw new Error(`--token-file: cannot read ${opts.tokenFile}: ${(err as Error).message}`);
+    throw new Error(`${flag}: cannot read ${opts.tokenFile}: ${(err as Error).message}`);
   }
-  if (!text) throw new Error(`--token-file: ${opts.tokenFile} is empty`);
+  if (!text) throw new Error(`${flag}: ${opts.tokenFile} is empty`);
   return text;
 }
 

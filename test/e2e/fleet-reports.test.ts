@@ -64,10 +64,13 @@ describe.runIf(available())('cincy report from a cluster on a real API server', 
 
   /**
    * A cluster at 4.15.9 on the real API server (with `scenario` for its operators), the reporter's
-   * objects applied from deploy/reporter, and `cincy report` running as that service account; the
-   * cluster's kubeconfig and id.
+   * objects applied from deploy/reporter, and `cincy report` running as that service account, or (`by:
+   * 'agent'`) the agent reporting beside its polls; the cluster's kubeconfig and id.
    */
-  async function reportingCluster(scenario?: object): Promise<{ kubeconfig: string; id: string }> {
+  async function reportingCluster(
+    scenario?: object,
+    by: 'cincy report' | 'agent' = 'cincy report',
+  ): Promise<{ kubeconfig: string; id: string }> {
     const api = await realApiServer();
     const d = cleanup.dir();
     const flags = clusterFlags(server, fixtures.payloads, SCALE);
@@ -113,17 +116,19 @@ describe.runIf(available())('cincy report from a cluster on a real API server', 
     const deployment = parseYaml(readFileSync(join(ROOT, 'deploy', 'reporter', 'deployment.yaml'), 'utf8'));
     const args: string[] = deployment.spec.template.spec.containers[0].args;
     expect(args.slice(0, 2)).toEqual(['report', '--in-cluster']);
-    await startCincy(
-      [...['report', '--kubeconfig', readOnly, '--token-file', tokenFile, '--server', server], ...['--check', '6s']],
-      new RegExp(`reported ${id}`),
-      cleanup,
-    );
+    if (by === 'cincy report')
+      await startCincy(
+        [...['report', '--kubeconfig', readOnly, '--token-file', tokenFile, '--server', server], ...['--check', '6s']],
+        new RegExp(`reported ${id}`),
+        cleanup,
+      );
     const agent = [
       ...['agent', '--kubeconfig', admin, '--interval', '1', '--payload-store', fixtures.payloads],
       ...['--payload-retrieval', 'pull', '--trust-keys', fixtures.trust],
       ...['--signature-store', `${server}/signatures`, '--follow-mock-clock'],
+      ...(by === 'agent' ? ['--report-to', server, '--report-token-file', tokenFile] : []),
     ];
-    await startCincy(agent, /"msg":"poll"/, cleanup);
+    await startCincy(agent, by === 'agent' ? new RegExp(`reported ${id}`) : /"msg":"poll"/, cleanup);
     return { kubeconfig: admin, id };
   }
 
@@ -156,8 +161,9 @@ describe.runIf(available())('cincy report from a cluster on a real API server', 
     console.log(`update 4.15.9 → 4.16.5 reported completed in ${seconds} s of the cluster's (simulated) time`);
   }, 300_000);
 
-  it('shows an update held by a degraded operator as failing', async () => {
-    const { kubeconfig, id } = await reportingCluster({ operators: { console: { behavior: 'degraded' } } });
+  it('shows an update held by a degraded operator as failing, from the agent reporting beside its polls', async () => {
+    const degraded = { operators: { console: { behavior: 'degraded' } } };
+    const { kubeconfig, id } = await reportingCluster(degraded, 'agent');
     expect((await cincyAsync(['adm', 'upgrade', '--to', '4.16.5', '--kubeconfig', kubeconfig])).code).toBe(0);
     const failing = await until(
       'the update reported failing',
