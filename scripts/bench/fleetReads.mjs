@@ -47,21 +47,8 @@ export async function benchFleetReads(report, ctx) {
     const token = await mintToken(cli, join(dir, 'secret'), 'fleet:read');
     await p99For(port, path, 2); // warm: the first answers make and compress the view
     const idle = await p99For(port, path, SECONDS);
-    const sources = served.all.slice(0, SOURCES).join(',');
-    const readers = [
-      '/api/v1/fleet',
-      '/api/v1/fleet/clusters?stranded=true',
-      '/api/v1/fleet/exposure',
-      '/api/v1/fleet/updates',
-    ];
-    const headers = { authorization: `Bearer ${token}` };
-    const fleetLoops = Array.from({ length: READERS }, (_, i) => ({
-      paths: readers.slice(i).concat(readers.slice(0, i)),
-      headers,
-    }));
-    const planLoops = Array.from({ length: PLANNERS }, () => ({
-      paths: [`/api/v1/mirror-plan?to=${served.target}&from=${sources}`],
-    }));
+    const fleetLoops = fleetReaderLoops(token, READERS);
+    const planLoops = mirrorPlanLoops(served.target, served.all.slice(0, SOURCES), PLANNERS);
     const control = Array.from({ length: READERS + PLANNERS }, () => ({ paths: ['/readyz'] }));
     const label = `${CLUSTERS / 1000}k clusters, SQLite`;
     const target = atMost(Number((2 * idle).toFixed(2)), 'ms (2× idle)');
@@ -85,6 +72,27 @@ export async function benchFleetReads(report, ctx) {
   } finally {
     await stop(server.proc);
   }
+}
+
+const FLEET_READS = [
+  '/api/v1/fleet',
+  '/api/v1/fleet/clusters?stranded=true',
+  '/api/v1/fleet/exposure',
+  '/api/v1/fleet/updates',
+];
+
+/** `count` loops (getLoops.mjs specs) going round the fleet API's reads with `token`, each from another read. */
+export function fleetReaderLoops(token, count) {
+  const headers = { authorization: `Bearer ${token}` };
+  return Array.from({ length: count }, (_, i) => {
+    const k = i % FLEET_READS.length;
+    return { paths: [...FLEET_READS.slice(k), ...FLEET_READS.slice(0, k)], headers };
+  });
+}
+
+/** `count` loops asking mirror-plan for a path from every one of `sources` to `to`. */
+export function mirrorPlanLoops(to, sources, count) {
+  return Array.from({ length: count }, () => ({ paths: [`/api/v1/mirror-plan?to=${to}&from=${sources.join(',')}`] }));
 }
 
 /** /graph's p99 while `loops` run (getLoops.mjs, in a process of its own, so that their answers do not hold up the timed requests). */

@@ -16,6 +16,7 @@ import { mintToken } from '../bench/admin.mjs';
 import { percentile } from '../bench/report.mjs';
 import { largestChannelPath, startServe } from './server.mjs';
 import { webhookAttacks } from './hostileWebhooks.mjs';
+import { fleetReaderLoops, mirrorPlanLoops } from '../bench/fleetReads.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -186,18 +187,7 @@ export async function hostileFleet({ cli, graphData, workDir, log, root = ROOT }
     attacks.push([
       '4 readers looping on the fleet API and 4 on mirror-plan (199 sources), 8 s',
       async () => {
-        const reads = [
-          '/api/v1/fleet',
-          '/api/v1/fleet/clusters?stranded=true',
-          '/api/v1/fleet/exposure',
-          '/api/v1/fleet/updates',
-        ];
-        const headers = { authorization: `Bearer ${readToken}` };
-        const plan = `/api/v1/mirror-plan?to=${sources.at(-1)}&from=${sources.join(',')}`;
-        const loops = [
-          ...reads.map((_, i) => ({ paths: [...reads.slice(i), ...reads.slice(0, i)], headers })),
-          ...reads.map(() => ({ paths: [plan] })),
-        ];
+        const loops = [...fleetReaderLoops(readToken, 4), ...mirrorPlanLoops(sources.at(-1), sources, 4)];
         const script = join(root, 'scripts', 'bench', 'getLoops.mjs');
         const out = await run(
           'getLoops',

@@ -159,8 +159,7 @@ const RUNNERS: Array<{ guide: string; holds: string; run: (block: string) => Pro
     holds: 'cincy fleet updates --since 7d',
     run: async (block) => {
       const dir = readerFolder();
-      writeFileSync(join(dir, 'admin-secret'), 'a-reader-admin-secret-of-more-than-32-bytes\n');
-      const server = await serveCli(['--demo', '--admin-jwt-secret-file', 'admin-secret'], cleanup, {}, 'built', dir);
+      const server = await demoWithAdminSecret(dir);
       // Clusters polling, as they would be by the time a reader asks, and written (a flush every 5 s).
       for (let i = 0; i < 20; i++) {
         const id = `0000000${i % 10}-0000-4000-8000-00000000000${i % 10}`;
@@ -196,8 +195,7 @@ const RUNNERS: Array<{ guide: string; holds: string; run: (block: string) => Pro
     holds: 'cincy webhooks add https://hooks.example.com/cincy',
     run: async (block) => {
       const dir = readerFolder();
-      writeFileSync(join(dir, 'admin-secret'), 'a-reader-admin-secret-of-more-than-32-bytes\n');
-      const server = await serveCli(['--demo', '--admin-jwt-secret-file', 'admin-secret'], cleanup, {}, 'built', dir);
+      const server = await demoWithAdminSecret(dir);
       // The guide's <id>: the webhook it added, as `cincy webhooks ls` shows it.
       const id =
         '$(cincy webhooks ls -o json | node -e "process.stdin.on(\'data\', (b) => console.log(JSON.parse(b).webhooks[0].id))")';
@@ -235,6 +233,12 @@ const RUNNERS: Array<{ guide: string; holds: string; run: (block: string) => Pro
     },
   },
 ];
+
+/** `serve --demo` in the reader's folder with an admin secret there (`admin-secret`), as the guides start it. */
+function demoWithAdminSecret(dir: string): ReturnType<typeof serveCli> {
+  writeFileSync(join(dir, 'admin-secret'), 'a-reader-admin-secret-of-more-than-32-bytes\n');
+  return serveCli(['--demo', '--admin-jwt-secret-file', 'admin-secret'], cleanup, {}, 'built', dir);
+}
 
 /** A token of `scope` from the folder's admin secret, minted as the guides mint them. */
 function mint(dir: string, scope: string): string {
