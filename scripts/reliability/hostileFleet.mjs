@@ -238,7 +238,10 @@ export async function hostileFleet({ cli, graphData, workDir, log, root = ROOT }
     await send(port, REAL, (i) => `/graph?channel=${channel}&arch=amd64&id=${clusterId('cccccccc', i)}`);
     const after = await stored();
     const rss = peakRssMb(server.proc.pid);
-    const worst = Math.max(...rows.map((r) => r.p99));
+    // The bound on /graph's p99 is for the attacks on the fleet's records. The readers and the webhook
+    // attacks run processes of their own beside the server (loops, other servers) on the same cores: they
+    // are held to their own results, and their p99 is shown, not bounded.
+    const worst = Math.max(...rows.filter((r) => r.result === undefined).map((r) => r.p99));
     const bounded = rows.every(
       (r) =>
         r.clusters <= CAP &&
@@ -273,7 +276,7 @@ export async function hostileFleet({ cli, graphData, workDir, log, root = ROOT }
           .filter((r) => r.result)
           .map((r) => `${r.name}: ${r.held ? 'held' : '**did not hold**'} (${r.result})`)
           .join('; ')}; ` +
-        `/graph p99 ${quiet.toFixed(2)} ms quiet, at worst ${worst.toFixed(2)} ms (at most 10×, taken as at least 1 ms)`,
+        `/graph p99 ${quiet.toFixed(2)} ms quiet, at worst ${worst.toFixed(2)} ms during the attacks on the records (at most 10×, taken as at least 1 ms)`,
       attacks: rows,
     };
   } finally {
