@@ -7,7 +7,8 @@ import Negotiator from 'negotiator';
 import { ApiError } from '../errors.js';
 import { ARCH_PATTERN, CHANNEL_PATTERN, MEDIA_TYPES } from '../schemas/cincinnati.js';
 import type { GraphService } from '../app/graphService.js';
-import type { EncodedView, Encoding, GraphSnapshot } from '../app/snapshot.js';
+import type { EncodedView, Encoding } from '../app/encodedView.js';
+import type { GraphSnapshot } from '../app/snapshot.js';
 
 export const GRAPH_PATHS = ['/graph', '/v1/graph', '/api/upgrades_info/graph', '/api/upgrades_info/v1/graph'] as const;
 
