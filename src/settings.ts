@@ -168,6 +168,11 @@ export const SETTINGS = {
     'seconds SIGTERM or SIGINT waits for requests in flight before closing every connection',
     DEFAULT_HTTP_LIMITS.shutdownTimeout,
   ),
+  publicUrl: S(
+    '--public-url',
+    'value',
+    "this service's address as clusters and administrators reach it (a Route, a load balancer): the URL a halted rollout's risk links to. Default: http://HOST:PORT as listened on",
+  ),
   corsOrigins: S(
     '--cors-origins',
     'value',

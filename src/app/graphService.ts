@@ -49,7 +49,8 @@ export class GraphService {
   leadership: Leadership | undefined;
 
   readonly signatures: SignaturePolicy;
-  private readonly clock: Clock;
+  /** The time the service builds and serves by (phased rollouts offer edges by it). */
+  readonly clock: Clock;
   private readonly builder: Builder;
   /** The build under way, and the one queued behind it (which takes every write made meanwhile). */
   private running: Promise<boolean> | undefined;
@@ -207,7 +208,8 @@ export class GraphService {
     this.builds.channels += 1;
     const { graph, input, membership, affected } = update;
     const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const parts = { graph, input, membership, buildSeconds, withheld: old.withheld, auditMark, storeMark };
+    const { rollouts, withheld } = old;
+    const parts = { graph, input, membership, buildSeconds, withheld, auditMark, storeMark, rollouts: [...rollouts] };
     return GraphSnapshot.fromParts(parts, new Date(this.clock.now()), { from: old, changed: affected });
   }
 

@@ -4,7 +4,9 @@ import type { FullGraph, GraphInput, Membership } from '../graph/model.js';
 import { channelView } from '../graph/view.js';
 import { catalogOf, type Catalog } from '../graph/catalog.js';
 import { EncodedView } from './encodedView.js';
+import type { Rollout } from '../graph/rollouts.js';
 import type { BuildParts } from './build/readAndBuild.js';
+import { RolloutVariants } from './rollouts/variants.js';
 
 export class GraphSnapshot {
   /**
@@ -22,6 +24,9 @@ export class GraphSnapshot {
   auditMark = 0;
   /** The store's generation the build read saw (PostgreSQL; 0 on SQLite). */
   storeMark = 0;
+  /** The phased rollouts the build read saw (graph/rollouts.ts). */
+  rollouts: readonly Rollout[] = [];
+  private variantsCache: RolloutVariants | undefined;
 
   constructor(
     readonly graph: FullGraph,
@@ -52,6 +57,7 @@ export class GraphSnapshot {
     const snapshot = new GraphSnapshot(graph, builtAt, publicChannels, buildSeconds, input, membership, withheld);
     snapshot.auditMark = parts.auditMark ?? 0;
     snapshot.storeMark = parts.storeMark ?? 0;
+    snapshot.rollouts = parts.rollouts ?? [];
     if (reuse)
       for (const [channel, byArch] of reuse.from.views) {
         if (reuse.changed.has(channel) || !snapshot.channels.has(channel)) continue;
@@ -87,6 +93,17 @@ export class GraphSnapshot {
       .sort((a, b) => b.view.hits - a.view.hits)
       .slice(0, limit);
     await Promise.all(busiest.map(({ channel, arch, view }) => this.view(channel, arch).prepare(view.encodings())));
+  }
+
+  /**
+   * The view the cluster `id` is served at `now`: the plain view, or on a channel with phased rollouts
+   * the variant without the edges not yet offered to it. `id` undefined: a request without one.
+   */
+  viewFor(channel: string, arch: string, id: string | undefined, now: number): EncodedView {
+    if (this.rollouts.length === 0 || !this.channels.has(channel) || !this.arches.has(arch))
+      return this.view(channel, arch);
+    this.variantsCache ??= new RolloutVariants(this.graph, this.rollouts);
+    return this.variantsCache.viewFor(channel, arch, id, now) ?? this.view(channel, arch);
   }
 
   /** Unknown channels and arches share one empty view, so odd requests cannot grow the cache. */

@@ -20,7 +20,17 @@ export interface GraphDocument {
   conditionalEdges: ConditionalEdges[];
 }
 
-export function channelView(graph: FullGraph, channel: string, arch: string): GraphDocument {
+/**
+ * What phased rollouts change in a view (app/rollouts/variants.ts decides it per cluster): edges left
+ * out, and edges served conditional on one more risk. Node indices are the full graph's.
+ */
+export interface EdgeCut {
+  withheld(from: number, to: number): boolean;
+  /** The extra risk of an edge, with a key naming it among the view's risk sets; undefined: none. */
+  extraRisk(from: number, to: number): { key: string; risk: Risk } | undefined;
+}
+
+export function channelView(graph: FullGraph, channel: string, arch: string, cut?: EdgeCut): GraphDocument {
   const kept = new Map<number, number>();
   const nodes: WireNode[] = [];
   graph.nodes.forEach((n, i) => {
@@ -32,18 +42,29 @@ export function channelView(graph: FullGraph, channel: string, arch: string): Gr
   // Only the kept nodes' own edges are visited; sources ascend, so the output stays sorted.
   const edges: Array<[number, number]> = [];
   const groups = new Map<string, ConditionalEdges>();
+  const addConditional = (key: string, risks: Risk[], from: number, to: number): void => {
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { edges: [], risks }));
+    group.edges.push({ from: graph.nodes[from]!.version, to: graph.nodes[to]!.version });
+  };
   for (const [from, f] of kept) {
     for (let e = graph.edgeOffsets[from]!; e < graph.edgeOffsets[from + 1]!; e++) {
-      const t = kept.get(graph.edgeTargets[e]!);
-      if (t !== undefined) edges.push([f, t]);
+      const to = graph.edgeTargets[e]!;
+      const t = kept.get(to);
+      if (t === undefined) continue;
+      const extra = cut && (cut.withheld(from, to) ? null : cut.extraRisk(from, to));
+      if (extra === null) continue;
+      if (extra) addConditional(`+${extra.key}`, [extra.risk], from, to);
+      else edges.push([f, t]);
     }
     // Pairs are sorted, so entries come out ordered by their first pair.
     for (let c = graph.conditionalOffsets[from]!; c < graph.conditionalOffsets[from + 1]!; c++) {
       const pair = graph.conditional[c]!;
       if (!kept.has(pair.to)) continue;
-      let group = groups.get(pair.riskKey);
-      if (!group) groups.set(pair.riskKey, (group = { edges: [], risks: pair.risks }));
-      group.edges.push({ from: graph.nodes[pair.from]!.version, to: graph.nodes[pair.to]!.version });
+      const extra = cut && (cut.withheld(from, pair.to) ? null : cut.extraRisk(from, pair.to));
+      if (extra === null) continue;
+      if (extra) addConditional(`${pair.riskKey}+${extra.key}`, [...pair.risks, extra.risk], from, pair.to);
+      else addConditional(pair.riskKey, pair.risks, from, pair.to);
     }
   }
   return { version: 1, nodes, edges, conditionalEdges: [...groups.values()] };

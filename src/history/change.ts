@@ -14,6 +14,10 @@ export const CHANGE_KINDS = [
   'release-withdrawn',
   'clusters-exposed',
   'clusters-stranded',
+  'rollout-declared',
+  'rollout-halted',
+  'rollout-resumed',
+  'rollout-cancelled',
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -28,7 +32,7 @@ export interface Change {
   to?: string;
   /** A release (release-added, release-withdrawn). */
   version?: string;
-  /** A risk's name (risk-*, clusters-exposed). */
+  /** A risk's name (risk-*, clusters-exposed, rollout-halted). */
   risk?: string;
   /** What made the change: a release, a promotion, a blocked edge, a tombstone, an import, a scrape… */
   cause?: string;

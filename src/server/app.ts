@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { AdminServices } from '../app/admin/services.js';
 import type { AuthConfig } from '../app/auth/tokenVerifier.js';
 import type { FleetReads } from '../app/fleet/fleetReads.js';
+import type { RolloutMonitor } from '../app/rollouts/monitor.js';
 import type { FleetRecorder } from '../app/fleet/pollRecorder.js';
 import type { GraphService } from '../app/graphService.js';
 import type { Webhooks } from '../app/webhooks/service.js';
@@ -59,6 +60,8 @@ export interface AppOptions {
   fleet?: { reads: FleetReads; recorder?: FleetRecorder };
   /** The webhooks API (none: its routes are not served). */
   webhooks?: Webhooks;
+  /** The rollout monitor (none: rollouts are shown uncounted, and reports do not trigger a count). */
+  rollouts?: RolloutMonitor;
   /** Paths each client address may plan a minute (default: serve's; routes/api/v1/planning.ts). */
   planRateLimit?: number;
   /** The proxies whose X-Forwarded-For names the client (--trust-proxy; default: none, the peer is the client). */
@@ -102,6 +105,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     fleet: opts.fleet?.reads,
     webhooks: opts.webhooks,
     planRateLimit: opts.planRateLimit,
+    rollouts: opts.rollouts,
     uiDir: opts.uiDir,
     tls: opts.tls,
   });

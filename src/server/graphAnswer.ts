@@ -76,7 +76,9 @@ export class GraphAnswers {
       );
     }
     const served = this.service.served();
-    const view = served.view(channel, arch);
+    // A cluster's id picks its variant on a channel with phased rollouts; a repeated one counts as none.
+    const id = typeof query.id === 'string' && query.id !== '' ? query.id : undefined;
+    const view = served.viewFor(channel, arch, id, this.service.clock.now());
     const representation = this.representation(view, negotiated, media);
     this.polls?.record(query.id, query.version, channel, arch, served);
     return noneMatch(headers['if-none-match'], representation.etag)

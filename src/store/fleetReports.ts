@@ -186,6 +186,46 @@ export class FleetReportRepository {
   }
 
   /**
+   * The clusters of `channel` (by their last poll) seen starting an edge into `to` since `since`, per
+   * source version: where the reported ones stand (each cluster once per edge, by its newest attempt),
+   * and how many only their polls show (counted as taking it, standing unknown).
+   */
+  async rolloutRows(
+    channel: string,
+    to: string,
+    since: number,
+    clock: OutcomeClock,
+  ): Promise<Array<{ from: string; states: Record<FleetUpdateState, number>; polledOnly: number }>> {
+    const reported = await this.sql.rows<[string, FleetUpdateState, number]>(
+      `SELECT f, s, COUNT(*) FROM (SELECT o.from_version AS f, ${STATE_OF} AS s ` +
+        'FROM (SELECT * FROM (SELECT fo.*, ROW_NUMBER() OVER (PARTITION BY fo.id, fo.from_version ' +
+        'ORDER BY fo.position) AS attempt FROM fleet_outcomes fo WHERE fo.to_version = ? AND fo.seen_at >= ?) AS a ' +
+        'WHERE attempt = 1) AS o JOIN fleet_reports r ON r.id = o.id JOIN fleet_clusters c ON c.id = o.id ' +
+        'WHERE c.channel = ?) AS classified GROUP BY f, s',
+      [clock.silentBefore, clock.silentBefore, clock.timeoutBefore, to, since, channel],
+    );
+    const polled = await this.sql.rows<[string, number]>(
+      'SELECT from_version, COUNT(DISTINCT id) FROM fleet_updates u WHERE to_version = ? AND channel = ? ' +
+        'AND first_at_to >= ? AND suspicious = 0 AND NOT EXISTS (SELECT 1 FROM fleet_outcomes o ' +
+        'WHERE o.id = u.id AND o.to_version = u.to_version AND o.seen_at >= ?) GROUP BY from_version',
+      [to, channel, since, since],
+    );
+    const byFrom = new Map<string, { from: string; states: Record<FleetUpdateState, number>; polledOnly: number }>();
+    const row = (from: string) => {
+      let r = byFrom.get(from);
+      if (!r)
+        byFrom.set(
+          from,
+          (r = { from, states: { progressing: 0, completed: 0, failing: 0, silent: 0 }, polledOnly: 0 }),
+        );
+      return r;
+    };
+    for (const [from, state, n] of reported) row(from).states[state] += Number(n);
+    for (const [from, n] of polled) row(from).polledOnly += Number(n);
+    return [...byFrom.values()];
+  }
+
+  /**
    * How many distinct clusters were seen to start each edge since `since`, by their polls (a version
    * change counted as an update) or their reports.
    */

@@ -14,6 +14,7 @@ import { SignatureRepository } from './signatures.js';
 import { BlockedEdgeRepository } from './blockedEdges.js';
 import { FleetRepository } from './fleet.js';
 import { FleetReportRepository } from './fleetReports.js';
+import { RolloutRepository } from './rollouts.js';
 import { HistoryRepository } from './history.js';
 import { ChannelRepository, channelKind, type ChannelMember, type ChannelRef } from './channels.js';
 import { ImportRepository, type ImportedKind } from './imports.js';
@@ -72,6 +73,7 @@ export class StoreTx {
   readonly fleetReports: FleetReportRepository;
   readonly history: HistoryRepository;
   readonly webhooks: WebhookRepository;
+  readonly rollouts: RolloutRepository;
 
   constructor(readonly sql: Sql) {
     this.releases = new ReleaseRepository(sql);
@@ -86,6 +88,7 @@ export class StoreTx {
     this.fleetReports = new FleetReportRepository(sql);
     this.history = new HistoryRepository(sql);
     this.webhooks = new WebhookRepository(sql);
+    this.rollouts = new RolloutRepository(sql);
   }
 
   /** Everything a build needs (consistent when the transaction is a read or a write). */

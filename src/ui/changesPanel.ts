@@ -23,11 +23,16 @@ const KIND_LABELS: Record<ChangeItem['kind'], [string, 'blue' | 'orange' | 'gree
   'release-withdrawn': ['release withdrawn', 'red'],
   'clusters-exposed': ['clusters exposed', 'orange'],
   'clusters-stranded': ['clusters stranded', 'red'],
+  'rollout-declared': ['rollout declared', 'blue'],
+  'rollout-halted': ['rollout halted', 'red'],
+  'rollout-resumed': ['rollout resumed', 'green'],
+  'rollout-cancelled': ['rollout cancelled', 'grey'],
 };
 
 /** What a change is about, in words: the release, the risk and its edges, or the edge. */
 export function changeSubject(c: ChangeItem): string {
   if (c.version) return c.version;
+  if (c.kind.startsWith('rollout-')) return `${String(c.detail?.rollout ?? '?')}: edges into ${c.to ?? '?'}`;
   if (c.risk) {
     const edges = (c.detail?.edges as Array<{ from: string; to: string }> | undefined) ?? [];
     return edges.length ? `${c.risk} on ${edges.map((e) => `${e.from} → ${e.to}`).join(', ')}` : c.risk;

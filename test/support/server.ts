@@ -20,6 +20,7 @@ import type { StartOptions } from '../../src/app/start/service.js';
 import type { FleetRecorder } from '../../src/app/fleet/pollRecorder.js';
 import type { FleetAlerts } from '../../src/app/fleet/fleetAlerts.js';
 import type { HistoryRecorder } from '../../src/app/history/recorder.js';
+import type { RolloutMonitor } from '../../src/app/rollouts/monitor.js';
 
 export { tempDir } from './cleanup.js';
 
@@ -39,6 +40,8 @@ export interface TestServer {
   history: HistoryRecorder;
   /** Webhooks: the sink, the delivery loop and the API's service. */
   webhooks: Webhooks;
+  /** The rollout monitor: `check()` counts every rollout's clusters now. */
+  rollouts: RolloutMonitor;
   close(): Promise<void>;
 }
 
@@ -95,6 +98,7 @@ export async function startServer(opts: {
     graphFastPath: opts.graphFastPath,
     fleet: started.fleet,
     webhooks: started.webhooks,
+    rollouts: started.rollouts,
     corsOrigins: opts.corsOrigins,
     planRateLimit: opts.planRateLimit,
     trustProxy: opts.trustProxy,
@@ -111,6 +115,7 @@ export async function startServer(opts: {
     fleetAlerts: started.fleet.alerts,
     history: started.history,
     webhooks: started.webhooks,
+    rollouts: started.rollouts,
     close: async () => {
       await app.close();
       await started.close();

@@ -2,7 +2,9 @@
 // validated, audited and rebuilt through AuditedWrites.
 import { systemClock, type Clock } from '../../clock.js';
 import { TrustStore } from '../../signatures/verify.js';
+import type { ChangeSink } from '../../store/changeSink.js';
 import type { Store } from '../../store/store.js';
+import { RolloutWrites } from '../rollouts/rolloutWrites.js';
 import type { GraphService } from '../graphService.js';
 import { ChannelWrites } from './channels.js';
 import { FeederPass } from './feederPass.js';
@@ -22,12 +24,20 @@ export interface AdminServices {
   promotion: Promotion;
   feeders: FeederPass;
   queries: AdminQueries;
+  rollouts: RolloutWrites;
 }
 
 export function createAdminServices(
   store: Store,
   graph: GraphService,
-  options: { clock?: Clock; trust?: TrustStore } = {},
+  options: {
+    clock?: Clock;
+    trust?: TrustStore;
+    /** Where changes go besides graph history (the webhook outbox), in their write's transaction. */
+    sinks?: readonly ChangeSink[];
+    /** This service's address as clusters reach it (a halted rollout's risk links there). */
+    publicUrl?: string;
+  } = {},
 ): AdminServices {
   const clock = options.clock ?? systemClock;
   const writes = new AuditedWrites(store, graph, clock);
@@ -40,5 +50,6 @@ export function createAdminServices(
     promotion,
     feeders: new FeederPass(writes, promotion),
     queries: new AdminQueries(store, graph),
+    rollouts: new RolloutWrites(writes, options.sinks ?? [], options.publicUrl ?? 'http://localhost:8080'),
   };
 }

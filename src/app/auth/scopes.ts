@@ -7,5 +7,6 @@ export const SCOPES = [
   'fleet:read',
   'fleet:report',
   'webhooks:write',
+  'rollouts:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];

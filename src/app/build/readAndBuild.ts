@@ -4,6 +4,7 @@
 // database file or PostgreSQL, read over the worker's own connection).
 import { buildGraph } from '../../graph/build.js';
 import type { FullGraph, GraphInput, Membership } from '../../graph/model.js';
+import type { Rollout } from '../../graph/rollouts.js';
 import { payloadDigest } from '../../graph/model.js';
 import type { ChannelMember } from '../../store/channels.js';
 import type { Store } from '../../store/store.js';
@@ -21,6 +22,8 @@ export interface BuildParts {
   auditMark?: number;
   /** The store's generation the read saw (PostgreSQL; 0 on SQLite): orders the snapshots of replicas. */
   storeMark?: number;
+  /** The phased rollouts that still govern edges (store/rollouts.ts: governing). */
+  rollouts?: Rollout[];
 }
 
 /**
@@ -32,6 +35,7 @@ export async function readAndBuild(store: Store, vouched: ReadonlySet<string> | 
     ...(await tx.inputAndMembers()),
     auditMark: await tx.audit.newestId(),
     storeMark: await tx.history.storeGeneration(),
+    rollouts: await tx.rollouts.governing(),
   }));
   const { members } = read;
   const stored = read.input.releases.length;
@@ -43,7 +47,8 @@ export async function readAndBuild(store: Store, vouched: ReadonlySet<string> | 
   const graph = buildGraph(input);
   const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   const withheld = stored - input.releases.length;
-  return { graph, input, membership, buildSeconds, withheld, auditMark: read.auditMark, storeMark: read.storeMark };
+  const { auditMark, storeMark, rollouts } = read;
+  return { graph, input, membership, buildSeconds, withheld, auditMark, storeMark, rollouts };
 }
 
 /** When each version entered each channel of the input, as the store records it. */

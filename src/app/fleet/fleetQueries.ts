@@ -4,7 +4,13 @@
 // over a read-only connection); PostgreSQL does the work in its own processes; a store in memory can
 // only be read where it lives.
 import type { ClusterFilter, ClusterRecord, FleetGroup, ObservedUpdate } from '../../store/fleet.js';
-import type { OutcomeClock, OutcomeRow, OutcomeStats, StoredReport } from '../../store/fleetReports.js';
+import type {
+  FleetReportRepository,
+  OutcomeClock,
+  OutcomeRow,
+  OutcomeStats,
+  StoredReport,
+} from '../../store/fleetReports.js';
 import type { Store } from '../../store/store.js';
 import { JobWorker } from '../jobWorker.js';
 
@@ -27,6 +33,8 @@ export interface UpdateRows {
   outcomes: OutcomeStats[];
 }
 
+export type RolloutRows = Awaited<ReturnType<FleetReportRepository['rolloutRows']>>;
+
 export interface FleetQueries {
   /** The clusters by channel, arch and version (a last poll before `staleBefore` is stale), with the counts. */
   summaryRows(staleBefore: number): Promise<SummaryRows>;
@@ -36,6 +44,8 @@ export interface FleetQueries {
   clusterPage(filter: ClusterFilter, limit: number, shown: number): Promise<ClusterPage>;
   /** The updates started since `since`, per edge and arch, and the outcomes reported. */
   updateRows(since: number, clock: OutcomeClock): Promise<UpdateRows>;
+  /** The clusters of `channel` that started an edge into `to` since `since`, per source (store/fleetReports.ts). */
+  rolloutRows(channel: string, to: string, since: number, clock: OutcomeClock): Promise<RolloutRows>;
   close(): Promise<void>;
 }
 
@@ -65,6 +75,8 @@ export function storeQueries(store: Store): FleetQueries {
         started: await tx.fleetReports.startedCounts(since),
         outcomes: await tx.fleetReports.outcomeStats(since, clock),
       })),
+    rolloutRows: (channel, to, since, clock) =>
+      store.read((tx) => tx.fleetReports.rolloutRows(channel, to, since, clock)),
     close: async () => {},
   };
 }
@@ -87,6 +99,7 @@ export function fleetQueriesFor(store: Store): FleetQueries {
     groups: (...args) => worker.run({ query: 'groups', args }),
     clusterPage: (...args) => worker.run({ query: 'clusterPage', args }),
     updateRows: (...args) => worker.run({ query: 'updateRows', args }),
+    rolloutRows: (...args) => worker.run({ query: 'rolloutRows', args }),
     close: () => worker.close(),
   };
 }

@@ -16,6 +16,7 @@ import { GraphService } from '../graphService.js';
 import { DEFAULT_HISTORY_RETENTION_MS, HistoryRecorder } from '../history/recorder.js';
 import { registryClients, registrySources, type RegistryClients, type SourceSettings } from '../refresh/sources.js';
 import type { Source } from '../refresh/source.js';
+import { RolloutMonitor } from '../rollouts/monitor.js';
 import { SignaturePolicy } from '../signaturePolicy.js';
 import type { Webhooks } from '../webhooks/service.js';
 import { firstGraph, type FirstGraphOptions, type FirstGraphParts, type StartOutcome } from './firstGraph.js';
@@ -53,6 +54,10 @@ export interface StartOptions extends Partial<Omit<StoreSettings, 'db'>> {
   changeSinks?: ChangeSink[];
   /** How webhooks are delivered; `deliver: false` queues them without delivering (default: delivered). */
   webhooks?: WebhookStepSettings;
+  /** This service's address as clusters reach it: a halted rollout's risk links there (default: http://localhost:8080). */
+  publicUrl?: string;
+  /** How often the rollout monitor counts the clusters of each rollout (default: 15 s; a stored report counts sooner). */
+  rolloutCountEveryMs?: number;
 }
 
 /** Every part of the service, made but not started. */
@@ -73,6 +78,8 @@ export interface PreparedService {
   changeSinks: ChangeSink[];
   /** Webhooks: the sink producers call in their write transactions, the delivery loop and the API's service. */
   webhooks: Webhooks;
+  /** Counts the clusters of each phased rollout and halts those whose clusters fail. */
+  rollouts: RolloutMonitor;
   /** Connects and builds the first graph (firstGraph.ts). */
   start(): Promise<StartOutcome>;
   /** Stops starting or following the database, and closes every part and the store. */
@@ -115,18 +122,26 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   const background: Array<{ start(): void }> = fleet.recorder ? [fleet.recorder] : [];
   if (opts.webhooks?.deliver !== false) background.push(webhooks.delivery);
 
-  const parts = { store, where, service, sources, leadership, background, clients, fleet, history, webhooks };
+  const admin = createAdminServices(store, service, {
+    clock,
+    trust: opts.trust,
+    sinks: changeSinks,
+    publicUrl: opts.publicUrl ?? 'http://localhost:8080',
+  });
+  const rollouts = new RolloutMonitor(service, fleet.queries, admin.rollouts, clock, log, opts.rolloutCountEveryMs);
+  background.push(rollouts);
+  const parts = { store, where, service, sources, leadership, background, clients, fleet, history, webhooks, rollouts };
   const running = { stopped: new AbortController(), unwatch: undefined as (() => void) | undefined };
-  const admin = createAdminServices(store, service, { clock, trust: opts.trust });
   return {
     ok: true,
-    ...{ store, service, admin, sources, leadership, fleet, history, changeSinks, webhooks },
+    ...{ store, service, admin, sources, leadership, fleet, history, changeSinks, webhooks, rollouts },
     start: () => startParts(parts, running, { ...opts, trust, clock }),
     close: () => closeParts(parts, running),
   };
 }
 
-type Parts = FirstGraphParts & Pick<PreparedService, 'fleet' | 'history' | 'webhooks'> & { clients: RegistryClients };
+type Parts = FirstGraphParts &
+  Pick<PreparedService, 'fleet' | 'history' | 'webhooks' | 'rollouts'> & { clients: RegistryClients };
 type Running = {
   stopped: AbortController;
   unwatch: (() => void) | undefined;
@@ -165,6 +180,7 @@ async function closeParts(parts: Parts, running: Running): Promise<void> {
   await parts.fleet.recorder?.close().catch(() => {});
   await parts.history.close();
   await parts.fleet.alerts?.close();
+  await parts.rollouts.close();
   await parts.fleet.queries.close();
   // Deliveries in flight finish (or time out) and are recorded while the store is still open.
   await parts.webhooks.delivery.close().catch(() => {});

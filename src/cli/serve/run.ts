@@ -43,6 +43,7 @@ export async function run(flags: ServeFlags, tree: { path: string; read: Promise
   const app = await buildApp({
     ...settings.server,
     ...{ service: prepared.service, admin: prepared.admin, fleet: prepared.fleet, webhooks: prepared.webhooks },
+    rollouts: prepared.rollouts,
     logger,
     clock,
   });

@@ -97,12 +97,21 @@ function serviceSettings(config: ServeConfig, trust: ServeSettings['service']['t
       flushIntervalMs: ms(config.fleetFlushInterval),
     },
     historyRetentionMs: ms(config.historyRetention),
+    publicUrl: (
+      config.publicUrl ?? `${config.tlsCert ? 'https' : 'http'}://${hostPart(config.host)}:${config.port}`
+    ).replace(/\/+$/, ''),
     webhooks: {
       timeoutMs: ms(config.webhookTimeout),
       concurrency: config.webhookConcurrency,
       allowLoopback: config.webhookAllowLoopback,
     },
   };
+}
+
+/** The host as a URL names it: an IPv6 address in brackets, any address of 0.0.0.0 or :: as localhost. */
+function hostPart(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return isIP(host) === 6 ? `[${host}]` : host;
 }
 
 /** The origins of --cors-origins, each as a browser sends it (one that never could is refused). */

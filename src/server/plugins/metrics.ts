@@ -2,6 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { phaseOf } from '../../graph/rollouts.js';
+import { shareOf } from '../../app/rollouts/rolloutReads.js';
 import type { GraphService } from '../../app/graphService.js';
 import type { RequestMetrics } from '../requestMetrics.js';
 import type { TlsMaterial } from '../tls.js';
@@ -33,6 +35,23 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOption
       const counts = new Map<string, number>();
       for (const n of service.current?.graph.nodes ?? []) counts.set(n.arch, (counts.get(n.arch) ?? 0) + 1);
       for (const [arch, n] of counts) this.set({ arch }, n);
+    },
+  });
+  new Gauge({
+    name: 'cincy_phased_update_rollout',
+    help:
+      'The share of its clusters each phased rollout offers its edges to, 0 to 1 over its window (frozen while ' +
+      'halted), for rollouts not cancelled nor over; from is the pattern of its sources',
+    labelNames: ['channel', 'from', 'to'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const now = service.clock.now();
+      for (const r of service.current?.rollouts ?? []) {
+        const phase = phaseOf(r, now);
+        if (phase === 'completed' || phase === 'cancelled') continue;
+        this.set({ channel: r.channel, from: r.from ?? '.*', to: r.to }, shareOf(r, now));
+      }
     },
   });
   new Gauge({

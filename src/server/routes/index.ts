@@ -15,6 +15,7 @@ import type { FleetReads } from '../../app/fleet/fleetReads.js';
 import type { GraphService } from '../../app/graphService.js';
 import type { Webhooks } from '../../app/webhooks/service.js';
 import type { Clock } from '../../clock.js';
+import type { RolloutMonitor } from '../../app/rollouts/monitor.js';
 import type { GraphAnswers } from '../graphAnswer.js';
 import { graphDataRoutes } from './api/upgrades_info/graph-data.js';
 import { apiV1Routes } from './api/v1/index.js';
@@ -37,6 +38,8 @@ export interface RouteOptions {
   webhooks?: Webhooks;
   /** Paths each client address may plan a minute. */
   planRateLimit?: number;
+  /** The rollout monitor (none: rollouts are shown uncounted). */
+  rollouts?: RolloutMonitor;
   /** Where the built web page is (default: dist/ui of the package). */
   uiDir?: string;
   /** The TLS certificate served (its validity is said on /readyz). */
@@ -58,6 +61,7 @@ export async function routes(app: FastifyInstance, opts: RouteOptions): Promise<
     fleet: opts.fleet,
     webhooks: opts.webhooks,
     planRateLimit: opts.planRateLimit,
+    rollouts: opts.rollouts,
   });
   await app.register(graphDataRoutes, { prefix: '/api/upgrades_info', admin });
   await app.register(signatureStoreRoutes, { admin });

@@ -1,8 +1,8 @@
 // /api/v1: the API beside the Cincinnati graph, one file (or folder) per resource, each registered
 // under the prefix this folder is registered at: the questions answered on the served graph (paths,
 // mirror-plan, explain, catalog), the admin resources (releases, channels and internal-channels,
-// risks, audit), the fleet that polls the graph, the graph's history (changes) and the webhooks that
-// deliver it. The order of registration is the order of the OpenAPI document's paths.
+// risks, audit), the fleet that polls the graph, the graph's history (changes), the phased rollouts
+// and the webhooks that deliver changes. The order of registration is the order of the OpenAPI document's paths.
 import type { FastifyInstance } from 'fastify';
 import type { AdminServices } from '../../../../app/admin/services.js';
 import type { TokenVerifier } from '../../../../app/auth/tokenVerifier.js';
@@ -10,6 +10,8 @@ import { FleetReads } from '../../../../app/fleet/fleetReads.js';
 import { storeQueries } from '../../../../app/fleet/fleetQueries.js';
 import { ReportIntake } from '../../../../app/fleet/reportIntake.js';
 import type { GraphService } from '../../../../app/graphService.js';
+import type { RolloutMonitor } from '../../../../app/rollouts/monitor.js';
+import { RolloutReads } from '../../../../app/rollouts/rolloutReads.js';
 import type { Webhooks } from '../../../../app/webhooks/service.js';
 import type { Clock } from '../../../../clock.js';
 import { auditRoutes } from './audit.js';
@@ -23,6 +25,7 @@ import { pathRoutes } from './paths.js';
 import { DEFAULT_PLANS_PER_MINUTE, PlanningBudget } from './planning.js';
 import { releaseRoutes } from './releases/index.js';
 import { riskRoutes } from './risks.js';
+import { rolloutRoutes } from './rollouts.js';
 import { webhookRoutes } from './webhooks.js';
 
 export interface ApiV1Options {
@@ -37,6 +40,8 @@ export interface ApiV1Options {
   webhooks?: Webhooks;
   /** Paths each client address may plan a minute (default: serve's). */
   planRateLimit?: number;
+  /** The rollout monitor: its counts, and the reports it is told of (none: rollouts are shown uncounted). */
+  rollouts?: RolloutMonitor;
 }
 
 export async function apiV1Routes(app: FastifyInstance, opts: ApiV1Options): Promise<void> {
@@ -55,8 +60,20 @@ export async function apiV1Routes(app: FastifyInstance, opts: ApiV1Options): Pro
   await app.register(auditRoutes, { admin, tokens });
   // Without a recorder of its own, the fleet API reads what the store holds (what replicas recorded).
   const fleet = opts.fleet ?? new FleetReads(storeQueries(service.store), service, opts.clock, undefined);
-  const reports = new ReportIntake(service.store, opts.clock, fleet);
+  const reports = new ReportIntake(service.store, opts.clock, {
+    storedId: (id) => fleet.storedId(id),
+    forget: () => {
+      fleet.forget();
+      opts.rollouts?.reported();
+    },
+  });
   await app.register(fleetRoutes, { fleet, reports, tokens });
   await app.register(changeRoutes, { store: service.store });
+  const rolloutReads = new RolloutReads(
+    service.store,
+    () => opts.clock.now(),
+    (id) => opts.rollouts?.counted.get(id),
+  );
+  await app.register(rolloutRoutes, { admin, tokens, reads: rolloutReads });
   if (opts.webhooks) await app.register(webhookRoutes, { webhooks: opts.webhooks, tokens });
 }
