@@ -15,6 +15,7 @@ import type { Store } from '../store/store.js';
 import { builderFor, type Builder } from './build/builder.js';
 import { readAndBuild } from './build/readAndBuild.js';
 import { SignaturePolicy } from './signaturePolicy.js';
+import { channelsAt } from '../graph/phasing.js';
 import { GraphSnapshot } from './snapshot.js';
 import { applyChannelChanges } from '../graph/channelUpdate.js';
 
@@ -84,7 +85,7 @@ export class GraphService {
   async rebuild(): Promise<boolean> {
     this.builds.main += 1;
     try {
-      const parts = await readAndBuild(this.store, await this.vouched());
+      const parts = await readAndBuild(this.store, await this.vouched(), this.clock.now());
       this.swap(GraphSnapshot.fromParts(parts, new Date(this.clock.now())));
       return true;
     } catch (err) {
@@ -121,7 +122,10 @@ export class GraphService {
         if (!snapshot) {
           const vouched = await this.vouched();
           this.builds[this.builder.thread] += 1;
-          snapshot = GraphSnapshot.fromParts(await this.builder.build(vouched), new Date(this.clock.now()));
+          snapshot = GraphSnapshot.fromParts(
+            await this.builder.build(vouched, this.clock.now()),
+            new Date(this.clock.now()),
+          );
         }
         if (this.current) await snapshot.prepareFrom(this.current);
       } catch (err) {
@@ -169,7 +173,25 @@ export class GraphService {
 
   close(): Promise<void> {
     clearTimeout(this.retry);
+    clearTimeout(this.nextStartTimer);
+    this.closed = true;
     return this.builder.close();
+  }
+
+  private nextStartTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  /**
+   * A graph-data 2.x release enters its channel at its start: a build then serves it. Timers wait at
+   * most a day at a time (a later start sets the next one), on real time.
+   */
+  private buildAtNextStart(at: number | undefined): void {
+    clearTimeout(this.nextStartTimer);
+    this.nextStartTimer = undefined;
+    if (at === undefined || this.closed) return;
+    const wait = Math.min(Math.max(at - this.clock.now(), 0) + 50, 86400_000);
+    this.nextStartTimer = setTimeout(() => void this.refresh(), wait);
+    this.nextStartTimer.unref();
   }
 
   /** Builds what is pending again after a pause, doubling from one failure to the next. */
@@ -199,7 +221,9 @@ export class GraphService {
       for (const r of refs) {
         const members = await tx.channels.members(r.kind, r.name);
         const channel = await tx.channels.get(r.kind, r.name);
-        read.push({ ...r, channel, members: new Map(members.map((m) => [m.version, new Date(m.addedAt)])) });
+        // Served as at now: graph-data 2.x's timed versions enter at their start.
+        const served = channel && channelsAt([channel], this.clock.now()).channels[0];
+        read.push({ ...r, channel: served, members: new Map(members.map((m) => [m.version, new Date(m.addedAt)])) });
       }
       return read;
     });
@@ -208,8 +232,11 @@ export class GraphService {
     this.builds.channels += 1;
     const { graph, input, membership, affected } = update;
     const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const { rollouts, withheld } = old;
-    const parts = { graph, input, membership, buildSeconds, withheld, auditMark, storeMark, rollouts: [...rollouts] };
+    const { rollouts, withheld, nextStart } = old;
+    const parts = {
+      ...{ graph, input, membership, buildSeconds, withheld, auditMark, storeMark, rollouts: [...rollouts] },
+      ...(nextStart !== undefined && { nextStart }),
+    };
     return GraphSnapshot.fromParts(parts, new Date(this.clock.now()), { from: old, changed: affected });
   }
 
@@ -221,6 +248,7 @@ export class GraphService {
 
   private swap(snapshot: GraphSnapshot): void {
     this.current = snapshot;
+    this.buildAtNextStart(snapshot.nextStart);
     this.lastBuildFailure = undefined;
     for (const listener of this.swapListeners) listener(snapshot);
   }

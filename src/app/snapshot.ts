@@ -26,6 +26,8 @@ export class GraphSnapshot {
   storeMark = 0;
   /** The phased rollouts the build read saw (graph/rollouts.ts). */
   rollouts: readonly Rollout[] = [];
+  /** When a timed version of graph-data 2.x enters its channel next (ms), if one is to come. */
+  nextStart: number | undefined;
   private variantsCache: RolloutVariants | undefined;
 
   constructor(
@@ -58,6 +60,7 @@ export class GraphSnapshot {
     snapshot.auditMark = parts.auditMark ?? 0;
     snapshot.storeMark = parts.storeMark ?? 0;
     snapshot.rollouts = parts.rollouts ?? [];
+    snapshot.nextStart = parts.nextStart;
     if (reuse)
       for (const [channel, byArch] of reuse.from.views) {
         if (reuse.changed.has(channel) || !snapshot.channels.has(channel)) continue;
@@ -102,7 +105,7 @@ export class GraphSnapshot {
   viewFor(channel: string, arch: string, id: string | undefined, now: number): EncodedView {
     if (this.rollouts.length === 0 || !this.channels.has(channel) || !this.arches.has(arch))
       return this.view(channel, arch);
-    this.variantsCache ??= new RolloutVariants(this.graph, this.rollouts);
+    this.variantsCache ??= new RolloutVariants(this.graph, this.rollouts, now);
     return this.variantsCache.viewFor(channel, arch, id, now) ?? this.view(channel, arch);
   }
 

@@ -14,6 +14,7 @@ import { addFleetCommand } from './fleet.js';
 import { addReportCommand } from './report.js';
 import { SCOPES } from '../app/auth/scopes.js';
 import { addChangesCommand } from './changes.js';
+import { addRolloutCommands } from './rollouts.js';
 import { addWebhookCommands } from './webhooks.js';
 import type { TokenOptions } from './token.js';
 import type { AgentCliOptions } from './agent.js';
@@ -84,6 +85,7 @@ export function buildProgram(setCode: (code: number) => void = () => {}, helpAft
   addReportCommand(program, (f) => run(f));
   addChangesCommand(program, (f) => run(f));
   addWebhookCommands(program, (f) => run(f));
+  addRolloutCommands(program, (f) => run(f));
 
   defineAgentCommand(program).action(
     run(async (opts: AgentCliOptions) => (await import('./agent.js')).agentCommand(opts)),

@@ -4,6 +4,7 @@
 // numbers, `rm` removes one, `ping` queues a ping event to it.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { CHANGE_KINDS } from '../history/change.js';
 import { call, callWithStatus, client, print, type ClientOptions } from './admin.js';
 
 interface AddOptions extends ClientOptions {
@@ -55,10 +56,7 @@ export function addWebhookCommands(program: Command, run: (f: () => Promise<numb
     webhooks
       .command('add <url>')
       .description('subscribes a URL to kinds of change')
-      .requiredOption(
-        '--kinds <kinds>',
-        'comma-separated: edge-added, edge-removed, risk-declared, risk-changed, risk-withdrawn, release-added, release-withdrawn, clusters-exposed, clusters-stranded',
-      )
+      .requiredOption('--kinds <kinds>', `comma-separated: ${CHANGE_KINDS.join(', ')}`)
       .requiredOption('--secret-file <file>', 'a file holding the signing secret (16 to 256 characters)')
       .option('--channel <channel>', 'only changes of this channel')
       .option('--arch <arch>', 'only changes of this arch'),

@@ -1,7 +1,14 @@
 // The typed values the pure graph core works on: what goes into a build and what comes out.
-import type { Feeder, MatchingRule, Risk } from '../schemas/graphData.js';
+import type { Feeder, MatchingRule, PhasedRolloutRule, Risk } from '../schemas/graphData.js';
 
-export type { Risk, MatchingRule };
+export type { Risk, MatchingRule, PhasedRolloutRule };
+
+/** A channel's phased rollouts, as graph-data 2.x declares them (graph/phasing.ts reads them). */
+export interface ChannelPhasing {
+  rules: PhasedRolloutRule[];
+  /** Version entry as written → when its rollout starts (RFC 3339); the release is in the channel from then. */
+  starts: Record<string, string>;
+}
 
 /** One release of one architecture, as a release record describes it. */
 export interface Release {
@@ -23,6 +30,8 @@ export interface Channel {
   versions: string[]; // as written, a `+arch` suffix restricts an entry to that architecture
   feeder?: Feeder;
   tombstones: string[];
+  /** Graph-data 2.x only. */
+  phasing?: ChannelPhasing;
 }
 
 /** A blocked-edges file: a conditional risk when `risk` is set, a hard block otherwise. */

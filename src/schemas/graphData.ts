@@ -46,6 +46,55 @@ export const ChannelFileSchema = Type.Object(
 );
 export type ChannelFile = Static<typeof ChannelFileSchema>;
 
+/**
+ * A rule of graph-data 2.x's phased rollouts (openshift/enhancements, "Phased Update Rollouts"): the
+ * edges into a release whose source differs from it by `fromVersion` (`patch` or `minor`; other values
+ * match no edge) reach the channel's clusters over `duration` from the release's `start`. A rule
+ * without `fromVersion` is the channel's default.
+ */
+export const PhasedRolloutRuleSchema = Type.Object(
+  { fromVersion: Type.Optional(Type.String({ minLength: 1 })), duration: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+);
+export type PhasedRolloutRule = Static<typeof PhasedRolloutRuleSchema>;
+
+/** A version entry of graph-data 2.x: a name, or a name with the moment its rollout starts (RFC 3339). */
+const VersionEntrySchema = Type.Union([
+  Type.String({ minLength: 1 }),
+  Type.Object(
+    { name: Type.String({ minLength: 1 }), start: Type.String({ minLength: 1 }) },
+    { additionalProperties: false },
+  ),
+]);
+
+/**
+ * A channel file of graph-data 2.x: the 1.x file with phasedRollouts and timed versions, or the
+ * enhancement's form, several channels (each with its rules) sharing one list of versions.
+ */
+export const ChannelFileV2Schema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    channels: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({ minLength: 1 }),
+            phasedRollouts: Type.Optional(Type.Array(PhasedRolloutRuleSchema, { maxItems: 10 })),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: 100 },
+      ),
+    ),
+    phasedRollouts: Type.Optional(Type.Array(PhasedRolloutRuleSchema, { maxItems: 10 })),
+    versions: Type.Array(VersionEntrySchema),
+    feeder: Type.Optional(FeederSchema),
+    tombstones: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  },
+  { additionalProperties: false },
+);
+export type ChannelFileV2 = Static<typeof ChannelFileV2Schema>;
+
 export const AlwaysRuleSchema = Type.Object({ type: Type.Literal('Always') }, { additionalProperties: false });
 export const PromQLRuleSchema = Type.Object(
   {

@@ -13,7 +13,10 @@ import type { Arch, ReleaseRecord } from '../schemas/graphData.js';
 /** The files of the tree, by path: what the store holds (Store.storedTree), in the layout the importer reads. */
 export function exportTree({ input, schemaVersion, signatures }: StoredTree): Map<string, string | Buffer> {
   const files = new Map<string, string | Buffer>();
-  files.set('version', `${schemaVersion ?? '1.1.0'}\n`);
+  // Phased rollouts are graph-data 2.x's: a store holding some exports a 2.x tree.
+  const phased = input.channels.some((c) => c.phasing);
+  const version = schemaVersion ?? '1.1.0';
+  files.set('version', `${phased && version.startsWith('1.') ? '2.0.0' : version}\n`);
   for (const c of input.channels)
     files.set(`${c.internal ? 'internal-channels' : 'channels'}/${c.name}.yaml`, channelYaml(c));
   for (const e of input.blockedEdges) files.set(`blocked-edges/${e.id}.yaml`, blockedEdgeYaml(e));
@@ -32,8 +35,10 @@ function channelYaml(c: Channel): string {
   const doc: Record<string, unknown> = {};
   if (c.feeder) doc.feeder = c.feeder;
   doc.name = c.name;
+  if (c.phasing?.rules.length) doc.phasedRollouts = c.phasing.rules;
   if (c.tombstones.length) doc.tombstones = [...c.tombstones].sort(bySemver);
-  doc.versions = [...c.versions].sort(bySemver);
+  const starts = c.phasing?.starts ?? {};
+  doc.versions = [...c.versions].sort(bySemver).map((v) => (starts[v] ? { name: v, start: starts[v] } : v));
   return stringify(doc);
 }
 

@@ -8,7 +8,14 @@ import type { BlockedEdge, Channel, Release } from '../graph/model.js';
 import { ARCHES } from '../schemas/graphData.js';
 import type { Problem } from '../validation/problems.js';
 import { FolderTree } from './folderTree.js';
-import { readBlockedEdge, readChannel, readRawMetadata, readRelease, readSchemaVersion } from './treeFiles.js';
+import {
+  readBlockedEdge,
+  readChannels,
+  readRawMetadata,
+  readRelease,
+  readSchemaVersion,
+  schemaMajor,
+} from './treeFiles.js';
 import { TreeReader } from './treeReader.js';
 import { treeFingerprint } from './treeFingerprint.js';
 import { readSignatures } from './treeSignatures.js';
@@ -80,13 +87,14 @@ export function readTree(source: TreeSource, onProgress?: ReadProgress): ReadRes
   ] as const) {
     const seen = new Map<string, string>();
     for (const f of files) {
-      const c = r.attempt(f, () => readChannel(r, f, internal));
+      const read = r.attempt(f, () => readChannels(r, f, internal, schemaMajor(schemaVersion))) ?? [];
       tick();
-      if (!c) continue;
-      const other = seen.get(c.name);
-      if (other) r.error(f, 'name', `duplicate channel name '${c.name}' (also in ${other})`);
-      else seen.set(c.name, f);
-      channels.push(c);
+      for (const c of read) {
+        const other = seen.get(c.name);
+        if (other) r.error(f, 'name', `duplicate channel name '${c.name}' (also in ${other})`);
+        else seen.set(c.name, f);
+        channels.push(c);
+      }
     }
   }
 

@@ -1,5 +1,5 @@
 // Channels, public and internal, with the time each version entered each channel.
-import type { Channel } from '../graph/model.js';
+import type { Channel, ChannelPhasing } from '../graph/model.js';
 import type { ChannelKind } from '../schemas/admin.js';
 import type { Feeder } from '../schemas/graphData.js';
 import { insertRows, type Sql } from './sql.js';
@@ -26,6 +26,7 @@ interface ChannelRow {
   name: string;
   feeder: string | null;
   tombstones: string;
+  phasing: string | null;
 }
 
 export class ChannelRepository {
@@ -45,7 +46,7 @@ export class ChannelRepository {
     name: string,
   ): Promise<{ channel: Channel; positions: Map<string, number> } | undefined> {
     const rows = await this.sql.all<ChannelRow>(
-      'SELECT kind, name, feeder, tombstones FROM channels WHERE kind = ? AND name = ?',
+      'SELECT kind, name, feeder, tombstones, phasing FROM channels WHERE kind = ? AND name = ?',
       [kind, name],
     );
     if (!rows.length) return undefined;
@@ -67,17 +68,18 @@ export class ChannelRepository {
     const before = read?.channel;
     const unique = [...new Set(c.versions)];
     const feeder = c.feeder ? JSON.stringify(c.feeder) : null;
+    const phasing = c.phasing ? JSON.stringify(c.phasing) : null;
     if (
       before &&
-      JSON.stringify([before.versions, before.feeder ?? null, before.tombstones]) ===
-        JSON.stringify([unique, c.feeder ?? null, c.tombstones])
+      JSON.stringify([before.versions, before.feeder ?? null, before.tombstones, before.phasing ?? null]) ===
+        JSON.stringify([unique, c.feeder ?? null, c.tombstones, c.phasing ?? null])
     )
       return 'unchanged';
     await this.sql.run(
-      'INSERT INTO channels (kind, name, feeder, tombstones, updated_at) VALUES (?, ?, ?, ?, ?) ' +
+      'INSERT INTO channels (kind, name, feeder, tombstones, phasing, updated_at) VALUES (?, ?, ?, ?, ?, ?) ' +
         'ON CONFLICT (kind, name) DO UPDATE SET feeder = excluded.feeder, tombstones = excluded.tombstones, ' +
-        'updated_at = excluded.updated_at',
-      [kind, c.name, feeder, JSON.stringify(c.tombstones), at],
+        'phasing = excluded.phasing, updated_at = excluded.updated_at',
+      [kind, c.name, feeder, JSON.stringify(c.tombstones), phasing, at],
     );
     // Only the members that left, came or moved are written.
     const stored = read?.positions ?? new Map<string, number>();
@@ -122,7 +124,7 @@ export class ChannelRepository {
       addedAt,
     }));
     const channelRows = await this.sql.all<ChannelRow>(
-      'SELECT kind, name, feeder, tombstones FROM channels ORDER BY kind, name',
+      'SELECT kind, name, feeder, tombstones, phasing FROM channels ORDER BY kind, name',
     );
     return { channels: channelsOf(channelRows, members), members };
   }
@@ -214,6 +216,7 @@ function channelsOf(rows: ChannelRow[], members: Array<{ kind: ChannelKind; chan
       tombstones: JSON.parse(r.tombstones) as string[],
     };
     if (r.feeder) c.feeder = JSON.parse(r.feeder) as Feeder;
+    if (r.phasing) c.phasing = JSON.parse(r.phasing) as ChannelPhasing;
     return c;
   });
 }

@@ -91,31 +91,15 @@ export class RolloutRepository {
     return row && fromRow(row);
   }
 
-  /** Newest first, `limit` at most, those created before `before` (an id's created_at) when given. */
-  async list(limit: number, after?: { createdAt: number; id: string }): Promise<Rollout[]> {
-    const rows = after
-      ? await this.sql.all<Row>(
-          `${SELECT} WHERE created_at < ? OR (created_at = ? AND id < ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
-          [after.createdAt, after.createdAt, after.id, limit],
-        )
-      : await this.sql.all<Row>(`${SELECT} ORDER BY created_at DESC, id DESC LIMIT ?`, [limit]);
-    return rows.map(fromRow);
+  /** Every rollout, as stored (few: each is an administrator's write, or a graph-data rollout's halt). */
+  async all(): Promise<Rollout[]> {
+    return (await this.sql.all<Row>(`${SELECT} ORDER BY created_at, id`)).map(fromRow);
   }
 
-  /** The newest rollout of each channel and target: those that decide what is served. */
-  async governing(): Promise<Rollout[]> {
-    const rows = await this.sql.all<Row>(
-      `${SELECT} r WHERE NOT EXISTS (SELECT 1 FROM rollouts n WHERE n.channel = r.channel AND ` +
-        'n.to_version = r.to_version AND (n.created_at > r.created_at OR (n.created_at = r.created_at AND n.id > r.id))) ' +
-        'ORDER BY created_at, id',
-    );
-    return rows.map(fromRow);
-  }
-
-  /** The newest rollout of `channel` to `to`, if any. */
+  /** The newest rollout of `channel` to `to` declared through the API, if any. */
   async newestOf(channel: string, to: string): Promise<Rollout | undefined> {
     const row = await this.sql.get<Row>(
-      `${SELECT} WHERE channel = ? AND to_version = ? ORDER BY created_at DESC, id DESC LIMIT 1`,
+      `${SELECT} WHERE channel = ? AND to_version = ? AND id NOT LIKE 'gd-%' ORDER BY created_at DESC, id DESC LIMIT 1`,
       [channel, to],
     );
     return row && fromRow(row);

@@ -331,7 +331,12 @@ export class Store {
       for (const c of tree.channels) {
         const key = `${channelKind(c)}/${c.name}`;
         const before = previous.get(`channel/${key}`);
-        const value = { versions: c.versions, feeder: c.feeder ?? null, tombstones: c.tombstones };
+        const value = {
+          versions: c.versions,
+          feeder: c.feeder ?? null,
+          tombstones: c.tombstones,
+          ...(c.phasing && { phasing: c.phasing }),
+        };
         if (!changedSinceImport('channel', key, value)) summary.channels.unchanged += 1;
         else
           summary.channels[
@@ -494,6 +499,8 @@ function mergeChannel(tree: Channel, stored: Channel | undefined, lastImported: 
     versions: merge(stored.versions, base.versions, tree.versions),
     tombstones: merge(stored.tombstones, base.tombstones, tree.tombstones),
     ...(feeder && { feeder }),
+    // Phased rollouts come from graph-data only: the tree's stand.
+    ...(tree.phasing && { phasing: tree.phasing }),
   };
 }
 

@@ -22,3 +22,41 @@ export function checkChannel(c: ChannelFile, file: string, errors: Problem[]): v
     });
   }
 }
+
+/** RFC 3339 date-time, seconds optional as the enhancement writes it (`2020-05-12T00:00Z`). */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Whether `text` is a date-time a version entry's `start` may hold. */
+export const isStartTime = (text: string): boolean => DATE_TIME.test(text) && !Number.isNaN(Date.parse(text));
+
+/**
+ * The rules of graph-data 2.x's phased rollouts: each duration an ISO-8601 duration, each criterion
+ * (a fromVersion, or none for the default) at most once. An unknown fromVersion is kept: it matches no
+ * edge, as the enhancement says.
+ */
+export function checkPhasedRollouts(
+  rules: ReadonlyArray<{ fromVersion?: string; duration: string }>,
+  file: string,
+  field: string,
+  errors: Problem[],
+): void {
+  const seen = new Set<string>();
+  rules.forEach((rule, i) => {
+    if (!isIsoDuration(rule.duration))
+      errors.push({
+        file,
+        field: `${field}[${i}].duration`,
+        message: `'${rule.duration}' is not an ISO-8601 duration such as P2D`,
+      });
+    const criterion = rule.fromVersion ?? '(default)';
+    if (seen.has(criterion))
+      errors.push({
+        file,
+        field: `${field}[${i}]`,
+        message: rule.fromVersion
+          ? `fromVersion '${rule.fromVersion}' appears twice`
+          : 'a second rule without fromVersion (the default)',
+      });
+    seen.add(criterion);
+  });
+}

@@ -82,10 +82,10 @@ describe('cincy CLI', () => {
       '--db',
       ':memory:',
       '--graph-data',
-      writeTree(dir(), { version: '2.0\n' }),
+      writeTree(dir(), { version: '3.0\n' }),
     ]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('version: -: schema major version 2 is not supported');
+    expect(bad.stderr).toContain('version: -: schema major version 3 is not supported');
     // A --db in a folder that does not exist is refused, and the folder is not made.
     const nowhere = join(dir(), 'no', 'such');
     const db = cincy(['serve', '--port', '0', '--db', join(nowhere, 'c.db')]);

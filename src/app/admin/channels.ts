@@ -31,6 +31,8 @@ export class ChannelWrites {
     if (body.feeder) channel.feeder = body.feeder;
     return this.writes.run(async (tx, at) => {
       const before = await tx.channels.get(kind, name);
+      // Graph-data 2.x's phased rollouts are not in the API's body: a replaced channel keeps them.
+      if (before?.phasing) channel.phasing = before.phasing;
       const outcome = await tx.channels.upsert(channel, at);
       if (outcome !== 'unchanged')
         await this.writes.record(

@@ -11,8 +11,8 @@ import { readAndBuild, type BuildParts } from './readAndBuild.js';
 export interface Builder {
   /** Where its builds run: the thread that serves requests, or a worker. */
   readonly thread: 'main' | 'worker';
-  /** A build of the store as it is when the build starts; see readAndBuild for `vouched`. */
-  build(vouched: ReadonlySet<string> | undefined): Promise<BuildParts>;
+  /** A build of the store as it is when the build starts, as served at `now`; see readAndBuild for `vouched`. */
+  build(vouched: ReadonlySet<string> | undefined, now: number): Promise<BuildParts>;
   /** The store as a graph-data .tar.gz. */
   exportTarball(): Promise<GraphDataTarball>;
   /** Gets ready for the first build, so that it is not slower than the next (a worker to start). */
@@ -29,9 +29,9 @@ export class InlineBuilder implements Builder {
   readonly thread = 'main';
   constructor(private readonly store: Store) {}
 
-  async build(vouched: ReadonlySet<string> | undefined): Promise<BuildParts> {
+  async build(vouched: ReadonlySet<string> | undefined, now: number): Promise<BuildParts> {
     await new Promise((resolve) => setImmediate(resolve));
-    return readAndBuild(this.store, vouched);
+    return readAndBuild(this.store, vouched, now);
   }
 
   async exportTarball(): Promise<GraphDataTarball> {
@@ -58,8 +58,8 @@ export class WorkerBuilder implements Builder {
     this.worker = new JobWorker(WORKER_URL, { location }, 'the build worker');
   }
 
-  build(vouched: ReadonlySet<string> | undefined): Promise<BuildParts> {
-    return this.worker.run({ job: 'build', ...(vouched && { vouched: [...vouched] }) });
+  build(vouched: ReadonlySet<string> | undefined, now: number): Promise<BuildParts> {
+    return this.worker.run({ job: 'build', now, ...(vouched && { vouched: [...vouched] }) });
   }
 
   exportTarball(): Promise<GraphDataTarball> {

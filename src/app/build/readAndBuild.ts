@@ -4,6 +4,7 @@
 // database file or PostgreSQL, read over the worker's own connection).
 import { buildGraph } from '../../graph/build.js';
 import type { FullGraph, GraphInput, Membership } from '../../graph/model.js';
+import { channelsAt, governingRollouts, graphDataRollouts } from '../../graph/phasing.js';
 import type { Rollout } from '../../graph/rollouts.js';
 import { payloadDigest } from '../../graph/model.js';
 import type { ChannelMember } from '../../store/channels.js';
@@ -22,33 +23,47 @@ export interface BuildParts {
   auditMark?: number;
   /** The store's generation the read saw (PostgreSQL; 0 on SQLite): orders the snapshots of replicas. */
   storeMark?: number;
-  /** The phased rollouts that still govern edges (store/rollouts.ts: governing). */
+  /** The phased rollouts that decide what is served (graph/phasing.ts: governingRollouts). */
   rollouts?: Rollout[];
+  /** When a timed version of graph-data 2.x enters its channel next: the graph is built again then. */
+  nextStart?: number;
 }
 
 /**
  * `vouched`: the payload digests the signature policy serves, or undefined when every release is
  * served (the main thread decides it: it holds the trust keys).
  */
-export async function readAndBuild(store: Store, vouched: ReadonlySet<string> | undefined): Promise<BuildParts> {
+export async function readAndBuild(
+  store: Store,
+  vouched: ReadonlySet<string> | undefined,
+  now: number,
+): Promise<BuildParts> {
   const read = await store.read(async (tx) => ({
     ...(await tx.inputAndMembers()),
     auditMark: await tx.audit.newestId(),
     storeMark: await tx.history.storeGeneration(),
-    rollouts: await tx.rollouts.governing(),
+    stored: await tx.rollouts.all(),
   }));
   const { members } = read;
   const stored = read.input.releases.length;
-  const input: GraphInput = vouched
-    ? { ...read.input, releases: read.input.releases.filter((r) => vouched.has(payloadDigest(r.payload))) }
-    : read.input;
+  // Graph-data 2.x's timed versions enter their channels at their start.
+  const { channels, nextStart } = channelsAt(read.input.channels, now);
+  const input: GraphInput = {
+    ...read.input,
+    channels,
+    releases: vouched ? read.input.releases.filter((r) => vouched.has(payloadDigest(r.payload))) : read.input.releases,
+  };
+  const rollouts = governingRollouts(read.stored, graphDataRollouts(read.input.channels));
   const membership = membershipOf(input, members);
   const started = process.hrtime.bigint();
   const graph = buildGraph(input);
   const buildSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   const withheld = stored - input.releases.length;
-  const { auditMark, storeMark, rollouts } = read;
-  return { graph, input, membership, buildSeconds, withheld, auditMark, storeMark, rollouts };
+  const { auditMark, storeMark } = read;
+  return {
+    ...{ graph, input, membership, buildSeconds, withheld, auditMark, storeMark, rollouts },
+    ...(nextStart !== undefined && { nextStart }),
+  };
 }
 
 /** When each version entered each channel of the input, as the store records it. */

@@ -14,7 +14,7 @@ const store = Store.at(location, { readonly: true, sqlite: { lockAttemptMs: 15_0
 
 parentPort!.on('message', (job: WorkerJob & { id: number }) => {
   if (job.job === 'build') {
-    void answerOf(job.id, () => readAndBuild(store, job.vouched && new Set(job.vouched))).then((a) =>
+    void answerOf(job.id, () => readAndBuild(store, job.vouched && new Set(job.vouched), job.now)).then((a) =>
       parentPort!.postMessage(a),
     );
     return;

@@ -1,6 +1,7 @@
 // Phased rollouts as the API shows them: as stored, where each stands now, and what the clusters that
 // took it came to (the monitor's last count on this replica).
 import { ApiError } from '../../errors.js';
+import { GRAPH_DATA_PREFIX } from '../../graph/phasing.js';
 import { elapsedShare, phaseOf, type Rollout } from '../../graph/rollouts.js';
 import type { RolloutDoc, RolloutList } from '../../schemas/rollouts.js';
 import type { Store } from '../../store/store.js';
@@ -42,29 +43,52 @@ export function rolloutDoc(r: Rollout, now: number, counted: CountedRollout | un
 export class RolloutReads {
   constructor(
     private readonly store: Store,
+    /** The rollouts served (graph-data's among them, which only a build derives). */
+    private readonly served: () => readonly Rollout[],
     private readonly now: () => number,
     private readonly counted: (id: string) => CountedRollout | undefined,
   ) {}
 
   async get(id: string): Promise<RolloutDoc> {
-    const r = await this.store.read((tx) => tx.rollouts.get(id));
+    const stored = await this.store.read((tx) => tx.rollouts.get(id));
+    const served = this.served().find((s) => s.id === id);
+    const r = current(stored, served);
     if (!r) throw new ApiError('does_not_exist', `no rollout with id '${id}'`);
     return rolloutDoc(r, this.now(), this.counted(id));
   }
 
-  /** Newest first, a page at a time. */
+  /** Newest first, a page at a time: those stored, and those graph-data declares, as served. */
   async list(q: PageRequest): Promise<RolloutList> {
     const limit = limitOf(q);
     const after = q.cursor && decodeCursor<[number, string]>('rollouts', q.cursor, ['number', 'string']);
-    const rows = await this.store.read((tx) =>
-      tx.rollouts.list(limit + 1, after ? { createdAt: after[0], id: after[1] } : undefined),
-    );
-    const page = rows.slice(0, limit);
+    const served = new Map(this.served().map((r) => [r.id, r]));
+    const stored = await this.store.read((tx) => tx.rollouts.all());
+    const all = [
+      ...stored.map((r) => served.get(r.id) ?? r),
+      ...[...served.values()].filter((r) => !stored.some((s) => s.id === r.id)),
+    ];
+    all.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    const from = after
+      ? all.findIndex((r) => r.createdAt < after[0] || (r.createdAt === after[0] && r.id < after[1]))
+      : 0;
+    const rest = from < 0 ? [] : all.slice(from);
+    const page = rest.slice(0, limit);
     const last = page[page.length - 1];
     const now = this.now();
     return {
       rollouts: page.map((r) => rolloutDoc(r, now, this.counted(r.id))),
-      ...(rows.length > limit && last && { nextCursor: encodeCursor('rollouts', [last.createdAt, last.id]) }),
+      ...(rest.length > limit && last && { nextCursor: encodeCursor('rollouts', [last.createdAt, last.id]) }),
     };
   }
+}
+
+/**
+ * A rollout as it stands: as stored (a write is read back before the rebuild serves it), a graph-data
+ * one as graph-data declares it in the state stored for it, and one never stored as served.
+ */
+function current(stored: Rollout | undefined, served: Rollout | undefined): Rollout | undefined {
+  if (!stored) return served;
+  if (!served || !stored.id.startsWith(GRAPH_DATA_PREFIX)) return stored;
+  const { state, reason, stateAt, haltCounts, url } = stored;
+  return { ...served, state, reason, stateAt, haltCounts, url };
 }

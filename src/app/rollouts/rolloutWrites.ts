@@ -15,6 +15,7 @@ import {
   type RolloutState,
 } from '../../graph/rollouts.js';
 import { parseIsoDuration } from '../../duration.js';
+import { GRAPH_DATA_PREFIX } from '../../graph/phasing.js';
 import { isReleaseVersion } from '../../graph/version.js';
 import { patternError } from '../../graph/pattern.js';
 import type { ChangeSink } from '../../store/changeSink.js';
@@ -141,10 +142,20 @@ export class RolloutWrites {
   ): Promise<Rollout> {
     const allowed = Array.isArray(from) ? from : [from];
     return this.writes.run(async (tx, at) => {
-      const before = await tx.rollouts.get(id);
-      if (!before) throw new ApiError('does_not_exist', `no rollout with id '${id}'`);
       const now = Date.parse(at);
-      const newest = await tx.rollouts.newestOf(before.channel, before.to);
+      // A graph-data rollout is stored the first time it is acted on, as graph-data declares it now.
+      const declared = this.writes.graph.current?.rollouts.find(
+        (r) => r.id === id && r.id.startsWith(GRAPH_DATA_PREFIX),
+      );
+      let before = await tx.rollouts.get(id);
+      if (!before && declared) {
+        before = { ...declared, url: declared.url || `${this.publicUrl}/api/v1/rollouts/${id}` };
+        await tx.rollouts.insert(before);
+      } else if (before && declared) before = { ...declared, state: before.state, url: before.url };
+      if (!before) throw new ApiError('does_not_exist', `no rollout with id '${id}'`);
+      const newest = id.startsWith(GRAPH_DATA_PREFIX)
+        ? undefined
+        : await tx.rollouts.newestOf(before.channel, before.to);
       if (newest && newest.id !== id)
         throw new ApiError('conflict', `rollout ${id} was superseded by ${newest.id} of the same channel and target`);
       if (

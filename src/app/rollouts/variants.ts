@@ -7,12 +7,15 @@ import { governs, HALTED_RISK, haltMessage, offers, type Rollout } from '../../g
 import { channelView, type EdgeCut } from '../../graph/view.js';
 import { EncodedView } from '../encodedView.js';
 
-/** Variants kept per snapshot, the least recently asked for dropped first. */
-const VARIANTS_KEPT = 64;
+/**
+ * Variants kept per snapshot, the least recently asked for dropped first: 2^k for k rollouts phasing on a
+ * channel at once (the API lets 6 be unfinished per channel), with room for a second channel or arch.
+ */
+const VARIANTS_KEPT = 128;
 
-/** The rollouts of one channel that matter to its views: the newest of each target. */
+/** The rollouts of one channel, as they govern its views (graph/phasing.ts: governingRollouts chose them). */
 interface ChannelRollouts {
-  /** Active ones, by bit in a variant's key: bit i set withholds rollouts[i]'s edges. */
+  /** Active ones whose window had not ended when these variants were made; a key lists those withheld. */
   active: Rollout[];
   /** Halted: their edges carry their risk. */
   halted: Rollout[];
@@ -24,28 +27,18 @@ export class RolloutVariants {
   private readonly byChannel = new Map<string, ChannelRollouts>();
   private readonly variants = new Map<string, EncodedView>();
 
+  /** `now`: an active rollout whose window ended before it offers its edges to every cluster, for good. */
   constructor(
     private readonly graph: FullGraph,
     rollouts: readonly Rollout[],
+    now: number,
   ) {
-    // The newest rollout of a channel and target governs its edges; older ones are history.
-    const newest = new Map<string, Rollout>();
     for (const r of rollouts) {
-      const key = `${r.channel}\n${r.to}`;
-      const seen = newest.get(key);
-      if (!seen || seen.createdAt < r.createdAt || (seen.createdAt === r.createdAt && seen.id < r.id))
-        newest.set(key, r);
-    }
-    for (const r of [...newest.values()].sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : 1))) {
+      if (r.state === 'active' && r.start + r.durationMs <= now) continue;
       let c = this.byChannel.get(r.channel);
       if (!c) this.byChannel.set(r.channel, (c = { active: [], halted: [], cancelled: [] }));
       (r.state === 'active' ? c.active : r.state === 'halted' ? c.halted : c.cancelled).push(r);
     }
-  }
-
-  /** Whether any rollout changes the views of `channel`. */
-  has(channel: string): boolean {
-    return this.byChannel.has(channel);
   }
 
   /**
@@ -55,10 +48,10 @@ export class RolloutVariants {
   viewFor(channel: string, arch: string, id: string | undefined, now: number): EncodedView | undefined {
     const c = this.byChannel.get(channel);
     if (!c) return undefined;
-    let withheld = 0;
-    for (let i = 0; i < c.active.length; i++) if (!offers(c.active[i]!, id, now)) withheld |= 1 << i;
-    if (withheld === 0 && c.halted.length === 0 && c.cancelled.length === 0) return undefined;
-    const key = `${channel}\n${arch}\n${withheld}`;
+    const withheld: number[] = [];
+    for (let i = 0; i < c.active.length; i++) if (!offers(c.active[i]!, id, now)) withheld.push(i);
+    if (withheld.length === 0 && c.halted.length === 0 && c.cancelled.length === 0) return undefined;
+    const key = `${channel}\n${arch}\n${withheld.join(',')}`;
     let view = this.variants.get(key);
     if (view) {
       // Kept as the most recently asked for.
@@ -71,9 +64,9 @@ export class RolloutVariants {
     return view;
   }
 
-  private render(channel: string, arch: string, c: ChannelRollouts, withheld: number): EncodedView {
+  private render(channel: string, arch: string, c: ChannelRollouts, withheld: readonly number[]): EncodedView {
     const nodes = this.graph.nodes;
-    const out = [...c.cancelled, ...c.active.filter((_, i) => withheld & (1 << i))];
+    const out = [...c.cancelled, ...withheld.map((i) => c.active[i]!)];
     const halted = c.halted.map((r) => ({ r, extra: { key: `rollout:${r.id}`, risk: haltedRisk(r) } }));
     const cut: EdgeCut = {
       withheld: (from, to) => out.some((r) => governs(r, nodes[from]!.version, nodes[to]!.version)),

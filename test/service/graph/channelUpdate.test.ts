@@ -65,7 +65,7 @@ describe.skipIf(!available)('channel-only updates on the real set', () => {
 
   /** Asserts the derived parts equal a fresh build, views included. */
   async function expectSameAsBuild(derived: BuildParts): Promise<void> {
-    const built = await readAndBuild(store, undefined);
+    const built = await readAndBuild(store, undefined, Date.now());
     expect(derived.input).toEqual(built.input);
     expect(derived.membership).toEqual(built.membership);
     expect(derived.graph).toEqual(built.graph);
@@ -80,7 +80,7 @@ describe.skipIf(!available)('channel-only updates on the real set', () => {
   it('equals a build after each of 25 random channel edits', async () => {
     const next = random(13);
     const pick = <T>(list: T[]): T => list[Math.floor(next() * list.length)]!;
-    let parts = await readAndBuild(store, undefined);
+    let parts = await readAndBuild(store, undefined, Date.now());
     let derivedCount = 0;
     for (let step = 0; step < 25; step++) {
       const channels = await store.read((tx) => tx.channels.all());
@@ -119,7 +119,7 @@ describe.skipIf(!available)('channel-only updates on the real set', () => {
         derivedCount += 1;
         parts = { ...update, buildSeconds: 0, withheld: 0 };
         await expectSameAsBuild(parts);
-      } else parts = await readAndBuild(store, undefined);
+      } else parts = await readAndBuild(store, undefined, Date.now());
     }
     expect(derivedCount).toBeGreaterThan(12);
   });

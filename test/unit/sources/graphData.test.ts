@@ -34,8 +34,8 @@ describe('graph-data validation', () => {
   });
 
   it('refuses an unknown schema major and accepts any 1.x minor', async () => {
-    expect(await problems({ version: '2.0.0\n' })).toEqual([
-      'version: -: schema major version 2 is not supported (this server reads 1.x)',
+    expect(await problems({ version: '3.0.0\n' })).toEqual([
+      'version: -: schema major version 3 is not supported (this server reads 1.x and 2.x)',
     ]);
     expect((await readGraphData(tree({ version: '1.7.0\n' }))).errors).toEqual([]);
   });

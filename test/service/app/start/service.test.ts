@@ -15,11 +15,11 @@ const dir = (): string => steps.dir();
 
 describe('serving through a bad tree', () => {
   it('refuses to start with an invalid tree and an empty store, listing every problem', async () => {
-    const graphData = writeTree(dir(), { version: '2.0.0\n', 'channels/x.yaml': 'name: y\nversions: []\n' });
+    const graphData = writeTree(dir(), { version: '3.0.0\n', 'channels/x.yaml': 'name: y\nversions: []\n' });
     const r = await startService({ graphData, db: ':memory:', log: quietLog });
     expect(r.ok).toBe(false);
     if (r.ok) return;
-    expect(r.problems).toContain('version: -: schema major version 2 is not supported (this server reads 1.x)');
+    expect(r.problems).toContain('version: -: schema major version 3 is not supported (this server reads 1.x and 2.x)');
     expect(r.problems).toContain("channels/x.yaml: name: 'y' differs from the file name 'x'");
   });
 

@@ -71,6 +71,7 @@ export async function apiV1Routes(app: FastifyInstance, opts: ApiV1Options): Pro
   await app.register(changeRoutes, { store: service.store });
   const rolloutReads = new RolloutReads(
     service.store,
+    () => service.current?.rollouts ?? [],
     () => opts.clock.now(),
     (id) => opts.rollouts?.counted.get(id),
   );
