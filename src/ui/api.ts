@@ -6,9 +6,21 @@ import type { GraphDocument } from '../graph/view.js';
 import type { ReleaseDetail } from '../schemas/admin.js';
 import type { FleetClusters, FleetExposure, FleetSummary, FleetUpdates } from '../schemas/fleet.js';
 import type { ChangeItem, Changes as ChangesPage } from '../schemas/changes.js';
+import type { RolloutPhase } from '../graph/rollouts.js';
+import type { RolloutDoc } from '../schemas/rollouts.js';
 
 export type { Catalog, ChangeItem, ChangesPage, Explanation, FleetClusters, FleetExposure, FleetSummary, FleetUpdates };
-export type { GraphDocument, PathAnswer, PlannedPath, ReleaseDetail };
+export type { GraphDocument, PathAnswer, PlannedPath, ReleaseDetail, RolloutPhase };
+
+/** A phased rollout as GET /api/v1/rollouts answers it, its phase one of the six the API names. */
+export type Rollout = Omit<RolloutDoc, 'phase'> & { phase: RolloutPhase };
+/** What a rollout's clusters came to when the server last counted them. */
+export type RolloutCounts = NonNullable<Rollout['counts']>;
+/** A page of rollouts, newest first. */
+export interface RolloutsPage {
+  rollouts: Rollout[];
+  nextCursor?: string;
+}
 
 /** An answer other than 2xx, with the server's own message. */
 export class ApiProblem extends Error {
@@ -46,6 +58,11 @@ export const api = {
     getJson<Explanation>(`/api/v1/explain?${query(q)}`),
   changes: (q: { channel: string; arch: string; cursor?: string; limit: string }) =>
     getJson<ChangesPage>(`/api/v1/changes?${query(q)}`),
+  /** Phased rollouts, public: a page of them newest first, or one by its id. */
+  rollouts: {
+    list: (q: { cursor?: string; limit: string }) => getJson<RolloutsPage>(`/api/v1/rollouts?${query(q)}`),
+    get: (id: string) => getJson<Rollout>(`/api/v1/rollouts/${encodeURIComponent(id)}`),
+  },
   /** The fleet API takes a token with the scope fleet:read. */
   fleet: {
     summary: (token: string) => getJson<FleetSummary>(`/api/v1/fleet?limit=1000`, token),

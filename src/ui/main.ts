@@ -8,6 +8,7 @@ import { alert, byId, h } from './dom.js';
 import { renderExplanation } from './explainPanel.js';
 import { FleetPanel } from './fleetPanel.js';
 import { ChangesPanel } from './changesPanel.js';
+import { RolloutsPanel } from './rolloutsPanel.js';
 import { GraphView, type Highlight } from './graphView.js';
 import { versionOrder } from './layout.js';
 import { renderPaths } from './pathPanel.js';
@@ -22,6 +23,7 @@ let drawnKey = '';
 const view = new GraphView(byId('graph'));
 const fleet = new FleetPanel(() => ({ channel: state.channel, arch: state.arch }));
 const changes = new ChangesPanel(() => ({ channel: state.channel, arch: state.arch }));
+const rollouts = new RolloutsPanel(() => ({ channel: state.channel }));
 const status = byId('status');
 /** How many times each kind of question was asked: an answer to an older asking is dropped. */
 const asked = { refresh: 0, version: 0, path: 0, explain: 0 };
@@ -133,6 +135,7 @@ function chooseTab(tab: Tab): void {
   commit();
   showTab(tab);
   view.setHighlight(highlights[tab]);
+  if (tab === 'rollouts') void rollouts.show();
 }
 
 const formField = (form: string, name: string): HTMLInputElement =>
@@ -256,7 +259,15 @@ async function refresh(): Promise<void> {
   for (const name of ['from', 'to', 'mode', 'accept'] as const) formField('path-form', name).value = state[name];
   formField('explain-form', 'from').value = state.whyFrom;
   formField('explain-form', 'to').value = state.whyTo;
-  await Promise.all([showVersion(), planPath(), explain(), fleet.show(), changes.show()]);
+  await Promise.all([
+    showVersion(),
+    planPath(),
+    explain(),
+    fleet.show(),
+    changes.show(),
+    // Read while its tab is shown only: it reads again every 15 s then.
+    state.tab === 'rollouts' && rollouts.show(),
+  ]);
   view.setHighlight(highlights[state.tab]);
 }
 

@@ -1,9 +1,7 @@
-// The side card's tabs (Version, Plan a path, Explain an edge, Fleet, Changes) as an ARIA tab list: one tab current,
-// arrow keys and Home/End move between them.
+// The side card's tabs (Version, Plan a path, Explain an edge, Fleet, Changes, Rollouts) as an ARIA tab list:
+// one tab current, arrow keys and Home/End move between them.
 import { byId } from './dom.js';
-import type { Tab } from './urlState.js';
-
-export const TABS: readonly Tab[] = ['version', 'path', 'explain', 'fleet', 'changes'];
+import { TABS, type Tab } from './urlState.js';
 
 export function showTab(tab: Tab): void {
   for (const t of TABS) {

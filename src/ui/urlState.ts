@@ -2,7 +2,7 @@
 // the path and explain questions asked. Defaults are left out of the URL.
 import type { PathMode } from '../graph/paths.js';
 
-export type Tab = 'version' | 'path' | 'explain' | 'fleet' | 'changes';
+export type Tab = 'version' | 'path' | 'explain' | 'fleet' | 'changes' | 'rollouts';
 
 export interface PageState {
   arch: string;
@@ -34,7 +34,8 @@ export const DEFAULT_STATE: PageState = {
   whyTo: '',
 };
 
-const TABS: readonly Tab[] = ['version', 'path', 'explain', 'fleet', 'changes'];
+/** Every tab of the side card, in the order they are shown. */
+export const TABS: readonly Tab[] = ['version', 'path', 'explain', 'fleet', 'changes', 'rollouts'];
 
 export function parseState(search: string): PageState {
   const q = new URLSearchParams(search);
