@@ -3,7 +3,7 @@
 // with the read-only service account of deploy/reporter (applied with `kubectl apply -k`, its token from
 // the TokenRequest API), sending to `cincy serve` with a token bound to the cluster's id. The fleet then
 // shows the update completed with the duration of the ClusterVersion's history; an update held by a
-// degraded operator shows as failing.
+// degraded operator shows as failing, and halts the phased rollout its cluster took.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
@@ -177,5 +177,68 @@ describe.runIf(available())('cincy report from a cluster on a real API server', 
     expect(failing.reported.operators.degraded).toEqual(['console']);
     const edge = (await fleet('/api/v1/fleet/updates')).updates.find((u: any) => u.to === '4.16.5' && u.failing > 0);
     expect(edge).toMatchObject({ from: '4.15.9', failing: 1 });
+  }, 300_000);
+
+  it('halts a phased rollout whose cluster fails on its edge, and serves the edge to every cluster at risk', async () => {
+    const degraded = { operators: { console: { behavior: 'degraded' } } };
+    const { kubeconfig, id } = await reportingCluster(degraded);
+    // The cluster is the rollout's canary: offered the edge from the start, every other cluster an hour later.
+    const writer = cincy(['token', 'create', '--admin-jwt-secret-file', secret, '--scope', 'rollouts:write']);
+    const declared = await cincyAsync(
+      [
+        ...['rollout', 'declare', '--channel', 'stable-4.16', '--to', '4.16.5', '--duration', 'PT1H'],
+        ...['--canary', id, '--halt-after-failures', '1', '-o', 'json'],
+      ],
+      { CINCY_SERVER: server, CINCY_TOKEN: writer.stdout.trim() },
+    );
+    expect(declared.code, declared.stderr).toBe(0);
+    const rollout = JSON.parse(declared.stdout);
+    const edgeFor = async (cluster?: string): Promise<{ edge: boolean; risks: string[] }> => {
+      const q = `channel=stable-4.16&arch=amd64&version=4.15.9${cluster ? `&id=${cluster}` : ''}`;
+      const doc = (await (
+        await fetch(`${server}/graph?${q}`, { headers: { accept: 'application/json' } })
+      ).json()) as any;
+      const v = doc.nodes.map((n: any) => n.version);
+      const edge = doc.edges.some(([f, t]: [number, number]) => v[f] === '4.15.9' && v[t] === '4.16.5');
+      const risks = doc.conditionalEdges
+        .filter((c: any) => c.edges.some((e: any) => e.from === '4.15.9' && e.to === '4.16.5'))
+        .flatMap((c: any) => c.risks.map((r: any) => r.name));
+      return { edge, risks };
+    };
+    expect(await edgeFor(id)).toEqual({ edge: true, risks: [] });
+    expect(await edgeFor()).toEqual({ edge: false, risks: [] });
+    // The agent sees it in the ClusterVersion the real API server holds, and the administrator takes it.
+    await until('the edge in availableUpdates', async () => {
+      const cv = JSON.parse(await k(kubeconfig, 'get', 'clusterversion', 'version', '-o', 'json')) as ClusterVersion;
+      return (cv.status.availableUpdates ?? []).some((u) => u.version === '4.16.5') || undefined;
+    });
+    expect((await cincyAsync(['adm', 'upgrade', '--to', '4.16.5', '--kubeconfig', kubeconfig])).code).toBe(0);
+
+    const failing = await until(
+      'the update reported failing',
+      async () => {
+        const c = (await fleet(`/api/v1/fleet/clusters?id=${id}`)).clusters[0];
+        return c?.reported?.update?.state === 'failing' && c;
+      },
+      180_000,
+    );
+    const reportedAt = Date.parse(failing.reported.reportedAt);
+    const halted = await until(
+      'the risk served',
+      async () => {
+        const seen = await edgeFor();
+        return seen.risks.includes('PhasedRolloutHalted') && { seen, at: Date.now() };
+      },
+      60_000,
+    );
+    console.log(
+      `phased rollout halted: the risk served ${((halted.at - reportedAt) / 1000).toFixed(1)} s after the failing report was taken (bound 30 s)`,
+    );
+    expect(halted.seen).toEqual({ edge: false, risks: ['PhasedRolloutHalted'] });
+    expect(await edgeFor(id)).toEqual({ edge: false, risks: ['PhasedRolloutHalted'] });
+    const shown = JSON.parse(
+      (await cincyAsync(['rollout', 'get', rollout.id, '-o', 'json'], { CINCY_SERVER: server })).stdout,
+    );
+    expect(shown).toMatchObject({ state: 'halted', haltCounts: { took: 1, failing: 1 } });
   }, 300_000);
 });
