@@ -208,6 +208,20 @@ const RUNNERS: Array<{ guide: string; holds: string; run: (block: string) => Pro
     },
   },
   {
+    guide: 'rollouts.md',
+    holds: 'cincy rollout declare --channel stable-4.16',
+    run: async (block) => {
+      const dir = readerFolder();
+      writeFileSync(join(dir, 'admin-secret'), 'a-reader-admin-secret-of-more-than-32-bytes\n');
+      // The guide's <id>: the rollout it declared, as `cincy rollout ls` shows it.
+      const id =
+        '$(cincy rollout ls -o json | node -e "process.stdin.on(\'data\', (b) => console.log(JSON.parse(b).rollouts[0].id))")';
+      const r = await runBlock(block.replace(/<id>/g, id), dir, await freePort());
+      expect(r.code, r.out).toBe(0);
+      for (const phase of ['rolling', 'halted', 'cancelled']) expect(r.out).toMatch(new RegExp(` ${phase} `));
+    },
+  },
+  {
     guide: 'serving.md',
     holds: 'cincy validate ./graph-data',
     run: async (block) => {
