@@ -109,6 +109,11 @@ export class GraphSnapshot {
     return this.variantsCache.viewFor(channel, arch, id, now) ?? this.view(channel, arch);
   }
 
+  /** The views held for phased rollouts, besides the plain ones (a metric: bounded however many ids ask). */
+  get rolloutVariants(): number {
+    return this.variantsCache?.size ?? 0;
+  }
+
   /** Unknown channels and arches share one empty view, so odd requests cannot grow the cache. */
   view(channel: string, arch: string): EncodedView {
     let byArch = this.views.get(channel);

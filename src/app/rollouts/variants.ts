@@ -41,6 +41,11 @@ export class RolloutVariants {
     }
   }
 
+  /** How many variants are held. */
+  get size(): number {
+    return this.variants.size;
+  }
+
   /**
    * The view `id` is served at `now`, or undefined when it is the plain one (`plain` is asked only for
    * its identity). `id` undefined: a request without one, offered a rollout's edges at its window's end.

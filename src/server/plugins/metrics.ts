@@ -55,6 +55,14 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOption
     },
   });
   new Gauge({
+    name: 'cincy_graph_rollout_variants',
+    help: 'Views of the served graph held for phased rollouts: one per channel, arch and set of rollouts a cluster has not reached (at most 128)',
+    registers: [registry],
+    collect() {
+      this.set(service.current?.rolloutVariants ?? 0);
+    },
+  });
+  new Gauge({
     name: 'cincy_graph_last_successful_build_timestamp_seconds',
     help: 'When the served graph was built (Unix time)',
     registers: [registry],

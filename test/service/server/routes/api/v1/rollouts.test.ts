@@ -314,4 +314,62 @@ describe('phased rollouts', () => {
     await server.rollouts.check();
     expect(server.rollouts.stats.halts).toBe(1);
   });
+
+  it('prices what clients send: garbage ids by the thousand and garbage declarations leave memory, store and answers bounded', async () => {
+    // Three rollouts phasing at once on the channel: at most 2^3 variants of its view, whatever the ids.
+    clock.advance(24 * 3600_000);
+    for (const to of ['4.16.21', '4.16.20', '4.16.19']) {
+      const r = await declare({ channel: CHANNEL, to, start: iso(clock.now() - 30 * MIN), duration: 'PT1H' });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+    }
+    const tags = new Set<string>();
+    const variants = async () =>
+      Number(/^cincy_graph_rollout_variants (\d+)$/m.exec(await (await fetch(`${server.url}/metrics`)).text())![1]);
+    const started = performance.now();
+    for (let i = 0; i < 3000; i++) {
+      const id = `${i}-${'x'.repeat(i % 2000)}-\u00e9`;
+      const res = await fetch(`${server.url}/graph?channel=${CHANNEL}&id=${encodeURIComponent(id)}&version=garbage`, {
+        method: 'HEAD',
+      });
+      expect(res.status).toBe(200);
+      tags.add(res.headers.get('etag')!);
+    }
+    const perRequestMs = (performance.now() - started) / 3000;
+    const held = await variants();
+    console.log(
+      `3,000 garbage ids: ${tags.size} distinct answers, ${held} variants held, ${perRequestMs.toFixed(2)} ms a request`,
+    );
+    expect(tags.size).toBeLessThanOrEqual(8);
+    expect(held).toBeLessThanOrEqual(8);
+    expect(tags.size).toBeGreaterThan(1);
+
+    // Garbage declarations: each refused by name, nothing stored.
+    const before = (await request('GET', '/api/v1/rollouts?limit=100', undefined)).body.rollouts.length;
+    const junk = [
+      { channel: CHANNEL, to: TO, start: 'x'.repeat(65), duration: 'PT1H' },
+      { channel: CHANNEL, to: TO, start: iso(clock.now()), duration: 'P9999D' },
+      { channel: CHANNEL, to: TO, start: iso(clock.now() + 2 * 365 * 86400_000), duration: 'PT1H' },
+      { channel: CHANNEL, to: TO, start: iso(clock.now()), duration: 'PT1H', from: '('.repeat(500) },
+      { channel: CHANNEL, to: TO, start: iso(clock.now()), duration: 'PT1H', haltAfter: { failures: 0 } },
+      { channel: CHANNEL, to: TO, start: iso(clock.now()), duration: 'PT1H', haltAfter: { fraction: 2 } },
+      { channel: CHANNEL, to: 'x'.repeat(300), start: iso(clock.now()), duration: 'PT1H' },
+      { channel: '../etc', to: TO, start: iso(clock.now()), duration: 'PT1H' },
+      { channel: CHANNEL, to: TO, start: iso(clock.now()), duration: 'PT1H', url: 'javascript:alert(1)' },
+      { channel: CHANNEL, to: TO, start: iso(clock.now()), duration: 'PT1H', canaries: [''.padEnd(200, 'c')] },
+    ];
+    for (let i = 0; i < 1000; i++) {
+      const res = await request('POST', '/api/v1/rollouts', tokens.write, junk[i % junk.length]);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.value).toMatch(/body/);
+    }
+    expect((await request('GET', '/api/v1/rollouts?limit=100', undefined)).body.rollouts.length).toBe(before);
+    // The seventh unfinished rollout of a channel is refused: its variants would double again.
+    for (const to of ['4.16.17', '4.16.16', '4.16.15']) {
+      const r = await declare({ channel: CHANNEL, to, start: iso(clock.now()), duration: 'PT1H' });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+    }
+    const seventh = await declare({ channel: CHANNEL, to: '4.16.14', start: iso(clock.now()), duration: 'PT1H' });
+    expect(seventh.status).toBe(409);
+    expect(seventh.body.value).toContain('6 rollouts of stable-4.16 are unfinished');
+  });
 });
