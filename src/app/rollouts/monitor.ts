@@ -7,7 +7,7 @@
 // find it halted.
 import type { Clock } from '../../clock.js';
 import type { Log } from '../../log.js';
-import { governs, haltReached, phaseOf, type Rollout, type RolloutCounts } from '../../graph/rollouts.js';
+import { governs, haltReached, WATCH_AFTER_MS, type Rollout, type RolloutCounts } from '../../graph/rollouts.js';
 import { FAILING_AFTER_MS, SILENT_AFTER_MS } from '../fleet/reportedState.js';
 import type { FleetQueries, RolloutRows } from '../fleet/fleetQueries.js';
 import type { GraphService } from '../graphService.js';
@@ -95,10 +95,10 @@ export class RolloutMonitor {
     const rollouts = this.service.current?.rollouts ?? [];
     const now = this.clock.now();
     const clock = { silentBefore: now - SILENT_AFTER_MS, timeoutBefore: now - FAILING_AFTER_MS };
-    const watched = rollouts.filter((r) => {
-      const phase = phaseOf(r, now);
-      return phase === 'rolling' || phase === 'watching' || phase === 'halted';
-    });
+    // From the start to WATCH_AFTER_MS after the window; a halted one too, for what its page shows.
+    const watched = rollouts.filter(
+      (r) => r.state !== 'cancelled' && now >= r.start && now < r.start + r.durationMs + WATCH_AFTER_MS,
+    );
     for (const r of watched) {
       if (this.closed) return;
       let counts: RolloutCounts;
