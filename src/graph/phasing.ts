@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { parseIsoDuration } from '../duration.js';
 import type { Channel } from './model.js';
-import { DEFAULT_HALT_AFTER, type Rollout } from './rollouts.js';
+import { declaredRollout, type Rollout } from './rollouts.js';
 import { splitArch } from './version.js';
 
 /** Rollouts derived from graph-data have ids with this prefix; those declared through the API never do. */
@@ -69,24 +69,9 @@ export function graphDataRollouts(channels: readonly Channel[]): Rollout[] {
         const from = sourcesPattern(to, g.kinds);
         if (from === undefined) continue;
         const id = `${GRAPH_DATA_PREFIX}${createHash('sha256').update(`${c.name}\n${to}\n${from}`).digest('hex').slice(0, 12)}`;
-        out.push({
-          id,
-          channel: c.name,
-          to,
-          from,
-          start,
-          duration: g.duration,
-          durationMs: g.ms,
-          canaries: [],
-          haltAfter: DEFAULT_HALT_AFTER,
-          state: 'active',
-          reason: null,
-          stateAt: null,
-          haltCounts: null,
-          url: '',
-          createdAt: start,
-          createdBy: 'graph-data',
-        });
+        const [duration, durationMs] = [g.duration, g.ms];
+        const declaration = { id, channel: c.name, to, from, start, duration, durationMs, url: '' };
+        out.push(declaredRollout({ ...declaration, createdAt: start, createdBy: 'graph-data' }));
       }
     }
   }

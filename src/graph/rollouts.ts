@@ -55,6 +55,26 @@ export interface Rollout {
   createdBy: string;
 }
 
+/** What a rollout is declared with; the rest (canaries, bounds, its state) has defaults. */
+export type RolloutDeclaration = Pick<
+  Rollout,
+  'id' | 'channel' | 'to' | 'from' | 'start' | 'duration' | 'durationMs' | 'url' | 'createdAt' | 'createdBy'
+> &
+  Partial<Pick<Rollout, 'canaries' | 'haltAfter' | 'reason'>>;
+
+/** A rollout as declared: active, no canary and the default bounds unless given. */
+export function declaredRollout(d: RolloutDeclaration): Rollout {
+  return {
+    canaries: [],
+    haltAfter: DEFAULT_HALT_AFTER,
+    reason: null,
+    ...d,
+    state: 'active',
+    stateAt: null,
+    haltCounts: null,
+  };
+}
+
 /** The risk every cluster is served on a halted rollout's edges. */
 export const HALTED_RISK = 'PhasedRolloutHalted';
 

@@ -62,6 +62,17 @@ describe.runIf(available())('cincy report from a cluster on a real API server', 
     return res.json();
   };
 
+  /** The cluster as the fleet shows it once it reported its update standing as `state`. */
+  const reportedAs = (id: string, state: string): Promise<any> =>
+    until(
+      `the update reported ${state}`,
+      async () => {
+        const c = (await fleet(`/api/v1/fleet/clusters?id=${id}`)).clusters[0];
+        return c?.reported?.update?.state === state && c;
+      },
+      180_000,
+    );
+
   /**
    * A cluster at 4.15.9 on the real API server (with `scenario` for its operators), the reporter's
    * objects applied from deploy/reporter, and `cincy report` running as that service account, or (`by:
@@ -135,14 +146,7 @@ describe.runIf(available())('cincy report from a cluster on a real API server', 
   it('shows the update completed, with the duration the ClusterVersion history gives', async () => {
     const { kubeconfig, id } = await reportingCluster();
     expect((await cincyAsync(['adm', 'upgrade', '--to', '4.16.5', '--kubeconfig', kubeconfig])).code).toBe(0);
-    const reported = await until(
-      'the update reported completed',
-      async () => {
-        const c = (await fleet(`/api/v1/fleet/clusters?id=${id}`)).clusters[0];
-        return c?.reported?.update?.state === 'completed' && c;
-      },
-      180_000,
-    );
+    const reported = await reportedAs(id, 'completed');
     const cv = JSON.parse(await k(kubeconfig, 'get', 'clusterversion', 'version', '-o', 'json')) as ClusterVersion;
     const entry = cv.status.history![0]!;
     expect(entry).toMatchObject({ state: 'Completed', version: '4.16.5' });
@@ -165,14 +169,7 @@ describe.runIf(available())('cincy report from a cluster on a real API server', 
     const degraded = { operators: { console: { behavior: 'degraded' } } };
     const { kubeconfig, id } = await reportingCluster(degraded, 'agent');
     expect((await cincyAsync(['adm', 'upgrade', '--to', '4.16.5', '--kubeconfig', kubeconfig])).code).toBe(0);
-    const failing = await until(
-      'the update reported failing',
-      async () => {
-        const c = (await fleet(`/api/v1/fleet/clusters?id=${id}`)).clusters[0];
-        return c?.reported?.update?.state === 'failing' && c;
-      },
-      180_000,
-    );
+    const failing = await reportedAs(id, 'failing');
     expect(failing.reported.update).toMatchObject({ from: '4.15.9', to: '4.16.5', reason: 'ClusterOperatorDegraded' });
     expect(failing.reported.operators.degraded).toEqual(['console']);
     const edge = (await fleet('/api/v1/fleet/updates')).updates.find((u: any) => u.to === '4.16.5' && u.failing > 0);
@@ -214,14 +211,7 @@ describe.runIf(available())('cincy report from a cluster on a real API server', 
     });
     expect((await cincyAsync(['adm', 'upgrade', '--to', '4.16.5', '--kubeconfig', kubeconfig])).code).toBe(0);
 
-    const failing = await until(
-      'the update reported failing',
-      async () => {
-        const c = (await fleet(`/api/v1/fleet/clusters?id=${id}`)).clusters[0];
-        return c?.reported?.update?.state === 'failing' && c;
-      },
-      180_000,
-    );
+    const failing = await reportedAs(id, 'failing');
     const reportedAt = Date.parse(failing.reported.reportedAt);
     const halted = await until(
       'the risk served',

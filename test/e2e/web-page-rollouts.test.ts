@@ -13,6 +13,7 @@ import { createToken } from '../../src/cli/token.js';
 import { BUNDLED_GRAPH_DATA } from '../../src/settings.js';
 import { CHART, ROLLOUTS_REFRESH_MS } from '../../src/ui/rolloutsPanel.js';
 import { chromiumAvailable, launchChromium, openWebPage } from '../support/browser.js';
+import { updateReport } from '../support/clusterReports.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
 
 const MIN = 60_000;
@@ -86,42 +87,10 @@ describe.runIf(chromiumAvailable('the web page rollouts tests'))('the web page r
       });
       const report = await post(
         '/api/v1/fleet/reports',
-        {
-          clusterID: cluster(n),
-          clusterVersion: {
-            spec: { clusterID: cluster(n), channel: CHANNEL },
-            status: {
-              desired: { version: TO, image: `quay.example/ocp/release:${TO}` },
-              history: [
-                {
-                  state: failing ? 'Partial' : 'Completed',
-                  version: TO,
-                  startedTime: iso(start + 5 * MIN),
-                  completionTime: failing ? null : iso(start + 25 * MIN),
-                  image: 'x',
-                  verified: true,
-                },
-                {
-                  state: 'Completed',
-                  version: '4.16.20',
-                  startedTime: iso(start - 90 * MIN),
-                  completionTime: iso(start - 60 * MIN),
-                  image: 'y',
-                  verified: true,
-                },
-              ],
-              conditions: [
-                {
-                  type: 'Failing',
-                  status: failing ? 'True' : 'False',
-                  reason: failing ? 'ClusterOperatorDegraded' : '',
-                  lastTransitionTime: iso(start + 10 * MIN),
-                },
-              ],
-            },
-          },
-          clusterOperators: [],
-        },
+        updateReport({
+          ...{ id: cluster(n), channel: CHANNEL, from: '4.16.20', to: TO, startedAt: start + 5 * MIN },
+          ...(failing ? { completedAt: null, failingSince: start + 10 * MIN } : { completedAt: start + 25 * MIN }),
+        }),
         token,
       );
       expect(report.status, JSON.stringify(report.body)).toBe(200);

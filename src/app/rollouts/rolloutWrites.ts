@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../errors.js';
 import type { Change, ChangeKind } from '../../history/change.js';
 import {
+  declaredRollout,
   DEFAULT_HALT_AFTER,
   HALTED_RISK,
   haltMessage,
@@ -64,24 +65,11 @@ export class RolloutWrites {
       bad('haltAfter', 'both bounds are off: the rollout could never halt itself; give failures or fraction');
     if (problems.length) throw invalidRequest(problems);
     const id = `r-${randomUUID().slice(0, 8)}`;
-    const rollout: Rollout = {
-      id,
-      channel: body.channel,
-      to: body.to,
-      from: body.from ?? null,
-      start,
-      duration: body.duration,
-      durationMs: durationMs!,
-      canaries,
-      haltAfter,
-      state: 'active',
-      reason: body.reason ?? null,
-      stateAt: null,
-      haltCounts: null,
-      url: body.url ?? `${this.publicUrl}/api/v1/rollouts/${id}`,
-      createdAt: now,
-      createdBy: actor.subject,
-    };
+    const rollout = declaredRollout({
+      ...{ id, channel: body.channel, to: body.to, from: body.from ?? null, start, canaries, haltAfter },
+      ...{ duration: body.duration, durationMs: durationMs!, reason: body.reason ?? null },
+      ...{ url: body.url ?? `${this.publicUrl}/api/v1/rollouts/${id}`, createdAt: now, createdBy: actor.subject },
+    });
     return this.writes.run(async (tx, at) => {
       if (!(await tx.channels.get('public', body.channel)))
         throw new ApiError('invalid_request', `body.channel: no public channel '${body.channel}'`);

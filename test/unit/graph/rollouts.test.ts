@@ -3,6 +3,7 @@
 // when it halts itself.
 import { describe, expect, it } from 'vitest';
 import {
+  declaredRollout,
   DEFAULT_HALT_AFTER,
   elapsedShare,
   governs,
@@ -16,22 +17,11 @@ import {
 
 const HOUR = 3600_000;
 const rollout = (extra: Partial<Rollout> = {}): Rollout => ({
-  id: 'r-1',
-  channel: 'stable-4.16',
-  to: '4.16.3',
-  from: null,
-  start: 1_000 * HOUR,
-  duration: 'PT10H',
-  durationMs: 10 * HOUR,
-  canaries: [],
-  haltAfter: DEFAULT_HALT_AFTER,
-  state: 'active',
-  reason: null,
-  stateAt: null,
-  haltCounts: null,
-  url: 'https://updates.example/api/v1/rollouts/r-1',
-  createdAt: 0,
-  createdBy: 'alice',
+  ...declaredRollout({
+    ...{ id: 'r-1', channel: 'stable-4.16', to: '4.16.3', from: null, start: 1_000 * HOUR },
+    ...{ duration: 'PT10H', durationMs: 10 * HOUR, url: 'https://updates.example/api/v1/rollouts/r-1' },
+    ...{ createdAt: 0, createdBy: 'alice' },
+  }),
   ...extra,
 });
 const ids = Array.from({ length: 20_000 }, (_, i) => `cluster-${i}`);

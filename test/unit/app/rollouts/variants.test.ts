@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RolloutVariants } from '../../../../src/app/rollouts/variants.js';
 import { buildGraph } from '../../../../src/graph/build.js';
 import type { Channel, Risk } from '../../../../src/graph/model.js';
-import { DEFAULT_HALT_AFTER, offeredAt, type Rollout } from '../../../../src/graph/rollouts.js';
+import { declaredRollout, offeredAt, type Rollout } from '../../../../src/graph/rollouts.js';
 import type { GraphDocument } from '../../../../src/graph/view.js';
 import { rel } from '../../../support/releases.js';
 
@@ -22,22 +22,10 @@ const graph = buildGraph({
   rawMetadata: {},
 });
 const rollout = (id: string, to: string, extra: Partial<Rollout> = {}): Rollout => ({
-  id,
-  channel: 'stable-4.1',
-  to,
-  from: null,
-  start: 100 * HOUR,
-  duration: 'PT10H',
-  durationMs: 10 * HOUR,
-  canaries: [],
-  haltAfter: DEFAULT_HALT_AFTER,
-  state: 'active',
-  reason: null,
-  stateAt: null,
-  haltCounts: null,
-  url: `https://updates.example/api/v1/rollouts/${id}`,
-  createdAt: 1,
-  createdBy: 'alice',
+  ...declaredRollout({
+    ...{ id, channel: 'stable-4.1', to, from: null, start: 100 * HOUR, duration: 'PT10H', durationMs: 10 * HOUR },
+    ...{ url: `https://updates.example/api/v1/rollouts/${id}`, createdAt: 1, createdBy: 'alice' },
+  }),
   ...extra,
 });
 const doc = (v: { identity: Buffer } | undefined): GraphDocument => JSON.parse(v!.identity.toString()) as GraphDocument;

@@ -11,6 +11,7 @@ import { ManualClock } from '@cincy/simulator/clock/manual';
 import { createToken } from '../../../../../../src/cli/token.js';
 import { placeOf } from '../../../../../../src/graph/rollouts.js';
 import { BUNDLED_GRAPH_DATA } from '../../../../../../src/settings.js';
+import { updateReport } from '../../../../../support/clusterReports.js';
 import { startServer, tempDir, type TestServer } from '../../../../../support/server.js';
 
 const MIN = 60_000;
@@ -249,42 +250,15 @@ describe('phased rollouts', () => {
     }
     await server.recorder!.flush();
     const report = (cluster: string, failing: boolean) =>
-      request('POST', '/api/v1/fleet/reports', tokens[cluster], {
-        clusterID: cluster,
-        clusterVersion: {
-          spec: { clusterID: cluster, channel: CHANNEL },
-          status: {
-            desired: { version: TO, image: `quay.example/ocp/release:${TO}` },
-            history: [
-              {
-                state: 'Partial',
-                version: TO,
-                startedTime: iso(t + MIN),
-                completionTime: null,
-                image: 'x',
-                verified: true,
-              },
-              {
-                state: 'Completed',
-                version: '4.16.20',
-                startedTime: iso(t - 90 * MIN),
-                completionTime: iso(t - 60 * MIN),
-                image: 'y',
-                verified: true,
-              },
-            ],
-            conditions: [
-              {
-                type: 'Failing',
-                status: failing ? 'True' : 'False',
-                reason: failing ? 'ClusterOperatorDegraded' : '',
-                lastTransitionTime: iso(t + 2 * MIN),
-              },
-            ],
-          },
-        },
-        clusterOperators: [],
-      });
+      request(
+        'POST',
+        '/api/v1/fleet/reports',
+        tokens[cluster],
+        updateReport({
+          ...{ id: cluster, channel: CHANNEL, from: '4.16.20', to: TO, startedAt: t + MIN, completedAt: null },
+          ...(failing && { failingSince: t + 2 * MIN }),
+        }),
+      );
     clock.advance(3 * MIN);
     expect((await report(a!, true)).status).toBe(200);
     expect((await report(b!, false)).status).toBe(200);
