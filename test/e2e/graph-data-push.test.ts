@@ -1,6 +1,7 @@
 // `cincy graph-data push` as a shell runs it, against a real registry (Debian's docker-registry): the image
 // laid out as oc-mirror lays the graph image out, read back by `serve --graph-data-image`; a tree moved
-// under the same tag is picked up at the next read; an invalid tree is refused and nothing is pushed.
+// under the same tag is picked up at the next read, a graph-data 2.x one with its phased rollouts; an
+// invalid tree is refused and nothing is pushed.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -55,6 +56,19 @@ describe.runIf(registryAvailable())('cincy graph-data push', () => {
     const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { sources: Array<{ digest: string }> };
     expect(ready.sources[0]!.digest).not.toBe(first);
     expect(`${reg.host}/openshift/graph-image@${ready.sources[0]!.digest}`).toBe(again.stdout.trim());
+
+    // A graph-data 2.x tree: its phased rollouts are read from the image as from a folder.
+    writeFileSync(join(tree, 'version'), '2.0.0\n');
+    writeFileSync(
+      join(tree, 'channels', 'fast-4.1.yaml'),
+      'name: fast-4.1\nphasedRollouts:\n- duration: P1D\nversions:\n- 4.1.0\n- 4.1.1\n- name: 4.1.2\n  start: 2026-01-01T00:00Z\n',
+    );
+    expect(cincy(['graph-data', 'push', tree, '--image', image]).code).toBe(0);
+    expect(await refreshAll(server.sources)).toBe(true);
+    await server.service.rebuild();
+    expect(server.service.current!.rollouts.map((r) => [r.channel, r.to, r.duration, r.createdBy])).toEqual([
+      ['fast-4.1', '4.1.2', 'P1D', 'graph-data'],
+    ]);
   });
 
   it('refuses an invalid tree with every problem named, and pushes nothing', async () => {
