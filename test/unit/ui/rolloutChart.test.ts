@@ -4,7 +4,7 @@
 // (test/e2e/web-page-rollouts.test.ts).
 import { describe, expect, it } from 'vitest';
 import type { Rollout, RolloutCounts } from '../../../src/ui/api.js';
-import { CHART, CountsHistory, HISTORY_POINTS, percent, timeline, when } from '../../../src/ui/rolloutsPanel.js';
+import { CHART, CountsHistory, HISTORY_POINTS, percent, timeline, when } from '../../../src/ui/rolloutChart.js';
 import { parseState, stateQuery } from '../../../src/ui/urlState.js';
 import { DEFAULT_STATE } from '../../../src/ui/urlState.js';
 
