@@ -1,4 +1,4 @@
-// The Rollouts tab's pure parts (src/ui/rolloutsPanel.ts, src/ui/tabs.ts): the counts kept while the
+// The Rollouts tab's pure parts (src/ui/rolloutChart.ts, src/ui/urlState.ts): the counts kept while the
 // page is open, the chart's layout (window, now, the share offered, the clusters' lines), the words for
 // shares and times, and the tab kept in the URL. The tab itself is tested in the browser
 // (test/e2e/web-page-rollouts.test.ts).
