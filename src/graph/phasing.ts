@@ -68,7 +68,8 @@ export function graphDataRollouts(channels: readonly Channel[]): Rollout[] {
       for (const g of groups.values()) {
         const from = sourcesPattern(to, g.kinds);
         if (from === undefined) continue;
-        const id = `${GRAPH_DATA_PREFIX}${createHash('sha256').update(`${c.name}\n${to}\n${from}`).digest('hex').slice(0, 12)}`;
+        // Named by the rule it follows, so a halt stored under it outlives an edit of the other rules.
+        const id = `${GRAPH_DATA_PREFIX}${createHash('sha256').update(`${c.name}\n${to}\n${g.rule}`).digest('hex').slice(0, 12)}`;
         const [duration, durationMs] = [g.duration, g.ms];
         const declaration = { id, channel: c.name, to, from, start, duration, durationMs, url: '' };
         out.push(declaredRollout({ ...declaration, createdAt: start, createdBy: 'graph-data' }));
@@ -101,9 +102,9 @@ export function sourcesPattern(to: string, kinds: readonly Kind[]): string | und
 
 /**
  * The rollouts that decide what is served: the newest declared through the API for each channel and
- * target (an older one is history), and each graph-data rollout, as stored when it was halted, resumed
- * or cancelled, else as graph-data declares it. A stored graph-data rollout graph-data no longer declares
- * is dropped.
+ * target (an older one is history), and each graph-data rollout of a channel and target the API declared
+ * none for, as stored when it was halted, resumed or cancelled, else as graph-data declares it. A stored
+ * graph-data rollout graph-data no longer declares is dropped.
  */
 export function governingRollouts(stored: readonly Rollout[], derived: readonly Rollout[]): Rollout[] {
   const newest = new Map<string, Rollout>();
@@ -118,9 +119,16 @@ export function governingRollouts(stored: readonly Rollout[], derived: readonly 
     if (!seen || seen.createdAt < r.createdAt || (seen.createdAt === r.createdAt && seen.id < r.id)) newest.set(key, r);
   }
   // As graph-data declares it now, in the state stored for it.
-  const fromGraphData = derived.map((d) => {
-    const s = storedById.get(d.id);
-    return s ? { ...d, state: s.state, reason: s.reason, stateAt: s.stateAt, haltCounts: s.haltCounts, url: s.url } : d;
-  });
+  // A rollout declared through the API overrides graph-data's for its channel and target: an
+  // administrator's way out of a graph-data rollout cancelled for good.
+  const overridden = new Set(newest.keys());
+  const fromGraphData = derived
+    .filter((d) => !overridden.has(`${d.channel}\n${d.to}`))
+    .map((d) => {
+      const s = storedById.get(d.id);
+      return s
+        ? { ...d, state: s.state, reason: s.reason, stateAt: s.stateAt, haltCounts: s.haltCounts, url: s.url }
+        : d;
+    });
   return [...newest.values(), ...fromGraphData].sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : 1));
 }

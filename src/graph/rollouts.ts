@@ -86,7 +86,7 @@ export const WATCH_AFTER_MS = 3 * 3600_000;
  * target, so the early, riskier turns go to other clusters at each release.
  */
 export function placeOf(id: string, to: string): number {
-  const digest = createHash('sha256').update(to).update('\n').update(id).digest();
+  const digest = createHash('sha256').update(to).update('\n').update(id.toLowerCase()).digest();
   // 48 bits: exact in a double, and far finer than any fleet.
   return digest.readUIntBE(0, 6) / 2 ** 48;
 }
@@ -100,7 +100,8 @@ export function offeredAt(
   id: string | undefined,
 ): number {
   if (id === undefined) return r.start + r.durationMs;
-  if (r.canaries.includes(id)) return r.start;
+  // Cluster ids are UUIDs, compared in lower case as the fleet keeps them.
+  if (r.canaries.includes(id.toLowerCase())) return r.start;
   return r.start + Math.floor(placeOf(id, r.to) * r.durationMs);
 }
 
@@ -127,8 +128,17 @@ export const phasing = (r: Rollout, now: number): boolean => r.state === 'active
 
 /** Whether the rollout's edges are offered to `id` at `now` (a halted or cancelled one offers them to no one). */
 export function offers(r: Rollout, id: string | undefined, now: number): boolean {
-  return r.state === 'active' && now >= offeredAt(r, id);
+  if (r.state !== 'active' || now < r.start) return false;
+  // The hash only inside the window.
+  return now >= r.start + r.durationMs || now >= offeredAt(r, id);
 }
+
+/**
+ * When the failures of a rollout's clusters are counted from: its start, or its resume, so that the
+ * failures an administrator resumed it over do not halt it again.
+ */
+export const countedSince = (r: Pick<Rollout, 'state' | 'start' | 'stateAt'>): number =>
+  r.state === 'active' && r.stateAt !== null ? Math.max(r.start, r.stateAt) : r.start;
 
 /** Whether the edge `from` → `to` (versions) is one of the rollout's. */
 export function governs(r: Pick<Rollout, 'to' | 'from'>, from: string, to: string): boolean {

@@ -5,12 +5,13 @@ import { NextCursor, PageParams } from './pagination.js';
 
 /** Canaries a rollout names at most. */
 export const MAX_CANARIES = 100;
-/** The longest window. */
-export const MAX_DURATION_MS = 90 * 86400_000;
 /** How far from now a start may be. */
 export const MAX_START_SKEW_MS = 365 * 86400_000;
-/** Rollouts of one channel that may be unfinished at once: each doubles the variants its views are served in. */
-export const MAX_UNFINISHED_PER_CHANNEL = 6;
+/**
+ * Rollouts of one channel that may be unfinished at once: each doubles the variants its views are served
+ * in, and four decide per cluster at once (app/rollouts/variants.ts: PHASING_PER_CHANNEL).
+ */
+export const MAX_UNFINISHED_PER_CHANNEL = 4;
 
 const Time = Type.String({ format: 'date-time', maxLength: 64 });
 
@@ -85,7 +86,9 @@ export const RolloutDoc = Type.Object({
   start: Time,
   end: Time,
   duration: Type.String(),
-  canaries: Type.Array(Type.String()),
+  canaries: Type.Integer({
+    description: 'how many canaries it names: cluster ids are not shown here (the audit log has them)',
+  }),
   haltAfter: Type.Object({
     failures: Type.Union([Type.Integer(), Type.Null()]),
     fraction: Type.Union([Type.Number(), Type.Null()]),

@@ -134,12 +134,13 @@ type PlainQuery = {
 
 /**
  * channel, arch, id and version from a query string whose parse cannot differ from fastify's: none
- * with a percent-encoding (a key could decode to `channel`), each of the four with `=`, channel and
+ * with a percent-encoding (a key could decode to `channel`) or a `+` (a space to fastify), each of the four with `=`, channel and
  * arch at most once (the route refuses a repeat), id and version repeated as a list; other
  * parameters are ignored, as the route ignores them. Undefined: leave it to fastify.
  */
 function plainQuery(url: string, from: number): PlainQuery | undefined {
-  if (url.includes('%', from)) return undefined;
+  // fastify decodes both: `%xx`, and `+` as a space (a cluster id with one would be another id here).
+  if (url.includes('%', from) || url.includes('+', from)) return undefined;
   const query: PlainQuery = {};
   for (let at = from; at <= url.length;) {
     let end = url.indexOf('&', at);

@@ -187,8 +187,9 @@ export class FleetReportRepository {
 
   /**
    * The clusters of `channel` (by their last poll) seen starting an edge into `to` since `since`, per
-   * source version: where the reported ones stand (each cluster once per edge, by its newest attempt),
-   * and how many only their polls show (counted as taking it, standing unknown).
+   * source version: where the reported ones stand, and how many only their polls show (counted as taking
+   * it, standing unknown). Each cluster counts once, by its newest attempt into `to`: a cluster whose
+   * history holds several, from several sources, is one cluster.
    */
   async rolloutRows(
     channel: string,
@@ -198,16 +199,17 @@ export class FleetReportRepository {
   ): Promise<Array<{ from: string; states: Record<FleetUpdateState, number>; polledOnly: number }>> {
     const reported = await this.sql.rows<[string, FleetUpdateState, number]>(
       `SELECT f, s, COUNT(*) FROM (SELECT o.from_version AS f, ${STATE_OF} AS s ` +
-        'FROM (SELECT * FROM (SELECT fo.*, ROW_NUMBER() OVER (PARTITION BY fo.id, fo.from_version ' +
+        'FROM (SELECT * FROM (SELECT fo.*, ROW_NUMBER() OVER (PARTITION BY fo.id ' +
         'ORDER BY fo.position) AS attempt FROM fleet_outcomes fo WHERE fo.to_version = ? AND fo.seen_at >= ?) AS a ' +
         'WHERE attempt = 1) AS o JOIN fleet_reports r ON r.id = o.id JOIN fleet_clusters c ON c.id = o.id ' +
         'WHERE c.channel = ?) AS classified GROUP BY f, s',
       [clock.silentBefore, clock.silentBefore, clock.timeoutBefore, to, since, channel],
     );
     const polled = await this.sql.rows<[string, number]>(
-      'SELECT from_version, COUNT(DISTINCT id) FROM fleet_updates u WHERE to_version = ? AND channel = ? ' +
-        'AND first_at_to >= ? AND suspicious = 0 AND NOT EXISTS (SELECT 1 FROM fleet_outcomes o ' +
-        'WHERE o.id = u.id AND o.to_version = u.to_version AND o.seen_at >= ?) GROUP BY from_version',
+      'SELECT from_version, COUNT(*) FROM (SELECT u.from_version, ROW_NUMBER() OVER (PARTITION BY u.id ' +
+        'ORDER BY u.first_at_to DESC) AS n FROM fleet_updates u WHERE u.to_version = ? AND u.channel = ? ' +
+        'AND u.first_at_to >= ? AND u.suspicious = 0 AND NOT EXISTS (SELECT 1 FROM fleet_outcomes o ' +
+        'WHERE o.id = u.id AND o.to_version = u.to_version AND o.seen_at >= ?)) AS newest WHERE n = 1 GROUP BY from_version',
       [to, channel, since, since],
     );
     const byFrom = new Map<string, { from: string; states: Record<FleetUpdateState, number>; polledOnly: number }>();

@@ -123,7 +123,7 @@ export function rolloutCard(r: Rollout, points: readonly CountsPoint[], now: num
       [
         'Offered to',
         `${percent(r.share)} of the channel's clusters` +
-          (r.canaries.length ? `, ${r.canaries.length} canary cluster${r.canaries.length === 1 ? '' : 's'} first` : ''),
+          (r.canaries ? `, ${r.canaries} canary cluster${r.canaries === 1 ? '' : 's'} first` : ''),
       ],
       [
         'Clusters',

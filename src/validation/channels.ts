@@ -2,7 +2,7 @@
 // versions and tombstones are version references, the feeder's filter compiles on the RE2 engine,
 // and its delay is an ISO-8601 duration.
 import { patternError } from '../graph/pattern.js';
-import { isIsoDuration } from '../duration.js';
+import { isIsoDuration, parseIsoDuration } from '../duration.js';
 import type { ChannelFile } from '../schemas/graphData.js';
 import type { Problem } from './problems.js';
 import { checkVersionReference } from './versionReferences.js';
@@ -23,6 +23,9 @@ export function checkChannel(c: ChannelFile, file: string, errors: Problem[]): v
   }
 }
 
+/** The longest window of a phased rollout, from graph-data or the API. */
+export const MAX_PHASING_MS = 90 * 86400_000;
+
 /** RFC 3339 date-time, seconds optional as the enhancement writes it (`2020-05-12T00:00Z`). */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -42,12 +45,15 @@ export function checkPhasedRollouts(
 ): void {
   const seen = new Set<string>();
   rules.forEach((rule, i) => {
-    if (!isIsoDuration(rule.duration))
+    const ms = parseIsoDuration(rule.duration);
+    if (ms === undefined)
       errors.push({
         file,
         field: `${field}[${i}].duration`,
         message: `'${rule.duration}' is not an ISO-8601 duration such as P2D`,
       });
+    else if (ms > MAX_PHASING_MS)
+      errors.push({ file, field: `${field}[${i}].duration`, message: `'${rule.duration}' is longer than 90 days` });
     const criterion = rule.fromVersion ?? '(default)';
     if (seen.has(criterion))
       errors.push({

@@ -83,7 +83,7 @@ describe.skipIf(!postgres.available)(
       );
       expect(declared.code, declared.stderr).toBe(0);
       const rollout = JSON.parse(declared.stdout) as any;
-      expect(rollout).toMatchObject({ channel: CHANNEL, to: TO, phase: 'scheduled', canaries });
+      expect(rollout).toMatchObject({ channel: CHANNEL, to: TO, phase: 'scheduled', canaries: 2 });
       const timing = { to: TO, start, durationMs: WINDOW_MS, canaries } as Pick<
         Rollout,
         'to' | 'start' | 'durationMs' | 'canaries'

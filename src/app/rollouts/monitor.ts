@@ -7,7 +7,14 @@
 // find it halted.
 import type { Clock } from '../../clock.js';
 import type { Log } from '../../log.js';
-import { governs, haltReached, WATCH_AFTER_MS, type Rollout, type RolloutCounts } from '../../graph/rollouts.js';
+import {
+  countedSince,
+  governs,
+  haltReached,
+  WATCH_AFTER_MS,
+  type Rollout,
+  type RolloutCounts,
+} from '../../graph/rollouts.js';
 import { FAILING_AFTER_MS, SILENT_AFTER_MS } from '../fleet/reportedState.js';
 import type { FleetQueries, RolloutRows } from '../fleet/fleetQueries.js';
 import type { GraphService } from '../graphService.js';
@@ -103,7 +110,7 @@ export class RolloutMonitor {
       if (this.closed) return;
       let counts: RolloutCounts;
       try {
-        counts = countsOf(r, await this.queries.rolloutRows(r.channel, r.to, r.start, clock));
+        counts = countsOf(r, await this.queries.rolloutRows(r.channel, r.to, countedSince(r), clock));
       } catch (err) {
         this.stats.failed += 1;
         this.log.warn({ err, rollout: r.id }, 'could not count the clusters of a rollout; counting again later');

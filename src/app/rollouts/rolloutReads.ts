@@ -8,7 +8,8 @@ import type { Store } from '../../store/store.js';
 import { decodeCursor, encodeCursor, limitOf, type PageRequest } from '../admin/pagination.js';
 import type { CountedRollout } from './monitor.js';
 
-const iso = (ms: number): string => new Date(ms).toISOString();
+/** A time as RFC 3339; one out of Date's range (only a store edited by hand holds one) as its milliseconds. */
+const iso = (ms: number): string => (Number.isFinite(new Date(ms).getTime()) ? new Date(ms).toISOString() : String(ms));
 
 /** The share of the window a rollout got to: frozen when it was halted, none once cancelled. */
 export function shareOf(r: Rollout, now: number): number {
@@ -25,7 +26,8 @@ export function rolloutDoc(r: Rollout, now: number, counted: CountedRollout | un
     start: iso(r.start),
     end: iso(r.start + r.durationMs),
     duration: r.duration,
-    canaries: r.canaries,
+    // A cluster id lets anyone poll as that cluster: the public read says how many, not which.
+    canaries: r.canaries.length,
     haltAfter: r.haltAfter,
     state: r.state,
     phase: phaseOf(r, now),

@@ -22,12 +22,8 @@ import { patternError } from '../../graph/pattern.js';
 import type { ChangeSink } from '../../store/changeSink.js';
 import type { StoreTx } from '../../store/store.js';
 import type { RolloutBody } from '../../schemas/rollouts.js';
-import {
-  MAX_CANARIES,
-  MAX_DURATION_MS,
-  MAX_START_SKEW_MS,
-  MAX_UNFINISHED_PER_CHANNEL,
-} from '../../schemas/rollouts.js';
+import { MAX_CANARIES, MAX_START_SKEW_MS, MAX_UNFINISHED_PER_CHANNEL } from '../../schemas/rollouts.js';
+import { isStartTime, MAX_PHASING_MS } from '../../validation/channels.js';
 import type { Problem } from '../../validation/problems.js';
 import { invalidRequest, type Actor, type AuditedWrites } from '../admin/writes.js';
 
@@ -52,13 +48,16 @@ export class RolloutWrites {
     const patternProblem = body.from === undefined ? undefined : patternError(body.from);
     if (patternProblem) bad('from', `not a regular expression: ${patternProblem}`);
     const start = Date.parse(body.start);
-    if (Number.isNaN(start)) bad('start', `'${body.start}' is not an RFC 3339 date-time`);
+    if (!isStartTime(body.start))
+      bad('start', `'${body.start}' is not an RFC 3339 date-time with its offset, such as 2026-06-01T00:00:00Z`);
     else if (Math.abs(start - now) > MAX_START_SKEW_MS)
       bad('start', `'${body.start}' is more than a year away from now`);
-    const durationMs = parseIsoDuration(body.duration);
+    const given = parseIsoDuration(body.duration);
+    const durationMs = given === undefined ? undefined : Math.round(given);
     if (durationMs === undefined) bad('duration', `'${body.duration}' is not an ISO 8601 duration (e.g. PT6H, P2D)`);
-    else if (durationMs > MAX_DURATION_MS) bad('duration', `'${body.duration}' is longer than 90 days`);
-    const canaries = [...new Set(body.canaries ?? [])];
+    else if (durationMs > MAX_PHASING_MS) bad('duration', `'${body.duration}' is longer than 90 days`);
+    // Cluster ids are UUIDs, kept in lower case as the fleet keeps them.
+    const canaries = [...new Set((body.canaries ?? []).map((c) => c.toLowerCase()))];
     if (canaries.length > MAX_CANARIES) bad('canaries', `at most ${MAX_CANARIES} cluster ids`);
     const haltAfter = { ...DEFAULT_HALT_AFTER, ...body.haltAfter };
     if (haltAfter.failures === null && haltAfter.fraction === null)

@@ -2,16 +2,20 @@
 // a few variants, one per set of rollouts whose edges a cluster is not offered yet: each made once,
 // like a plain view, and picked per request by where the cluster's turn falls (graph/rollouts.ts). A
 // halted rollout's edges are conditional on its risk in every variant; a cancelled one's are in none.
+//
+// k rollouts deciding per cluster make up to 2^k variants of a (channel, arch), whatever ids clients
+// send. So at most PHASING_PER_CHANNEL of a channel's rollouts decide per cluster at once (the first to
+// start); one beyond them offers its edges to every cluster at its window's end, as to a request without
+// an id. Each (channel, arch) keeps the 2^PHASING_PER_CHANNEL variants that can be asked for at once.
 import type { FullGraph, Risk } from '../../graph/model.js';
 import { governs, HALTED_RISK, haltMessage, offers, type Rollout } from '../../graph/rollouts.js';
 import { channelView, type EdgeCut } from '../../graph/view.js';
 import { EncodedView } from '../encodedView.js';
 
-/**
- * Variants kept per snapshot, the least recently asked for dropped first: 2^k for k rollouts phasing on a
- * channel at once (the API lets 6 be unfinished per channel), with room for a second channel or arch.
- */
-const VARIANTS_KEPT = 128;
+/** Rollouts of one channel that decide per cluster at once. */
+export const PHASING_PER_CHANNEL = 4;
+/** Variants kept per (channel, arch), the least recently asked for dropped first: every one of 2^4 at once. */
+const VARIANTS_KEPT = 2 ** PHASING_PER_CHANNEL;
 
 /** The rollouts of one channel, as they govern its views (graph/phasing.ts: governingRollouts chose them). */
 interface ChannelRollouts {
@@ -25,7 +29,8 @@ interface ChannelRollouts {
 
 export class RolloutVariants {
   private readonly byChannel = new Map<string, ChannelRollouts>();
-  private readonly variants = new Map<string, EncodedView>();
+  /** By channel and arch, then by the rollouts withheld. */
+  private readonly variants = new Map<string, Map<string, EncodedView>>();
 
   /** `now`: an active rollout whose window ended before it offers its edges to every cluster, for good. */
   constructor(
@@ -43,7 +48,9 @@ export class RolloutVariants {
 
   /** How many variants are held. */
   get size(): number {
-    return this.variants.size;
+    let n = 0;
+    for (const kept of this.variants.values()) n += kept.size;
+    return n;
   }
 
   /**
@@ -54,18 +61,28 @@ export class RolloutVariants {
     const c = this.byChannel.get(channel);
     if (!c) return undefined;
     const withheld: number[] = [];
-    for (let i = 0; i < c.active.length; i++) if (!offers(c.active[i]!, id, now)) withheld.push(i);
+    let deciding = 0;
+    for (let i = 0; i < c.active.length; i++) {
+      const r = c.active[i]!;
+      const inWindow = now >= r.start && now < r.start + r.durationMs;
+      // Past the rollouts that decide per cluster, one is as for a request without an id.
+      const offered = inWindow && deciding++ >= PHASING_PER_CHANNEL ? offers(r, undefined, now) : offers(r, id, now);
+      if (!offered) withheld.push(i);
+    }
     if (withheld.length === 0 && c.halted.length === 0 && c.cancelled.length === 0) return undefined;
-    const key = `${channel}\n${arch}\n${withheld.join(',')}`;
-    let view = this.variants.get(key);
+    const where = `${channel}\n${arch}`;
+    let kept = this.variants.get(where);
+    if (!kept) this.variants.set(where, (kept = new Map()));
+    const key = withheld.join(',');
+    let view = kept.get(key);
     if (view) {
       // Kept as the most recently asked for.
-      this.variants.delete(key);
+      kept.delete(key);
     } else {
       view = this.render(channel, arch, c, withheld);
-      if (this.variants.size >= VARIANTS_KEPT) this.variants.delete(this.variants.keys().next().value!);
+      if (kept.size >= VARIANTS_KEPT) kept.delete(kept.keys().next().value!);
     }
-    this.variants.set(key, view);
+    kept.set(key, view);
     return view;
   }
 

@@ -56,7 +56,7 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOption
   });
   new Gauge({
     name: 'cincy_graph_rollout_variants',
-    help: 'Views of the served graph held for phased rollouts: one per channel, arch and set of rollouts a cluster has not reached (at most 128)',
+    help: 'Views of the served graph held for phased rollouts: one per channel, arch and set of rollouts a cluster has not reached (at most 16 per channel and arch)',
     registers: [registry],
     collect() {
       this.set(service.current?.rolloutVariants ?? 0);

@@ -61,6 +61,12 @@ describe('graphDataRollouts', () => {
     expect(rs.every((r) => r.start === Date.parse(START) && r.id.startsWith('gd-') && r.state === 'active')).toBe(true);
     // The same declaration gives the same ids, wherever it is derived.
     expect(graphDataRollouts([channel([{ fromVersion: 'patch', duration: 'P2D' }])])[0]!.id).toBe(rs[0]!.id);
+    // A rule keeps its id when the other rules change (a halt stored under it stays with it).
+    const before = graphDataRollouts([channel([{ duration: 'P14D' }])]);
+    expect(before.map((r) => r.from)).toEqual([
+      '^(?:4[.]16[.]|4[.](?:0|1|2|3|4|5|6|7|8|9|10|11|12|13|14|15)[.]|(?:0|1|2|3)[.])',
+    ]);
+    expect(before[0]!.id).toBe(rs[1]!.id);
   });
 
   it('phases nothing with no rule, or with a zero duration (every edge at the start)', () => {
@@ -75,7 +81,7 @@ describe('governingRollouts', () => {
   it('keeps the newest API rollout per channel and target, and each graph-data one in its stored state', () => {
     const [derived] = graphDataRollouts([channel([{ duration: 'P1D' }])]);
     const halted = { ...derived!, state: 'halted' as const, reason: 'failures', duration: 'P9D', durationMs: 1 };
-    const got = governingRollouts([api('r-old', 1), api('r-new', 2), halted], [derived!]);
+    const got = governingRollouts([api('r-old', 1, '4.16.1'), api('r-new', 2, '4.16.1'), halted], [derived!]);
     expect(got.map((r) => r.id).sort()).toEqual([derived!.id, 'r-new'].sort());
     // Its state stored, its declaration graph-data's.
     expect(got.find((r) => r.id === derived!.id)).toMatchObject({
@@ -85,5 +91,8 @@ describe('governingRollouts', () => {
     });
     // Dropped from graph-data: gone, halted or not.
     expect(governingRollouts([halted], []).map((r) => r.id)).toEqual([]);
+    // An API rollout of the same channel and target overrides graph-data's, cancelled or not.
+    const cancelled = { ...derived!, state: 'cancelled' as const };
+    expect(governingRollouts([cancelled, api('r-api', 3)], [derived!]).map((r) => r.id)).toEqual(['r-api']);
   });
 });

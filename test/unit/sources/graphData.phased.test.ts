@@ -84,6 +84,15 @@ describe('graph-data 2.x phased rollouts', () => {
     ]);
   });
 
+  it('refuses a window longer than 90 days', async () => {
+    expect(
+      await problems({
+        version: '2.0.0\n',
+        'channels/stable-4.1.yaml': 'name: stable-4.1\nphasedRollouts:\n- duration: P300000Y\nversions: [4.1.0]\n',
+      }),
+    ).toEqual(["channels/stable-4.1.yaml: phasedRollouts[0].duration: 'P300000Y' is longer than 90 days"]);
+  });
+
   it('keeps an unknown fromVersion (it matches no edge), and refuses the 2.x keys in a 1.x tree', async () => {
     const r = await read({
       version: '2.0.0\n',

@@ -29,7 +29,7 @@ const rollout = (over: Partial<Rollout> = {}): Rollout => ({
   start: iso(T0),
   end: iso(T0 + 120 * MIN),
   duration: 'PT2H',
-  canaries: [],
+  canaries: 0,
   haltAfter: { failures: 2, fraction: 0.05 },
   state: 'active',
   phase: 'rolling',

@@ -73,4 +73,27 @@ describe('RolloutVariants', () => {
     expect(seen.size).toBeLessThanOrEqual(8);
     expect(seen.size).toBeGreaterThan(1);
   });
+
+  it('lets four rollouts of a channel decide per cluster at once; a fifth in its window waits for its end', () => {
+    const five = ['4.1.0', '4.1.1', '4.1.2', '4.1.3', '4.1.3'].map((to, i) =>
+      rollout(`r-${i}`, to, { start: (100 + i) * HOUR, from: i === 4 ? '^4[.]1[.]2$' : null }),
+    );
+    const v = new RolloutVariants(graph, five, 0);
+    const now = 106 * HOUR;
+    const seen = new Set<unknown>();
+    for (let i = 0; i < 3000; i++) seen.add(v.viewFor('stable-4.1', 'amd64', `c-${i}`, now));
+    expect(seen.size).toBeLessThanOrEqual(16);
+    expect(v.size).toBeLessThanOrEqual(16);
+    // The fifth (4.1.2 → 4.1.3 only) is withheld from every cluster until its window ends, as without an id.
+    for (let i = 0; i < 50; i++) {
+      const d = names(
+        doc(
+          v.viewFor('stable-4.1', 'amd64', `c-${i}`, now) ?? {
+            identity: Buffer.from(JSON.stringify({ nodes: [], edges: [], conditionalEdges: [] })),
+          },
+        ),
+      );
+      expect(d.edges).not.toContain('4.1.2>4.1.3');
+    }
+  });
 });
