@@ -42,6 +42,7 @@ export function channelsAt(channels: readonly Channel[], now: number): { channel
 /** The rollouts graph-data's channels declare: one per timed version and rule that phases some edges. */
 export function graphDataRollouts(channels: readonly Channel[]): Rollout[] {
   const out: Rollout[] = [];
+  const seen = new Set<string>();
   for (const c of channels) {
     if (c.internal || !c.phasing) continue;
     const { rules, starts } = c.phasing;
@@ -49,7 +50,9 @@ export function graphDataRollouts(channels: readonly Channel[]): Rollout[] {
     const byKind = new Map<Kind, { duration: string; ms: number; rule: string }>();
     const fallback = rules.find((r) => r.fromVersion === undefined);
     for (const kind of KINDS) {
-      const rule = rules.find((r) => r.fromVersion === kind) ?? fallback;
+      // The enhancement names patch and minor; any other fromVersion (major too) matches no edge.
+      const named = kind === 'major' ? undefined : rules.find((r) => r.fromVersion === kind);
+      const rule = named ?? fallback;
       const ms = rule && parseIsoDuration(rule.duration);
       if (rule && ms) byKind.set(kind, { duration: rule.duration, ms, rule: rule.fromVersion ?? 'default' });
     }
@@ -72,7 +75,9 @@ export function graphDataRollouts(channels: readonly Channel[]): Rollout[] {
         const id = `${GRAPH_DATA_PREFIX}${createHash('sha256').update(`${c.name}\n${to}\n${g.rule}`).digest('hex').slice(0, 12)}`;
         const [duration, durationMs] = [g.duration, g.ms];
         const declaration = { id, channel: c.name, to, from, start, duration, durationMs, url: '' };
-        out.push(declaredRollout({ ...declaration, createdAt: start, createdBy: 'graph-data' }));
+        // Entries of one version for several arches (`4.16.22+amd64`, `4.16.22+arm64`) make one rollout.
+        if (!seen.has(id)) out.push(declaredRollout({ ...declaration, createdAt: start, createdBy: 'graph-data' }));
+        seen.add(id);
       }
     }
   }

@@ -140,6 +140,8 @@ export class RolloutWrites {
         await tx.rollouts.insert(before);
       } else if (before && declared) before = { ...declared, state: before.state, url: before.url };
       if (!before) throw new ApiError('does_not_exist', `no rollout with id '${id}'`);
+      if (id.startsWith(GRAPH_DATA_PREFIX) && !declared)
+        throw new ApiError('conflict', `graph-data no longer declares rollout ${id} (or an API rollout overrides it)`);
       const newest = id.startsWith(GRAPH_DATA_PREFIX)
         ? undefined
         : await tx.rollouts.newestOf(before.channel, before.to);

@@ -69,6 +69,16 @@ describe('graphDataRollouts', () => {
     expect(before[0]!.id).toBe(rs[1]!.id);
   });
 
+  it('matches nothing with a fromVersion other than patch and minor, and makes one rollout of per-arch entries', () => {
+    expect(graphDataRollouts([channel([{ fromVersion: 'major', duration: 'P2D' }])])).toEqual([]);
+    const arches: Channel = {
+      ...channel([{ duration: 'P1D' }]),
+      versions: ['4.16.1', '4.16.2+amd64', '4.16.2+arm64'],
+      phasing: { rules: [{ duration: 'P1D' }], starts: { '4.16.2+amd64': START, '4.16.2+arm64': START } },
+    };
+    expect(graphDataRollouts([arches]).map((r) => r.to)).toEqual(['4.16.2']);
+  });
+
   it('phases nothing with no rule, or with a zero duration (every edge at the start)', () => {
     expect(graphDataRollouts([channel([])])).toEqual([]);
     expect(graphDataRollouts([channel([{ duration: 'P0D' }])])).toEqual([]);
