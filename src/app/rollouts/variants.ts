@@ -14,7 +14,7 @@ import { EncodedView } from '../encodedView.js';
 
 /** Rollouts of one channel that decide per cluster at once. */
 export const PHASING_PER_CHANNEL = 4;
-/** Variants kept per (channel, arch), the least recently asked for dropped first: every one of 2^4 at once. */
+/** Variants kept per (channel, arch), the oldest made dropped first: every one of the 2^4 askable at once. */
 const VARIANTS_KEPT = 2 ** PHASING_PER_CHANNEL;
 
 /** The rollouts of one channel, as they govern its views (graph/phasing.ts: governingRollouts chose them). */
@@ -75,14 +75,12 @@ export class RolloutVariants {
     if (!kept) this.variants.set(where, (kept = new Map()));
     const key = withheld.join(',');
     let view = kept.get(key);
-    if (view) {
-      // Kept as the most recently asked for.
-      kept.delete(key);
-    } else {
+    if (!view) {
+      // Every variant askable at once fits: the oldest made goes only as windows move on.
       view = this.render(channel, arch, c, withheld);
       if (kept.size >= VARIANTS_KEPT) kept.delete(kept.keys().next().value!);
+      kept.set(key, view);
     }
-    kept.set(key, view);
     return view;
   }
 
