@@ -3,7 +3,7 @@
 // Pure: where a cluster's turn falls, whether a rollout offers its edges to a cluster now, and which
 // edges of a channel's view a rollout governs. Every replica computes the same answer from the stored
 // rollouts and the time alone.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { compilePattern } from './pattern.js';
 
 /** What an administrator made of a rollout: running as declared, halted, or withdrawn for good. */
@@ -86,7 +86,8 @@ export const WATCH_AFTER_MS = 3 * 3600_000;
  * target, so the early, riskier turns go to other clusters at each release.
  */
 export function placeOf(id: string, to: string): number {
-  const digest = createHash('sha256').update(to).update('\n').update(id.toLowerCase()).digest();
+  // The one-shot hash: about half the time of a Hash object, on every request inside a window.
+  const digest = hash('sha256', `${to}\n${id.toLowerCase()}`, 'buffer');
   // 48 bits: exact in a double, and far finer than any fleet.
   return digest.readUIntBE(0, 6) / 2 ** 48;
 }
