@@ -12,6 +12,8 @@
 //           mirror-plan (bench/fleetReads.mjs)
 //   paths — the update-path planner in process on the real set: every EUS pair two minors apart, random
 //           questions, mirror plans of 199 sources (bench/paths.mjs)
+//   rollouts — /graph with a fresh cluster id per request on the largest real channel, without a phased
+//           rollout, with one and with two, on the same server (bench/rollouts.mjs)
 // It prints a Markdown table and writes it to bench-results/latest.md. Missed targets are reported,
 // never asserted; the exit code is 1 only when a step could not run. No dependencies beyond node:
 // builtins and pg (the replicas part); wrk and nginx are installed with apt-get when missing. All
@@ -45,6 +47,7 @@ import { benchReplicas } from './bench/replicas.mjs';
 import { benchFleet } from './bench/fleet.mjs';
 import { benchPaths } from './bench/paths.mjs';
 import { benchFleetReads } from './bench/fleetReads.mjs';
+import { benchRollouts } from './bench/rollouts.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'cincy.js');
@@ -511,7 +514,7 @@ async function main() {
   ensureTools(report);
   const workDir = removeOnExit(mkdtempSync(join(tmpdir(), 'cincy-bench-')));
 
-  // `npm run bench -- --only real|full|writes|registry|web|replicas|fleet|fleet-reads|paths` runs one part.
+  // `npm run bench -- --only real|full|writes|registry|web|replicas|fleet|fleet-reads|paths|rollouts` runs one part.
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
   if (!only || only === 'real') await benchInputSafely(report, realInput(), workDir);
   if (!only || only === 'full') {
@@ -548,6 +551,10 @@ async function main() {
     );
   if (!only || only === 'paths')
     await benchPaths(report, { root: ROOT, realSet: REAL_SET, log }).catch((err) => report.fail('[paths]', err));
+  if (!only || only === 'rollouts')
+    await benchRollouts(report, { root: ROOT, cli: CLI, realSet: REAL_SET, workDir, log }).catch((err) =>
+      report.fail('[rollouts]', err),
+    );
 
   writeResults(report);
   log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
