@@ -208,9 +208,9 @@ export class FleetReportRepository {
     const polled = await this.sql.rows<[string, number]>(
       'SELECT from_version, COUNT(*) FROM (SELECT u.from_version, ROW_NUMBER() OVER (PARTITION BY u.id ' +
         'ORDER BY u.first_at_to DESC) AS n FROM fleet_updates u WHERE u.to_version = ? AND u.channel = ? ' +
-        'AND u.first_at_to >= ? AND u.suspicious = 0 AND NOT EXISTS (SELECT 1 FROM fleet_outcomes o ' +
-        'WHERE o.id = u.id AND o.to_version = u.to_version AND o.seen_at >= ?)) AS newest WHERE n = 1 GROUP BY from_version',
-      [to, channel, since, since],
+        'AND u.first_at_to >= ? AND u.suspicious = 0 AND u.id NOT IN (SELECT o.id FROM fleet_outcomes o ' +
+        'WHERE o.to_version = ? AND o.seen_at >= ?)) AS newest WHERE n = 1 GROUP BY from_version',
+      [to, channel, since, to, since],
     );
     const byFrom = new Map<string, { from: string; states: Record<FleetUpdateState, number>; polledOnly: number }>();
     const row = (from: string) => {

@@ -492,4 +492,46 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
     expect(await s.write((tx) => tx.fleetReports.prune(10.5 * H))).toBe(3);
     expect(await s.read((tx) => tx.fleetReports.count())).toBe(2);
   });
+
+  it("counts a rollout's clusters once each, by their newest attempt, reported or only polled", async () => {
+    const s = await store(engine);
+    const H = 3_600_000;
+    const row = (from: string, startedAt: number, more: Partial<OutcomeRow> = {}): OutcomeRow => ({
+      from,
+      to: '4.16.2',
+      startedAt,
+      seenAt: startedAt,
+      completedAt: null,
+      failingSince: null,
+      failingReason: null,
+      ...more,
+    });
+    const merge = (c: PolledCluster) => s.write((tx) => tx.fleet.merge([c], 100));
+    const other = (c: PolledCluster): PolledCluster => ({ ...c, channel: 'fast-4.16' });
+    // 1: polled across the edge and reported it failing; 2: polled across it only; 3: reported two
+    // attempts, the newest completed; 4: on another channel; 5: took it before the rollout's start.
+    for (const n of [1, 2, 3]) await merge(polledAt(clusterId(n), 10 * H));
+    await merge(other(polledAt(clusterId(4), 10 * H)));
+    await merge(polledAt(clusterId(5), 1 * H));
+    for (const n of [1, 2]) await merge(polledAt(clusterId(n), 11 * H, '4.16.2'));
+    await merge(other(polledAt(clusterId(4), 11 * H, '4.16.2')));
+    await merge(polledAt(clusterId(5), 2 * H, '4.16.2'));
+    const put = (n: number, rows: OutcomeRow[]) =>
+      s.write((tx) => tx.fleetReports.put(clusterId(n), 12 * H, '{}', rows));
+    await put(1, [row('4.16.1', 11 * H, { failingSince: 11 * H, failingReason: 'X' })]);
+    await put(3, [
+      row('4.16.1', 11 * H, { completedAt: 11.5 * H }),
+      row('4.16.0', 10.5 * H, { failingSince: 10.5 * H }),
+    ]);
+    await put(4, [row('4.16.1', 11 * H, { failingSince: 11 * H })]);
+    await put(5, [row('4.16.1', 2 * H, { failingSince: 2 * H })]);
+    const clock = { silentBefore: 0, timeoutBefore: 0 };
+    const rows = await s.read((tx) => tx.fleetReports.rolloutRows('stable-4.16', '4.16.2', 10 * H, clock));
+    expect(rows).toEqual([
+      { from: '4.16.1', states: { progressing: 0, completed: 1, failing: 1, silent: 0 }, polledOnly: 1 },
+    ]);
+    // Another target, or a window starting after them all, counts no one.
+    expect(await s.read((tx) => tx.fleetReports.rolloutRows('stable-4.16', '4.16.3', 0, clock))).toEqual([]);
+    expect(await s.read((tx) => tx.fleetReports.rolloutRows('stable-4.16', '4.16.2', 13 * H, clock))).toEqual([]);
+  });
 }

@@ -1,0 +1,5 @@
+-- The rollout monitor counts the clusters that took one edge since its rollout started, every 15 s per
+-- rollout (src/app/rollouts/monitor.ts, FleetReportRepository.rolloutRows). Without these indexes a count
+-- reads every cluster of the channel, or every update of the window: 0.5-1 s at 400,000 clusters on SQLite.
+CREATE INDEX fleet_outcomes_by_target ON fleet_outcomes (to_version, seen_at);
+CREATE INDEX fleet_updates_by_target ON fleet_updates (to_version, channel, first_at_to);
