@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresDatabase } from '../../src/store/postgres.js';
 import { usePostgres } from '../support/postgres.js';
 
-const postgres = usePostgres();
+// A server of the file's own: it ends every connection the store makes there.
+const postgres = usePostgres({ own: true });
 
 describe.runIf(postgres.available)('the store on postgres, its connections ended by the server', () => {
   const uncaught: unknown[] = [];

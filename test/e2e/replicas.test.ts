@@ -14,7 +14,8 @@ import { freePort } from '../support/prometheus.js';
 import { release, writeTree } from '../support/trees.js';
 
 const cleanup = useCleanup();
-const postgres = usePostgres();
+// A server of the file's own: tests stop and pause it.
+const postgres = usePostgres({ own: true });
 
 interface Setup {
   tree: string;

@@ -1,14 +1,29 @@
 // The end-to-end tests run bin/cincy.js as a shell would, which loads dist/ and, for the simulated
 // cluster's commands (mock-cluster, payload create and push, seed push), simulator/dist/: compile both
 // once per run (compile.ts, shared with the service tier's setup), and build the web page (dist/ui) the
-// servers of the browser tests serve.
-import { execFileSync } from 'node:child_process';
+// servers of the browser tests serve. Meanwhile, start the PostgreSQL the tier's files share, each test
+// on a database of its own (postgres.ts), and stop it after the run.
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { TestProject } from 'vitest/node';
+import { postgresBin, startPostgres, type PostgresServer } from '../../scripts/lib/postgres.mjs';
 import { compileProduct } from './compile.js';
 
-export default async function setup(): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = join(import.meta.dirname, '..', '..');
-  await compileProduct();
-  execFileSync(process.execPath, [join(root, 'scripts', 'build-ui.mjs')], { stdio: 'inherit' });
-  execFileSync(process.execPath, [join(root, 'simulator', 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  const run = (script: string) => promisify(execFile)(process.execPath, [join(root, script)]);
+  // Without PostgreSQL the files that need it skip loudly, or fail under CI=true (postgres.ts).
+  const postgres: Promise<PostgresServer | undefined> = postgresBin() ? startPostgres() : Promise.resolve(undefined);
+  const built = Promise.all([compileProduct(), run('scripts/build-ui.mjs'), run('simulator/scripts/build.mjs')]);
+  const [started, build] = await Promise.allSettled([postgres, built]);
+  const server = started.status === 'fulfilled' ? started.value : undefined;
+  if (build.status === 'rejected' || started.status === 'rejected') {
+    await server?.close();
+    throw build.status === 'rejected' ? build.reason : (started as PromiseRejectedResult).reason;
+  }
+  project.provide('sharedPostgresPort', server?.port ?? 0);
+  return async () => {
+    await server?.close();
+  };
 }
