@@ -20,7 +20,7 @@ import { serveCli, useCleanup } from '../support/cli.js';
 import { startGate, type Gate } from '../support/gate.js';
 import { kubectlAvailable } from '../support/kubectl.js';
 import { launchCincy, until, type Launched } from '../support/processes.js';
-import { realApiServerAvailable, startRealApiServer, type RealApiServer } from '../support/realApiServer.js';
+import { realApiServerAvailable, useRealApiServer, type RealApiServer } from '../support/realApiServer.js';
 import { tempDir } from '../support/server.js';
 import { clusterFlags, makeUpdateFixtures, type UpdateFixtures } from '../support/updateFixtures.js';
 
@@ -47,6 +47,8 @@ const withoutTimes = (v: unknown): unknown =>
 
 const available = (): boolean => [realApiServerAvailable(), kubectlAvailable()].every(Boolean);
 
+const realApiServer = useRealApiServer();
+
 describe.runIf(available())('agent, simulated cluster, API server and update service started in every order', () => {
   const dir = tempDir();
   let fixtures: UpdateFixtures;
@@ -65,7 +67,7 @@ describe.runIf(available())('agent, simulated cluster, API server and update ser
     const shared = { add: (f: () => unknown) => void stopped.push(f) };
     fixtures = await makeUpdateFixtures(dir.path);
     const [api, served] = await Promise.all([
-      startRealApiServer(join(dir.path, 'kube'), shared),
+      realApiServer(),
       serveCli(['--db', ':memory:', '--graph-data', fixtures.tree, '--trust-keys', fixtures.trust], shared),
     ]);
     kubeconfig = api.kubeconfig;

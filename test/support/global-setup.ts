@@ -2,13 +2,17 @@
 // cluster's commands (mock-cluster, payload create and push, seed push), simulator/dist/: compile both
 // once per run (compile.ts, shared with the service tier's setup), and build the web page (dist/ui) the
 // servers of the browser tests serve. Meanwhile, start the PostgreSQL the tier's files share, each test
-// on a database of its own (postgres.ts), and stop it after the run.
+// on a database of its own (postgres.ts). After the run, stop it and the API servers the workers started
+// in the folder given them (realApiServer.ts).
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { postgresBin, startPostgres, type PostgresServer } from '../../scripts/lib/postgres.mjs';
 import { compileProduct } from './compile.js';
+import { stopApiServersIn } from './realApiServer.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = join(import.meta.dirname, '..', '..');
@@ -23,7 +27,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     throw build.status === 'rejected' ? build.reason : (started as PromiseRejectedResult).reason;
   }
   project.provide('sharedPostgresPort', server?.port ?? 0);
+  const apiServers = mkdtempSync(join(tmpdir(), 'cincy-kube-'));
+  project.provide('apiServersDir', apiServers);
   return async () => {
-    await server?.close();
+    await Promise.all([server?.close(), stopApiServersIn(apiServers)]);
+    rmSync(apiServers, { recursive: true, force: true });
   };
 }

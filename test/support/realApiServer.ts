@@ -1,14 +1,24 @@
 // A real Kubernetes API server for a test (kube-apiserver and etcd with OpenShift's CRDs, from
-// ../shared/kube/start-apiserver.sh, or CINCY_KUBE_DIR): started in a folder of its own on free ports, stopped
-// by the cleanup. Where it cannot start (no etcd, no shared folder), a test skips loudly; under CI=true it fails.
-// One server serves the tests of a file one after another (useRealApiServer): between two, `reset` deletes
-// what the last cluster made there, so each test begins on a server that holds no cluster.
+// ../shared/kube/start-apiserver.sh, or CINCY_KUBE_DIR): started in a folder of its own on free ports. Where it
+// cannot start (no etcd, no shared folder), a test skips loudly; under CI=true it fails.
+// A cluster's objects are cluster-scoped (one ClusterVersion named version), so two tests never use one
+// server at once. One server serves the files of a vitest worker one after another (useRealApiServer: files
+// of a worker run in turn and share their modules), and the tests of each: before each use but the first,
+// `reset` deletes what the last cluster made there, so each test begins on a server that holds no cluster.
+// The e2e tier's setup gives the folder these servers start in, and stops them all after the run.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
 import { kubectl } from './kubectl.js';
-import { tempDir } from './server.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Where the workers' shared API servers start, each in a folder of its own (global-setup.ts). */
+    apiServersDir: string;
+  }
+}
 
 export const KUBE_DIR = process.env.CINCY_KUBE_DIR ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'kube');
 const START = join(KUBE_DIR, 'start-apiserver.sh');
@@ -103,24 +113,35 @@ export async function startRealApiServer(
   return { kubeconfig, reset, stop };
 }
 
+let workerServer: Promise<RealApiServer> | undefined;
+let workerServerUsed = false;
+
 /**
- * One real API server for the tests of the calling file, started by the first that asks and reset for each
- * one after; stopped after the file's tests.
+ * The API server of this vitest worker, started by the first test that asks and reset before each later
+ * one, in this file or the next; the e2e setup stops it after the run (stopApiServersIn).
  */
 export function useRealApiServer(): () => Promise<RealApiServer> {
-  let started: Promise<RealApiServer> | undefined;
-  let used = false;
-  const stops: Array<() => unknown> = [];
-  const dir = tempDir();
-  afterAll(async () => {
-    for (const f of stops.reverse()) await f();
-    dir.remove();
-  });
   return async () => {
-    started ??= startRealApiServer(join(dir.path, 'kube'), { add: (f) => void stops.push(f) });
-    const server = await started;
-    if (used) await server.reset();
-    used = true;
+    if (!workerServer) {
+      const root = inject('apiServersDir');
+      if (!root) throw new Error("no apiServersDir: the e2e tier's setup (global-setup.ts) gives it");
+      workerServer = startRealApiServer(mkdtempSync(join(root, 'worker-')), { add: () => {} });
+      // A failed start is not kept: the next test tries again, and says why itself.
+      workerServer.catch(() => (workerServer = undefined));
+    }
+    const server = await workerServer;
+    if (workerServerUsed) await server.reset();
+    workerServerUsed = true;
     return server;
   };
+}
+
+/** Stops every API server started under `root` (the run's apiServersDir), however its worker ended. */
+export async function stopApiServersIn(root: string): Promise<void> {
+  if (!existsSync(root)) return;
+  await Promise.all(
+    readdirSync(root).map((dir) =>
+      promisify(execFile)(START, ['--stop', join(root, dir)], { timeout: 30_000 }).catch(() => {}),
+    ),
+  );
 }

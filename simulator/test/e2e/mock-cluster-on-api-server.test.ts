@@ -7,10 +7,11 @@ import { startCincy, until } from '../../../test/support/processes.js';
 import { describe, expect, it } from 'vitest';
 import { cincyAsync, serveCli, useCleanup } from '../../../test/support/cli.js';
 import { kubectl, kubectlAvailable } from '../../../test/support/kubectl.js';
-import { realApiServerAvailable, startRealApiServer } from '../../../test/support/realApiServer.js';
+import { realApiServerAvailable, useRealApiServer } from '../../../test/support/realApiServer.js';
 import { clusterFlags, image, payloadVersions, writeUpdateTree } from '../../../test/support/updateFixtures.js';
 
 const cleanup = useCleanup();
+const realApiServer = useRealApiServer();
 
 describe.runIf(realApiServerAvailable() && kubectlAvailable())('the simulated cluster on a real API server', () => {
   it('is made there, acts through its API, serves the agent and adm upgrade, and is found again after a kill', async () => {
@@ -32,7 +33,7 @@ describe.runIf(realApiServerAvailable() && kubectlAvailable())('the simulated cl
     const server = (
       await serveCli(['--db', ':memory:', '--graph-data', writeUpdateTree(join(dir, 'tree'), {})], cleanup)
     ).url;
-    const api = await startRealApiServer(join(dir, 'kube'), cleanup);
+    const api = await realApiServer();
     const k = async (...args: string[]): Promise<string> => {
       const r = await kubectl(api.kubeconfig, args);
       if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
