@@ -297,6 +297,13 @@ export function demoWanted(flags: SettingFlags, env: NodeJS.ProcessEnv): boolean
   return givenSetting('db', flags, env) === ':memory:' && sources.length === 0;
 }
 
+/** The SQLite file serve's store is, when it is one (not :memory:, not a postgres:// URL). */
+export function storeFilePath(flags: SettingFlags, env: NodeJS.ProcessEnv): string | undefined {
+  const given = givenSetting('db', flags, env);
+  const db = given !== undefined ? String(given) : demoWanted(flags, env) ? DEMO_DB : String(SETTINGS.db.default);
+  return db === ':memory:' || /^postgres(ql)?:/i.test(db) ? undefined : db;
+}
+
 /** The tree serve imports: --graph-data, else the bundled demo tree when the demo is wanted, else none. */
 export function graphDataPath(flags: SettingFlags, env: NodeJS.ProcessEnv): string | undefined {
   const given = givenSetting('graphData', flags, env);

@@ -13,7 +13,7 @@ import { StoreUnavailable } from '../store/sql.js';
 import type { Leadership } from '../store/leadership.js';
 import type { Store } from '../store/store.js';
 import { builderFor, type Builder } from './build/builder.js';
-import { readAndBuild } from './build/readAndBuild.js';
+import { readAndBuild, type BuildParts } from './build/readAndBuild.js';
 import { SignaturePolicy } from './signaturePolicy.js';
 import { channelsAt } from '../graph/phasing.js';
 import { GraphSnapshot } from './snapshot.js';
@@ -32,7 +32,8 @@ export class GraphService {
   importing: string | undefined;
   buildFailures = 0;
   /**
-   * Snapshots made: full builds by the thread they ran on (the first one runs on the main thread),
+   * Snapshots made: full builds by the thread they ran on (on the worker when the store is a file or
+   * PostgreSQL, the first one included, unless the worker could not),
    * and those derived from the last one after writes that changed only channels.
    */
   readonly builds = { main: 0, worker: 0, channels: 0 };
@@ -79,18 +80,34 @@ export class GraphService {
   }
 
   /**
-   * Builds on this thread and swaps the snapshot in; false (and the old one kept) on failure. For the
-   * first build: a database that cannot be read throws StoreUnavailable, for the start to try again.
+   * Builds and swaps the snapshot in; false (and the old one kept) on failure. For the first build: on
+   * the build worker when there is one (a restart's graph built on the other core while this thread
+   * gets the server ready), else, or when the worker cannot, on this thread, where a database that
+   * cannot be read throws StoreUnavailable, for the start to try again.
    */
   async rebuild(): Promise<boolean> {
-    this.builds.main += 1;
     try {
-      const parts = await readAndBuild(this.store, await this.vouched(), this.clock.now());
+      const vouched = await this.vouched();
+      const parts = await this.builtOnWorker(vouched).then(
+        (built) => built ?? (this.builds.main++, readAndBuild(this.store, vouched, this.clock.now())),
+      );
       this.swap(GraphSnapshot.fromParts(parts, new Date(this.clock.now())));
       return true;
     } catch (err) {
       if (err instanceof StoreUnavailable) throw err;
       return this.failed(err);
+    }
+  }
+
+  /** A build on the worker, or undefined when there is none or it failed (this thread says why then). */
+  private async builtOnWorker(vouched: ReadonlySet<string> | undefined): Promise<BuildParts | undefined> {
+    if (this.builder.thread !== 'worker') return undefined;
+    try {
+      const parts = await this.builder.build(vouched, this.clock.now());
+      this.builds.worker += 1;
+      return parts;
+    } catch {
+      return undefined;
     }
   }
 
@@ -148,7 +165,7 @@ export class GraphService {
     return next;
   }
 
-  /** Starts what later builds run on (the build worker), so the first write is served as fast as the next. */
+  /** Starts what builds run on (the build worker), so that no build waits for it to load. */
   warm(): void {
     this.builder.warm();
   }

@@ -4,6 +4,7 @@
 // whose last import was the given tree as it lies on disk now (the same fingerprint of its files)
 // serves its graph first, and the tree (read meanwhile) is imported after, for the signatures that may
 // have become verifiable: a restart on an unchanged tree answers before the tree is parsed.
+import type { TreeRead } from '../../sources/treeAtStart.js';
 import type { Clock } from '../../clock.js';
 import type { Log } from '../../log.js';
 import type { Leadership } from '../../store/leadership.js';
@@ -52,8 +53,8 @@ export interface FirstGraphParts {
 export interface FirstGraphOptions {
   /** A graph-data directory or .tar.gz, imported once at start. */
   graphData?: string;
-  /** The tree at graphData, already being read; by default it is read here. */
-  treeRead?: Promise<ReadResult>;
+  /** The tree at graphData, as serve began reading it; by default it is read here when needed. */
+  treeRead?: TreeRead;
   /** `graphData` is the bundled demo (the bundled tree is, however it is named). */
   demo?: boolean;
   /** Read the registry sources after the first build instead of before it. */
@@ -106,11 +107,12 @@ export async function firstGraph(
 
 function givenTree(opts: FirstGraphOptions, demo: boolean): GivenTree {
   const path = opts.graphData!;
-  const fingerprint = treeFingerprint(path);
+  const fingerprint = opts.treeRead?.fingerprint ?? treeFingerprint(path);
+  let reading: Promise<ReadResult> | undefined;
   return {
     path,
     source: demo ? DEMO_SOURCE : path,
-    read: opts.treeRead ?? readGraphData(path),
+    read: opts.treeRead?.read ?? (() => (reading ??= readGraphData(path))),
     ...(fingerprint && { fingerprint }),
   };
 }

@@ -1,4 +1,4 @@
-// The tree given at start (a graph-data folder or .tar.gz), already being read: its signatures verified
+// The tree given at start (a graph-data folder or .tar.gz), read when first asked: its signatures verified
 // and the tree imported, in one transaction that writes nothing when anything fails. A tree the store
 // has imported before is skipped (and reported unchanged).
 import type { Log } from '../../log.js';
@@ -13,7 +13,8 @@ export interface GivenTree {
   path: string;
   /** What the import is recorded as coming from (the path, or the demo's source). */
   source: string;
-  read: Promise<ReadResult>;
+  /** Its read, started at the first call; the same each call. */
+  read(): Promise<ReadResult>;
   /** Its files' fingerprint on disk when the start began (sources/treeFingerprint.ts); none when it could not be made. */
   fingerprint?: string;
 }
@@ -35,7 +36,7 @@ export async function importGivenTree(
   now: Date,
 ): Promise<GivenTreeOutcome> {
   try {
-    const read = await tree.read;
+    const read = await tree.read();
     for (const w of read.warnings) log.warn({ warning: formatProblem(w) }, 'graph-data warning');
     if (!read.tree) return { problems: read.errors.map(formatProblem) };
     const signatures = await verifyTreeSignatures(read.tree.signatures, trust, now);

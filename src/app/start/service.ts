@@ -3,10 +3,10 @@
 // /readyz says why it is not ready yet). start() then connects to the database (again and again, with a
 // growing pause, while it cannot be reached) and builds the first graph (firstGraph.ts); from then on the
 // service follows the writes other processes and replicas make. close() stops the parts in reverse.
+import type { TreeRead } from '../../sources/treeAtStart.js';
 import { systemClock, type Clock } from '../../clock.js';
 import type { Log } from '../../log.js';
 import type { ScrapeOptions } from '../../sources/registryReleases.js';
-import type { ReadResult } from '../../sources/graphData.js';
 import { TrustStore } from '../../signatures/verify.js';
 import type { ChangeSink } from '../../store/changeSink.js';
 import type { Leadership } from '../../store/leadership.js';
@@ -31,8 +31,8 @@ export interface StartOptions extends Partial<Omit<StoreSettings, 'db'>> {
   db: string;
   /** A graph-data directory or .tar.gz, imported once at start. */
   graphData?: string;
-  /** The tree at graphData, already being read (serve starts reading it before it loads the rest). */
-  treeRead?: Promise<ReadResult>;
+  /** The tree at graphData, as serve began reading it before it loaded the rest (sources/treeAtStart.ts). */
+  treeRead?: TreeRead;
   /** `graphData` is the bundled demo: recorded as such, into a store that holds nothing else. */
   demo?: boolean;
   /** The registry sources (a graph-data image, release images), read once before the first build. */
@@ -100,6 +100,8 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   const trust = opts.trust ?? TrustStore.empty();
   const signatures = new SignaturePolicy(opts.requireSignatures ?? false, opts.trust);
   const service = new GraphService(store, { signatures, clock });
+  // The build worker loads itself on the other core while this thread makes the rest and the server.
+  service.warm();
   const leadership = store.leadership();
   if (store.engine === 'postgres') service.leadership = leadership;
   const sourceSettings = opts.sources ?? NO_SOURCES;

@@ -1,7 +1,8 @@
 // The steps of `cincy serve`, in order: settings (flags resolved, then typed once: settings.ts), the log,
-// the service's parts (app/start/service.ts), the HTTP server, listening (listen.ts), the first graph,
+// the service's parts (app/start/service.ts), the first graph (started at once), the HTTP server, listening (listen.ts),
 // then the jobs that run in the background. It serves until SIGINT or SIGTERM; a step that cannot be
 // taken ends the start with one line on standard error and exit code 1.
+import type { TreeAtStart } from '../../sources/treeAtStart.js';
 import pino, { type Logger } from 'pino';
 import type { Server as HttpsServer } from 'node:https';
 import { startAutoPromotion } from '../../app/autoPromotion.js';
@@ -9,7 +10,6 @@ import { startSourceRefresh } from '../../app/refresh/loop.js';
 import { prepareService, type PreparedService, type StartOutcome } from '../../app/start/service.js';
 import { systemClock } from '../../clock.js';
 import { checkDbFolder, resolveServeConfig, type ServeFlags } from '../../config.js';
-import type { ReadResult } from '../../sources/graphData.js';
 import { buildApp } from '../../server/app.js';
 import { watchTls } from '../../server/tls.js';
 import { redactedLocation } from '../../store/postgresConnection.js';
@@ -23,7 +23,7 @@ import { serveSettings, type ServeSettings } from './settings.js';
 /** Something the jobs list stops on shutdown. */
 type Job = { stop(): void };
 
-export async function run(flags: ServeFlags, tree: { path: string; read: Promise<ReadResult> } | undefined) {
+export async function run(flags: ServeFlags, tree: TreeAtStart | undefined) {
   const config = resolveServeConfig(flags);
   const folderProblem = checkDbFolder(config.db, flags, process.env);
   if (folderProblem) return cannotServe([folderProblem]);
@@ -37,15 +37,21 @@ export async function run(flags: ServeFlags, tree: { path: string; read: Promise
   const logger = startLog(settings);
   // One clock for the store, the graph, the admin services, token checks and auto-promotion.
   const clock = systemClock;
-  const treeRead = tree && settings.service.graphData === tree.path ? tree.read : undefined;
+  const treeRead = tree && settings.service.graphData === tree.path ? tree : undefined;
   const prepared = prepareService({ ...settings.service, log: logger, clock, treeRead });
   if (!prepared.ok) return cannotServe(prepared.problems);
+  // Connecting and the first graph go on while the server is made (a restart's graph is built on the
+  // build worker meanwhile); /readyz says why nothing is served until they are done.
+  const starting = prepared.start();
   const app = await buildApp({
     ...settings.server,
     ...{ service: prepared.service, admin: prepared.admin, fleet: prepared.fleet, webhooks: prepared.webhooks },
     rollouts: prepared.rollouts,
     logger,
     clock,
+  }).catch(async (err: unknown) => {
+    await prepared.close(); // stops the start going on meanwhile
+    throw err;
   });
   const jobs: Job[] = [];
   const stop = async (): Promise<void> => {
@@ -54,13 +60,13 @@ export async function run(flags: ServeFlags, tree: { path: string; read: Promise
     await prepared.close();
   };
   onSignals(logger, stop);
-  // Listening first: /livez answers, and /readyz says why nothing is served while the store is
-  // reached, imported and built.
+  // Listening before the first graph is served: /livez answers, and /readyz says why nothing is served
+  // while the store is reached, imported and built.
   const listenProblem = await listen(app, settings.server.host, settings.server.port);
   if (listenProblem) return stop().then(() => cannotServe([listenProblem]));
   const { tls } = settings.server;
   if (tls) jobs.push({ stop: watchTls(app.server as unknown as HttpsServer, tls.files, tls, logger) });
-  const started = await prepared.start();
+  const started = await starting;
   if (!started.ok) return stop().then(() => cannotServe(startProblems(started)));
   await sayWhatIsServed(prepared, settings, logger);
   void started.firstRead.then(() => jobs.push(...sourceRefresh(prepared, settings)));
