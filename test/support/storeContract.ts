@@ -293,6 +293,17 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
     polls: 1,
     moves: [],
   });
+  /** An update a cluster reports, started (and first heard of) at `startedAt`, from 4.16.1 unless `more` says. */
+  const outcomeRow = (startedAt: number, more: Partial<OutcomeRow>): OutcomeRow => ({
+    from: '4.16.1',
+    to: '4.16.2',
+    startedAt,
+    seenAt: startedAt,
+    completedAt: null,
+    failingSince: null,
+    failingReason: null,
+    ...more,
+  });
   const clusterId = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 
   /** One flush of a batch at the cap as the poll recorder makes it: merged, then the new ones admitted. */
@@ -420,16 +431,8 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
   it('keeps what clusters report: the last report, the newest updates, where each stands and how long it took', async () => {
     const s = await store(engine);
     const H = 3_600_000;
-    const row = (to: string, startedAt: number, more: Partial<OutcomeRow> = {}): OutcomeRow => ({
-      from: '4.16.1',
-      to,
-      startedAt,
-      seenAt: startedAt,
-      completedAt: null,
-      failingSince: null,
-      failingReason: null,
-      ...more,
-    });
+    const row = (to: string, startedAt: number, more: Partial<OutcomeRow> = {}): OutcomeRow =>
+      outcomeRow(startedAt, { to, ...more });
     // Clusters 1 and 2 poll on amd64; 3 only reports.
     await s.write((tx) => tx.fleet.merge([polledAt(clusterId(1), 10 * H), polledAt(clusterId(2), 10 * H)], 10));
     const put = (id: string, at: number, rows: OutcomeRow[]) =>
@@ -496,16 +499,8 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
   it("counts a rollout's clusters once each, by their newest attempt, reported or only polled", async () => {
     const s = await store(engine);
     const H = 3_600_000;
-    const row = (from: string, startedAt: number, more: Partial<OutcomeRow> = {}): OutcomeRow => ({
-      from,
-      to: '4.16.2',
-      startedAt,
-      seenAt: startedAt,
-      completedAt: null,
-      failingSince: null,
-      failingReason: null,
-      ...more,
-    });
+    const row = (from: string, startedAt: number, more: Partial<OutcomeRow> = {}): OutcomeRow =>
+      outcomeRow(startedAt, { from, to: '4.16.2', ...more });
     const merge = (c: PolledCluster) => s.write((tx) => tx.fleet.merge([c], 100));
     const other = (c: PolledCluster): PolledCluster => ({ ...c, channel: 'fast-4.16' });
     // 1: polled across the edge and reported it failing; 2: polled across it only; 3: reported two
