@@ -53,7 +53,8 @@ export async function startPostgres() {
 
   const start = async () => {
     let log = '';
-    const args = ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'];
+    // Room for every test file's servers at once where one cluster serves a whole test run.
+    const args = ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'];
     args.push('-c', `unix_socket_directories=${dir}`);
     const server = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'ignore', 'pipe'], ...user });
     server.stderr.on('data', (b) => (log = (log + b.toString()).slice(-4000)));

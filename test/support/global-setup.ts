@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { postgresBin, startPostgres, type PostgresServer } from '../../scripts/lib/postgres.mjs';
 import { compileProduct } from './compile.js';
-import { stopApiServersIn } from './realApiServer.js';
+import { stopApiServersIn, stopApiServersInSync } from './realApiServer.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = join(import.meta.dirname, '..', '..');
@@ -29,7 +29,18 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('sharedPostgresPort', server?.port ?? 0);
   const apiServers = mkdtempSync(join(tmpdir(), 'cincy-kube-'));
   project.provide('apiServersDir', apiServers);
+  // A run ended by a signal to this process alone (a CI cancel, `timeout`) stops them too: they run in
+  // process groups of their own and would outlive it. Synchronously, as vitest may exit on the signal.
+  const onSignal = (): void => {
+    void server?.close(); // its SIGINT is sent at once; the server shuts down on its own
+    stopApiServersInSync(apiServers);
+    rmSync(apiServers, { recursive: true, force: true });
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
   return async () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
     await Promise.all([server?.close(), stopApiServersIn(apiServers)]);
     rmSync(apiServers, { recursive: true, force: true });
   };

@@ -6,7 +6,7 @@
 // of a worker run in turn and share their modules), and the tests of each: before each use but the first,
 // `reset` deletes what the last cluster made there, so each test begins on a server that holds no cluster.
 // The e2e tier's setup gives the folder these servers start in, and stops them all after the run.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -144,4 +144,16 @@ export async function stopApiServersIn(root: string): Promise<void> {
       promisify(execFile)(START, ['--stop', join(root, dir)], { timeout: 30_000 }).catch(() => {}),
     ),
   );
+}
+
+/** stopApiServersIn, waiting for each (for a process about to exit). */
+export function stopApiServersInSync(root: string): void {
+  if (!existsSync(root)) return;
+  for (const dir of readdirSync(root)) {
+    try {
+      execFileSync(START, ['--stop', join(root, dir)], { timeout: 30_000, stdio: 'ignore' });
+    } catch {
+      // stopped already, or cannot be: nothing more to do here
+    }
+  }
 }

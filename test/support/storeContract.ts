@@ -520,13 +520,24 @@ export function storeContract(engine: Engine, database?: () => Promise<string>):
     ]);
     await put(4, [row('4.16.1', 11 * H, { failingSince: 11 * H })]);
     await put(5, [row('4.16.1', 2 * H, { failingSince: 2 * H })]);
+    // Polled only: 6 on another channel; 7 reported another target, and 8 the target before the start, so
+    // both count as polled; 9 came down to the target from 4.16.3 (implausible: not counted).
+    await merge(other(polledAt(clusterId(6), 10 * H)));
+    await merge(other(polledAt(clusterId(6), 11 * H, '4.16.2')));
+    for (const n of [7, 8]) await merge(polledAt(clusterId(n), 10 * H, '4.16.0'));
+    for (const n of [7, 8]) await merge(polledAt(clusterId(n), 11 * H, '4.16.2'));
+    await put(7, [row('4.16.0', 11 * H, { to: '4.16.3', failingSince: 11 * H })]);
+    await put(8, [row('4.16.0', 9 * H, { seenAt: 9 * H, failingSince: 9 * H })]);
+    await merge(polledAt(clusterId(9), 10 * H, '4.16.3'));
+    await merge(polledAt(clusterId(9), 11 * H, '4.16.2'));
     const clock = { silentBefore: 0, timeoutBefore: 0 };
     const rows = await s.read((tx) => tx.fleetReports.rolloutRows('stable-4.16', '4.16.2', 10 * H, clock));
-    expect(rows).toEqual([
+    expect(rows.sort((a, b) => a.from.localeCompare(b.from))).toEqual([
+      { from: '4.16.0', states: { progressing: 0, completed: 0, failing: 0, silent: 0 }, polledOnly: 2 },
       { from: '4.16.1', states: { progressing: 0, completed: 1, failing: 1, silent: 0 }, polledOnly: 1 },
     ]);
     // Another target, or a window starting after them all, counts no one.
-    expect(await s.read((tx) => tx.fleetReports.rolloutRows('stable-4.16', '4.16.3', 0, clock))).toEqual([]);
+    expect(await s.read((tx) => tx.fleetReports.rolloutRows('stable-4.16', '4.16.4', 0, clock))).toEqual([]);
     expect(await s.read((tx) => tx.fleetReports.rolloutRows('stable-4.16', '4.16.2', 13 * H, clock))).toEqual([]);
   });
 }
