@@ -19,5 +19,8 @@ export interface PostgresServer {
   close(): Promise<void>;
 }
 
+/** A new database on the server at `port`: postgres://postgres@127.0.0.1:<port>/<name>, named uniquely in this process. */
+export function createDatabaseOn(port: number): Promise<string>;
+
 /** Makes a cluster with initdb in a temporary folder and starts its server on a free port. */
 export function startPostgres(): Promise<PostgresServer>;

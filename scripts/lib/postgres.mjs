@@ -35,6 +35,21 @@ function signalIfAlive(pid, signal) {
   }
 }
 
+let databases = 0;
+
+/** A new database on the server at `port`, named uniquely in this process; its postgres:// URL. */
+export async function createDatabaseOn(port) {
+  const name = `cincy_${process.pid}_${++databases}`;
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  return `postgres://postgres@127.0.0.1:${port}/${name}`;
+}
+
 /** Makes a cluster and starts its server; see postgres.d.mts for what it returns. */
 export async function startPostgres() {
   const bin = postgresBin();
@@ -49,7 +64,6 @@ export async function startPostgres() {
   const port = await freePort();
   const admin = () => new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
   let child;
-  let databases = 0;
 
   const start = async () => {
     let log = '';
@@ -111,13 +125,6 @@ export async function startPostgres() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
     },
-    async createDatabase() {
-      const name = `cincy_${process.pid}_${++databases}`;
-      const client = admin();
-      await client.connect();
-      await client.query(`CREATE DATABASE ${name}`);
-      await client.end();
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
-    },
+    createDatabase: () => createDatabaseOn(port),
   };
 }

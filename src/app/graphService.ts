@@ -88,9 +88,11 @@ export class GraphService {
   async rebuild(): Promise<boolean> {
     try {
       const vouched = await this.vouched();
-      const parts = await this.builtOnWorker(vouched).then(
-        (built) => built ?? (this.builds.main++, readAndBuild(this.store, vouched, this.clock.now())),
-      );
+      let parts = await this.builtOnWorker(vouched);
+      if (!parts) {
+        this.builds.main += 1;
+        parts = await readAndBuild(this.store, vouched, this.clock.now());
+      }
       this.swap(GraphSnapshot.fromParts(parts, new Date(this.clock.now())));
       return true;
     } catch (err) {

@@ -25,6 +25,7 @@ export function treeAtStart(path: string, storeFile: string | undefined, signal:
   const read = (): Promise<ReadResult> => (reading ??= readGraphDataInWorker(path, signal));
   const last = storeFile === undefined ? undefined : lastImportIn(storeFile);
   const fingerprint = last?.fingerprint ? treeFingerprint(path) : undefined;
-  if (fingerprint === undefined || fingerprint !== last?.fingerprint) void read().catch(() => {});
+  const held = fingerprint !== undefined && fingerprint === last?.fingerprint;
+  if (!held) void read().catch(() => {});
   return { path, read, ...(fingerprint !== undefined && { fingerprint }) };
 }

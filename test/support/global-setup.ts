@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { postgresBin, startPostgres, type PostgresServer } from '../../scripts/lib/postgres.mjs';
 import { compileProduct } from './compile.js';
-import { stopApiServersIn, stopApiServersInSync } from './realApiServer.js';
+import { stopApiServersIn } from './realApiServer.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = join(import.meta.dirname, '..', '..');
@@ -29,19 +29,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('sharedPostgresPort', server?.port ?? 0);
   const apiServers = mkdtempSync(join(tmpdir(), 'cincy-kube-'));
   project.provide('apiServersDir', apiServers);
-  // A run ended by a signal to this process alone (a CI cancel, `timeout`) stops them too: they run in
-  // process groups of their own and would outlive it. Synchronously, as vitest may exit on the signal.
-  const onSignal = (): void => {
-    void server?.close(); // its SIGINT is sent at once; the server shuts down on its own
-    stopApiServersInSync(apiServers);
+  // Also when the run ends by a signal to this process alone (a CI cancel, `timeout`): the servers run in
+  // process groups of their own and would outlive it. The API servers are stopped synchronously, as
+  // vitest may exit on the signal; PostgreSQL has its SIGINT at once and shuts down on its own.
+  const stopServers = (): Promise<void> | undefined => {
+    process.off('SIGTERM', stopServers);
+    process.off('SIGINT', stopServers);
+    stopApiServersIn(apiServers);
     rmSync(apiServers, { recursive: true, force: true });
+    return server?.close();
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', stopServers);
+  process.once('SIGINT', stopServers);
   return async () => {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-    await Promise.all([server?.close(), stopApiServersIn(apiServers)]);
-    rmSync(apiServers, { recursive: true, force: true });
+    await stopServers();
   };
 }

@@ -2,9 +2,8 @@
 // a free port, never the system service). The e2e tier starts one for the whole run (global-setup.ts) and
 // each test takes a database of its own on it; a file that stops, pauses or ends the server's connections
 // wholesale starts a server of its own instead (usePostgres({ own: true })).
-import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { postgresBin, startPostgres, type PostgresServer } from '../../scripts/lib/postgres.mjs';
+import { createDatabaseOn, postgresBin, startPostgres, type PostgresServer } from '../../scripts/lib/postgres.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,21 +21,6 @@ export function postgresAvailable(): boolean {
     '\n*** SKIPPING tests that need a real PostgreSQL: /usr/lib/postgresql/*/bin/initdb not found (apt-get install postgresql) ***\n',
   );
   return false;
-}
-
-let databases = 0;
-
-/** A new database on the server at `port`: postgres://postgres@127.0.0.1:<port>/<name>, the name unique in this run. */
-export async function createDatabaseOn(port: number): Promise<string> {
-  const name = `cincy_t${process.pid}_${++databases}`;
-  const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  return `postgres://postgres@127.0.0.1:${port}/${name}`;
 }
 
 interface UsedPostgres {

@@ -9,7 +9,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { kubectl } from './kubectl.js';
 
@@ -136,18 +135,11 @@ export function useRealApiServer(): () => Promise<RealApiServer> {
   };
 }
 
-/** Stops every API server started under `root` (the run's apiServersDir), however its worker ended. */
-export async function stopApiServersIn(root: string): Promise<void> {
-  if (!existsSync(root)) return;
-  await Promise.all(
-    readdirSync(root).map((dir) =>
-      promisify(execFile)(START, ['--stop', join(root, dir)], { timeout: 30_000 }).catch(() => {}),
-    ),
-  );
-}
-
-/** stopApiServersIn, waiting for each (for a process about to exit). */
-export function stopApiServersInSync(root: string): void {
+/**
+ * Stops every API server started under `root` (the run's apiServersDir), however its worker ended; waits
+ * for each, so that a process about to exit on a signal may call it too.
+ */
+export function stopApiServersIn(root: string): void {
   if (!existsSync(root)) return;
   for (const dir of readdirSync(root)) {
     try {

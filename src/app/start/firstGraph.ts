@@ -91,7 +91,6 @@ export async function firstGraph(
     sources.length > 0 && (await parts.leadership.holds()) && refreshAll(sources);
   if (!opts.deferSources) await readSources();
   if (!(await service.rebuild())) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
-  service.warm();
   for (const part of parts.background) part.start();
   const unwatch = followOtherWriters(parts, opts.log);
   const snap = service.current!;
