@@ -15,12 +15,26 @@
 //   the last line of a file without a final newline ended with '\n' here and not in the reference.
 // - A tab where libyaml still looks for a block scalar's indentation: libyaml refuses the file, the
 //   yaml package reads the tab as content; refused here too.
+// - A key that is a sequence or a mapping: serde_yaml refuses it where it reads a string key, the yaml
+//   package makes a string of it; refused here too.
 //
 // A file whose aliases, written out, would make it more than MAX_YAML_EXPANSION times as long is
 // refused before its value is built (yamlExpansion.ts).
-import { parseDocument, visit, type DocumentOptions, type ParseOptions, type Scalar, type SchemaOptions } from '#yaml';
+//
+// The quick reader (yamlQuick.ts) is tried first; this exact reader reads the files it gives way on.
+import {
+  isAlias,
+  isCollection,
+  parseDocument,
+  visit,
+  type DocumentOptions,
+  type ParseOptions,
+  type Scalar,
+  type SchemaOptions,
+} from '#yaml';
 import { expandedLength } from './yamlExpansion.js';
 import { MAX_YAML_EXPANSION } from './treeLimits.js';
+import { readQuickly } from './yamlQuick.js';
 
 const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   schema: 'failsafe',
@@ -32,8 +46,14 @@ const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   keepSourceTokens: true,
 };
 
-/** The value of a single-document YAML text; throws the first error the parser reports. */
+/** The value of a single-document YAML text; throws the first error the exact reader reports. */
 export function parseYamlValues(text: string): unknown {
+  const quick = readQuickly(text);
+  return quick === undefined ? readExactly(text) : quick;
+}
+
+/** The value of a single-document YAML text read with the yaml package, corrected as above. */
+export function readExactly(text: string): unknown {
   const doc = parseDocument(text, PARSE_OPTIONS);
   if (doc.errors.length) throw doc.errors[0]!;
   const expanded = expandedLength(doc, text);
@@ -42,6 +62,15 @@ export function parseYamlValues(text: string): unknown {
       `its aliases expand it to ${expanded} characters, more than ${MAX_YAML_EXPANSION} times its own ${text.length}`,
     );
   visit(doc, {
+    Pair(_, pair) {
+      const key = isAlias(pair.key) ? pair.key.resolve(doc) : pair.key;
+      if (isCollection(key)) {
+        const at = isAlias(pair.key) || isCollection(pair.key) ? pair.key.range?.[0] : undefined;
+        throw new Error(
+          `a key that is a sequence or a mapping${at === undefined ? '' : ` at line ${lineOf(text, at)}`}`,
+        );
+      }
+    },
     Scalar(_, node) {
       const block = blockOf(node);
       if (!block) return;
