@@ -17,7 +17,8 @@ import {
   schemaMajor,
 } from './treeFiles.js';
 import { TreeReader } from './treeReader.js';
-import { treeFingerprint } from './treeFingerprint.js';
+import { MemoryTree } from './memoryTree.js';
+import { snapshotFolder, treeFingerprint } from './treeFingerprint.js';
 import { readSignatures } from './treeSignatures.js';
 import type { TreeSource } from './treeSource.js';
 
@@ -31,8 +32,16 @@ export interface ReadResult {
 
 export type ReadProgress = (done: number, total: number) => void;
 
-/** Reads a directory or a `.tar.gz` of one, with its fingerprint when the tree did not change meanwhile. */
+/**
+ * Reads a directory or a `.tar.gz` of one, with its fingerprint: a folder's files read once when it allows
+ * (snapshotFolder), else file by file, with the fingerprint only when the tree did not change meanwhile.
+ */
 export async function readGraphData(path: string, onProgress?: ReadProgress): Promise<ReadResult> {
+  const snapshot = snapshotFolder(path);
+  if (snapshot) {
+    const read = readTree(new MemoryTree(snapshot.files, snapshot.folders), onProgress);
+    return { ...read, fingerprint: snapshot.fingerprint };
+  }
   const before = treeFingerprint(path);
   const read = await readAt(path, onProgress);
   const after = before && treeFingerprint(path);

@@ -1,13 +1,17 @@
 // The files of a graph-data tree held in memory, by their path in the tree: what a tarball or an image
-// unpacked to, read without writing anything to disk. Folders are those the paths name.
+// unpacked to, or a folder read in one walk (treeFingerprint.ts: snapshotFolder), read without writing
+// anything to disk. Folders are those the paths name, and those named besides (an empty one, say).
 import { tooLarge, type TreeSource } from './treeSource.js';
 
 export class MemoryTree implements TreeSource {
   /** The names in each folder, '' being the top. */
   private readonly folders = new Map<string, Set<string>>([['', new Set()]]);
 
-  constructor(private readonly files: ReadonlyMap<string, Buffer>) {
-    for (const path of files.keys()) {
+  constructor(
+    private readonly files: ReadonlyMap<string, Buffer>,
+    folders: Iterable<string> = [],
+  ) {
+    for (const path of [...files.keys(), ...folders]) {
       let child = path;
       for (;;) {
         const cut = child.lastIndexOf('/');

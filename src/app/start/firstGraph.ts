@@ -106,21 +106,22 @@ export async function firstGraph(
 
 function givenTree(opts: FirstGraphOptions, demo: boolean): GivenTree {
   const path = opts.graphData!;
-  const fingerprint = opts.treeRead?.fingerprint ?? treeFingerprint(path);
   let reading: Promise<ReadResult> | undefined;
+  let fingerprint: { made: string | undefined } | undefined;
   return {
     path,
     source: demo ? DEMO_SOURCE : path,
     read: opts.treeRead?.read ?? (() => (reading ??= readGraphData(path))),
-    ...(fingerprint && { fingerprint }),
+    fingerprint: () => (fingerprint ??= { made: opts.treeRead?.fingerprint ?? treeFingerprint(path) }).made,
   };
 }
 
 /** Whether the store's last import was this tree, from this source, as its files lie on disk now. */
 async function importedAsIs(store: Store, tree: GivenTree): Promise<boolean> {
-  if (!tree.fingerprint) return false;
   const last = await store.read((tx) => tx.imports.last());
-  return last?.source === tree.source && last.fingerprint === tree.fingerprint;
+  // The tree's files are hashed only when there is a fingerprint of this source's to compare with.
+  if (last?.source !== tree.source || !last.fingerprint) return false;
+  return last.fingerprint === tree.fingerprint();
 }
 
 /**

@@ -15,8 +15,11 @@ export interface GivenTree {
   source: string;
   /** Its read, started at the first call; the same each call. */
   read(): Promise<ReadResult>;
-  /** Its files' fingerprint on disk when the start began (sources/treeFingerprint.ts); none when it could not be made. */
-  fingerprint?: string;
+  /**
+   * Its files' fingerprint on disk (sources/treeFingerprint.ts), made at the first call, or given when the start
+   * made it already; undefined when it cannot be made. Asked only when the store holds an import to compare.
+   */
+  fingerprint(): string | undefined;
 }
 
 /** What importing the given tree came to: the problems that rejected it, or whether it changed the store. */
