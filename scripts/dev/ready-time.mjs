@@ -3,9 +3,12 @@
 // process used by then: the median of N starts, each on an empty in-memory store. The clone given may be
 // another build of cincy (a `git worktree` of an older commit, built), to compare the two in turn.
 //
-//   node scripts/dev/ready-time.mjs [--root DIR] [--runs N] [-- SERVE_ARGS...]
+//   node scripts/dev/ready-time.mjs [--root DIR] [--runs N] [--fresh-db] [-- SERVE_ARGS...]
 //   node scripts/dev/ready-time.mjs --runs 5 -- --graph-data ../shared/conformance/real-2024-08-09/graph-data
-import { existsSync, readFileSync } from 'node:fs';
+//
+// --fresh-db: each start on a new SQLite file (in a temporary folder, removed after), as a first start is.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { freePort, waitReady } from '../bench/http.mjs';
@@ -22,6 +25,7 @@ const flag = (name, fallback) => {
 const root = resolve(flag('--root', join(import.meta.dirname, '..', '..')));
 const runs = Number(flag('--runs', '5'));
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs: '${flag('--runs')}' is not a positive integer`);
+const freshDb = own.includes('--fresh-db');
 const cli = join(root, 'bin', 'cincy.js');
 if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) throw new Error(`${root}/dist is missing: npm run build there`);
 
@@ -35,7 +39,9 @@ function cpuMs(pid) {
 /** One start: the times from the spawn to the "listening at" line and to /readyz 200, and the CPU by then. */
 async function once() {
   const port = await freePort();
-  const args = ['serve', '--db', ':memory:', '--port', String(port), '--log-level', 'info', ...serveArgs];
+  const dir = freshDb ? mkdtempSync(join(tmpdir(), 'ready-time-')) : undefined;
+  const db = dir ? join(dir, 'cincy.db') : ':memory:';
+  const args = ['serve', '--db', db, '--port', String(port), '--log-level', 'info', ...serveArgs];
   const t0 = performance.now();
   const proc = start('cincy serve', process.execPath, [cli, ...args]);
   let listenMs;
@@ -49,6 +55,7 @@ async function once() {
   } finally {
     clearInterval(listening);
     await stop(proc);
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
 

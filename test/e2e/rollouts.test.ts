@@ -29,8 +29,11 @@ const graphUrl = (base: string, id?: string) =>
   `${base}/api/upgrades_info/v1/graph?channel=${CHANNEL}&arch=amd64&version=${FROM}${id ? `&id=${id}` : ''}`;
 
 /** The ETag each cluster is served by HEAD, `concurrency` at a time, with the moments the round spans. */
-async function round(urlOf: (n: number) => string): Promise<{ tags: string[]; from: number; to: number }> {
+async function round(
+  urlOf: (n: number) => string,
+): Promise<{ tags: string[]; answeredAt: number[]; from: number; to: number }> {
   const tags: string[] = new Array(CLUSTERS);
+  const answeredAt: number[] = new Array(CLUSTERS);
   const from = Date.now();
   let next = 0;
   await Promise.all(
@@ -39,10 +42,11 @@ async function round(urlOf: (n: number) => string): Promise<{ tags: string[]; fr
         const res = await fetch(urlOf(n), { method: 'HEAD', headers: { accept: 'application/json' } });
         expect(res.status).toBe(200);
         tags[n] = res.headers.get('etag')!;
+        answeredAt[n] = Date.now();
       }
     }),
   );
-  return { tags, from, to: Date.now() };
+  return { tags, answeredAt, from, to: Date.now() };
 }
 
 /** Whether the view has the edge FROM → TO, and the node TO. */
@@ -106,7 +110,15 @@ describe.skipIf(!postgres.available)(
       expect(withheld, 'both replicas withhold the edge before the start').not.toBe('');
       const before = await round((n) => graphUrl(n % 2 ? a.url : b.url, ids[n]));
       expect(before.from).toBeLessThan(start);
-      expect(new Set(before.tags)).toEqual(new Set([withheld]));
+      // A round on a loaded machine may end after the start: a cluster answered by then may have the edge,
+      // and only if its place is due.
+      before.tags.forEach((tag, n) => {
+        if (before.answeredAt[n]! < start) expect(tag, ids[n]).toBe(withheld);
+        else if (tag !== withheld) {
+          expect(tag, ids[n]).toBe(plain.etag);
+          expect(offeredAt(timing, ids[n]!), ids[n]).toBeLessThanOrEqual(before.answeredAt[n]!);
+        }
+      });
 
       // Checkpoints over the window; each cluster asks one replica, the other at the next checkpoint.
       await sleepUntil(start + 300);
