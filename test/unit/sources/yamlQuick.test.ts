@@ -83,6 +83,22 @@ describe('the quick YAML reader', () => {
     expect(() => parseYamlValues('k:\n  - \n- x\n')).toThrow(); // js-yaml: { k: [null, 'x'] }; libyaml refuses
   });
 
+  // A check that backtracks over a run would take hours on these: each is read at the speed of any file.
+  const MiB = 1 << 20;
+  it.each([
+    ['a line of spaces', 'to: 4.1.1' + ' '.repeat(MiB - 30) + '\nfrom: .*\n'],
+    ['brackets and spaces', '] '.repeat(MiB / 2) + '\n'],
+    ['a comment of brackets', 'k: v #' + ']#'.repeat(MiB / 2 - 10) + '\n'],
+    ['lines of spaces', ('\n' + ' '.repeat(1000)).repeat(MiB / 1001) + '\n'],
+    ['dashes', '- '.repeat(MiB / 2) + 'x\n'],
+    ['tags', '!a '.repeat(MiB / 3) + 'x\n'],
+    ['colons after spaces', ' :x'.repeat(MiB / 3) + '\n'],
+    ['null forms', ' null'.repeat(MiB / 5) + 'x\n'],
+  ])('checks a 1 MiB file of %s in time linear in it', (_what, text) => {
+    const quick = readQuickly(text);
+    if (quick !== undefined) expect({ value: quick }).toEqual(exactly(text));
+  });
+
   it('reads scalars as their text and the null forms as null, as the exact reader does', () => {
     const text = 'a: 4.10\nb: true\nc: 1e3\nd:\ne: ~\nf: Null\ng: "null"\nh: [x, ~]\n';
     expect(readQuickly(text)).toEqual({
