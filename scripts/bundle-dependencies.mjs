@@ -39,7 +39,17 @@ export const BUNDLES = {
     ],
   },
   'yaml.js': {
-    yaml: ['isAlias', 'isCollection', 'isPair', 'parseAllDocuments', 'parseDocument', 'stringify', 'visit'],
+    yaml: [
+      'isAlias',
+      'isCollection',
+      'isNode',
+      'isPair',
+      'isScalar',
+      'parseAllDocuments',
+      'parseDocument',
+      'stringify',
+      'visit',
+    ],
   },
   'js-yaml.js': { 'js-yaml': ['FAILSAFE_SCHEMA', 'load', 'Type'] },
 };

@@ -10,7 +10,7 @@
 // is not a regular one, a limit passed) is read file by file as before, with one fingerprint taken before
 // and one after, reported only when the two agree (sources/graphData.ts).
 import { createHash, type Hash } from 'node:crypto';
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { MAX_FILE_BYTES, MAX_TREE_BYTES, MAX_TREE_ENTRIES } from './treeLimits.js';
 
@@ -79,8 +79,9 @@ function entry(root: string, path: string, hash: Hash, budget: Budget, depth: nu
     st = statSync(full); // through links, as the tree's reader goes
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    // A folder's entry that is not there is a link to nothing, which a snapshot leaves to the reader.
-    if (kept && depth > 0) return false;
+    // A folder's entry that is not there is a link to nothing, which a snapshot leaves to the reader; so is
+    // a top entry that is (found by review: the reader says why it cannot be read, not that it is missing).
+    if (kept && (depth > 0 || lexists(full))) return false;
     hash.update(`-\0${path}\0`); // absent: told apart from present
     return true;
   }
@@ -107,4 +108,14 @@ function entry(root: string, path: string, hash: Hash, budget: Budget, depth: nu
   hash.update(`f\0${path}\0${bytes.length}\0`).update(bytes);
   kept?.files.set(path, bytes);
   return true;
+}
+
+/** Whether anything is at `path` itself, a link to nothing included. */
+function lexists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -32,6 +32,11 @@ const SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: [NULL] });
 /** Shapes of text on which the quick reader gives way to the exact reader. */
 const DECLINED: ReadonlyArray<{ shape: RegExp; why: string }> = [
   { shape: /[^\n]$/, why: 'no final line break: the exact reader drops the break a block scalar gets there' },
+  // js-yaml takes '---#' or '---x' as a document start, libyaml as text; and it allows a block collection on
+  // the '---' line, which libyaml refuses (found by review). Real graph-data files have no markers or directives.
+  { shape: /(^|\n)(---|\.\.\.|%)/, why: 'a document marker or a directive' },
+  // Some tags (!!seq, !!map, a bare !) make js-yaml build a value the exact reader reads as text (found by review).
+  { shape: /(^|[\s[{,:])!/, why: 'a tag' },
   { shape: /(^|[\s[{,:])\?(?=\s|$)/, why: 'an explicit key, which may be a collection' },
   // A flow collection and a ':' after it on its line; a ':' on a later line starts that line, which the
   // null key's shapes below catch (only whitespace and comments may come between, as flow context allows).
@@ -57,6 +62,8 @@ type ParserState = State & { anchorMap?: Record<string, unknown> };
  */
 export function readQuickly(text: string): unknown {
   if (text !== '' && DECLINED.some((d) => d.shape.test(text))) return undefined;
+  // libyaml refuses an implicit key of more than 1,024 characters, js-yaml reads it (found by review).
+  if (hasLineLongerThan(text, 1024)) return undefined;
   let state: ParserState | undefined;
   let value: unknown;
   try {
@@ -72,4 +79,15 @@ export function readQuickly(text: string): unknown {
   }
   if (state?.anchorMap === undefined || Object.keys(state.anchorMap).length > 0) return undefined;
   return value === undefined ? null : value;
+}
+
+/** Whether a line of the text is longer than `max` characters; in one pass, as a regular expression is not. */
+function hasLineLongerThan(text: string, max: number): boolean {
+  for (let start = 0; start < text.length;) {
+    const end = text.indexOf('\n', start);
+    if ((end < 0 ? text.length : end) - start > max) return true;
+    if (end < 0) return false;
+    start = end + 1;
+  }
+  return false;
 }

@@ -96,7 +96,13 @@ describe('snapshotFolder', () => {
     symlinkSync(join(outside, 'gone.yaml'), join(dangling, 'blocked-edges', 'gone.yaml'));
     const fifo = writeTree(dir());
     execFileSync('mkfifo', [join(fifo, 'blocked-edges', 'pipe.yaml')]);
-    for (const tree of [linkedOut, dangling, fifo]) expect(snapshotFolder(tree), tree).toBeUndefined();
+    const danglingTop = writeTree(dir());
+    rmSync(join(danglingTop, 'version'));
+    symlinkSync(join(outside, 'gone'), join(danglingTop, 'version'));
+    for (const tree of [linkedOut, dangling, fifo, danglingTop]) expect(snapshotFolder(tree), tree).toBeUndefined();
+    expect((await readGraphData(danglingTop)).errors.map((e) => `${e.file}: ${e.message}`)).toEqual([
+      expect.stringMatching(/^version: cannot read: ENOENT/),
+    ]);
     expect(snapshotFolder(writeTarball(join(dir(), 'tree.tar.gz'), treeEntries('graph-data')))).toBeUndefined();
     // Read file by file then, each says what is wrong and where.
     const problems = (await readGraphData(linkedOut)).errors.map((e) => `${e.file}: ${e.message}`);

@@ -70,6 +70,13 @@ describe('the quick YAML reader', () => {
     ['an empty key', ': a\n'],
     ['a tag js-yaml does not know', 'k: !!int 3\n'],
     ['a duplicate key', 'k: a\nk: b\n'],
+    // Found by review: js-yaml reads each of these otherwise than libyaml or the exact reader.
+    ['a document start with no space after it', '---# c\nto: 4.16.5\nfrom: .*\n'],
+    ['a block collection on the document start line', '--- a: 1\n'],
+    ['a directive', '%YAML 1.1\n---\na: 1\n'],
+    ['a tag that makes a collection of nothing', 'versions: !!seq\n'],
+    ['a bare tag', 'a: !\n'],
+    ['a key of more than 1,024 characters', 'k'.repeat(1025) + ': v\n'],
   ])('gives way on %s', (_why, text) => {
     expect(readQuickly(text)).toBeUndefined();
   });
@@ -78,7 +85,15 @@ describe('the quick YAML reader', () => {
     expect(parseYamlValues('k: |\n  x')).toEqual({ k: 'x' }); // libyaml adds no break the input lacks
     expect(parseYamlValues('- - # c\n- x\n')).toEqual([[null], 'x']); // js-yaml: [[null, 'x']]
     expect(parseYamlValues('k: !!int 3\n')).toEqual({ k: '3' });
-    expect(() => parseYamlValues('k: a\nk: b\n')).toThrow(/unique/);
+    expect(() => parseYamlValues('k: a\nk: b\n')).toThrow('Map keys must be unique (a duplicate at line 2)');
+    expect(() => parseYamlValues('---# c\nto: 4.16.5\nfrom: .*\n')).toThrow(); // libyaml refuses it too
+    expect(parseYamlValues('versions: !!seq\n')).toEqual({ versions: '' }); // js-yaml: []
+    expect(() => parseYamlValues('k'.repeat(1025) + ': v\n')).toThrow(/1024/);
+    // Flow collections nested past serde_yaml's limit are refused before the yaml package overflows its stack.
+    expect(() => parseYamlValues('k: ' + '['.repeat(20000) + '\n')).toThrow(
+      "20000 '[' or '{' open at once: flow collections nest at most 128 deep",
+    );
+    expect(parseYamlValues('k: ' + '['.repeat(128) + ']'.repeat(128) + '\n')).toEqual({ k: expect.any(Array) });
     expect(() => parseYamlValues('a: 1\n? [a]\n: b\n')).toThrow('a key that is a sequence or a mapping at line 2');
     expect(() => parseYamlValues('k:\n  - \n- x\n')).toThrow(); // js-yaml: { k: [null, 'x'] }; libyaml refuses
   });
