@@ -35,12 +35,15 @@ function signalIfAlive(pid, signal) {
   }
 }
 
+/** A client of the server at `port` as its superuser, on its maintenance database. */
+const adminClient = (port) => new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
+
 let databases = 0;
 
 /** A new database on the server at `port`, named uniquely in this process; its postgres:// URL. */
 export async function createDatabaseOn(port) {
   const name = `cincy_${process.pid}_${++databases}`;
-  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
+  const client = adminClient(port);
   await client.connect();
   try {
     await client.query(`CREATE DATABASE ${name}`);
@@ -62,7 +65,6 @@ export async function startPostgres() {
   const init = spawnSync(join(bin, 'initdb'), initdb, { encoding: 'utf8', ...user });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
   const port = await freePort();
-  const admin = () => new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
   let child;
 
   const start = async () => {
@@ -75,7 +77,7 @@ export async function startPostgres() {
     child = server;
     for (let i = 0; ; i++) {
       if (server.exitCode !== null) throw new Error(`postgres exited with ${server.exitCode}: ${log}`);
-      const client = admin();
+      const client = adminClient(port);
       try {
         await client.connect();
         await client.end();

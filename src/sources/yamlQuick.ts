@@ -61,7 +61,7 @@ type ParserState = State & { anchorMap?: Record<string, unknown> };
  * reader gives way (the caller then reads the text with the exact reader).
  */
 export function readQuickly(text: string): unknown {
-  if (text !== '' && DECLINED.some((d) => d.shape.test(text))) return undefined;
+  if (DECLINED.some((d) => d.shape.test(text))) return undefined;
   // libyaml refuses an implicit key of more than 1,024 characters, js-yaml reads it (found by review).
   if (hasLineLongerThan(text, 1024)) return undefined;
   let state: ParserState | undefined;

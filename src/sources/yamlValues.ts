@@ -30,6 +30,7 @@ import {
   parseDocument,
   visit,
   type DocumentOptions,
+  type Pair,
   type ParseOptions,
   type Scalar,
   type SchemaOptions,
@@ -71,28 +72,29 @@ export function readExactly(text: string): unknown {
     throw new Error(
       `its aliases expand it to ${expanded} characters, more than ${MAX_YAML_EXPANSION} times its own ${text.length}`,
     );
+  // A key as it stands: an alias is the node it names. The line of a key, when the parser kept where it is.
+  const keyOf = (pair: Pair): unknown => (isAlias(pair.key) ? pair.key.resolve(doc) : pair.key);
+  const lineOfKey = (pair: Pair): number | undefined => {
+    const at = isNode(pair.key) ? pair.key.range?.[0] : undefined;
+    return at === undefined ? undefined : lineOf(text, at);
+  };
   visit(doc, {
     Map(_, map) {
       const keys = new Set<unknown>();
       for (const pair of map.items) {
-        const key = isAlias(pair.key) ? pair.key.resolve(doc) : pair.key;
+        const key = keyOf(pair);
         const value = isScalar(key) ? key.value : key; // a collection key is refused at its pair
         if (keys.has(value)) {
-          const at = isNode(pair.key) ? pair.key.range?.[0] : undefined;
-          throw new Error(
-            `Map keys must be unique${at === undefined ? '' : ` (a duplicate at line ${lineOf(text, at)})`}`,
-          );
+          const line = lineOfKey(pair);
+          throw new Error(`Map keys must be unique${line === undefined ? '' : ` (a duplicate at line ${line})`}`);
         }
         keys.add(value);
       }
     },
     Pair(_, pair) {
-      const key = isAlias(pair.key) ? pair.key.resolve(doc) : pair.key;
-      if (isCollection(key)) {
-        const at = isAlias(pair.key) || isCollection(pair.key) ? pair.key.range?.[0] : undefined;
-        throw new Error(
-          `a key that is a sequence or a mapping${at === undefined ? '' : ` at line ${lineOf(text, at)}`}`,
-        );
+      if (isCollection(keyOf(pair))) {
+        const line = lineOfKey(pair);
+        throw new Error(`a key that is a sequence or a mapping${line === undefined ? '' : ` at line ${line}`}`);
       }
     },
     Scalar(_, node) {

@@ -5,6 +5,18 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFORMANCE_DIR } from './conformance.js';
 
+/** What a reader made of a text: its value, or why it refused it. */
+export type Read = { value: unknown } | { refused: string };
+
+/** What `read` makes of `text`, a thrown error taken as its refusal. */
+export function readOrRefusal(read: (text: string) => unknown, text: string): Read {
+  try {
+    return { value: read(text) };
+  } catch (err) {
+    return { refused: (err as Error).message };
+  }
+}
+
 const BUNDLED = join(import.meta.dirname, '..', '..', 'graph-data');
 
 /** Pieces a mutation inserts: indicators, whitespace, scalar styles, tags, anchors, directives. */

@@ -107,12 +107,11 @@ export async function firstGraph(
 function givenTree(opts: FirstGraphOptions, demo: boolean): GivenTree {
   const path = opts.graphData!;
   let reading: Promise<ReadResult> | undefined;
-  let fingerprint: { made: string | undefined } | undefined;
   return {
     path,
     source: demo ? DEMO_SOURCE : path,
     read: opts.treeRead?.read ?? (() => (reading ??= readGraphData(path))),
-    fingerprint: () => (fingerprint ??= { made: opts.treeRead?.fingerprint ?? treeFingerprint(path) }).made,
+    fingerprint: () => opts.treeRead?.fingerprint ?? treeFingerprint(path),
   };
 }
 

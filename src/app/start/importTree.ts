@@ -16,8 +16,8 @@ export interface GivenTree {
   /** Its read, started at the first call; the same each call. */
   read(): Promise<ReadResult>;
   /**
-   * Its files' fingerprint on disk (sources/treeFingerprint.ts), made at the first call, or given when the start
-   * made it already; undefined when it cannot be made. Asked only when the store holds an import to compare.
+   * Its files' fingerprint on disk (sources/treeFingerprint.ts), made when called, or the one the start made
+   * already; undefined when it cannot be made. Asked once, and only when the store holds an import to compare.
    */
   fingerprint(): string | undefined;
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readQuickly } from '../../../src/sources/yamlQuick.js';
 import { parseYamlValues, readExactly } from '../../../src/sources/yamlValues.js';
-import { realYamlFiles, yamlMutants } from '../../support/yamlCorpus.js';
+import { readOrRefusal, realYamlFiles, yamlMutants, type Read } from '../../support/yamlCorpus.js';
 
 const ORACLE = join(import.meta.dirname, '..', '..', 'support', 'libyaml-oracle.py');
 
@@ -20,19 +20,9 @@ function libyamlAvailable(): boolean {
   return false;
 }
 
-type Read = { value: unknown } | { refused: string };
-
 function libyamlReads(texts: string[]): Read[] {
   const out = execFileSync('python3', [ORACLE], { input: JSON.stringify(texts), maxBuffer: 1 << 28 });
   return JSON.parse(out.toString('utf8')) as Read[];
-}
-
-function attempt(read: (text: string) => unknown, text: string): Read {
-  try {
-    return { value: read(text) };
-  } catch (err) {
-    return { refused: (err as Error).message };
-  }
 }
 
 /** How a reader's answer stands to libyaml's: the same, both refusing, or which way they differ. */
@@ -44,13 +34,13 @@ function against(ours: Read, libyaml: Read): string {
 
 describe.skipIf(!libyamlAvailable())('the quick YAML reader against libyaml', () => {
   it('answers where the exact reader refuses only as libyaml reads, and leaves the readers no further from it', () => {
-    const texts = [...realYamlFiles().map((f) => f.text)];
+    const texts = realYamlFiles().map((f) => f.text);
     const corpus = [...texts, ...yamlMutants(texts, 6000, 40)];
     const libyaml = libyamlReads(corpus);
     const tally = { exact: {} as Record<string, number>, both: {} as Record<string, number> };
     let answeredBeyondExact = 0;
     corpus.forEach((text, i) => {
-      const exact = attempt(readExactly, text);
+      const exact = readOrRefusal(readExactly, text);
       const quick = readQuickly(text);
       if (quick !== undefined && 'refused' in exact) {
         answeredBeyondExact++;
@@ -59,7 +49,7 @@ describe.skipIf(!libyamlAvailable())('the quick YAML reader against libyaml', ()
       // Explicit tags aside: serde_yaml's reading of them is not this oracle's.
       if (text.includes('!')) return;
       const e = against(exact, libyaml[i]!);
-      const b = against(attempt(parseYamlValues, text), libyaml[i]!);
+      const b = against(readOrRefusal(parseYamlValues, text), libyaml[i]!);
       tally.exact[e] = (tally.exact[e] ?? 0) + 1;
       tally.both[b] = (tally.both[b] ?? 0) + 1;
     });

@@ -4,17 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { readQuickly } from '../../../src/sources/yamlQuick.js';
 import { parseYamlValues, readExactly } from '../../../src/sources/yamlValues.js';
-import { realYamlFiles, yamlMutants } from '../../support/yamlCorpus.js';
+import { readOrRefusal, realYamlFiles, yamlMutants, type Read } from '../../support/yamlCorpus.js';
 
-type Read = { value: unknown } | { refused: string };
-
-function exactly(text: string): Read {
-  try {
-    return { value: readExactly(text) };
-  } catch (err) {
-    return { refused: (err as Error).message };
-  }
-}
+const exactly = (text: string): Read => readOrRefusal(readExactly, text);
 
 const files = realYamlFiles();
 
