@@ -19,7 +19,7 @@ import { RESOURCES } from '../../src/cluster/resources.js';
 import { serveCli, useCleanup } from '../support/cli.js';
 import { startGate, type Gate } from '../support/gate.js';
 import { kubectlAvailable } from '../support/kubectl.js';
-import { launchCincy, until, type Launched } from '../support/processes.js';
+import { CHEAP_POLL_MS, launchCincy, until, type Launched } from '../support/processes.js';
 import { realApiServerAvailable, useRealApiServer, type RealApiServer } from '../support/realApiServer.js';
 import { tempDir } from '../support/server.js';
 import { clusterFlags, makeUpdateFixtures, type UpdateFixtures } from '../support/updateFixtures.js';
@@ -98,7 +98,7 @@ describe.runIf(available())('agent, simulated cluster, API server and update ser
       order.join(' → '),
       async () => {
         await reset();
-        await until('the ClusterVersion deleted', async () => !(await clusterVersion()), 30_000);
+        await until('the ClusterVersion deleted', async () => !(await clusterVersion()), 30_000, CHEAP_POLL_MS);
         const service = `http://127.0.0.1:${serviceGate.port}`;
         const running: Partial<Record<Part, Launched>> = {};
         const outputs = (): string =>
@@ -116,7 +116,7 @@ describe.runIf(available())('agent, simulated cluster, API server and update ser
         };
         /** Until a process says what it is at: with a server it needs not there yet, that it waits for it. */
         const atWork = (p: Launched, said: RegExp, what: string): Promise<unknown> =>
-          Promise.race([died, until(what, async () => said.test(p.output()), 60_000)]);
+          Promise.race([died, until(what, async () => said.test(p.output()), 60_000, CHEAP_POLL_MS)]);
         const opened = { api: false, cluster: false };
         const start: Record<Part, () => Promise<unknown>> = {
           'API server': async () => ((opened.api = true), apiGate.open()),
@@ -161,6 +161,7 @@ describe.runIf(available())('agent, simulated cluster, API server and update ser
               return Date.now() - last.at >= SETTLED_MS && cv;
             },
             90_000,
+            CHEAP_POLL_MS,
           ),
         ]);
         statuses.set(order.join(' → '), withoutTimes({ spec: settled.spec, status: settled.status }));

@@ -5,6 +5,7 @@
 // the server's answer adopted in turn, so a field the server prunes is pruned here too. A write the server
 // refuses (a conflict, a kind not served yet) stays to do, and is tried again at the next flush.
 import { setMaxListeners } from 'node:events';
+import pLimit from 'p-limit';
 import { canonicalJson } from 'cincy/canonicalJson';
 import type { ClusterApi, KubeObject as ApiObject, Resource } from 'cincy/cluster/api';
 import { apiMessage, isConflict, isNotFound } from 'cincy/cluster/apiError';
@@ -16,6 +17,12 @@ const SERVER_FIELDS = ['uid', 'resourceVersion', 'creationTimestamp', 'generatio
 
 /** Kinds written first: a custom resource needs its CRD, an object its namespace. */
 const FIRST = ['CustomResourceDefinition', 'Namespace', 'ServiceAccount'];
+
+/** How many writes the mirror has in flight at once. */
+const WRITES_IN_FLIGHT = 8;
+
+/** An object the controllers changed, to be written. */
+type Dirty = { kind: ResourceKind; namespace?: string; name: string };
 
 const keyOf = (kind: ResourceKind, namespace: string | undefined, name: string): string =>
   `${kind.kind}/${namespace ?? ''}/${name}`;
@@ -45,7 +52,7 @@ export class RemoteMirror {
   /** The server's last version of each object this mirror knows of, by kind/namespace/name. */
   private readonly remote = new Map<string, ApiObject>();
   /** Objects the controllers changed since the last flush. */
-  private readonly dirty = new Map<string, { kind: ResourceKind; namespace?: string; name: string }>();
+  private readonly dirty = new Map<string, Dirty>();
   private readonly said = new Set<string>();
   private adopting = false;
   private kinds: ResourceKind[] = [];
@@ -67,17 +74,18 @@ export class RemoteMirror {
 
   /** The kinds of the simulation the server serves: those kept in step. */
   async discover(): Promise<ResourceKind[]> {
-    const served: ResourceKind[] = [];
-    for (const k of KINDS.filter(stored)) {
-      const apiVersion = k.group ? `${k.group}/${k.version}` : k.version;
-      const found = await this.api.resourceFor(apiVersion, k.kind).catch((err: unknown) => {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      });
-      if (found) served.push(k);
-    }
-    this.kinds = served;
-    return served;
+    const served = await Promise.all(
+      KINDS.filter(stored).map(async (k) => {
+        const apiVersion = k.group ? `${k.group}/${k.version}` : k.version;
+        const found = await this.api.resourceFor(apiVersion, k.kind).catch((err: unknown) => {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        });
+        return found && k;
+      }),
+    );
+    this.kinds = served.filter((k): k is ResourceKind => k !== undefined);
+    return this.kinds;
   }
 
   /** Whether the server holds an object of `kind`. */
@@ -101,10 +109,12 @@ export class RemoteMirror {
 
   /** Lists every kind kept in step and adopts what the server holds; then watches each, until stop(). */
   async start(): Promise<void> {
-    for (const kind of this.kinds) {
-      const rv = await this.relist(kind);
-      void this.watch(kind, rv);
-    }
+    await Promise.all(
+      this.kinds.map(async (kind) => {
+        const rv = await this.relist(kind);
+        void this.watch(kind, rv);
+      }),
+    );
   }
 
   stop(): void {
@@ -116,22 +126,35 @@ export class RemoteMirror {
     return this.dirty.size;
   }
 
-  /** Writes what the controllers changed; what the server refuses stays to do. */
+  /**
+   * Writes what the controllers changed; what the server refuses stays to do. The kinds of FIRST go in their
+   * order, each before the next; the objects of one step are written side by side (WRITES_IN_FLIGHT at once),
+   * as a cluster's many controllers write theirs.
+   */
   async flush(): Promise<void> {
-    const order = (k: ResourceKind): number => (FIRST.includes(k.kind) ? FIRST.indexOf(k.kind) : FIRST.length);
-    const todo = [...this.dirty.entries()].sort(([, a], [, b]) => order(a.kind) - order(b.kind));
-    for (const [key, { kind, namespace, name }] of todo) {
-      this.dirty.delete(key);
-      try {
-        await this.push(key, kind, namespace, name);
-        this.said.delete(key);
-      } catch (err) {
-        this.dirty.set(key, { kind, namespace, name });
-        if (isConflict(err)) await this.refresh(key, kind, namespace, name);
-        else if (!this.said.has(key)) {
-          this.said.add(key);
-          this.o.warn(`${kind.kind} ${namespace ? `${namespace}/` : ''}${name}: ${apiMessage(err)}`);
-        }
+    const rank = (k: ResourceKind): number => (FIRST.includes(k.kind) ? FIRST.indexOf(k.kind) : FIRST.length);
+    const steps = new Map<number, Array<[string, Dirty]>>();
+    for (const entry of this.dirty.entries()) {
+      const r = rank(entry[1].kind);
+      steps.set(r, [...(steps.get(r) ?? []), entry]);
+    }
+    const limit = pLimit(WRITES_IN_FLIGHT);
+    for (const r of [...steps.keys()].sort((a, b) => a - b))
+      await Promise.all(steps.get(r)!.map(([key, object]) => limit(() => this.write(key, object))));
+  }
+
+  /** One object written, or kept to do when refused (said once while it lasts; a conflict reads it again). */
+  private async write(key: string, { kind, namespace, name }: Dirty): Promise<void> {
+    this.dirty.delete(key);
+    try {
+      await this.push(key, kind, namespace, name);
+      this.said.delete(key);
+    } catch (err) {
+      this.dirty.set(key, { kind, namespace, name });
+      if (isConflict(err)) await this.refresh(key, kind, namespace, name);
+      else if (!this.said.has(key)) {
+        this.said.add(key);
+        this.o.warn(`${kind.kind} ${namespace ? `${namespace}/` : ''}${name}: ${apiMessage(err)}`);
       }
     }
   }

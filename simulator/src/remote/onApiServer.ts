@@ -66,7 +66,7 @@ export async function simulateOnApiServer(o: MockClusterOptions): Promise<number
 }
 
 /** How often a server that does not answer yet is asked again, and how often the wait is said. */
-const RETRY_MS = 1000;
+const RETRY_MS = 250;
 const SAY_EVERY_MS = 30_000;
 
 /**
