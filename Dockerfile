@@ -8,7 +8,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3 esbuild
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/build-ui.mjs scripts/bundle-dependencies.mjs scripts/clean-dist.mjs ./scripts/
+COPY scripts/build-ui.mjs scripts/bundle-cli.mjs scripts/bundle-dependencies.mjs scripts/clean-dist.mjs ./scripts/
 COPY src ./src
 # The product only: the simulated cluster (simulator/, a workspace of the repository) is never in the image.
 RUN npm run build:product && npm prune --omit=dev

@@ -2,17 +2,18 @@
 // V8 sized for memory rather than speed: the peak RSS of a full-size import drops by about 40 MB
 // (docs/dev/benchmarks/2026-11-22-graph-serving.md); serving is dominated by socket writes, so
 // throughput barely moves.
-// Thin launcher: the CLI is compiled to dist/ by `npm ci` (the prepare script). In a clone of the repository,
+// Thin launcher: the CLI is compiled to dist/ by `npm ci` (the prepare script), and bundled into dist/bundle/
+// (scripts/bundle-cli.mjs: loading one module at a time was a sixth of serve's start). In a clone of the repository,
 // the simulated cluster's commands (simulator/src/cli/routes.ts says which) are the simulator's, built beside
 // it; the published package has no simulator, and its CLI says where those commands are.
 import { existsSync } from 'node:fs';
-import { runAsProcess } from '../dist/cli/program.js';
+import { runAsProcess } from '../dist/bundle/program.js';
 
 const routes = new URL('../simulator/dist/routes.js', import.meta.url);
 const simulator = existsSync(routes) ? await import(routes.href) : undefined;
 if (simulator?.isSimulatorCommand(process.argv.slice(2)))
   runAsProcess((await import('../simulator/dist/main.js')).simulatorMain);
 else {
-  const { main } = await import('../dist/cli/main.js');
+  const { main } = await import('../dist/bundle/main.js');
   runAsProcess((argv) => main(argv, simulator?.SIMULATOR_HELP));
 }

@@ -17,6 +17,8 @@ describe('the product without its simulator', () => {
     const paths = packed!.files.map((f) => f.path);
     expect(paths).toContain('bin/cincy.js');
     expect(paths.some((p) => p.startsWith('dist/cli/'))).toBe(true);
+    // The command line bin/cincy.js runs (scripts/bundle-cli.mjs).
+    expect(paths).toEqual(expect.arrayContaining(['dist/bundle/main.js', 'dist/bundle/program.js']));
     expect(paths.filter((p) => p.endsWith('.tsbuildinfo'))).toEqual([]); // the compiler's record of the build
     // The packages dist/ imports bundled (package.json "imports"), each with the licences of what it holds.
     for (const file of Object.keys(BUNDLES))

@@ -1,12 +1,14 @@
 // The product compiled to dist/ (tsc, incremental: only what changed since the last build), before the
 // tiers that need it: the service tier's worker threads load it (Node starts a worker only from
-// JavaScript), and the e2e tier's processes run it, with the dependencies it loads bundled. Each project's setup asks; the second compile finds
+// JavaScript), and the e2e tier's processes run it, with the dependencies it loads bundled and the command
+// line bundled (scripts/bundle-cli.mjs). Each project's setup asks; the second compile finds
 // nothing to do. An incremental tsc trusts its build record (dist/.tsbuildinfo) and would not write
 // again an output deleted since: when one is missing, the record goes and everything is compiled.
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { bundleCli } from '../../scripts/bundle-cli.mjs';
 import { BUNDLES, bundleDependencies } from '../../scripts/bundle-dependencies.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -37,6 +39,8 @@ async function compile(): Promise<void> {
   const made = Math.min(...bundles.map((f) => (existsSync(f) ? statSync(f).mtimeMs : 0)));
   const inputs = [join(ROOT, 'package-lock.json'), join(ROOT, 'scripts', 'bundle-dependencies.mjs')];
   if (inputs.some((f) => statSync(f).mtimeMs > made)) await bundleDependencies();
+  // The command line bin/cincy.js runs, bundled from what tsc wrote: made each time, never left behind it.
+  await bundleCli();
 }
 
 /** Whether a module of src/ (the web page's aside: esbuild builds it) has no compiled file in dist/. */
