@@ -3,10 +3,12 @@
 // process used by then: the median of N starts, each on an empty in-memory store. The clone given may be
 // another build of cincy (a `git worktree` of an older commit, built), to compare the two in turn.
 //
-//   node scripts/dev/ready-time.mjs [--root DIR] [--runs N] [--fresh-db] [-- SERVE_ARGS...]
+//   node scripts/dev/ready-time.mjs [--root DIR] [--against DIR] [--runs N] [--fresh-db] [-- SERVE_ARGS...]
 //   node scripts/dev/ready-time.mjs --runs 5 -- --graph-data ../shared/conformance/real-2024-08-09/graph-data
 //
 // --fresh-db: each start on a new SQLite file (in a temporary folder, removed after), as a first start is.
+// --against DIR: another build, started in turn with --root's, one start each: a machine whose speed drifts
+// within minutes slows both alike.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,11 +25,13 @@ const flag = (name, fallback) => {
   return i < 0 ? fallback : own[i + 1];
 };
 const root = resolve(flag('--root', join(import.meta.dirname, '..', '..')));
+const against = flag('--against') && resolve(flag('--against'));
 const runs = Number(flag('--runs', '5'));
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs: '${flag('--runs')}' is not a positive integer`);
 const freshDb = own.includes('--fresh-db');
-const cli = join(root, 'bin', 'cincy.js');
-if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) throw new Error(`${root}/dist is missing: npm run build there`);
+const roots = against ? [against, root] : [root];
+for (const r of roots)
+  if (!existsSync(join(r, 'dist', 'cli', 'main.js'))) throw new Error(`${r}/dist is missing: npm run build there`);
 
 /** The CPU a process used so far (user and system), from /proc. */
 function cpuMs(pid) {
@@ -36,8 +40,9 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** One start: the times from the spawn to the "listening at" line and to /readyz 200, and the CPU by then. */
-async function once() {
+/** One start of the build at `build`: the times from the spawn to the "listening at" line and to /readyz 200, and the CPU by then. */
+async function once(build) {
+  const cli = join(build, 'bin', 'cincy.js');
   const port = await freePort();
   const dir = freshDb ? mkdtempSync(join(tmpdir(), 'ready-time-')) : undefined;
   const db = dir ? join(dir, 'cincy.db') : ':memory:';
@@ -59,10 +64,13 @@ async function once() {
   }
 }
 
-const results = [];
-for (let i = 0; i < runs; i++) results.push(await once());
-const median = (key) => results.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(results.length / 2)];
-console.log(
-  `${root}: spawn → listening ${Math.round(median('listenMs'))} ms, → /readyz 200 ${Math.round(median('readyMs'))} ms, ` +
-    `CPU ${median('cpuMs')} ms (medians of ${runs}; each: ${results.map((r) => Math.round(r.readyMs)).join(', ')} ms)`,
-);
+const results = new Map(roots.map((r) => [r, []]));
+for (let i = 0; i < runs; i++) for (const r of roots) results.get(r).push(await once(r));
+for (const [r, rs] of results) {
+  const median = (key) => rs.map((x) => x[key]).sort((a, b) => a - b)[Math.floor(rs.length / 2)];
+  const each = rs.map((x) => Math.round(x.readyMs)).sort((a, b) => a - b);
+  console.log(
+    `${r}: spawn → listening ${Math.round(median('listenMs'))} ms, → /readyz 200 ${Math.round(median('readyMs'))} ms, ` +
+      `CPU ${median('cpuMs')} ms (medians of ${runs}; each, sorted: ${each.join(', ')} ms)`,
+  );
+}

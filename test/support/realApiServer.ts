@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import pLimit from 'p-limit';
 import { clusterApi, loadKubeConfig } from '../../src/cli/kubeconfig.js';
-import type { Patch } from '../../src/cluster/api.js';
+import type { Patch, Resource } from '../../src/cluster/api.js';
 import { isNotFound } from '../../src/cluster/apiError.js';
 import { kubectl } from './kubectl.js';
 
@@ -66,9 +66,10 @@ const gone = (err: unknown): void => {
 
 /**
  * The kinds of `kubectl api-resources -o wide --no-headers`: NAME [SHORTNAMES] APIVERSION NAMESPACED KIND VERBS
- * [CATEGORIES], where the columns in brackets may be empty; NAMESPACED is the first column that says true or false.
+ * [CATEGORIES], where the columns in brackets may be empty; NAMESPACED is the first column that says true or
+ * false. Each with the resource its objects are listed and deleted at.
  */
-export function parseApiResources(text: string): Array<{ apiVersion: string; kind: string }> {
+function parseApiResources(text: string): Array<{ apiVersion: string; kind: string; resource: Resource }> {
   return text
     .trim()
     .split('\n')
@@ -76,7 +77,10 @@ export function parseApiResources(text: string): Array<{ apiVersion: string; kin
       const cols = line.trim().split(/\s+/);
       const at = cols.findIndex((c, i) => i >= 2 && (c === 'true' || c === 'false'));
       if (at < 0 || !cols[at + 1]) throw new Error(`kubectl api-resources: a line not understood: ${line}`);
-      return { apiVersion: cols[at - 1]!, kind: cols[at + 1]! };
+      const apiVersion = cols[at - 1]!;
+      const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
+      const resource = { group: group!, version: version!, resource: cols[0]!, namespaced: cols[at] === 'true' };
+      return { apiVersion, kind: cols[at + 1]!, resource };
     });
 }
 
@@ -102,11 +106,7 @@ export async function startRealApiServer(
   // What the server holds is listed from this process, every kind side by side (kubectl's `get` of 57 kinds
   // took 0.75 s of a quiet machine, twice that under the tests' load): the kinds kubectl names, read once.
   const api = clusterApi(loadKubeConfig({ kubeconfig }), 'cincy-test-reset');
-  const kinds = await Promise.all(
-    parseApiResources(await run(['api-resources', '--verbs=list,delete', '-o', 'wide', '--no-headers'])).map(
-      async (k) => ({ ...k, resource: await api.resourceFor(k.apiVersion, k.kind) }),
-    ),
-  );
+  const kinds = parseApiResources(await run(['api-resources', '--verbs=list,delete', '-o', 'wide', '--no-headers']));
   const inFlight = pLimit(REQUESTS_IN_FLIGHT);
   const held = async (): Promise<Held[]> => {
     const lists = await Promise.all(

@@ -136,7 +136,9 @@ export class RemoteMirror {
     const steps = new Map<number, Array<[string, Dirty]>>();
     for (const entry of this.dirty.entries()) {
       const r = rank(entry[1].kind);
-      steps.set(r, [...(steps.get(r) ?? []), entry]);
+      const step = steps.get(r);
+      if (step) step.push(entry);
+      else steps.set(r, [entry]);
     }
     const limit = pLimit(WRITES_IN_FLIGHT);
     for (const r of [...steps.keys()].sort((a, b) => a - b))
