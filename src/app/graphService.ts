@@ -82,13 +82,13 @@ export class GraphService {
   /**
    * Builds and swaps the snapshot in; false (and the old one kept) on failure. For the first build: on
    * the build worker when there is one (a restart's graph built on the other core while this thread
-   * gets the server ready), else, or when the worker cannot, on this thread, where a database that
-   * cannot be read throws StoreUnavailable, for the start to try again.
+   * gets the server ready), else, when the worker cannot, or when asked (`onThisThread`), on this thread,
+   * where a database that cannot be read throws StoreUnavailable, for the start to try again.
    */
-  async rebuild(): Promise<boolean> {
+  async rebuild(o: { onThisThread?: boolean } = {}): Promise<boolean> {
     try {
       const vouched = await this.vouched();
-      let parts = await this.builtOnWorker(vouched);
+      let parts = o.onThisThread ? undefined : await this.builtOnWorker(vouched);
       if (!parts) {
         this.builds.main += 1;
         parts = await readAndBuild(this.store, vouched, this.clock.now());

@@ -90,7 +90,12 @@ export async function firstGraph(
   const readSources = async (): Promise<boolean> =>
     sources.length > 0 && (await parts.leadership.holds()) && refreshAll(sources);
   if (!opts.deferSources) await readSources();
-  if (!(await service.rebuild())) return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
+  // After an import at start, this thread builds the first graph: it has just written what the build reads and
+  // has made the server by then, while the worker would first read it all back from the database
+  // (docs/design/writes-and-builds.md).
+  const importedNow = tree !== undefined && !later;
+  if (!(await service.rebuild({ onThisThread: importedNow })))
+    return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
   for (const part of parts.background) part.start();
   const unwatch = followOtherWriters(parts, opts.log);
   const snap = service.current!;
