@@ -33,8 +33,8 @@ export class GraphService {
   buildFailures = 0;
   /**
    * Snapshots made: full builds by the thread they ran on (on the worker when the store is a file or
-   * PostgreSQL, the first one included, unless the worker could not),
-   * and those derived from the last one after writes that changed only channels.
+   * PostgreSQL, unless the worker could not; the first one on the main thread after an import at start
+   * wrote the tree), and those derived from the last one after writes that changed only channels.
    */
   readonly builds = { main: 0, worker: 0, channels: 0 };
   /** The registry sources' status, kept up to date by the sources themselves. */

@@ -117,7 +117,7 @@ describe('rebuilds after writes', () => {
     const server = await serve(s);
     const n = 20;
     // The first graph, after the tree was imported at start, was built by the thread that had just written
-    // it, before anything was served (firstGraph.ts); every build after it runs on the worker.
+    // it, before the first graph was served (firstGraph.ts); every build after it runs on the worker.
     expect(await metric(server.url, 'cincy_graph_builds_total{how="main"}')).toBe(1);
     const atStart = await metric(server.url, 'cincy_graph_builds_total{how="worker"}');
     expect(atStart).toBe(0);

@@ -81,20 +81,21 @@ export async function firstGraph(
   const tree = opts.graphData ? givenTree(opts, demo) : undefined;
   // Imported first unless the store's graph is already this tree's: then it serves meanwhile.
   const later = tree !== undefined && (await importedAsIs(store, tree));
+  let wrote = false;
   if (tree && !later) {
-    const problems = await importAtStart(parts, tree, opts);
-    if (problems) return fail(problems);
+    const imported = await importAtStart(parts, tree, opts);
+    if ('problems' in imported) return fail(imported.problems);
+    wrote = imported.wrote;
   }
   // A source that cannot be read at start leaves what the store has serving; /readyz says why.
   await recallAll(sources);
   const readSources = async (): Promise<boolean> =>
     sources.length > 0 && (await parts.leadership.holds()) && refreshAll(sources);
   if (!opts.deferSources) await readSources();
-  // After an import at start, this thread builds the first graph: it has just written what the build reads and
-  // has made the server by then, while the worker would first read it all back from the database
-  // (docs/design/writes-and-builds.md).
-  const importedNow = tree !== undefined && !later;
-  if (!(await service.rebuild({ onThisThread: importedNow })))
+  // After an import that wrote the tree, this thread builds the first graph: it has just written what the build
+  // reads and has made the server by then, while the worker would first read it all back from the database
+  // (docs/design/writes-and-builds.md). Otherwise (a restart, an import skipped or rejected) the worker builds.
+  if (!(await service.rebuild({ onThisThread: wrote })))
     return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
   for (const part of parts.background) part.start();
   const unwatch = followOtherWriters(parts, opts.log);
@@ -129,20 +130,23 @@ async function importedAsIs(store: Store, tree: GivenTree): Promise<boolean> {
 }
 
 /**
- * Imports the tree given at start before the first graph. A rejected tree is logged and reported on
- * /readyz while the store keeps serving what it has; with nothing stored, its problems end the start.
+ * Imports the tree given at start before the first graph; whether that wrote to the store. A rejected tree
+ * is logged and reported on /readyz while the store keeps serving what it has; with nothing stored, its
+ * problems end the start.
  */
 async function importAtStart(
   parts: FirstGraphParts,
   tree: GivenTree,
   opts: FirstGraphOptions,
-): Promise<string[] | undefined> {
-  const { problems } = await importGivenTree(parts.store, tree, opts.trust, opts.log, new Date(opts.clock.now()));
-  if (!problems.length) return undefined;
+): Promise<{ wrote: boolean } | { problems: string[] }> {
+  const outcome = await importGivenTree(parts.store, tree, opts.trust, opts.log, new Date(opts.clock.now()));
+  if ('changed' in outcome) return { wrote: outcome.changed };
   if (!(await parts.store.read((tx) => tx.hasContent())))
-    return [`${tree.path} is invalid and the store ${parts.where} has nothing to serve:`, ...problems];
-  rejected(parts.service, tree, problems, opts);
-  return undefined;
+    return {
+      problems: [`${tree.path} is invalid and the store ${parts.where} has nothing to serve:`, ...outcome.problems],
+    };
+  rejected(parts.service, tree, outcome.problems, opts);
+  return { wrote: false };
 }
 
 /**

@@ -82,7 +82,8 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: MetricsOption
   new Counter({
     name: 'cincy_graph_builds_total',
     help:
-      'Snapshots made: full builds on the main thread (the first) or the build worker, and updates ' +
+      'Snapshots made: full builds on the main thread (an in-memory store; the first after an import at start) ' +
+      'or the build worker, and updates ' +
       'derived from the last snapshot after writes that changed only channels',
     labelNames: ['how'],
     registers: [registry],
