@@ -10,11 +10,12 @@ import { existsSync, statSync } from 'node:fs';
 
 const routes = new URL('../simulator/dist/routes.js', import.meta.url);
 const simulator = existsSync(routes) ? await import(routes.href) : undefined;
-const { runAsProcess } = await import(`${cli()}program.js`);
+const cli = cliFolder();
+const { runAsProcess } = await import(`${cli}program.js`);
 if (simulator?.isSimulatorCommand(process.argv.slice(2)))
   runAsProcess((await import('../simulator/dist/main.js')).simulatorMain);
 else {
-  const { main } = await import(`${cli()}main.js`);
+  const { main } = await import(`${cli}main.js`);
   runAsProcess((argv) => main(argv, simulator?.SIMULATOR_HELP));
 }
 
@@ -22,7 +23,7 @@ else {
  * Where the command line is loaded from: the bundle, unless tsc compiled dist/ after it was made (in a clone,
  * `tsc` alone or a watch): the compiled files then, never older code. A package has no build record.
  */
-function cli() {
+function cliFolder() {
   const record = new URL('../dist/.tsbuildinfo', import.meta.url);
   const bundle = new URL('../dist/bundle/main.js', import.meta.url);
   const stale = existsSync(record) && (!existsSync(bundle) || statSync(bundle).mtimeMs < statSync(record).mtimeMs);

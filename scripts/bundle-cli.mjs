@@ -25,11 +25,8 @@ export const BUNDLE_DIR = join(ROOT, 'dist', 'bundle');
  * in src/'s modules only as code.
  */
 export function keepCompiledPlace(text, file, outDir) {
-  const other = /import\.meta(?!\.url\b)/.exec(text);
-  if (other)
-    throw new Error(
-      `${file}: ${text.slice(other.index, other.index + 20).split(/[^\w.]/)[0]} cannot be kept in the bundle; use import.meta.url`,
-    );
+  const other = /import\.meta(?!\.url\b)(\.\w+)?/.exec(text);
+  if (other) throw new Error(`${file}: ${other[0]} cannot be kept in the bundle; use import.meta.url`);
   const at = relative(outDir, file).split('\\').join('/');
   return text.replaceAll('import.meta.url', `new URL(${JSON.stringify(at)}, import.meta.url).href`);
 }

@@ -49,6 +49,8 @@ export interface RealApiServer {
 type Held = {
   apiVersion: string;
   kind: string;
+  /** Where its kind is listed, patched and deleted. */
+  resource: Resource;
   metadata: { name: string; namespace?: string; resourceVersion?: string; finalizers?: string[] };
 };
 /** The CRDs the server starts with (start-apiserver.sh creates them): put back when an update replaced them. */
@@ -111,7 +113,9 @@ export async function startRealApiServer(
   const held = async (): Promise<Held[]> => {
     const lists = await Promise.all(
       kinds.map(({ apiVersion, kind, resource }) =>
-        inFlight(async () => (await api.list<Held>(resource)).items.map((o) => ({ ...o, apiVersion, kind }))),
+        inFlight(async () =>
+          (await api.list<Pick<Held, 'metadata'>>(resource)).items.map((o) => ({ ...o, apiVersion, kind, resource })),
+        ),
       ),
     );
     return lists.flat();
@@ -120,7 +124,6 @@ export async function startRealApiServer(
   const baseline = new Set(started.map(keyOf));
   const isCrd = (x: Held): boolean => x.kind === 'CustomResourceDefinition';
   const crdVersions = new Map(started.filter(isCrd).map((x) => [keyOf(x), x.metadata.resourceVersion]));
-  const resourceOf = new Map(kinds.map((k) => [`${k.apiVersion}/${k.kind}`, k.resource]));
   const reset = async (): Promise<void> => {
     const now = await held();
     // An update applies its payload's CRDs over the server's: the next test begins with the server's again.
@@ -138,10 +141,8 @@ export async function startRealApiServer(
     await Promise.all(
       made
         .filter((m) => m.metadata.finalizers?.length)
-        .map(({ apiVersion, kind, metadata: { name, namespace } }) =>
-          inFlight(() =>
-            api.patch(resourceOf.get(`${apiVersion}/${kind}`)!, { name, namespace }, nullFinalizers).catch(gone),
-          ),
+        .map(({ resource, metadata: { name, namespace } }) =>
+          inFlight(() => api.patch(resource, { name, namespace }, nullFinalizers).catch(gone)),
         ),
     );
     const items = made.map(({ apiVersion, kind, metadata: { name, namespace } }) => ({

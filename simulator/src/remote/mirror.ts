@@ -133,16 +133,12 @@ export class RemoteMirror {
    */
   async flush(): Promise<void> {
     const rank = (k: ResourceKind): number => (FIRST.includes(k.kind) ? FIRST.indexOf(k.kind) : FIRST.length);
-    const steps = new Map<number, Array<[string, Dirty]>>();
-    for (const entry of this.dirty.entries()) {
-      const r = rank(entry[1].kind);
-      const step = steps.get(r);
-      if (step) step.push(entry);
-      else steps.set(r, [entry]);
-    }
+    const todo = [...this.dirty.entries()];
     const limit = pLimit(WRITES_IN_FLIGHT);
-    for (const r of [...steps.keys()].sort((a, b) => a - b))
-      await Promise.all(steps.get(r)!.map(([key, object]) => limit(() => this.write(key, object))));
+    for (let step = 0; step <= FIRST.length; step++)
+      await Promise.all(
+        todo.filter(([, d]) => rank(d.kind) === step).map(([key, d]) => limit(() => this.write(key, d))),
+      );
   }
 
   /** One object written, or kept to do when refused (said once while it lasts; a conflict reads it again). */
