@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // How long `cincy serve` takes from its spawn to listening and to its first /readyz 200, and the CPU its
-// process used by then: the median of N starts, each on an empty in-memory store. The clone given may be
+// process used by then: the median of N starts, each on an empty in-memory store. The launcher is run as
+// a user's shell runs it, with the node flags of its first line. The clone given may be
 // another build of cincy (a `git worktree` of an older commit, built), to compare the two in turn.
 //
 //   node scripts/dev/ready-time.mjs [--root DIR] [--against DIR] [--runs N] [--fresh-db] [-- SERVE_ARGS...]
@@ -48,7 +49,9 @@ async function once(build) {
   const db = dir ? join(dir, 'cincy.db') : ':memory:';
   const args = ['serve', '--db', db, '--port', String(port), '--log-level', 'info', ...serveArgs];
   const t0 = performance.now();
-  const proc = start('cincy serve', process.execPath, [cli, ...args]);
+  // The launcher itself, as a shell, `npm start` and node_modules/.bin/cincy run it: its node flags
+  // (bin/cincy.js's first line) apply, as they do for every user.
+  const proc = start('cincy serve', cli, args);
   let listenMs;
   const listening = setInterval(
     () => (listenMs ??= /listening at/.test(proc.output) ? performance.now() - t0 : undefined),

@@ -14,6 +14,11 @@ export interface TreeAtStart {
   read(): Promise<ReadResult>;
   /** The fingerprint already made, when the store's last import had it. */
   fingerprint?: string;
+  /**
+   * The store's last import is not this tree as it lies on disk now (or there is none, or the store is
+   * not a SQLite file to peek at): the read began at once, and the start imports the tree before its first graph.
+   */
+  importsFirst: boolean;
 }
 
 /** A tree's read as the start takes it, wherever it came from. */
@@ -27,5 +32,5 @@ export function treeAtStart(path: string, storeFile: string | undefined, signal:
   const fingerprint = last?.fingerprint ? treeFingerprint(path) : undefined;
   const held = fingerprint !== undefined && fingerprint === last?.fingerprint;
   if (!held) void read().catch(() => {});
-  return { path, read, ...(fingerprint !== undefined && { fingerprint }) };
+  return { path, read, importsFirst: !held, ...(fingerprint !== undefined && { fingerprint }) };
 }

@@ -97,6 +97,8 @@ export async function firstGraph(
   // (docs/design/writes-and-builds.md). Otherwise (a restart, an import skipped or rejected) the worker builds.
   if (!(await service.rebuild({ onThisThread: wrote })))
     return fail([`graph build failed: ${service.lastBuildFailure?.message}`]);
+  // Ready for the next build, wherever this one ran (a start that imported did not start the worker).
+  service.warm();
   for (const part of parts.background) part.start();
   const unwatch = followOtherWriters(parts, opts.log);
   const snap = service.current!;

@@ -100,8 +100,10 @@ export function prepareService(opts: StartOptions): PreparedService | NotStarted
   const trust = opts.trust ?? TrustStore.empty();
   const signatures = new SignaturePolicy(opts.requireSignatures ?? false, opts.trust);
   const service = new GraphService(store, { signatures, clock });
-  // The build worker loads itself on the other core while this thread makes the rest and the server.
-  service.warm();
+  // The build worker loads itself on the other core while this thread makes the rest and the server,
+  // unless the tree is imported first: its read has the other core then, this thread builds the first
+  // graph after the import, and the worker is started once that graph is served (firstGraph.ts).
+  if (!opts.treeRead?.importsFirst) service.warm();
   const leadership = store.leadership();
   if (store.engine === 'postgres') service.leadership = leadership;
   const sourceSettings = opts.sources ?? NO_SOURCES;

@@ -3,8 +3,8 @@
 // the tree the store imported last; the store file only peeked at, never made.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import type { GraphService } from '../../../src/app/graphService.js';
+import { describe, expect, it, vi } from 'vitest';
+import { GraphService } from '../../../src/app/graphService.js';
 import { prepareService } from '../../../src/app/start/service.js';
 import { treeAtStart } from '../../../src/sources/treeAtStart.js';
 import { treeFingerprint } from '../../../src/sources/treeFingerprint.js';
@@ -46,12 +46,16 @@ describe('the tree given at start', () => {
     // The tree the store imported last, unchanged: its fingerprint given, its read not begun.
     const same = treeAtStart(graphData, db, signal);
     expect(same.fingerprint).toBe(treeFingerprint(graphData));
+    expect(same.importsFirst).toBe(false);
     // No store file (memory, PostgreSQL): read at once, no fingerprint made. A changed tree: read at once.
-    expect(treeAtStart(graphData, undefined, signal).fingerprint).toBeUndefined();
+    const unpeeked = treeAtStart(graphData, undefined, signal);
+    expect(unpeeked.fingerprint).toBeUndefined();
+    expect(unpeeked.importsFirst).toBe(true);
     writeTree(graphData, { 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0]\n' });
     const changed = treeAtStart(graphData, db, signal);
     expect(changed.fingerprint).toBe(treeFingerprint(graphData));
     expect(changed.fingerprint).not.toBe(lastImportIn(db)?.fingerprint);
+    expect(changed.importsFirst).toBe(true);
     // One read however often it is asked for, and a whole tree.
     expect(same.read()).toBe(same.read());
     expect((await same.read()).tree?.channels.length).toBeGreaterThan(0);
@@ -73,5 +77,35 @@ describe('the tree given at start', () => {
     await outcome.firstRead;
     expect(servedWhenRead).toEqual([true]);
     expect(prepared.service.lastImportFailure).toBeUndefined();
+  });
+
+  it('starts the build worker before the first graph on a restart, and only after it when the tree is imported first', async () => {
+    const graphData = writeTree(steps.dir());
+    // Whether a graph was served at each start of the build worker (service.warm), which then starts as ever.
+    const servedAtWarm: boolean[] = [];
+    const realWarm = GraphService.prototype.warm;
+    const warm = vi.spyOn(GraphService.prototype, 'warm').mockImplementation(function (this: GraphService) {
+      servedAtWarm.push(this.current !== undefined);
+      realWarm.call(this);
+    });
+    steps.add(() => warm.mockRestore());
+    const startOn = async (db: string) => {
+      servedAtWarm.length = 0;
+      const treeRead = treeAtStart(graphData, db, new AbortController().signal);
+      const prepared = prepareService({ graphData, db, log: quietLog, treeRead });
+      if (!prepared.ok) throw new Error(prepared.problems.join('\n'));
+      steps.add(() => prepared.close());
+      const outcome = await prepared.start();
+      if (!outcome.ok) throw new Error(outcome.problems.join('\n'));
+      await outcome.firstRead;
+      const builds = { ...prepared.service.builds };
+      await prepared.close();
+      return { servedAtWarm: [...servedAtWarm], builds };
+    };
+    const db = join(steps.dir(), 'cincy.db');
+    // A new store file: the tree imported, the first graph built on this thread, the worker started after it.
+    expect(await startOn(db)).toEqual({ servedAtWarm: [true], builds: { main: 1, worker: 0, channels: 0 } });
+    // A restart on the same tree: the worker started at once builds the stored graph on the other core.
+    expect(await startOn(db)).toEqual({ servedAtWarm: [false, true], builds: { main: 0, worker: 1, channels: 0 } });
   });
 });
