@@ -15,7 +15,7 @@ type Versioned = { metadata?: { resourceVersion?: string } };
 /** The pause before a watch that ended or failed is started again. */
 const RESTART_MS = 5_000;
 
-export interface WatchOptions<T> {
+export interface ChangeWatchOptions<T> {
   /** Whether an event's object is whole enough to hand on (otherwise the waiters get undefined). */
   usable?: (o: T) => boolean;
   /** Told once when the server refuses the watch (401, 403): the loops then have only their own timers. */
@@ -40,7 +40,7 @@ export class ObjectWatch<T extends Versioned = KubeObject> {
     private readonly api: ClusterApi,
     private readonly resource: Resource,
     private readonly key: { namespace?: string; name: string },
-    private readonly o: WatchOptions<T> = {},
+    private readonly o: ChangeWatchOptions<T> = {},
   ) {}
 
   start(): this {

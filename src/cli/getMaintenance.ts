@@ -28,7 +28,7 @@ export interface MaintenanceView {
 }
 
 /** The phase of the seed's flow the cluster is in, from what it holds. */
-export function phaseOf(v: MaintenanceView): string {
+export function maintenancePhase(v: MaintenanceView): string {
   if (!v.clusterRequest) return 'none (no ClusterMaintenanceRequest)';
   const pending = v.locks.cluster.filter((l) => l.status?.state !== 'inactive');
   if (pending.length)
@@ -58,7 +58,7 @@ export function maintenanceReport(v: MaintenanceView): string {
   out.push(
     `Maintenance: ${cmr ? `ClusterMaintenanceRequest ${cmr.metadata.name} (scope ${cmr.spec?.scope ?? 'unset'})` : 'none'}`,
   );
-  out.push(`Phase:       ${phaseOf(v)}`);
+  out.push(`Phase:       ${maintenancePhase(v)}`);
   const failed = failedLocks(v.locks);
   if (failed) out.push(`Stopped:     ${failed.message.replace(/\n/g, '\n             ')}`);
   out.push('');
@@ -135,7 +135,8 @@ export async function maintenanceCommand(o: { kubeconfig?: string; output?: stri
     throw new Error(
       'get maintenance: the cluster does not serve lcm.mirantis.com/v1alpha1 (no workload locks; mock-cluster --workload-locks simulates them)',
     );
-  if (o.output === 'json') process.stdout.write(`${JSON.stringify({ phase: phaseOf(view), ...view }, null, 2)}\n`);
+  if (o.output === 'json')
+    process.stdout.write(`${JSON.stringify({ phase: maintenancePhase(view), ...view }, null, 2)}\n`);
   else process.stdout.write(maintenanceReport(view));
   return 0;
 }

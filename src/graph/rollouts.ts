@@ -124,9 +124,6 @@ export function phaseOf(r: Pick<Rollout, 'state' | 'start' | 'durationMs'>, now:
   return now < end + WATCH_AFTER_MS ? 'watching' : 'completed';
 }
 
-/** Whether the rollout still decides per cluster at `now`: active and its window not over. */
-export const phasing = (r: Rollout, now: number): boolean => r.state === 'active' && now < r.start + r.durationMs;
-
 /** Whether the rollout's edges are offered to `id` at `now` (a halted or cancelled one offers them to no one). */
 export function offers(r: Rollout, id: string | undefined, now: number): boolean {
   if (r.state !== 'active' || now < r.start) return false;

@@ -86,13 +86,13 @@ async function readRegistryCa(api: ClusterApi): Promise<CaAnswer> {
       'EnsureAdditionalTrustedCAFailed',
       `the ${where} has no key '${REGISTRY_CA_KEY}' holding the registry CA`,
     );
-  const problem = certificateProblem(pem);
+  const problem = caBundleProblem(pem);
   if (problem) return missing('InvalidCACert', `the ${where}, key '${REGISTRY_CA_KEY}': ${problem}`);
   return { pem, condition: { status: 'True', reason: 'CACertFound', message: `the registry CA of the ${where}` } };
 }
 
 /** Why `pem` is no bundle of certificates, or undefined when each block is one. */
-export function certificateProblem(pem: string): string | undefined {
+export function caBundleProblem(pem: string): string | undefined {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
   if (!blocks.length) return 'no PEM certificate (-----BEGIN CERTIFICATE-----)';
   for (const [i, block] of blocks.entries()) {

@@ -13,12 +13,12 @@ export type { Catalog, ChangeItem, ChangesPage, Explanation, FleetClusters, Flee
 export type { GraphDocument, PathAnswer, PlannedPath, ReleaseDetail, RolloutPhase };
 
 /** A phased rollout as GET /api/v1/rollouts answers it, its phase one of the six the API names. */
-export type Rollout = Omit<RolloutDoc, 'phase'> & { phase: RolloutPhase };
+export type RolloutAnswer = Omit<RolloutDoc, 'phase'> & { phase: RolloutPhase };
 /** What a rollout's clusters came to when the server last counted them. */
-export type RolloutCounts = NonNullable<Rollout['counts']>;
+export type RolloutAnswerCounts = NonNullable<RolloutAnswer['counts']>;
 /** A page of rollouts, newest first. */
 export interface RolloutsPage {
-  rollouts: Rollout[];
+  rollouts: RolloutAnswer[];
   nextCursor?: string;
 }
 
@@ -61,7 +61,7 @@ export const api = {
   /** Phased rollouts, public: a page of them newest first, or one by its id. */
   rollouts: {
     list: (q: { cursor?: string; limit: string }) => getJson<RolloutsPage>(`/api/v1/rollouts?${query(q)}`),
-    get: (id: string) => getJson<Rollout>(`/api/v1/rollouts/${encodeURIComponent(id)}`),
+    get: (id: string) => getJson<RolloutAnswer>(`/api/v1/rollouts/${encodeURIComponent(id)}`),
   },
   /** The fleet API takes a token with the scope fleet:read. */
   fleet: {

@@ -2,7 +2,7 @@
 // marker, the share of the channel's clusters offered its edges (a straight ramp, exact: the share offered
 // is the share of the window elapsed, frozen when halted), and, from the counts the page kept as it read
 // them (CountsHistory), the clusters that took it, updated and failing. Text is formatted here too.
-import type { Rollout, RolloutCounts, RolloutPhase } from './api.js';
+import type { RolloutAnswer, RolloutAnswerCounts, RolloutPhase } from './api.js';
 
 /** The counts kept per rollout: 12 hours of them at one every 15 s. */
 export const HISTORY_POINTS = 2_880;
@@ -10,7 +10,7 @@ export const HISTORY_POINTS = 2_880;
 /** One count of a rollout's clusters as the page read it: when the server counted, and what. */
 export interface CountsPoint {
   at: number;
-  counts: RolloutCounts;
+  counts: RolloutAnswerCounts;
 }
 
 /** The counts the page has read of each rollout, oldest first: one point per count the server made. */
@@ -18,7 +18,7 @@ export class CountsHistory {
   private readonly points = new Map<string, CountsPoint[]>();
 
   /** Keeps the rollout's counts, unless they are the ones kept last (or older: another replica's). */
-  add(r: Pick<Rollout, 'id' | 'counts'>): void {
+  add(r: Pick<RolloutAnswer, 'id' | 'counts'>): void {
     if (!r.counts) return;
     const at = Date.parse(r.counts.countedAt);
     if (Number.isNaN(at)) return;
@@ -70,7 +70,7 @@ const round = (n: number): number => Math.round(n * 10) / 10;
 
 /** Lays out a rollout's chart: its time axis spans the window, now and the counts read, with a margin. */
 export function timeline(
-  r: Pick<Rollout, 'start' | 'end' | 'share' | 'phase'>,
+  r: Pick<RolloutAnswer, 'start' | 'end' | 'share' | 'phase'>,
   points: readonly CountsPoint[],
   now: number,
 ): Timeline {
@@ -166,7 +166,7 @@ function line(points: Point[], cls: string): SVGElement[] {
 }
 
 /** The rollout's chart: window, now, share offered, and the clusters updated and failing. */
-export function rolloutChart(r: Rollout, points: readonly CountsPoint[], now: number): SVGElement {
+export function rolloutChart(r: RolloutAnswer, points: readonly CountsPoint[], now: number): SVGElement {
   const t = timeline(r, points, now);
   const { left, width, right, offeredTop, clustersTop, laneHeight, nowY, timeY, height } = CHART;
   const text = (x: number, y: number, value: string, anchor = 'start', cls = 'cy-chart-text'): SVGElement =>

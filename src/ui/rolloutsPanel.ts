@@ -2,7 +2,7 @@
 // each a card with where it stands and its timeline (rolloutChart.ts). The API gives only the current
 // counts, so the panel keeps each count it reads (on show, then every 15 s while the tab is open) in
 // memory: the lines of the clusters that took it start when the page was opened.
-import { api, type Rollout, type RolloutCounts } from './api.js';
+import { api, type RolloutAnswer, type RolloutAnswerCounts } from './api.js';
 import { alert, byId, h, label, link, terms } from './dom.js';
 import { CountsHistory, PHASES, percent, rolloutChart, when, type Color, type CountsPoint } from './rolloutChart.js';
 
@@ -21,7 +21,7 @@ export const ROLLOUTS_SHOWN = 20;
 const swatch = (cls: string, text: string): HTMLElement => h('li', {}, h('span', { class: `cy-swatch ${cls}` }), text);
 
 /** What became of the clusters that took it: numbers, failing in red. */
-function countsLine(c: RolloutCounts): HTMLElement {
+function countsLine(c: RolloutAnswerCounts): HTMLElement {
   const failed = c.failing + c.silent;
   const item = (key: string, n: number, text: string, color?: Color): HTMLElement =>
     h('span', { class: 'cy-count', 'data-count': key }, color && n > 0 ? label(`${n} ${text}`, color) : `${n} ${text}`);
@@ -38,7 +38,7 @@ function countsLine(c: RolloutCounts): HTMLElement {
   );
 }
 
-function haltBounds(r: Rollout): string {
+function haltBounds(r: RolloutAnswer): string {
   const { failures, fraction } = r.haltAfter;
   const parts = [
     failures !== null && `${failures} cluster${failures === 1 ? '' : 's'} fail${failures === 1 ? 's' : ''}`,
@@ -48,7 +48,7 @@ function haltBounds(r: Rollout): string {
 }
 
 /** What the phase means for the channel's clusters now, in a sentence (or an alert when halted). */
-function standing(r: Rollout): HTMLElement {
+function standing(r: RolloutAnswer): HTMLElement {
   switch (r.phase) {
     case 'scheduled':
       return h('p', { class: 'cy-hint' }, `Starts ${when(r.start)}: no cluster is offered these updates yet.`);
@@ -100,7 +100,7 @@ function standing(r: Rollout): HTMLElement {
 }
 
 /** One rollout: its target and phase, where it stands, its chart and its numbers. */
-export function rolloutCard(r: Rollout, points: readonly CountsPoint[], now: number): HTMLElement {
+export function rolloutCard(r: RolloutAnswer, points: readonly CountsPoint[], now: number): HTMLElement {
   return h(
     'article',
     { class: 'cy-rollout', id: `rollout-${r.id}`, 'data-rollout': r.id, 'data-phase': r.phase },
@@ -260,8 +260,8 @@ export class RolloutsPanel {
  * The channel's rollouts, newest first: pages of the list read until one holds some of them (at most a
  * few pages); `more` when pages were left unread.
  */
-async function rolloutsOf(channel: string): Promise<{ rollouts: Rollout[]; more: boolean }> {
-  const found: Rollout[] = [];
+async function rolloutsOf(channel: string): Promise<{ rollouts: RolloutAnswer[]; more: boolean }> {
+  const found: RolloutAnswer[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < ROLLOUTS_MAX_PAGES; page++) {
     const answer = await api.rollouts.list({ cursor, limit: String(ROLLOUTS_PAGE_SIZE) });

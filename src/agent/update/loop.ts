@@ -13,14 +13,14 @@ export interface UpdateLoopOptions {
   /** Runs before each pass (a clock that follows another reads it again here). */
   beforeSync?: () => Promise<void>;
   /** Changes of what a pass reads (the ClusterVersion, the admin-gates and admin-acks ConfigMaps). */
-  changes?: Changes;
+  changes?: ChangeNotices;
 }
 
 /**
  * Change notices: a waiting executor looks again at once when what a pass reads changes, and a change during
  * a pass (after the pass read it) makes the next pass come at once too.
  */
-export interface Changes {
+export interface ChangeNotices {
   /** How many changes have been seen so far, of what the executor itself never writes. */
   count(): number;
   /** Resolves at the next change; `signal` ends the wait, leaving nothing behind. */

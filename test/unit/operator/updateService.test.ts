@@ -2,7 +2,7 @@
 // and the check of its CA, src/operator/clusterInputs.ts): pure, no cluster. What the operator makes of
 // an UpdateService is in operands.test.ts.
 import { describe, expect, it } from 'vitest';
-import { certificateProblem } from '../../../src/operator/clusterInputs.js';
+import { caBundleProblem } from '../../../src/operator/clusterInputs.js';
 import { setUpdateServiceCondition, specProblems } from '../../../src/operator/updateService.js';
 import { CA, us } from '../../support/updateServices.js';
 
@@ -75,7 +75,7 @@ describe('the UpdateService spec and status', () => {
   });
 
   it('refuses a CA that is no PEM certificate', () => {
-    expect(certificateProblem('hello')).toBe('no PEM certificate (-----BEGIN CERTIFICATE-----)');
-    expect(certificateProblem(CA)).toMatch(/^certificate 1 cannot be read/);
+    expect(caBundleProblem('hello')).toBe('no PEM certificate (-----BEGIN CERTIFICATE-----)');
+    expect(caBundleProblem(CA)).toMatch(/^certificate 1 cannot be read/);
   });
 });

@@ -3,7 +3,7 @@
 // shares and times, and the tab kept in the URL. The tab itself is tested in the browser
 // (test/e2e/web-page-rollouts.test.ts).
 import { describe, expect, it } from 'vitest';
-import type { Rollout, RolloutCounts } from '../../../src/ui/api.js';
+import type { RolloutAnswer, RolloutAnswerCounts } from '../../../src/ui/api.js';
 import { CHART, CountsHistory, HISTORY_POINTS, percent, timeline, when } from '../../../src/ui/rolloutChart.js';
 import { parseState, stateQuery } from '../../../src/ui/urlState.js';
 import { DEFAULT_STATE } from '../../../src/ui/urlState.js';
@@ -11,7 +11,7 @@ import { DEFAULT_STATE } from '../../../src/ui/urlState.js';
 const MIN = 60_000;
 const T0 = Date.parse('2026-06-01T12:00:00Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
-const counts = (took: number, completed: number, failing: number, at: number, silent = 0): RolloutCounts => ({
+const counts = (took: number, completed: number, failing: number, at: number, silent = 0): RolloutAnswerCounts => ({
   took,
   completed,
   progressing: took - completed - failing - silent,
@@ -21,7 +21,7 @@ const counts = (took: number, completed: number, failing: number, at: number, si
 });
 
 /** A two-hour rollout starting at T0, `share` of it elapsed. */
-const rollout = (over: Partial<Rollout> = {}): Rollout => ({
+const rollout = (over: Partial<RolloutAnswer> = {}): RolloutAnswer => ({
   id: 'r-0001',
   channel: 'stable-4.16',
   to: '4.16.22',
