@@ -10,7 +10,7 @@ import { layerOf, pushImage } from '../registry/imageWriter.js';
 import { describe, parseImage, pullSpec } from '../registry/reference.js';
 import { readGraphData } from '../sources/graphData.js';
 import { FolderTree } from '../sources/folderTree.js';
-import { GRAPH_DATA_PREFIX } from '../sources/graphDataImage.js';
+import { IMAGE_TREE_FOLDER } from '../sources/graphDataImage.js';
 import { MAX_FILE_BYTES, MAX_TREE_BYTES, MAX_TREE_ENTRIES } from '../sources/treeLimits.js';
 import { formatProblem } from '../validation/problems.js';
 import { escapeLine } from './terminalText.js';
@@ -80,7 +80,7 @@ function filesOf(dir: string): Map<string, Buffer> {
       bytes += data.length;
       if (files.size >= MAX_TREE_ENTRIES || bytes > MAX_TREE_BYTES)
         throw new Error(`${dir}: more than ${MAX_TREE_ENTRIES} files or ${MAX_TREE_BYTES} bytes, the limits of a tree`);
-      files.set(posix.join(GRAPH_DATA_PREFIX, path), data);
+      files.set(posix.join(IMAGE_TREE_FOLDER, path), data);
     }
   };
   walk('');

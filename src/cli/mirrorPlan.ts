@@ -3,7 +3,6 @@
 // and with --check asks the mirror's repository which of those release images it lacks.
 import { Command, Option } from 'commander';
 import type { Static } from '#typebox';
-import { stringify } from '#yaml';
 import { UNSERVED } from '../schemas/fleet.js';
 import type { MirrorPlanAnswer } from '../schemas/paths.js';
 import { call, listAll, type ClientOptions } from './admin.js';
@@ -75,7 +74,9 @@ export function addMirrorPlanCommand(program: Command, run: (f: () => Promise<nu
         const plan = (await call(opts, 'GET', `/api/v1/mirror-plan?${q}`)) as Plan;
         const presence = opts.check ? await checkMirror(plan, opts) : undefined;
         const output = opts.output as string;
-        if (output === 'yaml') process.stdout.write(stringify(plan.imageSetConfiguration));
+        // The YAML writer is loaded for this output only: every command's start would load it otherwise.
+        if (output === 'yaml')
+          process.stdout.write((await import('./yamlOutput.js')).toYaml(plan.imageSetConfiguration));
         else if (output === 'json')
           process.stdout.write(
             `${JSON.stringify(presence ? { ...plan, mirror: Object.fromEntries(presence) } : plan, null, 2)}\n`,

@@ -23,7 +23,9 @@ export async function openapiCommand(): Promise<number> {
   const app = await buildApp({ service, admin: createAdminServices(store, service), webhooks });
   await app.ready();
   compileAllPending();
-  process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
+  const served = await app.inject({ method: 'GET', url: '/openapi' });
+  if (served.statusCode !== 200) throw new Error(`/openapi answered ${served.statusCode}: ${served.body}`);
+  process.stdout.write(`${JSON.stringify(served.json(), null, 2)}\n`);
   await app.close();
   await webhooks.delivery.close();
   await store.close();

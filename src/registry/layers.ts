@@ -4,7 +4,7 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { extract, type Header as TarHeader } from 'tar-stream';
+import type { Header as TarHeader } from 'tar-stream';
 import { RegistryError } from './client.js';
 import { MEDIA } from './manifest.js';
 
@@ -58,6 +58,8 @@ export async function walkLayer(
     throw new LayerError(`${what}: layer media type ${mediaType} is not a tar or tar+gzip layer`, true);
   const maxEntries = limits.maxEntries ?? MAX_LAYER_ENTRIES;
   const compressed = mediaType !== MEDIA.ociLayer;
+  // Loaded at the first layer read: a start with registry sources reads none before it listens.
+  const { extract } = await import('tar-stream');
   const tar = extract();
   const gunzip = compressed ? createGunzip() : undefined;
   const counted = new UnpackedBytes(limits.maxUnpackedBytes ?? MAX_LAYER_UNPACKED_BYTES, what);

@@ -30,6 +30,7 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { validationPlugin } from './plugins/validation.js';
 import { writesServedPlugin } from './plugins/writesServed.js';
 import { RequestMetrics } from './requestMetrics.js';
+import { ROUTER_OPTIONS } from './routerOptions.js';
 import { routes } from './routes/index.js';
 import { buildSerializer } from './serializerCompiler.js';
 import type { TlsMaterial } from './tls.js';
@@ -123,7 +124,7 @@ function createFastify(opts: AppOptions, fastPath: GraphFastPath | undefined): F
     // checked on the headers (onRequest), so only an authorized writer's body is ever read.
     bodyLimit: DEFAULT_BODY_LIMIT,
     ...(opts.trustProxy !== undefined && { trustProxy: opts.trustProxy }),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: ROUTER_OPTIONS,
     serverFactory: (handler) =>
       createLimitedServer(
         limits,

@@ -8,7 +8,7 @@ import { stringify } from '#yaml';
 import type { StoredTree } from '../graph/graphDataTree.js';
 import type { BlockedEdge, Channel, Release } from '../graph/model.js';
 import { compareVersions, splitArch } from '../graph/version.js';
-import type { Arch, ReleaseRecord } from '../schemas/graphData.js';
+import { releaseRecord } from './releaseRecord.js';
 
 /** The files of the tree, by path: what the store holds (Store.storedTree), in the layout the importer reads. */
 export function exportTree({ input, schemaVersion, signatures }: StoredTree): Map<string, string | Buffer> {
@@ -58,19 +58,6 @@ function blockedEdgeYaml(e: BlockedEdge): string {
 
 export function releaseJson(r: Release): string {
   return `${JSON.stringify(releaseRecord(r), null, 1)}\n`;
-}
-
-/** A release as the release record it was read from. */
-export function releaseRecord(r: Release): ReleaseRecord {
-  return {
-    kind: 'cincinnati-metadata-v0',
-    version: r.version,
-    previous: r.previous,
-    next: r.next,
-    metadata: r.metadata,
-    payload: r.payload,
-    architecture: r.arch as Arch,
-  };
 }
 
 /** A graph-data .tar.gz and its entity tag. */

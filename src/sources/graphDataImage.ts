@@ -6,11 +6,11 @@ import type { RegistryClient } from '../registry/client.js';
 import { walkLayer } from '../registry/layers.js';
 import type { RegistryManifest } from '../registry/manifest.js';
 import { describe, type ImageReference } from '../registry/reference.js';
-import { readTree, type ReadResult } from './graphData.js';
+import type { ReadResult } from './graphData.js';
 import { MemoryTree } from './memoryTree.js';
 import { MAX_FILE_BYTES, MAX_TREE_BYTES, MAX_TREE_ENTRIES } from './treeLimits.js';
 
-export const GRAPH_DATA_PREFIX = 'var/lib/cincinnati-graph-data/';
+export const IMAGE_TREE_FOLDER = 'var/lib/cincinnati-graph-data/';
 
 export interface ImageReadResult extends ReadResult {
   /** The manifest digest the tree was read from. */
@@ -43,6 +43,8 @@ export async function readGraphDataImage(
       warnings: [],
       digest: fetched.digest,
     };
+  // The tree reader (with its YAML parsers) is loaded at the first image read, not at start.
+  const { readTree } = await import('./graphData.js');
   const read = readTree(new MemoryTree(flat.files));
   // Problems name the image and the file inside it.
   const where = (p: ReadResult['errors'][number]): typeof p => ({ ...p, file: `${name}: ${p.file}` });
@@ -125,7 +127,7 @@ async function flatten(
   const tree = new LayeredTree();
   let total = 0;
   let entries = 0;
-  const root = GRAPH_DATA_PREFIX.slice(0, -1); // var/lib/cincinnati-graph-data
+  const root = IMAGE_TREE_FOLDER.slice(0, -1); // var/lib/cincinnati-graph-data
   for (const layer of manifest.layers) {
     const written = new Set<string>();
     // A folder made opaque once in a layer holds only this layer's entries: doing it again changes nothing.
@@ -139,7 +141,7 @@ async function flatten(
     const blob = await client.blob(layer.digest, signal);
     await walkLayer(blob, layer.mediaType, `${name} layer ${layer.digest}`, async (e) => {
       if (e.path.split('/').includes('..')) {
-        if (!`${posix.normalize(e.path)}/`.startsWith(GRAPH_DATA_PREFIX)) return 'next';
+        if (!`${posix.normalize(e.path)}/`.startsWith(IMAGE_TREE_FOLDER)) return 'next';
         problem = `${e.path}: a path with '..' is refused`;
         return 'stop';
       }
@@ -152,12 +154,12 @@ async function flatten(
         if (`${root}/`.startsWith(`${gone}/`)) opaqueOnce('', (p) => written.has(p));
         return 'next';
       }
-      if (!path.startsWith(GRAPH_DATA_PREFIX)) return 'next';
+      if (!path.startsWith(IMAGE_TREE_FOLDER)) return 'next';
       if (++entries > MAX_TREE_ENTRIES) {
-        problem = `more than ${MAX_TREE_ENTRIES} entries under /${GRAPH_DATA_PREFIX}, the limit of a graph-data tree`;
+        problem = `more than ${MAX_TREE_ENTRIES} entries under /${IMAGE_TREE_FOLDER}, the limit of a graph-data tree`;
         return 'stop';
       }
-      const rel = path.slice(GRAPH_DATA_PREFIX.length);
+      const rel = path.slice(IMAGE_TREE_FOLDER.length);
       const relFolder = parentOf(rel);
       if (base === '.wh..wh..opq') {
         // Opaque folder: what lower layers put anywhere under it is gone; this layer's own entries stay.
@@ -171,7 +173,7 @@ async function flatten(
       // Nothing is written through a link: a path under a symbolic link is refused.
       for (let up = relFolder; up; up = parentOf(up))
         if (tree.get(up)?.kind === 'symlink') {
-          problem = `${e.path}: a path through the link ${GRAPH_DATA_PREFIX}${up} is refused`;
+          problem = `${e.path}: a path through the link ${IMAGE_TREE_FOLDER}${up} is refused`;
           return 'stop';
         }
       written.add(rel);
@@ -189,11 +191,11 @@ async function flatten(
           type === 'link' || link.startsWith('/')
             ? posix.normalize(link.replace(/^\/+/, ''))
             : posix.normalize(posix.join(folder, link));
-        if (!target.startsWith(GRAPH_DATA_PREFIX)) {
-          problem = `${e.path}: a link to ${link} leaves /${GRAPH_DATA_PREFIX}`;
+        if (!target.startsWith(IMAGE_TREE_FOLDER)) {
+          problem = `${e.path}: a link to ${link} leaves /${IMAGE_TREE_FOLDER}`;
           return 'stop';
         }
-        const to = target.slice(GRAPH_DATA_PREFIX.length);
+        const to = target.slice(IMAGE_TREE_FOLDER.length);
         if (type === 'symlink') tree.set(rel, { kind: 'symlink', target: to });
         else {
           const source = tree.get(to);
@@ -221,7 +223,7 @@ async function flatten(
     });
     if (problem) return { problem };
   }
-  if (!tree.nodes.size) return { problem: `the image holds no /${GRAPH_DATA_PREFIX} folder` };
+  if (!tree.nodes.size) return { problem: `the image holds no /${IMAGE_TREE_FOLDER} folder` };
   const files = new Map<string, Buffer>();
   for (const [rel, node] of tree.nodes) {
     if (node.kind === 'file') files.set(rel, node.data);
@@ -232,7 +234,7 @@ async function flatten(
         at = (tree.get(at) as { target: string }).target;
       const end = tree.get(at);
       if (end?.kind !== 'file')
-        return { problem: `${GRAPH_DATA_PREFIX}${rel}: a link to ${node.target}, which is not a file of the tree` };
+        return { problem: `${IMAGE_TREE_FOLDER}${rel}: a link to ${node.target}, which is not a file of the tree` };
       files.set(rel, end.data);
     }
   }

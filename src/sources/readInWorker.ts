@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { readGraphData, type ReadResult } from './graphData.js';
+import type { ReadResult } from './graphData.js';
 
 const WORKER = new URL('./graphDataWorker.js', import.meta.url);
 
@@ -14,7 +14,7 @@ const WORKER = new URL('./graphDataWorker.js', import.meta.url);
  * that comes before anyone awaits it does not count as an unhandled rejection; awaiting it still throws.
  */
 export function readGraphDataInWorker(path: string, signal?: AbortSignal): Promise<ReadResult> {
-  if (!existsSync(fileURLToPath(WORKER))) return readGraphData(path);
+  if (!existsSync(fileURLToPath(WORKER))) return import('./graphData.js').then((m) => m.readGraphData(path));
   const read = new Promise<ReadResult>((resolve, reject) => {
     const worker = new Worker(WORKER, { workerData: path });
     // Aborted (the caller gave up, e.g. on a refused setting): the worker stops and the process may end.

@@ -15,8 +15,9 @@ export interface TreeAtStart {
   /** The fingerprint already made, when the store's last import had it. */
   fingerprint?: string;
   /**
-   * The store's last import is not this tree as it lies on disk now (or there is none, or the store is
-   * not a SQLite file to peek at): the read began at once, and the start imports the tree before its first graph.
+   * The store is a SQLite file whose last import is not this tree as it lies on disk now (or that has none
+   * yet): the start imports the tree before its first graph. Unknown, false, for a store not peeked at
+   * (PostgreSQL, memory), where the import at start is often skipped as unchanged.
    */
   importsFirst: boolean;
 }
@@ -32,5 +33,6 @@ export function treeAtStart(path: string, storeFile: string | undefined, signal:
   const fingerprint = last?.fingerprint ? treeFingerprint(path) : undefined;
   const held = fingerprint !== undefined && fingerprint === last?.fingerprint;
   if (!held) void read().catch(() => {});
-  return { path, read, importsFirst: !held, ...(fingerprint !== undefined && { fingerprint }) };
+  const importsFirst = storeFile !== undefined && !held;
+  return { path, read, importsFirst, ...(fingerprint !== undefined && { fingerprint }) };
 }

@@ -23,6 +23,8 @@ import type { HistoryRecorder } from '../../src/app/history/recorder.js';
 import type { RolloutMonitor } from '../../src/app/rollouts/monitor.js';
 
 export { tempDir } from './cleanup.js';
+/** Routes answered by an app made at their first request, for the tests of that mechanism alone. */
+export { lazyRoutes } from '../../src/server/lazyApp.js';
 
 export interface TestServer {
   url: string;

@@ -7,7 +7,7 @@ import type { BlockedEdge, Channel, Release } from '../../graph/model.js';
 import { payloadDigest } from '../../graph/model.js';
 import { compareVersions, sortVersions } from '../../graph/version.js';
 import type { ChannelKind, SignatureDoc } from '../../schemas/admin.js';
-import { releaseRecord } from '../../sources/export.js';
+import { releaseRecord } from '../../sources/releaseRecord.js';
 import { channelKind, type ChannelMember } from '../../store/channels.js';
 import { releaseFromRow, type ReleaseRow } from '../../store/releases.js';
 import type { StoredSignature } from '../../store/signatures.js';

@@ -1,7 +1,7 @@
 // Release records added and deleted through the admin API, validated as a tree's release files are.
 import { ApiError } from '../../errors.js';
 import type { ReleaseRecord } from '../../schemas/graphData.js';
-import { releaseRecord } from '../../sources/export.js';
+import { releaseRecord } from '../../sources/releaseRecord.js';
 import type { Problem } from '../../validation/problems.js';
 import { checkReleaseDocument, releaseFromRecord } from '../../validation/releaseRecords.js';
 import { invalidRequest, type Actor, type AuditedWrites } from './writes.js';

@@ -2,7 +2,7 @@
 // own connection, so a rebuild never holds up the requests the main thread serves; an in-memory store
 // (tests, the demo) can only be read where it lives, so it is built on the main thread, a tick after
 // the write.
-import { exportTarball, type GraphDataTarball } from '../../sources/export.js';
+import type { GraphDataTarball } from '../../sources/export.js';
 import type { Store } from '../../store/store.js';
 import { JobWorker } from '../jobWorker.js';
 import type { WorkerJob } from './jobs.js';
@@ -35,6 +35,8 @@ export class InlineBuilder implements Builder {
   }
 
   async exportTarball(): Promise<GraphDataTarball> {
+    // Loaded when first asked for, with its tar and YAML writers: a start does without them.
+    const { exportTarball } = await import('../../sources/export.js');
     return exportTarball(await this.store.storedTree());
   }
 

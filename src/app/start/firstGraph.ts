@@ -11,7 +11,6 @@ import type { Leadership } from '../../store/leadership.js';
 import type { Store } from '../../store/store.js';
 import type { TrustStore } from '../../signatures/verify.js';
 import type { ReadResult } from '../../sources/graphData.js';
-import { readGraphData } from '../../sources/graphData.js';
 import { treeFingerprint } from '../../sources/treeFingerprint.js';
 import {
   DEMO_SOURCE,
@@ -118,7 +117,10 @@ function givenTree(opts: FirstGraphOptions, demo: boolean): GivenTree {
   return {
     path,
     source: demo ? DEMO_SOURCE : path,
-    read: opts.treeRead?.read ?? (() => (reading ??= readGraphData(path))),
+    // The tree reader (with its YAML parsers) is loaded only here when serve did not begin the read.
+    read:
+      opts.treeRead?.read ??
+      (() => (reading ??= import('../../sources/graphData.js').then((m) => m.readGraphData(path)))),
     fingerprint: () => opts.treeRead?.fingerprint ?? treeFingerprint(path),
   };
 }

@@ -25,8 +25,18 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
       .header('allow', allowed.join(', '))
       .send({ kind: 'invalid_request', value: `${request.method} is not served here; allowed: ${allowed.join(', ')}` });
   });
-  app.setNotFoundHandler((request, reply) => reply.code(404).send(notFound(request)));
+  app.setNotFoundHandler(answerNotFound);
 });
+
+/** Errors and unknown paths answered in the API's format (an app of lazyApp.ts answers as the server does). */
+export function answerErrorsAsTheApi(app: FastifyInstance): void {
+  app.setErrorHandler(answerError);
+  app.setNotFoundHandler(answerNotFound);
+}
+
+function answerNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.code(404).send(notFound(request));
+}
 
 function answerError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   // A 503 may be asked again: in a second, unless the answer says otherwise.

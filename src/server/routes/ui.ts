@@ -1,10 +1,11 @@
 // The web page: index.html at / and /ui/, and its content-hashed assets under /ui/assets/, as the
-// project's build (scripts/build-ui.mjs) wrote them to dist/ui. Nothing is fetched from elsewhere.
-import { existsSync, readFileSync } from 'node:fs';
+// project's build (scripts/build-ui.mjs) wrote them to dist/ui (answered by uiAssetsApp.ts, made at the
+// first request for one: lazyApp.ts). Nothing is fetched from elsewhere.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { lazyRoutes } from '../lazyApp.js';
 
 /** Where the build writes the page: dist/ui at the package root, from src/ or dist/ alike. */
 export const UI_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'ui');
@@ -34,21 +35,26 @@ export async function uiRoutes(fastify: FastifyInstance, { dir = UI_DIR }: { dir
   fastify.get('/', hide, sendPage);
   fastify.get('/ui', hide, sendPage);
   if (!page) return;
-  // An asset is answered brotli, gzip or plain under one name: a shared cache must key on the encoding.
-  fastify.addHook('onSend', async (request, reply) => {
-    if (!request.url.startsWith('/ui/assets/')) return;
-    const vary = reply.getHeader('vary');
-    reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
-  });
-  await fastify.register(fastifyStatic, {
-    root: join(dir, 'assets'),
-    prefix: '/ui/assets/',
-    decorateReply: false,
-    index: false,
-    preCompressed: true,
-    wildcard: false,
-    immutable: true,
-    maxAge: '365d',
-    setHeaders: (res) => res.setHeader('x-content-type-options', 'nosniff'),
-  });
+  // One route per file the build wrote, as @fastify/static makes them (uiAssetsApp.ts): a name that is no
+  // file is not routed, and is answered as any unknown path.
+  const assets = join(dir, 'assets');
+  const urls = assetFiles(assets).map((file) => `/ui/assets/${file}`);
+  lazyRoutes(fastify, urls, async (app) => (await import('./uiAssetsApp.js')).uiAssets(app, assets));
+}
+
+/**
+ * The files under `dir` whose names do not start with a dot, links followed, as paths relative to it with '/'
+ * between folders (what @fastify/static's glob finds); none when it is missing.
+ */
+function assetFiles(dir: string, under = ''): string[] {
+  if (!existsSync(dir)) return [];
+  const files: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    if (name.startsWith('.')) continue;
+    const path = join(dir, name);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) files.push(...assetFiles(path, `${under}${name}/`));
+    else if (stat?.isFile()) files.push(`${under}${name}`);
+  }
+  return files;
 }

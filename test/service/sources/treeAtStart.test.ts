@@ -47,10 +47,12 @@ describe('the tree given at start', () => {
     const same = treeAtStart(graphData, db, signal);
     expect(same.fingerprint).toBe(treeFingerprint(graphData));
     expect(same.importsFirst).toBe(false);
-    // No store file (memory, PostgreSQL): read at once, no fingerprint made. A changed tree: read at once.
+    // No store file (memory, PostgreSQL): read at once, no fingerprint made, whether it is imported unknown.
+    // A changed tree, or a SQLite file not made yet: read at once and imported first.
     const unpeeked = treeAtStart(graphData, undefined, signal);
     expect(unpeeked.fingerprint).toBeUndefined();
-    expect(unpeeked.importsFirst).toBe(true);
+    expect(unpeeked.importsFirst).toBe(false);
+    expect(treeAtStart(graphData, join(steps.dir(), 'new.db'), signal).importsFirst).toBe(true);
     writeTree(graphData, { 'channels/stable-4.1.yaml': 'name: stable-4.1\nversions: [4.1.0]\n' });
     const changed = treeAtStart(graphData, db, signal);
     expect(changed.fingerprint).toBe(treeFingerprint(graphData));
