@@ -5,8 +5,10 @@
 // is the server's (counted in /metrics under it), and the headers its hooks set (CORS) go out with the
 // answer. A start then loads neither @fastify/swagger, @fastify/swagger-ui, yaml, @fastify/static nor glob
 // (docs/dev/benchmarks/2026-12-02-start-up.md).
+import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { answerErrorsAsTheApi } from './plugins/errors.js';
+import { largeBodyUnread } from './plugins/largeBodies.js';
 import { ROUTER_OPTIONS } from './routerOptions.js';
 
 /** Fills in the app made at the first request (its plugins and routes); it is made ready after. */
@@ -26,9 +28,13 @@ export function lazyRoutes(server: FastifyInstance, urls: readonly string[], bui
     }));
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const inner = await app();
-    // What the server's hooks have set so far goes out with the inner app's answer, which adds its own.
+    // What the server's hooks have set so far goes out with the inner app's answer, which adds its own;
+    // as from plugins/largeBodies.ts (an onSend hook, which a hijacked reply skips), a large body these
+    // GET routes never read closes the connection rather than being drained.
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value);
+    if (largeBodyUnread(request.raw)) reply.raw.setHeader('connection', 'close');
+    requestIds.set(request.raw, request.id);
     reply.hijack();
     inner.routing(request.raw, reply.raw);
   };
@@ -39,14 +45,23 @@ export function lazyRoutes(server: FastifyInstance, urls: readonly string[], bui
   });
 }
 
+/** The server's id of each request handed over, so that what the inner app logs of it carries that id. */
+const requestIds = new WeakMap<IncomingMessage, string>();
+
 async function makeApp(server: FastifyInstance, build: BuildLazyApp): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: server.log,
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: ROUTER_OPTIONS,
+    genReqId: (raw) => requestIds.get(raw) ?? 'not-handed-over',
   });
   answerErrorsAsTheApi(app);
-  await build(app);
-  await app.ready();
-  return app;
+  try {
+    await build(app);
+    await app.ready();
+    return app;
+  } catch (err) {
+    await app.close().catch(() => {});
+    throw err;
+  }
 }

@@ -7,7 +7,15 @@ import { lazyRoutes } from '../lazyApp.js';
 import type { DocumentedRoute } from './openapiApp.js';
 
 /** The URLs the app of openapiApp.ts answers: the document, and Swagger UI's routes (@fastify/swagger-ui's lib/routes.js). */
-export const DOCUMENT_URLS = ['/openapi', '/docs', '/docs/json', '/docs/yaml', '/docs/static/*'];
+export const DOCUMENT_URLS = [
+  '/openapi',
+  '/docs',
+  '/docs/json',
+  '/docs/yaml',
+  '/docs/static/index.html',
+  '/docs/static/swagger-initializer.js',
+  '/docs/static/*',
+];
 
 export const openapiPlugin = fp(async (app: FastifyInstance, opts: { version: string }) => {
   const routes: DocumentedRoute[] = [];

@@ -3,12 +3,75 @@
 // their order, with their schemas, never called), and Swagger UI at /docs. Loaded only then, with yaml and
 // @fastify/static, which a start does without.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import swaggerUi, { type FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import { SCOPES } from '../../app/auth/scopes.js';
 
 /** What @fastify/swagger reads of a route: the route as registered, less its handler and hooks. */
 export type DocumentedRoute = Pick<RouteOptions, 'method' | 'url' | 'schema' | 'config' | 'constraints'>;
+
+/** The document's own parts: its title, version, tags and how a token is given. */
+const documentOptions = (version: string): FastifyDynamicSwaggerOptions => ({
+  openapi: {
+    openapi: '3.1.0',
+    info: {
+      title: 'cincy',
+      version,
+      description: 'Cincinnati update graph server for OpenShift-style clusters.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    tags: [
+      { name: 'graph', description: 'The Cincinnati graph clusters read' },
+      { name: 'releases', description: 'Release records (admin)' },
+      { name: 'channels', description: 'Public channels and promotion (admin)' },
+      {
+        name: 'internal channels',
+        description: 'The promotion ladder: candidate, fast, stable (admin; never served)',
+      },
+      { name: 'risks', description: 'Conditional risks and hard blocks on edges (admin)' },
+      { name: 'audit', description: 'Who changed what' },
+      { name: 'changes', description: 'Graph history: every change to the served graph, per channel and arch' },
+      { name: 'signatures', description: 'Release signatures: ingest, and the signature store clusters read' },
+      { name: 'health', description: 'Liveness, readiness and metrics' },
+      { name: 'webhooks', description: 'Signed deliveries of changes to a URL (admin, webhooks:write)' },
+    ],
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: `A JWT with the scopes a route needs, from ${SCOPES.join(', ')} (cincy token create)`,
+        },
+      },
+    },
+  },
+});
+
+/** Swagger UI at /docs, with its content security policy tightened. */
+const SWAGGER_UI: FastifySwaggerUiOptions = {
+  routePrefix: '/docs',
+  // Swagger UI's own policy (its scripts by hash), framed by no page, and with nothing from elsewhere:
+  // no https: fonts or styles, no upgrade of requests a plain-http server cannot answer.
+  staticCSP: true,
+  transformStaticCSP: (header: string) =>
+    header
+      .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+      .replace(/ https:/g, '')
+      .replace(/ validator\.swagger\.io/, '')
+      // Swagger UI sets style attributes as it renders: styles inline (never scripts) are allowed, which
+      // a browser ignores while a hash is listed, so the directive is replaced whole.
+      .replace(/style-src [^;]*;/, "style-src 'self' 'unsafe-inline';")
+      .replace(/\s*upgrade-insecure-requests;?/, ''),
+  uiHooks: {
+    onRequest: (_request, reply, done) => {
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('x-frame-options', 'DENY');
+      reply.header('referrer-policy', 'no-referrer');
+      done();
+    },
+  },
+};
 
 export async function openapiDocs(
   app: FastifyInstance,
@@ -18,66 +81,9 @@ export async function openapiDocs(
   // The routes are only described: nothing compiles their schemas, and no HEAD route is added to them.
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'cincy',
-        version,
-        description: 'Cincinnati update graph server for OpenShift-style clusters.',
-        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
-      },
-      tags: [
-        { name: 'graph', description: 'The Cincinnati graph clusters read' },
-        { name: 'releases', description: 'Release records (admin)' },
-        { name: 'channels', description: 'Public channels and promotion (admin)' },
-        {
-          name: 'internal channels',
-          description: 'The promotion ladder: candidate, fast, stable (admin; never served)',
-        },
-        { name: 'risks', description: 'Conditional risks and hard blocks on edges (admin)' },
-        { name: 'audit', description: 'Who changed what' },
-        { name: 'changes', description: 'Graph history: every change to the served graph, per channel and arch' },
-        { name: 'signatures', description: 'Release signatures: ingest, and the signature store clusters read' },
-        { name: 'health', description: 'Liveness, readiness and metrics' },
-        { name: 'webhooks', description: 'Signed deliveries of changes to a URL (admin, webhooks:write)' },
-      ],
-      components: {
-        securitySchemes: {
-          bearerAuth: {
-            type: 'http',
-            scheme: 'bearer',
-            bearerFormat: 'JWT',
-            description: `A JWT with the scopes a route needs, from ${SCOPES.join(', ')} (cincy token create)`,
-          },
-        },
-      },
-    },
-  });
+  await app.register(swagger, documentOptions(version));
   for (const route of routes) app.route({ ...route, exposeHeadRoute: false, handler: notServed });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    // Swagger UI's own policy (its scripts by hash), framed by no page, and with nothing from elsewhere:
-    // no https: fonts or styles, no upgrade of requests a plain-http server cannot answer.
-    staticCSP: true,
-    transformStaticCSP: (header: string) =>
-      header
-        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
-        .replace(/ https:/g, '')
-        .replace(/ validator\.swagger\.io/, '')
-        // Swagger UI sets style attributes as it renders: styles inline (never scripts) are allowed, which
-        // a browser ignores while a hash is listed, so the directive is replaced whole.
-        .replace(/style-src [^;]*;/, "style-src 'self' 'unsafe-inline';")
-        .replace(/\s*upgrade-insecure-requests;?/, ''),
-    uiHooks: {
-      onRequest: (_request, reply, done) => {
-        reply.header('x-content-type-options', 'nosniff');
-        reply.header('x-frame-options', 'DENY');
-        reply.header('referrer-policy', 'no-referrer');
-        done();
-      },
-    },
-  });
+  await app.register(swaggerUi, SWAGGER_UI);
   app.get('/openapi', { schema: { hide: true } }, async () => app.swagger());
 }
 

@@ -47,19 +47,22 @@ function getAsWritten(url: string, path: string): Promise<{ status: number; body
 
 const URLS = ['/lazy/answer', '/lazy/stream', '/lazy/moved', '/lazy/fails', '/lazy/gone', '/lazy/files/*'];
 
-async function serverWith(build: (app: FastifyInstance) => Promise<void>) {
-  const server = Fastify();
+async function serverWith(build: (app: FastifyInstance) => Promise<void>, logged?: string[]) {
+  const stream = { write: (line: string) => void logged?.push(line) };
+  const server = Fastify(logged ? { logger: { level: 'error', stream } } : {});
   const seen: string[] = [];
+  const ids: string[] = [];
   // A hook of the server's, as CORS sets its headers before the handler.
   server.addHook('onRequest', async (_request, reply) => void reply.header('x-server', 'first'));
   server.addHook(
     'onResponse',
     async (request, reply) => void seen.push(`${request.method} ${request.routeOptions.url} ${reply.statusCode}`),
   );
+  server.addHook('onResponse', async (request) => void ids.push(request.id));
   lazyRoutes(server, URLS, build);
   const url = await server.listen({ port: 0, host: '127.0.0.1' });
   cleanup.add(() => server.close());
-  return { server, url, seen };
+  return { server, url, seen, ids };
 }
 
 describe('service routes', () => {
@@ -126,5 +129,35 @@ describe('service routes', () => {
     const again = await fetch(`${url}/lazy/answer`);
     expect(again.status).toBe(200);
     expect(builds).toBe(2);
+  });
+
+  it('closes a connection whose large body it leaves unread, and logs under the server request id', async () => {
+    const logged: string[] = [];
+    const { url, ids } = await serverWith((app) => fillIn(app, []), logged);
+    // A GET announcing a body of no stated length, sent in part: answered at once, and the connection closed.
+    const { hostname, port } = new URL(url);
+    const connection = await new Promise<string | undefined>((resolve, reject) => {
+      const req = request({
+        host: hostname,
+        port,
+        path: '/lazy/answer',
+        method: 'GET',
+        headers: { 'transfer-encoding': 'chunked' },
+      });
+      req.on('response', (res) => {
+        resolve(res.headers.connection);
+        res.resume();
+      });
+      req.on('error', reject);
+      req.write('x'.repeat(64 * 1024));
+    });
+    expect(connection).toBe('close');
+
+    const fails = await fetch(`${url}/lazy/fails`);
+    expect(fails.status).toBe(500);
+    const failed = logged
+      .map((line) => JSON.parse(line) as { reqId?: string; msg?: string })
+      .find((l) => l.msg === 'request failed');
+    expect(failed?.reqId).toBe(ids.at(-1));
   });
 });
