@@ -6,7 +6,8 @@
 // finds the cluster it made and goes on with it; started before the server answers, it waits for it.
 import { clusterApi, loadKubeConfig } from 'cincy/cli/kubeconfig';
 import type { ClusterApi } from 'cincy/cluster/api';
-import { apiMessage, apiStatus, isConflict, isUnreachable, unlessNotFound } from 'cincy/cluster/apiError';
+import { apiMessage, apiStatus, isConflict, unlessNotFound } from 'cincy/cluster/apiError';
+import { isUnreachable } from './unreachable.js';
 import { RESOURCES } from 'cincy/cluster/resources';
 import { kindNamed } from '../apiserver/kinds.js';
 import { ClusterState } from '../apiserver/state.js';

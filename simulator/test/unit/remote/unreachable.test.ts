@@ -1,7 +1,7 @@
-// Which failed calls of a cluster's API waiting can cure (src/cluster/apiError.ts isUnreachable).
+// Which failed calls of the API server the simulated cluster waits out (simulator/src/remote/unreachable.ts).
 import { describe, expect, it } from 'vitest';
-import { ClusterApiError } from '../../../src/cluster/api.js';
-import { isUnreachable } from '../../../src/cluster/apiError.js';
+import { ClusterApiError } from 'cincy/cluster/api';
+import { isUnreachable } from '@cincy/simulator/remote/unreachable';
 
 const failure = (code: string, message = code): Error => Object.assign(new Error(message), { code });
 
