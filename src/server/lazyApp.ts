@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { answerErrorsAsTheApi } from './plugins/errors.js';
-import { largeBodyUnread } from './plugins/largeBodies.js';
+import { largeBodiesPlugin } from './plugins/largeBodies.js';
 import { ROUTER_OPTIONS } from './routerOptions.js';
 
 /** Fills in the app made at the first request (its plugins and routes); it is made ready after. */
@@ -28,12 +28,9 @@ export function lazyRoutes(server: FastifyInstance, urls: readonly string[], bui
     }));
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const inner = await app();
-    // What the server's hooks have set so far goes out with the inner app's answer, which adds its own;
-    // as from plugins/largeBodies.ts (an onSend hook, which a hijacked reply skips), a large body these
-    // GET routes never read closes the connection rather than being drained.
+    // What the server's hooks have set so far goes out with the inner app's answer, which adds its own.
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value);
-    if (largeBodyUnread(request.raw)) reply.raw.setHeader('connection', 'close');
     requestIds.set(request.raw, request.id);
     reply.hijack();
     inner.routing(request.raw, reply.raw);
@@ -55,7 +52,10 @@ async function makeApp(server: FastifyInstance, build: BuildLazyApp): Promise<Fa
     routerOptions: ROUTER_OPTIONS,
     genReqId: (raw) => requestIds.get(raw) ?? 'not-handed-over',
   });
+  // As the server answers: errors and unknown paths in the API's format, and a large body left unread
+  // closing the connection (an onSend hook of the server's, which a hijacked reply skips).
   answerErrorsAsTheApi(app);
+  await app.register(largeBodiesPlugin);
   try {
     await build(app);
     await app.ready();

@@ -13,7 +13,6 @@ import { bodyRefusal } from './body.js';
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   // Before any route is added, so that every one is collected.
   const routeMethods = collectRouteMethods(app);
-  app.setErrorHandler(answerError);
   // An unknown path (or method) is answered from the headers, before its body is read: a 405 naming
   // the methods when the path is served for others, a 404 otherwise.
   app.addHook('onRequest', (request, reply, done) => {
@@ -25,7 +24,7 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
       .header('allow', allowed.join(', '))
       .send({ kind: 'invalid_request', value: `${request.method} is not served here; allowed: ${allowed.join(', ')}` });
   });
-  app.setNotFoundHandler(answerNotFound);
+  answerErrorsAsTheApi(app);
 });
 
 /** Errors and unknown paths answered in the API's format (an app of lazyApp.ts answers as the server does). */

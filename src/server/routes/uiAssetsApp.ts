@@ -1,6 +1,6 @@
 // The app that answers /ui/assets/ (ui.ts), made at the first request for an asset (lazyApp.ts): each file of
 // the build's assets folder, streamed, brotli or gzip when the client takes it and the build wrote it, cached
-// for a year (their names change with their content). Loaded only then, with @fastify/static and glob.
+// for a year (their names change with their content). Loaded only then, with @fastify/static.
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 
@@ -16,8 +16,8 @@ export async function uiAssets(app: FastifyInstance, root: string): Promise<void
     prefix: '/ui/assets/',
     index: false,
     preCompressed: true,
-    // One route per file the folder holds now: a name that is not a file is not looked for on disk.
-    wildcard: false,
+    // The server routes only the files ui.ts listed at start: no second walk of the folder here.
+    wildcard: true,
     immutable: true,
     maxAge: '365d',
     setHeaders: (res) => res.setHeader('x-content-type-options', 'nosniff'),
